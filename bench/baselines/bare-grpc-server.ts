@@ -1,0 +1,33 @@
+// Baseline for the gRPC benchmark: a bare grpc-js server whose GetAsset answers a
+// fixed message (no auth, no database): the transport's ceiling.
+import { Server, ServerCredentials, status, type ServiceError } from '@grpc/grpc-js';
+import { AssetServiceService, type Asset, type AssetServiceServer } from '../../service/src/gen/switchyard/v1/assets.js';
+
+const now = new Date();
+const FIXED: Asset = {
+  id: 'as_01jbench0000000000000000000',
+  type: 'image/png',
+  size: 68,
+  url: 'http://127.0.0.1/files/as_01jbench0000000000000000000/bl_01jbench0000000000000000000.png',
+  uploadedAt: now,
+  createdAt: now,
+  label: 'bench',
+  sha256: 'f'.repeat(64),
+  width: 1,
+  height: 1,
+};
+
+const unimplemented = { code: status.UNIMPLEMENTED, details: 'not in the baseline' } as ServiceError;
+const handlers: AssetServiceServer = {
+  getAsset: (_call, callback) => callback(null, FIXED),
+  uploadAsset: (_call, callback) => callback(unimplemented, null),
+  replaceAsset: (_call, callback) => callback(unimplemented, null),
+};
+
+const server = new Server();
+server.addService(AssetServiceService, handlers);
+server.bindAsync(`${process.env.HOST ?? '127.0.0.1'}:${process.env.GRPC_PORT ?? 0}`, ServerCredentials.createInsecure(), (error, port) => {
+  if (error) throw error;
+  console.log(`ready grpc=127.0.0.1:${port}`);
+});
+process.once('SIGTERM', () => server.tryShutdown(() => process.exit(0)));

@@ -1,0 +1,61 @@
+import { cpuNotes, type Side } from '../harness/alternate.js';
+import { compareHttp } from '../harness/http-load.js';
+import { createScratchDatabase } from '../harness/mysql-db.js';
+import { result, type BenchResult } from '../harness/results.js';
+import { createWorkspace, seedAsset, startBaseline, startOurs, startPair } from '../harness/servers.js';
+
+type Pair = { urls: Record<Side, string>; assetIds: Record<Side, string>; pids: Record<Side, number>; auth: Record<string, string> };
+
+/** Starts ours and the minimal baseline on SQLite (or each on a fresh MariaDB database), runs `work`, tears all down. */
+async function withRestPair<T>(name: string, mysql: boolean, work: (pair: Pair) => Promise<T>): Promise<T> {
+  const ws = await createWorkspace(name);
+  const dbs: Awaited<ReturnType<typeof createScratchDatabase>>[] = [];
+  try {
+    if (mysql) dbs.push(await createScratchDatabase('bench_ours'), await createScratchDatabase('bench_base'));
+    const dbEnv = (i: number): Record<string, string> => (dbs[i] ? { DATABASE_URL: dbs[i].url } : {});
+    const [ours, baseline] = await startPair(startOurs(ws, dbEnv(0)), startBaseline(ws, 'minimal-http-server.ts', dbEnv(1)));
+    try {
+      const assetIds = { ours: await seedAsset(ours.url, ws.token), baseline: baseline.assetId! };
+      return await work({ urls: { ours: ours.url, baseline: baseline.address }, assetIds, pids: { ours: ours.pid, baseline: baseline.pid }, auth: { authorization: `Bearer ${ws.token}` } });
+    } finally {
+      await Promise.all([ours.stop(), baseline.stop()]);
+    }
+  } finally {
+    await Promise.all(dbs.map((db) => db.drop()));
+    await ws.cleanup();
+  }
+}
+
+/** Benchmarks 1 and 6: GET /v1/assets/{id} through gateway → gRPC → database, with JWT verification. */
+export function getAsset(mysql: boolean) {
+  const name = mysql ? 'mysql-get-asset' : 'rest-get-asset';
+  return async (): Promise<BenchResult[]> =>
+    withRestPair(name, mysql, async ({ urls, assetIds, pids, auth }) => {
+      const stats = await compareHttp((side) => ({ url: `${urls[side]}/v1/assets/${assetIds[side]}`, headers: auth }), pids);
+      return [
+        result(name, stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { goal: mysql ? undefined : 'ratio >= 0.5', notes: cpuNotes(stats) }),
+        result(`${name}-p99`, stats.ours.p99, stats.baseline.p99, 'ms', 'lower'),
+      ];
+    });
+}
+
+/** Benchmark 2: POST /v1/routing, every request a distinct route so none is a duplicate. */
+export async function createRoute(): Promise<BenchResult[]> {
+  return withRestPair('rest-create-route', false, async ({ urls, pids, auth }) => {
+    let n = 0; // shared by both sides, so no two requests of the run ever carry the same route
+    const stats = await compareHttp((side) => {
+      const setupRequest = (request: object) => ({
+        ...request,
+        body: JSON.stringify({ method: 'GET', path: `/bench/r${++n}/:id`, middleware: ['auth', 'log'], handler: 'showItem' }),
+      });
+      return {
+        url: urls[side],
+        requests: [{ method: 'POST', path: '/v1/routing', headers: { ...auth, 'content-type': 'application/json' }, setupRequest }],
+      };
+    }, pids);
+    return [
+      result('rest-create-route', stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { notes: cpuNotes(stats) }),
+      result('rest-create-route-p99', stats.ours.p99, stats.baseline.p99, 'ms', 'lower'),
+    ];
+  });
+}

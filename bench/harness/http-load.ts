@@ -1,0 +1,24 @@
+import autocannon, { type Options } from 'autocannon';
+import { alternate, type LoadStats, type Side } from './alternate.js';
+import { plan } from './plan.js';
+import { readCpuSeconds } from './proc.js';
+
+/** Builds the autocannon options for one target; called once per target so request counters live across rounds. */
+export type LoadFactory = (side: Side) => Omit<Options, 'duration' | 'connections'>;
+
+/** Loads ours and the baseline (server processes `pids`) over HTTP from this process with autocannon, alternately. */
+export async function compareHttp(factory: LoadFactory, pids: Record<Side, number>): Promise<Record<Side, LoadStats>> {
+  const targets = { ours: factory('ours'), baseline: factory('baseline') };
+  return alternate((side, seconds) => load(targets[side], seconds, pids[side]));
+}
+
+/** Any non-2xx answer or socket error fails the benchmark: a fast error is not a result. */
+async function load(options: Options, seconds: number, pid: number): Promise<LoadStats> {
+  const cpuBefore = readCpuSeconds(pid);
+  const r = await autocannon({ ...options, duration: seconds, connections: plan.connections });
+  const cpuMicrosPerRequest = ((readCpuSeconds(pid) - cpuBefore) * 1e6) / Math.max(1, r['2xx']);
+  if (r.errors || r.timeouts || r.non2xx) {
+    throw new Error(`load on ${options.url} failed: errors=${r.errors} timeouts=${r.timeouts} status=${JSON.stringify(r.statusCodeStats)}`);
+  }
+  return { rps: r['2xx'] / r.duration, p99: r.latency.p99, requests: r['2xx'], cpuMicrosPerRequest };
+}

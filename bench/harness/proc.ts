@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+
+const MIB = 1024 * 1024;
+
+/** Resident set size of a process in bytes, from /proc/<pid>/status (Linux). */
+export function readRss(pid: number): number {
+  const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB$/m);
+  if (!match?.[1]) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+/** Samples a process's RSS until stopped; reports the peak growth over the first sample, in MiB. */
+export function sampleRssGrowth(pid: number, everyMs = 20): { stop(): number } {
+  const start = readRss(pid);
+  let peak = start;
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, readRss(pid));
+    } catch {
+      // The process ended; the caller will notice through its own request failing.
+    }
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      peak = Math.max(peak, readRss(pid));
+      return (peak - start) / MIB;
+    },
+  };
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ; 100 on every Linux this runs on.
+
+/** CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat. */
+export function readCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the parenthesised command name; utime and stime are the 14th and 15th fields overall.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}

@@ -1,0 +1,63 @@
+// `npm run bench [-- name ...]`: every benchmark (or the named ones), each beside
+// its baseline in the same run. Prints one BENCH line per figure and writes
+// bench/results/latest.json. Ratios are always ours/baseline; whether higher or
+// lower is better is in each result's `better` (see bench/README.md).
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { createRoute, getAsset } from './benchmarks/rest.js';
+import { uploadThroughput } from './benchmarks/upload.js';
+import { grpcGetAssetBench } from './benchmarks/grpc.js';
+import { matchRoute } from './benchmarks/match-route.js';
+import { plan } from './harness/plan.js';
+import { formatLine, writeResults, type BenchResult } from './harness/results.js';
+
+const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
+  'rest-get-asset': getAsset(false),
+  'rest-create-route': createRoute,
+  'upload-throughput': uploadThroughput,
+  'grpc-get-asset': grpcGetAssetBench,
+  'lib-match-route': matchRoute,
+  'mysql-get-asset': getAsset(true),
+};
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !(name in BENCHMARKS));
+if (unknown.length) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
+  process.exit(2);
+}
+
+const results: BenchResult[] = [];
+const failures: string[] = [];
+for (const [name, run] of Object.entries(BENCHMARKS)) {
+  if (wanted.length && !wanted.includes(name)) continue;
+  try {
+    for (const r of await run()) {
+      results.push(r);
+      console.log(formatLine(r));
+    }
+  } catch (error) {
+    failures.push(name);
+    console.error(`BENCH ${name} FAILED: ${error instanceof Error ? error.stack : String(error)}`);
+  }
+}
+
+const resultsFile = new URL('./results/latest.json', import.meta.url).pathname;
+await writeResults(resultsFile, results, {
+  date: new Date().toISOString(),
+  commit: gitCommit(),
+  node: process.version,
+  cpus: `${cpus().length} x ${cpus()[0]?.model ?? 'unknown'}`,
+  plan,
+  failures,
+});
+console.log(`wrote ${resultsFile}`);
+process.exit(failures.length ? 1 : 0);
+
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}

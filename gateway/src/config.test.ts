@@ -1,0 +1,116 @@
+import test from 'ava';
+import { SwitchyardError } from '../../lib/src/errors.js';
+import { filesPathOf, loadGatewayConfig, resolveCdnUrl } from './config.js';
+
+function refusal(env: NodeJS.ProcessEnv): SwitchyardError {
+  try {
+    loadGatewayConfig(env);
+  } catch (error) {
+    if (error instanceof SwitchyardError) return error;
+    throw error;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+}
+
+test('defaults follow CONTRACT.md', (t) => {
+  const config = loadGatewayConfig({});
+  t.deepEqual(config, {
+    host: '127.0.0.1',
+    port: 8080,
+    serviceUrl: undefined,
+    cdnUrl: undefined,
+    maxUploadBytes: 104_857_600,
+    jsonBodyLimitBytes: 65_536,
+    corsOrigins: '*',
+    logLevel: 'info',
+  });
+  t.is(resolveCdnUrl(config, 8080), 'http://127.0.0.1:8080/files');
+});
+
+test('the config is frozen, lists included', (t) => {
+  const config = loadGatewayConfig({ CORS_ORIGINS: 'https://a.example' });
+  t.true(Object.isFrozen(config));
+  t.true(Object.isFrozen(config.corsOrigins));
+  t.throws(() => (config.corsOrigins as string[]).push('x'));
+});
+
+test('every variable is read and normalised', (t) => {
+  const config = loadGatewayConfig({
+    HOST: '::1',
+    PORT: '0',
+    SERVICE_URL: 'http://10.0.0.5:50051/',
+    CDN_URL: 'https://cdn.example.com/static/files/',
+    MAX_UPLOAD_BYTES: '1024',
+    JSON_BODY_LIMIT_BYTES: '4096',
+    CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
+    LOG_LEVEL: 'WARN',
+  });
+  t.is(config.host, '::1');
+  t.is(config.port, 0);
+  t.is(config.serviceUrl, 'http://10.0.0.5:50051');
+  t.is(config.cdnUrl, 'https://cdn.example.com/static/files');
+  t.is(config.maxUploadBytes, 1024);
+  t.is(config.jsonBodyLimitBytes, 4096);
+  t.deepEqual(config.corsOrigins, ['https://app.example.com', 'http://localhost:5173']);
+  t.is(config.logLevel, 'warn');
+  t.is(resolveCdnUrl({ ...config, cdnUrl: undefined }, 9000), 'http://[::1]:9000/files');
+  t.is(resolveCdnUrl(config, 9000), 'https://cdn.example.com/static/files');
+});
+
+test('empty variables count as unset', (t) => {
+  t.is(loadGatewayConfig({ PORT: '', CDN_URL: '', CORS_ORIGINS: '' }).port, 8080);
+});
+
+test('a wildcard bind address is dialled on loopback in the default CDN url', (t) => {
+  t.is(resolveCdnUrl(loadGatewayConfig({ HOST: '0.0.0.0' }), 8080), 'http://127.0.0.1:8080/files');
+});
+
+test('each bad value is refused with its variable named, all at once', (t) => {
+  const error = refusal({
+    HOST: 'not a host',
+    PORT: '65536',
+    SERVICE_URL: 'http://svc:50051/prefix',
+    CDN_URL: 'ftp://cdn.example.com',
+    MAX_UPLOAD_BYTES: '0',
+    JSON_BODY_LIMIT_BYTES: '1',
+    CORS_ORIGINS: 'https://a.example/path',
+    LOG_LEVEL: 'loud',
+  });
+  t.is(error.code, 'invalid_argument');
+  t.deepEqual(
+    error.details.map((d) => d.field),
+    ['HOST', 'PORT', 'SERVICE_URL', 'CDN_URL', 'MAX_UPLOAD_BYTES', 'JSON_BODY_LIMIT_BYTES', 'CORS_ORIGINS', 'LOG_LEVEL'],
+  );
+  for (const detail of error.details) t.true(error.message.includes(`${detail.field}: ${detail.reason}`));
+  t.regex(error.message, /PORT: "65536" is not a port number/);
+});
+
+test('URLs: no credentials, query or fragment; the service URL is an origin', (t) => {
+  t.regex(refusal({ CDN_URL: 'https://user:pw@cdn.example.com/files' }).message, /no credentials/);
+  t.regex(refusal({ CDN_URL: 'https://cdn.example.com/files?v=1' }).message, /no query or fragment/);
+  t.regex(refusal({ CDN_URL: 'relative/files' }).message, /not an absolute URL/);
+  t.regex(refusal({ SERVICE_URL: '127.0.0.1:50051' }).message, /SERVICE_URL/);
+  t.regex(refusal({ MAX_UPLOAD_BYTES: '1e6' }).message, /MAX_UPLOAD_BYTES/);
+  t.regex(refusal({ PORT: '-1' }).message, /PORT/);
+});
+
+test('the files path may not shadow the API or the health check', (t) => {
+  t.regex(refusal({ CDN_URL: 'http://127.0.0.1:8080/v1' }).message, /\/v1 API/);
+  t.regex(refusal({ CDN_URL: 'http://127.0.0.1:8080/v1/files' }).message, /\/v1 API/);
+  t.regex(refusal({ CDN_URL: 'http://127.0.0.1:8080/healthz' }).message, /healthz/);
+  t.is(loadGatewayConfig({ CDN_URL: 'https://cdn.example.com' }).cdnUrl, 'https://cdn.example.com');
+  t.is(loadGatewayConfig({ CDN_URL: 'https://cdn.example.com/v1files' }).cdnUrl, 'https://cdn.example.com/v1files');
+});
+
+test('filesPathOf: the CDN base\'s path, empty at a host\'s root', (t) => {
+  t.is(filesPathOf('http://127.0.0.1:8080/files'), '/files');
+  t.is(filesPathOf('https://cdn.example.com/a/b'), '/a/b');
+  t.is(filesPathOf('https://cdn.example.com'), '');
+});
+
+test('CORS_ORIGINS: "*" or a list of origins', (t) => {
+  t.is(loadGatewayConfig({ CORS_ORIGINS: ' * ' }).corsOrigins, '*');
+  t.deepEqual(loadGatewayConfig({ CORS_ORIGINS: 'https://a.example/' }).corsOrigins, ['https://a.example']);
+  t.regex(refusal({ CORS_ORIGINS: 'a.example' }).message, /CORS_ORIGINS/);
+  t.regex(refusal({ CORS_ORIGINS: ',' }).message, /lists no origin/);
+});

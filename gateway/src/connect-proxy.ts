@@ -1,0 +1,90 @@
+import type { IncomingMessage } from 'node:http';
+import { Code, ConnectError, createContextKey, createContextValues, type CallOptions, type HandlerContext } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import { AssetService } from './gen/switchyard/v1/assets_pb.js';
+import { FileService } from './gen/switchyard/v1/files_pb.js';
+import { RouteService } from './gen/switchyard/v1/routes_pb.js';
+import { SERVICE_ERROR_DETAILS_KEY, toApiError } from './http/api-error.js';
+import { UNARY_TIMEOUT_MS } from './http/context.js';
+import { REQUEST_ID_HEADER } from './http/request-id.js';
+import { CODE_NAME_OF } from './http-status.js';
+import type { ServiceClients } from './service/clients.js';
+
+/** Where the gateway serves the Connect protocol: the services' own paths (`/switchyard.v1.RouteService/GetRoute`). */
+export const CONNECT_PATH_PREFIX = '/switchyard.v1.';
+/** The gRPC service refuses messages over 4 MiB; refusing them here saves the trip. */
+const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** A Node request handler, as connect-node types it (HTTP/1.1 or HTTP/2 requests). */
+export type NodeHandlerFn = ReturnType<typeof connectNodeAdapter>;
+
+const requestIdKey = createContextKey<string>('', { description: 'x-request-id' });
+
+/**
+ * The service's RPCs over the Connect protocol (and gRPC-Web), for browser and
+ * Connect clients that would rather skip REST. Every call is relayed to the
+ * gRPC service with the caller's token and the request id; uploads stream
+ * through message by message, with backpressure both ways.
+ */
+export function createConnectProxy(clients: ServiceClients, requestIdOf: (req: IncomingMessage) => string, fallback: NodeHandlerFn): NodeHandlerFn {
+  return connectNodeAdapter({
+    readMaxBytes: MAX_MESSAGE_BYTES,
+    contextValues: (req) => createContextValues().set(requestIdKey, requestIdOf(req as IncomingMessage)),
+    fallback,
+    routes(router) {
+      router.service(RouteService, {
+        createRoute: (request, ctx) => relay(clients.routes.createRoute(request, forward(ctx))),
+        getRoute: (request, ctx) => relay(clients.routes.getRoute(request, forward(ctx))),
+        matchRoute: (request, ctx) => relay(clients.routes.matchRoute(request, forward(ctx))),
+      });
+      router.service(AssetService, {
+        uploadAsset: (requests, ctx) => relay(clients.assets.uploadAsset(requests, forward(ctx, true))),
+        replaceAsset: (requests, ctx) => relay(clients.assets.replaceAsset(requests, forward(ctx, true))),
+        getAsset: (request, ctx) => relay(clients.assets.getAsset(request, forward(ctx))),
+      });
+      router.service(FileService, {
+        readFile: (request, ctx) => relayStream(clients.files.readFile(request, forward(ctx, true))),
+      });
+    },
+  });
+}
+
+/** Only the caller's token and the request id travel on; the call ends when the caller goes away. */
+function forward(ctx: HandlerContext, streaming = false): CallOptions {
+  const headers: Record<string, string> = { [REQUEST_ID_HEADER]: ctx.values.get(requestIdKey) };
+  const authorization = ctx.requestHeader.get('authorization');
+  if (authorization !== null) headers['authorization'] = authorization;
+  return { headers, signal: ctx.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };
+}
+
+async function relay<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    throw relayedError(error);
+  }
+}
+
+async function* relayStream<T>(messages: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* messages;
+  } catch (error) {
+    throw relayedError(error);
+  }
+}
+
+/**
+ * The service's error as the caller should see it: code, message and details
+ * kept, the service's own response headers dropped (they describe the gRPC
+ * hop, not this response), and the same generic message as REST for failures
+ * the service did not describe itself.
+ */
+function relayedError(error: unknown): ConnectError {
+  const original = ConnectError.from(error);
+  const safe = toApiError(error);
+  const code = CODE_NAME_OF[original.code] === safe.code ? original.code : Code.Internal;
+  const details = original.metadata.get(SERVICE_ERROR_DETAILS_KEY);
+  const relayed = new ConnectError(safe.message, code, details === null ? undefined : { [SERVICE_ERROR_DETAILS_KEY]: details });
+  if (safe.message === original.rawMessage) relayed.details = original.details;
+  return relayed;
+}

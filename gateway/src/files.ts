@@ -1,0 +1,133 @@
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { isNotModified, needsValidators, rangeStillValid, type Validators } from './files/conditional.js';
+import { IMMUTABLE, safetyHeaders } from './files/file-headers.js';
+import { parseRange, resolveRange, type RangeRequest } from './files/range.js';
+import type { FileInfo } from './gen/switchyard/v1/files_pb.js';
+import { ApiError, toApiError } from './http/api-error.js';
+import type { RequestContext } from './http/context.js';
+import { sendError } from './http/respond.js';
+import type { Endpoint } from './http/router.js';
+import { RANGE_NOT_SATISFIABLE } from './http-status.js';
+import type { ServiceClients } from './service/clients.js';
+
+/** One segment of a file path (`<asset id>/<blob id>.<ext>`); anything else cannot name a file. */
+const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+
+interface FileMeta extends Validators {
+  readonly type: string;
+  readonly size: number;
+}
+
+/**
+ * Public files under the path of CDN_URL, read from the service's FileService
+ * (the gateway never touches the blob store). GET and HEAD, single byte
+ * ranges, conditional requests, and headers that make uploaded HTML or SVG
+ * inert. Unknown, malformed and replaced-away paths are all 404.
+ */
+export function fileEndpoints(clients: ServiceClients, filesPath: string): Endpoint[] {
+  const path = `${filesPath}/{assetId}/{fileName}`;
+  const handle = (ctx: RequestContext): Promise<void> => serveFile(clients, ctx);
+  return [
+    { method: 'GET', path, handle },
+    { method: 'HEAD', path, handle },
+  ];
+}
+
+async function serveFile(clients: ServiceClients, ctx: RequestContext): Promise<void> {
+  const { assetId = '', fileName = '' } = ctx.params;
+  if (!SEGMENT.test(assetId) || !SEGMENT.test(fileName)) throw noSuchFile();
+  const path = `${assetId}/${fileName}`;
+  const head = ctx.req.method === 'HEAD';
+  // Range means nothing to HEAD (RFC 9110 §14.2).
+  let range: RangeRequest = head ? { kind: 'whole' } : parseRange(ctx.req.headers.range);
+
+  // Most GETs take one call; HEAD, conditional and suffix-range requests first learn the file's size and validators.
+  if (head || needsValidators(ctx.req) || range.kind === 'suffix') {
+    const meta = await readMeta(clients, ctx, path);
+    if (isNotModified(ctx.req, meta)) return sendNotModified(ctx.res, meta);
+    if (head) return void ctx.res.writeHead(200, { ...fileHeaders(meta), 'content-length': meta.size }).end();
+    if (!rangeStillValid(ctx.req, meta)) range = { kind: 'whole' };
+    const resolved = resolveRange(range, meta.size);
+    if (resolved === 'unsatisfiable') return sendUnsatisfiable(ctx.res, meta.size);
+    range = resolved === 'whole' ? { kind: 'whole' } : { kind: 'from', start: resolved.start, end: resolved.end };
+  }
+  await streamFile(clients, ctx, path, range);
+}
+
+async function streamFile(clients: ServiceClients, ctx: RequestContext, path: string, range: RangeRequest): Promise<void> {
+  const request = range.kind === 'from' ? { path, rangeStart: BigInt(range.start), ...(range.end === undefined ? {} : { rangeEnd: BigInt(range.end) }) } : { path };
+  const { res } = ctx;
+  let expected = -1;
+  let sent = 0;
+  try {
+    for await (const message of clients.files.readFile(request, ctx.callOptions({ streaming: true }))) {
+      if (message.payload.case === 'info') {
+        const info = message.payload.value;
+        const meta = metaOf(info);
+        const start = Number(info.rangeStart);
+        const end = Number(info.rangeEnd);
+        expected = meta.size === 0 ? 0 : end - start + 1;
+        const partial = range.kind === 'from';
+        const headers = { ...fileHeaders(meta), 'content-length': expected, ...(partial ? { 'content-range': `bytes ${start}-${end}/${meta.size}` } : {}) };
+        res.writeHead(partial ? 206 : 200, headers);
+      } else if (message.payload.case === 'chunk' && expected >= 0) {
+        sent += message.payload.value.length;
+        if (!res.write(message.payload.value)) await once(res, 'drain', { signal: ctx.signal });
+      }
+    }
+  } catch (error) {
+    if (ctx.signal.aborted) return;
+    const failure = toApiError(error);
+    if (res.headersSent) return sendError(res, failure);
+    if (failure.code === 'out_of_range') return sendUnsatisfiable(res, (await readMeta(clients, ctx, path)).size);
+    throw failure.code === 'invalid_argument' ? noSuchFile() : failure;
+  }
+  // Fewer bytes than announced: cut the connection so the client cannot take a short file for a whole one.
+  if (expected < 0 || sent !== expected) return void res.destroy();
+  res.end();
+}
+
+async function readMeta(clients: ServiceClients, ctx: RequestContext, path: string): Promise<FileMeta> {
+  try {
+    for await (const message of clients.files.readFile({ path, infoOnly: true }, ctx.callOptions())) {
+      if (message.payload.case === 'info') return metaOf(message.payload.value);
+    }
+  } catch (error) {
+    const failure = toApiError(error);
+    throw failure.code === 'invalid_argument' ? noSuchFile() : failure;
+  }
+  throw new ApiError('internal', 'internal error', [], { cause: new Error('ReadFile sent no info') });
+}
+
+function metaOf(info: FileInfo): FileMeta {
+  if (info.uploadedAt === undefined) throw new ApiError('internal', 'internal error', [], { cause: new Error('ReadFile info without uploaded_at') });
+  return { type: info.type, size: Number(info.size), etag: `"${info.sha256}"`, lastModified: timestampDate(info.uploadedAt) };
+}
+
+function fileHeaders(meta: FileMeta): Record<string, string> {
+  return {
+    'content-type': meta.type,
+    etag: meta.etag,
+    'last-modified': meta.lastModified.toUTCString(),
+    'accept-ranges': 'bytes',
+    'cache-control': IMMUTABLE,
+    ...safetyHeaders(meta.type),
+  };
+}
+
+function sendNotModified(res: ServerResponse, meta: FileMeta): void {
+  res.writeHead(304, { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString(), 'cache-control': IMMUTABLE }).end();
+}
+
+function sendUnsatisfiable(res: ServerResponse, size: number): void {
+  const error = new ApiError(RANGE_NOT_SATISFIABLE.code, `the range starts past the end of the file (${size} bytes)`, [{ field: 'range', reason: `the file has ${size} bytes` }], {
+    status: RANGE_NOT_SATISFIABLE.status,
+  });
+  sendError(res, error, { 'content-range': `bytes */${size}` });
+}
+
+function noSuchFile(): ApiError {
+  return new ApiError('not_found', 'no such file', [{ field: 'path', reason: 'no current file of any asset has this path' }]);
+}

@@ -1,0 +1,54 @@
+import type { IncomingMessage } from 'node:http';
+
+/** Validators of the file a request is about. */
+export interface Validators {
+  /** Quoted, as sent in ETag. */
+  readonly etag: string;
+  readonly lastModified: Date;
+}
+
+/**
+ * True when a GET or HEAD may be answered 304 Not Modified (RFC 9110 §13.2.2):
+ * If-None-Match, compared weakly, decides when present; If-Modified-Since
+ * counts only without it.
+ */
+export function isNotModified(req: IncomingMessage, validators: Validators): boolean {
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (ifNoneMatch !== undefined) return etagListMatches(ifNoneMatch, validators.etag, 'weak');
+  const ifModifiedSince = req.headers['if-modified-since'];
+  if (ifModifiedSince === undefined) return false;
+  const since = Date.parse(ifModifiedSince);
+  return Number.isFinite(since) && wholeSeconds(validators.lastModified) <= since;
+}
+
+/**
+ * True when a Range may be honoured: without If-Range, or when If-Range names
+ * the current file, by strong ETag or by its exact Last-Modified date.
+ */
+export function rangeStillValid(req: IncomingMessage, validators: Validators): boolean {
+  const ifRange = req.headers['if-range'];
+  if (ifRange === undefined) return true;
+  const value = String(ifRange).trim();
+  if (value.startsWith('"') || value.startsWith('W/')) return etagListMatches(value, validators.etag, 'strong');
+  const date = Date.parse(value);
+  return Number.isFinite(date) && date === wholeSeconds(validators.lastModified);
+}
+
+/** Whether a request can only be answered once the file's validators or size are known. */
+export function needsValidators(req: IncomingMessage): boolean {
+  return req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined || req.headers['if-range'] !== undefined;
+}
+
+function etagListMatches(list: string, etag: string, comparison: 'weak' | 'strong'): boolean {
+  if (list.trim() === '*') return true;
+  return list.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    if (tag.startsWith('W/')) return comparison === 'weak' && tag.slice(2) === etag;
+    return tag === etag;
+  });
+}
+
+/** HTTP dates have whole seconds. */
+function wholeSeconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000) * 1000;
+}

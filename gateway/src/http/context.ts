@@ -1,0 +1,45 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CallOptions } from '@connectrpc/connect';
+import type { Logger } from '../logger.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
+
+/** Unary calls that take longer than this are abandoned (`deadline_exceeded`); streams run as long as bytes flow. */
+export const UNARY_TIMEOUT_MS = 15_000;
+
+/** What a handler gets for one HTTP request. */
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly requestId: string;
+  readonly log: Logger;
+  /** Decoded path parameters of the matched route. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  /** Aborted when the client goes away before its response is complete. */
+  readonly signal: AbortSignal;
+  /** Options for a service call on behalf of this request: the caller's token and the request id, nothing else. */
+  callOptions(options?: { streaming?: boolean }): CallOptions;
+}
+
+export function createContext(
+  req: IncomingMessage,
+  res: ServerResponse,
+  fields: Pick<RequestContext, 'requestId' | 'log' | 'params' | 'query'>,
+): RequestContext {
+  const abort = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  return {
+    req,
+    res,
+    ...fields,
+    signal: abort.signal,
+    callOptions: ({ streaming = false } = {}) => {
+      const headers: Record<string, string> = { [REQUEST_ID_HEADER]: fields.requestId };
+      const authorization = req.headers.authorization;
+      if (authorization !== undefined) headers['authorization'] = authorization;
+      return { headers, signal: abort.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dialableHost, urlHost } from '../config.js';
+import { ApiError } from './api-error.js';
+import { sendError } from './respond.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Connections idle this long (no bytes either way) are dropped; a flowing upload is never idle. */
+const IDLE_SOCKET_MS = 120_000;
+
+/** A bound HTTP server whose handler can be attached after binding (to learn a PORT=0 port first). */
+export interface HttpListener {
+  readonly port: number;
+  /** `http://host:port`, dialable (a wildcard bind address becomes loopback). */
+  readonly url: string;
+  setHandler(handler: Handler): void;
+  /**
+   * Stops accepting connections, lets requests in flight finish (connections
+   * close after their response), and after `timeoutMs` cuts what is left.
+   * Resolves when no connection remains. Idempotent.
+   */
+  close(timeoutMs: number): Promise<void>;
+}
+
+export async function listen(host: string, port: number): Promise<HttpListener> {
+  let handler: Handler = (_req, res) => sendError(res, new ApiError('unavailable', 'starting up; try again in a moment'));
+  let closing: Promise<void> | undefined;
+  const inFlight = new Set<ServerResponse>();
+  const server: Server = createServer({ requestTimeout: 0 }, (req, res) => {
+    if (closing) res.setHeader('connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => {
+      inFlight.delete(res);
+      // Once its last response is out, a connection has nothing left to do while the server closes.
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+    try {
+      handler(req, res);
+    } catch (error) {
+      // Handlers catch their own failures; this is the last line that keeps a bug from crashing the process.
+      sendError(res, new ApiError('internal', 'internal error', [], { cause: error }));
+    }
+  });
+  server.timeout = IDLE_SOCKET_MS;
+  server.listen(port, host);
+  await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error as Error))]);
+  const bound = (server.address() as AddressInfo).port;
+
+  return {
+    port: bound,
+    url: `http://${urlHost(dialableHost(host))}:${bound}`,
+    setHandler(next) {
+      handler = next;
+    },
+    close(timeoutMs) {
+      closing ??= new Promise<void>((resolve) => {
+        const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs).unref();
+        server.close(() => {
+          clearTimeout(deadline);
+          resolve();
+        });
+        // Keep-alive connections would otherwise hold close() open: idle ones go now, busy ones after their response.
+        server.closeIdleConnections();
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      });
+      return closing;
+    },
+  };
+}

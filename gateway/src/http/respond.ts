@@ -1,0 +1,30 @@
+import type { ServerResponse } from 'node:http';
+import type { ApiError } from './api-error.js';
+import { lingerAfterEarlyResponse } from './early-close.js';
+
+export type Headers = Readonly<Record<string, string | number | readonly string[]>>;
+
+/** API responses are per caller: never stored by shared caches. */
+const API_HEADERS = Object.freeze({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Headers = {}): void {
+  // The client is gone (an upload it abandoned): nobody to answer.
+  if (res.destroyed || res.writableEnded) return;
+  const text = JSON.stringify(body);
+  lingerAfterEarlyResponse(res.req, res);
+  res.writeHead(status, { ...API_HEADERS, 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/**
+ * Sends the contract's error body. When a response has already begun (a file
+ * half sent), there is no honest way to report an error but to cut the
+ * connection, so the client sees a truncated body instead of a wrong one.
+ */
+export function sendError(res: ServerResponse, error: ApiError, headers: Headers = {}): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendJson(res, error.status, error.body(), headers);
+}

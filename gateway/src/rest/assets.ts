@@ -1,0 +1,90 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { Asset, ReplaceAssetRequestSchema, UploadAssetRequestSchema } from '../gen/switchyard/v1/assets_pb.js';
+import { toApiError } from '../http/api-error.js';
+import type { RequestContext } from '../http/context.js';
+import { sendJson } from '../http/respond.js';
+import type { Endpoint } from '../http/router.js';
+import type { ServiceClients } from '../service/clients.js';
+import { MultipartForm, type FilePart } from './multipart-form.js';
+import { assetView } from './views.js';
+
+export interface AssetDeps {
+  readonly clients: ServiceClients;
+  readonly maxUploadBytes: number;
+}
+
+type UploadMessage = MessageInitShape<typeof UploadAssetRequestSchema>;
+type ReplaceMessage = MessageInitShape<typeof ReplaceAssetRequestSchema>;
+
+/** Assets: multipart upload and replace, streamed to the service as they arrive; get. */
+export function assetEndpoints({ clients, maxUploadBytes }: AssetDeps): Endpoint[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v1/assets/upload',
+      async handle(ctx) {
+        const asset = await relayForm(ctx, ['label'], maxUploadBytes, (form, file) =>
+          clients.assets.uploadAsset(uploadMessages(form, file), ctx.callOptions({ streaming: true })),
+        );
+        sendJson(ctx.res, 201, assetView(asset), { location: `/v1/assets/${encodeURIComponent(asset.id)}` });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/assets/{id}',
+      async handle(ctx) {
+        const asset = await clients.assets.getAsset({ id: ctx.params['id'] ?? '' }, ctx.callOptions());
+        sendJson(ctx.res, 200, assetView(asset));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/assets/{id}/replace',
+      async handle(ctx) {
+        const id = ctx.params['id'] ?? '';
+        const asset = await relayForm(ctx, [], maxUploadBytes, (form, file) =>
+          clients.assets.replaceAsset(replaceMessages(id, form, file), ctx.callOptions({ streaming: true })),
+        );
+        sendJson(ctx.res, 200, assetView(asset));
+      },
+    },
+  ];
+}
+
+/**
+ * Reads the form up to its file part, then hands it to `call`, which streams
+ * it to the service. When the form turns out bad mid-way (too large, a second
+ * file, truncated), its reason wins over whatever the aborted call reports;
+ * when the service refuses early (bad token, unknown id), the form is
+ * abandoned unread and the refusal answered at once.
+ */
+async function relayForm(
+  ctx: RequestContext,
+  fieldNames: readonly string[],
+  maxFileBytes: number,
+  call: (form: MultipartForm, file: FilePart) => Promise<Asset>,
+): Promise<Asset> {
+  const form = new MultipartForm(ctx.req, { maxFileBytes, fieldNames });
+  try {
+    return await call(form, await form.fileStarted);
+  } catch (error) {
+    throw form.failure() ?? toApiError(error, { bodyLimited: true });
+  } finally {
+    form.abandon();
+  }
+}
+
+async function* uploadMessages(form: MultipartForm, file: FilePart): AsyncGenerator<UploadMessage> {
+  const labelBefore = file.fieldsBefore.get('label');
+  yield { payload: { case: 'metadata', value: { label: labelBefore ?? '', filename: file.filename, declaredType: file.declaredType } } };
+  for await (const chunk of form.bytes()) yield { payload: { case: 'chunk', value: chunk } };
+  // A label after the file is known only now; the service takes it as the stream's last message.
+  const labelAfter = (await form.finished).get('label');
+  if (labelAfter !== undefined) yield { payload: { case: 'trailingLabel', value: labelAfter } };
+}
+
+async function* replaceMessages(id: string, form: MultipartForm, file: FilePart): AsyncGenerator<ReplaceMessage> {
+  yield { payload: { case: 'metadata', value: { id, filename: file.filename, declaredType: file.declaredType } } };
+  for await (const chunk of form.bytes()) yield { payload: { case: 'chunk', value: chunk } };
+  await form.finished;
+}

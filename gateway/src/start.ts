@@ -1,0 +1,44 @@
+import { resolveCdnUrl, type GatewayConfig } from './config.js';
+import { createGateway } from './gateway.js';
+import { listen, type HttpListener } from './http/listener.js';
+import type { Logger } from './logger.js';
+import { createServiceClients } from './service/clients.js';
+
+/** How long `close()` lets requests in flight finish before cutting them off. */
+export const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+export interface GatewayHandle {
+  /** `http://host:port` of the REST API. */
+  readonly url: string;
+  readonly port: number;
+  /** Public base of stored files (CDN_URL, or this gateway's own /files). */
+  readonly cdnUrl: string;
+  /** Graceful: stops accepting, finishes requests in flight, then closes the service connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface StartGatewayOptions {
+  /** `http://host:port` of the gRPC service. */
+  readonly serviceUrl: string;
+  readonly log: Logger;
+  /** A listener bound earlier (all-in-one binds first to learn its port); by default one is bound on HOST:PORT. */
+  readonly listener?: HttpListener | undefined;
+  readonly shutdownTimeoutMs?: number | undefined;
+}
+
+export async function startGateway(config: GatewayConfig, options: StartGatewayOptions): Promise<GatewayHandle> {
+  const listener = options.listener ?? (await listen(config.host, config.port));
+  const cdnUrl = resolveCdnUrl(config, listener.port);
+  const clients = createServiceClients(options.serviceUrl);
+  const gateway = createGateway({ config, cdnUrl, clients, log: options.log });
+  listener.setHandler(gateway.handle);
+  options.log.info({ url: listener.url, cdnUrl, serviceUrl: options.serviceUrl }, 'gateway listening');
+
+  let closing: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    await listener.close(options.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS);
+    clients.close();
+    options.log.info('gateway stopped');
+  };
+  return Object.freeze({ url: listener.url, port: listener.port, cdnUrl, close: () => (closing ??= close()) });
+}

@@ -1,0 +1,11 @@
+import { SwitchyardError } from '../errors.js';
+
+/** Unknown, or in another workspace: the caller cannot tell which. */
+export function assetNotFound(id: string): SwitchyardError {
+  return new SwitchyardError('not_found', `asset ${id} not found`, [{ field: 'id', reason: 'no such asset in this workspace' }]);
+}
+
+/** Unknown, replaced away, or with the wrong extension. */
+export function fileNotFound(): SwitchyardError {
+  return new SwitchyardError('not_found', 'file not found', [{ field: 'path', reason: 'no current file at this path' }]);
+}

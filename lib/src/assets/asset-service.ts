@@ -1,0 +1,65 @@
+import { requireScope } from '../auth/principal.js';
+import type { Clock } from '../clock.js';
+import { toSwitchyardError } from '../errors.js';
+import { assertId, type IdSource } from '../ids.js';
+import type { AssetRecord, AssetStore } from '../ports/asset-store.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import { assetNotFound } from './asset-errors.js';
+import { discardUnreferencedBlob } from './blob-cleanup.js';
+import { blobKeyFor } from './blob-naming.js';
+import { validateLabel } from './label.js';
+import { openFile } from './open-file.js';
+import { replaceAsset } from './replace-asset.js';
+import { storeContent } from './store-content.js';
+import { toAsset } from './to-asset.js';
+import type { AssetService } from './types.js';
+
+export interface AssetServiceDeps {
+  readonly assetStore: AssetStore;
+  readonly blobStore: BlobStore;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  /** Public base URL of files, without a trailing slash. */
+  readonly cdnUrl: string;
+  readonly maxUploadBytes: number;
+}
+
+/** Asset operations over the given stores; every operation checks scope and workspace. */
+export function createAssetService(options: AssetServiceDeps): AssetService {
+  const deps: AssetServiceDeps = Object.freeze({ ...options });
+  const { assetStore, blobStore, clock, ids, cdnUrl, maxUploadBytes } = deps;
+
+  return Object.freeze({
+    async upload(principal, input) {
+      requireScope(principal, 'assets:write');
+      const label = validateLabel(input.label);
+      const { workspace } = principal;
+      const id = ids.next('asset');
+      const blobId = ids.next('blob');
+      const blobKey = blobKeyFor(workspace, id, blobId);
+      const content = await storeContent(blobStore, blobKey, input.body, maxUploadBytes);
+      const now = new Date(clock.now().getTime());
+      const record: AssetRecord = { id, workspace, label, blobId, blobKey, ...content, uploadedAt: now, createdAt: now, version: 1 };
+      try {
+        await assetStore.insert(record);
+      } catch (error) {
+        // Nothing half-written: no record, so no blob either.
+        await discardUnreferencedBlob(assetStore, blobStore, blobKey);
+        throw toSwitchyardError(error);
+      }
+      return toAsset(record, cdnUrl);
+    },
+
+    async get(principal, id) {
+      requireScope(principal, 'assets:read');
+      const assetId = assertId('asset', id);
+      const record = await assetStore.get(principal.workspace, assetId);
+      if (!record) throw assetNotFound(assetId);
+      return toAsset(record, cdnUrl);
+    },
+
+    replace: (principal, id, input) => replaceAsset(deps, principal, id, input),
+
+    openFile: (path, fileOptions) => openFile(deps, path, fileOptions),
+  } satisfies AssetService);
+}

@@ -1,0 +1,95 @@
+import type { Hash } from 'node:crypto';
+import { invalidArgument, SwitchyardError } from '../errors.js';
+import type { ByteSource } from './types.js';
+
+/** Node codes and names that mean the sender went away mid-stream. */
+const ABORT_CODES = new Set(['ABORT_ERR', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED']);
+
+/**
+ * Passes a body's chunks through while counting them against a limit,
+ * hashing them and keeping a copy of the first bytes. Remembers why the body
+ * failed, so the caller reports that rather than the store's view of it.
+ */
+export class ByteMeter {
+  readonly #maxBytes: number;
+  readonly #headBytes: number;
+  readonly #hash: Hash;
+  readonly #head: Buffer[] = [];
+  #headLength = 0;
+  #size = 0;
+  #finished = false;
+  #failure: SwitchyardError | undefined;
+
+  constructor(maxBytes: number, headBytes: number, hash: Hash) {
+    this.#maxBytes = maxBytes;
+    this.#headBytes = headBytes;
+    this.#hash = hash;
+  }
+
+  /** True once the source ended normally and every chunk was passed on. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** Why the body failed, when it did. */
+  get failure(): SwitchyardError | undefined {
+    return this.#failure;
+  }
+
+  async *pass(source: ByteSource): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of source as AsyncIterable<unknown>) {
+        const bytes = asBytes(chunk);
+        if (bytes.length === 0) continue;
+        this.#size += bytes.length;
+        // Checked before the chunk goes on: the store never sees a byte past the limit.
+        if (this.#size > this.#maxBytes) throw tooLarge(this.#maxBytes);
+        this.#hash.update(bytes);
+        this.#keepHead(bytes);
+        yield bytes;
+      }
+      this.#finished = true;
+    } catch (error) {
+      this.#failure = bodyFailure(error);
+      throw this.#failure;
+    }
+  }
+
+  result(): { size: number; sha256: string; head: Uint8Array } {
+    return { size: this.#size, sha256: this.#hash.digest('hex'), head: Buffer.concat(this.#head, this.#headLength) };
+  }
+
+  #keepHead(bytes: Uint8Array): void {
+    if (this.#headLength >= this.#headBytes) return;
+    // A copy: the source may reuse its buffers once the chunk has been consumed.
+    const part = Buffer.from(bytes.subarray(0, this.#headBytes - this.#headLength));
+    this.#head.push(part);
+    this.#headLength += part.length;
+  }
+}
+
+function asBytes(chunk: unknown): Uint8Array {
+  if (chunk instanceof Uint8Array) return chunk;
+  throw invalidArgument('file', 'the body must yield bytes (Uint8Array chunks), not strings or objects');
+}
+
+function tooLarge(maxBytes: number): SwitchyardError {
+  return new SwitchyardError('resource_exhausted', `the file is larger than the maximum of ${maxBytes} bytes; nothing was stored`, [
+    { field: 'file', reason: `larger than ${maxBytes} bytes` },
+  ]);
+}
+
+/** Our own errors keep their code; a sender that went away is `canceled`; any other broken body is the caller's input. */
+function bodyFailure(error: unknown): SwitchyardError {
+  if (error instanceof SwitchyardError) return error;
+  if (isAbort(error)) return new SwitchyardError('canceled', 'the upload was canceled before its end; nothing was stored', [], { cause: error });
+  return new SwitchyardError('invalid_argument', 'the upload body failed before its end; nothing was stored', [{ field: 'file', reason: 'the byte stream failed' }], {
+    cause: error,
+  });
+}
+
+function isAbort(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return error.name === 'AbortError' || (typeof code === 'string' && ABORT_CODES.has(code)) || error.message === 'aborted';
+}

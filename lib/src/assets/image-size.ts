@@ -1,0 +1,32 @@
+import sharp from 'sharp';
+import { webpSize } from './webp-size.js';
+
+export interface ImageSize {
+  readonly width: number;
+  readonly height: number;
+}
+
+/** Types sharp reads dimensions of; other images (e.g. HEIC, ICO) get none. */
+const SHARP_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/tiff', 'image/svg+xml']);
+
+/**
+ * Width and height of an image from the first bytes of its file, as shown
+ * (EXIF orientation applied). The head suffices for the headers of PNG, JPEG,
+ * GIF and AVIF; libwebp wants the whole file, so WebP headers are read here.
+ * A TIFF whose directory lies beyond the head, or any failure, yields `undefined`.
+ */
+export async function imageSize(type: string, head: Uint8Array): Promise<ImageSize | undefined> {
+  if (!SHARP_TYPES.has(type)) return undefined;
+  try {
+    const metadata = await sharp(head, { failOn: 'none' }).metadata();
+    const size = metadata.autoOrient ?? metadata;
+    if (isDimension(size.width) && isDimension(size.height)) return { width: size.width, height: size.height };
+  } catch {
+    // Cut-off or broken headers: fall through.
+  }
+  return type === 'image/webp' ? webpSize(head) : undefined;
+}
+
+function isDimension(value: number | undefined): value is number {
+  return value !== undefined && Number.isSafeInteger(value) && value > 0;
+}

@@ -1,0 +1,103 @@
+import test from 'ava';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { SwitchyardError } from '../errors.js';
+import { MemoryBlobStore } from '../memory/memory-blob-store.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import { bytesOf, failingStream, generatedBytes, generatedStream } from '../testing/streams.js';
+import { ingest } from './ingest.js';
+import { chunked, listBlobs } from './test-support.js';
+
+const KEY = 'ws/as_x/bl_y';
+const options = (maxBytes: number, headBytes = 1024) => ({ maxBytes, headBytes });
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+test('streams the body into the store and reports size, sha256 and head', async (t) => {
+  const store = new MemoryBlobStore();
+  const bytes = generatedBytes(300_000);
+  const result = await ingest(Readable.from([bytes.subarray(0, 1000), bytes.subarray(1000)], { objectMode: false }), store, KEY, options(1e6));
+  t.is(result.size, bytes.length);
+  t.is(result.sha256, sha256(bytes));
+  t.deepEqual(Buffer.from(result.head), bytes.subarray(0, 1024));
+  t.deepEqual(await bytesOf((await store.get(KEY))!), bytes);
+});
+
+test('a small body is its own head; an empty body is fine', async (t) => {
+  const store = new MemoryBlobStore();
+  const small = await ingest(chunked(Buffer.from('ab'), Buffer.from('c')), store, KEY, options(10));
+  t.deepEqual(Buffer.from(small.head), Buffer.from('abc'));
+  const empty = await ingest(chunked(), store, 'ws/empty', options(0));
+  t.is(empty.size, 0);
+  t.is(empty.sha256, sha256(new Uint8Array(0)));
+  t.is((await store.stat('ws/empty'))?.size, 0);
+});
+
+test('exactly the maximum is accepted; one byte more is resource_exhausted and nothing is stored', async (t) => {
+  const store = new MemoryBlobStore();
+  t.is((await ingest(generatedStream(100_000, { chunkSize: 4096 }), store, KEY, options(100_000))).size, 100_000);
+  const other = new MemoryBlobStore();
+  const body = generatedStream(100_001, { chunkSize: 4096 });
+  const error = await t.throwsAsync<SwitchyardError>(ingest(body, other, KEY, options(100_000)));
+  t.is(error?.code, 'resource_exhausted');
+  t.regex(error!.message, /100000 bytes/);
+  t.deepEqual(await listBlobs(other), []);
+  t.true(body.destroyed, 'the body is no longer read');
+});
+
+test('a body that errors mid-way leaves nothing stored; a foreign error is invalid_argument', async (t) => {
+  const store = new MemoryBlobStore();
+  const body = failingStream({ bytesBeforeFailure: 200_000, error: new Error('socket exploded') });
+  const error = await t.throwsAsync<SwitchyardError>(ingest(body, store, KEY, options(1e6)));
+  t.is(error?.code, 'invalid_argument');
+  t.is(error?.details[0]?.field, 'file');
+  t.deepEqual(await listBlobs(store), []);
+});
+
+test('a body destroyed without an error (client went away) is canceled', async (t) => {
+  const store = new MemoryBlobStore();
+  const error = await t.throwsAsync<SwitchyardError>(ingest(failingStream({ bytesBeforeFailure: 70_000 }), store, KEY, options(1e6)));
+  t.is(error?.code, 'canceled');
+  t.deepEqual(await listBlobs(store), []);
+});
+
+test("the body's own SwitchyardError is kept", async (t) => {
+  const store = new MemoryBlobStore();
+  async function* body(): AsyncGenerator<Uint8Array> {
+    yield Buffer.from('partial');
+    throw new SwitchyardError('canceled', 'the client canceled');
+  }
+  const error = await t.throwsAsync<SwitchyardError>(ingest(body(), store, KEY, options(1e6)));
+  t.is(error?.message, 'the client canceled');
+  t.deepEqual(await listBlobs(store), []);
+});
+
+test('non-byte chunks and a missing body are invalid_argument', async (t) => {
+  const store = new MemoryBlobStore();
+  const strings = Readable.from(['text chunks'], { objectMode: true });
+  t.is((await t.throwsAsync<SwitchyardError>(ingest(strings, store, KEY, options(100))))?.code, 'invalid_argument');
+  t.is((await t.throwsAsync<SwitchyardError>(ingest(undefined as never, store, KEY, options(100))))?.code, 'invalid_argument');
+  t.deepEqual(await listBlobs(store), []);
+});
+
+/** A store over memory whose put can be made to misbehave. */
+class FaultyStore extends MemoryBlobStore {
+  constructor(private readonly fault: 'fails' | 'stops-early') {
+    super();
+  }
+  override async put(key: string, body: Readable): Promise<void> {
+    if (this.fault === 'stops-early') return super.put(key, Readable.from([Buffer.from('half')], { objectMode: false }));
+    for await (const _ of body) throw new SwitchyardError('unavailable', 'disk went away');
+  }
+}
+
+test("the store's failure is reported as the store's error", async (t) => {
+  const error = await t.throwsAsync<SwitchyardError>(ingest(generatedStream(10_000), new FaultyStore('fails'), KEY, options(1e6)));
+  t.is(error?.code, 'unavailable');
+});
+
+test('a store that resolves without reading the whole body does not keep half a file', async (t) => {
+  const store: BlobStore = new FaultyStore('stops-early');
+  const error = await t.throwsAsync<SwitchyardError>(ingest(generatedStream(10_000), store, KEY, options(1e6)));
+  t.is(error?.code, 'internal');
+  t.deepEqual(await listBlobs(store), []);
+});

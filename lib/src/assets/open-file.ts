@@ -1,0 +1,45 @@
+import { invalidArgument, SwitchyardError } from '../errors.js';
+import type { AssetStore } from '../ports/asset-store.js';
+import type { BlobStore, ByteRange } from '../ports/blob-store.js';
+import { fileNotFound } from './asset-errors.js';
+import { parsePublicPath } from './blob-naming.js';
+import { extensionFor } from './extension.js';
+import type { OpenFileOptions, StoredFile } from './types.js';
+
+/**
+ * The current file behind a public path. Only the path of an asset's current
+ * blob, with the extension of its current type, opens anything; a path from
+ * before a replace is `not_found`, as is a blob deleted while being opened.
+ */
+export async function openFile(stores: { assetStore: AssetStore; blobStore: BlobStore }, path: string, options: OpenFileOptions = {}): Promise<StoredFile> {
+  const { assetId, blobId, extension } = parsePublicPath(path);
+  const record = await stores.assetStore.getByBlobId(blobId);
+  if (!record || record.id !== assetId || extensionFor(record.type) !== extension) throw fileNotFound();
+  const range = resolveRange(options.range, record.size);
+  const info: StoredFile = { type: record.type, size: record.size, sha256: record.sha256, uploadedAt: new Date(record.uploadedAt), range };
+  if (options.infoOnly || record.size === 0) return Object.freeze(info);
+  const body = await stores.blobStore.get(record.blobKey, options.range ? range : undefined);
+  if (!body) throw fileNotFound();
+  return Object.freeze({ ...info, body });
+}
+
+/**
+ * The inclusive range to serve: the whole file without a request (`0..-1`
+ * for an empty file); a requested range must start inside the file and not
+ * end before it starts (`out_of_range`), and its end is clamped to the last byte.
+ */
+export function resolveRange(requested: ByteRange | undefined, size: number): ByteRange {
+  if (requested === undefined) return { start: 0, end: size - 1 };
+  const { start, end } = requested;
+  if (!isOffset(start) || !isOffset(end)) throw invalidArgument('range', 'start and end must be non-negative integers');
+  if (start > end || start >= size) {
+    throw new SwitchyardError('out_of_range', `range ${start}-${end} is not satisfiable for a file of ${size} bytes`, [
+      { field: 'range', reason: `the file has ${size} bytes` },
+    ]);
+  }
+  return { start, end: Math.min(end, size - 1) };
+}
+
+function isOffset(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}

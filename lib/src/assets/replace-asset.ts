@@ -1,0 +1,54 @@
+import { requireScope, type Principal } from '../auth/principal.js';
+import { SwitchyardError, toSwitchyardError } from '../errors.js';
+import { assertId } from '../ids.js';
+import type { AssetContent, AssetRecord, AssetStore } from '../ports/asset-store.js';
+import { assetNotFound } from './asset-errors.js';
+import type { AssetServiceDeps } from './asset-service.js';
+import { discardReplacedBlob, discardUnreferencedBlob } from './blob-cleanup.js';
+import { blobKeyFor } from './blob-naming.js';
+import { storeContent } from './store-content.js';
+import { toAsset } from './to-asset.js';
+import type { Asset, ReplaceInput } from './types.js';
+
+/** Compare-and-set attempts before giving up with `aborted`; each lost attempt means another replace won. */
+export const MAX_SWAP_ATTEMPTS = 100;
+
+/**
+ * Replaces the file behind an asset: the new bytes go to a new blob first,
+ * then the record is switched to it with a version check, then the blob that
+ * this very switch replaced is deleted. So concurrent replaces each delete
+ * exactly the blob they displaced, and no record ever points at a missing blob.
+ */
+export async function replaceAsset(deps: AssetServiceDeps, principal: Principal, id: string, input: ReplaceInput): Promise<Asset> {
+  requireScope(principal, 'assets:write');
+  const assetId = assertId('asset', id);
+  const { workspace } = principal;
+  // Fail before reading a possibly large body.
+  if (!(await deps.assetStore.get(workspace, assetId))) throw assetNotFound(assetId);
+
+  const blobId = deps.ids.next('blob');
+  const blobKey = blobKeyFor(workspace, assetId, blobId);
+  const stored = await storeContent(deps.blobStore, blobKey, input.body, deps.maxUploadBytes);
+  const content: AssetContent = { blobId, blobKey, ...stored, uploadedAt: new Date(deps.clock.now().getTime()) };
+
+  let swapped: { record: AssetRecord; replacedKey: string };
+  try {
+    swapped = await swapIn(deps.assetStore, workspace, assetId, content);
+  } catch (error) {
+    await discardUnreferencedBlob(deps.assetStore, deps.blobStore, blobKey);
+    throw toSwitchyardError(error);
+  }
+  await discardReplacedBlob(deps.blobStore, swapped.replacedKey);
+  return toAsset(swapped.record, deps.cdnUrl);
+}
+
+async function swapIn(store: AssetStore, workspace: string, id: string, content: AssetContent): Promise<{ record: AssetRecord; replacedKey: string }> {
+  for (let attempt = 0; attempt < MAX_SWAP_ATTEMPTS; attempt++) {
+    const current = await store.get(workspace, id);
+    if (!current) throw assetNotFound(id);
+    const record = await store.swap(workspace, id, current.version, content);
+    // Each version has exactly one blob, so the one displaced is the one read with that version.
+    if (record) return { record, replacedKey: current.blobKey };
+  }
+  throw new SwitchyardError('aborted', `too many concurrent replaces of asset ${id}; try again`, [{ field: 'id', reason: 'concurrent modification' }]);
+}

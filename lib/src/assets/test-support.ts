@@ -1,0 +1,81 @@
+// Shared by the asset tests (not part of the library's API).
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { createPrincipal, SCOPES, type Principal } from '../auth/principal.js';
+import { MemoryAssetStore } from '../memory/memory-asset-store.js';
+import { MemoryBlobStore } from '../memory/memory-blob-store.js';
+import type { AssetStore } from '../ports/asset-store.js';
+import type { BlobInfo, BlobStore } from '../ports/blob-store.js';
+import { createManualClock } from '../testing/manual-clock.js';
+import { createSequentialIds } from '../testing/sequential-ids.js';
+import { createAssetService } from './asset-service.js';
+
+export const CDN_URL = 'https://cdn.example.test/files';
+const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
+
+/** Every fixture with the type sniffing must report for it. */
+export const FIXTURE_TYPES: Readonly<Record<string, string>> = Object.freeze({
+  'image.png': 'image/png',
+  'photo.jpg': 'image/jpeg',
+  'anim.gif': 'image/gif',
+  'image.webp': 'image/webp',
+  'drawing.svg': 'image/svg+xml',
+  'document.pdf': 'application/pdf',
+  'sound.wav': 'audio/wav',
+  'sound.mp3': 'audio/mpeg',
+  'clip.mp4': 'video/mp4',
+  'clip.webm': 'video/webm',
+  'document.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'notes.txt': 'text/plain',
+  'table.csv': 'text/csv',
+  'data.json': 'application/json',
+  'page.html': 'text/html',
+  'empty.dat': 'application/octet-stream',
+  'png-named.txt': 'image/png',
+});
+
+export function readFixture(name: string): Promise<Buffer> {
+  return readFile(FIXTURES + name);
+}
+
+export const alice: Principal = createPrincipal('alice', 'ws-alice', SCOPES);
+export const bob: Principal = createPrincipal('bob', 'ws-bob', SCOPES);
+
+export function principalWith(...scopes: string[]): Principal {
+  return createPrincipal('carol', 'ws-alice', scopes);
+}
+
+/** A service over fresh memory stores, a manual clock and sequential ids. */
+export function setup(options: { maxUploadBytes?: number; assetStore?: AssetStore; blobStore?: BlobStore } = {}) {
+  const assetStore = options.assetStore ?? new MemoryAssetStore();
+  const blobStore = options.blobStore ?? new MemoryBlobStore();
+  const clock = createManualClock('2024-05-01T12:00:00.000Z');
+  const service = createAssetService({
+    assetStore,
+    blobStore,
+    clock,
+    ids: createSequentialIds(),
+    cdnUrl: CDN_URL,
+    maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
+  });
+  return { service, assetStore, blobStore, clock };
+}
+
+export async function listBlobs(store: BlobStore): Promise<BlobInfo[]> {
+  const blobs: BlobInfo[] = [];
+  for await (const blob of store.list()) blobs.push(blob);
+  return blobs;
+}
+
+/** An async iterable body of the given chunks, yielding to the event loop between them. */
+export async function* chunked(...parts: Uint8Array[]): AsyncGenerator<Uint8Array> {
+  for (const part of parts) {
+    await new Promise((resolve) => setImmediate(resolve));
+    yield part;
+  }
+}
+
+/** The path of a public URL under the CDN base, as the file server would pass it. */
+export function pathOf(url: string): string {
+  return url.slice(CDN_URL.length + 1);
+}

@@ -1,0 +1,72 @@
+import type { Readable } from 'node:stream';
+import type { Principal } from '../auth/principal.js';
+import type { ByteRange } from '../ports/blob-store.js';
+
+/** An asset as callers see it. */
+export interface Asset {
+  readonly id: string;
+  /** Sniffed media type. */
+  readonly type: string;
+  /** Bytes. */
+  readonly size: number;
+  /** Absolute URL under the CDN base, ending in the extension of `type`. */
+  readonly url: string;
+  readonly uploadedAt: Date;
+  readonly createdAt: Date;
+  /** Empty string when none was given. */
+  readonly label: string;
+  /** Lower-case hex SHA-256 of the bytes. */
+  readonly sha256: string;
+  readonly width?: number | undefined;
+  readonly height?: number | undefined;
+}
+
+/** Bytes arriving from a caller: a byte stream or any async iterable of chunks. */
+export type ByteSource = Readable | AsyncIterable<Uint8Array>;
+
+export interface UploadInput {
+  readonly body: ByteSource;
+  readonly label?: string | undefined;
+  /** The client's file name: a hint only, never trusted for the type. */
+  readonly filename?: string | undefined;
+  /** The client's declared type: a hint only. */
+  readonly declaredType?: string | undefined;
+}
+
+export interface ReplaceInput {
+  readonly body: ByteSource;
+  readonly filename?: string | undefined;
+  readonly declaredType?: string | undefined;
+}
+
+export interface OpenFileOptions {
+  /** Inclusive range; must start inside the file. */
+  readonly range?: ByteRange | undefined;
+  /** Only the metadata, no bytes (HEAD, conditional requests). */
+  readonly infoOnly?: boolean | undefined;
+}
+
+/** A current file behind a public asset URL. */
+export interface StoredFile {
+  readonly type: string;
+  readonly size: number;
+  readonly sha256: string;
+  readonly uploadedAt: Date;
+  /** The inclusive range `body` yields (the whole file when none was asked). */
+  readonly range: ByteRange;
+  /** Absent with `infoOnly` or for an empty file. */
+  readonly body?: Readable | undefined;
+}
+
+/** Asset operations; each checks the principal's scope and workspace. */
+export interface AssetService {
+  upload(principal: Principal, input: UploadInput): Promise<Asset>;
+  get(principal: Principal, id: string): Promise<Asset>;
+  replace(principal: Principal, id: string, input: ReplaceInput): Promise<Asset>;
+  /**
+   * Opens the current file behind a public URL path
+   * (`<asset id>/<blob id>.<ext>`, the part after the CDN base). Public links
+   * need no principal. Unknown or replaced-away paths are `not_found`.
+   */
+  openFile(path: string, options?: OpenFileOptions): Promise<StoredFile>;
+}

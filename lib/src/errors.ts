@@ -1,0 +1,60 @@
+/**
+ * The one error class of Switchyard. Every failure the library reports is a
+ * SwitchyardError with a code from a closed set (the Connect code names), so
+ * each transport maps codes to its own statuses in one place.
+ */
+
+/** The closed set of error codes, in the Connect spelling. */
+export const ERROR_CODES = [
+  'invalid_argument',
+  'unauthenticated',
+  'permission_denied',
+  'not_found',
+  'already_exists',
+  'resource_exhausted',
+  'aborted',
+  'out_of_range',
+  'canceled',
+  'deadline_exceeded',
+  'unavailable',
+  'internal',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** One structured detail: which field (if any) and why it was refused. */
+export interface ErrorDetail {
+  readonly field?: string;
+  readonly reason: string;
+}
+
+export class SwitchyardError extends Error {
+  override readonly name = 'SwitchyardError';
+  readonly code: ErrorCode;
+  readonly details: readonly ErrorDetail[];
+
+  constructor(code: ErrorCode, message: string, details: readonly ErrorDetail[] = [], options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.details = Object.freeze([...details]);
+  }
+}
+
+export function isSwitchyardError(error: unknown): error is SwitchyardError {
+  return error instanceof SwitchyardError;
+}
+
+/** Shorthand for the most common refusal: one field, one reason. */
+export function invalidArgument(field: string, reason: string): SwitchyardError {
+  return new SwitchyardError('invalid_argument', `${field}: ${reason}`, [{ field, reason }]);
+}
+
+/**
+ * Turns anything thrown into a SwitchyardError. Errors that are already ours
+ * pass through; anything else becomes `internal` with the original as cause,
+ * so no stack trace or driver message reaches a caller.
+ */
+export function toSwitchyardError(error: unknown): SwitchyardError {
+  if (error instanceof SwitchyardError) return error;
+  return new SwitchyardError('internal', 'internal error', [], { cause: error });
+}

@@ -1,0 +1,38 @@
+import { monotonicFactory } from 'ulid';
+import { SwitchyardError } from './errors.js';
+
+/**
+ * Ids are opaque to callers: a kind prefix and a lower-case ULID, so they are
+ * URL-safe, sort by creation time and say what they name (`rt_…`, `as_…`).
+ */
+export const ID_PREFIXES = Object.freeze({ route: 'rt', asset: 'as', blob: 'bl' });
+export type IdKind = keyof typeof ID_PREFIXES;
+
+/** Where new ids come from. Must never return the same id twice. */
+export interface IdSource {
+  next(kind: IdKind): string;
+}
+
+const ULID_BODY = '[0-9abcdefghjkmnpqrstvwxyz]{26}';
+const ID_PATTERNS: Readonly<Record<IdKind, RegExp>> = Object.freeze({
+  route: new RegExp(`^rt_${ULID_BODY}$`),
+  asset: new RegExp(`^as_${ULID_BODY}$`),
+  blob: new RegExp(`^bl_${ULID_BODY}$`),
+});
+
+export function createUlidSource(): IdSource {
+  const ulid = monotonicFactory();
+  return { next: (kind) => `${ID_PREFIXES[kind]}_${ulid().toLowerCase()}` };
+}
+
+export function isId(kind: IdKind, value: string): boolean {
+  return ID_PATTERNS[kind].test(value);
+}
+
+/** Refuses a malformed id with `invalid_argument`; a well-formed one may still be unknown. */
+export function assertId(kind: IdKind, value: unknown, field = 'id'): string {
+  if (typeof value === 'string' && isId(kind, value)) return value;
+  throw new SwitchyardError('invalid_argument', `${field}: not a valid ${kind} id`, [
+    { field, reason: `expected "${ID_PREFIXES[kind]}_" followed by 26 lower-case base32 characters` },
+  ]);
+}

@@ -1,0 +1,28 @@
+// The curated public API of the Switchyard core library.
+
+export { createSwitchyard, DEFAULT_MAX_UPLOAD_BYTES } from './switchyard.js';
+export type { Switchyard, SwitchyardOptions } from './switchyard.js';
+
+export { SwitchyardError, ERROR_CODES, isSwitchyardError, toSwitchyardError } from './errors.js';
+export type { ErrorCode, ErrorDetail } from './errors.js';
+
+export { systemClock } from './clock.js';
+export type { Clock } from './clock.js';
+export { createUlidSource, isId, assertId, ID_PREFIXES } from './ids.js';
+export type { IdKind, IdSource } from './ids.js';
+
+export { SCOPES, createPrincipal, requireScope, WORKSPACE_PATTERN } from './auth/principal.js';
+export type { Principal, Scope } from './auth/principal.js';
+export { createHmacTokenVerifier, createJwksTokenVerifier, signToken, parseBearer } from './auth/tokens.js';
+export type { SignTokenOptions } from './auth/tokens.js';
+
+export type { Route, CreateRouteInput, MatchRouteInput, RouteMatch, RouteService } from './routes/types.js';
+export { RouteTable } from './routes/route-table.js';
+
+export type { Asset, ByteSource, UploadInput, ReplaceInput, OpenFileOptions, StoredFile, AssetService } from './assets/types.js';
+export { sniffMediaType } from './assets/sniff.js';
+
+export type { RouteRecord, RouteStore, AssetContent, AssetRecord, AssetStore, BlobStore, BlobInfo, ByteRange, TokenVerifier } from './ports/index.js';
+export { assertBlobKey } from './ports/index.js';
+
+export { MemoryRouteStore, MemoryAssetStore, MemoryBlobStore, memoryAdapters } from './memory/index.js';

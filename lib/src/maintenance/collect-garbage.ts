@@ -1,0 +1,48 @@
+import { systemClock, type Clock } from '../clock.js';
+import { SwitchyardError } from '../errors.js';
+import type { AssetStore } from '../ports/asset-store.js';
+import type { BlobStore } from '../ports/blob-store.js';
+
+/** Long enough for any upload to finish and have its record written. */
+export const DEFAULT_GC_GRACE_MS = 60 * 60 * 1000;
+
+export interface CollectGarbageOptions {
+  readonly blobStore: BlobStore;
+  readonly assetStore: AssetStore;
+  readonly clock?: Clock | undefined;
+  /** Blobs modified more recently than this are kept, referenced or not (default one hour). */
+  readonly graceMs?: number | undefined;
+  /** Report what would go, delete nothing. */
+  readonly dryRun?: boolean | undefined;
+}
+
+export interface GarbageReport {
+  /** Blobs looked at. */
+  readonly scanned: number;
+  /** Keys removed (or, in a dry run, that would have been). */
+  readonly deleted: string[];
+}
+
+/**
+ * Removes blobs that no asset record points at: those left by a crash between
+ * writing a blob and switching the record to it, or by a replace that lost its
+ * race. A blob younger than the grace period may belong to an upload whose
+ * record is about to be written, so it is never touched, whatever the records say.
+ */
+export async function collectGarbage(options: CollectGarbageOptions): Promise<GarbageReport> {
+  const graceMs = options.graceMs ?? DEFAULT_GC_GRACE_MS;
+  if (!Number.isFinite(graceMs) || graceMs < 0) {
+    throw new SwitchyardError('invalid_argument', 'graceMs must be a non-negative number', [{ field: 'graceMs', reason: 'not a non-negative number' }]);
+  }
+  const cutoff = (options.clock ?? systemClock).now().getTime() - graceMs;
+  let scanned = 0;
+  const deleted: string[] = [];
+  for await (const blob of options.blobStore.list()) {
+    scanned++;
+    if (blob.modifiedAt.getTime() > cutoff) continue;
+    if (await options.assetStore.hasBlobKey(blob.key)) continue;
+    if (!options.dryRun) await options.blobStore.delete(blob.key);
+    deleted.push(blob.key);
+  }
+  return { scanned, deleted };
+}

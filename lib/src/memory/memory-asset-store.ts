@@ -1,0 +1,50 @@
+import { SwitchyardError } from '../errors.js';
+import type { AssetContent, AssetRecord, AssetStore } from '../ports/asset-store.js';
+
+/** AssetStore in process memory. Operations are synchronous inside, so swaps are atomic. */
+export class MemoryAssetStore implements AssetStore {
+  readonly #byId = new Map<string, AssetRecord>();
+
+  async insert(record: AssetRecord): Promise<void> {
+    if (this.#byId.has(record.id)) throw new SwitchyardError('already_exists', 'asset id already exists');
+    this.#byId.set(record.id, freezeAsset(record));
+  }
+
+  async get(workspace: string, id: string): Promise<AssetRecord | undefined> {
+    const record = this.#byId.get(id);
+    return record?.workspace === workspace ? record : undefined;
+  }
+
+  async getByBlobId(blobId: string): Promise<AssetRecord | undefined> {
+    for (const record of this.#byId.values()) if (record.blobId === blobId) return record;
+    return undefined;
+  }
+
+  async swap(workspace: string, id: string, expectedVersion: number, content: AssetContent): Promise<AssetRecord | undefined> {
+    const current = this.#byId.get(id);
+    if (!current || current.workspace !== workspace || current.version !== expectedVersion) return undefined;
+    const next = freezeAsset({
+      ...current,
+      blobId: content.blobId,
+      blobKey: content.blobKey,
+      type: content.type,
+      size: content.size,
+      sha256: content.sha256,
+      width: content.width,
+      height: content.height,
+      uploadedAt: content.uploadedAt,
+      version: current.version + 1,
+    });
+    this.#byId.set(id, next);
+    return next;
+  }
+
+  async hasBlobKey(blobKey: string): Promise<boolean> {
+    for (const record of this.#byId.values()) if (record.blobKey === blobKey) return true;
+    return false;
+  }
+}
+
+function freezeAsset(record: AssetRecord): AssetRecord {
+  return Object.freeze({ ...record, uploadedAt: new Date(record.uploadedAt), createdAt: new Date(record.createdAt) });
+}

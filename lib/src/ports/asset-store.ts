@@ -1,0 +1,50 @@
+/** What describes the current file behind an asset; replaced as one unit. */
+export interface AssetContent {
+  /** Id of the blob holding the bytes (`bl_…`); part of the public URL. */
+  readonly blobId: string;
+  /** Key of the bytes in the blob store. */
+  readonly blobKey: string;
+  readonly type: string;
+  readonly size: number;
+  readonly sha256: string;
+  readonly width?: number | undefined;
+  readonly height?: number | undefined;
+  readonly uploadedAt: Date;
+}
+
+/** A stored asset, as the asset store keeps it. */
+export interface AssetRecord extends AssetContent {
+  readonly id: string;
+  readonly workspace: string;
+  readonly label: string;
+  readonly createdAt: Date;
+  /** Starts at 1 and grows by one with every replace: the compare-and-set token. */
+  readonly version: number;
+}
+
+/**
+ * Persistence for asset records.
+ *
+ * Contract (checked by `assetStoreConformance` in `switchyard/testing`):
+ * - `insert` stores a new record (ids are unique; a repeated id throws
+ *   `already_exists`).
+ * - `get` returns the record only within its own workspace, else `undefined`.
+ * - `getByBlobId` finds the record whose *current* blob is `blobId`, in any
+ *   workspace (public file URLs carry no workspace); a replaced-away blob id
+ *   finds nothing.
+ * - `swap` atomically replaces the content and bumps the version when the
+ *   stored version equals `expectedVersion`, returning the new record; it
+ *   returns `undefined` (and changes nothing) when the version moved on or the
+ *   record is gone. Of N concurrent swaps from one version exactly one wins.
+ * - `hasBlobKey` tells whether any record currently points at a blob key (for
+ *   garbage collection of orphaned blobs).
+ * - Times round-trip with millisecond precision.
+ * - Infrastructure failures throw `SwitchyardError('unavailable')`.
+ */
+export interface AssetStore {
+  insert(record: AssetRecord): Promise<void>;
+  get(workspace: string, id: string): Promise<AssetRecord | undefined>;
+  getByBlobId(blobId: string): Promise<AssetRecord | undefined>;
+  swap(workspace: string, id: string, expectedVersion: number, content: AssetContent): Promise<AssetRecord | undefined>;
+  hasBlobKey(blobKey: string): Promise<boolean>;
+}

@@ -1,0 +1,41 @@
+import type { Readable } from 'node:stream';
+
+/** An inclusive byte range, as in HTTP `Range: bytes=start-end`. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface BlobInfo {
+  readonly key: string;
+  readonly size: number;
+  readonly modifiedAt: Date;
+}
+
+/**
+ * Storage for the bytes of assets.
+ *
+ * Keys are relative slash-separated paths of segments matching
+ * `[A-Za-z0-9_-][A-Za-z0-9._-]*` (see `assertBlobKey`); a store refuses any
+ * other key with `invalid_argument`, so no key can escape its root.
+ *
+ * Contract (checked by `blobStoreConformance` in `switchyard/testing`):
+ * - `put` streams `body` to `key` with backpressure and is all-or-nothing: when
+ *   `body` errors or is destroyed mid-way, `put` rejects with that error and
+ *   nothing is readable under `key`. A completed put is durable.
+ * - `get` streams the bytes (or an inclusive range of them) or returns
+ *   `undefined` for an unknown key. A range past the end is clamped to the size.
+ * - `stat` returns size and modification time, or `undefined`.
+ * - `delete` is idempotent.
+ * - `list` yields every stored blob (for garbage collection), in no set order.
+ * - `check` resolves when the store answers (health checks).
+ * - Infrastructure failures throw `SwitchyardError('unavailable')`.
+ */
+export interface BlobStore {
+  put(key: string, body: Readable): Promise<void>;
+  get(key: string, range?: ByteRange): Promise<Readable | undefined>;
+  stat(key: string): Promise<BlobInfo | undefined>;
+  delete(key: string): Promise<void>;
+  list(): AsyncIterable<BlobInfo>;
+  check(): Promise<void>;
+}

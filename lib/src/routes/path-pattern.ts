@@ -1,0 +1,114 @@
+/**
+ * Route path patterns: parsing, validation and the duplicate-detecting shape.
+ *
+ * Grammar (also in README.md beside this file):
+ *
+ *   pattern   = "/" | 1*( "/" segment )            at most 1024 characters, 32 segments
+ *   segment   = static | param | wildcard
+ *   static    = 1*( unreserved | "%" HEX HEX )     unreserved = A-Z a-z 0-9 . _ ~ -
+ *   param     = ":" name                          name = [A-Za-z_][A-Za-z0-9_]{0,63}, not "__proto__"
+ *   wildcard  = "*"                               only as the last segment
+ *
+ * - A parameter or wildcard is a whole segment: no `/files/:name.:ext`, no `/a*`.
+ * - No empty segments (`//`) and no trailing slash: "/users/" is refused, not
+ *   silently rewritten, so what is stored is what will match. "/" alone is fine.
+ * - Parameter names are unique within a pattern (case-sensitive).
+ * - Percent-encoding is allowed in static segments for characters outside the
+ *   unreserved set (e.g. `/caf%C3%A9`); it must decode to UTF-8, and must not
+ *   decode to "/" (ambiguous with a separator), a control character, "." or "..".
+ * - Static segments compare by their decoded text and are case-sensitive.
+ *
+ * The shape erases parameter names (`/users/:id` → `/users/:`) and writes static
+ * segments in one canonical encoding (`%41` → `A`, `%c3%a9` → `%C3%A9`), so two
+ * patterns that match the same requests have the same shape.
+ */
+import { invalidArgument } from '../errors.js';
+
+export const MAX_PATTERN_LENGTH = 1024;
+export const MAX_PATTERN_SEGMENTS = 32;
+export const PARAM_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+export type PatternSegment =
+  | { readonly kind: 'static'; /** Decoded text. */ readonly value: string }
+  | { readonly kind: 'param'; readonly name: string }
+  | { readonly kind: 'wildcard' };
+
+export interface PathPattern {
+  /** The pattern as written. */
+  readonly source: string;
+  /** Empty for "/". */
+  readonly segments: readonly PatternSegment[];
+  readonly shape: string;
+  /** Parameter names in path order (the wildcard is not one of them). */
+  readonly paramNames: readonly string[];
+  readonly hasWildcard: boolean;
+}
+
+const STATIC_SEGMENT = /^(?:[A-Za-z0-9._~-]|%[0-9A-Fa-f]{2})+$/;
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/** Parses and validates a pattern from untrusted input; every refusal is `invalid_argument` on `field`. */
+export function parsePathPattern(value: unknown, field = 'path'): PathPattern {
+  const refuse = (reason: string) => invalidArgument(field, reason);
+  if (typeof value !== 'string') throw refuse('must be a string');
+  if (value.length > MAX_PATTERN_LENGTH) throw refuse(`must be at most ${MAX_PATTERN_LENGTH} characters`);
+  if (!value.startsWith('/')) throw refuse('must start with "/"');
+  if (value === '/') return Object.freeze({ source: value, segments: [], shape: '/', paramNames: [], hasWildcard: false });
+  if (value.includes('?') || value.includes('#')) throw refuse('must not contain a query ("?") or fragment ("#")');
+  if (value.endsWith('/')) throw refuse('must not end with "/"');
+
+  const raw = value.slice(1).split('/');
+  if (raw.length > MAX_PATTERN_SEGMENTS) throw refuse(`must have at most ${MAX_PATTERN_SEGMENTS} segments`);
+  const segments: PatternSegment[] = [];
+  const paramNames: string[] = [];
+  raw.forEach((text, index) => {
+    const where = `segment ${index + 1}`;
+    if (text === '') throw refuse(`${where} is empty ("//")`);
+    if (text === '*') {
+      if (index !== raw.length - 1) throw refuse('the wildcard "*" is only allowed as the last segment');
+      segments.push({ kind: 'wildcard' });
+    } else if (text.startsWith(':')) {
+      const name = text.slice(1);
+      if (!PARAM_NAME_PATTERN.test(name)) throw refuse(`${where}: parameter name "${name}" must match [A-Za-z_][A-Za-z0-9_]{0,63}`);
+      if (name === '__proto__') throw refuse(`${where}: parameter name "__proto__" is reserved`);
+      if (paramNames.includes(name)) throw refuse(`${where}: parameter name "${name}" is repeated`);
+      paramNames.push(name);
+      segments.push({ kind: 'param', name });
+    } else {
+      segments.push({ kind: 'static', value: decodeStaticSegment(text, (reason) => refuse(`${where}: ${reason}`)) });
+    }
+  });
+  const shape = '/' + segments.map(shapeOf).join('/');
+  return Object.freeze({ source: value, segments: Object.freeze(segments), shape, paramNames: Object.freeze(paramNames), hasWildcard: segments.at(-1)?.kind === 'wildcard' });
+}
+
+function decodeStaticSegment(text: string, refuse: (reason: string) => Error): string {
+  if (!STATIC_SEGMENT.test(text)) {
+    if (/%(?![0-9A-Fa-f]{2})/.test(text)) throw refuse('malformed percent-encoding ("%" must be followed by two hex digits)');
+    const bad = [...text].find((c) => !/[A-Za-z0-9._~%-]/.test(c)) ?? '';
+    throw refuse(`character ${JSON.stringify(bad)} is not allowed (use A-Z a-z 0-9 . _ ~ - or %XX)`);
+  }
+  if (text === '.' || text === '..') throw refuse('"." and ".." are not allowed');
+  if (!text.includes('%')) return text;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(text);
+  } catch {
+    throw refuse('percent-encoding is not valid UTF-8');
+  }
+  if (decoded.includes('/')) throw refuse('an encoded "/" (%2F) is not allowed');
+  if (CONTROL_CHARACTER.test(decoded)) throw refuse('an encoded control character is not allowed');
+  if (decoded === '.' || decoded === '..') throw refuse('"." and ".." are not allowed');
+  return decoded;
+}
+
+function shapeOf(segment: PatternSegment): string {
+  if (segment.kind === 'param') return ':';
+  if (segment.kind === 'wildcard') return '*';
+  return canonicalEncoding(segment.value);
+}
+
+/** Unreserved characters literal, everything else %XX with upper-case hex. */
+function canonicalEncoding(decoded: string): string {
+  return encodeURIComponent(decoded).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}

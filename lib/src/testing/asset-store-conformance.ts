@@ -1,0 +1,166 @@
+import type { ExecutionContext } from 'ava';
+import { createHash } from 'node:crypto';
+import { createUlidSource } from '../ids.js';
+import type { AssetContent, AssetRecord, AssetStore } from '../ports/asset-store.js';
+import { assertRejectsWithCode, defineCase, tally, uniqueName, type ConformanceOptions, type RegisterTest } from './conformance.js';
+
+const ids = createUlidSource();
+
+/** Content for a new blob of `workspace`; an image unless overridden. */
+export function sampleContent(workspace: string, overrides: Partial<AssetContent> = {}): AssetContent {
+  const blobId = ids.next('blob');
+  return {
+    blobId,
+    blobKey: `${workspace}/${blobId}.png`,
+    type: 'image/png',
+    size: 1234,
+    sha256: createHash('sha256').update(blobId).digest('hex'),
+    width: 640,
+    height: 480,
+    uploadedAt: new Date('2024-05-06T07:08:09.123Z'),
+    ...overrides,
+  };
+}
+
+/** A version-1 asset record of `workspace`. The label is non-ASCII on purpose (4-byte UTF-8 included). */
+export function sampleAsset(workspace: string, overrides: Partial<AssetRecord> = {}): AssetRecord {
+  const content = sampleContent(workspace);
+  return { ...content, id: ids.next('asset'), workspace, label: 'Fotos – Sommer ☀ 📷', createdAt: content.uploadedAt, version: 1, ...overrides };
+}
+
+/** Every field, spelled out: a missing optional field equals `undefined`, but `null` does not. */
+function view(record: AssetRecord | undefined): unknown {
+  if (!record) return record;
+  const time = (value: Date) => (value instanceof Date ? value.toISOString() : `not a Date: ${String(value)}`);
+  return {
+    id: record.id,
+    workspace: record.workspace,
+    label: record.label,
+    version: record.version,
+    createdAt: time(record.createdAt),
+    blobId: record.blobId,
+    blobKey: record.blobKey,
+    type: record.type,
+    size: record.size,
+    sha256: record.sha256,
+    width: record.width,
+    height: record.height,
+    uploadedAt: time(record.uploadedAt),
+  };
+}
+
+/** What a record must look like after a swap of `content` onto `before`. */
+function swapped(before: AssetRecord, content: AssetContent): AssetRecord {
+  return { ...before, ...content, width: content.width, height: content.height, version: before.version + 1 };
+}
+
+/** Registers the AssetStore contract tests (see `ports/asset-store.ts`). */
+export function assetStoreConformance(test: RegisterTest, options: ConformanceOptions<AssetStore>): void {
+  const define = (title: string, body: (t: ExecutionContext, store: AssetStore) => Promise<void>) =>
+    defineCase(test, options, `AssetStore ${title}`, body);
+
+  define('insert then get returns every field, times to the millisecond', async (t, store) => {
+    const workspace = uniqueName();
+    const image = sampleAsset(workspace, { createdAt: new Date('2024-05-06T07:08:09.001Z') });
+    const document = sampleAsset(workspace, { ...sampleContent(workspace, { type: 'application/pdf', size: 0, width: undefined, height: undefined }), label: '' });
+    await store.insert(image);
+    await store.insert(document);
+    t.deepEqual(view(await store.get(workspace, image.id)), view(image), 'image with dimensions');
+    t.deepEqual(view(await store.get(workspace, document.id)), view(document), 'document without dimensions, empty label, size 0');
+  });
+
+  define('a repeated id is already_exists', async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleAsset(workspace);
+    await store.insert(record);
+    await assertRejectsWithCode(t, store.insert({ ...sampleAsset(workspace), id: record.id }), 'already_exists', 'repeated id');
+    t.deepEqual(view(await store.get(workspace, record.id)), view(record), 'the first record is kept');
+  });
+
+  define('get sees only its own workspace; unknown ids are undefined', async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleAsset(workspace);
+    await store.insert(record);
+    t.is(await store.get(uniqueName(), record.id), undefined, 'another workspace');
+    t.is(await store.get(workspace, ids.next('asset')), undefined, 'unknown id');
+  });
+
+  define('getByBlobId finds the current blob in any workspace, and only the current one', async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleAsset(workspace);
+    await store.insert(record);
+    t.deepEqual(view(await store.getByBlobId(record.blobId)), view(record), 'found without knowing the workspace');
+    t.is(await store.getByBlobId(ids.next('blob')), undefined, 'unknown blob id');
+    const content = sampleContent(workspace);
+    const after = await store.swap(workspace, record.id, record.version, content);
+    t.truthy(after);
+    t.is(await store.getByBlobId(record.blobId), undefined, 'a replaced-away blob id finds nothing');
+    t.deepEqual(view(await store.getByBlobId(content.blobId)), view(after));
+  });
+
+  define('swap replaces the content, bumps the version and keeps id, workspace, label and createdAt', async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleAsset(workspace);
+    await store.insert(record);
+    // Image → PDF: the dimensions must go, not linger from the old content.
+    const content = sampleContent(workspace, { type: 'application/pdf', size: 99, width: undefined, height: undefined, uploadedAt: new Date('2025-01-02T03:04:05.678Z') });
+    const expected = swapped(record, content);
+    const result = await store.swap(workspace, record.id, 1, content);
+    t.deepEqual(view(result), view(expected), 'swap returns the new record');
+    t.deepEqual(view(await store.get(workspace, record.id)), view(expected), 'get sees the new record');
+    const again = sampleContent(workspace);
+    t.deepEqual(view(await store.swap(workspace, record.id, 2, again)), view(swapped(expected, again)), 'a second swap from version 2');
+  });
+
+  define('swap from a stale version, another workspace or an unknown id returns undefined and changes nothing', async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleAsset(workspace);
+    await store.insert(record);
+    t.is(await store.swap(workspace, record.id, 2, sampleContent(workspace)), undefined, 'version from the future');
+    t.is(await store.swap(workspace, record.id, 0, sampleContent(workspace)), undefined, 'stale version');
+    t.is(await store.swap(uniqueName(), record.id, 1, sampleContent(workspace)), undefined, 'another workspace');
+    t.is(await store.swap(workspace, ids.next('asset'), 1, sampleContent(workspace)), undefined, 'unknown id');
+    t.deepEqual(view(await store.get(workspace, record.id)), view(record), 'unchanged');
+  });
+
+  define('of concurrent swaps from one version exactly one wins, and the record holds its content', async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleAsset(workspace);
+    await store.insert(record);
+    const contents = Array.from({ length: 8 }, () => sampleContent(workspace));
+    const results = await Promise.allSettled(contents.map((content) => store.swap(workspace, record.id, 1, content)));
+    const { fulfilled, rejectedCodes } = tally(results);
+    t.deepEqual(rejectedCodes, [], 'losing swaps return undefined, they do not throw');
+    const winners = fulfilled.filter((result): result is AssetRecord => result !== undefined);
+    t.is(winners.length, 1, 'exactly one swap wins');
+    const winner = winners[0];
+    const stored = await store.get(workspace, record.id);
+    t.is(stored?.version, 2);
+    t.deepEqual(view(stored), view(winner));
+    t.true(contents.some((content) => content.blobId === stored?.blobId), 'the stored blob is one of the swapped-in ones');
+  });
+
+  define('hasBlobKey tells whether a record currently points at a key', async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleAsset(workspace);
+    t.false(await store.hasBlobKey(record.blobKey), 'before insert');
+    await store.insert(record);
+    t.true(await store.hasBlobKey(record.blobKey), 'after insert');
+    const content = sampleContent(workspace);
+    await store.swap(workspace, record.id, 1, content);
+    t.false(await store.hasBlobKey(record.blobKey), 'the replaced-away key');
+    t.true(await store.hasBlobKey(content.blobKey), 'the new key');
+  });
+
+  if (options.createUnavailable) {
+    defineCase(test, options, 'AssetStore unreachable backend: every operation is unavailable', async (t, store) => {
+      const workspace = uniqueName();
+      const record = sampleAsset(workspace);
+      await assertRejectsWithCode(t, store.insert(record), 'unavailable', 'insert');
+      await assertRejectsWithCode(t, store.get(workspace, record.id), 'unavailable', 'get');
+      await assertRejectsWithCode(t, store.getByBlobId(record.blobId), 'unavailable', 'getByBlobId');
+      await assertRejectsWithCode(t, store.swap(workspace, record.id, 1, sampleContent(workspace)), 'unavailable', 'swap');
+      await assertRejectsWithCode(t, store.hasBlobKey(record.blobKey), 'unavailable', 'hasBlobKey');
+    }, options.createUnavailable);
+  }
+}

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import type { ExecutionContext } from 'ava';
+import { isSwitchyardError, type ErrorCode } from '../errors.js';
+
+/**
+ * What the suites need of ava's `test`: pass `test` itself (any context type).
+ * Typed structurally so adapters' test files can hand in their own `TestFn`.
+ */
+export type RegisterTest = (title: string, implementation: (t: ExecutionContext) => Promise<void>) => void;
+
+/** A store to test, and how to release it after one test. */
+export interface StoreHandle<Store> {
+  readonly store: Store;
+  close?(): Promise<void>;
+}
+
+export interface ConformanceOptions<Store> {
+  /** Prefixes every test title, e.g. `memory`, `sqlite`, `s3`. */
+  readonly name: string;
+  /**
+   * Called once per test. May hand out one shared store: every test uses its
+   * own fresh workspaces and keys, and tests run concurrently.
+   */
+  readonly create: () => Promise<StoreHandle<Store>>;
+  /**
+   * Optional: a store whose backend cannot be reached (closed port, stopped
+   * server). Every operation must then reject with `unavailable`.
+   */
+  readonly createUnavailable?: () => Promise<StoreHandle<Store>>;
+}
+
+type Body<Store> = (t: ExecutionContext, store: Store) => Promise<void>;
+
+/** Registers one test that gets a store from `factory` and always releases it. */
+export function defineCase<Store>(
+  test: RegisterTest,
+  options: ConformanceOptions<Store>,
+  title: string,
+  body: Body<Store>,
+  factory: () => Promise<StoreHandle<Store>> = options.create,
+): void {
+  test(`${options.name}: ${title}`, async (t) => {
+    const handle = await factory();
+    try {
+      await body(t, handle.store);
+    } finally {
+      await handle.close?.();
+    }
+  });
+}
+
+/** A fresh name that is also a valid workspace and blob key segment. */
+export function uniqueName(prefix = 'conf'): string {
+  return `${prefix}-${randomBytes(8).toString('hex')}`;
+}
+
+/** Asserts that `promise` rejects with a SwitchyardError of `code`, and returns it. */
+export async function assertRejectsWithCode(t: ExecutionContext, promise: Promise<unknown>, code: ErrorCode, what: string): Promise<void> {
+  const error = await t.throwsAsync(promise, undefined, `${what} should reject with ${code}`);
+  t.true(isSwitchyardError(error) && error.code === code, `${what}: expected SwitchyardError(${code}), got ${describe(error)}`);
+}
+
+/** Counts settled results: how many fulfilled and the codes of those rejected. */
+export function tally<T>(results: readonly PromiseSettledResult<T>[]): { fulfilled: T[]; rejectedCodes: string[] } {
+  const fulfilled: T[] = [];
+  const rejectedCodes: string[] = [];
+  for (const result of results) {
+    if (result.status === 'fulfilled') fulfilled.push(result.value);
+    else rejectedCodes.push(isSwitchyardError(result.reason) ? result.reason.code : describe(result.reason));
+  }
+  return { fulfilled, rejectedCodes };
+}
+
+export function describe(error: unknown): string {
+  if (isSwitchyardError(error)) return `SwitchyardError(${error.code}: ${error.message})`;
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}

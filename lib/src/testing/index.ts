@@ -1,0 +1,12 @@
+// `switchyard/testing`: the port conformance suites every adapter runs, and
+// small helpers for adapter tests.
+
+export { routeStoreConformance, sampleRoute } from './route-store-conformance.js';
+export { assetStoreConformance, sampleAsset, sampleContent } from './asset-store-conformance.js';
+export { blobStoreConformance, UNSAFE_BLOB_KEYS } from './blob-store-conformance.js';
+export type { ConformanceOptions, RegisterTest, StoreHandle } from './conformance.js';
+export { uniqueName } from './conformance.js';
+export { bytesOf, sha256Of, generatedBytes, generatedStream, failingStream } from './streams.js';
+export { createManualClock } from './manual-clock.js';
+export type { ManualClock } from './manual-clock.js';
+export { createSequentialIds } from './sequential-ids.js';

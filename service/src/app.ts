@@ -1,0 +1,85 @@
+import { createSwitchyard } from '../../lib/src/switchyard.js';
+import { urlHost, type ServiceConfig } from './config.js';
+import { createAuthenticator, createTokenVerifier } from './grpc/auth.js';
+import { HealthMonitor } from './grpc/health.js';
+import { acceptTrailingLabels } from './grpc/trailing-label.js';
+import { bindServer, createGrpcServer, shutdownServer } from './grpc/server.js';
+import { createLogger, type Logger } from './logger.js';
+import { openStorage, type Storage } from './stores/open-storage.js';
+
+export interface StartServiceOptions {
+  readonly logger?: Logger | undefined;
+  /**
+   * Storage opened by the caller, who then also closes it; by default the
+   * service opens (and migrates) the storage of `config.storage` and closes it
+   * on `close()`.
+   */
+  readonly storage?: Storage | undefined;
+  /** How often health is re-checked against storage (default 5 s). */
+  readonly healthIntervalMs?: number | undefined;
+  /** How long `close()` lets calls in flight finish before cutting them off (default 10 s). */
+  readonly shutdownTimeoutMs?: number | undefined;
+}
+
+export interface ServiceHandle {
+  /** `host:port` as clients dial it (IPv6 hosts in brackets). */
+  readonly address: string;
+  readonly port: number;
+  /**
+   * Graceful: reports NOT_SERVING, refuses new calls, lets calls in flight
+   * finish within the shutdown timeout, then closes the storage it opened.
+   * Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/** Opens storage, wires the core and serves it over gRPC on `config.host:config.grpcPort` (0 picks a free port). */
+export async function startService(config: ServiceConfig, options: StartServiceOptions = {}): Promise<ServiceHandle> {
+  const log = options.logger ?? createLogger(config.logLevel);
+  const ownsStorage = options.storage === undefined;
+  const storage = options.storage ?? (await openStorage(config.storage, { migrate: true }));
+  const health = new HealthMonitor({ check: () => storage.check(), log, intervalMs: options.healthIntervalMs ?? 5_000, timeoutMs: 3_000 });
+  try {
+    const authenticate = createAuthenticator(await createTokenVerifier(config));
+    const switchyard = createSwitchyard({
+      routeStore: storage.routeStore,
+      assetStore: acceptTrailingLabels(storage.assetStore),
+      blobStore: storage.blobStore,
+      cdnUrl: config.cdnUrl,
+      maxUploadBytes: config.maxUploadBytes,
+    });
+    await health.start();
+    const { server, settled } = createGrpcServer({ switchyard, authenticate, health, log });
+    const port = await bindServer(server, `${urlHost(config.host)}:${config.grpcPort}`).catch(async (error: unknown) => {
+      server.forceShutdown();
+      throw error;
+    });
+    const address = `${urlHost(config.host)}:${port}`;
+    log.info({ address, storage: describeStorage(config) }, 'gRPC service listening');
+
+    let closing: Promise<void> | undefined;
+    const close = async (): Promise<void> => {
+      await health.stop();
+      const { forced } = await shutdownServer(server, options.shutdownTimeoutMs ?? 10_000);
+      if (forced) log.warn('calls still running at the shutdown deadline were cut off');
+      // Cut-off handlers are cancelled; let them clean up before their storage goes away.
+      await settled();
+      if (ownsStorage) await storage.close();
+      log.info('gRPC service stopped');
+    };
+    return Object.freeze({ address, port, close: () => (closing ??= close()) });
+  } catch (error) {
+    await health.stop();
+    if (ownsStorage) await storage.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Where records and bytes live, without credentials. */
+function describeStorage(config: ServiceConfig): { database: string; blobs: string } {
+  const { database, blobs } = config.storage;
+  return {
+    database: database.kind === 'sqlite' ? `sqlite:${database.file}` : `mysql://${new URL(database.url).host}${new URL(database.url).pathname}`,
+    blobs: blobs.kind === 'disk' ? `disk:${blobs.root}` : `s3://${blobs.bucket}${blobs.endpoint ? ` at ${blobs.endpoint}` : ''}`,
+  };
+}

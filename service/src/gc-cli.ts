@@ -1,0 +1,53 @@
+// `npm run gc [-- --grace 1h] [-- --dry-run]`: removes blobs that no asset record points at.
+import { parseArgs } from 'node:util';
+import { invalidArgument, isSwitchyardError, SwitchyardError } from '../../lib/src/errors.js';
+import { collectGarbage, DEFAULT_GC_GRACE_MS } from '../../lib/src/maintenance/collect-garbage.js';
+import { loadServiceConfig } from './config.js';
+import { parseDuration } from './duration.js';
+import { createMigrator } from './migrations/index.js';
+import { openStorage } from './stores/open-storage.js';
+
+const USAGE = 'usage: npm run gc -- [--grace <30m|2h|1d|0>] [--dry-run]';
+
+function parseOptions(args: string[]): { graceMs: number; dryRun: boolean } {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: { grace: { type: 'string' }, 'dry-run': { type: 'boolean' } }, strict: true }));
+  } catch (error) {
+    throw invalidArgument('arguments', `${(error as Error).message}\n${USAGE}`);
+  }
+  const grace = values.grace;
+  // `0` is allowed on purpose (tests, a stopped service); durations are otherwise positive.
+  const graceMs = grace === undefined ? DEFAULT_GC_GRACE_MS : grace.trim() === '0' ? 0 : parseDuration(grace, '--grace') * 1000;
+  return { graceMs, dryRun: values['dry-run'] === true };
+}
+
+async function main(): Promise<void> {
+  const { graceMs, dryRun } = parseOptions(process.argv.slice(2));
+  const config = loadServiceConfig(process.env);
+  // No migrations here: collecting garbage must never change the schema.
+  const storage = await openStorage(config.storage, { migrate: false });
+  try {
+    const pending = (await createMigrator(storage.db).getMigrations()).filter((migration) => migration.executedAt === undefined);
+    if (pending.length > 0) {
+      throw new SwitchyardError('unavailable', `the database schema is not current (pending: ${pending.map((m) => m.name).join(', ')}): run npm run migrate first`);
+    }
+    const { scanned, deleted } = await collectGarbage({ blobStore: storage.blobStore, assetStore: storage.assetStore, graceMs, dryRun });
+    for (const key of deleted) console.log(`${dryRun ? 'would delete' : 'deleted'} ${key}`);
+    console.log(`scanned ${scanned} blobs, ${dryRun ? 'would delete' : 'deleted'} ${deleted.length} (grace ${graceMs / 1000} s)`);
+  } finally {
+    await storage.close();
+  }
+}
+
+await main().catch((error: unknown) => {
+  console.error(explain(error));
+  process.exitCode = 1;
+});
+
+/** One line for the operator: our message, and for unexpected failures the driver's reason too (never a stack). */
+function explain(error: unknown): string {
+  if (!isSwitchyardError(error)) return String(error);
+  const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}

@@ -1,0 +1,51 @@
+import type { AssetService } from '../../../lib/src/assets/types.js';
+import type {
+  Asset,
+  AssetServiceServer,
+  GetAssetRequest,
+  ReplaceAssetRequest,
+  ReplaceMetadata,
+  UploadAssetRequest,
+  UploadMetadata,
+} from '../gen/switchyard/v1/assets.js';
+import { assetToMessage, optional } from './convert.js';
+import type { Rpc } from './rpc.js';
+import { withTrailingLabel } from './trailing-label.js';
+import { readUploadStream, type UploadStream } from './upload-stream.js';
+
+export function assetHandlers(assets: AssetService, rpc: Rpc): AssetServiceServer {
+  return {
+    uploadAsset: rpc.clientStream<UploadAssetRequest, Asset>('UploadAsset', async (call, { principal }) => {
+      const upload = await readUploadStream<UploadMetadata>(call, { hasLabel: (metadata) => metadata.label !== '' });
+      const { label, filename, declaredType } = upload.metadata;
+      const input = { body: upload.body, label, filename: optional(filename), declaredType: optional(declaredType) };
+      const asset = await explained(upload, withTrailingLabel(upload.trailingLabel, () => assets.upload(principal, input)));
+      return { ...assetToMessage(asset), label: upload.trailingLabel() ?? asset.label };
+    }),
+
+    replaceAsset: rpc.clientStream<ReplaceAssetRequest, Asset>('ReplaceAsset', async (call, { principal }) => {
+      const upload = await readUploadStream<ReplaceMetadata>(call);
+      const { id, filename, declaredType } = upload.metadata;
+      return assetToMessage(
+        await explained(upload, assets.replace(principal, id, { body: upload.body, filename: optional(filename), declaredType: optional(declaredType) })),
+      );
+    }),
+
+    getAsset: rpc.unary<GetAssetRequest, Asset>('GetAsset', async (request, { principal }) => assetToMessage(await assets.get(principal, request.id))),
+  };
+}
+
+/**
+ * When the body itself failed (cancel, a malformed stream), that failure is
+ * the reason, whatever the library made of the broken stream. The body is
+ * destroyed either way so no message is left unread.
+ */
+async function explained<T>(upload: Pick<UploadStream<unknown>, 'body' | 'bodyFailure'>, operation: Promise<T>): Promise<T> {
+  try {
+    return await operation;
+  } catch (error) {
+    throw upload.bodyFailure() ?? error;
+  } finally {
+    upload.body.destroy();
+  }
+}

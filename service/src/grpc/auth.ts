@@ -1,0 +1,30 @@
+import type { Metadata } from '@grpc/grpc-js';
+import type { Principal } from '../../../lib/src/auth/principal.js';
+import { createHmacTokenVerifier, createJwksTokenVerifier, parseBearer } from '../../../lib/src/auth/tokens.js';
+import { SwitchyardError } from '../../../lib/src/errors.js';
+import type { TokenVerifier } from '../../../lib/src/ports/token-verifier.js';
+import { resolveAuthSecret } from '../auth-secret.js';
+import type { ServiceConfig } from '../config.js';
+
+/** Turns a call's metadata into the verified caller, or rejects with `unauthenticated`. */
+export type Authenticate = (metadata: Metadata) => Promise<Principal>;
+
+/**
+ * The one place where gRPC metadata meets tokens: exactly one
+ * `authorization: Bearer <token>` entry, verified by the configured verifier.
+ */
+export function createAuthenticator(verifier: TokenVerifier): Authenticate {
+  return async (metadata) => {
+    const values = metadata.get('authorization');
+    if (values.length > 1) throw new SwitchyardError('unauthenticated', 'send exactly one authorization entry');
+    const header = values[0];
+    const token = parseBearer(typeof header === 'string' ? header : undefined);
+    return verifier.verify(token);
+  };
+}
+
+/** HS256 over AUTH_SECRET (or the secret kept in DATA_DIR), or the identity provider's JWKS. */
+export async function createTokenVerifier(config: Pick<ServiceConfig, 'auth' | 'dataDir'>): Promise<TokenVerifier> {
+  if (config.auth.kind === 'jwks') return createJwksTokenVerifier(new URL(config.auth.url));
+  return createHmacTokenVerifier(await resolveAuthSecret(config));
+}

@@ -1,0 +1,60 @@
+import test from 'ava';
+import { SwitchyardError } from '../../../lib/src/errors.js';
+import { assetToMessage, optional, rangeFromRequest, routeToMessage } from './convert.js';
+
+const request = (rangeStart?: number, rangeEnd?: number) => ({ path: 'p', infoOnly: false, rangeStart, rangeEnd });
+
+test('no range fields means the whole file', (t) => {
+  t.is(rangeFromRequest(request()), undefined);
+});
+
+test('open-ended ranges', (t) => {
+  t.deepEqual(rangeFromRequest(request(10, 19)), { start: 10, end: 19 });
+  t.deepEqual(rangeFromRequest(request(10)), { start: 10, end: Number.MAX_SAFE_INTEGER });
+  t.deepEqual(rangeFromRequest(request(undefined, 9)), { start: 0, end: 9 });
+});
+
+for (const [start, end, field] of [
+  [-1, 5, 'range_start'],
+  [0, -2, 'range_end'],
+  [10, 9, 'range_end'],
+  [0.5, 9, 'range_start'],
+] as const) {
+  test(`refuses the range ${start}-${end}`, (t) => {
+    const error = t.throws(() => rangeFromRequest(request(start, end)), { instanceOf: SwitchyardError });
+    t.is(error?.code, 'invalid_argument');
+    t.is(error?.details[0]?.field, field);
+  });
+}
+
+test('records become messages field by field', (t) => {
+  const createdAt = new Date('2026-01-02T03:04:05.678Z');
+  t.deepEqual(routeToMessage({ id: 'rt_1', method: 'GET', path: '/a/:b', middleware: ['auth'], handler: 'h', createdAt }), {
+    id: 'rt_1',
+    method: 'GET',
+    path: '/a/:b',
+    middleware: ['auth'],
+    handler: 'h',
+    createdAt,
+  });
+  const asset = assetToMessage({
+    id: 'as_1',
+    type: 'image/png',
+    size: 3,
+    url: 'http://cdn/x.png',
+    uploadedAt: createdAt,
+    createdAt,
+    label: 'l',
+    sha256: 'ab',
+    width: 2,
+    height: undefined,
+  });
+  t.is(asset.width, 2);
+  t.is(asset.height, undefined);
+  t.is(asset.uploadedAt, createdAt);
+});
+
+test('empty strings on the wire mean absent', (t) => {
+  t.is(optional(''), undefined);
+  t.is(optional('a.png'), 'a.png');
+});

@@ -1,0 +1,71 @@
+import type { Asset, StoredFile } from '../../../lib/src/assets/types.js';
+import type { ByteRange } from '../../../lib/src/ports/blob-store.js';
+import { invalidArgument } from '../../../lib/src/errors.js';
+import type { Route, RouteMatch } from '../../../lib/src/routes/types.js';
+import type { Asset as AssetMessage } from '../gen/switchyard/v1/assets.js';
+import type { FileInfo, ReadFileRequest } from '../gen/switchyard/v1/files.js';
+import type { MatchRouteResponse, Route as RouteMessage } from '../gen/switchyard/v1/routes.js';
+
+// Library records ↔ wire messages. ts-proto maps Timestamp to Date (useDate),
+// int64 to number (forceLong=number) and bytes to Buffer.
+
+export function routeToMessage(route: Route): RouteMessage {
+  return {
+    id: route.id,
+    method: route.method,
+    path: route.path,
+    middleware: [...route.middleware],
+    handler: route.handler,
+    createdAt: route.createdAt,
+  };
+}
+
+export function matchToMessage(match: RouteMatch): MatchRouteResponse {
+  return { route: routeToMessage(match.route), params: { ...match.params } };
+}
+
+export function assetToMessage(asset: Asset): AssetMessage {
+  return {
+    id: asset.id,
+    type: asset.type,
+    size: asset.size,
+    url: asset.url,
+    uploadedAt: asset.uploadedAt,
+    label: asset.label,
+    sha256: asset.sha256,
+    width: asset.width,
+    height: asset.height,
+    createdAt: asset.createdAt,
+  };
+}
+
+export function fileInfoToMessage(file: StoredFile): FileInfo {
+  return {
+    type: file.type,
+    size: file.size,
+    sha256: file.sha256,
+    uploadedAt: file.uploadedAt,
+    rangeStart: file.range.start,
+    rangeEnd: file.range.end,
+  };
+}
+
+/**
+ * The requested range, if any. A missing start means 0 and a missing end
+ * means "to the end of the file" (the library clamps an end past the size).
+ */
+export function rangeFromRequest(request: ReadFileRequest): ByteRange | undefined {
+  const { rangeStart, rangeEnd } = request;
+  if (rangeStart === undefined && rangeEnd === undefined) return undefined;
+  const start = rangeStart ?? 0;
+  const end = rangeEnd ?? Number.MAX_SAFE_INTEGER;
+  if (!Number.isSafeInteger(start) || start < 0) throw invalidArgument('range_start', 'must be a non-negative byte offset');
+  if (!Number.isSafeInteger(end) || end < 0) throw invalidArgument('range_end', 'must be a non-negative byte offset');
+  if (end < start) throw invalidArgument('range_end', 'must not be before range_start');
+  return { start, end };
+}
+
+/** Empty strings on the wire mean "not given". */
+export function optional(value: string): string | undefined {
+  return value === '' ? undefined : value;
+}

@@ -1,0 +1,41 @@
+import { once } from 'node:events';
+import type { ServerWritableStream } from '@grpc/grpc-js';
+import type { AssetService } from '../../../lib/src/assets/types.js';
+import type { FileServiceServer, ReadFileRequest, ReadFileResponse } from '../gen/switchyard/v1/files.js';
+import { fileInfoToMessage, rangeFromRequest } from './convert.js';
+import type { Rpc } from './rpc.js';
+
+/** Chunk size on the wire: well under the 4 MiB message limit, large enough to be cheap. */
+export const FILE_CHUNK_BYTES = 64 * 1024;
+
+export function fileHandlers(assets: AssetService, rpc: Rpc): FileServiceServer {
+  return {
+    readFile: rpc.publicServerStream<ReadFileRequest, ReadFileResponse>('ReadFile', async (call) => {
+      const request = call.request;
+      const file = await assets.openFile(request.path, { range: rangeFromRequest(request), infoOnly: request.infoOnly });
+      call.write({ info: fileInfoToMessage(file) });
+      if (file.body) await streamChunks(file.body, call);
+    }),
+  };
+}
+
+/** Writes the bytes in bounded messages, waiting for `drain` whenever the client is slower than the store. */
+async function streamChunks(body: AsyncIterable<Buffer> & { destroy(): void }, call: ServerWritableStream<ReadFileRequest, ReadFileResponse>): Promise<void> {
+  const stop = new AbortController();
+  const onCancel = (): void => stop.abort();
+  call.once('cancelled', onCancel);
+  try {
+    for await (const block of body) {
+      for (let offset = 0; offset < block.length; offset += FILE_CHUNK_BYTES) {
+        if (call.cancelled) return;
+        const ok = call.write({ chunk: block.subarray(offset, offset + FILE_CHUNK_BYTES) });
+        if (!ok) await once(call, 'drain', { signal: stop.signal });
+      }
+    }
+  } catch (error) {
+    if (!call.cancelled) throw error;
+  } finally {
+    call.off('cancelled', onCancel);
+    body.destroy();
+  }
+}

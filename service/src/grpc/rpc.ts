@@ -1,0 +1,132 @@
+import { performance } from 'node:perf_hooks';
+import {
+  Metadata,
+  status as Status,
+  type handleClientStreamingCall,
+  type handleServerStreamingCall,
+  type handleUnaryCall,
+  type ServerReadableStream,
+  type ServerWritableStream,
+} from '@grpc/grpc-js';
+import type { Principal } from '../../../lib/src/auth/principal.js';
+import { requestIdFrom, type Logger } from '../logger.js';
+import type { Authenticate } from './auth.js';
+import { toGrpcStatus } from './error-mapping.js';
+
+export const REQUEST_ID_KEY = 'x-request-id';
+
+/** What every handler gets: a request id and a logger bound to it. */
+export interface CallContext {
+  readonly requestId: string;
+  readonly log: Logger;
+}
+
+/** For calls that need a caller; the principal is verified before the handler runs. */
+export interface AuthedContext extends CallContext {
+  readonly principal: Principal;
+}
+
+/**
+ * Wraps handlers so each call gets a request id (the caller's `x-request-id`
+ * or a fresh one, echoed in response metadata), authentication where needed,
+ * error mapping in one place, and one log line with method, code and duration.
+ */
+export interface Rpc {
+  unary<Req, Res>(method: string, run: (request: Req, context: AuthedContext) => Promise<Res>): handleUnaryCall<Req, Res>;
+  clientStream<Req, Res>(method: string, run: (call: ServerReadableStream<Req, Res>, context: AuthedContext) => Promise<Res>): handleClientStreamingCall<Req, Res>;
+  /** Public (no token): the handler writes to `call`; the wrapper ends it. */
+  publicServerStream<Req, Res>(method: string, run: (call: ServerWritableStream<Req, Res>, context: CallContext) => Promise<void>): handleServerStreamingCall<Req, Res>;
+  /** Resolves once no handler is running (shutdown waits for this before closing storage). */
+  settled(): Promise<void>;
+}
+
+interface AnyCall {
+  readonly metadata: Metadata;
+  sendMetadata(metadata: Metadata): void;
+}
+
+export function createRpc(log: Logger, authenticate: Authenticate): Rpc {
+  const running = new Set<Promise<unknown>>();
+  /** Remembers a handler's work until it settles; the caller handles its outcome. */
+  function track<T>(work: Promise<T>): Promise<T> {
+    const done: Promise<boolean> = work.then(
+      () => running.delete(done),
+      () => running.delete(done),
+    );
+    running.add(done);
+    return work;
+  }
+
+  function begin(method: string, call: AnyCall) {
+    const requestId = requestIdFrom(call.metadata.get(REQUEST_ID_KEY)[0]);
+    const started = performance.now();
+    const context: CallContext = { requestId, log: log.child({ requestId, method }) };
+    const response = new Metadata();
+    response.set(REQUEST_ID_KEY, requestId);
+    call.sendMetadata(response);
+    let who: { workspace?: string; subject?: string } = {};
+    return {
+      context,
+      async authenticate(): Promise<AuthedContext> {
+        const principal = await authenticate(call.metadata);
+        who = { workspace: principal.workspace, subject: principal.subject };
+        return { ...context, principal };
+      },
+      /** Logs the outcome; returns the status to send when the call failed. */
+      finish(error?: unknown) {
+        const failed = error === undefined ? undefined : toGrpcStatus(error, context.log);
+        const code = Status[failed?.code ?? Status.OK];
+        const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+        context.log.info({ ...who, code, durationMs }, 'call');
+        return failed;
+      },
+    };
+  }
+
+  return {
+    unary: (method, run) => (call, callback) => {
+      const tracker = begin(method, call);
+      track(tracker.authenticate().then((context) => run(call.request, context))).then(
+        (response) => {
+          tracker.finish();
+          callback(null, response);
+        },
+        (error: unknown) => callback(tracker.finish(error) ?? null),
+      );
+    },
+
+    clientStream: (method, run) => (call, callback) => {
+      const tracker = begin(method, call);
+      track(tracker.authenticate().then((context) => run(call, context))).then(
+        (response) => {
+          tracker.finish();
+          callback(null, response);
+        },
+        (error: unknown) => {
+          callback(tracker.finish(error) ?? null);
+          // Stop reading whatever the client still sends.
+          call.destroy();
+        },
+      );
+    },
+
+    publicServerStream: (method, run) => (call) => {
+      const tracker = begin(method, call);
+      track(run(call, tracker.context)).then(
+        () => {
+          tracker.finish();
+          call.end();
+        },
+        (error: unknown) => {
+          const failed = tracker.finish(error);
+          // grpc-js turns an 'error' event into the call's final status.
+          if (failed && !call.cancelled) call.emit('error', failed);
+        },
+      );
+    },
+
+    settled: async () => {
+      while (running.size > 0) await Promise.all(running);
+    },
+  };
+}

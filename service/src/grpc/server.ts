@@ -1,0 +1,78 @@
+import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import type { Switchyard } from '../../../lib/src/switchyard.js';
+import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
+import { FileServiceService } from '../gen/switchyard/v1/files.js';
+import { RouteServiceService } from '../gen/switchyard/v1/routes.js';
+import type { Logger } from '../logger.js';
+import { assetHandlers } from './asset-handlers.js';
+import type { Authenticate } from './auth.js';
+import { fileHandlers } from './file-handlers.js';
+import type { HealthMonitor } from './health.js';
+import { createReflectionService } from './reflection.js';
+import { routeHandlers } from './route-handlers.js';
+import { createRpc } from './rpc.js';
+
+const MIB = 1024 * 1024;
+
+/**
+ * Transport limits. Uploads arrive as many small messages (64 KiB chunks are
+ * recommended), so 4 MiB per message is plenty and bounds what one message can
+ * cost. Keepalive pings find dead peers within a minute and a half; idle
+ * connections are closed after 5 minutes so clients rebalance across instances.
+ */
+export const SERVER_OPTIONS: ChannelOptions = Object.freeze({
+  'grpc.max_receive_message_length': 4 * MIB,
+  'grpc.max_send_message_length': 4 * MIB,
+  'grpc.keepalive_time_ms': 60_000,
+  'grpc.keepalive_timeout_ms': 20_000,
+  'grpc.max_connection_idle_ms': 5 * 60_000,
+  'grpc.max_concurrent_streams': 1000,
+});
+
+export interface GrpcServerParts {
+  readonly switchyard: Switchyard;
+  readonly authenticate: Authenticate;
+  readonly health: HealthMonitor;
+  readonly log: Logger;
+}
+
+export interface GrpcServer {
+  readonly server: Server;
+  /** Resolves once no handler is running, so storage can be closed under none. */
+  settled(): Promise<void>;
+}
+
+export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
+  const server = new Server(SERVER_OPTIONS);
+  const rpc = createRpc(parts.log, parts.authenticate);
+  server.addService(RouteServiceService, routeHandlers(parts.switchyard.routes, rpc));
+  server.addService(AssetServiceService, assetHandlers(parts.switchyard.assets, rpc));
+  server.addService(FileServiceService, fileHandlers(parts.switchyard.assets, rpc));
+  parts.health.implementation.addToServer(server);
+  createReflectionService().addToServer(server);
+  return { server, settled: () => rpc.settled() };
+}
+
+/** Binds without TLS (an internal service behind the gateway); resolves to the bound port. */
+export function bindServer(server: Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
+  });
+}
+
+/**
+ * Stops taking calls and lets those in flight finish; after `timeoutMs` the
+ * rest are cut off.
+ */
+export function shutdownServer(server: Server, timeoutMs: number): Promise<{ forced: boolean }> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve({ forced: true });
+    }, timeoutMs);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve({ forced: false });
+    });
+  });
+}

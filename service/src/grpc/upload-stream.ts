@@ -1,0 +1,100 @@
+import { Readable } from 'node:stream';
+import type { ServerReadableStream } from '@grpc/grpc-js';
+import { invalidArgument, SwitchyardError } from '../../../lib/src/errors.js';
+import { endWasCancelled } from './end-of-stream.js';
+
+/** The shape shared by UploadAssetRequest and ReplaceAssetRequest (which has no trailing label). */
+export interface UploadMessage<M> {
+  metadata?: M | undefined;
+  chunk?: Buffer | undefined;
+  trailingLabel?: string | undefined;
+}
+
+export interface UploadStream<M> {
+  readonly metadata: M;
+  /** The file's bytes, pulled from the call one message at a time. */
+  readonly body: Readable;
+  /** The `trailing_label` that ended the stream, if one did; known once the body has ended. */
+  trailingLabel(): string | undefined;
+  /**
+   * The error the body failed with, if it did (client cancel, a malformed
+   * stream): it explains a failed upload better than whatever the consumer of
+   * the body reports.
+   */
+  bodyFailure(): unknown;
+}
+
+export interface UploadStreamRules<M> {
+  /** Whether the metadata already carries a label, which a trailing label may not repeat. */
+  readonly hasLabel?: (metadata: M) => boolean;
+}
+
+/**
+ * Splits a client-streamed upload into its first message (the metadata), a
+ * byte stream of the chunks that follow, and an optional trailing label. The
+ * body pulls the next message only when its consumer wants more bytes, and
+ * grpc-js pauses the HTTP/2 stream while no read is pending, so a slow blob
+ * store slows the client instead of filling memory. A client cancel destroys
+ * the body with `canceled`, also when it arrives right behind the end of the
+ * stream (see end-of-stream.ts). A malformed stream fails the body with
+ * `invalid_argument` before its end, so nothing is committed.
+ */
+export async function readUploadStream<M>(call: ServerReadableStream<UploadMessage<M>, unknown>, rules: UploadStreamRules<M> = {}): Promise<UploadStream<M>> {
+  const messages = call[Symbol.asyncIterator]() as AsyncIterator<UploadMessage<M>>;
+  const first = await messages.next().catch((error: unknown) => {
+    throw canceledOr(call, error);
+  });
+  if (first.done) throw invalidArgument('metadata', 'the stream ended before its first message, the metadata');
+  const head = first.value.metadata;
+  if (head === undefined) throw invalidArgument('metadata', 'the first message must carry the metadata');
+  const metadata: M = head;
+
+  let failure: unknown;
+  let trailingLabel: string | undefined;
+  async function* chunks(): AsyncGenerator<Buffer> {
+    try {
+      for (;;) {
+        const next = await messages.next();
+        if (next.done) {
+          if (await endWasCancelled(call)) throw canceledError();
+          return;
+        }
+        const message = next.value;
+        if (message.metadata !== undefined) throw invalidArgument('metadata', 'only the first message may carry metadata');
+        if (message.trailingLabel !== undefined) {
+          if (trailingLabel !== undefined) throw invalidArgument('trailing_label', 'sent twice');
+          if (rules.hasLabel?.(metadata)) throw invalidArgument('trailing_label', 'metadata.label is set already; send the label once');
+          trailingLabel = message.trailingLabel;
+          continue;
+        }
+        if (trailingLabel !== undefined) throw invalidArgument('trailing_label', 'must be the last message, but a chunk followed it');
+        if (message.chunk !== undefined && message.chunk.length > 0) yield message.chunk;
+      }
+    } catch (error) {
+      failure ??= canceledOr(call, error);
+      throw failure;
+    } finally {
+      // Consumer gave up early (e.g. too large): stop reading the call.
+      await messages.return?.();
+    }
+  }
+
+  const body = Readable.from(chunks(), { objectMode: false });
+  // A cancel may destroy the body before anyone reads it; its error is reported through bodyFailure().
+  body.on('error', () => undefined);
+  const onCancel = (): void => {
+    failure ??= canceledError();
+    body.destroy(failure as Error);
+  };
+  call.once('cancelled', onCancel);
+  body.once('close', () => call.off('cancelled', onCancel));
+  return { metadata, body, trailingLabel: () => trailingLabel, bodyFailure: () => failure };
+}
+
+function canceledError(cause?: unknown): SwitchyardError {
+  return new SwitchyardError('canceled', 'the client canceled the upload; nothing was stored', [], { cause });
+}
+
+function canceledOr(call: { cancelled: boolean }, error: unknown): unknown {
+  return call.cancelled ? canceledError(error) : error;
+}

@@ -1,0 +1,39 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { SwitchyardError } from '../../../lib/src/errors.js';
+import { isUnavailableError } from '../stores/database-errors.js';
+import type { Database } from '../stores/schema.js';
+import * as initial from './0001-initial.js';
+
+/**
+ * Every migration, by name, in order. A static list rather than a folder scan,
+ * so it works the same under tsx, bundlers and compiled output.
+ * Append only; never edit a migration that has shipped.
+ */
+const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
+  '0001-initial': initial,
+});
+
+export const migrationProvider: MigrationProvider = Object.freeze({
+  getMigrations: async () => ({ ...MIGRATIONS }),
+});
+
+export function createMigrator(db: Kysely<Database>): Migrator {
+  return new Migrator({ db, provider: migrationProvider });
+}
+
+/**
+ * Applies every pending migration and returns the names it applied (empty
+ * when the schema was current). Safe to run from several instances at once:
+ * Kysely's migrator takes a lock. Throws one SwitchyardError naming the failed
+ * migration: `unavailable` when the database cannot be reached, else `internal`.
+ */
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const { error, results = [] } = await createMigrator(db).migrateToLatest();
+  if (error !== undefined) {
+    const failed = results.find((result) => result.status === 'Error')?.migrationName;
+    const reason = error instanceof Error ? error.message : String(error);
+    const what = failed === undefined ? 'database migrations could not run' : `database migration "${failed}" failed`;
+    throw new SwitchyardError(isUnavailableError(error) ? 'unavailable' : 'internal', `${what}: ${reason}`, [], { cause: error });
+  }
+  return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}

@@ -1,0 +1,124 @@
+// The schema on both dialects: what the conformance suites cannot see from the ports.
+import test from 'ava';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { isSwitchyardError } from '../../../lib/src/errors.js';
+import { sampleRoute } from '../../../lib/src/testing/index.js';
+import { openDatabase } from '../stores/database.js';
+import { KyselyRouteStore } from '../stores/kysely-route-store.js';
+import type { Database } from '../stores/schema.js';
+import { createTestMysqlDatabase } from '../testing/mysql.js';
+import { migrateToLatest } from './index.js';
+
+interface Target {
+  readonly name: string;
+  open(): Promise<{ db: Kysely<Database>; cleanup(): Promise<void> }>;
+}
+
+const sqlite: Target = {
+  name: 'sqlite',
+  open: async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchyard-migrations-'));
+    const db = openDatabase({ kind: 'sqlite', file: join(dir, 'db.sqlite') });
+    return { db, cleanup: async () => (await db.destroy(), await rm(dir, { recursive: true, force: true })) };
+  },
+};
+
+const mysqlAvailable = (await createTestMysqlDatabase().then(async (probe) => (await probe?.drop(), probe !== undefined)));
+const mysql: Target = {
+  name: 'mysql',
+  open: async () => {
+    const database = await createTestMysqlDatabase();
+    if (!database) throw new Error('MySQL went away');
+    const db = openDatabase({ kind: 'mysql', url: database.url });
+    return { db, cleanup: async () => (await db.destroy(), await database.drop()) };
+  },
+};
+
+if (!mysqlAvailable) test.skip('mysql: MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)', () => undefined);
+
+for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
+  const withDb = (title: string, body: (t: import('ava').ExecutionContext, db: Kysely<Database>) => Promise<void>) =>
+    test(`${target.name}: ${title}`, async (t) => {
+      const { db, cleanup } = await target.open();
+      try {
+        await body(t, db);
+      } finally {
+        await cleanup();
+      }
+    });
+
+  withDb('migrateToLatest applies every migration once, then nothing', async (t, db) => {
+    t.deepEqual(await migrateToLatest(db), ['0001-initial']);
+    t.deepEqual(await migrateToLatest(db), []);
+    const tables = (await db.introspection.getTables()).map((table) => table.name).sort();
+    t.deepEqual(tables, ['assets', 'routes']);
+  });
+
+  withDb('workspaces compare exactly: case and accents make other workspaces', async (t, db) => {
+    await migrateToLatest(db);
+    const store = new KyselyRouteStore(db);
+    const upper = sampleRoute('Acme');
+    await store.insert(upper);
+    t.is(await store.get('acme', upper.id), undefined);
+    await t.notThrowsAsync(store.insert(sampleRoute('acme')), 'same shape in a workspace differing only in case');
+    await t.notThrowsAsync(store.insert(sampleRoute('Acmé')), 'same shape in a workspace differing only in an accent');
+    t.is(await store.count('Acme'), 1);
+  });
+
+  withDb('a 1024-character shape is stored whole and still unique per workspace and method', async (t, db) => {
+    await migrateToLatest(db);
+    const store = new KyselyRouteStore(db);
+    const long = `/${'a'.repeat(1023)}`;
+    const record = sampleRoute('long', { path: long, shape: long });
+    await store.insert(record);
+    t.is((await store.get('long', record.id))?.shape, long);
+    const error = await t.throwsAsync(store.insert(sampleRoute('long', { path: long, shape: long })));
+    t.true(isSwitchyardError(error) && error.code === 'already_exists');
+    t.deepEqual(isSwitchyardError(error) ? error.details : [], [{ field: 'path', reason: 'duplicate method and path shape' }]);
+    await t.notThrowsAsync(store.insert(sampleRoute('long', { path: `${long.slice(0, -1)}b`, shape: `${long.slice(0, -1)}b` })), 'differs in the last character');
+  });
+
+  withDb('times are stored as exact UTC epoch milliseconds', async (t, db) => {
+    await migrateToLatest(db);
+    const record = sampleRoute('times', { createdAt: new Date('1999-12-31T23:59:59.999Z') });
+    await new KyselyRouteStore(db).insert(record);
+    const row = await db.selectFrom('routes').select('created_at').where('id', '=', record.id).executeTakeFirstOrThrow();
+    t.is(Number(row.created_at), Date.parse('1999-12-31T23:59:59.999Z'));
+    t.is((await new KyselyRouteStore(db).get('times', record.id))?.createdAt.toISOString(), '1999-12-31T23:59:59.999Z');
+  });
+
+  withDb('two migrators at once apply the schema once', async (t, db) => {
+    const both = await Promise.all([migrateToLatest(db), migrateToLatest(db)]);
+    t.deepEqual(both.flat(), ['0001-initial']);
+    const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM routes`.execute(db);
+    t.is(Number(rows[0]?.n), 0);
+  });
+}
+
+test('a migration that cannot reach its database fails with one clear unavailable error', async (t) => {
+  const db = openDatabase({ kind: 'mysql', url: 'mysql://root@127.0.0.1:1/switchyard' });
+  try {
+    const error = await t.throwsAsync(migrateToLatest(db));
+    t.true(isSwitchyardError(error) && error.code === 'unavailable', String(error));
+    t.regex(error?.message ?? '', /^database migrations? .*(could not run|failed): /);
+  } finally {
+    await db.destroy();
+  }
+});
+
+test('an SQLite file that cannot be created is unavailable, naming the file', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-migrations-'));
+  try {
+    // A folder cannot be made below a regular file.
+    const file = join(dir, 'not-a-folder', 'db.sqlite');
+    await writeFile(join(dir, 'not-a-folder'), 'x');
+    const error = t.throws(() => openDatabase({ kind: 'sqlite', file }));
+    t.true(isSwitchyardError(error) && error.code === 'unavailable');
+    t.true(error?.message.includes(file));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,46 @@
+// Garbage collection on real storage: SQLite records and blobs on disk, ages from file times.
+import test from 'ava';
+import { mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { collectGarbage } from '../../../lib/src/maintenance/collect-garbage.js';
+import { sampleAsset, sampleContent, uniqueName } from '../../../lib/src/testing/index.js';
+import { openStorage } from './open-storage.js';
+
+test('disk + sqlite: old orphans and replaced-away blobs go, current and young blobs stay, emptied folders are pruned', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-gc-'));
+  const root = join(dir, 'files');
+  const storage = await openStorage({ database: { kind: 'sqlite', file: join(dir, 'db.sqlite') }, blobs: { kind: 'disk', root } });
+  t.teardown(async () => {
+    await storage.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const { blobStore, assetStore } = storage;
+  const put = (key: string) => blobStore.put(key, Readable.from([Buffer.from(key)], { objectMode: false }));
+  const age = (key: string, hours: number) => {
+    const then = new Date(Date.now() - hours * 3_600_000);
+    return utimes(join(root, ...key.split('/')), then, then);
+  };
+
+  const workspace = uniqueName();
+  const record = sampleAsset(workspace, { blobKey: `${workspace}/as_1/current.bin` });
+  await put(record.blobKey);
+  await assetStore.insert(record);
+  const replacement = sampleContent(workspace, { blobKey: `${workspace}/as_1/replacement.bin` });
+  await put(replacement.blobKey);
+  await assetStore.swap(workspace, record.id, 1, replacement);
+  const oldOrphan = `${workspace}/as_2/crashed.bin`;
+  const youngOrphan = `${workspace}/as_3/uploading.bin`;
+  await put(oldOrphan);
+  await put(youngOrphan);
+  for (const key of [record.blobKey, replacement.blobKey, oldOrphan]) await age(key, 2);
+
+  const report = await collectGarbage({ blobStore, assetStore });
+  t.is(report.scanned, 4);
+  t.deepEqual(report.deleted.sort(), [oldOrphan, record.blobKey].sort());
+  const left: string[] = [];
+  for await (const blob of blobStore.list()) left.push(blob.key);
+  t.deepEqual(left.sort(), [replacement.blobKey, youngOrphan].sort());
+  t.deepEqual((await readdir(join(root, workspace))).sort(), ['as_1', 'as_3'], 'the folder of the collected orphan is gone');
+});

@@ -1,0 +1,56 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect } from 'kysely';
+import { createPool } from 'mysql2';
+import { SwitchyardError } from '../../../lib/src/errors.js';
+import type { Database } from './schema.js';
+import type { DatabaseConfig } from './storage-config.js';
+
+/** How long SQLite waits for another process's write lock before SQLITE_BUSY. */
+const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Opens the records database: one Kysely type for both dialects, so every
+ * store has a single code path. The caller owns it and ends it with
+ * `db.destroy()`.
+ */
+export function openDatabase(config: DatabaseConfig): Kysely<Database> {
+  return config.kind === 'sqlite' ? openSqlite(config.file) : openMysql(config.url);
+}
+
+export function dialectOf(db: Kysely<Database>): DatabaseConfig['kind'] {
+  return db.getExecutor().adapter instanceof MysqlAdapter ? 'mysql' : 'sqlite';
+}
+
+function openSqlite(file: string): Kysely<Database> {
+  let database: SqliteDatabase.Database;
+  try {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    database = new SqliteDatabase(file);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new SwitchyardError('unavailable', `cannot open the SQLite database ${file}: ${reason}`, [], { cause: error });
+  }
+  // WAL lets readers run beside the writer; synchronous stays FULL (the default) so commits survive power loss.
+  database.pragma('journal_mode = WAL');
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  database.pragma('foreign_keys = ON');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+function openMysql(url: string): Kysely<Database> {
+  const pool = createPool({
+    uri: url,
+    // Times are stored as epoch milliseconds; UTC here keeps any DATETIME the driver meets unambiguous.
+    timezone: 'Z',
+    dateStrings: true,
+    // BIGINTs come back as numbers, and as strings only past 2^53 (never for our sizes and times).
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    connectionLimit: 10,
+    connectTimeout: 5_000,
+    enableKeepAlive: true,
+  });
+  return new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
+}

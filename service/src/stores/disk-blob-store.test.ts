@@ -1,0 +1,101 @@
+import test from 'ava';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { isSwitchyardError } from '../../../lib/src/errors.js';
+import { blobStoreConformance, bytesOf, failingStream, generatedStream } from '../../../lib/src/testing/index.js';
+import { DiskBlobStore } from './disk-blob-store.js';
+
+const roots: string[] = [];
+async function freshRoot(): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'switchyard-disk-blobs-'));
+  roots.push(root);
+  return root;
+}
+// Before any test is declared: ava wants declarations synchronous after the last top-level await.
+const shared = await freshRoot();
+test.after.always(async () => {
+  await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
+});
+
+blobStoreConformance(test, {
+  name: 'disk',
+  create: async () => ({ store: new DiskBlobStore(join(shared, 'files')) }),
+  // A root that is a regular file: nothing can be read or written below it.
+  createUnavailable: async () => {
+    const file = join(await freshRoot(), 'not-a-folder');
+    await writeFile(file, 'x');
+    return { store: new DiskBlobStore(file) };
+  },
+});
+
+const bytes = (text: string) => Readable.from([Buffer.from(text)], { objectMode: false });
+
+test('disk: each blob is one file at its key path, and puts leave no temp files behind', async (t) => {
+  const root = await freshRoot();
+  const store = new DiskBlobStore(root);
+  await store.put('ws/as_1/bl_1.txt', bytes('one'));
+  await store.put('ws/as_1/bl_1.txt', bytes('two, replacing'));
+  await store.put('ws/large.bin', generatedStream(3 * 1024 * 1024));
+  await t.throwsAsync(store.put('ws/failed.bin', failingStream({ bytesBeforeFailure: 200_000 })));
+  t.is((await stat(join(root, 'ws', 'as_1', 'bl_1.txt'))).size, 'two, replacing'.length);
+  t.deepEqual(await readdir(join(root, '.tmp')), [], 'no temp file survives, failed or not');
+  t.deepEqual((await readdir(join(root, 'ws'))).sort(), ['as_1', 'large.bin']);
+});
+
+test('disk: delete prunes folders it empties, up to but not including the root', async (t) => {
+  const root = await freshRoot();
+  const store = new DiskBlobStore(root);
+  await store.put('ws/as_1/bl_1.txt', bytes('a'));
+  await store.put('ws/as_2/bl_2.txt', bytes('b'));
+  await store.delete('ws/as_1/bl_1.txt');
+  t.deepEqual(await readdir(join(root, 'ws')), ['as_2'], 'the empty asset folder is gone, its sibling stays');
+  await store.delete('ws/as_2/bl_2.txt');
+  t.deepEqual(await readdir(root), ['.tmp'], 'workspace folder pruned too; the root stays');
+  await store.put('ws/as_2/bl_3.txt', bytes('c'));
+  t.deepEqual(await bytesOf((await store.get('ws/as_2/bl_3.txt'))!), Buffer.from('c'), 'pruned folders come back on put');
+});
+
+test('disk: list skips the temp folder, dot files and names no key could have', async (t) => {
+  const root = await freshRoot();
+  const store = new DiskBlobStore(root);
+  await store.put('ws/a.bin', bytes('a'));
+  await mkdir(join(root, '.tmp'), { recursive: true });
+  await writeFile(join(root, '.tmp', 'partial'), 'partial upload');
+  await writeFile(join(root, 'ws', '.hidden'), 'x');
+  await writeFile(join(root, 'ws', 'bad name'), 'x');
+  const keys: string[] = [];
+  for await (const info of store.list()) keys.push(info.key);
+  t.deepEqual(keys, ['ws/a.bin']);
+});
+
+test('disk: a folder is not a blob, and a key under a blob is simply absent', async (t) => {
+  const store = new DiskBlobStore(await freshRoot());
+  await store.put('ws/as_1/bl_1.txt', bytes('a'));
+  t.is(await store.get('ws/as_1'), undefined);
+  t.is(await store.stat('ws/as_1'), undefined);
+  await t.notThrowsAsync(store.delete('ws/as_1'));
+  t.is(await store.get('ws/as_1/bl_1.txt/x'), undefined);
+  t.truthy(await store.stat('ws/as_1/bl_1.txt'), 'deleting a folder key removed nothing');
+});
+
+test('disk: a range starting past the end reads nothing; a malformed range is invalid_argument', async (t) => {
+  const store = new DiskBlobStore(await freshRoot());
+  await store.put('ws/ten', bytes('0123456789'));
+  t.deepEqual(await bytesOf((await store.get('ws/ten', { start: 10, end: 20 }))!), Buffer.alloc(0));
+  for (const range of [{ start: -1, end: 3 }, { start: 5, end: 4 }, { start: 0.5, end: 3 }]) {
+    const error = await t.throwsAsync(store.get('ws/ten', range));
+    t.true(isSwitchyardError(error) && error.code === 'invalid_argument', JSON.stringify(range));
+  }
+});
+
+test('disk: check creates a missing root and passes; a root that is a file is unavailable', async (t) => {
+  const root = join(await freshRoot(), 'later', 'files');
+  await new DiskBlobStore(root).check();
+  t.true((await stat(root)).isDirectory());
+  const file = join(await freshRoot(), 'file');
+  await writeFile(file, 'x');
+  const error = await t.throwsAsync(new DiskBlobStore(file).check());
+  t.true(isSwitchyardError(error) && error.code === 'unavailable');
+});

@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { constants, createWriteStream } from 'node:fs';
+import { access, mkdir, open, opendir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { SwitchyardError } from '../../../lib/src/errors.js';
+import { assertBlobKey } from '../../../lib/src/ports/blob-key.js';
+import type { BlobInfo, BlobStore, ByteRange } from '../../../lib/src/ports/blob-store.js';
+import { assertRange, emptyStream, isValidBlobKey } from './blob-support.js';
+
+/** Where partial uploads live; keys cannot start with a dot, so no key can name it. */
+const TEMP_FOLDER = '.tmp';
+/** A concurrent delete may prune the folder between our mkdir and rename; try again a few times. */
+const RENAME_ATTEMPTS = 3;
+
+/**
+ * BlobStore on a local folder. Each blob is one file at its key's path; a put
+ * streams into a temporary file on the same file system, syncs it and renames
+ * it into place, so a key shows either nothing, the old bytes or all new bytes.
+ */
+export class DiskBlobStore implements BlobStore {
+  readonly root: string;
+  readonly #tempDir: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+    this.#tempDir = join(this.root, TEMP_FOLDER);
+  }
+
+  async put(key: string, body: Readable): Promise<void> {
+    const target = this.#pathOf(key);
+    const temp = join(this.#tempDir, randomUUID());
+    let bodyError: unknown;
+    const noteBodyError = (error: unknown) => (bodyError ??= error);
+    body.once('error', noteBodyError);
+    try {
+      await mkdir(this.#tempDir, { recursive: true }).catch(fileSystemError);
+      // `flush` fsyncs the file before the stream closes it, and pipeline waits for that close.
+      await pipeline(body, createWriteStream(temp, { flags: 'wx', flush: true }));
+      await this.#moveIntoPlace(temp, target);
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined);
+      // The body's own failure is what the caller must see; a file-system failure is the store's.
+      throw bodyError ?? (isSystemError(error) ? fileSystemError(error) : error);
+    } finally {
+      body.off('error', noteBodyError);
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable | undefined> {
+    const path = this.#pathOf(key);
+    if (range) assertRange(range);
+    const file = await open(path, 'r').catch((error: unknown) => this.#absent(error));
+    if (!file) return undefined;
+    try {
+      const info = await file.stat();
+      if (!info.isFile()) {
+        await file.close();
+        return undefined;
+      }
+      const start = range?.start ?? 0;
+      const end = Math.min(range?.end ?? Infinity, info.size - 1);
+      if (start > end) {
+        await file.close();
+        return emptyStream();
+      }
+      // The stream owns the handle from here and closes it when done or destroyed.
+      return file.createReadStream({ start, end });
+    } catch (error) {
+      await file.close().catch(() => undefined);
+      throw fileSystemError(error);
+    }
+  }
+
+  async stat(key: string): Promise<BlobInfo | undefined> {
+    const path = this.#pathOf(key);
+    const info = await stat(path).catch((error: unknown) => this.#absent(error));
+    return info?.isFile() ? { key, size: info.size, modifiedAt: info.mtime } : undefined;
+  }
+
+  async delete(key: string): Promise<void> {
+    const path = this.#pathOf(key);
+    try {
+      await unlink(path);
+    } catch (error) {
+      return this.#absent(error);
+    }
+    await this.#pruneEmptyFolders(dirname(path));
+  }
+
+  async *list(): AsyncIterable<BlobInfo> {
+    yield* this.#walk(this.root, '');
+  }
+
+  async check(): Promise<void> {
+    try {
+      await mkdir(this.root, { recursive: true });
+      await access(this.root, constants.R_OK | constants.W_OK | constants.X_OK);
+    } catch (error) {
+      throw new SwitchyardError('unavailable', 'blob folder is not accessible', [], { cause: error });
+    }
+  }
+
+  /**
+   * For an error saying "no such file": nothing is stored there, unless the
+   * root itself is unusable (replaced by a file, unmounted), which is `unavailable`.
+   */
+  async #absent(error: unknown): Promise<undefined> {
+    if (!isMissing(error)) fileSystemError(error);
+    const root = await stat(this.root).catch((rootError: unknown) => (isMissing(rootError) ? undefined : fileSystemError(rootError)));
+    if (root && !root.isDirectory()) fileSystemError(error);
+    return undefined;
+  }
+
+  /** The key's absolute path; the prefix check backs up `assertBlobKey` should either ever change. */
+  #pathOf(key: string): string {
+    const path = resolve(this.root, ...assertBlobKey(key).split('/'));
+    if (!path.startsWith(this.root + sep)) throw new SwitchyardError('invalid_argument', 'invalid blob key', [{ field: 'key', reason: 'escapes the store' }]);
+    return path;
+  }
+
+  async #moveIntoPlace(temp: string, target: string): Promise<void> {
+    const folder = dirname(target);
+    for (let attempt = 1; ; attempt++) {
+      await mkdir(folder, { recursive: true });
+      try {
+        await rename(temp, target);
+        break;
+      } catch (error) {
+        if (!isMissing(error) || attempt >= RENAME_ATTEMPTS) throw error;
+      }
+    }
+    // The rename is durable only once the folder's entry is on disk.
+    await syncFolder(folder);
+  }
+
+  /** Removes now-empty folders up to (not including) the root; stops at the first that still holds something. */
+  async #pruneEmptyFolders(folder: string): Promise<void> {
+    while (folder.startsWith(this.root + sep)) {
+      try {
+        await rmdir(folder);
+      } catch {
+        return;
+      }
+      folder = dirname(folder);
+    }
+  }
+
+  async *#walk(folder: string, prefix: string): AsyncGenerator<BlobInfo> {
+    let entries;
+    try {
+      entries = await opendir(folder);
+    } catch (error) {
+      // A sub-folder may be pruned while we walk; the root may not exist yet.
+      if (folder !== this.root && isMissing(error)) return;
+      return this.#absent(error);
+    }
+    for await (const entry of entries) {
+      if (entry.name.startsWith('.')) continue; // the temp folder, and nothing a key could name
+      const key = prefix + entry.name;
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        yield* this.#walk(path, `${key}/`);
+      } else if (entry.isFile()) {
+        const info = await stat(path).catch((error: unknown) => (isMissing(error) ? undefined : fileSystemError(error)));
+        if (info && isValidBlobKey(key)) yield { key, size: info.size, modifiedAt: info.mtime };
+      }
+    }
+  }
+}
+
+/** A key names nothing there (or names a folder, which is no blob). */
+function isMissing(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR';
+}
+
+/** Full disks, lost mounts and permissions are the store being unavailable, not the caller's fault. */
+function fileSystemError(error: unknown): never {
+  throw new SwitchyardError('unavailable', 'blob storage unavailable', [], { cause: error });
+}
+
+function isSystemError(error: unknown): boolean {
+  return typeof (error as { syscall?: unknown } | null)?.syscall === 'string';
+}
+
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,107 @@
+import type { Kysely, Selectable } from 'kysely';
+import { SwitchyardError } from '../../../lib/src/errors.js';
+import type { AssetContent, AssetRecord, AssetStore } from '../../../lib/src/ports/asset-store.js';
+import { databaseError } from './database-errors.js';
+import type { AssetsTable, Database } from './schema.js';
+
+type AssetRow = Selectable<AssetsTable>;
+
+/** AssetStore on MySQL or SQLite; `swap` is a compare-and-set on the version column. */
+export class KyselyAssetStore implements AssetStore {
+  readonly #db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async insert(record: AssetRecord): Promise<void> {
+    try {
+      await this.#db
+        .insertInto('assets')
+        .values({ id: record.id, workspace: record.workspace, label: record.label, created_at: record.createdAt.getTime(), version: record.version, ...contentColumns(record) })
+        .execute();
+    } catch (error) {
+      throw databaseError(error, () => new SwitchyardError('already_exists', 'asset or blob id already exists', [], { cause: error }));
+    }
+  }
+
+  async get(workspace: string, id: string): Promise<AssetRecord | undefined> {
+    try {
+      const row = await this.#db.selectFrom('assets').selectAll().where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+      return row && toRecord(row);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async getByBlobId(blobId: string): Promise<AssetRecord | undefined> {
+    try {
+      const row = await this.#db.selectFrom('assets').selectAll().where('blob_id', '=', blobId).executeTakeFirst();
+      return row && toRecord(row);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async swap(workspace: string, id: string, expectedVersion: number, content: AssetContent): Promise<AssetRecord | undefined> {
+    try {
+      // One transaction: the row stays locked by our update until we have read it back,
+      // so the record returned is exactly the one this swap wrote.
+      return await this.#db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('assets')
+          .set((eb) => ({ ...contentColumns(content), version: eb('version', '+', 1) }))
+          .where('id', '=', id)
+          .where('workspace', '=', workspace)
+          .where('version', '=', expectedVersion)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) !== 1) return undefined;
+        const row = await trx.selectFrom('assets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+        return toRecord(row);
+      });
+    } catch (error) {
+      throw databaseError(error, () => new SwitchyardError('already_exists', 'blob id already belongs to an asset', [], { cause: error }));
+    }
+  }
+
+  async hasBlobKey(blobKey: string): Promise<boolean> {
+    try {
+      const row = await this.#db.selectFrom('assets').select('id').where('blob_key', '=', blobKey).limit(1).executeTakeFirst();
+      return row !== undefined;
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+}
+
+function contentColumns(content: AssetContent) {
+  return {
+    blob_id: content.blobId,
+    blob_key: content.blobKey,
+    type: content.type,
+    size: content.size,
+    sha256: content.sha256,
+    width: content.width ?? null,
+    height: content.height ?? null,
+    uploaded_at: content.uploadedAt.getTime(),
+  };
+}
+
+function toRecord(row: AssetRow): AssetRecord {
+  return Object.freeze({
+    id: row.id,
+    workspace: row.workspace,
+    label: row.label,
+    blobId: row.blob_id,
+    blobKey: row.blob_key,
+    type: row.type,
+    size: Number(row.size),
+    sha256: row.sha256,
+    // Absent dimensions are absent keys, not `undefined` values, as in records callers build.
+    ...(row.width === null ? {} : { width: Number(row.width) }),
+    ...(row.height === null ? {} : { height: Number(row.height) }),
+    createdAt: new Date(Number(row.created_at)),
+    uploadedAt: new Date(Number(row.uploaded_at)),
+    version: Number(row.version),
+  });
+}

@@ -1,0 +1,43 @@
+// The record stores on MySQL (MariaDB): the library's conformance suites, in a database of their own.
+import test from 'ava';
+import type { Kysely } from 'kysely';
+import { assetStoreConformance, routeStoreConformance } from '../../../lib/src/testing/index.js';
+import { migrateToLatest } from '../migrations/index.js';
+import { createTestMysqlDatabase } from '../testing/mysql.js';
+import { openDatabase } from './database.js';
+import { KyselyAssetStore } from './kysely-asset-store.js';
+import { KyselyRouteStore } from './kysely-route-store.js';
+import type { Database } from './schema.js';
+
+/** Nothing listens on port 1: connections are refused at once. */
+const UNREACHABLE_URL = 'mysql://root@127.0.0.1:1/switchyard';
+
+const database = await createTestMysqlDatabase();
+
+if (!database) {
+  test.skip('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)', () => undefined);
+} else {
+  const db: Kysely<Database> = openDatabase({ kind: 'mysql', url: database.url });
+  test.before(async () => {
+    await migrateToLatest(db);
+  });
+  test.after.always(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  const unreachable = <Store>(make: (db: Kysely<Database>) => Store) => async () => {
+    const closed = openDatabase({ kind: 'mysql', url: UNREACHABLE_URL });
+    return { store: make(closed), close: () => closed.destroy() };
+  };
+  routeStoreConformance(test, {
+    name: 'mysql',
+    create: async () => ({ store: new KyselyRouteStore(db) }),
+    createUnavailable: unreachable((closed) => new KyselyRouteStore(closed)),
+  });
+  assetStoreConformance(test, {
+    name: 'mysql',
+    create: async () => ({ store: new KyselyAssetStore(db) }),
+    createUnavailable: unreachable((closed) => new KyselyAssetStore(closed)),
+  });
+}

@@ -1,0 +1,74 @@
+import test from 'ava';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { isSwitchyardError } from '../../../lib/src/errors.js';
+import { bytesOf, sampleRoute, uniqueName } from '../../../lib/src/testing/index.js';
+import { createTestMysqlDatabase } from '../testing/mysql.js';
+import { startS3rver } from '../testing/s3rver.js';
+import { openStorage } from './open-storage.js';
+
+const dirs: string[] = [];
+async function freshDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-open-storage-'));
+  dirs.push(dir);
+  return dir;
+}
+test.after.always(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+const isUnavailable = (error: unknown) => isSwitchyardError(error) && error.code === 'unavailable';
+
+test('sqlite + disk: migrates by default, every store works, check passes, close is idempotent', async (t) => {
+  const dir = await freshDir();
+  const storage = await openStorage({ database: { kind: 'sqlite', file: join(dir, 'db.sqlite') }, blobs: { kind: 'disk', root: join(dir, 'files') } });
+  const route = sampleRoute(uniqueName());
+  await storage.routeStore.insert(route);
+  t.is((await storage.routeStore.get(route.workspace, route.id))?.id, route.id);
+  await storage.blobStore.put('ws/x.txt', Readable.from([Buffer.from('x')], { objectMode: false }));
+  t.deepEqual(await bytesOf((await storage.blobStore.get('ws/x.txt'))!), Buffer.from('x'));
+  await t.notThrowsAsync(storage.check());
+  await storage.close();
+  await t.notThrowsAsync(storage.close());
+});
+
+test('check is unavailable when the blob root or the database cannot be used', async (t) => {
+  const dir = await freshDir();
+  await writeFile(join(dir, 'file'), 'x');
+  const badBlobs = await openStorage({ database: { kind: 'sqlite', file: join(dir, 'db.sqlite') }, blobs: { kind: 'disk', root: join(dir, 'file') } });
+  t.true(isUnavailable(await t.throwsAsync(badBlobs.check())), 'blob root is a file');
+  await badBlobs.close();
+
+  const badDatabase = await openStorage(
+    { database: { kind: 'mysql', url: 'mysql://root@127.0.0.1:1/switchyard' }, blobs: { kind: 'disk', root: join(dir, 'files') } },
+    { migrate: false },
+  );
+  t.true(isUnavailable(await t.throwsAsync(badDatabase.check())), 'database refuses connections');
+  await badDatabase.close();
+});
+
+test('opening with migrations against an unreachable database rejects with unavailable', async (t) => {
+  const dir = await freshDir();
+  const error = await t.throwsAsync(openStorage({ database: { kind: 'mysql', url: 'mysql://root@127.0.0.1:1/switchyard' }, blobs: { kind: 'disk', root: dir } }));
+  t.true(isUnavailable(error), String(error));
+});
+
+test('mysql + s3: migrates, check passes, records and blobs work', async (t) => {
+  const database = await createTestMysqlDatabase(t);
+  if (!database) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
+  const s3 = await startS3rver();
+  t.teardown(() => s3.close());
+  const storage = await openStorage({ database: { kind: 'mysql', url: database.url }, blobs: s3.config });
+  try {
+    await t.notThrowsAsync(storage.check());
+    const route = sampleRoute(uniqueName());
+    await storage.routeStore.insert(route);
+    t.is(await storage.routeStore.count(route.workspace), 1);
+    await storage.blobStore.put('ws/y.txt', Readable.from([Buffer.from('y')], { objectMode: false }));
+    t.is((await storage.blobStore.stat('ws/y.txt'))?.size, 1);
+  } finally {
+    await storage.close();
+  }
+});

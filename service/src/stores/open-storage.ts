@@ -1,0 +1,76 @@
+import { sql, type Kysely } from 'kysely';
+import { SwitchyardError } from '../../../lib/src/errors.js';
+import type { AssetStore } from '../../../lib/src/ports/asset-store.js';
+import type { BlobStore } from '../../../lib/src/ports/blob-store.js';
+import type { RouteStore } from '../../../lib/src/ports/route-store.js';
+import { migrateToLatest } from '../migrations/index.js';
+import { openDatabase } from './database.js';
+import { DiskBlobStore } from './disk-blob-store.js';
+import { KyselyAssetStore } from './kysely-asset-store.js';
+import { KyselyRouteStore } from './kysely-route-store.js';
+import { S3BlobStore } from './s3-blob-store.js';
+import type { Database } from './schema.js';
+import type { BlobStoreConfig, StorageConfig } from './storage-config.js';
+
+/** The adapters the core needs, with a health check and an explicit end. */
+export interface Storage {
+  readonly routeStore: RouteStore;
+  readonly assetStore: AssetStore;
+  readonly blobStore: BlobStore;
+  /** Resolves when the database and the blob store both answer; else throws `unavailable`. */
+  check(): Promise<void>;
+  /** Ends the database pool and the blob store's client. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Storage on a real database, which tools (migrations, tests) can reach directly. */
+export interface DatabaseStorage extends Storage {
+  readonly db: Kysely<Database>;
+}
+
+export interface OpenStorageOptions {
+  /** Apply pending migrations before returning (default true). */
+  readonly migrate?: boolean | undefined;
+}
+
+export async function openStorage(config: StorageConfig, options: OpenStorageOptions = {}): Promise<DatabaseStorage> {
+  const db = openDatabase(config.database);
+  const blobs = openBlobStore(config.blobs);
+  try {
+    if (options.migrate ?? true) await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    blobs.close();
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  return Object.freeze({
+    db,
+    routeStore: new KyselyRouteStore(db),
+    assetStore: new KyselyAssetStore(db),
+    blobStore: blobs.store,
+    check: async () => {
+      await Promise.all([checkDatabase(db), blobs.store.check()]);
+    },
+    close: () =>
+      (closing ??= (async () => {
+        blobs.close();
+        await db.destroy();
+      })()),
+  });
+}
+
+async function checkDatabase(db: Kysely<Database>): Promise<void> {
+  try {
+    await sql`SELECT 1`.execute(db);
+  } catch (error) {
+    throw new SwitchyardError('unavailable', 'database unavailable', [], { cause: error });
+  }
+}
+
+function openBlobStore(config: BlobStoreConfig): { store: BlobStore; close(): void } {
+  if (config.kind === 'disk') return { store: new DiskBlobStore(config.root), close: () => undefined };
+  const store = new S3BlobStore(config);
+  return { store, close: () => store.close() };
+}

@@ -1,0 +1,47 @@
+import test from 'ava';
+import { isSwitchyardError } from '../../../lib/src/errors.js';
+import { blobStoreConformance, failingStream, uniqueName } from '../../../lib/src/testing/index.js';
+import { startS3rver, type TestS3 } from '../testing/s3rver.js';
+import { S3BlobStore } from './s3-blob-store.js';
+
+const s3: TestS3 = await startS3rver();
+const stores: S3BlobStore[] = [];
+const open = (config = s3.config) => {
+  const store = new S3BlobStore(config);
+  stores.push(store);
+  return store;
+};
+test.after.always(async () => {
+  for (const store of stores) store.close();
+  await s3.close();
+});
+
+const shared = open();
+blobStoreConformance(test, {
+  name: 's3',
+  create: async () => ({ store: shared }),
+  // Nothing listens on port 1.
+  createUnavailable: async () => ({ store: open({ ...s3.config, endpoint: 'http://127.0.0.1:1' }) }),
+});
+
+test('s3: a body failing after several parts aborts the multipart upload', async (t) => {
+  const key = `${uniqueName()}/big.bin`;
+  const before = s3.requests().length;
+  const boom = new Error('client went away');
+  const error = await t.throwsAsync(shared.put(key, failingStream({ bytesBeforeFailure: 12 * 1024 * 1024, error: boom })));
+  t.is(error, boom);
+  const requests = s3.requests().slice(before).filter((line) => line.includes(key.split('/')[0]!));
+  t.true(requests.some((line) => /^POST .*\?uploads/.test(line)), `a multipart upload was started: ${requests.join(', ')}`);
+  t.true(requests.some((line) => /^DELETE .*uploadId=/.test(line)), `and aborted: ${requests.join(', ')}`);
+  t.false(requests.some((line) => /^POST .*uploadId=/.test(line)), 'and never completed');
+});
+
+test('s3: a missing bucket makes check unavailable; wrong credentials do too', async (t) => {
+  for (const config of [
+    { ...s3.config, bucket: 'no-such-bucket' },
+    { ...s3.config, credentials: { accessKeyId: 'WRONG', secretAccessKey: 'WRONG' } },
+  ]) {
+    const error = await t.throwsAsync(open(config).check());
+    t.true(isSwitchyardError(error) && error.code === 'unavailable', config.bucket);
+  }
+});

@@ -1,0 +1,175 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  paginateListObjectsV2,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { Readable } from 'node:stream';
+import { SwitchyardError } from '../../../lib/src/errors.js';
+import { assertBlobKey } from '../../../lib/src/ports/blob-key.js';
+import type { BlobInfo, BlobStore, ByteRange } from '../../../lib/src/ports/blob-store.js';
+import { assertRange, emptyStream, isValidBlobKey } from './blob-support.js';
+import { isMissingObject, isUnsatisfiableRange, s3Error } from './s3-errors.js';
+import type { BlobStoreConfig } from './storage-config.js';
+
+export type S3BlobStoreConfig = Extract<BlobStoreConfig, { kind: 's3' }>;
+
+export interface S3BlobStoreOptions {
+  /** Bytes per multipart part (S3's minimum, 5 MiB, by default). */
+  readonly partSize?: number | undefined;
+  /** Parts uploaded at once; with `partSize` this bounds the memory one upload holds. */
+  readonly queueSize?: number | undefined;
+}
+
+const MIN_PART_SIZE = 5 * 1024 * 1024;
+/** Two parts in flight plus one being filled: about 15 MiB held per upload, whatever its size. */
+const DEFAULT_QUEUE_SIZE = 2;
+
+/** The client as DESIGN.md prescribes for S3-compatible servers: no aws-chunked bodies, checksums only when required. */
+export function createS3Client(config: S3BlobStoreConfig): S3Client {
+  const options: S3ClientConfig = {
+    region: config.region,
+    endpoint: config.endpoint,
+    forcePathStyle: config.forcePathStyle,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    requestHandler: { connectionTimeout: 5_000 },
+  };
+  // Without explicit keys the SDK's default credential chain applies.
+  if (config.credentials) options.credentials = { ...config.credentials };
+  return new S3Client(options);
+}
+
+/**
+ * BlobStore on an S3-compatible bucket. Puts stream through lib-storage's
+ * multipart `Upload`, holding at most `queueSize` parts in memory; a body that
+ * fails aborts the upload, so the key never shows partial bytes.
+ */
+export class S3BlobStore implements BlobStore {
+  readonly bucket: string;
+  readonly #client: S3Client;
+  readonly #partSize: number;
+  readonly #queueSize: number;
+
+  constructor(config: S3BlobStoreConfig, options: S3BlobStoreOptions = {}) {
+    this.bucket = config.bucket;
+    this.#client = createS3Client(config);
+    this.#partSize = Math.max(options.partSize ?? MIN_PART_SIZE, MIN_PART_SIZE);
+    this.#queueSize = Math.max(options.queueSize ?? DEFAULT_QUEUE_SIZE, 1);
+  }
+
+  async put(key: string, body: Readable): Promise<void> {
+    assertBlobKey(key);
+    // Remember the body's own failure: the upload may report its abort instead, and callers need the cause.
+    let bodyError: unknown;
+    async function* chunks(): AsyncGenerator<Buffer | string> {
+      try {
+        for await (const chunk of body) yield chunk as Buffer | string;
+      } catch (error) {
+        bodyError = error;
+        throw error;
+      }
+    }
+    const source = Readable.from(chunks(), { objectMode: false });
+    const upload = new Upload({
+      client: this.#client,
+      params: { Bucket: this.bucket, Key: key, Body: source },
+      partSize: this.#partSize,
+      queueSize: this.#queueSize,
+      leavePartsOnError: false,
+    });
+    try {
+      await upload.done();
+    } catch (error) {
+      source.destroy();
+      body.destroy();
+      throw bodyError ?? s3Error(error);
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable | undefined> {
+    assertBlobKey(key);
+    if (range) assertRange(range);
+    try {
+      const command = new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range && `bytes=${range.start}-${range.end}` });
+      const { Body: body, ContentLength: length } = await this.#client.send(command);
+      if (!(body instanceof Readable)) throw new SwitchyardError('internal', 'S3 returned no byte stream');
+      // Some S3-compatible servers (s3rver among them) answer `bytes=0-0` with the whole object.
+      const wanted = range && range.end - range.start + 1;
+      return wanted !== undefined && length !== undefined && length > wanted ? firstBytes(body, wanted) : body;
+    } catch (error) {
+      if (isMissingObject(error)) return undefined;
+      // The object exists but the range starts at or past its end (or it is empty).
+      if (range && isUnsatisfiableRange(error)) return emptyStream();
+      throw s3Error(error);
+    }
+  }
+
+  async stat(key: string): Promise<BlobInfo | undefined> {
+    assertBlobKey(key);
+    try {
+      const head = await this.#client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return { key, size: head.ContentLength ?? 0, modifiedAt: head.LastModified ?? new Date(0) };
+    } catch (error) {
+      if (isMissingObject(error)) return undefined;
+      throw s3Error(error);
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertBlobKey(key);
+    try {
+      await this.#client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (error) {
+      if (!isMissingObject(error)) throw s3Error(error);
+    }
+  }
+
+  async *list(): AsyncIterable<BlobInfo> {
+    try {
+      for await (const page of paginateListObjectsV2({ client: this.#client }, { Bucket: this.bucket })) {
+        for (const object of page.Contents ?? []) {
+          // Skip what no store could have written (a shared bucket may hold other things).
+          if (object.Key === undefined || !isValidBlobKey(object.Key)) continue;
+          yield { key: object.Key, size: object.Size ?? 0, modifiedAt: object.LastModified ?? new Date(0) };
+        }
+      }
+    } catch (error) {
+      throw s3Error(error);
+    }
+  }
+
+  async check(): Promise<void> {
+    try {
+      await this.#client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    } catch (error) {
+      throw new SwitchyardError('unavailable', `bucket ${this.bucket} is not reachable`, [], { cause: error });
+    }
+  }
+
+  /** Releases the client's sockets. */
+  close(): void {
+    this.#client.destroy();
+  }
+}
+
+/** The first `count` bytes of `body`, which is released as soon as they have passed. */
+function firstBytes(body: Readable, count: number): Readable {
+  async function* take(): AsyncGenerator<Buffer> {
+    let left = count;
+    for await (const chunk of body) {
+      const bytes = chunk as Buffer;
+      if (bytes.length >= left) {
+        yield bytes.subarray(0, left);
+        return; // leaving the loop destroys the rest of the response
+      }
+      left -= bytes.length;
+      yield bytes;
+    }
+  }
+  return Readable.from(take(), { objectMode: false });
+}

@@ -1,0 +1,41 @@
+/**
+ * Table types for Kysely, shared by both dialects.
+ *
+ * Times are epoch milliseconds in BIGINT columns: exact to the millisecond and
+ * UTC by construction on MySQL and SQLite alike, with no driver time-zone or
+ * fractional-seconds handling to get wrong.
+ */
+export interface RoutesTable {
+  id: string;
+  workspace: string;
+  method: string;
+  path: string;
+  shape: string;
+  /** Hex SHA-256 of `shape`: the unique key indexes this, as a 1024-character shape would exceed MySQL's index length. */
+  shape_hash: string;
+  /** JSON array of strings. */
+  middleware: string;
+  handler: string;
+  created_at: number;
+}
+
+export interface AssetsTable {
+  id: string;
+  workspace: string;
+  label: string;
+  blob_id: string;
+  blob_key: string;
+  type: string;
+  size: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  created_at: number;
+  uploaded_at: number;
+  version: number;
+}
+
+export interface Database {
+  routes: RoutesTable;
+  assets: AssetsTable;
+}

@@ -1,0 +1,26 @@
+/** Which database holds the records. */
+export type DatabaseConfig =
+  | { readonly kind: 'sqlite'; readonly file: string }
+  | { readonly kind: 'mysql'; readonly url: string };
+
+/** Where the bytes of assets live. Credentials for S3 come from the usual AWS variables via the SDK. */
+export type BlobStoreConfig =
+  | { readonly kind: 'disk'; readonly root: string }
+  | {
+      readonly kind: 's3';
+      readonly bucket: string;
+      readonly region: string;
+      readonly endpoint?: string | undefined;
+      /** Path-style addressing, needed by most S3-compatible servers. */
+      readonly forcePathStyle: boolean;
+      /**
+       * Explicit keys, for tests and embedders. The service leaves this unset,
+       * so the SDK's default chain (AWS_* variables, profiles, roles) applies.
+       */
+      readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string } | undefined;
+    };
+
+export interface StorageConfig {
+  readonly database: DatabaseConfig;
+  readonly blobs: BlobStoreConfig;
+}

@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { createConnection, type Connection } from 'mysql2/promise';
+
+/** The machine's MariaDB, unless MYSQL_URL says otherwise. */
+export const DEFAULT_MYSQL_URL = 'mysql://root@127.0.0.1:3306/test';
+
+export interface TestMysqlDatabase {
+  /** A mysql:// URL naming the fresh database. */
+  readonly url: string;
+  readonly name: string;
+  /** Drops the database. Idempotent. */
+  drop(): Promise<void>;
+}
+
+/** Where a test can register cleanup, as ava's `t` can. */
+interface Teardown {
+  teardown(fn: () => Promise<void>): void;
+}
+
+/**
+ * A fresh, empty database `sy_<random>` on the MySQL server of MYSQL_URL, so
+ * test runs never share tables. Resolves `undefined` when the server is
+ * unreachable, so callers can skip, unless REQUIRE_MYSQL=1, when that is an
+ * error. With `t`, the database is dropped when the test ends.
+ */
+export async function createTestMysqlDatabase(t?: Teardown): Promise<TestMysqlDatabase | undefined> {
+  const serverUrl = new URL(process.env['MYSQL_URL'] || DEFAULT_MYSQL_URL);
+  let admin: Connection;
+  try {
+    admin = await createConnection({ uri: serverUrl.href, connectTimeout: 3_000 });
+  } catch (error) {
+    if (process.env['REQUIRE_MYSQL'] === '1') {
+      throw new Error(`REQUIRE_MYSQL=1 but MySQL at ${redacted(serverUrl)} is unreachable: ${(error as Error).message}`, { cause: error });
+    }
+    return undefined;
+  }
+  const name = `sy_${randomBytes(6).toString('hex')}`;
+  try {
+    // utf8mb4 with the server's default collation, case-insensitive as in most
+    // deployments: the migrations, not the test database, must make comparisons exact.
+    await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl.href);
+  url.pathname = `/${name}`;
+
+  let dropping: Promise<void> | undefined;
+  const drop = () =>
+    (dropping ??= (async () => {
+      const connection = await createConnection({ uri: serverUrl.href, connectTimeout: 3_000 });
+      try {
+        await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      } finally {
+        await connection.end();
+      }
+    })());
+  t?.teardown(drop);
+  return { url: url.href, name, drop };
+}
+
+function redacted(url: URL): string {
+  const copy = new URL(url.href);
+  if (copy.password) copy.password = '***';
+  return copy.href;
+}

@@ -1,0 +1,72 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** Variables of CONTRACT.md and the gateway, blanked so the developer's own environment cannot leak into a run. */
+const OWN_VARIABLES = [
+  'HOST',
+  'PORT',
+  'GRPC_PORT',
+  'DATA_DIR',
+  'CDN_URL',
+  'DATABASE_URL',
+  'BLOB_STORE',
+  'AUTH_SECRET',
+  'AUTH_JWKS_URL',
+  'MAX_UPLOAD_BYTES',
+  'SERVICE_URL',
+  'CORS_ORIGINS',
+  'JSON_BODY_LIMIT_BYTES',
+  'LOG_LEVEL',
+];
+
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of OWN_VARIABLES) env[name] = '';
+  return { ...env, ...extra };
+}
+
+/** A child process running a TypeScript entry point the way the npm scripts do (tsx), with its output collected. */
+export class Child {
+  readonly process: ChildProcessWithoutNullStreams;
+  readonly exited: Promise<number | null>;
+  #output = '';
+  #waiters: { pattern: RegExp; resolve: (match: RegExpExecArray) => void }[] = [];
+
+  constructor(entry: string, env: NodeJS.ProcessEnv) {
+    this.process = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.exited = once(this.process, 'exit').then(([code]) => code as number | null);
+    const collect = (chunk: Buffer): void => {
+      this.#output += chunk.toString();
+      this.#waiters = this.#waiters.filter((waiter) => {
+        const match = waiter.pattern.exec(this.#output);
+        if (match) waiter.resolve(match);
+        return !match;
+      });
+    };
+    this.process.stdout.on('data', collect);
+    this.process.stderr.on('data', collect);
+  }
+
+  get output(): string {
+    return this.#output;
+  }
+
+  /** Resolves with the first match of `pattern` in the output; rejects if the process exits first. */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray> {
+    const match = pattern.exec(this.#output);
+    if (match) return Promise.resolve(match);
+    return new Promise((resolve, reject) => {
+      this.#waiters.push({ pattern, resolve });
+      void this.exited.then((code) => reject(new Error(`exited with ${code} before printing ${pattern}:\n${this.#output}`)));
+    });
+  }
+
+  /** SIGTERM and the exit code. */
+  async stop(): Promise<number | null> {
+    if (this.process.exitCode === null && this.process.signalCode === null) this.process.kill('SIGTERM');
+    return this.exited;
+  }
+}
