@@ -2,7 +2,6 @@ import { createSwitchyard } from '../../lib/src/switchyard.js';
 import { urlHost, type ServiceConfig } from './config.js';
 import { createAuthenticator, createTokenVerifier } from './grpc/auth.js';
 import { HealthMonitor } from './grpc/health.js';
-import { acceptTrailingLabels } from './grpc/trailing-label.js';
 import { bindServer, createGrpcServer, shutdownServer } from './grpc/server.js';
 import { createLogger, type Logger } from './logger.js';
 import { openStorage, type Storage } from './stores/open-storage.js';
@@ -43,7 +42,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     const authenticate = createAuthenticator(await createTokenVerifier(config));
     const switchyard = createSwitchyard({
       routeStore: storage.routeStore,
-      assetStore: acceptTrailingLabels(storage.assetStore),
+      assetStore: storage.assetStore,
       blobStore: storage.blobStore,
       cdnUrl: config.cdnUrl,
       maxUploadBytes: config.maxUploadBytes,

@@ -5,6 +5,7 @@ import type { RequestContext } from '../http/context.js';
 import { sendJson } from '../http/respond.js';
 import type { Endpoint } from '../http/router.js';
 import type { ServiceClients } from '../service/clients.js';
+import { coalesce } from './coalesce.js';
 import { MultipartForm, type FilePart } from './multipart-form.js';
 import { assetView } from './views.js';
 
@@ -12,6 +13,9 @@ export interface AssetDeps {
   readonly clients: ServiceClients;
   readonly maxUploadBytes: number;
 }
+
+/** Bytes per gRPC message: few enough messages to be cheap, small enough to keep memory flat per upload. */
+const CHUNK_BYTES = 1024 * 1024;
 
 type UploadMessage = MessageInitShape<typeof UploadAssetRequestSchema>;
 type ReplaceMessage = MessageInitShape<typeof ReplaceAssetRequestSchema>;
@@ -77,7 +81,7 @@ async function relayForm(
 async function* uploadMessages(form: MultipartForm, file: FilePart): AsyncGenerator<UploadMessage> {
   const labelBefore = file.fieldsBefore.get('label');
   yield { payload: { case: 'metadata', value: { label: labelBefore ?? '', filename: file.filename, declaredType: file.declaredType } } };
-  for await (const chunk of form.bytes()) yield { payload: { case: 'chunk', value: chunk } };
+  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES)) yield { payload: { case: 'chunk', value: chunk } };
   // A label after the file is known only now; the service takes it as the stream's last message.
   const labelAfter = (await form.finished).get('label');
   if (labelAfter !== undefined) yield { payload: { case: 'trailingLabel', value: labelAfter } };
@@ -85,6 +89,6 @@ async function* uploadMessages(form: MultipartForm, file: FilePart): AsyncGenera
 
 async function* replaceMessages(id: string, form: MultipartForm, file: FilePart): AsyncGenerator<ReplaceMessage> {
   yield { payload: { case: 'metadata', value: { id, filename: file.filename, declaredType: file.declaredType } } };
-  for await (const chunk of form.bytes()) yield { payload: { case: 'chunk', value: chunk } };
+  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES)) yield { payload: { case: 'chunk', value: chunk } };
   await form.finished;
 }

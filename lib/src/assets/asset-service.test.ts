@@ -100,6 +100,27 @@ test('a bad label is refused before the body is read', async (t) => {
   t.deepEqual(await listBlobs(blobStore), []);
 });
 
+test('a label given as a function is asked once the body has been read', async (t) => {
+  const { service } = setup();
+  let bodyDone = false;
+  async function* body(): AsyncGenerator<Uint8Array> {
+    yield Buffer.from('hello');
+    bodyDone = true;
+  }
+  const asset = await service.upload(alice, { body: body(), label: () => (bodyDone ? 'after the bytes' : 'too early') });
+  t.is(asset.label, 'after the bytes');
+  t.is((await service.get(alice, asset.id)).label, 'after the bytes');
+  t.is((await service.upload(alice, { body: chunked(Buffer.from('x')), label: () => undefined })).label, '');
+});
+
+test('a late label that is invalid stores nothing: no record, no blob', async (t) => {
+  const { service, blobStore } = setup();
+  const error = await t.throwsAsync<SwitchyardError>(service.upload(alice, { body: chunked(Buffer.from('hello')), label: () => 'a\u0000b' }));
+  t.is(error?.code, 'invalid_argument');
+  t.is(error?.details[0]?.field, 'label');
+  t.deepEqual(await listBlobs(blobStore), []);
+});
+
 test('get: a malformed id is invalid_argument, an unknown one not_found', async (t) => {
   const { service } = setup();
   t.is((await t.throwsAsync<SwitchyardError>(service.get(alice, 'nope')))?.code, 'invalid_argument');

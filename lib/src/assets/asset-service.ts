@@ -32,15 +32,18 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
   return Object.freeze({
     async upload(principal, input) {
       requireScope(principal, 'assets:write');
-      const label = validateLabel(input.label);
+      // A label given up front is judged before any byte is read.
+      const labelUpFront = typeof input.label === 'function' ? undefined : validateLabel(input.label);
       const { workspace } = principal;
       const id = ids.next('asset');
       const blobId = ids.next('blob');
       const blobKey = blobKeyFor(workspace, id, blobId);
       const content = await storeContent(blobStore, blobKey, input.body, maxUploadBytes);
       const now = new Date(clock.now().getTime());
-      const record: AssetRecord = { id, workspace, label, blobId, blobKey, ...content, uploadedAt: now, createdAt: now, version: 1 };
+      let record: AssetRecord;
       try {
+        const label = labelUpFront ?? validateLabel((input.label as () => string | undefined)());
+        record = { id, workspace, label, blobId, blobKey, ...content, uploadedAt: now, createdAt: now, version: 1 };
         await assetStore.insert(record);
       } catch (error) {
         // Nothing half-written: no record, so no blob either.

@@ -26,7 +26,12 @@ export type ByteSource = Readable | AsyncIterable<Uint8Array>;
 
 export interface UploadInput {
   readonly body: ByteSource;
-  readonly label?: string | undefined;
+  /**
+   * Free text, at most 200 characters. A function is asked once the body has
+   * been read, for transports whose label arrives after the bytes (a form
+   * field behind its file field); an invalid label then stores nothing.
+   */
+  readonly label?: string | (() => string | undefined) | undefined;
   /** The client's file name: a hint only, never trusted for the type. */
   readonly filename?: string | undefined;
   /** The client's declared type: a hint only. */

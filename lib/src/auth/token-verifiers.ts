@@ -26,9 +26,13 @@ export const JWKS_ALGORITHMS: readonly string[] = Object.freeze(['RS256', 'RS384
 
 /** Verifies HS256 tokens signed with `secret` (at least 32 bytes; a string is UTF-8). */
 export function createHmacTokenVerifier(secret: Uint8Array | string, options: TokenVerifierOptions = {}): TokenVerifier {
-  const key = hmacKey(secret);
+  const keyBytes = hmacKey(secret);
+  // Imported once: handing jose the raw bytes would re-import the key on every call.
+  let key: Promise<CryptoKey> | undefined;
+  const cryptoKey = (): Promise<CryptoKey> =>
+    (key ??= crypto.subtle.importKey('raw', new Uint8Array(keyBytes), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']));
   const verifyOptions = joseOptions(['HS256'], options);
-  return verifierOf((token) => jwtVerify(token, key, verifyOptions()));
+  return verifierOf(async (token) => jwtVerify(token, await cryptoKey(), verifyOptions()));
 }
 
 /**

@@ -10,7 +10,6 @@ import type {
 } from '../gen/switchyard/v1/assets.js';
 import { assetToMessage, optional } from './convert.js';
 import type { Rpc } from './rpc.js';
-import { withTrailingLabel } from './trailing-label.js';
 import { readUploadStream, type UploadStream } from './upload-stream.js';
 
 export function assetHandlers(assets: AssetService, rpc: Rpc): AssetServiceServer {
@@ -18,9 +17,9 @@ export function assetHandlers(assets: AssetService, rpc: Rpc): AssetServiceServe
     uploadAsset: rpc.clientStream<UploadAssetRequest, Asset>('UploadAsset', async (call, { principal }) => {
       const upload = await readUploadStream<UploadMetadata>(call, { hasLabel: (metadata) => metadata.label !== '' });
       const { label, filename, declaredType } = upload.metadata;
-      const input = { body: upload.body, label, filename: optional(filename), declaredType: optional(declaredType) };
-      const asset = await explained(upload, withTrailingLabel(upload.trailingLabel, () => assets.upload(principal, input)));
-      return { ...assetToMessage(asset), label: upload.trailingLabel() ?? asset.label };
+      // No label up front: take the stream's trailing label, known once the body has ended.
+      const input = { body: upload.body, label: label !== '' ? label : upload.trailingLabel, filename: optional(filename), declaredType: optional(declaredType) };
+      return assetToMessage(await explained(upload, assets.upload(principal, input)));
     }),
 
     replaceAsset: rpc.clientStream<ReplaceAssetRequest, Asset>('ReplaceAsset', async (call, { principal }) => {

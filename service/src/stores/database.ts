@@ -5,6 +5,7 @@ import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect } from 'kysely';
 import { createPool } from 'mysql2';
 import { SwitchyardError } from '../../../lib/src/errors.js';
 import type { Database } from './schema.js';
+import { withStatementCache } from './sqlite-statement-cache.js';
 import type { DatabaseConfig } from './storage-config.js';
 
 /** How long SQLite waits for another process's write lock before SQLITE_BUSY. */
@@ -36,7 +37,7 @@ function openSqlite(file: string): Kysely<Database> {
   database.pragma('journal_mode = WAL');
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   database.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
 }
 
 function openMysql(url: string): Kysely<Database> {

@@ -1,0 +1,21 @@
+import test from 'ava';
+import { coalesce } from './coalesce.js';
+
+async function collect(pieces: Uint8Array[], target: number): Promise<Uint8Array[]> {
+  const out: Uint8Array[] = [];
+  for await (const chunk of coalesce((async function* () { yield* pieces; })(), target)) out.push(chunk);
+  return out;
+}
+
+test('small pieces are joined into chunks of at least the target, the rest flushed at the end; bytes unchanged', async (t) => {
+  const pieces = Array.from({ length: 10 }, (_, i) => Buffer.alloc(3, i));
+  const chunks = await collect(pieces, 8);
+  t.deepEqual(chunks.map((chunk) => chunk.byteLength), [9, 9, 9, 3]);
+  t.deepEqual(Buffer.concat(chunks), Buffer.concat(pieces));
+});
+
+test('a piece at or over the target passes alone; empty pieces and empty input yield nothing', async (t) => {
+  const big = Buffer.alloc(20, 7);
+  t.deepEqual(await collect([Buffer.alloc(0), big, Buffer.alloc(0)], 8), [big]);
+  t.deepEqual(await collect([], 8), []);
+});

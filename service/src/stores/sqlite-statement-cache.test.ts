@@ -1,0 +1,18 @@
+import test from 'ava';
+import SqliteDatabase from 'better-sqlite3';
+import { withStatementCache } from './sqlite-statement-cache.js';
+
+test('the same SQL text is prepared once and its statement reused; results stay right', (t) => {
+  const database = new SqliteDatabase(':memory:');
+  let prepared = 0;
+  const counting = { close: () => database.close(), prepare: (sql: string) => (prepared++, database.prepare(sql)) };
+  const cached = withStatementCache(counting);
+  cached.prepare('CREATE TABLE t (n INTEGER)').run([]);
+  const insert = 'INSERT INTO t (n) VALUES (?)';
+  for (const n of [1, 2, 3]) cached.prepare(insert).run([n]);
+  t.deepEqual(cached.prepare('SELECT n FROM t WHERE n >= ? ORDER BY n').all([2]), [{ n: 2 }, { n: 3 }]);
+  t.deepEqual(cached.prepare('SELECT n FROM t WHERE n >= ? ORDER BY n').all([3]), [{ n: 3 }]);
+  t.is(prepared, 3);
+  cached.close();
+  t.false(database.open);
+});
