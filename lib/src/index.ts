@@ -25,4 +25,7 @@ export { sniffMediaType } from './assets/sniff.js';
 export type { RouteRecord, RouteStore, AssetContent, AssetRecord, AssetStore, BlobStore, BlobInfo, ByteRange, TokenVerifier } from './ports/index.js';
 export { assertBlobKey } from './ports/index.js';
 
+export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';
+export type { CollectGarbageOptions, GarbageReport } from './maintenance/collect-garbage.js';
+
 export { MemoryRouteStore, MemoryAssetStore, MemoryBlobStore, memoryAdapters } from './memory/index.js';

@@ -1,5 +1,5 @@
-// The README's curl walk-through, run line for line against a real `npm start`: test/rest/walkthrough.sh,
-// and the README's own copy, the shell blocks between <!-- walkthrough:start --> and <!-- walkthrough:end -->.
+// The README's curl walk-through, run line for line against a real `npm start`: the shell blocks
+// between <!-- walkthrough:start --> and <!-- walkthrough:end -->.
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,52 +19,43 @@ async function runScript(script: string, env: NodeJS.ProcessEnv): Promise<{ code
   return { code: code as number | null, output };
 }
 
-/** The README's walk-through: the ```sh blocks between the markers; undefined when there is no README yet. */
-async function readmeWalkthrough(): Promise<string | undefined> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8').catch(() => undefined);
-  if (readme === undefined) return undefined;
+/** The README's walk-through: the ```sh blocks between the markers. */
+async function readmeWalkthrough(): Promise<string> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
   const section = /<!-- walkthrough:start -->([\s\S]*?)<!-- walkthrough:end -->/.exec(readme)?.[1];
   if (section === undefined) throw new Error('README.md has no <!-- walkthrough:start --> … <!-- walkthrough:end --> section with the curl walk-through');
   return [...section.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)].map((block) => block[1]).join('\n');
 }
 
-const scripts: [string, () => Promise<string | undefined>][] = [
-  ['test/rest/walkthrough.sh', () => readFile(join(ROOT, 'test/rest/walkthrough.sh'), 'utf8')],
-  ['README.md', readmeWalkthrough],
-];
+test('every command of the curl walk-through in README.md works as printed', async (t) => {
+  const source = await readmeWalkthrough();
+  const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-walkthrough-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  // npm start's defaults, except a free port (the walk-through's 8080 is swapped for it) and a fresh data dir.
+  const env = cleanEnv({ PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+  const app = new Child('gateway/src/all-in-one.ts', env);
+  t.teardown(() => void app.process.kill('SIGKILL'));
+  const [, base] = await app.waitFor(/REST gateway +(http:\/\/\S+)/);
 
-for (const [name, load] of scripts) {
-  test(`every command of the curl walk-through in ${name} works as printed`, async (t) => {
-    const source = await load();
-    if (source === undefined) return t.pass('no README.md yet');
-    const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-walkthrough-'));
-    t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-    // npm start's defaults, except a free port (the walk-through's 8080 is swapped for it) and a fresh data dir.
-    const env = cleanEnv({ PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
-    const app = new Child('gateway/src/all-in-one.ts', env);
-    t.teardown(() => void app.process.kill('SIGKILL'));
-    const [, base] = await app.waitFor(/REST gateway +(http:\/\/\S+)/);
+  const script = source.replaceAll(DEFAULT_BASE, base!);
+  const { code, output } = await runScript(script, env);
+  t.is(code, 0, output);
 
-    const script = source.replaceAll(DEFAULT_BASE, base!);
-    const { code, output } = await runScript(script, env);
-    t.is(code, 0, output);
+  t.regex(output, /HTTP\/1\.1 201 Created/);
+  t.regex(output, /location: \/v1\/routing\/rt_[0-9a-z]{26}/i);
+  t.regex(output, /"handler":"createUser"/);
+  t.regex(output, /"params":\{"id":"42"\}/);
+  t.regex(output, /"type":"image\/png".*"label":"logo".*"width":3,"height":2/);
+  t.regex(output, /"type":"text\/plain"/);
+  t.regex(output, /HTTP\/1\.1 200 OK[\s\S]*cache-control: public, max-age=31536000, immutable/i);
+  t.regex(output, /Switchyar/, 'the first ten bytes of notes.txt');
+  t.regex(output, /"type":"application\/pdf"/);
+  t.regex(output, /^404$/m, 'the replaced-away url');
+  t.regex(output, /"code":"unauthenticated"/);
+  t.regex(output, /"code":"invalid_argument"/);
+  t.regex(output, /"code":"not_found"/);
+  t.regex(output, /\{"status":"SERVING"\}/);
+  t.regex(output, /"openapi":"3\.1\.0"/);
 
-    t.regex(output, /HTTP\/1\.1 201 Created/);
-    t.regex(output, /location: \/v1\/routing\/rt_[0-9a-z]{26}/i);
-    t.regex(output, /"handler":"createUser"/);
-    t.regex(output, /"params":\{"id":"42"\}/);
-    t.regex(output, /"type":"image\/png".*"label":"logo".*"width":3,"height":2/);
-    t.regex(output, /"type":"text\/plain"/);
-    t.regex(output, /HTTP\/1\.1 200 OK[\s\S]*cache-control: public, max-age=31536000, immutable/i);
-    t.regex(output, /Switchyar/, 'the first ten bytes of notes.txt');
-    t.regex(output, /"type":"application\/pdf"/);
-    t.regex(output, /^404$/m, 'the replaced-away url');
-    t.regex(output, /"code":"unauthenticated"/);
-    t.regex(output, /"code":"invalid_argument"/);
-    t.regex(output, /"code":"not_found"/);
-    t.regex(output, /\{"status":"SERVING"\}/);
-    t.regex(output, /"openapi":"3\.1\.0"/);
-
-    t.is(await app.stop(), 0, app.output);
-  });
-}
+  t.is(await app.stop(), 0, app.output);
+});
