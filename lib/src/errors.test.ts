@@ -72,3 +72,8 @@ test('toSwitchyardError passes ours through and hides anything else as internal'
     t.is(error.cause, thrown);
   }
 });
+
+test('SwitchyardError carries a retry hint only when given one', (t) => {
+  t.is(new SwitchyardError('resource_exhausted', 'slow down', [], { retryAfterMs: 1500 }).retryAfterMs, 1500);
+  t.is(new SwitchyardError('resource_exhausted', 'too large').retryAfterMs, undefined);
+});

@@ -32,11 +32,18 @@ export class SwitchyardError extends Error {
   override readonly name = 'SwitchyardError';
   readonly code: ErrorCode;
   readonly details: readonly ErrorDetail[];
+  /**
+   * For `resource_exhausted` and `unavailable`: how long the caller should wait
+   * before trying again, when the server knows (a rate limit's refill time).
+   * Transports carry it as their retry hint (gRPC trailer, HTTP Retry-After).
+   */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(code: ErrorCode, message: string, details: readonly ErrorDetail[] = [], options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: ErrorCode, message: string, details: readonly ErrorDetail[] = [], options?: { cause?: unknown; retryAfterMs?: number | undefined }) {
+    super(message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined);
     this.code = code;
     this.details = Object.freeze([...details]);
+    this.retryAfterMs = options?.retryAfterMs;
   }
 }
 

@@ -3,6 +3,7 @@ import { urlHost, type ServiceConfig } from './config.js';
 import { createAuthenticator, createTokenVerifier } from './grpc/auth.js';
 import { HealthMonitor } from './grpc/health.js';
 import { bindServer, createGrpcServer, shutdownServer } from './grpc/server.js';
+import { createWorkspaceRateLimiter, rateLimited } from './limits/workspace-rate-limiter.js';
 import { createLogger, type Logger } from './logger.js';
 import { openStorage, type Storage } from './stores/open-storage.js';
 
@@ -39,7 +40,8 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const storage = options.storage ?? (await openStorage(config.storage, { migrate: true }));
   const health = new HealthMonitor({ check: () => storage.check(), log, intervalMs: options.healthIntervalMs ?? 5_000, timeoutMs: 3_000 });
   try {
-    const authenticate = createAuthenticator(await createTokenVerifier(config));
+    // Per workspace, per instance: see limits/workspace-rate-limiter.ts.
+    const authenticate = rateLimited(createAuthenticator(await createTokenVerifier(config)), createWorkspaceRateLimiter(config.limits.rateLimit));
     const switchyard = createSwitchyard({
       routeStore: storage.routeStore,
       assetStore: storage.assetStore,
@@ -48,7 +50,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       maxUploadBytes: config.maxUploadBytes,
     });
     await health.start();
-    const { server, settled } = createGrpcServer({ switchyard, authenticate, health, log });
+    const { server, settled } = createGrpcServer({ switchyard, authenticate, health, log, uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs });
     const port = await bindServer(server, `${urlHost(config.host)}:${config.grpcPort}`).catch(async (error: unknown) => {
       server.forceShutdown();
       throw error;

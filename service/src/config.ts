@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { SwitchyardError, type ErrorDetail } from '../../lib/src/errors.js';
+import { parseServiceLimits, type ServiceLimits } from './limits/limits-config.js';
 import type { BlobStoreConfig, DatabaseConfig, StorageConfig } from './stores/storage-config.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -23,6 +24,8 @@ export interface ServiceConfig {
   readonly auth: AuthConfig;
   readonly maxUploadBytes: number;
   readonly logLevel: LogLevel;
+  /** Upload idle timeout and per-workspace rate limit (limits/limits-config.ts). */
+  readonly limits: ServiceLimits;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -73,11 +76,14 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   const levelRaw = read('LOG_LEVEL');
   const logLevel = levelRaw === undefined ? DEFAULTS.logLevel : parseLogLevel(levelRaw, (reason) => refuse('LOG_LEVEL', levelRaw, reason));
 
+  // Refused values are recorded in `problems`, which stops the load below.
+  const limits = parseServiceLimits(read, refuse);
+
   if (problems.length > 0 || !host || grpcPort === undefined || !cdnUrl || !database || !blobs || !auth || maxUploadBytes === undefined || !logLevel) {
     const lines = problems.map((p) => `  ${p.field}: ${p.reason}`).join('\n');
     throw new SwitchyardError('invalid_argument', `invalid configuration:\n${lines}`, problems);
   }
-  return deepFreeze({ host, grpcPort, dataDir, cdnUrl, storage: { database, blobs }, auth, maxUploadBytes, logLevel });
+  return deepFreeze({ host, grpcPort, dataDir, cdnUrl, storage: { database, blobs }, auth, maxUploadBytes, logLevel, limits });
 }
 
 /** `[::1]` for IPv6 literals, as URLs and grpc-js addresses need. */

@@ -12,10 +12,16 @@ import { assetToMessage, optional } from './convert.js';
 import type { Rpc } from './rpc.js';
 import { readUploadStream, type UploadStream } from './upload-stream.js';
 
-export function assetHandlers(assets: AssetService, rpc: Rpc): AssetServiceServer {
+export interface AssetHandlerOptions {
+  /** UPLOAD_IDLE_TIMEOUT_MS: how long an upload stream may go without a message; 0 waits forever. */
+  readonly uploadIdleTimeoutMs?: number | undefined;
+}
+
+export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHandlerOptions = {}): AssetServiceServer {
+  const idleTimeoutMs = options.uploadIdleTimeoutMs ?? 0;
   return {
     uploadAsset: rpc.clientStream<UploadAssetRequest, Asset>('UploadAsset', async (call, { principal }) => {
-      const upload = await readUploadStream<UploadMetadata>(call, { hasLabel: (metadata) => metadata.label !== '' });
+      const upload = await readUploadStream<UploadMetadata>(call, { hasLabel: (metadata) => metadata.label !== '', idleTimeoutMs });
       const { label, filename, declaredType } = upload.metadata;
       // No label up front: take the stream's trailing label, known once the body has ended.
       const input = { body: upload.body, label: label !== '' ? label : upload.trailingLabel, filename: optional(filename), declaredType: optional(declaredType) };
@@ -23,7 +29,7 @@ export function assetHandlers(assets: AssetService, rpc: Rpc): AssetServiceServe
     }),
 
     replaceAsset: rpc.clientStream<ReplaceAssetRequest, Asset>('ReplaceAsset', async (call, { principal }) => {
-      const upload = await readUploadStream<ReplaceMetadata>(call);
+      const upload = await readUploadStream<ReplaceMetadata>(call, { idleTimeoutMs });
       const { id, filename, declaredType } = upload.metadata;
       return assetToMessage(
         await explained(upload, assets.replace(principal, id, { body: upload.body, filename: optional(filename), declaredType: optional(declaredType) })),

@@ -4,7 +4,7 @@ import { status as Status, type ServiceError } from '@grpc/grpc-js';
 import { ERROR_CODES, SwitchyardError } from '../../../lib/src/errors.js';
 import { decodeStatusDetails, jsonDetails } from '../../../test/grpc/support/status-details.js';
 import { LogCapture } from '../../../test/grpc/support/log-capture.js';
-import { ERROR_DETAILS_KEY, GRPC_STATUS_OF, toGrpcStatus } from './error-mapping.js';
+import { ERROR_DETAILS_KEY, GRPC_STATUS_OF, RETRY_AFTER_MS_KEY, toGrpcStatus } from './error-mapping.js';
 
 /** What a client receives, shaped like grpc-js's ServiceError. */
 function asReceived(error: unknown, logs = new LogCapture()): ServiceError {
@@ -79,3 +79,24 @@ test('thrown non-errors are INTERNAL as well', (t) => {
   t.is(asReceived('a string').code, Status.INTERNAL);
   t.is(asReceived(undefined).code, Status.INTERNAL);
 });
+
+test('a retry hint travels as an ASCII trailer and as google.rpc.RetryInfo', (t) => {
+  const status = toGrpcStatus(new SwitchyardError('resource_exhausted', 'slow down', [], { retryAfterMs: 1250.2 }), new LogCapture().logger);
+  t.is(status.code, Status.RESOURCE_EXHAUSTED);
+  t.deepEqual(status.metadata.get(RETRY_AFTER_MS_KEY), ['1251']);
+  const raw = status.metadata.get('grpc-status-details-bin')[0] as Buffer;
+  // type url, then Duration { seconds: 1, nanos: 251_000_000 }
+  t.true(raw.includes(Buffer.from('type.googleapis.com/google.rpc.RetryInfo')));
+  t.true(raw.includes(Buffer.from([0x08, 0x01, 0x10, ...varint(251_000_000)])));
+  t.deepEqual(toGrpcStatus(new SwitchyardError('resource_exhausted', 'too large'), new LogCapture().logger).metadata.get(RETRY_AFTER_MS_KEY), []);
+});
+
+function varint(value: number): number[] {
+  const bytes: number[] = [];
+  while (value > 0x7f) {
+    bytes.push((value & 0x7f) | 0x80);
+    value >>>= 7;
+  }
+  bytes.push(value);
+  return bytes;
+}

@@ -26,6 +26,14 @@ export const GRPC_STATUS_OF: Readonly<Record<ErrorCode, Status>> = Object.freeze
  */
 export const ERROR_DETAILS_KEY = 'switchyard-error-details';
 
+/**
+ * Trailer with the milliseconds a caller should wait before retrying (a rate
+ * limit's refill time), as plain ASCII digits for clients such as the gateway,
+ * which turns it into `Retry-After`; standard clients find the same delay in
+ * the `google.rpc.RetryInfo` of `grpc-status-details-bin`.
+ */
+export const RETRY_AFTER_MS_KEY = 'switchyard-retry-after-ms';
+
 export type GrpcErrorStatus = Pick<StatusObject, 'code' | 'details' | 'metadata'>;
 
 /**
@@ -45,7 +53,9 @@ export function toGrpcStatus(error: unknown, log: Logger): GrpcErrorStatus {
   const details = failure.code === 'internal' ? [] : failure.details;
   const metadata = new Metadata();
   metadata.set(ERROR_DETAILS_KEY, asciiJson(details));
-  metadata.set(STATUS_DETAILS_KEY, Buffer.from(encodeStatusDetails(code, message, failure.code, details)));
+  const retryAfterMs = failure.code === 'internal' || failure.retryAfterMs === undefined ? undefined : Math.max(0, Math.ceil(failure.retryAfterMs));
+  if (retryAfterMs !== undefined) metadata.set(RETRY_AFTER_MS_KEY, String(retryAfterMs));
+  metadata.set(STATUS_DETAILS_KEY, Buffer.from(encodeStatusDetails(code, message, failure.code, details, retryAfterMs)));
   return { code, details: message, metadata };
 }
 

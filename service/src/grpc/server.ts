@@ -34,6 +34,8 @@ export interface GrpcServerParts {
   readonly authenticate: Authenticate;
   readonly health: HealthMonitor;
   readonly log: Logger;
+  /** UPLOAD_IDLE_TIMEOUT_MS (see asset-handlers.ts). */
+  readonly uploadIdleTimeoutMs?: number | undefined;
 }
 
 export interface GrpcServer {
@@ -46,7 +48,7 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
   const server = new Server(SERVER_OPTIONS);
   const rpc = createRpc(parts.log, parts.authenticate);
   server.addService(RouteServiceService, routeHandlers(parts.switchyard.routes, rpc));
-  server.addService(AssetServiceService, assetHandlers(parts.switchyard.assets, rpc));
+  server.addService(AssetServiceService, assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
   server.addService(FileServiceService, fileHandlers(parts.switchyard.assets, rpc));
   parts.health.implementation.addToServer(server);
   createReflectionService().addToServer(server);

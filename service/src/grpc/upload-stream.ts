@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { ServerReadableStream } from '@grpc/grpc-js';
-import { invalidArgument, SwitchyardError } from '../../../lib/src/errors.js';
+import { invalidArgument, isSwitchyardError, SwitchyardError } from '../../../lib/src/errors.js';
 import { endWasCancelled } from './end-of-stream.js';
 
 /** The shape shared by UploadAssetRequest and ReplaceAssetRequest (which has no trailing label). */
@@ -27,6 +27,12 @@ export interface UploadStream<M> {
 export interface UploadStreamRules<M> {
   /** Whether the metadata already carries a label, which a trailing label may not repeat. */
   readonly hasLabel?: (metadata: M) => boolean;
+  /**
+   * How long to wait for the client's next message (UPLOAD_IDLE_TIMEOUT_MS);
+   * 0 waits forever. Only time spent waiting on the client counts: while the
+   * consumer is busy (a slow blob store), no message is asked for.
+   */
+  readonly idleTimeoutMs?: number;
 }
 
 /**
@@ -41,7 +47,8 @@ export interface UploadStreamRules<M> {
  */
 export async function readUploadStream<M>(call: ServerReadableStream<UploadMessage<M>, unknown>, rules: UploadStreamRules<M> = {}): Promise<UploadStream<M>> {
   const messages = call[Symbol.asyncIterator]() as AsyncIterator<UploadMessage<M>>;
-  const first = await messages.next().catch((error: unknown) => {
+  const idleMs = rules.idleTimeoutMs ?? 0;
+  const first = await nextWithin(messages, idleMs).catch((error: unknown) => {
     throw canceledOr(call, error);
   });
   if (first.done) throw invalidArgument('metadata', 'the stream ended before its first message, the metadata');
@@ -54,7 +61,7 @@ export async function readUploadStream<M>(call: ServerReadableStream<UploadMessa
   async function* chunks(): AsyncGenerator<Buffer> {
     try {
       for (;;) {
-        const next = await messages.next();
+        const next = await nextWithin(messages, idleMs);
         if (next.done) {
           if (await endWasCancelled(call)) throw canceledError();
           return;
@@ -74,8 +81,11 @@ export async function readUploadStream<M>(call: ServerReadableStream<UploadMessa
       failure ??= canceledOr(call, error);
       throw failure;
     } finally {
-      // Consumer gave up early (e.g. too large): stop reading the call.
-      await messages.return?.();
+      // Consumer gave up early (e.g. too large) or the client stalled: stop reading the call.
+      // Not awaited when a read is still pending (a stalled client): it settles when the call is torn down.
+      const stopped = messages.return?.();
+      if (!isStall(failure)) await stopped;
+      else void stopped?.catch(() => undefined);
     }
   }
 
@@ -89,6 +99,31 @@ export async function readUploadStream<M>(call: ServerReadableStream<UploadMessa
   call.once('cancelled', onCancel);
   body.once('close', () => call.off('cancelled', onCancel));
   return { metadata, body, trailingLabel: () => trailingLabel, bodyFailure: () => failure };
+}
+
+/**
+ * The iterator's next message, or a `deadline_exceeded` failure once the
+ * client has sent nothing for `idleMs`: a client that stops sending mid-upload
+ * must not hold a stream, a temp file and a blob store upload open forever.
+ */
+function nextWithin<T>(messages: AsyncIterator<T>, idleMs: number): Promise<IteratorResult<T>> {
+  const next = messages.next();
+  if (idleMs <= 0) return next;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(stalledError(idleMs)), idleMs);
+    next.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+}
+
+function stalledError(idleMs: number): SwitchyardError {
+  return new SwitchyardError('deadline_exceeded', `the client sent nothing for ${idleMs} ms; the upload was abandoned and nothing was stored`, [
+    { reason: `an upload must send its next message within ${idleMs} ms (UPLOAD_IDLE_TIMEOUT_MS)` },
+  ]);
+}
+
+/** In this module, only a stall fails with `deadline_exceeded`. */
+function isStall(error: unknown): boolean {
+  return isSwitchyardError(error) && error.code === 'deadline_exceeded';
 }
 
 function canceledError(cause?: unknown): SwitchyardError {

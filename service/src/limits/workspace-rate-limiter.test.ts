@@ -1,0 +1,58 @@
+import test from 'ava';
+import { Metadata } from '@grpc/grpc-js';
+import { SwitchyardError } from '../../../lib/src/errors.js';
+import { createWorkspaceRateLimiter, rateLimited } from './workspace-rate-limiter.js';
+
+function refusal(run: () => void): SwitchyardError {
+  const error = (() => {
+    try {
+      run();
+    } catch (caught) {
+      return caught;
+    }
+    return undefined;
+  })();
+  if (!(error instanceof SwitchyardError)) throw new Error('admitted');
+  return error;
+}
+
+test('each workspace has its own bucket; a refusal is resource_exhausted with the wait', (t) => {
+  let now = 0;
+  const limiter = createWorkspaceRateLimiter({ ratePerSecond: 2, burst: 2 }, () => now);
+  limiter.admit('a');
+  limiter.admit('a');
+  const error = refusal(() => limiter.admit('a'));
+  t.is(error.code, 'resource_exhausted');
+  t.is(error.retryAfterMs, 500);
+  t.regex(error.message, /2 calls per second/);
+  t.notThrows(() => limiter.admit('b'), 'another workspace is not affected');
+  now = 500;
+  t.notThrows(() => limiter.admit('a'));
+});
+
+test('rate 0 turns the limit off', (t) => {
+  const limiter = createWorkspaceRateLimiter({ ratePerSecond: 0, burst: 0 }, () => 0);
+  for (let i = 0; i < 10_000; i++) limiter.admit('a');
+  t.is(limiter.size(), 0);
+});
+
+test('refilled buckets are forgotten, so memory follows active workspaces', (t) => {
+  let now = 0;
+  const limiter = createWorkspaceRateLimiter({ ratePerSecond: 100, burst: 10 }, () => now);
+  for (let i = 0; i < 5000; i++) limiter.admit(`ws-${i}`);
+  now = 10_000;
+  for (let i = 0; i < 5000; i++) limiter.admit(`other-${i}`);
+  // Without forgetting, 10,000 buckets; the 5,000 refilled ones were swept when the map doubled.
+  t.true(limiter.size() <= 5000, `tracked ${limiter.size()}`);
+});
+
+test('rateLimited charges the verified workspace, and refuses nothing it did not verify', async (t) => {
+  const limiter = createWorkspaceRateLimiter({ ratePerSecond: 1, burst: 1 }, () => 0);
+  const principal = { subject: 's', workspace: 'w', scopes: new Set<never>() };
+  const authenticate = rateLimited(async () => principal, limiter);
+  t.is(await authenticate(new Metadata()), principal);
+  const error = await t.throwsAsync(authenticate(new Metadata()), { instanceOf: SwitchyardError });
+  t.is(error?.code, 'resource_exhausted');
+  const unverified = rateLimited(async () => Promise.reject(new SwitchyardError('unauthenticated', 'no')), limiter);
+  t.is((await t.throwsAsync(unverified(new Metadata()), { instanceOf: SwitchyardError }))?.code, 'unauthenticated');
+});
