@@ -23,6 +23,7 @@ test('defaults follow CONTRACT.md', (t) => {
     jsonBodyLimitBytes: 65_536,
     corsOrigins: '*',
     logLevel: 'info',
+    clientLimits: { headersTimeoutMs: 20_000, requestTimeoutMs: 900_000, bodyIdleTimeoutMs: 30_000, maxConnections: 1024, maxInflightUploads: 256 },
   });
   t.is(resolveCdnUrl(config, 8080), 'http://127.0.0.1:8080/files');
 });
@@ -31,6 +32,7 @@ test('the config is frozen, lists included', (t) => {
   const config = loadGatewayConfig({ CORS_ORIGINS: 'https://a.example' });
   t.true(Object.isFrozen(config));
   t.true(Object.isFrozen(config.corsOrigins));
+  t.true(Object.isFrozen(config.clientLimits));
   t.throws(() => (config.corsOrigins as string[]).push('x'));
 });
 
@@ -113,4 +115,19 @@ test('CORS_ORIGINS: "*" or a list of origins', (t) => {
   t.deepEqual(loadGatewayConfig({ CORS_ORIGINS: 'https://a.example/' }).corsOrigins, ['https://a.example']);
   t.regex(refusal({ CORS_ORIGINS: 'a.example' }).message, /CORS_ORIGINS/);
   t.regex(refusal({ CORS_ORIGINS: ',' }).message, /lists no origin/);
+});
+
+test('client limits: timeouts in milliseconds (0 turns the request and body timeouts off), counts at least 1', (t) => {
+  const config = loadGatewayConfig({
+    HEADERS_TIMEOUT_MS: '500',
+    REQUEST_TIMEOUT_MS: '0',
+    BODY_IDLE_TIMEOUT_MS: '0',
+    MAX_CONNECTIONS: '10',
+    MAX_INFLIGHT_UPLOADS: '2',
+  });
+  t.deepEqual(config.clientLimits, { headersTimeoutMs: 500, requestTimeoutMs: 0, bodyIdleTimeoutMs: 0, maxConnections: 10, maxInflightUploads: 2 });
+  t.is(loadGatewayConfig({ REQUEST_TIMEOUT_MS: '1000' }).clientLimits.headersTimeoutMs, 1000, 'the default headers timeout shrinks to a shorter request timeout');
+  const error = refusal({ HEADERS_TIMEOUT_MS: '0', REQUEST_TIMEOUT_MS: 'soon', BODY_IDLE_TIMEOUT_MS: '-5', MAX_CONNECTIONS: '0', MAX_INFLIGHT_UPLOADS: '1.5' });
+  t.deepEqual(error.details.map((d) => d.field), ['REQUEST_TIMEOUT_MS', 'HEADERS_TIMEOUT_MS', 'BODY_IDLE_TIMEOUT_MS', 'MAX_CONNECTIONS', 'MAX_INFLIGHT_UPLOADS']);
+  t.regex(refusal({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }).message, /HEADERS_TIMEOUT_MS: "5000" is longer than REQUEST_TIMEOUT_MS \(1000\)/);
 });

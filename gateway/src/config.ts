@@ -20,6 +20,22 @@ export interface GatewayConfig {
   readonly jsonBodyLimitBytes: number;
   readonly corsOrigins: CorsOrigins;
   readonly logLevel: LogLevel;
+  /** Protections against slow and greedy clients. */
+  readonly clientLimits: ClientLimits;
+}
+
+/** How long clients may take and how many may be served at once (one gateway process). */
+export interface ClientLimits {
+  /** HEADERS_TIMEOUT_MS: time to send the request line and headers; then 408 and the connection is closed. */
+  readonly headersTimeoutMs: number;
+  /** REQUEST_TIMEOUT_MS: time to send a whole request, body included; 0 for none. Responses (downloads) are not counted. */
+  readonly requestTimeoutMs: number;
+  /** BODY_IDLE_TIMEOUT_MS: time a request body may go without a byte while the gateway waits for one; 0 for none. */
+  readonly bodyIdleTimeoutMs: number;
+  /** MAX_CONNECTIONS: open client connections; a connection beyond it is answered 503 with Retry-After and closed. */
+  readonly maxConnections: number;
+  /** MAX_INFLIGHT_UPLOADS: uploads and replaces streaming at once; one beyond it is answered 503 with Retry-After. */
+  readonly maxInflightUploads: number;
 }
 
 export const GATEWAY_DEFAULTS = Object.freeze({
@@ -30,6 +46,13 @@ export const GATEWAY_DEFAULTS = Object.freeze({
   corsOrigins: '*' as CorsOrigins,
   logLevel: 'info' as LogLevel,
   filesPath: '/files',
+  clientLimits: Object.freeze({
+    headersTimeoutMs: 20_000,
+    requestTimeoutMs: 900_000,
+    bodyIdleTimeoutMs: 30_000,
+    maxConnections: 1024,
+    maxInflightUploads: 256,
+  } satisfies ClientLimits),
 });
 
 /**
@@ -60,12 +83,13 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   const jsonBodyLimitBytes = parse('JSON_BODY_LIMIT_BYTES', GATEWAY_DEFAULTS.jsonBodyLimitBytes, (raw) => wholeNumber(raw, 2, 16 * 1024 * 1024) ?? no('is not a number of bytes between 2 and 16777216'));
   const corsOrigins = parse('CORS_ORIGINS', GATEWAY_DEFAULTS.corsOrigins, corsList);
   const logLevel = parse('LOG_LEVEL', GATEWAY_DEFAULTS.logLevel, (raw) => LOG_LEVELS.find((level) => level === raw.toLowerCase()) ?? no(`is not a log level (${LOG_LEVELS.join(', ')})`));
+  const clientLimits = parseClientLimits(parse);
 
   if (problems.length > 0) {
     const lines = problems.map((problem) => `  ${problem.field}: ${problem.reason}`).join('\n');
     throw new SwitchyardError('invalid_argument', `invalid configuration:\n${lines}`, problems);
   }
-  const config = { host, port, serviceUrl, cdnUrl, maxUploadBytes, jsonBodyLimitBytes, corsOrigins, logLevel } as GatewayConfig;
+  const config = { host, port, serviceUrl, cdnUrl, maxUploadBytes, jsonBodyLimitBytes, corsOrigins, logLevel, clientLimits: Object.freeze(clientLimits) } as GatewayConfig;
   if (Array.isArray(config.corsOrigins)) Object.freeze(config.corsOrigins);
   return Object.freeze(config);
 }
@@ -94,6 +118,32 @@ export function dialableHost(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';
   if (host === '::' || host === '[::]') return '::1';
   return host;
+}
+
+type Parse = <T>(name: string, fallback: T, parser: (raw: string) => T | Refusal) => T | undefined;
+
+/** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, BODY_IDLE_TIMEOUT_MS, MAX_CONNECTIONS, MAX_INFLIGHT_UPLOADS. */
+function parseClientLimits(parse: Parse): ClientLimits {
+  const defaults = GATEWAY_DEFAULTS.clientLimits;
+  const DAY_MS = 86_400_000;
+  const ms = (name: string, fallback: number, min: number) =>
+    parse(name, fallback, (raw) => wholeNumber(raw, min, DAY_MS) ?? no(`is not a number of milliseconds between ${min}${min === 0 ? ' (none)' : ''} and ${DAY_MS}`)) ?? fallback;
+  const count = (name: string, fallback: number) => parse(name, fallback, (raw) => wholeNumber(raw, 1, 1_000_000) ?? no('is not a whole number between 1 and 1000000')) ?? fallback;
+  const requestTimeoutMs = ms('REQUEST_TIMEOUT_MS', defaults.requestTimeoutMs, 0);
+  // Node counts the headers inside the whole request's time, so they cannot be given longer than it.
+  const headersTimeoutMs =
+    parse('HEADERS_TIMEOUT_MS', defaults.headersTimeoutMs, (raw) => {
+      const value = wholeNumber(raw, 1, DAY_MS);
+      if (value === undefined) return no(`is not a number of milliseconds between 1 and ${DAY_MS}`);
+      return requestTimeoutMs !== 0 && value > requestTimeoutMs ? no(`is longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`) : value;
+    }) ?? defaults.headersTimeoutMs;
+  return {
+    headersTimeoutMs: requestTimeoutMs !== 0 ? Math.min(headersTimeoutMs, requestTimeoutMs) : headersTimeoutMs,
+    requestTimeoutMs,
+    bodyIdleTimeoutMs: ms('BODY_IDLE_TIMEOUT_MS', defaults.bodyIdleTimeoutMs, 0),
+    maxConnections: count('MAX_CONNECTIONS', defaults.maxConnections),
+    maxInflightUploads: count('MAX_INFLIGHT_UPLOADS', defaults.maxInflightUploads),
+  };
 }
 
 /** Why a raw value was refused. */

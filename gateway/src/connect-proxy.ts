@@ -4,10 +4,12 @@ import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { AssetService } from './gen/switchyard/v1/assets_pb.js';
 import { FileService } from './gen/switchyard/v1/files_pb.js';
 import { RouteService } from './gen/switchyard/v1/routes_pb.js';
-import { SERVICE_ERROR_DETAILS_KEY, toApiError } from './http/api-error.js';
+import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError } from './http/api-error.js';
 import { UNARY_TIMEOUT_MS } from './http/context.js';
 import { REQUEST_ID_HEADER } from './http/request-id.js';
 import { CODE_NAME_OF } from './http-status.js';
+import type { Slots } from './http/slots.js';
+import { uploadsBusy } from './rest/assets.js';
 import type { ServiceClients } from './service/clients.js';
 
 /** Where the gateway serves the Connect protocol: the services' own paths (`/switchyard.v1.RouteService/GetRoute`). */
@@ -26,7 +28,7 @@ const requestIdKey = createContextKey<string>('', { description: 'x-request-id' 
  * gRPC service with the caller's token and the request id; uploads stream
  * through message by message, with backpressure both ways.
  */
-export function createConnectProxy(clients: ServiceClients, requestIdOf: (req: IncomingMessage) => string, fallback: NodeHandlerFn): NodeHandlerFn {
+export function createConnectProxy(clients: ServiceClients, uploadSlots: Slots, requestIdOf: (req: IncomingMessage) => string, fallback: NodeHandlerFn): NodeHandlerFn {
   return connectNodeAdapter({
     readMaxBytes: MAX_MESSAGE_BYTES,
     contextValues: (req) => createContextValues().set(requestIdKey, requestIdOf(req as IncomingMessage)),
@@ -38,8 +40,8 @@ export function createConnectProxy(clients: ServiceClients, requestIdOf: (req: I
         matchRoute: (request, ctx) => relay(clients.routes.matchRoute(request, forward(ctx))),
       });
       router.service(AssetService, {
-        uploadAsset: (requests, ctx) => relay(clients.assets.uploadAsset(requests, forward(ctx, true))),
-        replaceAsset: (requests, ctx) => relay(clients.assets.replaceAsset(requests, forward(ctx, true))),
+        uploadAsset: (requests, ctx) => inSlot(uploadSlots, () => relay(clients.assets.uploadAsset(requests, forward(ctx, true)))),
+        replaceAsset: (requests, ctx) => inSlot(uploadSlots, () => relay(clients.assets.replaceAsset(requests, forward(ctx, true)))),
         getAsset: (request, ctx) => relay(clients.assets.getAsset(request, forward(ctx))),
       });
       router.service(FileService, {
@@ -55,6 +57,17 @@ function forward(ctx: HandlerContext, streaming = false): CallOptions {
   const authorization = ctx.requestHeader.get('authorization');
   if (authorization !== null) headers['authorization'] = authorization;
   return { headers, signal: ctx.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };
+}
+
+/** Runs an upload in one of the slots it shares with REST uploads, or refuses it (`unavailable`) when none is free. */
+async function inSlot<T>(slots: Slots, run: () => Promise<T>): Promise<T> {
+  const release = slots.take();
+  if (release === undefined) throw new ConnectError(uploadsBusy(slots).message, Code.Unavailable);
+  try {
+    return await run();
+  } finally {
+    release();
+  }
 }
 
 async function relay<T>(call: Promise<T>): Promise<T> {
@@ -84,7 +97,12 @@ function relayedError(error: unknown): ConnectError {
   const safe = toApiError(error);
   const code = CODE_NAME_OF[original.code] === safe.code ? original.code : Code.Internal;
   const details = original.metadata.get(SERVICE_ERROR_DETAILS_KEY);
-  const relayed = new ConnectError(safe.message, code, details === null ? undefined : { [SERVICE_ERROR_DETAILS_KEY]: details });
+  const retryAfterMs = original.metadata.get(SERVICE_RETRY_AFTER_MS_KEY);
+  const trailers: Record<string, string> = {};
+  if (details !== null) trailers[SERVICE_ERROR_DETAILS_KEY] = details;
+  // A rate limit's wait, for Connect clients as for REST ones (where it becomes Retry-After).
+  if (retryAfterMs !== null) trailers[SERVICE_RETRY_AFTER_MS_KEY] = retryAfterMs;
+  const relayed = new ConnectError(safe.message, code, Object.keys(trailers).length === 0 ? undefined : trailers);
   if (safe.message === original.rawMessage) relayed.details = original.details;
   return relayed;
 }

@@ -9,6 +9,7 @@ import { createCors } from './http/cors.js';
 import { sendError, sendJson } from './http/respond.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.js';
 import { Router, type Endpoint } from './http/router.js';
+import { Slots } from './http/slots.js';
 import type { Logger } from './logger.js';
 import { openApiDocument } from './openapi/document.js';
 import { assetEndpoints } from './rest/assets.js';
@@ -35,9 +36,11 @@ export interface Gateway {
 export function createGateway({ config, cdnUrl, clients, log }: GatewayParts): Gateway {
   const filesPath = filesPathOf(cdnUrl);
   const openApi = openApiDocument(filesPath);
+  // One bound for REST and Connect uploads alike: both hold a stream to the service and a buffer here.
+  const uploadSlots = new Slots(config.clientLimits.maxInflightUploads);
   const endpoints: Endpoint[] = [
     ...routingEndpoints({ clients, jsonBodyLimitBytes: config.jsonBodyLimitBytes }),
-    ...assetEndpoints({ clients, maxUploadBytes: config.maxUploadBytes }),
+    ...assetEndpoints({ clients, maxUploadBytes: config.maxUploadBytes, uploadSlots }),
     healthEndpoint(clients),
     {
       method: 'GET',
@@ -50,7 +53,7 @@ export function createGateway({ config, cdnUrl, clients, log }: GatewayParts): G
   const router = new Router(endpoints);
   const cors = createCors(config.corsOrigins);
   const requestIds = new WeakMap<IncomingMessage, string>();
-  const connect = createConnectProxy(clients, (req) => requestIds.get(req) ?? requestIdOf(req), (req, res) =>
+  const connect = createConnectProxy(clients, uploadSlots, (req) => requestIds.get(req) ?? requestIdOf(req), (req, res) =>
     sendError(res as ServerResponse, new ApiError('not_found', `no such RPC: ${req.url ?? ''}`)),
   );
 

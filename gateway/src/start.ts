@@ -28,6 +28,7 @@ export interface StartGatewayOptions {
 
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions): Promise<GatewayHandle> {
   const listener = options.listener ?? (await listen(config.host, config.port));
+  listener.setLimits(config.clientLimits);
   const cdnUrl = resolveCdnUrl(config, listener.port);
   const clients = createServiceClients(options.serviceUrl);
   const gateway = createGateway({ config, cdnUrl, clients, log: options.log });

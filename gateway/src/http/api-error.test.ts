@@ -1,7 +1,7 @@
 import test from 'ava';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { SwitchyardError } from '../../../lib/src/errors.js';
-import { ApiError, SERVICE_ERROR_DETAILS_KEY, toApiError } from './api-error.js';
+import { ApiError, overloaded, requestTimeout, SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError } from './api-error.js';
 
 const fromService = (code: Code, message: string, details?: string) =>
   new ConnectError(message, code, details === undefined ? undefined : { [SERVICE_ERROR_DETAILS_KEY]: details });
@@ -42,4 +42,29 @@ test('resource_exhausted about a request body is 413, otherwise 429', (t) => {
   t.is(toApiError(fromService(Code.NotFound, 'x', '[]'), { bodyLimited: true }).status, 404);
   const own = new ApiError('invalid_argument', 'mine');
   t.is(toApiError(own), own);
+});
+
+test('a retry hint from the service becomes whole seconds for Retry-After, rounded up', (t) => {
+  const limited = new ConnectError('rate limit reached', Code.ResourceExhausted, { [SERVICE_ERROR_DETAILS_KEY]: '[]', [SERVICE_RETRY_AFTER_MS_KEY]: '1200' });
+  const error = toApiError(limited, { bodyLimited: true });
+  t.is(error.status, 429, 'a rate limit on an upload stays 429, not 413');
+  t.is(error.retryAfterSeconds, 2);
+  t.is(toApiError(new ConnectError('x', Code.ResourceExhausted, { [SERVICE_RETRY_AFTER_MS_KEY]: '5' })).retryAfterSeconds, 1);
+  t.is(toApiError(new ConnectError('x', Code.ResourceExhausted, { [SERVICE_RETRY_AFTER_MS_KEY]: 'soon' })).retryAfterSeconds, undefined);
+  t.is(toApiError(new SwitchyardError('resource_exhausted', 'slow down', [], { retryAfterMs: 3000 })).retryAfterSeconds, 3);
+  t.is(toApiError(fromService(Code.ResourceExhausted, 'too large', '[]'), { bodyLimited: true }).status, 413);
+});
+
+test('an upload the service abandoned because the client stalled is 408', (t) => {
+  t.is(toApiError(fromService(Code.DeadlineExceeded, 'the client sent nothing for 1000 ms', '[]'), { bodyLimited: true }).status, 408);
+  t.is(toApiError(fromService(Code.DeadlineExceeded, 'slow', '[]')).status, 504, 'elsewhere a deadline is the server side');
+  t.is(toApiError(new ConnectError('deadline', Code.DeadlineExceeded), { bodyLimited: true }).status, 504, 'a transport deadline is not the client');
+});
+
+test('capacity refusals and request timeouts', (t) => {
+  const busy = overloaded('too many uploads in flight');
+  t.is(busy.status, 503);
+  t.is(busy.retryAfterSeconds, 1);
+  const slow = requestTimeout('no body bytes for 1000 ms');
+  t.deepEqual([slow.status, slow.code], [408, 'deadline_exceeded']);
 });

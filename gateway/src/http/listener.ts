@@ -1,14 +1,19 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { dialableHost, urlHost } from '../config.js';
-import { ApiError } from './api-error.js';
+import type { AddressInfo, Socket } from 'node:net';
+import { dialableHost, GATEWAY_DEFAULTS, urlHost, type ClientLimits } from '../config.js';
+import { ApiError, requestTimeout } from './api-error.js';
+import { watchBodyIdle } from './body-idle.js';
+import { answerClientErrors } from './client-error.js';
+import { limitConnections } from './connection-limit.js';
 import { sendError } from './respond.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** Connections idle this long (no bytes either way) are dropped; a flowing upload is never idle. */
 const IDLE_SOCKET_MS = 120_000;
+/** How often Node checks the headers and request timeouts: they fire at most this late. */
+const TIMEOUT_CHECK_MS = 250;
 
 /** A bound HTTP server whose handler can be attached after binding (to learn a PORT=0 port first). */
 export interface HttpListener {
@@ -16,6 +21,10 @@ export interface HttpListener {
   /** `http://host:port`, dialable (a wildcard bind address becomes loopback). */
   readonly url: string;
   setHandler(handler: Handler): void;
+  /** Applies the client limits (timeouts, connection bound); until then the defaults hold. */
+  setLimits(limits: ClientLimits): void;
+  /** Connections open now. */
+  openConnections(): number;
   /**
    * Stops accepting connections, lets requests in flight finish (connections
    * close after their response), and after `timeoutMs` cuts what is left.
@@ -27,12 +36,24 @@ export interface HttpListener {
 export async function listen(host: string, port: number): Promise<HttpListener> {
   let handler: Handler = (_req, res) => sendError(res, new ApiError('unavailable', 'starting up; try again in a moment'));
   let closing: Promise<void> | undefined;
+  let limits: ClientLimits = GATEWAY_DEFAULTS.clientLimits;
   const inFlight = new Set<ServerResponse>();
-  const server: Server = createServer({ requestTimeout: 0 }, (req, res) => {
+  const responseOf = new WeakMap<Socket, ServerResponse>();
+  // Timeouts are set by setLimits (Node reads them at each check); only the check interval is fixed at creation.
+  const server: Server = createServer({ requestTimeout: 0, connectionsCheckingInterval: TIMEOUT_CHECK_MS }, (req, res) => {
+    // Already answered 503 by the connection limit.
+    if (connections.refused(req.socket)) return;
     if (closing) res.setHeader('connection', 'close');
     inFlight.add(res);
+    responseOf.set(req.socket, res);
+    watchBodyIdle(req, res, limits.bodyIdleTimeoutMs, () => {
+      if (res.headersSent) return void req.socket.destroy();
+      res.once('finish', () => req.socket.destroy());
+      sendError(res, requestTimeout(`no request body bytes arrived for ${limits.bodyIdleTimeoutMs} ms; nothing was stored`), { connection: 'close' });
+    });
     res.once('close', () => {
       inFlight.delete(res);
+      if (responseOf.get(req.socket) === res) responseOf.delete(req.socket);
       // Once its last response is out, a connection has nothing left to do while the server closes.
       if (closing) setImmediate(() => server.closeIdleConnections());
     });
@@ -44,6 +65,13 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
     }
   });
   server.timeout = IDLE_SOCKET_MS;
+  const connections = limitConnections(server, () => limits.maxConnections);
+  answerClientErrors(server, (socket) => responseOf.get(socket));
+  const applyTimeouts = (): void => {
+    server.headersTimeout = limits.headersTimeoutMs;
+    server.requestTimeout = limits.requestTimeoutMs;
+  };
+  applyTimeouts();
   server.listen(port, host);
   await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error as Error))]);
   const bound = (server.address() as AddressInfo).port;
@@ -54,6 +82,11 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
     setHandler(next) {
       handler = next;
     },
+    setLimits(next) {
+      limits = next;
+      applyTimeouts();
+    },
+    openConnections: () => connections.open(),
     close(timeoutMs) {
       closing ??= new Promise<void>((resolve) => {
         const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs).unref();

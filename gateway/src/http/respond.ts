@@ -26,5 +26,5 @@ export function sendError(res: ServerResponse, error: ApiError, headers: Headers
     res.destroy();
     return;
   }
-  sendJson(res, error.status, error.body(), headers);
+  sendJson(res, error.status, error.body(), error.retryAfterSeconds === undefined ? headers : { 'retry-after': error.retryAfterSeconds, ...headers });
 }

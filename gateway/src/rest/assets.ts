@@ -1,9 +1,10 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Asset, ReplaceAssetRequestSchema, UploadAssetRequestSchema } from '../gen/switchyard/v1/assets_pb.js';
-import { toApiError } from '../http/api-error.js';
+import { overloaded, toApiError, type ApiError } from '../http/api-error.js';
 import type { RequestContext } from '../http/context.js';
 import { sendJson } from '../http/respond.js';
 import type { Endpoint } from '../http/router.js';
+import type { Slots } from '../http/slots.js';
 import type { ServiceClients } from '../service/clients.js';
 import { coalesce } from './coalesce.js';
 import { MultipartForm, type FilePart } from './multipart-form.js';
@@ -12,22 +13,26 @@ import { assetView } from './views.js';
 export interface AssetDeps {
   readonly clients: ServiceClients;
   readonly maxUploadBytes: number;
+  /** Uploads and replaces streaming at once (MAX_INFLIGHT_UPLOADS), shared with the Connect protocol's. */
+  readonly uploadSlots: Slots;
 }
 
 /** Bytes per gRPC message: few enough messages to be cheap, small enough to keep memory flat per upload. */
 const CHUNK_BYTES = 1024 * 1024;
+/** …but a slow client's bytes are passed on at least this often, well inside the service's upload idle timeout. */
+const CHUNK_HOLD_MS = 1_000;
 
 type UploadMessage = MessageInitShape<typeof UploadAssetRequestSchema>;
 type ReplaceMessage = MessageInitShape<typeof ReplaceAssetRequestSchema>;
 
 /** Assets: multipart upload and replace, streamed to the service as they arrive; get. */
-export function assetEndpoints({ clients, maxUploadBytes }: AssetDeps): Endpoint[] {
+export function assetEndpoints({ clients, maxUploadBytes, uploadSlots }: AssetDeps): Endpoint[] {
   return [
     {
       method: 'POST',
       path: '/v1/assets/upload',
       async handle(ctx) {
-        const asset = await relayForm(ctx, ['label'], maxUploadBytes, (form, file) =>
+        const asset = await relayForm(ctx, ['label'], maxUploadBytes, uploadSlots, (form, file) =>
           clients.assets.uploadAsset(uploadMessages(form, file), ctx.callOptions({ streaming: true })),
         );
         sendJson(ctx.res, 201, assetView(asset), { location: `/v1/assets/${encodeURIComponent(asset.id)}` });
@@ -46,7 +51,7 @@ export function assetEndpoints({ clients, maxUploadBytes }: AssetDeps): Endpoint
       path: '/v1/assets/{id}/replace',
       async handle(ctx) {
         const id = ctx.params['id'] ?? '';
-        const asset = await relayForm(ctx, [], maxUploadBytes, (form, file) =>
+        const asset = await relayForm(ctx, [], maxUploadBytes, uploadSlots, (form, file) =>
           clients.assets.replaceAsset(replaceMessages(id, form, file), ctx.callOptions({ streaming: true })),
         );
         sendJson(ctx.res, 200, assetView(asset));
@@ -60,28 +65,41 @@ export function assetEndpoints({ clients, maxUploadBytes }: AssetDeps): Endpoint
  * it to the service. When the form turns out bad mid-way (too large, a second
  * file, truncated), its reason wins over whatever the aborted call reports;
  * when the service refuses early (bad token, unknown id), the form is
- * abandoned unread and the refusal answered at once.
+ * abandoned unread and the refusal answered at once. With every upload slot
+ * taken, the form is refused unread (503, Retry-After) before it costs a byte
+ * of buffer or a stream to the service.
  */
 async function relayForm(
   ctx: RequestContext,
   fieldNames: readonly string[],
   maxFileBytes: number,
+  slots: Slots,
   call: (form: MultipartForm, file: FilePart) => Promise<Asset>,
 ): Promise<Asset> {
-  const form = new MultipartForm(ctx.req, { maxFileBytes, fieldNames });
+  const release = slots.take();
+  if (release === undefined) throw uploadsBusy(slots);
   try {
-    return await call(form, await form.fileStarted);
-  } catch (error) {
-    throw form.failure() ?? toApiError(error, { bodyLimited: true });
+    const form = new MultipartForm(ctx.req, { maxFileBytes, fieldNames });
+    try {
+      return await call(form, await form.fileStarted);
+    } catch (error) {
+      throw form.failure() ?? toApiError(error, { bodyLimited: true });
+    } finally {
+      form.abandon();
+    }
   } finally {
-    form.abandon();
+    release();
   }
+}
+
+export function uploadsBusy(slots: Slots): ApiError {
+  return overloaded(`this gateway is already streaming ${slots.size} uploads (MAX_INFLIGHT_UPLOADS); try again shortly`);
 }
 
 async function* uploadMessages(form: MultipartForm, file: FilePart): AsyncGenerator<UploadMessage> {
   const labelBefore = file.fieldsBefore.get('label');
   yield { payload: { case: 'metadata', value: { label: labelBefore ?? '', filename: file.filename, declaredType: file.declaredType } } };
-  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES)) yield { payload: { case: 'chunk', value: chunk } };
+  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS })) yield { payload: { case: 'chunk', value: chunk } };
   // A label after the file is known only now; the service takes it as the stream's last message.
   const labelAfter = (await form.finished).get('label');
   if (labelAfter !== undefined) yield { payload: { case: 'trailingLabel', value: labelAfter } };
@@ -89,6 +107,6 @@ async function* uploadMessages(form: MultipartForm, file: FilePart): AsyncGenera
 
 async function* replaceMessages(id: string, form: MultipartForm, file: FilePart): AsyncGenerator<ReplaceMessage> {
   yield { payload: { case: 'metadata', value: { id, filename: file.filename, declaredType: file.declaredType } } };
-  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES)) yield { payload: { case: 'chunk', value: chunk } };
+  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS })) yield { payload: { case: 'chunk', value: chunk } };
   await form.finished;
 }

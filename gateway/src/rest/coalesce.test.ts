@@ -19,3 +19,27 @@ test('a piece at or over the target passes alone; empty pieces and empty input y
   t.deepEqual(await collect([Buffer.alloc(0), big, Buffer.alloc(0)], 8), [big]);
   t.deepEqual(await collect([], 8), []);
 });
+
+test('pieces held longer than maxHoldMs go out below the target, so a slow client\'s bytes keep flowing', async (t) => {
+  let clock = 0;
+  async function* slowly() {
+    for (let i = 0; i < 4; i++) {
+      clock += 400;
+      yield Buffer.alloc(3, i);
+    }
+  }
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of coalesce(slowly(), 1024, { maxHoldMs: 1000, now: () => clock })) chunks.push(chunk);
+  // Nothing sent since t=0: at t=1200 the third piece sends three; the fourth waits for the end.
+  t.deepEqual(chunks.map((chunk) => chunk.byteLength), [9, 3]);
+  clock = 0;
+  const slower: Uint8Array[] = [];
+  async function* slower_() {
+    for (let i = 0; i < 3; i++) {
+      clock += 1500;
+      yield Buffer.alloc(2, i);
+    }
+  }
+  for await (const chunk of coalesce(slower_(), 1024, { maxHoldMs: 1000, now: () => clock })) slower.push(chunk);
+  t.deepEqual(slower.map((chunk) => chunk.byteLength), [2, 2, 2]);
+});

@@ -1,0 +1,52 @@
+import type { Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { HEADERS_TOO_LARGE } from '../http-status.js';
+import { ApiError, invalidRequest, requestTimeout } from './api-error.js';
+import { sendError } from './respond.js';
+
+/**
+ * Answers what Node's HTTP parser and its timers report on a connection
+ * ('clientError': a request line or headers that do not parse or are too
+ * large, headers or a whole request not received in time) in the contract's
+ * JSON shape; Node's default is a bare status line. When a response to the
+ * request is already under way (`inFlight`), it is answered through that
+ * response; otherwise a raw one goes on the socket. The connection is closed
+ * either way: after such an error its byte stream cannot be trusted.
+ */
+export function answerClientErrors(server: Server, inFlight: (socket: Socket) => ServerResponse | undefined): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    socket.on('error', () => undefined);
+    const answer = answerFor(error);
+    const res = inFlight(socket);
+    if (res !== undefined && !res.headersSent) {
+      res.once('finish', () => socket.destroy());
+      sendError(res, answer, { connection: 'close' });
+      return;
+    }
+    if (error.code === 'ECONNRESET' || !socket.writable || (res?.headersSent ?? false)) {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify(answer.body());
+    socket.end(
+      `HTTP/1.1 ${answer.status} ${REASONS[answer.status] ?? 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\n` +
+        `connection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    setTimeout(() => socket.destroy(), 1_000).unref();
+  });
+}
+
+const REASONS: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+function answerFor(error: NodeJS.ErrnoException): ApiError {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return requestTimeout('the request (headers, or headers and body) was not received in time');
+    case 'HPE_HEADER_OVERFLOW':
+      return new ApiError(HEADERS_TOO_LARGE.code, 'the request headers are too large', [{ reason: 'request headers are limited to 16 KiB in all' }], {
+        status: HEADERS_TOO_LARGE.status,
+      });
+    default:
+      return invalidRequest('request', 'is not a valid HTTP/1.1 request');
+  }
+}
