@@ -1,4 +1,4 @@
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { HEADERS_TOO_LARGE } from '../http-status.js';
 import { ApiError, invalidRequest, requestTimeout } from './api-error.js';
@@ -18,11 +18,7 @@ export function answerClientErrors(server: Server, inFlight: (socket: Socket) =>
     socket.on('error', () => undefined);
     const answer = answerFor(error);
     const res = inFlight(socket);
-    if (res !== undefined && !res.headersSent) {
-      res.once('finish', () => socket.destroy());
-      sendError(res, answer, { connection: 'close' });
-      return;
-    }
+    if (res !== undefined && !res.headersSent) return answerThenDestroy(res.req, res, answer);
     if (error.code === 'ECONNRESET' || !socket.writable || (res?.headersSent ?? false)) {
       socket.destroy();
       return;
@@ -34,6 +30,24 @@ export function answerClientErrors(server: Server, inFlight: (socket: Socket) =>
     );
     setTimeout(() => socket.destroy(), 1_000).unref();
   });
+}
+
+/**
+ * Answers a request whose body will not be read to its end (the client is too
+ * slow), then destroys the request. Destroying the request, not just its
+ * socket, matters: once a response has finished, Node no longer tells the
+ * request that its socket closed, so a handler still reading the body (a
+ * multipart upload streaming to the service) would wait forever and keep its
+ * call to the service, and the service its temp file, open.
+ */
+export function answerThenDestroy(req: IncomingMessage, res: ServerResponse, answer: ApiError): void {
+  if (res.headersSent) {
+    req.destroy();
+    return;
+  }
+  res.once('finish', () => req.destroy());
+  res.once('close', () => req.destroy());
+  sendError(res, answer, { connection: 'close' });
 }
 
 const REASONS: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { dialableHost, GATEWAY_DEFAULTS, urlHost, type ClientLimits } from '../config.js';
 import { ApiError, requestTimeout } from './api-error.js';
 import { watchBodyIdle } from './body-idle.js';
-import { answerClientErrors } from './client-error.js';
+import { answerClientErrors, answerThenDestroy } from './client-error.js';
 import { limitConnections } from './connection-limit.js';
 import { sendError } from './respond.js';
 
@@ -46,11 +46,9 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
     if (closing) res.setHeader('connection', 'close');
     inFlight.add(res);
     responseOf.set(req.socket, res);
-    watchBodyIdle(req, res, limits.bodyIdleTimeoutMs, () => {
-      if (res.headersSent) return void req.socket.destroy();
-      res.once('finish', () => req.socket.destroy());
-      sendError(res, requestTimeout(`no request body bytes arrived for ${limits.bodyIdleTimeoutMs} ms; nothing was stored`), { connection: 'close' });
-    });
+    watchBodyIdle(req, res, limits.bodyIdleTimeoutMs, () =>
+      answerThenDestroy(req, res, requestTimeout(`no request body bytes arrived for ${limits.bodyIdleTimeoutMs} ms; nothing was stored`)),
+    );
     res.once('close', () => {
       inFlight.delete(res);
       if (responseOf.get(req.socket) === res) responseOf.delete(req.socket);

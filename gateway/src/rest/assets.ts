@@ -32,8 +32,8 @@ export function assetEndpoints({ clients, maxUploadBytes, uploadSlots }: AssetDe
       method: 'POST',
       path: '/v1/assets/upload',
       async handle(ctx) {
-        const asset = await relayForm(ctx, ['label'], maxUploadBytes, uploadSlots, (form, file) =>
-          clients.assets.uploadAsset(uploadMessages(form, file), ctx.callOptions({ streaming: true })),
+        const asset = await relayForm(ctx, ['label'], maxUploadBytes, uploadSlots, (form, file, signal) =>
+          clients.assets.uploadAsset(uploadMessages(form, file), { ...ctx.callOptions({ streaming: true }), signal }),
         );
         sendJson(ctx.res, 201, assetView(asset), { location: `/v1/assets/${encodeURIComponent(asset.id)}` });
       },
@@ -51,8 +51,8 @@ export function assetEndpoints({ clients, maxUploadBytes, uploadSlots }: AssetDe
       path: '/v1/assets/{id}/replace',
       async handle(ctx) {
         const id = ctx.params['id'] ?? '';
-        const asset = await relayForm(ctx, [], maxUploadBytes, uploadSlots, (form, file) =>
-          clients.assets.replaceAsset(replaceMessages(id, form, file), ctx.callOptions({ streaming: true })),
+        const asset = await relayForm(ctx, [], maxUploadBytes, uploadSlots, (form, file, signal) =>
+          clients.assets.replaceAsset(replaceMessages(id, form, file), { ...ctx.callOptions({ streaming: true }), signal }),
         );
         sendJson(ctx.res, 200, assetView(asset));
       },
@@ -74,20 +74,23 @@ async function relayForm(
   fieldNames: readonly string[],
   maxFileBytes: number,
   slots: Slots,
-  call: (form: MultipartForm, file: FilePart) => Promise<Asset>,
+  call: (form: MultipartForm, file: FilePart, signal: AbortSignal) => Promise<Asset>,
 ): Promise<Asset> {
   const release = slots.take();
   if (release === undefined) throw uploadsBusy(slots);
+  // However the form ends, the call to the service ends with it: a stream left open there would hold a temp file.
+  const done = new AbortController();
   try {
     const form = new MultipartForm(ctx.req, { maxFileBytes, fieldNames });
     try {
-      return await call(form, await form.fileStarted);
+      return await call(form, await form.fileStarted, AbortSignal.any([ctx.signal, done.signal]));
     } catch (error) {
       throw form.failure() ?? toApiError(error, { bodyLimited: true });
     } finally {
       form.abandon();
     }
   } finally {
+    done.abort();
     release();
   }
 }

@@ -1,0 +1,205 @@
+import test from 'ava';
+import { createHash, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
+import { RawClient, uploadBody, uploadHead, type RawAnswer } from './support/raw-client.js';
+import { scaled, SOAK } from './support/soak.js';
+import { storedIn } from './support/stored.js';
+
+// Short limits so the quick run stays quick; the defaults are 20 s, 15 min, 30 s and 60 s.
+const HEADERS_MS = 400;
+const BODY_IDLE_MS = 400;
+const REQUEST_MS = 4_000;
+/** Above the gateway's 1 s chunk hold (rest/assets.ts), as the 60 s default is. */
+const UPLOAD_IDLE_MS = 1_500;
+/** Node checks the headers and request timeouts every 250 ms; the body watch polls at a tenth of its timeout. */
+const SLACK_MS = 900;
+const SLOW_ENV = {
+  HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+  BODY_IDLE_TIMEOUT_MS: String(BODY_IDLE_MS),
+  REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+  UPLOAD_IDLE_TIMEOUT_MS: String(UPLOAD_IDLE_MS),
+};
+
+const stacks: Stack[] = [];
+async function stack(env: Record<string, string> = SLOW_ENV): Promise<Stack> {
+  const started = await startStack(env);
+  stacks.push(started);
+  return started;
+}
+test.after.always(async () => {
+  await Promise.all(stacks.map((s) => s.stop()));
+});
+
+function assertTimeoutAnswer(t: import('ava').ExecutionContext, answer: RawAnswer, withinMs: number): void {
+  t.is(answer.status, 408, answer.body);
+  t.like(answer.json(), { code: 'deadline_exceeded' });
+  t.is(typeof answer.json()['message'], 'string');
+  t.true(Array.isArray(answer.json()['details']));
+  t.true(answer.closedAfterMs <= withinMs, `closed after ${Math.round(answer.closedAfterMs)} ms, bound ${withinMs} ms`);
+}
+
+async function assertNothingStored(t: import('ava').ExecutionContext, s: Stack): Promise<void> {
+  // The service learns of the cut a moment after the client does.
+  await sleep(200);
+  const stored = await storedIn(s.dataDir);
+  t.deepEqual({ ...stored, files: stored.files.filter((file) => !file.endsWith('/')) }, { assetRows: 0, routeRows: 0, blobKeys: [], files: [] });
+}
+
+async function assertHealthy(t: import('ava').ExecutionContext, s: Stack): Promise<void> {
+  t.is((await fetch(`${s.url}/healthz`)).status, 200);
+  const body = new FormData();
+  body.append('file', new Blob([randomBytes(2048)]), 'after.bin');
+  const response = await fetch(`${s.url}/v1/assets/upload`, { method: 'POST', headers: await s.auth(freshWorkspace()), body });
+  t.is(response.status, 201, await response.clone().text());
+}
+
+test('slow headers: a request whose headers trickle in is answered 408 and closed, however many at once', async (t) => {
+  const s = await stack();
+  const count = scaled(20, 500);
+  const started = performance.now();
+  const clients = await Promise.all(Array.from({ length: count }, () => RawClient.open(s.url)));
+  // Each sends its request line, then a header byte every 100 ms, forever.
+  const trickles = clients.map((client) => client.trickle(`GET /v1/assets/as_01 HTTP/1.1\r\nHost: x\r\nX-Slow: ${'a'.repeat(10_000)}`, 1, 100));
+  // Meanwhile a normal request is served as usual.
+  t.is((await fetch(`${s.url}/healthz`)).status, 200);
+  const answers = await Promise.all(clients.map((client) => client.answer(HEADERS_MS + SLACK_MS + 2_000)));
+  for (const answer of answers) assertTimeoutAnswer(t, answer, HEADERS_MS + SLACK_MS + (SOAK ? 2_000 : 0));
+  await Promise.all(trickles);
+  t.log(`${count} slow-header connections, all 408 and closed within ${Math.round(performance.now() - started)} ms`);
+  await assertHealthy(t, s);
+});
+
+test('a connection that sends nothing is closed after the headers timeout', async (t) => {
+  const s = await stack();
+  const client = await RawClient.open(s.url);
+  const answer = await client.answer(HEADERS_MS + SLACK_MS + 2_000);
+  t.true(answer.closedAfterMs <= HEADERS_MS + SLACK_MS, `closed after ${Math.round(answer.closedAfterMs)} ms`);
+  t.true(answer.status === 0 || answer.status === 408, `status ${answer.status}`);
+});
+
+test('a stalled upload body is 408 at the body idle timeout, and nothing is stored (record, blob, temp file)', async (t) => {
+  const s = await stack();
+  const rounds = scaled(3, 30);
+  for (let round = 0; round < rounds; round++) {
+    const client = await RawClient.open(s.url);
+    const boundary = `stall${round}`;
+    const { head, partHead } = uploadHead('/v1/assets/upload', (await s.auth(freshWorkspace())).authorization!, boundary, 1_000_000);
+    // Headers, the file part's head and 200 KiB of the file (past the first chunk to the service), then silence.
+    await client.write(head);
+    await client.write(partHead);
+    await client.write(randomBytes(200 * 1024));
+    assertTimeoutAnswer(t, await client.answer(), BODY_IDLE_MS + SLACK_MS + 500);
+  }
+  await assertNothingStored(t, s);
+  // The service saw the call canceled, not failed.
+  await sleep(100);
+  const calls = s.serviceLogLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['method'] === 'UploadAsset' && line['msg'] === 'call');
+  t.is(calls.length, rounds);
+  for (const call of calls) t.is(call['code'], 'CANCELLED');
+  await assertHealthy(t, s);
+});
+
+test('a stalled JSON body is 408 and creates nothing', async (t) => {
+  const s = await stack();
+  const client = await RawClient.open(s.url);
+  const body = JSON.stringify({ method: 'GET', path: '/stalled', handler: 'h' });
+  await client.write(
+    `POST /v1/routing HTTP/1.1\r\nHost: x\r\nAuthorization: ${(await s.auth(freshWorkspace())).authorization}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
+  await client.write(body.slice(0, 10));
+  assertTimeoutAnswer(t, await client.answer(), BODY_IDLE_MS + SLACK_MS + 500);
+  await assertNothingStored(t, s);
+});
+
+test('a body that trickles forever (never idle) is cut at the request timeout, and nothing is stored', async (t) => {
+  const s = await stack();
+  const client = await RawClient.open(s.url);
+  const boundary = 'trickle';
+  const { head, partHead } = uploadHead('/v1/assets/upload', (await s.auth(freshWorkspace())).authorization!, boundary, 1_000_000);
+  await client.write(head + partHead);
+  // 16 bytes every 100 ms: never idle for the body timeout, never done.
+  const trickled = client.trickle(randomBytes(100_000), 16, 100);
+  assertTimeoutAnswer(t, await client.answer(REQUEST_MS + SLACK_MS + 2_000), REQUEST_MS + SLACK_MS);
+  await trickled;
+  await assertNothingStored(t, s);
+  await assertHealthy(t, s);
+});
+
+test('a slow but steady upload is not mistaken for a stalled one, at the gateway or at the service', async (t) => {
+  const s = await stack();
+  const bytes = randomBytes(16 * 1024);
+  const boundary = 'steady';
+  const body = uploadBody(boundary, bytes);
+  const client = await RawClient.open(s.url);
+  const { head } = uploadHead('/v1/assets/upload', (await s.auth(freshWorkspace())).authorization!, boundary, body.length);
+  await client.write(head);
+  // ~3.3 s in 512-byte pieces every 100 ms: twice the service's upload idle timeout (1.5 s) in all,
+  // each gap well inside the gateway's body idle timeout (0.4 s), and the whole inside the request timeout (4 s).
+  await client.trickle(body, 512, 100);
+  const answer = await client.answer();
+  t.is(answer.status, 201, answer.body);
+  t.is(answer.json()['sha256'], createHash('sha256').update(bytes).digest('hex'));
+});
+
+test('connections beyond MAX_CONNECTIONS get 503 with Retry-After at once; the bound frees as they close', async (t) => {
+  const s = await stack({ MAX_CONNECTIONS: '8', HEADERS_TIMEOUT_MS: '30000' });
+  const held = await Promise.all(Array.from({ length: 8 }, () => RawClient.open(s.url)));
+  for (const client of held) await client.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+  const flood = scaled(200, 5_000);
+  const before = process.memoryUsage().rss;
+  const started = performance.now();
+  let refused = 0;
+  for (let offset = 0; offset < flood; offset += 200) {
+    const batch = await Promise.all(Array.from({ length: Math.min(200, flood - offset) }, () => RawClient.open(s.url)));
+    for (const client of batch) void client.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    for (const answer of await Promise.all(batch.map((client) => client.answer(5_000)))) {
+      t.is(answer.status, 503);
+      t.is(answer.headers['retry-after'], '1');
+      t.like(answer.json(), { code: 'unavailable' });
+      refused += 1;
+    }
+  }
+  const grownMiB = (process.memoryUsage().rss - before) / 2 ** 20;
+  t.log(`${refused} connections over the bound refused in ${Math.round(performance.now() - started)} ms; rss grew ${grownMiB.toFixed(1)} MiB`);
+  // The held connections are still served.
+  await held[0]!.write('\r\n');
+  await sleep(100);
+  for (const client of held) client.close();
+  await sleep(100);
+  t.is((await fetch(`${s.url}/healthz`, { headers: { connection: 'close' } })).status, 200);
+});
+
+test('uploads beyond MAX_INFLIGHT_UPLOADS get 503 with Retry-After, unread; the ones in flight finish', async (t) => {
+  const s = await stack({ MAX_INFLIGHT_UPLOADS: '2' });
+  const auth = (await s.auth(freshWorkspace())).authorization!;
+  const bytes = randomBytes(100 * 1024);
+  const inFlight = await Promise.all(
+    ['a', 'b'].map(async (boundary) => {
+      const body = uploadBody(boundary, bytes);
+      const client = await RawClient.open(s.url);
+      await client.write(uploadHead('/v1/assets/upload', auth, boundary, body.length).head);
+      await client.write(body.subarray(0, 50_000));
+      return { client, rest: body.subarray(50_000) };
+    }),
+  );
+  await sleep(200);
+  const refusals = scaled(5, 200);
+  for (let i = 0; i < refusals; i++) {
+    const form = new FormData();
+    form.append('file', new Blob([randomBytes(256 * 1024)]), 'extra.bin');
+    const response = await fetch(`${s.url}/v1/assets/upload`, { method: 'POST', headers: { authorization: auth }, body: form });
+    t.is(response.status, 503);
+    t.is(response.headers.get('retry-after'), '1');
+    t.like(await response.json(), { code: 'unavailable' });
+  }
+  for (const { client, rest } of inFlight) {
+    await client.write(rest);
+    const answer = await client.answer();
+    t.is(answer.status, 201, answer.body);
+  }
+  const stored = await storedIn(s.dataDir);
+  t.is(stored.assetRows, 2);
+  t.is(stored.blobKeys.length, 2);
+  await assertHealthy(t, s);
+});

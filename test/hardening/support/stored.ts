@@ -1,0 +1,35 @@
+import { readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { loadServiceConfig } from '../../../service/src/config.js';
+import { openStorage } from '../../../service/src/stores/open-storage.js';
+import type { StorageConfig } from '../../../service/src/stores/storage-config.js';
+
+/** What a stack has stored: records, blobs, and any other file under DATA_DIR (temp files included). */
+export interface Stored {
+  readonly assetRows: number;
+  readonly routeRows: number;
+  readonly blobKeys: readonly string[];
+  /** Files under DATA_DIR but the database and the secret. */
+  readonly files: readonly string[];
+}
+
+const NOT_BLOBS = /(\.sqlite(-wal|-shm|-journal)?|auth-secret)$/;
+
+/** Reads what a SQLite + disk stack in `dataDir` holds, straight from its database and folder. */
+export async function storedIn(dataDir: string, storage: StorageConfig = loadServiceConfig({ DATA_DIR: dataDir }).storage): Promise<Stored> {
+  const reader = await openStorage(storage, { migrate: false });
+  try {
+    const count = async (table: 'assets' | 'routes') =>
+      Number((await reader.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const blobKeys: string[] = [];
+    for await (const blob of reader.blobStore.list()) blobKeys.push(blob.key);
+    const entries = storage.blobs.kind === 'disk' ? await readdir(dataDir, { recursive: true, withFileTypes: true }) : [];
+    const files = entries
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(dataDir, join(entry.parentPath, entry.name)))
+      .filter((path) => !NOT_BLOBS.test(path));
+    return { assetRows: await count('assets'), routeRows: await count('routes'), blobKeys: blobKeys.sort(), files: files.sort() };
+  } finally {
+    await reader.close();
+  }
+}
