@@ -1,6 +1,10 @@
 import test from 'ava';
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { status as Status, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
+import type { ReplaceAssetRequest } from '../../service/src/gen/switchyard/v1/assets.js';
+import { mysqlS3Target, sqliteDiskTarget } from '../grpc/support/storage-targets.js';
+import { startTestService } from '../grpc/support/test-service.js';
 import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
 import { RawClient, uploadBody, uploadHead, type RawAnswer } from './support/raw-client.js';
 import { scaled, SOAK } from './support/soak.js';
@@ -203,3 +207,49 @@ test('uploads beyond MAX_INFLIGHT_UPLOADS get 503 with Retry-After, unread; the 
   t.is(stored.blobKeys.length, 2);
   await assertHealthy(t, s);
 });
+
+// The gRPC service directly: a client stream that stops sending is abandoned at UPLOAD_IDLE_TIMEOUT_MS.
+
+for (const makeTarget of [sqliteDiskTarget, mysqlS3Target]) {
+  test(`gRPC ${makeTarget.name}: a stalled upload or replace stream ends DEADLINE_EXCEEDED and stores nothing`, async (t) => {
+    const target = await makeTarget();
+    if (!target) return t.pass('MySQL unreachable and not required: skipped');
+    const service = await startTestService({ storage: target.storage, dataDir: target.dataDir, env: { UPLOAD_IDLE_TIMEOUT_MS: '500' } });
+    t.teardown(async () => {
+      await service.stop();
+      await target.cleanup();
+    });
+    const auth = await service.auth(freshWorkspace());
+    const original = await service.clients.upload(auth, { label: 'original' }, randomBytes(5000));
+    const before = await target.snapshot();
+    const rounds = scaled(2, 20);
+    for (let round = 0; round < rounds; round++) {
+      const started = performance.now();
+      // Metadata and 100 KiB, then nothing; no metadata at all; a replace that stalls half way.
+      const mid = service.clients.startUpload(auth);
+      mid.stream.write({ metadata: { label: 'stalled', filename: '', declaredType: '' } });
+      mid.stream.write({ chunk: randomBytes(100 * 1024) });
+      const silent = service.clients.startUpload(auth);
+      let replaceStream!: ClientWritableStream<ReplaceAssetRequest>;
+      const replaced = new Promise<unknown>((resolve, reject) => {
+        replaceStream = service.clients.assets.replaceAsset(auth, (error, value) => (error ? reject(error) : resolve(value)));
+      });
+      replaceStream.write({ metadata: { id: original.id, filename: '', declaredType: '' } });
+      replaceStream.write({ chunk: randomBytes(100 * 1024) });
+      for (const outcome of await Promise.allSettled([mid.result, silent.result, replaced])) {
+        t.is(outcome.status, 'rejected');
+        const error = (outcome as PromiseRejectedResult).reason as ServiceError;
+        t.is(error.code, Status.DEADLINE_EXCEEDED, error.message);
+        t.regex(error.details, /sent nothing for 500 ms/);
+      }
+      const elapsed = performance.now() - started;
+      t.true(elapsed < 500 + 1_000, `abandoned after ${Math.round(elapsed)} ms`);
+      for (const stream of [mid.stream, silent.stream, replaceStream]) stream.destroy();
+    }
+    t.deepEqual(await target.snapshot(), before, 'no record, blob or temp file; the replaced asset unchanged');
+    const still = await service.clients.getAsset(auth, original.id);
+    t.is(still.url, original.url);
+    t.is(await service.clients.healthCheck(''), 'SERVING');
+    t.is((await service.clients.upload(auth, {}, randomBytes(1000))).size, 1000);
+  });
+}
