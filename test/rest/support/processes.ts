@@ -20,6 +20,14 @@ const OWN_VARIABLES = [
   'CORS_ORIGINS',
   'JSON_BODY_LIMIT_BYTES',
   'LOG_LEVEL',
+  'HEADERS_TIMEOUT_MS',
+  'REQUEST_TIMEOUT_MS',
+  'BODY_IDLE_TIMEOUT_MS',
+  'MAX_CONNECTIONS',
+  'MAX_INFLIGHT_UPLOADS',
+  'UPLOAD_IDLE_TIMEOUT_MS',
+  'RATE_LIMIT_PER_SECOND',
+  'RATE_LIMIT_BURST',
 ];
 
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
