@@ -83,8 +83,13 @@ test('files under CDN_URL are public and never rate-limited; unauthenticated cal
 test('RATE_LIMIT_PER_SECOND=0 turns the limit off', async (t) => {
   const s = await stack({ RATE_LIMIT_PER_SECOND: '0' });
   const auth = await s.auth(freshWorkspace());
-  const responses = await Promise.all(Array.from({ length: scaled(300, 3_000) }, () => getAsset(s, auth)));
-  t.deepEqual([...new Set(responses.map((response) => response.status))], [404]);
+  const statuses = new Set<number>();
+  const total = scaled(300, 3_000);
+  // 100 at a time: the gateway's connection bound (1024 by default) is not what this test is about.
+  for (let sent = 0; sent < total; sent += 100) {
+    for (const response of await Promise.all(Array.from({ length: 100 }, () => getAsset(s, auth)))) statuses.add(response.status);
+  }
+  t.deepEqual([...statuses], [404]);
 });
 
 test('under sustained load a workspace is admitted at its rate, in bursts of its burst, per instance', async (t) => {

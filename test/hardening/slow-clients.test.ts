@@ -164,6 +164,11 @@ test('connections beyond MAX_CONNECTIONS get 503 with Retry-After at once; the b
       refused += 1;
     }
   }
+  // An ordinary HTTP client reads the refusal as the answer to its request.
+  const refusedFetch = await fetch(`${s.url}/healthz`, { headers: { connection: 'close' } });
+  t.is(refusedFetch.status, 503);
+  t.is(refusedFetch.headers.get('retry-after'), '1');
+  t.like(await refusedFetch.json(), { code: 'unavailable' });
   const grownMiB = (process.memoryUsage().rss - before) / 2 ** 20;
   t.log(`${refused} connections over the bound refused in ${Math.round(performance.now() - started)} ms; rss grew ${grownMiB.toFixed(1)} MiB`);
   // The held connections are still served.

@@ -1,44 +1,42 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { overloaded } from './api-error.js';
 
-/** How long a refused connection is kept open for its answer to be read before it is cut. */
-const REFUSAL_LINGER_MS = 1_000;
+/** A refused connection has this long to send its request head and read its 503 before it is cut. */
+export const REFUSAL_GRACE_MS = 2_000;
 
 export interface ConnectionLimit {
   /** Connections open now (refused ones included until they close). */
   open(): number;
-  /** Whether this connection was refused: its requests must not be served. */
+  /** Whether this connection is over the bound: its request gets a 503 instead of being served. */
   refused(socket: Socket): boolean;
 }
 
 /**
- * Bounds the connections a server keeps open. A connection beyond `max()` is
- * answered at once with a 503 in the contract's JSON shape, `Retry-After: 1`
- * and `Connection: close`, then closed: the client learns why instead of
- * seeing a reset (Node's own `maxConnections` just drops the socket), and a
- * flood of connections costs one short-lived socket each. The answer is sent
- * before the request is read, which HTTP/1.1 clients accept as the answer to
- * the request they send; the socket is half-closed first so unread request
- * bytes cannot reset the answer away, and cut after REFUSAL_LINGER_MS.
+ * Bounds the connections a server serves. A connection beyond `max()` is
+ * marked refused: its first request is answered 503 `unavailable` with
+ * `Retry-After` and `Connection: close` (by the listener, in the contract's
+ * JSON shape, once the request head is in, so any HTTP client reads it as the
+ * answer to its request), and it is cut after REFUSAL_GRACE_MS whatever it
+ * did. Node's own `maxConnections` would drop the socket unanswered. Past
+ * twice the bound, connections are dropped at once (`maxConnections`), so a
+ * flood costs at most that many sockets, each for at most the grace period.
  */
 export function limitConnections(server: Server, max: () => number): ConnectionLimit {
   let open = 0;
   const refusedSockets = new WeakSet<Socket>();
+  const applyHardCap = (): void => {
+    server.maxConnections = max() * 2;
+  };
+  applyHardCap();
   // Before Node's own listener: a refused socket must be marked before its first request is parsed.
   server.prependListener('connection', (socket: Socket) => {
+    applyHardCap();
     open += 1;
     socket.once('close', () => (open -= 1));
     if (open <= max()) return;
     refusedSockets.add(socket);
     socket.on('error', () => undefined);
-    const error = overloaded(`too many connections (the limit is ${max()}); try again shortly`);
-    const body = JSON.stringify(error.body());
-    socket.end(
-      `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\nretry-after: ${error.retryAfterSeconds ?? 1}\r\n` +
-        `connection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-    setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS).unref();
+    setTimeout(() => socket.destroy(), REFUSAL_GRACE_MS).unref();
   });
   return { open: () => open, refused: (socket) => refusedSockets.has(socket) };
 }

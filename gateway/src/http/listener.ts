@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { dialableHost, GATEWAY_DEFAULTS, urlHost, type ClientLimits } from '../config.js';
-import { ApiError, requestTimeout } from './api-error.js';
+import { ApiError, overloaded, requestTimeout } from './api-error.js';
 import { watchBodyIdle } from './body-idle.js';
 import { answerClientErrors, answerThenDestroy } from './client-error.js';
 import { limitConnections } from './connection-limit.js';
@@ -41,8 +41,9 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
   const responseOf = new WeakMap<Socket, ServerResponse>();
   // Timeouts are set by setLimits (Node reads them at each check); only the check interval is fixed at creation.
   const server: Server = createServer({ requestTimeout: 0, connectionsCheckingInterval: TIMEOUT_CHECK_MS }, (req, res) => {
-    // Already answered 503 by the connection limit.
-    if (connections.refused(req.socket)) return;
+    if (connections.refused(req.socket)) {
+      return sendError(res, overloaded(`too many connections (the limit is ${limits.maxConnections}); try again shortly`), { connection: 'close' });
+    }
     if (closing) res.setHeader('connection', 'close');
     inFlight.add(res);
     responseOf.set(req.socket, res);
