@@ -36,7 +36,8 @@ export function limitConnections(server: Server, max: () => number): ConnectionL
     if (open <= max()) return;
     refusedSockets.add(socket);
     socket.on('error', () => undefined);
-    setTimeout(() => socket.destroy(), REFUSAL_GRACE_MS).unref();
+    const cut = setTimeout(() => socket.destroy(), REFUSAL_GRACE_MS).unref();
+    socket.once('close', () => clearTimeout(cut));
   });
   return { open: () => open, refused: (socket) => refusedSockets.has(socket) };
 }
