@@ -1,4 +1,4 @@
-// `npm run gc [-- --grace 1h] [-- --dry-run]`: removes blobs that no asset record points at.
+// `npm run gc [-- --grace 1h] [-- --dry-run]`: removes blobs that no asset record points at, and partial writes a crash left.
 import { parseArgs } from 'node:util';
 import { invalidArgument, isSwitchyardError, SwitchyardError } from '../../lib/src/errors.js';
 import { collectGarbage, DEFAULT_GC_GRACE_MS } from '../../lib/src/maintenance/collect-garbage.js';
@@ -32,9 +32,14 @@ async function main(): Promise<void> {
     if (pending.length > 0) {
       throw new SwitchyardError('unavailable', `the database schema is not current (pending: ${pending.map((m) => m.name).join(', ')}): run npm run migrate first`);
     }
-    const { scanned, deleted } = await collectGarbage({ blobStore: storage.blobStore, assetStore: storage.assetStore, graceMs, dryRun });
-    for (const key of deleted) console.log(`${dryRun ? 'would delete' : 'deleted'} ${key}`);
-    console.log(`scanned ${scanned} blobs, ${dryRun ? 'would delete' : 'deleted'} ${deleted.length} (grace ${graceMs / 1000} s)`);
+    const { scanned, deleted, abandoned, warnings } = await collectGarbage({ blobStore: storage.blobStore, assetStore: storage.assetStore, graceMs, dryRun });
+    const verb = dryRun ? 'would delete' : 'deleted';
+    for (const key of deleted) console.log(`${verb} ${key}`);
+    for (const name of abandoned) console.log(`${verb} partial write ${name}`);
+    // Partial writes are named only when there are some, so the usual summary stays one short line.
+    const partials = abandoned.length > 0 ? ` and ${abandoned.length} partial writes` : '';
+    console.log(`scanned ${scanned} blobs, ${verb} ${deleted.length}${partials} (grace ${graceMs / 1000} s)`);
+    for (const warning of warnings) console.error(`warning: ${warning}`);
   } finally {
     await storage.close();
   }

@@ -21,12 +21,17 @@ export interface GarbageReport {
   readonly scanned: number;
   /** Keys removed (or, in a dry run, that would have been). */
   readonly deleted: string[];
+  /** Partial writes a crash left outside any key (temp files, multipart uploads), removed or, in a dry run, found. */
+  readonly abandoned: string[];
+  /** What could not be collected, and why (e.g. a store that cannot list its partial writes). */
+  readonly warnings: string[];
 }
 
 /**
  * Removes blobs that no asset record points at: those left by a crash between
  * writing a blob and switching the record to it, or by a replace that lost its
- * race. A blob younger than the grace period may belong to an upload whose
+ * race. Then removes what puts cut short by a crash left outside any key (the
+ * disk store's temp files, S3's unfinished multipart uploads). A blob younger than the grace period may belong to an upload whose
  * record is about to be written, so it is never touched, whatever the records say.
  */
 export async function collectGarbage(options: CollectGarbageOptions): Promise<GarbageReport> {
@@ -44,5 +49,7 @@ export async function collectGarbage(options: CollectGarbageOptions): Promise<Ga
     if (!options.dryRun) await options.blobStore.delete(blob.key);
     deleted.push(blob.key);
   }
-  return { scanned, deleted };
+  const dryRun = options.dryRun === true;
+  const sweep = (await options.blobStore.sweepAbandonedWrites?.(new Date(cutoff), { dryRun })) ?? { removed: [] };
+  return { scanned, deleted, abandoned: sweep.removed, warnings: sweep.unsupported === undefined ? [] : [sweep.unsupported] };
 }

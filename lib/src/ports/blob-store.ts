@@ -6,6 +6,14 @@ export interface ByteRange {
   readonly end: number;
 }
 
+/** What `sweepAbandonedWrites` found. */
+export interface AbandonedWrites {
+  /** What was removed (in a dry run: would be), named for an operator: a temp file, an upload id. */
+  readonly removed: string[];
+  /** Set when the store cannot look for abandoned writes at all, saying why and what to do instead. */
+  readonly unsupported?: string | undefined;
+}
+
 export interface BlobInfo {
   readonly key: string;
   readonly size: number;
@@ -29,6 +37,9 @@ export interface BlobInfo {
  * - `delete` is idempotent.
  * - `list` yields every stored blob (for garbage collection), in no set order.
  * - `check` resolves when the store answers (health checks).
+ * - `sweepAbandonedWrites` (optional) removes what puts cut short by a crash
+ *   left outside any key (temp files, unfinished multipart uploads) that were
+ *   started before the given time; a put in progress is never that old.
  * - Infrastructure failures throw `SwitchyardError('unavailable')`.
  */
 export interface BlobStore {
@@ -38,4 +49,5 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   list(): AsyncIterable<BlobInfo>;
   check(): Promise<void>;
+  sweepAbandonedWrites?(startedBefore: Date, options: { readonly dryRun: boolean }): Promise<AbandonedWrites>;
 }

@@ -1,6 +1,6 @@
 // Garbage collection on real storage: SQLite records and blobs on disk, ages from file times.
 import test from 'ava';
-import { mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -43,4 +43,28 @@ test('disk + sqlite: old orphans and replaced-away blobs go, current and young b
   for await (const blob of blobStore.list()) left.push(blob.key);
   t.deepEqual(left.sort(), [replacement.blobKey, youngOrphan].sort());
   t.deepEqual((await readdir(join(root, workspace))).sort(), ['as_1', 'as_3'], 'the folder of the collected orphan is gone');
+});
+
+test('disk: temp files of puts a crash cut short go once older than the grace period; a young one (a put in progress) stays', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-gc-'));
+  const root = join(dir, 'files');
+  const storage = await openStorage({ database: { kind: 'sqlite', file: join(dir, 'db.sqlite') }, blobs: { kind: 'disk', root } });
+  t.teardown(async () => {
+    await storage.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  // What a SIGKILL mid-put leaves: a file in the store's temp folder that no put will ever rename or remove.
+  await mkdir(join(root, '.tmp'), { recursive: true });
+  await writeFile(join(root, '.tmp', 'crashed'), 'half an upload');
+  await writeFile(join(root, '.tmp', 'writing'), 'an upload in progress');
+  const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+  await utimes(join(root, '.tmp', 'crashed'), twoHoursAgo, twoHoursAgo);
+
+  const dry = await collectGarbage({ ...storage, dryRun: true });
+  t.deepEqual(dry.abandoned, ['.tmp/crashed']);
+  t.deepEqual((await readdir(join(root, '.tmp'))).sort(), ['crashed', 'writing'], 'a dry run removes nothing');
+  const report = await collectGarbage(storage);
+  t.deepEqual(report.abandoned, ['.tmp/crashed']);
+  t.deepEqual(report.deleted, [], 'temp files are never reported as blobs');
+  t.deepEqual(await readdir(join(root, '.tmp')), ['writing']);
 });

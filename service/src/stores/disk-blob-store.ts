@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { SwitchyardError } from '../../../lib/src/errors.js';
 import { assertBlobKey } from '../../../lib/src/ports/blob-key.js';
-import type { BlobInfo, BlobStore, ByteRange } from '../../../lib/src/ports/blob-store.js';
+import type { AbandonedWrites, BlobInfo, BlobStore, ByteRange } from '../../../lib/src/ports/blob-store.js';
 import { assertRange, emptyStream, isValidBlobKey } from './blob-support.js';
 
 /** Where partial uploads live; keys cannot start with a dot, so no key can name it. */
@@ -91,6 +91,31 @@ export class DiskBlobStore implements BlobStore {
 
   async *list(): AsyncIterable<BlobInfo> {
     yield* this.#walk(this.root, '');
+  }
+
+  /**
+   * Temp files of puts that never finished: a put removes its own on any
+   * failure it lives to see, so what remains was cut short by a crash
+   * (SIGKILL, power loss). Only files last written before `startedBefore` go:
+   * a put in progress keeps writing to its file.
+   */
+  async sweepAbandonedWrites(startedBefore: Date, options: { readonly dryRun: boolean }): Promise<AbandonedWrites> {
+    let entries;
+    try {
+      entries = await opendir(this.#tempDir);
+    } catch (error) {
+      if (isMissing(error)) return { removed: [] };
+      return fileSystemError(error);
+    }
+    const removed: string[] = [];
+    for await (const entry of entries) {
+      const path = join(this.#tempDir, entry.name);
+      const info = await stat(path).catch((error: unknown) => (isMissing(error) ? undefined : fileSystemError(error)));
+      if (!info?.isFile() || info.mtime.getTime() >= startedBefore.getTime()) continue;
+      if (!options.dryRun) await rm(path, { force: true }).catch(fileSystemError);
+      removed.push(`${TEMP_FOLDER}/${entry.name}`);
+    }
+    return { removed };
   }
 
   async check(): Promise<void> {

@@ -45,3 +45,9 @@ test('s3: a missing bucket makes check unavailable; wrong credentials do too', a
     t.true(isSwitchyardError(error) && error.code === 'unavailable', config.bucket);
   }
 });
+
+test('s3: sweeping abandoned multipart uploads on a server without ListMultipartUploads (s3rver) says so instead of failing', async (t) => {
+  const sweep = await shared.sweepAbandonedWrites(new Date(), { dryRun: false });
+  t.deepEqual(sweep.removed, []);
+  t.regex(sweep.unsupported ?? '', /cannot list unfinished multipart uploads.*AbortIncompleteMultipartUpload/);
+});

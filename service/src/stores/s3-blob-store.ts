@@ -1,8 +1,10 @@
 import {
+  AbortMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   paginateListObjectsV2,
   S3Client,
   type S3ClientConfig,
@@ -11,9 +13,9 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
 import { SwitchyardError } from '../../../lib/src/errors.js';
 import { assertBlobKey } from '../../../lib/src/ports/blob-key.js';
-import type { BlobInfo, BlobStore, ByteRange } from '../../../lib/src/ports/blob-store.js';
+import type { AbandonedWrites, BlobInfo, BlobStore, ByteRange } from '../../../lib/src/ports/blob-store.js';
 import { assertRange, emptyStream, isValidBlobKey } from './blob-support.js';
-import { isMissingObject, isUnsatisfiableRange, s3Error } from './s3-errors.js';
+import { isMissingObject, isMissingUpload, isNotImplemented, isUnsatisfiableRange, s3Error } from './s3-errors.js';
 import type { BlobStoreConfig } from './storage-config.js';
 
 export type S3BlobStoreConfig = Extract<BlobStoreConfig, { kind: 's3' }>;
@@ -140,6 +142,54 @@ export class S3BlobStore implements BlobStore {
       }
     } catch (error) {
       throw s3Error(error);
+    }
+  }
+
+  /**
+   * Multipart uploads that were never completed nor aborted: a put aborts its
+   * own on any failure it lives to see, so what remains was cut short by a
+   * crash, and its parts are stored (and billed) out of sight of `list`. Only
+   * uploads initiated before `startedBefore` go. Servers without
+   * ListMultipartUploads (s3rver among them) are told apart, not failed on: a
+   * bucket lifecycle rule (AbortIncompleteMultipartUpload) does the job there.
+   */
+  async sweepAbandonedWrites(startedBefore: Date, options: { readonly dryRun: boolean }): Promise<AbandonedWrites> {
+    const removed: string[] = [];
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    try {
+      for (;;) {
+        const page = await this.#client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }));
+        for (const upload of page.Uploads ?? []) {
+          const { Key: key, UploadId: uploadId, Initiated: initiated } = upload;
+          // Only our keys, and only uploads surely older than any put in progress.
+          if (key === undefined || uploadId === undefined || !isValidBlobKey(key)) continue;
+          if (initiated === undefined || initiated.getTime() >= startedBefore.getTime()) continue;
+          if (!options.dryRun) await this.#abortUpload(key, uploadId);
+          removed.push(`${key} (multipart upload ${uploadId})`);
+        }
+        if (!page.IsTruncated) break;
+        keyMarker = page.NextKeyMarker;
+        uploadIdMarker = page.NextUploadIdMarker;
+      }
+    } catch (error) {
+      if (isNotImplemented(error)) {
+        return {
+          removed,
+          unsupported: `the S3 server cannot list unfinished multipart uploads (ListMultipartUploads); parts of uploads cut short by a crash stay until a bucket lifecycle rule (AbortIncompleteMultipartUpload) removes them`,
+        };
+      }
+      throw s3Error(error);
+    }
+    return { removed };
+  }
+
+  async #abortUpload(key: string, uploadId: string): Promise<void> {
+    try {
+      await this.#client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }));
+    } catch (error) {
+      // Completed or aborted since it was listed: nothing left to remove.
+      if (!isMissingUpload(error)) throw error;
     }
   }
 

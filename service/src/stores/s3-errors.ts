@@ -19,6 +19,16 @@ export function isMissingObject(error: unknown): boolean {
   return name === 'NoSuchKey' || name === 'NotFound' || (statusOf(error) === 404 && name !== 'NoSuchBucket');
 }
 
+/** A multipart upload that is no longer there (completed or aborted meanwhile). */
+export function isMissingUpload(error: unknown): boolean {
+  return nameOf(error) === 'NoSuchUpload' || statusOf(error) === 404;
+}
+
+/** The server does not offer this operation at all (HTTP 501), as some S3-compatible servers answer. */
+export function isNotImplemented(error: unknown): boolean {
+  return nameOf(error) === 'NotImplemented' || statusOf(error) === 501;
+}
+
 /** A range that starts past the end of the object (HTTP 416). */
 export function isUnsatisfiableRange(error: unknown): boolean {
   return nameOf(error) === 'InvalidRange' || statusOf(error) === 416;
