@@ -6,6 +6,7 @@
 // when no upload is between writing its blob and writing its record.
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { openStorage } from '../../service/src/stores/open-storage.js';
 import type { Child } from '../rest/support/processes.js';
 import { mintToken } from '../grpc/support/tokens.js';
@@ -192,6 +193,14 @@ function defineTests(deployment: Deployment): void {
     const stored = await storedFor(workspace);
     t.is(stored.rows.length, UPLOADS, 'one record per acknowledged upload');
     t.deepEqual(stored.blobKeys, stored.rows.map((row) => row.blob_key).sort(), 'one blob per record, no orphan');
-    t.log(`${UPLOADS} uploads through 2 gateways in ${seconds.toFixed(1)} s`);
+    const rss = await Promise.all([...stack.services.map((s) => s.child), ...stack.gateways.map((g) => g.child)].map((child) => residentMiB(child.process.pid)));
+    t.log(`${UPLOADS} uploads through 2 gateways in ${seconds.toFixed(1)} s; resident memory afterwards: services ${rss.slice(0, 2).join(' and ')} MiB, gateways ${rss.slice(2).join(' and ')} MiB`);
   });
+}
+
+/** A process's resident memory in MiB, from /proc (Linux); '?' elsewhere. */
+async function residentMiB(pid: number | undefined): Promise<string> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kib = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  return kib === undefined ? '?' : (Number(kib) / 1024).toFixed(0);
 }
