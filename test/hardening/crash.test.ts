@@ -17,7 +17,9 @@ const ROUNDS = scaled(3, 20);
 /** Calls each round keeps going at once. */
 const WORKERS = 4;
 /** Big enough for S3 to go multipart (5 MiB parts), so a kill can strand uploaded parts. */
-const BIG_BYTES = 12 * 1024 * 1024;
+const BIG_BYTES = scaled(7, 12) * 1024 * 1024;
+/** The size one upload in ten has: several gRPC messages, several disk writes. */
+const MEDIUM_BYTES = scaled(512, 2048) * 1024;
 
 type Kind = 'noise' | 'text' | 'png';
 /** What the service sniffs each kind of content as. */
@@ -40,7 +42,7 @@ function content(kind: Kind, size: number): Content {
 function randomContent(random: () => number): Content {
   const pick = random();
   if (pick < 0.15) return content('png', 0);
-  const size = random() < 0.1 ? 2 * 1024 * 1024 : 1 + Math.floor(random() * 300_000);
+  const size = random() < 0.1 ? MEDIUM_BYTES : 1 + Math.floor(random() * 300_000);
   return content(pick < 0.5 ? 'text' : 'noise', size);
 }
 
@@ -158,7 +160,7 @@ async function crashRound(t: ExecutionContext, service: ServiceProcess, auth: Me
   const work = Array.from({ length: WORKERS }, worker);
   if (midStream) {
     // Kill once a big upload (and, if there is one to replace, a big replace) is about half sent.
-    const cutAt = Math.floor(BIG_BYTES * (0.2 + random() * 0.7));
+    const cutAt = Math.floor(BIG_BYTES * (0.2 + random() * 0.75));
     const cutWhen = (bytes: number) => void (bytes >= cutAt && !killed && kill());
     work.push(upload(content('noise', BIG_BYTES), cutWhen));
     const idle = [...assets.values()].find((tracked) => !tracked.busy);
@@ -251,7 +253,7 @@ async function crashRounds(t: ExecutionContext, deployment: Deployment): Promise
 const mysqlS3 = await mysqlS3Deployment();
 
 test('SIGKILL during uploads and replaces, SQLite + disk: nothing acknowledged is lost, nothing half-replaced, gc cleans up', async (t) => {
-  t.timeout(scaled(60_000, 20 * 60_000));
+  t.timeout(scaled(120_000, 20 * 60_000));
   const deployment = await sqliteDiskDeployment();
   t.teardown(() => deployment.cleanup());
   await crashRounds(t, deployment);
@@ -261,7 +263,7 @@ if (!mysqlS3) {
   test.skip('SIGKILL on MySQL + S3: MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)', () => undefined);
 } else {
   test('SIGKILL during uploads and replaces, MySQL + S3: nothing acknowledged is lost, nothing half-replaced, gc cleans up', async (t) => {
-    t.timeout(scaled(60_000, 20 * 60_000));
+    t.timeout(scaled(120_000, 20 * 60_000));
     t.teardown(() => mysqlS3.cleanup());
     await crashRounds(t, mysqlS3);
   });
