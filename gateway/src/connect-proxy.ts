@@ -1,12 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import { Code, ConnectError, createContextKey, createContextValues, type CallOptions, type HandlerContext } from '@connectrpc/connect';
-import { connectNodeAdapter } from '@connectrpc/connect-node';
 import { AssetService } from './gen/switchyard/v1/assets_pb.js';
 import { FileService } from './gen/switchyard/v1/files_pb.js';
 import { RouteService } from './gen/switchyard/v1/routes_pb.js';
+import { connectAdapter, type NodeHandler } from './connect-adapter.js';
 import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError } from './http/api-error.js';
 import { UNARY_TIMEOUT_MS } from './http/context.js';
 import { REQUEST_ID_HEADER } from './http/request-id.js';
+import { sendError } from './http/respond.js';
 import { CODE_NAME_OF } from './http-status.js';
 import type { Slots } from './http/slots.js';
 import { uploadsBusy } from './rest/assets.js';
@@ -17,9 +18,6 @@ export const CONNECT_PATH_PREFIX = '/switchyard.v1.';
 /** The gRPC service refuses messages over 4 MiB; refusing them here saves the trip. */
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
-/** A Node request handler, as connect-node types it (HTTP/1.1 or HTTP/2 requests). */
-export type NodeHandlerFn = ReturnType<typeof connectNodeAdapter>;
-
 const requestIdKey = createContextKey<string>('', { description: 'x-request-id' });
 
 /**
@@ -28,11 +26,19 @@ const requestIdKey = createContextKey<string>('', { description: 'x-request-id' 
  * gRPC service with the caller's token and the request id; uploads stream
  * through message by message, with backpressure both ways.
  */
-export function createConnectProxy(clients: ServiceClients, uploadSlots: Slots, requestIdOf: (req: IncomingMessage) => string, fallback: NodeHandlerFn): NodeHandlerFn {
-  return connectNodeAdapter({
+export function createConnectProxy(
+  clients: ServiceClients,
+  uploadSlots: Slots,
+  requestIdOf: (req: IncomingMessage) => string,
+  fallback: NodeHandler,
+  onHandlerFailure: (error: unknown) => void,
+): NodeHandler {
+  return connectAdapter({
     readMaxBytes: MAX_MESSAGE_BYTES,
-    contextValues: (req) => createContextValues().set(requestIdKey, requestIdOf(req as IncomingMessage)),
+    contextValues: (req) => createContextValues().set(requestIdKey, requestIdOf(req)),
     fallback,
+    refuse: sendError,
+    onHandlerFailure,
     routes(router) {
       router.service(RouteService, {
         createRoute: (request, ctx) => relay(clients.routes.createRoute(request, forward(ctx))),

@@ -7,7 +7,7 @@ import { parseRange, resolveRange, type RangeRequest } from './files/range.js';
 import type { FileInfo } from './gen/switchyard/v1/files_pb.js';
 import { ApiError, toApiError } from './http/api-error.js';
 import type { RequestContext } from './http/context.js';
-import { sendError } from './http/respond.js';
+import { isSettled, sendError } from './http/respond.js';
 import type { Endpoint } from './http/router.js';
 import { RANGE_NOT_SATISFIABLE } from './http-status.js';
 import type { ServiceClients } from './service/clients.js';
@@ -46,6 +46,7 @@ async function serveFile(clients: ServiceClients, ctx: RequestContext): Promise<
   // Most GETs take one call; HEAD, conditional and suffix-range requests first learn the file's size and validators.
   if (head || needsValidators(ctx.req) || range.kind === 'suffix') {
     const meta = await readMeta(clients, ctx, path);
+    if (isSettled(ctx.res)) return;
     if (isNotModified(ctx.req, meta)) return sendNotModified(ctx.res, meta);
     if (head) return void ctx.res.writeHead(200, { ...fileHeaders(meta), 'content-length': meta.size }).end();
     if (!rangeStillValid(ctx.req, meta)) range = { kind: 'whole' };
@@ -63,6 +64,8 @@ async function streamFile(clients: ServiceClients, ctx: RequestContext, path: st
   let sent = 0;
   try {
     for await (const message of clients.files.readFile(request, ctx.callOptions({ streaming: true }))) {
+      // Answered meanwhile (a malformed rest of the request): stop reading the file.
+      if (isSettled(res) && expected < 0) return;
       if (message.payload.case === 'info') {
         const info = message.payload.value;
         const meta = metaOf(info);

@@ -53,8 +53,12 @@ export function createGateway({ config, cdnUrl, clients, log }: GatewayParts): G
   const router = new Router(endpoints);
   const cors = createCors(config.corsOrigins);
   const requestIds = new WeakMap<IncomingMessage, string>();
-  const connect = createConnectProxy(clients, uploadSlots, (req) => requestIds.get(req) ?? requestIdOf(req), (req, res) =>
-    sendError(res as ServerResponse, new ApiError('not_found', `no such RPC: ${req.url ?? ''}`)),
+  const connect = createConnectProxy(
+    clients,
+    uploadSlots,
+    (req) => requestIds.get(req) ?? requestIdOf(req),
+    (req, res) => sendError(res, new ApiError('not_found', `no such RPC: ${req.url ?? ''}`)),
+    (err) => log.error({ err }, 'Connect handler failed'),
   );
 
   async function route(req: IncomingMessage, res: ServerResponse, requestId: string, pathname: string, query: string): Promise<void> {

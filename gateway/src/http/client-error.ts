@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { HEADERS_TOO_LARGE } from '../http-status.js';
-import { ApiError, invalidRequest, requestTimeout } from './api-error.js';
+import { ApiError, invalidRequest, methodNotAllowed, requestTimeout } from './api-error.js';
 import { sendError } from './respond.js';
 
 /**
@@ -23,13 +23,34 @@ export function answerClientErrors(server: Server, inFlight: (socket: Socket) =>
       socket.destroy();
       return;
     }
-    const body = JSON.stringify(answer.body());
-    socket.end(
-      `HTTP/1.1 ${answer.status} ${REASONS[answer.status] ?? 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\n` +
-        `connection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
-    setTimeout(() => socket.destroy(), 1_000).unref();
+    answerOnSocket(socket, answer);
   });
+}
+
+/**
+ * Answers the CONNECT method (a request to open a tunnel, which a gateway
+ * never does) with the contract's 405. Node hands such a request to the
+ * 'connect' event, and without a listener drops the connection unanswered.
+ */
+export function refuseConnectMethod(server: Server): void {
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    socket.on('error', () => undefined);
+    answerOnSocket(socket, methodNotAllowed('CONNECT', ALLOWED_METHODS), { allow: ALLOWED_METHODS.join(', ') });
+  });
+}
+
+/** Every method some endpoint of the gateway takes. */
+const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'OPTIONS'];
+
+/** A response written straight on the socket (no ServerResponse exists), then the connection closed. */
+function answerOnSocket(socket: Socket, answer: ApiError, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(answer.body());
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(
+    `HTTP/1.1 ${answer.status} ${REASONS[answer.status] ?? 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\n${extra}` +
+      `connection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  setTimeout(() => socket.destroy(), 1_000).unref();
 }
 
 /**
@@ -50,7 +71,7 @@ export function answerThenDestroy(req: IncomingMessage, res: ServerResponse, ans
   sendError(res, answer, { connection: 'close' });
 }
 
-const REASONS: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const REASONS: Readonly<Record<number, string>> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 function answerFor(error: NodeJS.ErrnoException): ApiError {
   switch (error.code) {

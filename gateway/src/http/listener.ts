@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { dialableHost, GATEWAY_DEFAULTS, urlHost, type ClientLimits } from '../config.js';
 import { ApiError, overloaded, requestTimeout } from './api-error.js';
 import { watchBodyIdle } from './body-idle.js';
-import { answerClientErrors, answerThenDestroy } from './client-error.js';
+import { answerClientErrors, answerThenDestroy, refuseConnectMethod } from './client-error.js';
 import { limitConnections } from './connection-limit.js';
 import { sendError } from './respond.js';
 
@@ -39,8 +39,7 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
   let limits: ClientLimits = GATEWAY_DEFAULTS.clientLimits;
   const inFlight = new Set<ServerResponse>();
   const responseOf = new WeakMap<Socket, ServerResponse>();
-  // Timeouts are set by setLimits (Node reads them at each check); only the check interval is fixed at creation.
-  const server: Server = createServer({ requestTimeout: 0, connectionsCheckingInterval: TIMEOUT_CHECK_MS }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     if (connections.refused(req.socket)) {
       return sendError(res, overloaded(`too many connections (the limit is ${limits.maxConnections}); try again shortly`), { connection: 'close' });
     }
@@ -62,10 +61,16 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
       // Handlers catch their own failures; this is the last line that keeps a bug from crashing the process.
       sendError(res, new ApiError('internal', 'internal error', [], { cause: error }));
     }
-  });
+  };
+  // Timeouts are set by setLimits (Node reads them at each check); only the check interval is fixed at creation.
+  const server: Server = createServer({ requestTimeout: 0, connectionsCheckingInterval: TIMEOUT_CHECK_MS }, onRequest);
+  // An Expect other than 100-continue: Node's default is a bare 417 without the contract's body. RFC 9110 §10.1.1
+  // lets a server ignore an expectation it does not know, so the request is served like any other.
+  server.on('checkExpectation', onRequest);
   server.timeout = IDLE_SOCKET_MS;
   const connections = limitConnections(server, () => limits.maxConnections);
   answerClientErrors(server, (socket) => responseOf.get(socket));
+  refuseConnectMethod(server);
   const applyTimeouts = (): void => {
     server.headersTimeout = limits.headersTimeoutMs;
     server.requestTimeout = limits.requestTimeoutMs;

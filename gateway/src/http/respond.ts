@@ -28,3 +28,13 @@ export function sendError(res: ServerResponse, error: ApiError, headers: Headers
   }
   sendJson(res, error.status, error.body(), error.retryAfterSeconds === undefined ? headers : { 'retry-after': error.retryAfterSeconds, ...headers });
 }
+
+/**
+ * Whether a response has been answered or torn down by someone other than its
+ * handler (a request that turned out malformed mid-way is answered 400 by the
+ * server's client-error handler while the handler is still waiting on the
+ * service): the handler must then write nothing more.
+ */
+export function isSettled(res: ServerResponse): boolean {
+  return res.headersSent || res.writableEnded || res.destroyed;
+}

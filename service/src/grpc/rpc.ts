@@ -11,6 +11,7 @@ import {
 import type { Principal } from '../../../lib/src/auth/principal.js';
 import { requestIdFrom, type Logger } from '../logger.js';
 import type { Authenticate } from './auth.js';
+import { decoded } from './decoding.js';
 import { toGrpcStatus } from './error-mapping.js';
 
 export const REQUEST_ID_KEY = 'x-request-id';
@@ -86,7 +87,7 @@ export function createRpc(log: Logger, authenticate: Authenticate): Rpc {
   return {
     unary: (method, run) => (call, callback) => {
       const tracker = begin(method, call);
-      track(tracker.authenticate().then((context) => run(call.request, context))).then(
+      track(tracker.authenticate().then((context) => run(decoded(call.request), context))).then(
         (response) => {
           tracker.finish();
           callback(null, response);
@@ -112,7 +113,7 @@ export function createRpc(log: Logger, authenticate: Authenticate): Rpc {
 
     publicServerStream: (method, run) => (call) => {
       const tracker = begin(method, call);
-      track(run(call, tracker.context)).then(
+      track(Promise.resolve().then(() => decoded(call.request)).then(() => run(call, tracker.context))).then(
         () => {
           tracker.finish();
           call.end();

@@ -5,6 +5,7 @@ import { FileServiceService } from '../gen/switchyard/v1/files.js';
 import { RouteServiceService } from '../gen/switchyard/v1/routes.js';
 import type { Logger } from '../logger.js';
 import { assetHandlers } from './asset-handlers.js';
+import { tolerantDeserializers } from './decoding.js';
 import type { Authenticate } from './auth.js';
 import { fileHandlers } from './file-handlers.js';
 import type { HealthMonitor } from './health.js';
@@ -47,9 +48,10 @@ export interface GrpcServer {
 export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
   const server = new Server(SERVER_OPTIONS);
   const rpc = createRpc(parts.log, parts.authenticate);
-  server.addService(RouteServiceService, routeHandlers(parts.switchyard.routes, rpc));
-  server.addService(AssetServiceService, assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
-  server.addService(FileServiceService, fileHandlers(parts.switchyard.assets, rpc));
+  // Requests that do not decode reach the handlers as `invalid_argument`, not grpc-js's INTERNAL (decoding.ts).
+  server.addService(tolerantDeserializers(RouteServiceService), routeHandlers(parts.switchyard.routes, rpc));
+  server.addService(tolerantDeserializers(AssetServiceService), assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
+  server.addService(tolerantDeserializers(FileServiceService), fileHandlers(parts.switchyard.assets, rpc));
   parts.health.implementation.addToServer(server);
   createReflectionService().addToServer(server);
   return { server, settled: () => rpc.settled() };

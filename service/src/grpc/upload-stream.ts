@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ServerReadableStream } from '@grpc/grpc-js';
 import { invalidArgument, isSwitchyardError, SwitchyardError } from '../../../lib/src/errors.js';
+import { decoded } from './decoding.js';
 import { endWasCancelled } from './end-of-stream.js';
 
 /** The shape shared by UploadAssetRequest and ReplaceAssetRequest (which has no trailing label). */
@@ -52,7 +53,7 @@ export async function readUploadStream<M>(call: ServerReadableStream<UploadMessa
     throw canceledOr(call, error);
   });
   if (first.done) throw invalidArgument('metadata', 'the stream ended before its first message, the metadata');
-  const head = first.value.metadata;
+  const head = decoded(first.value).metadata;
   if (head === undefined) throw invalidArgument('metadata', 'the first message must carry the metadata');
   const metadata: M = head;
 
@@ -66,7 +67,7 @@ export async function readUploadStream<M>(call: ServerReadableStream<UploadMessa
           if (await endWasCancelled(call)) throw canceledError();
           return;
         }
-        const message = next.value;
+        const message = decoded(next.value);
         if (message.metadata !== undefined) throw invalidArgument('metadata', 'only the first message may carry metadata');
         if (message.trailingLabel !== undefined) {
           if (trailingLabel !== undefined) throw invalidArgument('trailing_label', 'sent twice');

@@ -1,0 +1,100 @@
+// Property-based fuzzing of the REST gateway (and, behind it, the gRPC service) with malformed and
+// hostile requests sent as raw bytes: broken and deep JSON, wrong types, hostile keys and strings,
+// traversal/NUL/overlong ids, broken multipart, huge and repeated headers. Properties: no 5xx but
+// 503, every error in the contract's JSON shape with a code matching its status, nothing logged as
+// an internal error, the stack still healthy, and the heap back near its baseline afterwards.
+import test from 'ava';
+import fc from 'fast-check';
+import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
+import { connectViolation, contractViolation } from './support/error-shape.js';
+import { deltaMib, memoryAfterGc, mib } from './support/heap.js';
+import { hostileConnectCall } from './support/hostile-connect.js';
+import { describeRequest, encodeRequest, hostileRequest, type HostileRequest, type Targets } from './support/hostile-http.js';
+import { sendRaw, type RawHttpResponse } from './support/raw-http.js';
+import { failureReport } from './support/fuzz-report.js';
+import { scaled } from './support/soak.js';
+
+const REQUESTS = scaled(1_200, 12_000);
+/** Requests in flight at once: each property run sends one batch. */
+const BATCH = 12;
+/** Heap growth allowed after the run: routes and assets the fuzzer created legitimately live in caches. */
+const HEAP_TOLERANCE = 24 * 2 ** 20;
+
+let stack: Stack;
+let targets: Targets;
+
+test.before(async () => {
+  // No rate limit (it would turn most of the run into 429s) and a small upload limit, so "too large" is reachable.
+  stack = await startStack({ RATE_LIMIT_PER_SECOND: '0', MAX_UPLOAD_BYTES: String(128 * 1024), LOG_LEVEL: 'info' });
+  const auth = await stack.auth(freshWorkspace('fuzz'));
+  const route = await fetch(`${stack.url}/v1/routing`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ method: 'GET', path: '/seed/:id', handler: 'seed' }) });
+  const form = new FormData();
+  form.append('file', new Blob(['seed file\n'], { type: 'text/plain' }), 'seed.txt');
+  const asset = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers: auth, body: form });
+  const { id: routeId } = (await route.json()) as { id: string };
+  const { id: assetId, url } = (await asset.json()) as { id: string; url: string };
+  targets = { authorization: auth.authorization!, routeId, assetId, filePath: new URL(url).pathname };
+});
+test.after.always(async () => stack?.stop());
+
+async function send(request: HostileRequest): Promise<RawHttpResponse> {
+  return sendRaw(stack.url, encodeRequest(request), { head: request.method === 'HEAD', timeoutMs: 20_000 });
+}
+
+/** Log lines at error level or above (pino: 50 error, 60 fatal): an internal error is a defect whatever the client saw. */
+function takeErrorLines(): string[] {
+  const bad = [...stack.logLines, ...stack.serviceLogLines].filter((line) => /"level":(5|6)0\b/.test(line));
+  // Emptied as we go, so the collected lines do not count as memory the gateway kept.
+  stack.logLines.length = 0;
+  stack.serviceLogLines.length = 0;
+  return bad;
+}
+
+test.serial(`${REQUESTS} hostile requests: no 5xx but 503, every error in the contract's shape, no internal error, memory back to baseline`, async (t) => {
+  t.timeout(scaled(120_000, 1_800_000));
+  const arbitrary = fc.oneof({ arbitrary: hostileRequest(targets), weight: 5 }, { arbitrary: hostileConnectCall(targets), weight: 2 });
+  // Warm up (JIT, lazy modules, pools) before the baseline is taken.
+  await Promise.all(fc.sample(arbitrary, { numRuns: 60, seed: 1 }).map((request) => send(request).catch(() => undefined)));
+  takeErrorLines();
+  const before = await memoryAfterGc();
+
+  const statuses = new Map<number, number>();
+  const endings = new Map<string, number>();
+  let sent = 0;
+  const started = performance.now();
+  const outcome = await fc.check(
+    fc.asyncProperty(fc.array(arbitrary, { minLength: BATCH, maxLength: BATCH }), async (requests) => {
+      const answers = await Promise.all(requests.map(async (request) => ({ request, answer: await send(request).catch((error: Error) => error) })));
+      sent += requests.length;
+      const problems: string[] = [];
+      for (const { request, answer } of answers) {
+        if (answer instanceof Error) {
+          problems.push(`${answer.message}\n  request: ${describeRequest(request)}`);
+          continue;
+        }
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        endings.set(answer.ending, (endings.get(answer.ending) ?? 0) + 1);
+        // The Connect protocol paths answer in that protocol's shapes; REST, files and the rest in the contract's.
+        const check = request.target.startsWith('/switchyard.v1.') ? connectViolation : contractViolation;
+        const violation = check(answer, request.method === 'HEAD');
+        if (violation !== undefined) problems.push(`${violation}\n  request: ${describeRequest(request)}\n  body: ${answer.body.subarray(0, 300).toString('utf8')}`);
+      }
+      const errors = takeErrorLines();
+      if (errors.length > 0) problems.push(`logged as errors:\n${errors.slice(0, 3).map((line) => line.slice(0, 1500)).join('\n')}\n  batch: ${requests.map(describeRequest).join('\n         ')}`);
+      if (problems.length > 0) throw new Error(problems.join('\n'));
+    }),
+    { numRuns: Math.ceil(REQUESTS / BATCH), ...(process.env['FUZZ_SEED'] ? { seed: Number(process.env['FUZZ_SEED']) } : {}) },
+  );
+  const elapsedMs = Math.round(performance.now() - started);
+  if (outcome.failed) return void t.fail(failureReport(outcome));
+
+  const health = await fetch(`${stack.url}/healthz`);
+  t.is(health.status, 200, 'the stack is still healthy');
+  const after = await memoryAfterGc();
+  const grown = after.heapUsed - before.heapUsed;
+  const histogram = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
+  t.log(`${sent} requests in ${elapsedMs} ms; statuses ${histogram}; endings ${[...endings].map(([e, n]) => `${e}×${n}`).join(' ')}`);
+  t.log(`heap after GC ${mib(before.heapUsed)} → ${mib(after.heapUsed)} (${deltaMib(grown)}); rss ${mib(before.rss)} → ${mib(after.rss)}`);
+  t.true(sent >= REQUESTS);
+  t.true(grown < HEAP_TOLERANCE, `heap grew ${deltaMib(grown)}`);
+});

@@ -1,0 +1,131 @@
+// fast-check generators of hostile Connect-protocol and gRPC-Web calls to the gateway: messages
+// with hostile field values, bytes that are not protobuf, broken envelopes and upload streams.
+import { create, toBinary, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
+import fc from 'fast-check';
+import { ReplaceAssetRequestSchema, UploadAssetRequestSchema, GetAssetRequestSchema } from '../../../gateway/src/gen/switchyard/v1/assets_pb.js';
+import { ReadFileRequestSchema } from '../../../gateway/src/gen/switchyard/v1/files_pb.js';
+import { CreateRouteRequestSchema, GetRouteRequestSchema, MatchRouteRequestSchema } from '../../../gateway/src/gen/switchyard/v1/routes_pb.js';
+import type { HostileRequest, Targets } from './hostile-http.js';
+import { nastyString } from './hostile-http.js';
+
+const bin = <S extends DescMessage>(schema: S, init: MessageInitShape<S>): Buffer => Buffer.from(toBinary(schema, create(schema, init)));
+
+/** Protobuf bytes by hand: a length-delimited field whose bytes need not be UTF-8 (overlong forms, lone surrogates, NUL). */
+function rawStringField(field: number, bytes: Buffer): Buffer {
+  const varint = (n: number): number[] => (n < 0x80 ? [n] : [(n & 0x7f) | 0x80, ...varint(n >>> 7)]);
+  return Buffer.concat([Buffer.from([(field << 3) | 2, ...varint(bytes.length)]), bytes]);
+}
+
+const rawStringBytes = fc.constantFrom(
+  Buffer.from([0xc0, 0xae, 0xc0, 0xae, 0x2f]),
+  Buffer.from([0xc0, 0xaf]),
+  Buffer.from([0xe0, 0x80, 0xae]),
+  Buffer.from([0xed, 0xa0, 0x80]),
+  Buffer.from([0xf4, 0x90, 0x80, 0x80]),
+  Buffer.from([0xff, 0xfe]),
+  Buffer.from('a\u0000b'),
+  Buffer.from('../../auth-secret'),
+);
+
+/** Bytes that are not a message: random, a valid message cut short or with a byte flipped, a length past the end, a group wire type. */
+function mangled(valid: fc.Arbitrary<Buffer>): fc.Arbitrary<Buffer> {
+  return fc.oneof(
+    fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
+    fc.tuple(valid, fc.nat()).map(([bytes, at]) => bytes.subarray(0, bytes.length === 0 ? 0 : at % bytes.length)),
+    fc.tuple(valid, fc.nat(), fc.integer({ min: 1, max: 255 })).map(([bytes, at, xor]) => {
+      const copy = Buffer.from(bytes);
+      if (copy.length > 0) copy[at % copy.length]! ^= xor;
+      return copy;
+    }),
+    fc.constantFrom(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]), Buffer.from([0x0b]), Buffer.from([0x0a, 0x05, 0x61]), Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]), Buffer.from([0x78, 0x80])),
+  );
+}
+
+interface Rpc {
+  readonly path: string;
+  readonly streaming: boolean;
+  readonly message: fc.Arbitrary<Buffer>;
+}
+
+function rpcs(targets: Targets): Rpc[] {
+  const id = fc.oneof(nastyString, fc.constantFrom(targets.routeId, targets.assetId, `${targets.assetId}\u0000`, ''));
+  const filePath = fc.oneof(nastyString, fc.constant(targets.filePath.split('/').slice(2).join('/')), fc.constantFrom('../../auth-secret', '/etc/passwd', '.tmp/x', 'a/../../b'));
+  const bigint = fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.constantFrom(-1n, 0n, 2n ** 53n, 2n ** 63n - 1n, -(2n ** 63n)));
+  const uploadMeta = fc.record({ label: nastyString, filename: nastyString, declaredType: nastyString });
+  const upload = fc.array(
+    fc.oneof(
+      uploadMeta.map((value) => bin(UploadAssetRequestSchema, { payload: { case: 'metadata', value } })),
+      fc.uint8Array({ maxLength: 512 }).map((chunk) => bin(UploadAssetRequestSchema, { payload: { case: 'chunk', value: chunk } })),
+      nastyString.map((label) => bin(UploadAssetRequestSchema, { payload: { case: 'trailingLabel', value: label } })),
+      fc.constant(bin(UploadAssetRequestSchema, {})),
+    ),
+    { maxLength: 5 },
+  );
+  const replace = fc.array(
+    fc.oneof(
+      fc.record({ id, filename: nastyString, declaredType: nastyString }).map((value) => bin(ReplaceAssetRequestSchema, { payload: { case: 'metadata', value } })),
+      fc.uint8Array({ maxLength: 512 }).map((chunk) => bin(ReplaceAssetRequestSchema, { payload: { case: 'chunk', value: chunk } })),
+    ),
+    { maxLength: 5 },
+  );
+  const rawId = rawStringBytes.map((bytes) => rawStringField(1, bytes));
+  return [
+    { path: '/switchyard.v1.RouteService/CreateRoute', streaming: false, message: fc.record({ method: nastyString, path: nastyString, handler: nastyString, middleware: fc.array(nastyString, { maxLength: 40 }) }).map((r) => bin(CreateRouteRequestSchema, r)) },
+    { path: '/switchyard.v1.RouteService/GetRoute', streaming: false, message: fc.oneof(id.map((value) => bin(GetRouteRequestSchema, { id: value })), rawId) },
+    { path: '/switchyard.v1.RouteService/MatchRoute', streaming: false, message: fc.record({ method: nastyString, path: nastyString }).map((r) => bin(MatchRouteRequestSchema, r)) },
+    { path: '/switchyard.v1.AssetService/GetAsset', streaming: false, message: fc.oneof(id.map((value) => bin(GetAssetRequestSchema, { id: value })), rawId) },
+    {
+      path: '/switchyard.v1.FileService/ReadFile',
+      streaming: false,
+      message: fc.oneof(
+        fc.record({ path: filePath, rangeStart: fc.option(bigint, { nil: undefined }), rangeEnd: fc.option(bigint, { nil: undefined }), infoOnly: fc.boolean() }).map((r) => bin(ReadFileRequestSchema, r)),
+        rawStringBytes.map((bytes) => rawStringField(1, bytes)),
+      ),
+    },
+    // Streams: each element is one message; joined into envelopes below.
+    { path: '/switchyard.v1.AssetService/UploadAsset', streaming: true, message: upload.map((messages) => Buffer.from(JSON.stringify(messages.map((m) => m.toString('base64'))))) },
+    { path: '/switchyard.v1.AssetService/ReplaceAsset', streaming: true, message: replace.map((messages) => Buffer.from(JSON.stringify(messages.map((m) => m.toString('base64'))))) },
+  ];
+}
+
+function envelope(flags: number, data: Buffer, declared = data.length): Buffer {
+  const head = Buffer.alloc(5);
+  head[0] = flags;
+  head.writeUInt32BE(declared >>> 0, 1);
+  return Buffer.concat([head, data]);
+}
+
+/** Hostile calls over the Connect protocol (unary and streaming) and gRPC-Web. */
+export function hostileConnectCall(targets: Targets): fc.Arbitrary<HostileRequest> {
+  const call = fc.constantFrom(...rpcs(targets)).chain((rpc) =>
+    fc.record({
+      rpc: fc.constant(rpc),
+      payload: rpc.streaming ? rpc.message : fc.oneof(rpc.message, rpc.message, mangled(rpc.message)),
+      encoding: rpc.streaming ? fc.constantFrom('connect+proto', 'grpc-web+proto', 'connect+json') : fc.constantFrom('proto', 'proto', 'json', 'grpc-web+proto', 'connect+proto'),
+      envelopeFault: fc.constantFrom('none', 'none', 'none', 'flags', 'short', 'long', 'garbage-after'),
+      faultFlags: fc.constantFrom(0x01, 0x02, 0x80, 0xff),
+      auth: fc.constantFrom(true, true, true, false),
+      extra: fc.constantFrom<[string, string][]>([], [], [['Connect-Timeout-Ms', '99999999999']], [['Connect-Timeout-Ms', 'x']], [['Content-Encoding', 'gzip']], [['Connect-Content-Encoding', 'br']], [['Connect-Protocol-Version', '2']], [['Grpc-Encoding', 'snappy']]),
+    }),
+  );
+  return call.map(({ rpc, payload, encoding, envelopeFault, faultFlags, auth, extra }): HostileRequest => {
+    let messages: Buffer[] = [payload];
+    if (rpc.streaming) messages = (JSON.parse(payload.toString()) as string[]).map((m) => Buffer.from(m, 'base64'));
+    let body: Buffer;
+    if (encoding === 'proto') body = payload;
+    else if (encoding === 'json') body = Buffer.from(`{"id":${JSON.stringify(payload.toString('latin1'))}}`);
+    else if (encoding === 'connect+json') body = Buffer.concat([...messages.map((m) => envelope(0, Buffer.from(JSON.stringify({ chunk: m.toString('base64') })))), envelope(0x02, Buffer.from('{}'))]);
+    else {
+      const framed = messages.map((m, i) => {
+        if (i !== 0) return envelope(0, m);
+        if (envelopeFault === 'flags') return envelope(faultFlags, m);
+        if (envelopeFault === 'short') return envelope(0, m, m.length + 10);
+        if (envelopeFault === 'long') return envelope(0, m, Math.max(0, m.length - 1));
+        return envelope(0, m);
+      });
+      body = Buffer.concat([...framed, envelopeFault === 'garbage-after' ? Buffer.from([0x00, 0x00]) : Buffer.alloc(0)]);
+    }
+    const headers: [string, string][] = [['Content-Type', `application/${encoding}`], ...(auth ? [['Authorization', targets.authorization] as [string, string]] : []), ...extra];
+    return { kind: 'connect', method: 'POST', target: rpc.path, headers, body, framing: 'length' };
+  });
+}

@@ -1,0 +1,366 @@
+// fast-check generators of malformed and hostile HTTP requests against the gateway.
+import fc from 'fast-check';
+
+/** What the generators aim at: real ids and a real file (so a hostile variant is one step from something that exists) and a valid token. */
+export interface Targets {
+  readonly authorization: string;
+  readonly routeId: string;
+  readonly assetId: string;
+  /** `/files/<asset id>/<file name>` of the asset's current file. */
+  readonly filePath: string;
+}
+
+/** A request as bytes will carry it: nothing is checked or normalised. */
+export interface HostileRequest {
+  readonly kind: string;
+  readonly method: string;
+  /** The request-target, sent as UTF-8 (raw non-ASCII, control characters and all). */
+  readonly target: string;
+  /** Sent as latin1, so a value may carry any byte. */
+  readonly headers: readonly (readonly [string, string])[];
+  readonly body: Buffer;
+  /** `length`: a correct Content-Length; `chunked`: chunked framing; `none`: no framing header (the generator may add its own). */
+  readonly framing: 'length' | 'chunked' | 'none';
+}
+
+export function encodeRequest(request: HostileRequest): Buffer {
+  const framing: [string, string][] =
+    request.framing === 'length' ? [['Content-Length', String(request.body.length)]] : request.framing === 'chunked' ? [['Transfer-Encoding', 'chunked']] : [];
+  const headers = [['Host', 'localhost'], ...request.headers, ...framing].map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const body = request.framing === 'chunked' ? chunked(request.body) : request.body;
+  return Buffer.concat([Buffer.from(`${request.method} `), Buffer.from(request.target, 'utf8'), Buffer.from(` HTTP/1.1\r\n`), Buffer.from(headers, 'latin1'), Buffer.from('\r\n'), body]);
+}
+
+function chunked(body: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  for (let offset = 0; offset < body.length; offset += 4096) {
+    const piece = body.subarray(offset, offset + 4096);
+    parts.push(Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n'));
+  }
+  parts.push(Buffer.from('0\r\n\r\n'));
+  return Buffer.concat(parts);
+}
+
+/** A short description for a failure message (bodies and long values cut). */
+export function describeRequest(request: HostileRequest): string {
+  const cut = (text: string, max = 160): string => (text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text);
+  const headers = request.headers.map(([name, value]) => `${cut(name, 40)}: ${cut(JSON.stringify(value), 80)}`).join(' | ');
+  return `[${request.kind}] ${request.method} ${cut(JSON.stringify(request.target))} {${cut(headers, 600)}} body ${request.body.length} B ${cut(JSON.stringify(request.body.subarray(0, 200).toString('latin1')), 200)} (${request.framing})`;
+}
+
+// ---------------------------------------------------------------- strings
+
+const repeat = (unit: string, min: number, max: number): fc.Arbitrary<string> => fc.integer({ min, max }).map((n) => unit.repeat(n));
+
+/** Strings no handler expects: control characters, NUL, lone surrogates, huge ones, unicode look-alikes, zero-width and bidi marks. */
+export const nastyString: fc.Arbitrary<string> = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), maxLength: 20 }),
+  fc.constantFrom('\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '\u202e', '\u200b', '\ufeff', 'ſ', 'K', 'İ', '../..', '..\\..', '%00', '<script>alert(1)</script>', '${7*7}', '{{7*7}}', "'; DROP TABLE routes; --"),
+  repeat('a', 1_000, 70_000),
+  repeat('\u0001', 100, 5_000),
+  repeat('\u{1F4A9}', 100, 5_000),
+);
+
+/** Object keys that attack JavaScript objects and our schemas. */
+const nastyKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'id', 'createdAt', 'method', 'path', 'handler', 'middleware', 'middlewares', '', 'METHOD');
+
+const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
+  nastyString,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(nastyString, { maxLength: 40 }),
+  fc.array(fc.constantFrom('auth', 'auth', 'cors', 'x'), { maxLength: 40 }),
+  fc.dictionary(nastyKey, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+  fc.jsonValue({ maxDepth: 3 }),
+);
+
+/** Plausible values, so that some bodies get past the shape checks into the service. */
+const goodishRoute = fc.record({
+  method: fc.constantFrom('GET', 'post', 'PUT', 'TRACE', ' GET', 'GET\u0000'),
+  path: fc.oneof(fc.constantFrom('/a', '/users/:id', '/a/../b', '/%2e%2e/x', '/:a/:a', '/\u0000', '//', '/x?y', '/*'), nastyString.map((s) => `/${s}`)),
+  handler: fc.oneof(fc.constantFrom('h', 'users.get', 'a-b:c'), nastyString),
+  middleware: fc.oneof(fc.constant([] as string[]), fc.array(fc.oneof(fc.constantFrom('auth', 'log'), nastyString), { maxLength: 40 })),
+});
+
+/** A JSON object as text, keys included literally (so `__proto__` is an own key of what the server parses). */
+function objectText(entries: readonly (readonly [string, unknown])[]): string {
+  return `{${entries.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`).join(',')}}`;
+}
+
+/** Bodies for POST /v1/routing. */
+export const routeBody: fc.Arbitrary<Buffer> = fc.oneof(
+  // Wrong types and extra or hostile keys around a plausible route.
+  fc.tuple(goodishRoute, fc.array(fc.tuple(nastyKey, wrongValue), { maxLength: 4 })).map(([route, extra]) => Buffer.from(objectText([...Object.entries(route), ...extra]))),
+  fc.array(fc.tuple(nastyKey, wrongValue), { maxLength: 6 }).map((entries) => Buffer.from(objectText(entries))),
+  // Any JSON at all (arrays, scalars, deep objects).
+  fc.jsonValue({ maxDepth: 8 }).map((value) => Buffer.from(JSON.stringify(value) ?? 'null')),
+  // Deep nesting, balanced or not.
+  fc.tuple(fc.integer({ min: 50, max: 40_000 }), fc.constantFrom('[', '{"a":'), fc.boolean()).map(([depth, open, close]) => {
+    const closer = open === '[' ? ']' : '}';
+    return Buffer.from(open.repeat(depth) + (open === '[' ? '' : '1') + (close ? closer.repeat(depth) : ''));
+  }),
+  // Broken JSON: valid text cut short, or with a byte put in.
+  fc.tuple(goodishRoute, fc.nat(), fc.integer({ min: 0, max: 255 }), fc.boolean()).map(([route, at, byte, cut]) => {
+    const text = Buffer.from(JSON.stringify(route));
+    const position = at % (text.length + 1);
+    return cut ? text.subarray(0, position) : Buffer.concat([text.subarray(0, position), Buffer.from([byte]), text.subarray(position)]);
+  }),
+  // Not UTF-8, UTF-16, a BOM, empty, whitespace, over the 64 KiB limit.
+  fc.constantFrom(
+    Buffer.from([0xff, 0xfe, 0x7b, 0x00, 0x7d, 0x00]),
+    Buffer.from('\ufeff{"method":"GET","path":"/a","handler":"h"}'),
+    Buffer.from([0x7b, 0x22, 0xc0, 0xaf, 0x22, 0x3a, 0x31, 0x7d]),
+    Buffer.from('{"method":"\ud800"}'),
+    Buffer.from(''),
+    Buffer.from('   \n\t '),
+    Buffer.from('null'),
+    Buffer.from('{"a":1,"a":2}'),
+    Buffer.from('{"__proto__":{"polluted":true},"method":"GET","path":"/p","handler":"h"}'),
+    Buffer.from('{"constructor":{"prototype":{"polluted":true}}}'),
+  ),
+  fc.integer({ min: 65_000, max: 200_000 }).map((n) => Buffer.from(`{"path":"${'a'.repeat(n)}"}`)),
+  fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
+);
+
+const jsonContentType = fc.oneof(
+  fc.constantFrom(
+    'application/json',
+    'application/json',
+    'application/json; charset=utf-8',
+    'APPLICATION/JSON; Charset="UTF-8"',
+    'application/json; charset=latin1',
+    'application/json; charset=utf-16',
+    'application/json;;;charset',
+    'application/json; charset=',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    '',
+    'application/json\u0001',
+  ),
+  repeat('a', 1_000, 12_000).map((s) => `application/json; x=${s}`),
+);
+
+// ---------------------------------------------------------------- ids and paths
+
+/** Path segments that try to escape, confuse a decoder or hide a real id. */
+function hostileSegment(targets: Targets): fc.Arbitrary<string> {
+  const real = [targets.routeId, targets.assetId];
+  return fc.oneof(
+    fc.constantFrom(
+      '..', '.', '%2e%2e', '%2E%2e', '.%2e', '..%2f..%2fauth-secret', '..%5c..%5cauth-secret', '%2f', '%5c', '%00', 'a%00b', '%25', '%', '%zz', '%u002e',
+      '%C0%AE%C0%AE', '%C0%AF', '%E0%80%AE', '%C1%9C', '%F0%80%80%AF', '%ED%A0%80', '%F4%90%80%80', '%FF%FE', '%EF%BC%8F', '%E2%80%AE',
+      'ＡＢＣ', '\u{1F4A9}', 'é', 'rt_', 'as_', 'rt_00000000000000000000000000', 'as_00000000000000000000000000', 'rt_0000000000000000000000000O',
+      'RT_00000000000000000000000000', 'auth-secret', 'switchyard.sqlite', '.tmp', 'CON', 'nul', 'a;b', 'a,b', '~', '$', '*', ':match', "'", '"', '<>',
+    ),
+    fc.constantFrom(...real).chain((id) =>
+      fc.constantFrom(id, `${id}%00`, `${id}%00.txt`, id.toUpperCase(), id.slice(0, -1), `${id}x`, `${id}/..`, ` ${id}`, `${id}%20`, `${id}%0a`, `%${id}`, encodeURIComponent(`${id}\u0000`), `${id};x`, `..%2f${id}`),
+    ),
+    fc.string({ unit: 'binary', maxLength: 30 }).map(encodeURIComponent),
+    fc.string({ unit: 'grapheme', maxLength: 10 }),
+    fc.string({ unit: fc.constantFrom('%', '.', '/', '\\', '2', 'e', 'f', 'C', '0', 'A', 'a', '_'), maxLength: 24 }),
+    repeat('a', 100, 9_000),
+    repeat('%2e', 10, 2_000),
+  );
+}
+
+function hostilePath(targets: Targets): fc.Arbitrary<string> {
+  const segment = hostileSegment(targets);
+  const [, files, assetId] = targets.filePath.split('/');
+  return fc.oneof(
+    segment.map((s) => `/v1/routing/${s}`),
+    segment.map((s) => `/v1/assets/${s}`),
+    segment.map((s) => `/v1/assets/${s}/replace`),
+    fc.tuple(segment, segment).map(([a, b]) => `/${files}/${a}/${b}`),
+    segment.map((s) => `/${files}/${assetId}/${s}`),
+    segment.map((s) => `${targets.filePath}${s}`),
+    fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => `/${parts.join('/')}`),
+    fc.tuple(fc.constantFrom('method', 'path', 'method=GET&path', '__proto__', 'constructor'), segment, segment).map(([name, a, b]) => `/v1/routing:match?${name}=${a}&path=/${b}&path=${b}`),
+    fc.constantFrom('*', '/', '', '//v1//routing', '/v1/routing/', '/v1/assets/', '/v1/assets/upload/', '/v1/./routing', '/v1/routing/../assets/upload', 'http://evil.example/v1/routing', '/v1/routing?__proto__[x]=1', '/v1/routing#frag', '/healthz?x', '/v1/openapi.json/..', '/connect/../v1/routing', '/switchyard.v1.RouteService/GetRoute', '/switchyard.v1.RouteService/../AssetService/GetAsset'),
+  );
+}
+
+const anyMethod = fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'get', 'FOO', 'M-SEARCH', 'PROPFIND');
+
+// ---------------------------------------------------------------- headers
+
+/** Headers beside the request's own: repeated, huge, odd names, control bytes, conflicting framing. */
+function extraHeaders(targets: Targets): fc.Arbitrary<[string, string][]> {
+  const none = fc.constant([] as [string, string][]);
+  const one: fc.Arbitrary<[string, string][]> = fc.oneof(
+    none,
+    none,
+    fc.tuple(fc.integer({ min: 2, max: 300 }), fc.constantFrom('X-Repeat', 'Authorization', 'Content-Type', 'Range', 'X-Request-Id', 'Cookie', 'Accept', 'If-None-Match', 'Origin')).map(([n, name]) =>
+      Array.from({ length: n }, (_, i) => [name, name === 'Authorization' ? (i % 2 ? 'Bearer garbage' : targets.authorization) : `v${i}`] as [string, string]),
+    ),
+    fc.tuple(fc.integer({ min: 1_000, max: 40_000 }), fc.constantFrom('X-Big', 'Authorization', 'Cookie', 'Range', 'X-Request-Id', 'Accept-Language')).map(([n, name]) => [[name, 'a'.repeat(n)]] as [string, string][]),
+    fc.integer({ min: 100, max: 2_500 }).map((n) => Array.from({ length: n }, (_, i) => [`X-H${i}`, 'v'] as [string, string])),
+    fc.constantFrom<[string, string][]>(
+      [['X-Ctl', 'a\u0001b']],
+      [['X-Latin', 'caf\u00e9 \u00ff']],
+      [['X-Nul', 'a\u0000b']],
+      [['Bad Name', 'x']],
+      [['X-Empty', '']],
+      [['Content-Length', '5'], ['Content-Length', '6']],
+      [['Content-Length', '-1']],
+      [['Content-Length', '99999999999999999999']],
+      [['Transfer-Encoding', 'gzip, chunked']],
+      [['Transfer-Encoding', 'identity']],
+      [['Expect', '100-continue']],
+      [['Expect', 'the-unexpected']],
+      [['Connection', 'Upgrade'], ['Upgrade', 'websocket']],
+      [['Connection', 'Upgrade'], ['Upgrade', 'h2c'], ['HTTP2-Settings', 'AAMAAABkAAQAAP__']],
+      [['X-HTTP-Method-Override', 'DELETE']],
+      [['X-Forwarded-For', '127.0.0.1, ::1']],
+      [['Host', 'evil.example']],
+      [['Range', 'bytes=0-0,1-1,2-2']],
+      [['If-Range', 'W/"x"']],
+      [['Accept-Encoding', 'gzip;q=' + '9'.repeat(500)]],
+      [['Content-Encoding', 'gzip']],
+      [['Authorization', 'Bearer ']],
+      [['Authorization', `Bearer ${'a'.repeat(10_000)}`]],
+      [['Authorization', `${targets.authorization}\u0000`]],
+      [['X-Request-Id', '\u00ff\u00fe']],
+    ),
+  );
+  return fc.array(one, { maxLength: 2 }).map((lists) => lists.flat());
+}
+
+// ---------------------------------------------------------------- multipart
+
+interface Part {
+  readonly name: string;
+  readonly filename: string | undefined;
+  readonly type: string | undefined;
+  readonly extraHeaders: readonly string[];
+  readonly body: Buffer;
+}
+
+const hostileFilename = fc.oneof(
+  fc.constantFrom('a.txt', '../../../../etc/passwd', '..\\..\\windows\\win.ini', '/etc/passwd', 'C:\\x.txt', 'a\u0000.png', '%2e%2e%2fx', '....//x', '.', '..', '', ' ', 'a.html', 'a.svg', 'x.php', '\u202etxt.exe', 'CON', 'a"b', 'a;b=c', 'ü.png', '\u{1F4A9}.png'),
+  nastyString,
+);
+
+const partBody = fc.oneof(
+  fc.constantFrom('hello', '<html><script>alert(1)</script></html>', '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', '<?xml version="1.0"?><x/>', '', '\r\n--b0undary\r\n').map((s) => Buffer.from(s)),
+  fc.uint8Array({ maxLength: 2_000 }).map((bytes) => Buffer.from(bytes)),
+);
+
+const part: fc.Arbitrary<Part> = fc.record({
+  name: fc.oneof(fc.constantFrom('file', 'file', 'file', 'label', 'other', '', 'FILE', '__proto__', 'constructor', 'file\u0000', 'file[]'), nastyString),
+  filename: fc.option(hostileFilename, { nil: undefined }),
+  type: fc.option(fc.constantFrom('text/plain', 'text/html', 'image/svg+xml', 'application/octet-stream', '', 'x', 'image/png; charset=utf-8', 'a'.repeat(3_000)), { nil: undefined }),
+  extraHeaders: fc.oneof(
+    fc.constant([]),
+    fc.constant([]),
+    fc.integer({ min: 1_000, max: 200_000 }).map((n) => [`X-Pad: ${'a'.repeat(n)}`]),
+    fc.integer({ min: 2, max: 200 }).map((n) => Array.from({ length: n }, (_, i) => `X-P${i}: v`)),
+    fc.constantFrom(['Content-Disposition: form-data; name="file"; filename="second.txt"'], ['Content-Transfer-Encoding: base64'], ['no colon here'], [': empty name'], ['Content-Disposition: attachment']),
+  ),
+  body: partBody,
+});
+
+const boundaryArb = fc.oneof(
+  fc.constantFrom('b0undary', 'b0undary', '----WebKitFormBoundary7MA4YWxkTrZu0gW', 'a', '"quoted"', ' spaced ', "'", '--', '\u00ff'),
+  fc.string({ unit: fc.constantFrom(...'abcXYZ019-_.=+/:'.split('')), minLength: 1, maxLength: 70 }),
+  repeat('b', 71, 3_000),
+);
+
+function multipartRequest(targets: Targets, path: fc.Arbitrary<string>): fc.Arbitrary<HostileRequest> {
+  return fc
+    .record({
+      path,
+      boundary: boundaryArb,
+      declaredBoundary: fc.constantFrom('same', 'same', 'same', 'other', 'missing', 'empty', 'twice', 'mixed-type', 'no-type'),
+      parts: fc.oneof(
+        fc.array(part, { maxLength: 6 }),
+        fc.integer({ min: 20, max: 3_000 }).map((n) => Array.from({ length: n }, (_, i): Part => ({ name: i === 0 ? 'file' : 'label', filename: i === 0 ? 'x.txt' : undefined, type: undefined, extraHeaders: [], body: Buffer.from('v') }))),
+        fc.integer({ min: 2, max: 50 }).map((n) => Array.from({ length: n }, (_, i): Part => ({ name: 'file', filename: `f${i}.txt`, type: 'text/plain', extraHeaders: [], body: Buffer.from(`part ${i}`) }))),
+      ),
+      close: fc.constantFrom('close', 'close', 'close', 'none', 'no-crlf', 'garbage-after'),
+      lineEnding: fc.constantFrom('\r\n', '\r\n', '\r\n', '\n'),
+      preamble: fc.constantFrom('', '', 'preamble junk\r\n', '--b0undary-not\r\n'),
+      framing: fc.constantFrom<HostileRequest['framing']>('length', 'length', 'chunked'),
+      auth: fc.constantFrom(true, true, true, false),
+      headers: extraHeaders(targets),
+    })
+    .map((r): HostileRequest => {
+      const eol = r.lineEnding;
+      const chunks: Buffer[] = [Buffer.from(r.preamble)];
+      for (const p of r.parts) {
+        const disposition = `Content-Disposition: form-data; name="${p.name}"${p.filename === undefined ? '' : `; filename="${p.filename}"`}`;
+        const lines = [`--${r.boundary}`, disposition, ...(p.type === undefined ? [] : [`Content-Type: ${p.type}`]), ...p.extraHeaders];
+        chunks.push(Buffer.from(lines.join(eol) + eol + eol, 'utf8'), p.body, Buffer.from(eol));
+      }
+      if (r.close === 'close') chunks.push(Buffer.from(`--${r.boundary}--${eol}`));
+      if (r.close === 'no-crlf') chunks.push(Buffer.from(`--${r.boundary}--`));
+      if (r.close === 'garbage-after') chunks.push(Buffer.from(`--${r.boundary}--${eol}epilogue \u0000 junk`));
+      const declared = {
+        same: `multipart/form-data; boundary=${r.boundary}`,
+        other: `multipart/form-data; boundary=not-${r.boundary}`,
+        missing: 'multipart/form-data',
+        empty: 'multipart/form-data; boundary=',
+        twice: `multipart/form-data; boundary=x; boundary=${r.boundary}`,
+        'mixed-type': `multipart/mixed; boundary=${r.boundary}`,
+        'no-type': undefined,
+      }[r.declaredBoundary];
+      const headers: [string, string][] = [...(r.auth ? [['Authorization', targets.authorization] as [string, string]] : []), ...(declared === undefined ? [] : [['Content-Type', declared] as [string, string]]), ...r.headers];
+      return { kind: 'multipart', method: 'POST', target: r.path, headers, body: Buffer.concat(chunks), framing: r.framing };
+    });
+}
+
+// ---------------------------------------------------------------- requests
+
+/** Every kind of hostile request, weighted towards the ones that reach deepest. */
+export function hostileRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
+  const auth = fc.constantFrom(true, true, true, false);
+  const headers = extraHeaders(targets);
+  const withAuth = (yes: boolean, rest: [string, string][]): [string, string][] => (yes ? [['Authorization', targets.authorization], ...rest] : rest);
+
+  const json: fc.Arbitrary<HostileRequest> = fc
+    .record({ body: routeBody, type: fc.option(jsonContentType, { nil: undefined }), auth, headers, framing: fc.constantFrom<HostileRequest['framing']>('length', 'length', 'chunked') })
+    .map((r) => ({
+      kind: 'json',
+      method: 'POST',
+      target: '/v1/routing',
+      headers: withAuth(r.auth, [...(r.type === undefined ? [] : [['Content-Type', r.type] as [string, string]]), ...r.headers]),
+      body: r.body,
+      framing: r.framing,
+    }));
+
+  const lookup: fc.Arbitrary<HostileRequest> = fc.record({ method: anyMethod, path: hostilePath(targets), auth, headers, body: fc.constantFrom(Buffer.alloc(0), Buffer.alloc(0), Buffer.from('{}')) }).map((r) => ({
+    kind: 'path',
+    method: r.method,
+    target: r.path,
+    headers: withAuth(r.auth, r.headers),
+    body: r.body,
+    framing: r.body.length > 0 ? 'length' : 'none',
+  }));
+
+  const uploadPath = fc.oneof(
+    fc.constant('/v1/assets/upload'),
+    fc.constant('/v1/assets/upload'),
+    fc.constant(`/v1/assets/${targets.assetId}/replace`),
+    hostileSegment(targets).map((s) => `/v1/assets/${s}/replace`),
+  );
+
+  const file: fc.Arbitrary<HostileRequest> = fc.record({ path: fc.constant(targets.filePath), headers, method: fc.constantFrom('GET', 'HEAD') }).map((r) => ({
+    kind: 'file',
+    method: r.method,
+    target: r.path,
+    headers: r.headers,
+    body: Buffer.alloc(0),
+    framing: 'none',
+  }));
+
+  return fc.oneof(
+    { arbitrary: json, weight: 3 },
+    { arbitrary: lookup, weight: 3 },
+    { arbitrary: multipartRequest(targets, uploadPath), weight: 3 },
+    { arbitrary: file, weight: 1 },
+  );
+}
