@@ -28,7 +28,7 @@ const rawStringBytes = fc.constantFrom(
 );
 
 /** Bytes that are not a message: random, a valid message cut short or with a byte flipped, a length past the end, a group wire type. */
-function mangled(valid: fc.Arbitrary<Buffer>): fc.Arbitrary<Buffer> {
+export function mangled(valid: fc.Arbitrary<Buffer>): fc.Arbitrary<Buffer> {
   return fc.oneof(
     fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
     fc.tuple(valid, fc.nat()).map(([bytes, at]) => bytes.subarray(0, bytes.length === 0 ? 0 : at % bytes.length)),
@@ -41,13 +41,14 @@ function mangled(valid: fc.Arbitrary<Buffer>): fc.Arbitrary<Buffer> {
   );
 }
 
-interface Rpc {
+export interface Rpc {
   readonly path: string;
   readonly streaming: boolean;
   readonly message: fc.Arbitrary<Buffer>;
 }
 
-function rpcs(targets: Targets): Rpc[] {
+/** Each RPC's path and hostile messages (for a stream, a JSON list of base64 messages). */
+export function rpcs(targets: Targets): Rpc[] {
   const id = fc.oneof(nastyString, fc.constantFrom(targets.routeId, targets.assetId, `${targets.assetId}\u0000`, ''));
   const filePath = fc.oneof(nastyString, fc.constant(targets.filePath.split('/').slice(2).join('/')), fc.constantFrom('../../auth-secret', '/etc/passwd', '.tmp/x', 'a/../../b'));
   const bigint = fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.constantFrom(-1n, 0n, 2n ** 53n, 2n ** 63n - 1n, -(2n ** 63n)));
