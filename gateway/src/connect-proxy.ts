@@ -4,7 +4,8 @@ import { AssetService } from './gen/switchyard/v1/assets_pb.js';
 import { FileService } from './gen/switchyard/v1/files_pb.js';
 import { RouteService } from './gen/switchyard/v1/routes_pb.js';
 import { connectAdapter, type NodeHandler } from './connect-adapter.js';
-import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError } from './http/api-error.js';
+import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError, type ApiError } from './http/api-error.js';
+import { authorizationOf } from './http/authorization.js';
 import { UNARY_TIMEOUT_MS } from './http/context.js';
 import { REQUEST_ID_HEADER } from './http/request-id.js';
 import { sendError } from './http/respond.js';
@@ -19,6 +20,21 @@ export const CONNECT_PATH_PREFIX = '/switchyard.v1.';
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 const requestIdKey = createContextKey<string>('', { description: 'x-request-id' });
+/** The caller's Authorization value as `authorizationOf` judged it from the raw request (Connect's headers keep only the first of several). */
+const authorizationKey = createContextKey<() => string | undefined>(() => undefined, { description: 'authorization' });
+
+/** Reads the Authorization header once per request; a refusal is thrown when the handler forwards it. */
+function judgedAuthorization(req: IncomingMessage): () => string | undefined {
+  try {
+    const value = authorizationOf(req);
+    return () => value;
+  } catch (error) {
+    const refusal = error as ApiError;
+    return () => {
+      throw new ConnectError(refusal.message, Code.Unauthenticated);
+    };
+  }
+}
 
 /**
  * The service's RPCs over the Connect protocol (and gRPC-Web), for browser and
@@ -35,7 +51,7 @@ export function createConnectProxy(
 ): NodeHandler {
   return connectAdapter({
     readMaxBytes: MAX_MESSAGE_BYTES,
-    contextValues: (req) => createContextValues().set(requestIdKey, requestIdOf(req)),
+    contextValues: (req) => createContextValues().set(requestIdKey, requestIdOf(req)).set(authorizationKey, judgedAuthorization(req)),
     fallback,
     refuse: sendError,
     onHandlerFailure,
@@ -60,8 +76,8 @@ export function createConnectProxy(
 /** Only the caller's token and the request id travel on; the call ends when the caller goes away. */
 function forward(ctx: HandlerContext, streaming = false): CallOptions {
   const headers: Record<string, string> = { [REQUEST_ID_HEADER]: ctx.values.get(requestIdKey) };
-  const authorization = ctx.requestHeader.get('authorization');
-  if (authorization !== null) headers['authorization'] = authorization;
+  const authorization = ctx.values.get(authorizationKey)();
+  if (authorization !== undefined) headers['authorization'] = authorization;
   return { headers, signal: ctx.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };
 }
 

@@ -2,6 +2,7 @@ import { createSwitchyard } from '../../lib/src/switchyard.js';
 import { urlHost, type ServiceConfig } from './config.js';
 import { createAuthenticator, createTokenVerifier } from './grpc/auth.js';
 import { HealthMonitor } from './grpc/health.js';
+import { routeGrpcJsLogs } from './grpc/grpc-js-logging.js';
 import { bindServer, createGrpcServer, shutdownServer } from './grpc/server.js';
 import { createWorkspaceRateLimiter, rateLimited } from './limits/workspace-rate-limiter.js';
 import { createLogger, type Logger } from './logger.js';
@@ -36,6 +37,8 @@ export interface ServiceHandle {
 /** Opens storage, wires the core and serves it over gRPC on `config.host:config.grpcPort` (0 picks a free port). */
 export async function startService(config: ServiceConfig, options: StartServiceOptions = {}): Promise<ServiceHandle> {
   const log = options.logger ?? createLogger(config.logLevel);
+  // Before the first call: grpc-js would otherwise print header values (tokens) to stderr.
+  routeGrpcJsLogs(log);
   const ownsStorage = options.storage === undefined;
   const storage = options.storage ?? (await openStorage(config.storage, { migrate: true }));
   const health = new HealthMonitor({ check: () => storage.check(), log, intervalMs: options.healthIntervalMs ?? 5_000, timeoutMs: 3_000 });

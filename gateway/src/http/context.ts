@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallOptions } from '@connectrpc/connect';
 import type { Logger } from '../logger.js';
+import { authorizationOf } from './authorization.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
 /** Unary calls that take longer than this are abandoned (`deadline_exceeded`); streams run as long as bytes flow. */
@@ -17,7 +18,11 @@ export interface RequestContext {
   readonly query: URLSearchParams;
   /** Aborted when the client goes away before its response is complete. */
   readonly signal: AbortSignal;
-  /** Options for a service call on behalf of this request: the caller's token and the request id, nothing else. */
+  /**
+   * Options for a service call on behalf of this request: the caller's token
+   * and the request id, nothing else. Throws 401 when the Authorization header
+   * cannot be passed on (sent twice, not ASCII); see authorization.ts.
+   */
   callOptions(options?: { streaming?: boolean }): CallOptions;
 }
 
@@ -37,7 +42,7 @@ export function createContext(
     signal: abort.signal,
     callOptions: ({ streaming = false } = {}) => {
       const headers: Record<string, string> = { [REQUEST_ID_HEADER]: fields.requestId };
-      const authorization = req.headers.authorization;
+      const authorization = authorizationOf(req);
       if (authorization !== undefined) headers['authorization'] = authorization;
       return { headers, signal: abort.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };
     },

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { ApiError } from './api-error.js';
+import { bearerChallenge } from './authorization.js';
 import { lingerAfterEarlyResponse } from './early-close.js';
 
 export type Headers = Readonly<Record<string, string | number | readonly string[]>>;
@@ -26,7 +27,11 @@ export function sendError(res: ServerResponse, error: ApiError, headers: Headers
     res.destroy();
     return;
   }
-  sendJson(res, error.status, error.body(), error.retryAfterSeconds === undefined ? headers : { 'retry-after': error.retryAfterSeconds, ...headers });
+  const extra: Record<string, string | number> = {};
+  if (error.retryAfterSeconds !== undefined) extra['retry-after'] = error.retryAfterSeconds;
+  // A 401 names the scheme to authenticate with (RFC 9110 §11.6.1).
+  if (error.status === 401) extra['www-authenticate'] = bearerChallenge(res.req);
+  sendJson(res, error.status, error.body(), { ...extra, ...headers });
 }
 
 /**

@@ -32,8 +32,10 @@ export function assetEndpoints({ clients, maxUploadBytes, uploadSlots }: AssetDe
       method: 'POST',
       path: '/v1/assets/upload',
       async handle(ctx) {
+        // First: a credential that cannot be passed on is refused before a byte of the form is read.
+        const options = ctx.callOptions({ streaming: true });
         const asset = await relayForm(ctx, ['label'], maxUploadBytes, uploadSlots, (form, file, signal) =>
-          clients.assets.uploadAsset(uploadMessages(form, file), { ...ctx.callOptions({ streaming: true }), signal }),
+          clients.assets.uploadAsset(uploadMessages(form, file), { ...options, signal }),
         );
         sendJson(ctx.res, 201, assetView(asset), { location: `/v1/assets/${encodeURIComponent(asset.id)}` });
       },
@@ -51,8 +53,9 @@ export function assetEndpoints({ clients, maxUploadBytes, uploadSlots }: AssetDe
       path: '/v1/assets/{id}/replace',
       async handle(ctx) {
         const id = ctx.params['id'] ?? '';
+        const options = ctx.callOptions({ streaming: true });
         const asset = await relayForm(ctx, [], maxUploadBytes, uploadSlots, (form, file, signal) =>
-          clients.assets.replaceAsset(replaceMessages(id, form, file), { ...ctx.callOptions({ streaming: true }), signal }),
+          clients.assets.replaceAsset(replaceMessages(id, form, file), { ...options, signal }),
         );
         sendJson(ctx.res, 200, assetView(asset));
       },

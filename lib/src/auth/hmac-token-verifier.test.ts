@@ -66,6 +66,19 @@ test('a token is refused before its nbf', async (t) => {
   await t.notThrowsAsync(later.verify(token), 'valid from nbf on');
 });
 
+test('a token issued more than a minute in the future (iat) is refused as not yet valid', async (t) => {
+  const farAhead = await signRaw(claims({ iat: NOW_SECONDS + 600, exp: NOW_SECONDS + 4200 }), key);
+  await assertRefused(t, verifier.verify(farAhead), farAhead, 'token not yet valid');
+  const slightlyAhead = await signRaw(claims({ iat: NOW_SECONDS + 60 }), key);
+  await t.notThrowsAsync(verifier.verify(slightlyAhead), 'an issuer clock up to a minute ahead is tolerated');
+  const beyondSkew = await signRaw(claims({ iat: NOW_SECONDS + 61 }), key);
+  await assertRefused(t, verifier.verify(beyondSkew), beyondSkew, 'token not yet valid');
+  await t.notThrowsAsync(createHmacTokenVerifier(SECRET, { clock, clockToleranceSeconds: 30 }).verify(await signRaw(claims({ iat: NOW_SECONDS + 90 }), key)), 'the clock tolerance adds to it');
+  await t.notThrowsAsync(createHmacTokenVerifier(SECRET, { clock: createManualClock(NOW.getTime() + 600_000) }).verify(farAhead), 'valid once its iat is reached');
+  const stringIat = await signRaw(claims({ iat: String(NOW_SECONDS) }), key);
+  await assertRefused(t, verifier.verify(stringIat), stringIat, /token iat claim is invalid|malformed token/);
+});
+
 test('a token without exp is refused', async (t) => {
   const token = await signRaw(claims({ exp: undefined }), key);
   await assertRefused(t, verifier.verify(token), token, 'token has no exp claim');

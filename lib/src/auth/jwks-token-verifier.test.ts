@@ -83,6 +83,8 @@ test('expired, not yet valid and claim-less tokens are refused as with HMAC', as
   await assertRefused(t, verifier.verify(expired), expired, 'token expired');
   const early = await sign({ nbf: NOW.getTime() / 1000 + 60 });
   await assertRefused(t, verifier.verify(early), early, 'token not yet valid');
+  const issuedLater = await sign({ iat: NOW.getTime() / 1000 + 600 });
+  await assertRefused(t, verifier.verify(issuedLater), issuedLater, 'token not yet valid');
   const noWorkspace = await sign({ workspace: undefined });
   await assertRefused(t, verifier.verify(noWorkspace), noWorkspace, 'token has no valid workspace');
 });

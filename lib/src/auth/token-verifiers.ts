@@ -32,7 +32,7 @@ export function createHmacTokenVerifier(secret: Uint8Array | string, options: To
   const cryptoKey = (): Promise<CryptoKey> =>
     (key ??= crypto.subtle.importKey('raw', new Uint8Array(keyBytes), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']));
   const verifyOptions = joseOptions(['HS256'], options);
-  return verifierOf(async (token) => jwtVerify(token, await cryptoKey(), verifyOptions()));
+  return verifierOf(async (token) => jwtVerify(token, await cryptoKey(), verifyOptions()), options);
 }
 
 /**
@@ -52,10 +52,21 @@ export function createJwksTokenVerifier(jwksUrl: string | URL, options: TokenVer
     }
   };
   const verifyOptions = joseOptions(JWKS_ALGORITHMS, options);
-  return verifierOf((token) => jwtVerify(token, getKey, verifyOptions()));
+  return verifierOf((token) => jwtVerify(token, getKey, verifyOptions()), options);
 }
 
-function verifierOf(verify: (token: string) => ReturnType<typeof jwtVerify>): TokenVerifier {
+/**
+ * How far in the future a token's `iat` may lie (beyond the clock tolerance)
+ * before the token is refused as not yet valid. jose checks `iat` only against
+ * a maximum age; a token "issued" later than now comes from an issuer with a
+ * broken clock or from a forger, so it is refused like a future `nbf`. The
+ * minute of slack keeps an identity provider whose clock runs a little ahead
+ * working.
+ */
+export const MAX_ISSUED_AT_SKEW_SECONDS = 60;
+
+function verifierOf(verify: (token: string) => ReturnType<typeof jwtVerify>, options: TokenVerifierOptions): TokenVerifier {
+  const latestIssue = () => Math.floor((options.clock?.now() ?? new Date()).getTime() / 1000) + MAX_ISSUED_AT_SKEW_SECONDS + (options.clockToleranceSeconds ?? 0);
   return Object.freeze({
     async verify(token: string) {
       if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) throw toTokenError(undefined);
@@ -65,9 +76,16 @@ function verifierOf(verify: (token: string) => ReturnType<typeof jwtVerify>): To
       } catch (error) {
         throw toTokenError(error);
       }
+      // jose has already checked that a present `iat` is a number.
+      if (typeof claims.iat === 'number' && claims.iat > latestIssue()) throw notYetValid();
       return principalFromClaims(claims);
     },
   });
+}
+
+function notYetValid(): SwitchyardError {
+  const reason = 'token not yet valid';
+  return new SwitchyardError('unauthenticated', reason, [{ reason }]);
 }
 
 /** Options are fixed at creation; only the current time is read per call. */

@@ -1,0 +1,418 @@
+// Every operation of the service on every wire a client can reach it by, with
+// the `Authorization` value(s) an attack chooses: REST (and HEAD of its GETs),
+// the Connect protocol (JSON, unary and client streaming) and gRPC-Web (binary)
+// on the gateway, and gRPC on the service itself. Requests are written by hand
+// (node:http, node:http2) so that duplicate and non-ASCII header values, which
+// client libraries refuse to send, reach the servers as an attacker sends them.
+import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
+import { Agent, request } from 'node:http';
+import { connect as http2Connect, type ClientHttp2Session, type IncomingHttpHeaders as Http2Headers } from 'node:http2';
+import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import { AssetSchema, GetAssetRequestSchema, ReplaceAssetRequestSchema, UploadAssetRequestSchema } from '../../../gateway/src/gen/switchyard/v1/assets_pb.js';
+import { CreateRouteRequestSchema, GetRouteRequestSchema, MatchRouteRequestSchema } from '../../../gateway/src/gen/switchyard/v1/routes_pb.js';
+import { GrpcClients } from '../../grpc/support/clients.js';
+import type { AuthValue } from './forged-tokens.js';
+
+export type Transport = 'rest' | 'rest-head' | 'connect' | 'grpc-web' | 'grpc';
+export const TRANSPORTS: readonly Transport[] = ['rest', 'rest-head', 'connect', 'grpc-web', 'grpc'];
+
+export type Operation = 'CreateRoute' | 'GetRoute' | 'MatchRoute' | 'UploadAsset' | 'ReplaceAsset' | 'GetAsset';
+export const SCOPE_OF: Readonly<Record<Operation, string>> = {
+  CreateRoute: 'routes:write',
+  GetRoute: 'routes:read',
+  MatchRoute: 'routes:read',
+  UploadAsset: 'assets:write',
+  ReplaceAsset: 'assets:write',
+  GetAsset: 'assets:read',
+};
+
+/** What the records an operation is aimed at: a route, a path it matches, an asset. */
+export interface Targets {
+  readonly routeId: string;
+  readonly matchPath: string;
+  readonly assetId: string;
+}
+
+/** A call's outcome in the contract's terms: `ok` or a Connect code name, with the HTTP status and body where there was one. */
+export interface Outcome {
+  readonly code: string;
+  readonly status?: number;
+  readonly message: string;
+  /** Everything the caller got back, to check that nothing echoes the token. */
+  readonly raw: string;
+  /** What breaks the contract's error shape, if anything. */
+  readonly shapeProblem?: string;
+  /** REST: the `WWW-Authenticate` header, if any. */
+  readonly challenge?: string;
+  /** The parsed success body (REST JSON, or the decoded message). */
+  readonly value?: Record<string, unknown>;
+}
+
+export interface Extra {
+  /** Appended to the request path (REST and Connect), e.g. `access_token=…`. */
+  readonly query?: string;
+  readonly headers?: Record<string, string>;
+}
+
+export interface Surface {
+  readonly transport: Transport;
+  readonly operation: Operation;
+  readonly name: string;
+  call(authorization: AuthValue, targets: Targets, extra?: Extra): Promise<Outcome>;
+}
+
+/** The contract's status per code (CONTRACT.md), written out here rather than imported from the gateway. */
+const STATUS_OF: Readonly<Record<string, number>> = {
+  invalid_argument: 400,
+  unauthenticated: 401,
+  permission_denied: 403,
+  not_found: 404,
+  already_exists: 409,
+  resource_exhausted: 429,
+  unavailable: 503,
+  internal: 500,
+};
+const CODE_OF_STATUS = Object.fromEntries(Object.entries(STATUS_OF).map(([code, status]) => [status, code]));
+
+/** gRPC status numbers to the Connect code names the contract uses. */
+const GRPC_CODE_NAME: Readonly<Record<number, string>> = {
+  0: 'ok',
+  1: 'canceled',
+  2: 'unknown',
+  3: 'invalid_argument',
+  4: 'deadline_exceeded',
+  5: 'not_found',
+  6: 'already_exists',
+  7: 'permission_denied',
+  8: 'resource_exhausted',
+  9: 'failed_precondition',
+  10: 'aborted',
+  11: 'out_of_range',
+  12: 'unimplemented',
+  13: 'internal',
+  14: 'unavailable',
+  15: 'data_loss',
+  16: 'unauthenticated',
+};
+
+interface HttpAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Buffer;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+
+function httpCall(base: string, method: string, path: string, headers: Record<string, string | readonly string[]>, body?: Buffer): Promise<HttpAnswer> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path, method, headers: headers as Record<string, string | string[]>, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', (error) => setImmediate(() => reject(error)));
+    req.end(body);
+  });
+}
+
+function withAuth(headers: Record<string, string | readonly string[]>, authorization: AuthValue, extra?: Extra): Record<string, string | readonly string[]> {
+  const all: Record<string, string | readonly string[]> = { ...headers, ...extra?.headers };
+  if (authorization !== undefined) all['authorization'] = authorization;
+  return all;
+}
+
+const withQuery = (path: string, extra?: Extra) => (extra?.query ? `${path}${path.includes('?') ? '&' : '?'}${extra.query}` : path);
+
+/** An error body must be `{code, message, details[]}` with the status of its code. */
+function restOutcome(answer: HttpAnswer, head: boolean, connect = false): Outcome {
+  const outcome = restOutcomeOf(answer, head, connect);
+  const challenge = answer.headers['www-authenticate'];
+  return challenge === undefined ? outcome : { ...outcome, challenge: String(challenge) };
+}
+
+/** Connect's own error bodies (the protocol's, on its paths) may leave out `details` when there are none. */
+function restOutcomeOf(answer: HttpAnswer, head: boolean, connect: boolean): Outcome {
+  const raw = `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}`;
+  if (answer.status < 300) {
+    const value = head || answer.body.length === 0 ? undefined : (JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>);
+    return { code: 'ok', status: answer.status, message: '', raw, ...(value ? { value } : {}) };
+  }
+  if (head) return { code: CODE_OF_STATUS[answer.status] ?? `status ${answer.status}`, status: answer.status, message: '', raw };
+  let body: { code?: unknown; message?: unknown; details?: unknown };
+  try {
+    body = JSON.parse(answer.body.toString('utf8')) as typeof body;
+  } catch {
+    return { code: `status ${answer.status}`, status: answer.status, message: '', raw, shapeProblem: 'error body is not JSON' };
+  }
+  const problems: string[] = [];
+  if (!/^application\/json/.test(String(answer.headers['content-type']))) problems.push(`content-type ${String(answer.headers['content-type'])}`);
+  const details = connect && body.details === undefined ? [] : body.details;
+  if (typeof body.code !== 'string' || typeof body.message !== 'string' || !Array.isArray(details)) problems.push('not {code, message, details[]}');
+  if (typeof body.code === 'string' && STATUS_OF[body.code] !== undefined && STATUS_OF[body.code] !== answer.status) problems.push(`${body.code} with status ${answer.status}`);
+  const code = typeof body.code === 'string' ? body.code : `status ${answer.status}`;
+  return { code, status: answer.status, message: String(body.message), raw, ...(problems.length ? { shapeProblem: problems.join('; ') } : {}) };
+}
+
+function multipart(fields: Record<string, string>, file: { name: string; bytes: Buffer }): { body: Buffer; type: string } {
+  const boundary = `----auth-attack-${Math.random().toString(36).slice(2)}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${file.name}"\r\ncontent-type: text/plain\r\n\r\n`), file.bytes, Buffer.from(`\r\n--${boundary}--\r\n`));
+  return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+let serial = 0;
+/** A route path no other call creates. */
+export const freshPath = () => `/attack/${Date.now().toString(36)}-${(serial += 1)}`;
+/** The bytes an attack would write over an asset; a test checks they never land. */
+export const ATTACK_BYTES = Buffer.from('bytes an attacker tried to store');
+
+function restSurfaces(gatewayUrl: string): Surface[] {
+  const json = { 'content-type': 'application/json' };
+  const get = (operation: Operation, path: (t: Targets) => string): Surface[] =>
+    (['GET', 'HEAD'] as const).map((method) => ({
+      transport: method === 'GET' ? 'rest' : 'rest-head',
+      operation,
+      name: `${method} ${path({ routeId: '{id}', assetId: '{id}', matchPath: '{path}' })}`,
+      call: async (authorization, targets, extra) =>
+        restOutcome(await httpCall(gatewayUrl, method, withQuery(path(targets), extra), withAuth({}, authorization, extra)), method === 'HEAD'),
+    }));
+  const post = (operation: Operation, name: string, path: (t: Targets) => string, body: () => { body: Buffer; type: string }): Surface => ({
+    transport: 'rest',
+    operation,
+    name: `POST ${name}`,
+    call: async (authorization, targets, extra) => {
+      const payload = body();
+      const answer = await httpCall(gatewayUrl, 'POST', withQuery(path(targets), extra), withAuth({ 'content-type': payload.type, 'content-length': String(payload.body.length) }, authorization, extra), payload.body);
+      return restOutcome(answer, false);
+    },
+  });
+  return [
+    post('CreateRoute', '/v1/routing', () => '/v1/routing', () => ({ body: Buffer.from(JSON.stringify({ method: 'GET', path: freshPath(), handler: 'attack' })), type: json['content-type'] })),
+    ...get('GetRoute', (t) => `/v1/routing/${t.routeId}`),
+    ...get('MatchRoute', (t) => `/v1/routing:match?method=GET&path=${encodeURIComponent(t.matchPath)}`),
+    post('UploadAsset', '/v1/assets/upload', () => '/v1/assets/upload', () => multipart({ label: 'attack' }, { name: 'attack.txt', bytes: ATTACK_BYTES })),
+    ...get('GetAsset', (t) => `/v1/assets/${t.assetId}`),
+    post('ReplaceAsset', '/v1/assets/{id}/replace', (t) => `/v1/assets/${t.assetId}/replace`, () => multipart({}, { name: 'attack.txt', bytes: ATTACK_BYTES })),
+  ];
+}
+
+/** The request messages of each operation, as protobuf init shapes. */
+function messagesOf(operation: Operation, targets: Targets): { schema: DescMessage; messages: MessageInitShape<DescMessage>[]; streaming: boolean; path: string } {
+  switch (operation) {
+    case 'CreateRoute':
+      return { schema: CreateRouteRequestSchema, messages: [{ method: 'GET', path: freshPath(), handler: 'attack', middleware: [] }], streaming: false, path: '/switchyard.v1.RouteService/CreateRoute' };
+    case 'GetRoute':
+      return { schema: GetRouteRequestSchema, messages: [{ id: targets.routeId }], streaming: false, path: '/switchyard.v1.RouteService/GetRoute' };
+    case 'MatchRoute':
+      return { schema: MatchRouteRequestSchema, messages: [{ method: 'GET', path: targets.matchPath }], streaming: false, path: '/switchyard.v1.RouteService/MatchRoute' };
+    case 'GetAsset':
+      return { schema: GetAssetRequestSchema, messages: [{ id: targets.assetId }], streaming: false, path: '/switchyard.v1.AssetService/GetAsset' };
+    case 'UploadAsset':
+      return {
+        schema: UploadAssetRequestSchema,
+        messages: [{ payload: { case: 'metadata', value: { label: 'attack', filename: 'attack.txt', declaredType: '' } } }, { payload: { case: 'chunk', value: ATTACK_BYTES } }],
+        streaming: true,
+        path: '/switchyard.v1.AssetService/UploadAsset',
+      };
+    case 'ReplaceAsset':
+      return {
+        schema: ReplaceAssetRequestSchema,
+        messages: [{ payload: { case: 'metadata', value: { id: targets.assetId, filename: 'attack.txt', declaredType: '' } } }, { payload: { case: 'chunk', value: ATTACK_BYTES } }],
+        streaming: true,
+        path: '/switchyard.v1.AssetService/ReplaceAsset',
+      };
+  }
+}
+
+const OPERATIONS: readonly Operation[] = ['CreateRoute', 'GetRoute', 'MatchRoute', 'UploadAsset', 'ReplaceAsset', 'GetAsset'];
+
+function envelope(flags: number, payload: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head.writeUInt8(flags, 0);
+  head.writeUInt32BE(payload.length, 1);
+  return Buffer.concat([head, payload]);
+}
+
+function* envelopes(body: Buffer): Generator<{ flags: number; payload: Buffer }> {
+  let at = 0;
+  while (at + 5 <= body.length) {
+    const length = body.readUInt32BE(at + 1);
+    yield { flags: body.readUInt8(at), payload: body.subarray(at + 5, at + 5 + length) };
+    at += 5 + length;
+  }
+}
+
+/** Connect's JSON for a protobuf init shape: bytes as base64, oneofs flattened. */
+function connectJson(message: MessageInitShape<DescMessage>): unknown {
+  const { payload, ...rest } = message as { payload?: { case: string; value: unknown } };
+  if (!payload) return rest;
+  return { [payload.case]: Buffer.isBuffer(payload.value) ? payload.value.toString('base64') : payload.value };
+}
+
+function connectSurfaces(gatewayUrl: string): Surface[] {
+  return OPERATIONS.map((operation) => ({
+    transport: 'connect' as const,
+    operation,
+    name: `Connect ${operation}`,
+    call: async (authorization, targets, extra) => {
+      const { messages, streaming, path } = messagesOf(operation, targets);
+      if (!streaming) {
+        const body = Buffer.from(JSON.stringify(connectJson(messages[0]!)));
+        const answer = await httpCall(gatewayUrl, 'POST', withQuery(path, extra), withAuth({ 'content-type': 'application/json', 'connect-protocol-version': '1' }, authorization, extra), body);
+        return restOutcome(answer, false, true);
+      }
+      const body = Buffer.concat(messages.map((message) => envelope(0, Buffer.from(JSON.stringify(connectJson(message))))));
+      const answer = await httpCall(gatewayUrl, 'POST', withQuery(path, extra), withAuth({ 'content-type': 'application/connect+json', 'connect-protocol-version': '1' }, authorization, extra), body);
+      if (answer.status !== 200) return restOutcome(answer, false, true);
+      const raw = `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}`;
+      let value: Record<string, unknown> | undefined;
+      for (const { flags, payload } of envelopes(answer.body)) {
+        const parsed = JSON.parse(payload.toString('utf8')) as Record<string, unknown>;
+        if ((flags & 0x02) === 0) value = parsed;
+        else if (parsed['error']) {
+          const error = parsed['error'] as { code: string; message?: string };
+          return { code: error.code, status: 200, message: error.message ?? '', raw };
+        }
+      }
+      return { code: 'ok', status: 200, message: '', raw, ...(value ? { value } : {}) };
+    },
+  }));
+}
+
+function grpcStatusOf(headers: Record<string, string | string[] | undefined>): { code: string; message: string } | undefined {
+  const status = headers['grpc-status'];
+  if (status === undefined) return undefined;
+  return { code: GRPC_CODE_NAME[Number(status)] ?? `grpc ${String(status)}`, message: decodeURIComponent(String(headers['grpc-message'] ?? '')) };
+}
+
+function grpcWebSurfaces(gatewayUrl: string): Surface[] {
+  return OPERATIONS.map((operation) => ({
+    transport: 'grpc-web' as const,
+    operation,
+    name: `gRPC-Web ${operation}`,
+    call: async (authorization, targets, extra) => {
+      const { schema, messages, path } = messagesOf(operation, targets);
+      const body = Buffer.concat(messages.map((message) => envelope(0, Buffer.from(toBinary(schema, create(schema, message))))));
+      const answer = await httpCall(gatewayUrl, 'POST', withQuery(path, extra), withAuth({ 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1' }, authorization, extra), body);
+      const raw = `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}`;
+      if (answer.status !== 200) return restOutcome(answer, false);
+      const inHeaders = grpcStatusOf(answer.headers);
+      if (inHeaders) return { ...inHeaders, status: 200, raw };
+      for (const { flags, payload } of envelopes(answer.body)) {
+        if ((flags & 0x80) === 0) continue;
+        const trailers = Object.fromEntries(
+          payload
+            .toString('latin1')
+            .split('\r\n')
+            .filter(Boolean)
+            .map((line) => [line.slice(0, line.indexOf(':')).trim().toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+        );
+        const status = grpcStatusOf(trailers);
+        if (status) return { ...status, status: 200, raw };
+      }
+      return { code: 'no grpc-status', status: 200, message: '', raw };
+    },
+  }));
+}
+
+/** gRPC metadata values must be printable ASCII; grpc-js will not send anything else, so those go over raw HTTP/2. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+function grpcSurfaces(serviceAddress: string, clients: GrpcClients, rawSession: () => ClientHttp2Session): Surface[] {
+  const viaClient = async (operation: Operation, metadata: Metadata, targets: Targets): Promise<Outcome> => {
+    const { messages } = messagesOf(operation, targets);
+    try {
+      const value = await (async (): Promise<unknown> => {
+        switch (operation) {
+          case 'CreateRoute':
+            return clients.createRoute(metadata, messages[0] as never);
+          case 'GetRoute':
+            return clients.getRoute(metadata, targets.routeId);
+          case 'MatchRoute':
+            return clients.matchRoute(metadata, 'GET', targets.matchPath);
+          case 'GetAsset':
+            return clients.getAsset(metadata, targets.assetId);
+          case 'UploadAsset':
+            return clients.upload(metadata, { label: 'attack', filename: 'attack.txt' }, ATTACK_BYTES);
+          case 'ReplaceAsset':
+            return clients.replace(metadata, { id: targets.assetId, filename: 'attack.txt' }, ATTACK_BYTES);
+        }
+      })();
+      return { code: 'ok', message: '', raw: JSON.stringify(value), value: value as Record<string, unknown> };
+    } catch (error) {
+      const failure = error as ServiceError;
+      if (typeof failure.code !== 'number') throw error;
+      return { code: GRPC_CODE_NAME[failure.code] ?? `grpc ${failure.code}`, message: failure.details, raw: `${failure.details} ${JSON.stringify(failure.metadata?.toJSON() ?? {})}` };
+    }
+  };
+  const viaHttp2 = (operation: Operation, authorization: readonly string[], targets: Targets): Promise<Outcome> => {
+    const { schema, messages, path } = messagesOf(operation, targets);
+    const body = Buffer.concat(messages.map((message) => envelope(0, Buffer.from(toBinary(schema, create(schema, message))))));
+    return new Promise((resolve, reject) => {
+      const stream = rawSession().request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', authorization: authorization as unknown as string });
+      let headers: Http2Headers = {};
+      const chunks: Buffer[] = [];
+      stream.on('response', (received) => (headers = received));
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('trailers', (trailers) => (headers = { ...headers, ...trailers }));
+      stream.on('error', reject);
+      stream.on('close', () => {
+        const status = grpcStatusOf(headers as Record<string, string>);
+        const raw = `${JSON.stringify(headers)} ${Buffer.concat(chunks).toString('latin1')}`;
+        resolve(status ? { ...status, raw } : { code: 'no grpc-status', message: '', raw });
+      });
+      stream.end(body);
+    });
+  };
+  return OPERATIONS.map((operation) => ({
+    transport: 'grpc' as const,
+    operation,
+    name: `gRPC ${operation} at ${serviceAddress}`,
+    call: async (authorization, targets) => {
+      const values = authorization === undefined ? [] : typeof authorization === 'string' ? [authorization] : [...authorization];
+      if (values.every((value) => PRINTABLE_ASCII.test(value))) {
+        const metadata = new Metadata();
+        for (const value of values) metadata.add('authorization', value);
+        return viaClient(operation, metadata, targets);
+      }
+      return viaHttp2(operation, values, targets);
+    },
+  }));
+}
+
+/** Decodes an Asset from gRPC-Web/gRPC bytes, for checks that read what a call returned. */
+export function decodeAsset(bytes: Buffer) {
+  return fromBinary(AssetSchema, bytes);
+}
+
+export interface Wires {
+  readonly surfaces: readonly Surface[];
+  readonly clients: GrpcClients;
+  close(): void;
+}
+
+/** Every operation on every wire of one deployment: a gateway at `gatewayUrl`, its service at `serviceAddress`. */
+export function wiresOf(gatewayUrl: string, serviceAddress: string): Wires {
+  const clients = new GrpcClients(serviceAddress);
+  let session: ClientHttp2Session | undefined;
+  const rawSession = () => {
+    if (!session || session.closed || session.destroyed) {
+      session = http2Connect(`http://${serviceAddress}`);
+      session.on('error', () => undefined);
+    }
+    return session;
+  };
+  return {
+    surfaces: [...restSurfaces(gatewayUrl), ...connectSurfaces(gatewayUrl), ...grpcWebSurfaces(gatewayUrl), ...grpcSurfaces(serviceAddress, clients, rawSession)],
+    clients,
+    close: () => {
+      clients.close();
+      session?.close();
+    },
+  };
+}
+
+export { GrpcStatus };
