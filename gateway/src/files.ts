@@ -29,9 +29,11 @@ interface FileMeta extends Validators {
 export function fileEndpoints(clients: ServiceClients, filesPath: string): Endpoint[] {
   const path = `${filesPath}/{assetId}/{fileName}`;
   const handle = (ctx: RequestContext): Promise<void> => serveFile(clients, ctx);
+  // A file URL is a public link, not an API call: whatever names no file (bad percent-encoding too) is 404.
+  const malformedParam = (): Error => noSuchFile();
   return [
-    { method: 'GET', path, handle },
-    { method: 'HEAD', path, handle },
+    { method: 'GET', path, handle, malformedParam },
+    { method: 'HEAD', path, handle, malformedParam },
   ];
 }
 
@@ -121,7 +123,7 @@ function fileHeaders(meta: FileMeta): Record<string, string> {
 }
 
 function sendNotModified(res: ServerResponse, meta: FileMeta): void {
-  res.writeHead(304, { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString(), 'cache-control': IMMUTABLE }).end();
+  res.writeHead(304, { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString(), 'cache-control': IMMUTABLE, 'x-content-type-options': 'nosniff' }).end();
 }
 
 function sendUnsatisfiable(res: ServerResponse, size: number): void {

@@ -7,6 +7,8 @@ export type HttpMethod = 'GET' | 'HEAD' | 'POST';
 export interface Endpoint {
   readonly method: HttpMethod;
   readonly path: string;
+  /** The answer to a path parameter that does not percent-decode; by default 400 `invalid_argument`. */
+  readonly malformedParam?: (name: string) => Error;
   handle(context: RequestContext): Promise<void>;
 }
 
@@ -44,7 +46,7 @@ export class Router {
   find(method: string, pathname: string): RouteLookup {
     const segments = pathname.split('/').slice(1);
     for (const path of this.#paths) {
-      const params = matchSegments(path.segments, segments);
+      const params = matchSegments(path.segments, segments, path.endpoints[0]?.malformedParam);
       if (params === undefined) continue;
       const endpoint = path.endpoints.find((e) => e.method === method) ?? (method === 'HEAD' ? path.endpoints.find((e) => e.method === 'GET') : undefined);
       if (endpoint) return { kind: 'found', endpoint, params };
@@ -56,7 +58,7 @@ export class Router {
   }
 }
 
-function matchSegments(template: readonly string[], actual: readonly string[]): Record<string, string> | undefined {
+function matchSegments(template: readonly string[], actual: readonly string[], malformed = defaultMalformed): Record<string, string> | undefined {
   if (template.length !== actual.length) return undefined;
   const params: Record<string, string> = {};
   for (let i = 0; i < template.length; i++) {
@@ -64,7 +66,7 @@ function matchSegments(template: readonly string[], actual: readonly string[]): 
     const got = actual[i]!;
     if (want.startsWith('{') && want.endsWith('}')) {
       if (got === '') return undefined;
-      params[want.slice(1, -1)] = decodeSegment(got, want.slice(1, -1));
+      params[want.slice(1, -1)] = decodeSegment(got, want.slice(1, -1), malformed);
     } else if (want !== got) {
       return undefined;
     }
@@ -72,10 +74,14 @@ function matchSegments(template: readonly string[], actual: readonly string[]): 
   return params;
 }
 
-function decodeSegment(raw: string, name: string): string {
+function decodeSegment(raw: string, name: string, malformed: (name: string) => Error): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw invalidRequest(name, 'malformed percent-encoding in the path');
+    throw malformed(name);
   }
+}
+
+function defaultMalformed(name: string): Error {
+  return invalidRequest(name, 'malformed percent-encoding in the path');
 }

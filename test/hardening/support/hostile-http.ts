@@ -148,7 +148,7 @@ const jsonContentType = fc.oneof(
 // ---------------------------------------------------------------- ids and paths
 
 /** Path segments that try to escape, confuse a decoder or hide a real id. */
-function hostileSegment(targets: Targets): fc.Arbitrary<string> {
+export function hostileSegment(targets: Targets): fc.Arbitrary<string> {
   const real = [targets.routeId, targets.assetId];
   return fc.oneof(
     fc.constantFrom(
