@@ -98,3 +98,44 @@ test.serial(`${REQUESTS} hostile requests: no 5xx but 503, every error in the co
   t.true(sent >= REQUESTS);
   t.true(grown < HEAP_TOLERANCE, `heap grew ${deltaMib(grown)}`);
 });
+
+test('named cases the fuzzer found: each answered in the contract shape, never 500', async (t) => {
+  const envelope = (flags: number, data: Buffer): Buffer => Buffer.concat([Buffer.from([flags]), Buffer.from([0, 0, 0, data.length]), data]);
+  const request = (head: string, body: Buffer = Buffer.alloc(0)): Promise<RawHttpResponse> =>
+    sendRaw(stack.url, Buffer.concat([Buffer.from(`${head}Host: localhost\r\nContent-Length: ${body.length}\r\n\r\n`), body]));
+  const bearer = `Authorization: ${targets.authorization}\r\n`;
+  const notProtobuf = Buffer.from([0x0a, 0x05, 0x61]);
+
+  // An Expect other than 100-continue was a bare 417 from Node: now ignored (RFC 9110 §10.1.1) and the request served.
+  const expect = await request(`GET /v1/routing/${targets.routeId} HTTP/1.1\r\n${bearer}Expect: the-unexpected\r\n`);
+  t.is(expect.status, 200);
+  // CONNECT was dropped without an answer.
+  const tunnel = await sendRaw(stack.url, Buffer.from('CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n'));
+  t.is(tunnel.status, 405);
+  t.is(JSON.parse(tunnel.body.toString()).code, 'unimplemented');
+  // The Connect paths answered a wrong method or content type with a bare 405 / 415.
+  const wrongMethod = await request('GET /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n');
+  t.is(wrongMethod.status, 405);
+  t.is(wrongMethod.header('allow'), 'POST');
+  t.is(JSON.parse(wrongMethod.body.toString()).code, 'unimplemented');
+  const wrongType = await request('POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\nContent-Type: text/plain\r\n', Buffer.from('{}'));
+  t.is(wrongType.status, 400);
+  t.is(JSON.parse(wrongType.body.toString()).code, 'invalid_argument');
+  // Bytes that are not protobuf were 500 internal (connect-es's own decoding error), also gzipped garbage.
+  const unary = await request(`POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n${bearer}Content-Type: application/proto\r\n`, notProtobuf);
+  t.is(unary.status, 400);
+  t.is(JSON.parse(unary.body.toString()).code, 'invalid_argument');
+  const gzipped = await request(`POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n${bearer}Content-Type: application/proto\r\nContent-Encoding: gzip\r\n`, Buffer.from([0x0b]));
+  t.is(gzipped.status, 400);
+  t.is(JSON.parse(gzipped.body.toString()).code, 'invalid_argument');
+  // …and grpc-status 13 over gRPC-Web, where the status is a trailer frame in the body.
+  const grpcWeb = await request(`POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n${bearer}Content-Type: application/grpc-web+proto\r\n`, envelope(0, notProtobuf));
+  t.is(grpcWeb.status, 200);
+  t.regex(grpcWeb.body.toString('latin1'), /grpc-status: 3\r\n/);
+  const compressedFlag = await request(`POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n${bearer}Content-Type: application/grpc-web+proto\r\n`, envelope(1, Buffer.alloc(0)));
+  t.regex(compressedFlag.body.toString('latin1'), /grpc-status: 3\r\n/);
+  // A message protobuf-es accepts but the service's decoder does not was INTERNAL from grpc-js on the service.
+  const streamed = await request(`POST /switchyard.v1.AssetService/UploadAsset HTTP/1.1\r\n${bearer}Content-Type: application/connect+proto\r\n`, Buffer.concat([envelope(0, notProtobuf), envelope(2, Buffer.from('{}'))]));
+  t.is(streamed.status, 200);
+  t.regex(streamed.body.toString('utf8'), /"code":"invalid_argument"/);
+});
