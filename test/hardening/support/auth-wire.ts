@@ -103,7 +103,7 @@ interface HttpAnswer {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 
-function httpCall(base: string, method: string, path: string, headers: Record<string, string | readonly string[]>, body?: Buffer): Promise<HttpAnswer> {
+function httpCall(base: string, method: string, path: string, headers: Record<string, string | readonly string[]>, body?: Buffer, retried = false): Promise<HttpAnswer> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request({ host: hostname, port, path, method, headers: headers as Record<string, string | string[]>, agent }, (res) => {
@@ -112,7 +112,11 @@ function httpCall(base: string, method: string, path: string, headers: Record<st
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
       res.on('error', reject);
     });
-    req.on('error', (error) => setImmediate(() => reject(error)));
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed as it was reused (node's documented race): send once more on a fresh one.
+      if (req.reusedSocket && error.code === 'ECONNRESET' && !retried) return void httpCall(base, method, path, headers, body, true).then(resolve, reject);
+      setImmediate(() => reject(error));
+    });
     req.end(body);
   });
 }

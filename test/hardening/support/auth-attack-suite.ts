@@ -1,0 +1,264 @@
+// The auth-attack suite of issue 7, item 2, registered by auth-attacks.test.ts
+// (HS256, as processes) and auth-attacks-jwks.test.ts (JWKS, in-process), one
+// file per deployment so each runs in its own worker within the time budget.
+//
+// Attacks on authentication and tenancy, on every operation and every wire
+// (REST and HEAD, Connect, gRPC-Web on the gateway; gRPC on the service). Each
+// must be refused with the contract's code, store nothing, echo nothing, and
+// leave no token, secret or Authorization value in any log.
+import test from 'ava';
+import { Metadata } from '@grpc/grpc-js';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { inProcessDeployment, processDeployment, type AuthDeployment } from './auth-deployments.js';
+import { SCOPE_OF, wiresOf, type Outcome, type Surface, type Targets, type Wires } from './auth-wire.js';
+import {
+  authenticationAttacks,
+  fingerprint,
+  hmacIssuer,
+  JwksServer,
+  misplacedTokens,
+  rsaProvider,
+  scopeAttacks,
+  tokenPieces,
+  type Attack,
+  type AuthValue,
+  type Issuer,
+} from './forged-tokens.js';
+import { scaled } from './soak.js';
+import { storedIn } from './stored.js';
+
+/** Rounds of the whole matrix: one in `npm test`, more in the soak run (fresh tokens each round). */
+const ROUNDS = scaled(1, 5);
+/** Calls in flight at once: enough to be quick, few enough for a 2-CPU machine. */
+const PARALLEL = 8;
+
+interface Setup {
+  readonly deployment: AuthDeployment;
+  readonly issuer: Issuer;
+  readonly wires: Wires;
+  /** Every Authorization value and token sent, to look for in the logs. */
+  readonly sent: Set<string>;
+  readonly jwks?: JwksServer;
+}
+
+/** What the owner stored; attacks try to overwrite it with other bytes. */
+const OWNER_BYTES = Buffer.from('the owner’s bytes, which no attack may change');
+
+const workspace = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex')}`;
+
+/** Creates a route and an asset in `ws` with a valid token over gRPC; the targets every attack aims at. */
+async function seed(s: Setup, ws: string): Promise<Targets> {
+  const auth = `Bearer ${await s.issuer.token(ws)}`;
+  const matchPath = `/owned-${randomBytes(3).toString('hex')}/1`;
+  const route = await s.wires.clients.createRoute(metadataOf(auth), { method: 'GET', path: matchPath.replace(/1$/, ':id'), handler: 'owner' });
+  const asset = await s.wires.clients.upload(metadataOf(auth), { label: 'owner', filename: 'owner.txt' }, OWNER_BYTES);
+  return { routeId: route.id, matchPath, assetId: asset.id };
+}
+
+function metadataOf(authorization: string): Metadata {
+  const metadata = new Metadata();
+  metadata.set('authorization', authorization);
+  return metadata;
+}
+
+/**
+ * Node's HTTP/2 (grpc-js and node:http2 alike) refuses to send two `authorization`
+ * fields, so several Authorization headers are tried on the gateway's wires only.
+ * (Node's HTTP/2 server keeps the first of such fields; see the report.)
+ */
+function canSend(surface: Surface, authorization: AuthValue): boolean {
+  return !(surface.transport === 'grpc' && Array.isArray(authorization) && authorization.length > 1);
+}
+
+/** Runs `work` over `items`, `PARALLEL` at a time. */
+async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(PARALLEL, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+}
+
+function record(s: Setup, value: AuthValue): void {
+  for (const piece of tokenPieces(value)) s.sent.add(piece);
+}
+
+/**
+ * What is wrong with `outcome` for a call that must be refused with `code`: another
+ * code, a body outside the contract's shape, the token repeated back, a REST 401
+ * without its `WWW-Authenticate: Bearer` challenge (RFC 9110 §11.6.1, RFC 6750 §3).
+ */
+function refusalProblems(surface: Surface, attack: Attack, outcome: Outcome, code: string): string[] {
+  const where = `${surface.name} × ${attack.name}`;
+  const problems: string[] = [];
+  if (outcome.code !== code) problems.push(`${where}: ${outcome.code} (${outcome.message}), expected ${code}`);
+  if (outcome.shapeProblem) problems.push(`${where}: ${outcome.shapeProblem}`);
+  for (const piece of tokenPieces(attack.authorization)) {
+    if (outcome.raw.includes(piece)) problems.push(`${where}: the response repeats part of the token (${fingerprint(piece)})`);
+  }
+  if (outcome.code === 'unauthenticated' && (surface.transport === 'rest' || surface.transport === 'rest-head')) {
+    if (!/^Bearer\b/.test(outcome.challenge ?? '')) problems.push(`${where}: a 401 without a Bearer WWW-Authenticate challenge`);
+  }
+  return problems;
+}
+
+export type Mode = 'hmac-processes' | 'jwks-in-process';
+
+/** The deployment of `mode`: service and gateway as processes with the secret they generate, or in-process against an RSA provider's JWKS on loopback. */
+async function setUp(mode: Mode): Promise<Setup> {
+  if (mode === 'hmac-processes') {
+    const deployment = await processDeployment(mode);
+    return { deployment, issuer: hmacIssuer(deployment.secret), wires: wiresOf(deployment.url, deployment.serviceAddress), sent: new Set<string>() };
+  }
+  const provider = await rsaProvider();
+  const jwks = await JwksServer.start(() => provider.jwks);
+  const deployment = await inProcessDeployment(mode, { AUTH_JWKS_URL: jwks.url });
+  return { deployment, issuer: provider, wires: wiresOf(deployment.url, deployment.serviceAddress), sent: new Set<string>(), jwks };
+}
+
+/** Registers every test of the suite against the deployment of `name`. */
+export function authAttackSuite(name: Mode): void {
+  let pending: Promise<Setup> | undefined;
+  const setup = (mode: Mode) => (pending ??= setUp(mode));
+
+  test.after.always(async () => {
+    if (!pending) return;
+    const { deployment, wires, jwks } = await pending;
+    wires.close();
+    await deployment.stop();
+    await jwks?.close();
+  });
+
+  test.serial(`${name}: every authentication attack on every operation and wire is unauthenticated and changes nothing`, async (t) => {
+    const s = await setup(name);
+    const ws = workspace('auth');
+    const targets = await seed(s, ws);
+    const before = await storedIn(s.deployment.dataDir);
+    let calls = 0;
+    const problems: string[] = [];
+    const started = performance.now();
+    for (let round = 0; round < ROUNDS; round++) {
+      const attacks = await authenticationAttacks(s.issuer, ws);
+      const cases = attacks.flatMap((attack) => s.wires.surfaces.filter((surface) => canSend(surface, attack.authorization)).map((surface) => ({ attack, surface })));
+      await inParallel(cases, async ({ attack, surface }) => {
+        record(s, attack.authorization);
+        problems.push(...refusalProblems(surface, attack, await surface.call(attack.authorization, targets), 'unauthenticated'));
+        calls += 1;
+      });
+    }
+    t.deepEqual(problems, [], `${problems.length} of ${calls} refusals went wrong`);
+    t.deepEqual(await storedIn(s.deployment.dataDir), before, 'no attack stored a record or a byte');
+    // The same calls with a valid token do go through: the refusals above are the attacks', not the calls'.
+    const valid = `Bearer ${await s.issuer.token(ws)}`;
+    record(s, valid);
+    for (const surface of s.wires.surfaces) t.is((await surface.call(valid, targets)).code, 'ok', `${surface.name} with a valid token`);
+    t.log(`${name}: ${calls} refused calls (${ROUNDS} round(s)) in ${Math.round(performance.now() - started)} ms`);
+  });
+
+  test.serial(`${name}: a valid token without the needed scope is permission_denied on every operation and wire`, async (t) => {
+    const s = await setup(name);
+    const ws = workspace('scope');
+    const targets = await seed(s, ws);
+    const before = await storedIn(s.deployment.dataDir);
+    const cases: Array<{ surface: Surface; attack: Attack }> = [];
+    for (const surface of s.wires.surfaces) {
+      for (const attack of await scopeAttacks(s.issuer, ws, SCOPE_OF[surface.operation])) cases.push({ surface, attack });
+    }
+    const problems: string[] = [];
+    await inParallel(cases, async ({ surface, attack }) => {
+      record(s, attack.authorization);
+      problems.push(...refusalProblems(surface, attack, await surface.call(attack.authorization, targets), 'permission_denied'));
+    });
+    t.deepEqual(problems, []);
+    t.deepEqual(await storedIn(s.deployment.dataDir), before, 'no refused call stored anything');
+    const only = async (surface: Surface) => `Bearer ${await s.issuer.token(ws, { scope: SCOPE_OF[surface.operation] })}`;
+    for (const surface of s.wires.surfaces) t.is((await surface.call(await only(surface), targets)).code, 'ok', `${surface.name} with ${SCOPE_OF[surface.operation]} alone`);
+  });
+
+  test.serial(`${name}: a token anywhere but the Authorization header is ignored`, async (t) => {
+    const s = await setup(name);
+    const ws = workspace('misplaced');
+    const targets = await seed(s, ws);
+    const token = await s.issuer.token(ws);
+    record(s, token);
+    const gatewaySurfaces = s.wires.surfaces.filter((surface) => surface.transport !== 'grpc');
+    const cases = misplacedTokens(token).flatMap((place) => gatewaySurfaces.map((surface) => ({ place, surface })));
+    const problems: string[] = [];
+    await inParallel(cases, async ({ place, surface }) => {
+      const outcome = await surface.call(undefined, targets, { ...(place.query ? { query: place.query } : {}), ...(place.headers ? { headers: place.headers } : {}) });
+      problems.push(...refusalProblems(surface, { name: place.name, authorization: `Bearer ${token}` }, outcome, 'unauthenticated'));
+    });
+    t.deepEqual(problems, []);
+    // And on the service, metadata entries other than `authorization`.
+    for (const surface of s.wires.surfaces.filter((x) => x.transport === 'grpc')) {
+      const metadata = new Metadata();
+      for (const key of ['token', 'access_token', 'x-access-token', 'proxy-authorization', 'cookie']) metadata.set(key, key === 'proxy-authorization' ? `Bearer ${token}` : token);
+      await t.throwsAsync(s.wires.clients.getRoute(metadata, targets.routeId), { message: /UNAUTHENTICATED/ }, surface.name);
+    }
+  });
+
+  test.serial(`${name}: another workspace's records do not exist for the caller, on every operation and wire`, async (t) => {
+    const s = await setup(name);
+    const owner = workspace('owner');
+    const targets = await seed(s, owner);
+    const ownerAuth = `Bearer ${await s.issuer.token(owner)}`;
+    const grpcGet = s.wires.surfaces.find((x) => x.transport === 'grpc' && x.operation === 'GetAsset')!;
+    const original = (await grpcGet.call(ownerAuth, targets)).value!;
+    // Strangers: another workspace, and the same name in another case (workspaces compare exactly).
+    for (const stranger of [workspace('stranger'), owner.toUpperCase()]) {
+      const auth = `Bearer ${await s.issuer.token(stranger)}`;
+      record(s, auth);
+      const before = await storedIn(s.deployment.dataDir);
+      const problems: string[] = [];
+      for (const surface of s.wires.surfaces) {
+        const outcome = await surface.call(auth, targets);
+        const attack = { name: `workspace ${stranger}`, authorization: auth };
+        if (surface.operation === 'CreateRoute' || surface.operation === 'UploadAsset') t.is(outcome.code, 'ok', `${surface.name}: the stranger works in its own workspace`);
+        else problems.push(...refusalProblems(surface, attack, outcome, 'not_found'));
+      }
+      t.deepEqual(problems, []);
+      const after = await storedIn(s.deployment.dataDir);
+      t.true(after.routeRows > before.routeRows && after.assetRows > before.assetRows, 'the stranger created in its own workspace');
+      // The owner's records are as they were: the replaces never landed.
+      t.deepEqual((await grpcGet.call(ownerAuth, targets)).value, original, 'the owner’s asset is unchanged');
+      const match = await s.wires.surfaces.find((x) => x.transport === 'grpc' && x.operation === 'MatchRoute')!.call(ownerAuth, targets);
+      t.is((match.value?.['route'] as { id?: string } | undefined)?.id, targets.routeId, 'the owner still matches its own route');
+      // The stranger's own route on the same path matches for the stranger only.
+      const strangerRoute = await s.wires.clients.createRoute(metadataOf(auth), { method: 'GET', path: targets.matchPath.replace(/1$/, ':id'), handler: 'stranger' });
+      const strangerMatch = await s.wires.clients.matchRoute(metadataOf(auth), 'GET', targets.matchPath);
+      t.is(strangerMatch.route?.id, strangerRoute.id);
+      const ownerMatch = await s.wires.clients.matchRoute(metadataOf(ownerAuth), 'GET', targets.matchPath);
+      t.is(ownerMatch.route?.id, targets.routeId);
+    }
+    const file = await fetch(String(original['url']).replace(/^https?:\/\/[^/]+/, s.deployment.url));
+    t.is(file.status, 200);
+    t.true(Buffer.from(await file.arrayBuffer()).equals(OWNER_BYTES), 'the served bytes are the owner’s');
+  });
+
+  test.after('no token, secret or Authorization value ever reaches a log or the processes’ output', async (t) => {
+    if (!pending) return;
+    const s = await pending;
+    const logs = s.deployment.logs();
+    t.true(logs.length > 1000, `${s.deployment.name}: the deployment did log`);
+    t.regex(logs, /unauthenticated|UNAUTHENTICATED/, `${s.deployment.name}: refusals are logged`);
+    let leaks = 0;
+    for (const piece of s.sent) {
+      if (logs.includes(piece)) {
+        leaks += 1;
+        if (leaks <= 5) t.fail(`${s.deployment.name}: the log holds part of a token (${fingerprint(piece)}) near: ${context(logs, piece)}`);
+      }
+    }
+    t.is(leaks, 0, `${s.deployment.name}: ${leaks} of ${s.sent.size} token pieces appear in the logs`);
+    for (const secret of s.issuer.secrets) t.false(logs.includes(secret), `${s.deployment.name}: the log holds a secret`);
+    t.false(/eyJ[A-Za-z0-9_-]{8,}/.test(logs), `${s.deployment.name}: the log holds something JWT-shaped`);
+    t.false(/bearer\s+\S/i.test(logs), `${s.deployment.name}: the log holds an Authorization value`);
+  });
+}
+
+/** Where a leak sits in the log, with the leaked piece masked. */
+function context(logs: string, piece: string): string {
+  const at = logs.indexOf(piece);
+  return logs.slice(Math.max(0, at - 120), at).concat('<token>', logs.slice(at + piece.length, at + piece.length + 60));
+}
