@@ -156,7 +156,9 @@ test('traversal and odd keys under the files path are JSON 404s, and never serve
   );
   const seen = new Map<number, number>();
   const outcome = await fc.check(
-    fc.asyncProperty(path, fc.constantFrom('GET', 'HEAD'), async (target, method) => {
+    // Targets past the 16 KiB header limit are 431 before any routing (the fuzzers check that); these stay under it.
+    fc.asyncProperty(path.filter((target) => target.length < 12_000), fc.constantFrom('GET', 'HEAD'), async (target, method) => {
+      const shown = target.length > 200 ? `${target.slice(0, 200)}…(${target.length} chars)` : target;
       // Percent-encoding that spells the real path exactly is the real file; everything else is not a file.
       let decoded: string | undefined;
       try {
@@ -167,12 +169,12 @@ test('traversal and odd keys under the files path are JSON 404s, and never serve
       const answer = await get(target, {}, method);
       seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
       if (decoded === file.path && !target.includes('%2f') && !target.includes('%2F')) return;
-      if (answer.status !== 404) throw new Error(`${method} ${target}: ${answer.status} ${answer.body.subarray(0, 200).toString()}`);
+      if (answer.status !== 404) throw new Error(`${method} ${shown}: ${answer.status} ${answer.body.subarray(0, 200).toString()}`);
       if (method === 'GET') {
         const problem = errorBodyViolation(404, JSON.parse(answer.body.toString()));
-        if (problem !== undefined) throw new Error(`${target}: ${problem}`);
-        if ((JSON.parse(answer.body.toString()) as { code: string }).code !== 'not_found') throw new Error(`${target}: not not_found`);
-        if (answer.body.includes(secret) || answer.body.includes(file.bytes.subarray(0, 40))) throw new Error(`${target}: leaked bytes`);
+        if (problem !== undefined) throw new Error(`${shown}: ${problem}`);
+        if ((JSON.parse(answer.body.toString()) as { code: string }).code !== 'not_found') throw new Error(`${shown}: not not_found`);
+        if (answer.body.includes(secret) || answer.body.includes(file.bytes.subarray(0, 40))) throw new Error(`${shown}: leaked bytes`);
       }
     }),
     { numRuns: scaled(300, 5_000), ...(process.env['FUZZ_SEED'] ? { seed: Number(process.env['FUZZ_SEED']) } : {}) },
