@@ -53,14 +53,15 @@ test('every variable is read', (t) => {
     AUTH_SECRET: SECRET,
     MAX_UPLOAD_BYTES: '1024',
     LOG_LEVEL: 'DEBUG',
+    STORAGE_TIMEOUT_MS: '2500',
   });
   t.is(config.host, '0.0.0.0');
   t.is(config.grpcPort, 0);
   t.true(isAbsolute(config.dataDir));
   t.is(config.dataDir, resolve('relative/dir'));
   t.is(config.cdnUrl, 'https://cdn.example.com/assets');
-  t.deepEqual(config.storage.database, { kind: 'mysql', url: 'mysql://u:p@db.local:3306/switchyard' });
-  t.deepEqual(config.storage.blobs, { kind: 's3', bucket: 'my-bucket', region: 'eu-west-1', endpoint: 'http://127.0.0.1:4568', forcePathStyle: true });
+  t.deepEqual(config.storage.database, { kind: 'mysql', url: 'mysql://u:p@db.local:3306/switchyard', timeoutMs: 2500 });
+  t.deepEqual(config.storage.blobs, { kind: 's3', bucket: 'my-bucket', region: 'eu-west-1', endpoint: 'http://127.0.0.1:4568', forcePathStyle: true, timeoutMs: 2500 });
   t.deepEqual(config.auth, { kind: 'hmac', secret: SECRET });
   t.is(config.maxUploadBytes, 1024);
   t.is(config.logLevel, 'debug');
@@ -73,7 +74,7 @@ test('the CDN default follows HOST and PORT, with brackets for IPv6', (t) => {
 
 test('S3 without an endpoint uses virtual-host addressing and the default region', (t) => {
   const config = loadServiceConfig({ BLOB_STORE: 's3', S3_BUCKET: 'bucket' });
-  t.deepEqual(config.storage.blobs, { kind: 's3', bucket: 'bucket', region: 'us-east-1', endpoint: undefined, forcePathStyle: false });
+  t.deepEqual(config.storage.blobs, { kind: 's3', bucket: 'bucket', region: 'us-east-1', endpoint: undefined, forcePathStyle: false, timeoutMs: 5000 });
 });
 
 test('AUTH_JWKS_URL selects JWKS verification', (t) => {
@@ -111,6 +112,8 @@ const badValues: Array<[string, NodeJS.ProcessEnv, RegExp]> = [
   ['MAX_UPLOAD_BYTES', { MAX_UPLOAD_BYTES: '0' }, /MAX_UPLOAD_BYTES: "0" is not a positive whole number/],
   ['MAX_UPLOAD_BYTES', { MAX_UPLOAD_BYTES: '99999999999999999999' }, /MAX_UPLOAD_BYTES: .* is not a positive whole number/],
   ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }, /LOG_LEVEL: "verbose" is not a log level/],
+  ['STORAGE_TIMEOUT_MS', { STORAGE_TIMEOUT_MS: '5s' }, /STORAGE_TIMEOUT_MS: "5s" is not a positive whole number/],
+  ['STORAGE_TIMEOUT_MS', { STORAGE_TIMEOUT_MS: '0' }, /STORAGE_TIMEOUT_MS: "0" is not a positive whole number/],
 ];
 
 for (const [variable, env, message] of badValues) {

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { SwitchyardError, type ErrorDetail } from '../../lib/src/errors.js';
 import { parseServiceLimits, type ServiceLimits } from './limits/limits-config.js';
-import type { BlobStoreConfig, DatabaseConfig, StorageConfig } from './stores/storage-config.js';
+import { DEFAULT_STORAGE_TIMEOUT_MS, type BlobStoreConfig, type DatabaseConfig, type StorageConfig } from './stores/storage-config.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -66,8 +66,10 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   const cdnRaw = read('CDN_URL') ?? `http://${urlHost(host ?? DEFAULTS.host)}:${port ?? DEFAULTS.port}/files`;
   const cdnUrl = parseHttpUrl(cdnRaw, (reason) => refuse('CDN_URL', cdnRaw, reason));
 
-  const database = parseDatabase(read('DATABASE_URL'), dataDir, (value, reason) => refuse('DATABASE_URL', value, reason));
-  const blobs = parseBlobStore(read, dataDir, refuse, problem);
+  const timeoutRaw = read('STORAGE_TIMEOUT_MS');
+  const storageTimeoutMs = timeoutRaw === undefined ? DEFAULT_STORAGE_TIMEOUT_MS : parsePositiveInteger(timeoutRaw, (reason) => refuse('STORAGE_TIMEOUT_MS', timeoutRaw, reason));
+  const database = withStorageTimeout(parseDatabase(read('DATABASE_URL'), dataDir, (value, reason) => refuse('DATABASE_URL', value, reason)), storageTimeoutMs);
+  const blobs = withStorageTimeout(parseBlobStore(read, dataDir, refuse, problem), storageTimeoutMs);
   const auth = parseAuth(read('AUTH_SECRET'), read('AUTH_JWKS_URL'), refuse, problem);
 
   const maxRaw = read('MAX_UPLOAD_BYTES');
@@ -139,6 +141,12 @@ function parseDatabase(raw: string | undefined, dataDir: string, refuse: (value:
   if (!url.hostname) return refuse(redactUrl(raw), 'names no host');
   if (url.pathname.length <= 1) return refuse(redactUrl(raw), 'names no database (mysql://user:pass@host:port/database)');
   return { kind: 'mysql', url: raw };
+}
+
+/** Network stores (MySQL, S3) get the limit; SQLite and disk are local and have none. */
+function withStorageTimeout<T extends DatabaseConfig | BlobStoreConfig>(config: T | undefined, timeoutMs: number | undefined): T | undefined {
+  if (config === undefined || timeoutMs === undefined) return config;
+  return config.kind === 'mysql' || config.kind === 's3' ? { ...config, timeoutMs } : config;
 }
 
 /** Error messages must never echo a database password. */

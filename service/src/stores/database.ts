@@ -6,7 +6,8 @@ import { createPool } from 'mysql2';
 import { SwitchyardError } from '../../../lib/src/errors.js';
 import type { Database } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
-import type { DatabaseConfig } from './storage-config.js';
+import { withQueryTimeout } from './mysql-query-timeout.js';
+import { DEFAULT_STORAGE_TIMEOUT_MS, type DatabaseConfig } from './storage-config.js';
 
 /** How long SQLite waits for another process's write lock before SQLITE_BUSY. */
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -17,7 +18,7 @@ const SQLITE_BUSY_TIMEOUT_MS = 5_000;
  * `db.destroy()`.
  */
 export function openDatabase(config: DatabaseConfig): Kysely<Database> {
-  return config.kind === 'sqlite' ? openSqlite(config.file) : openMysql(config.url);
+  return config.kind === 'sqlite' ? openSqlite(config.file) : openMysql(config.url, config.timeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS);
 }
 
 export function dialectOf(db: Kysely<Database>): DatabaseConfig['kind'] {
@@ -40,7 +41,7 @@ function openSqlite(file: string): Kysely<Database> {
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
 }
 
-function openMysql(url: string): Kysely<Database> {
+function openMysql(url: string, timeoutMs: number): Kysely<Database> {
   const pool = createPool({
     uri: url,
     // Times are stored as epoch milliseconds; UTC here keeps any DATETIME the driver meets unambiguous.
@@ -50,8 +51,8 @@ function openMysql(url: string): Kysely<Database> {
     supportBigNumbers: true,
     bigNumberStrings: false,
     connectionLimit: 10,
-    connectTimeout: 5_000,
+    connectTimeout: timeoutMs,
     enableKeepAlive: true,
   });
-  return new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new MysqlDialect({ pool: withQueryTimeout(pool, timeoutMs) }) });
 }

@@ -16,7 +16,7 @@ import { assertBlobKey } from '../../../lib/src/ports/blob-key.js';
 import type { AbandonedWrites, BlobInfo, BlobStore, ByteRange } from '../../../lib/src/ports/blob-store.js';
 import { assertRange, emptyStream, isValidBlobKey } from './blob-support.js';
 import { isMissingObject, isMissingUpload, isNotImplemented, isUnsatisfiableRange, s3Error } from './s3-errors.js';
-import type { BlobStoreConfig } from './storage-config.js';
+import { DEFAULT_STORAGE_TIMEOUT_MS, type BlobStoreConfig } from './storage-config.js';
 
 export type S3BlobStoreConfig = Extract<BlobStoreConfig, { kind: 's3' }>;
 
@@ -31,15 +31,26 @@ const MIN_PART_SIZE = 5 * 1024 * 1024;
 /** Two parts in flight plus one being filled: about 15 MiB held per upload, whatever its size. */
 const DEFAULT_QUEUE_SIZE = 2;
 
-/** The client as DESIGN.md prescribes for S3-compatible servers: no aws-chunked bodies, checksums only when required. */
-export function createS3Client(config: S3BlobStoreConfig): S3Client {
+/**
+ * How long a file being read may sit without a byte moving: its reader is a
+ * client of ours that may pause for backpressure, so this is longer than the
+ * store's timeout, which bounds the wait for the object's first byte.
+ */
+const READ_IDLE_TIMEOUT_MS = 60_000;
+
+/**
+ * The client as DESIGN.md prescribes for S3-compatible servers: no aws-chunked
+ * bodies, checksums only when required. A silent endpoint (stalled network)
+ * fails a request once its socket has been idle for `idleTimeoutMs`.
+ */
+export function createS3Client(config: S3BlobStoreConfig, idleTimeoutMs = config.timeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS): S3Client {
   const options: S3ClientConfig = {
     region: config.region,
     endpoint: config.endpoint,
     forcePathStyle: config.forcePathStyle,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { connectionTimeout: 5_000 },
+    requestHandler: { connectionTimeout: config.timeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS, socketTimeout: idleTimeoutMs },
   };
   // Without explicit keys the SDK's default credential chain applies.
   if (config.credentials) options.credentials = { ...config.credentials };
@@ -54,12 +65,17 @@ export function createS3Client(config: S3BlobStoreConfig): S3Client {
 export class S3BlobStore implements BlobStore {
   readonly bucket: string;
   readonly #client: S3Client;
+  /** For GetObject, whose body streams at its reader's pace. */
+  readonly #readClient: S3Client;
+  readonly #timeoutMs: number;
   readonly #partSize: number;
   readonly #queueSize: number;
 
   constructor(config: S3BlobStoreConfig, options: S3BlobStoreOptions = {}) {
     this.bucket = config.bucket;
     this.#client = createS3Client(config);
+    this.#timeoutMs = config.timeoutMs ?? DEFAULT_STORAGE_TIMEOUT_MS;
+    this.#readClient = createS3Client(config, Math.max(this.#timeoutMs, READ_IDLE_TIMEOUT_MS));
     this.#partSize = Math.max(options.partSize ?? MIN_PART_SIZE, MIN_PART_SIZE);
     this.#queueSize = Math.max(options.queueSize ?? DEFAULT_QUEUE_SIZE, 1);
   }
@@ -98,7 +114,11 @@ export class S3BlobStore implements BlobStore {
     if (range) assertRange(range);
     try {
       const command = new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range && `bytes=${range.start}-${range.end}` });
-      const { Body: body, ContentLength: length } = await this.#client.send(command);
+      // The answer must start within the store's timeout; after that the reader sets the pace.
+      // (A timer, not AbortSignal.timeout: the SDK keeps listening during the body, which must not be cut.)
+      const firstByte = new AbortController();
+      const timer = setTimeout(() => firstByte.abort(new SwitchyardError('unavailable', 'blob storage did not answer in time')), this.#timeoutMs);
+      const { Body: body, ContentLength: length } = await this.#readClient.send(command, { abortSignal: firstByte.signal }).finally(() => clearTimeout(timer));
       if (!(body instanceof Readable)) throw new SwitchyardError('internal', 'S3 returned no byte stream');
       // Some S3-compatible servers (s3rver among them) answer `bytes=0-0` with the whole object.
       const wanted = range && range.end - range.start + 1;
@@ -204,6 +224,7 @@ export class S3BlobStore implements BlobStore {
   /** Releases the client's sockets. */
   close(): void {
     this.#client.destroy();
+    this.#readClient.destroy();
   }
 }
 

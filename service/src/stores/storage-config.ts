@@ -1,7 +1,15 @@
 /** Which database holds the records. */
 export type DatabaseConfig =
   | { readonly kind: 'sqlite'; readonly file: string }
-  | { readonly kind: 'mysql'; readonly url: string };
+  | {
+      readonly kind: 'mysql';
+      readonly url: string;
+      /** Connect and per-query limit before `unavailable` (default DEFAULT_STORAGE_TIMEOUT_MS). */
+      readonly timeoutMs?: number | undefined;
+    };
+
+/** How long one database query, connection attempt or silent S3 request may take before it counts as down. */
+export const DEFAULT_STORAGE_TIMEOUT_MS = 5_000;
 
 /** Where the bytes of assets live. Credentials for S3 come from the usual AWS variables via the SDK. */
 export type BlobStoreConfig =
@@ -18,6 +26,8 @@ export type BlobStoreConfig =
        * so the SDK's default chain (AWS_* variables, profiles, roles) applies.
        */
       readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string } | undefined;
+      /** Connect limit and the longest a request may go without a byte moving (default DEFAULT_STORAGE_TIMEOUT_MS). */
+      readonly timeoutMs?: number | undefined;
     };
 
 export interface StorageConfig {

@@ -1,0 +1,31 @@
+import type { MysqlPool, MysqlPoolConnection, MysqlQueryResult } from 'kysely';
+import type { Pool, PoolConnection } from 'mysql2';
+
+/**
+ * A mysql2 pool for Kysely whose queries give up after `timeoutMs`. mysql2
+ * alone waits forever on a connection whose peer went silent (a stalled
+ * network, a hung server), and its own query timeout leaves that connection
+ * in the pool, where the next query queues behind the dead one. Here a timed
+ * out connection is destroyed, so the pool replaces it and calls fail fast
+ * (`PROTOCOL_SEQUENCE_TIMEOUT`, mapped to `unavailable`) until the database
+ * answers again, then recover without a restart.
+ */
+export function withQueryTimeout(pool: Pool, timeoutMs: number): MysqlPool {
+  return {
+    getConnection: (callback) =>
+      pool.getConnection((error, connection) => callback(error, error ? (connection as unknown as MysqlPoolConnection) : timed(connection, timeoutMs))),
+    end: (callback) => pool.end(callback),
+  };
+}
+
+function timed(connection: PoolConnection, timeoutMs: number): MysqlPoolConnection {
+  const query = (sql: string, parameters: unknown[], callback?: (error: unknown, result: MysqlQueryResult) => void) => {
+    if (callback === undefined) return connection.query(sql, parameters) as unknown as ReturnType<MysqlPoolConnection['query']>;
+    connection.query({ sql, values: parameters, timeout: timeoutMs }, (error, result) => {
+      if ((error as { code?: unknown } | null)?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') connection.destroy();
+      callback(error, result as MysqlQueryResult);
+    });
+    return undefined;
+  };
+  return { query: query as MysqlPoolConnection['query'], release: () => connection.release() };
+}
