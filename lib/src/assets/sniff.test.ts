@@ -109,3 +109,15 @@ test('the declared name or type plays no part: only bytes are given', async (t) 
   const png = await readFixture('png-named.txt');
   t.is(await sniffMediaType(png, png.length), 'image/png');
 });
+
+test('UTF-16 with a byte-order mark is text, HTML or SVG, never the MP3 its FF FE would suggest', async (t) => {
+  const utf16le = (text: string): Buffer => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+  const utf16be = (text: string): Buffer => utf16le(text).swap16();
+  const sniff = (bytes: Buffer): Promise<string> => sniffMediaType(bytes, bytes.length);
+  t.is(await sniff(utf16le('Hello, world.\nSecond line.\n')), 'text/plain');
+  t.is(await sniff(utf16be('Hello, world.\n')), 'text/plain');
+  t.is(await sniff(utf16le('<!DOCTYPE html><html><body><script>alert(1)</script></body></html>')), 'text/html');
+  t.is(await sniff(utf16le('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')), 'image/svg+xml');
+  // A byte-order mark followed by binary is not text.
+  t.not(await sniff(Buffer.from([0xff, 0xfe, 0x00, 0x00, 0x01, 0x00, 0x02, 0x00])), 'text/plain');
+});
