@@ -1,5 +1,5 @@
 // Garbage collection on real storage: SQLite records and blobs on disk, ages from file times.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,8 @@ import { collectGarbage } from '../../../lib/src/maintenance/collect-garbage.js'
 import { sampleAsset, sampleContent, uniqueName } from '../../../lib/src/testing/index.js';
 import { openStorage } from './open-storage.js';
 
-test('disk + sqlite: old orphans and replaced-away blobs go, current and young blobs stay, emptied folders are pruned', async (t) => {
+/** SQLite and a disk store in a fresh temp folder, removed after the test. */
+async function diskStorage(t: ExecutionContext): Promise<{ root: string; storage: Awaited<ReturnType<typeof openStorage>> }> {
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-gc-'));
   const root = join(dir, 'files');
   const storage = await openStorage({ database: { kind: 'sqlite', file: join(dir, 'db.sqlite') }, blobs: { kind: 'disk', root } });
@@ -16,6 +17,11 @@ test('disk + sqlite: old orphans and replaced-away blobs go, current and young b
     await storage.close();
     await rm(dir, { recursive: true, force: true });
   });
+  return { root, storage };
+}
+
+test('disk + sqlite: old orphans and replaced-away blobs go, current and young blobs stay, emptied folders are pruned', async (t) => {
+  const { root, storage } = await diskStorage(t);
   const { blobStore, assetStore } = storage;
   const put = (key: string) => blobStore.put(key, Readable.from([Buffer.from(key)], { objectMode: false }));
   const age = (key: string, hours: number) => {
@@ -46,13 +52,7 @@ test('disk + sqlite: old orphans and replaced-away blobs go, current and young b
 });
 
 test('disk: temp files of puts a crash cut short go once older than the grace period; a young one (a put in progress) stays', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'switchyard-gc-'));
-  const root = join(dir, 'files');
-  const storage = await openStorage({ database: { kind: 'sqlite', file: join(dir, 'db.sqlite') }, blobs: { kind: 'disk', root } });
-  t.teardown(async () => {
-    await storage.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const { root, storage } = await diskStorage(t);
   // What a SIGKILL mid-put leaves: a file in the store's temp folder that no put will ever rename or remove.
   await mkdir(join(root, '.tmp'), { recursive: true });
   await writeFile(join(root, '.tmp', 'crashed'), 'half an upload');
