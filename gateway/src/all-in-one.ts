@@ -7,7 +7,7 @@ import { createLogger } from '../../service/src/logger.js';
 import { loadGatewayConfig } from './config.js';
 import { listen } from './http/listener.js';
 import { createGatewayLogger } from './logger.js';
-import { onShutdownSignals } from './shutdown.js';
+import { onShutdownSignals } from '../../service/src/shutdown-signals.js';
 import { startGateway, type GatewayHandle } from './start.js';
 
 function fail(error: unknown): never {

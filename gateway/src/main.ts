@@ -2,7 +2,7 @@
 import { isSwitchyardError } from '../../lib/src/errors.js';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { createGatewayLogger } from './logger.js';
-import { onShutdownSignals } from './shutdown.js';
+import { onShutdownSignals } from '../../service/src/shutdown-signals.js';
 import { startGateway } from './start.js';
 
 function configOrExit(): GatewayConfig & { serviceUrl: string } {

@@ -1,7 +1,8 @@
 // `npm run gc [-- --grace 1h] [-- --dry-run]`: removes blobs that no asset record points at, and partial writes a crash left.
 import { parseArgs } from 'node:util';
-import { invalidArgument, isSwitchyardError, SwitchyardError } from '../../lib/src/errors.js';
+import { invalidArgument, SwitchyardError } from '../../lib/src/errors.js';
 import { collectGarbage, DEFAULT_GC_GRACE_MS } from '../../lib/src/maintenance/collect-garbage.js';
+import { runCommand } from './cli-main.js';
 import { loadServiceConfig } from './config.js';
 import { parseDuration } from './duration.js';
 import { createMigrator } from './migrations/index.js';
@@ -45,14 +46,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main().catch((error: unknown) => {
-  console.error(explain(error));
-  process.exitCode = 1;
-});
-
-/** One line for the operator: our message, and for unexpected failures the driver's reason too (never a stack). */
-function explain(error: unknown): string {
-  if (!isSwitchyardError(error)) return String(error);
-  const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? `: ${error.cause.message}` : '';
-  return `${error.message}${cause}`;
-}
+await runCommand(main);

@@ -3,6 +3,7 @@ import { isSwitchyardError } from '../../lib/src/errors.js';
 import { startService } from './app.js';
 import { loadServiceConfig, type ServiceConfig } from './config.js';
 import { createLogger } from './logger.js';
+import { onShutdownSignals } from './shutdown-signals.js';
 
 function configOrExit(): ServiceConfig {
   try {
@@ -21,21 +22,4 @@ const service = await startService(config, { logger: log }).catch((error: unknow
 });
 console.log(`switchyard gRPC service listening on ${service.address}`);
 
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    log.info({ signal }, 'shutting down: finishing calls in flight');
-    service.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  });
-}
+onShutdownSignals(log, () => service.close());

@@ -1,5 +1,5 @@
 // `npm run migrate`: applies pending database migrations (MySQL or SQLite, from the environment) and exits.
-import { isSwitchyardError } from '../../lib/src/errors.js';
+import { runCommand } from './cli-main.js';
 import { loadServiceConfig } from './config.js';
 import { migrateToLatest } from './migrations/index.js';
 import { openDatabase } from './stores/database.js';
@@ -25,14 +25,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main().catch((error: unknown) => {
-  console.error(explain(error));
-  process.exitCode = 1;
-});
-
-/** One line for the operator: our message, and for unexpected failures the driver's reason too (never a stack). */
-function explain(error: unknown): string {
-  if (!isSwitchyardError(error)) return String(error);
-  const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? `: ${error.cause.message}` : '';
-  return `${error.message}${cause}`;
-}
+await runCommand(main);

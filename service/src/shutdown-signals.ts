@@ -13,7 +13,7 @@ export function onShutdownSignals(log: Logger, stop: () => Promise<void>): void 
         process.exit(1);
       }
       stopping = true;
-      log.info({ signal }, 'shutting down: finishing requests in flight');
+      log.info({ signal }, 'shutting down: finishing work in flight');
       stop().then(
         () => process.exit(0),
         (error: unknown) => {
