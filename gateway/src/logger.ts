@@ -1,20 +1,10 @@
-import { pino, type DestinationStream, type Logger } from 'pino';
+import type { DestinationStream } from 'pino';
+import { createLogger, type Logger } from '../../service/src/logger.js';
 import type { LogLevel } from './config.js';
 
 export type { Logger };
 
-/**
- * Structured JSON logs. The gateway logs no request headers at all; the
- * redaction is a second line of defence should a header object slip in.
- */
+/** The gateway's logs: the same JSON lines and redaction as the service's, named switchyard-gateway. */
 export function createGatewayLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  const options = {
-    level,
-    base: { service: 'switchyard-gateway' },
-    redact: {
-      paths: ['authorization', '*.authorization', '*.*.authorization', 'headers', '*.headers', 'token', '*.token'],
-      censor: '[redacted]',
-    },
-  };
-  return destination ? pino(options, destination) : pino(options);
+  return createLogger(level, destination, 'switchyard-gateway');
 }

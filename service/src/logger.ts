@@ -4,19 +4,16 @@ import type { LogLevel } from './config.js';
 
 export type { Logger };
 
+/** Fields censored wherever they appear (up to two levels deep): credentials and whole header sets. */
+const REDACTED_PATHS = ['authorization', 'headers', 'token', 'secret'].flatMap((field) => [field, `*.${field}`, `*.*.${field}`]);
+
 /**
- * Structured JSON logs. Code never logs tokens or metadata wholesale; the
- * redaction below is a second line of defence should a header object slip in.
+ * Structured JSON logs, one line per event, named by `service`. Code never
+ * logs tokens, secrets or headers wholesale; the redaction is a second line
+ * of defence should one slip in.
  */
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  const options = {
-    level,
-    base: { service: 'switchyard-grpc' },
-    redact: {
-      paths: ['authorization', '*.authorization', '*.*.authorization', 'token', '*.token', 'secret', '*.secret'],
-      censor: '[redacted]',
-    },
-  };
+export function createLogger(level: LogLevel, destination?: DestinationStream, service = 'switchyard-grpc'): Logger {
+  const options = { level, base: { service }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
   return destination ? pino(options, destination) : pino(options);
 }
 
