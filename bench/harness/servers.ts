@@ -22,12 +22,18 @@ export async function createWorkspace(name: string): Promise<Workspace> {
   return { dir, secret, token: await benchToken(secret), cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * The per-workspace rate limit is off: the load is one workspace far above the
+ * default limit, and the baselines have no limiter to pay for.
+ */
+const UNLIMITED = { RATE_LIMIT_PER_SECOND: '0' } as const;
+
 /** Ours: the all-in-one server (migrations, gRPC service and REST gateway in one process). */
 export async function startOurs(ws: Workspace, env: Record<string, string> = {}): Promise<ChildServer & { url: string; grpc: string }> {
   const dataDir = join(ws.dir, 'ours');
   const child = await startChild({
     script: join(ROOT, 'gateway/src/all-in-one.ts'),
-    env: { HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: ws.secret, ...env },
+    env: { HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: ws.secret, ...UNLIMITED, ...env },
     ready: /REST gateway\s+(http:\/\/\S+)\s+gRPC service\s+(\S+)/,
     logFile: join(ws.dir, 'ours.log'),
   });
@@ -39,7 +45,7 @@ export async function startOurs(ws: Workspace, env: Record<string, string> = {})
 export async function startOurService(ws: Workspace, env: Record<string, string> = {}): Promise<ChildServer & { grpc: string }> {
   const child = await startChild({
     script: join(ROOT, 'service/src/main.ts'),
-    env: { HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: join(ws.dir, 'ours'), AUTH_SECRET: ws.secret, ...env },
+    env: { HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: join(ws.dir, 'ours'), AUTH_SECRET: ws.secret, ...UNLIMITED, ...env },
     ready: /listening on (127\.0\.0\.1:\d+)/,
     logFile: join(ws.dir, 'service.log'),
   });
