@@ -6,7 +6,7 @@ import { sqliteDiskTarget } from '../grpc/support/storage-targets.js';
 import { decodeStatusDetails } from '../grpc/support/status-details.js';
 import { startTestService } from '../grpc/support/test-service.js';
 import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
-import { scaled } from './support/soak.js';
+import { scaled, SOAK } from './support/soak.js';
 import { storedIn } from './support/stored.js';
 
 const stacks: Stack[] = [];
@@ -119,10 +119,13 @@ test('under sustained load a workspace is admitted at its rate, in bursts of its
   t.log(`${elapsedS.toFixed(1)} s: ${admitted} admitted (ceiling ${Math.round(ceiling)}), ${refused} refused with 429, ${other} other`);
   t.is(other, 0);
   t.true(admitted <= ceiling + 1, `admitted ${admitted} > ${ceiling}`);
-  // However busy the machine (npm test runs files side by side), every call the bucket had room for got in.
+  // The bucket starts full, so at least a burst gets in, and a client far above the rate is refused.
   const offered = admitted + refused;
-  t.true(admitted >= Math.min(offered, ceiling) * 0.8, `admitted only ${admitted} of ${offered}`);
+  t.true(admitted >= Math.min(offered, burst), `admitted only ${admitted} of ${offered}`);
   if (offered > ceiling * 1.5) t.true(refused > 0);
+  // Over a long run, the limit admits close to its rate. Only then: in 2 s on a busy machine (npm test runs
+  // files side by side) the clients themselves stall, and tokens past the burst are lost while nobody asks.
+  if (SOAK) t.true(admitted >= Math.min(offered, ceiling) * 0.8, `admitted only ${admitted} of ${offered}`);
 });
 
 test('gRPC: RESOURCE_EXHAUSTED carries the wait as a trailer and as google.rpc.RetryInfo', async (t) => {
