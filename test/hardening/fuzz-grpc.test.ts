@@ -6,12 +6,13 @@
 import { Client, credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
 import test from 'ava';
 import fc from 'fast-check';
-import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
+import { startStack, type Stack } from '../rest/support/stack.js';
 import { GrpcClients } from '../grpc/support/clients.js';
 import { failureReport } from './support/fuzz-report.js';
 import { deltaMib, memoryAfterGc, mib } from './support/heap.js';
 import { mangled, rpcs, type Rpc } from './support/hostile-connect.js';
 import type { Targets } from './support/hostile-http.js';
+import { seedTargets } from './support/seed-targets.js';
 import { scaled } from './support/soak.js';
 
 const CALLS = scaled(1_000, 10_000);
@@ -26,14 +27,7 @@ let raw: Client;
 
 test.before(async () => {
   stack = await startStack({ RATE_LIMIT_PER_SECOND: '0', MAX_UPLOAD_BYTES: String(64 * 1024) });
-  const auth = await stack.auth(freshWorkspace('grpc-fuzz'));
-  const route = await fetch(`${stack.url}/v1/routing`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ method: 'GET', path: '/seed', handler: 'seed' }) });
-  const form = new FormData();
-  form.append('file', new Blob(['seed\n'], { type: 'text/plain' }), 'seed.txt');
-  const asset = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers: auth, body: form });
-  const { id: routeId } = (await route.json()) as { id: string };
-  const { id: assetId, url } = (await asset.json()) as { id: string; url: string };
-  targets = { authorization: auth.authorization!, routeId, assetId, filePath: new URL(url).pathname };
+  targets = await seedTargets(stack, 'grpc-fuzz', '/seed');
   raw = new Client(stack.service.address, credentials.createInsecure());
 });
 test.after.always(async () => {

@@ -5,13 +5,14 @@
 // an internal error, the stack still healthy, and the heap back near its baseline afterwards.
 import test from 'ava';
 import fc from 'fast-check';
-import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
+import { startStack, type Stack } from '../rest/support/stack.js';
 import { connectViolation, contractViolation } from './support/error-shape.js';
 import { deltaMib, memoryAfterGc, mib } from './support/heap.js';
 import { hostileConnectCall } from './support/hostile-connect.js';
 import { describeRequest, encodeRequest, hostileRequest, type HostileRequest, type Targets } from './support/hostile-http.js';
 import { sendRaw, type RawHttpResponse } from './support/raw-http.js';
 import { failureReport } from './support/fuzz-report.js';
+import { seedTargets } from './support/seed-targets.js';
 import { scaled } from './support/soak.js';
 
 const REQUESTS = scaled(1_200, 12_000);
@@ -26,14 +27,7 @@ let targets: Targets;
 test.before(async () => {
   // No rate limit (it would turn most of the run into 429s) and a small upload limit, so "too large" is reachable.
   stack = await startStack({ RATE_LIMIT_PER_SECOND: '0', MAX_UPLOAD_BYTES: String(128 * 1024), LOG_LEVEL: 'info' });
-  const auth = await stack.auth(freshWorkspace('fuzz'));
-  const route = await fetch(`${stack.url}/v1/routing`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ method: 'GET', path: '/seed/:id', handler: 'seed' }) });
-  const form = new FormData();
-  form.append('file', new Blob(['seed file\n'], { type: 'text/plain' }), 'seed.txt');
-  const asset = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers: auth, body: form });
-  const { id: routeId } = (await route.json()) as { id: string };
-  const { id: assetId, url } = (await asset.json()) as { id: string; url: string };
-  targets = { authorization: auth.authorization!, routeId, assetId, filePath: new URL(url).pathname };
+  targets = await seedTargets(stack, 'fuzz', '/seed/:id');
 });
 test.after.always(async () => stack?.stop());
 
