@@ -2,7 +2,9 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { once } from 'node:events';
 import { request } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixture, sha256 } from './support/fixtures.js';
@@ -106,4 +108,18 @@ test('npm start (all-in-one): prints its addresses, serves REST and files, finis
   t.is(finished.status, 201, finished.text);
   t.is(JSON.parse(finished.text).size, text.length);
   t.is(await app.exited, 0, app.output);
+  t.regex(app.output, /gateway stopped[\s\S]*gRPC service stopped/, 'the gateway first, then the service thread');
+});
+
+test('npm start with its gRPC port taken exits 1 and says why (the service thread failed to start)', async (t) => {
+  const dataDir = await tempDir(t);
+  const blocker = createServer().listen(0, '127.0.0.1');
+  await once(blocker, 'listening');
+  t.teardown(() => void blocker.close());
+  const taken = (blocker.address() as AddressInfo).port;
+  const app = new Child('gateway/src/all-in-one.ts', cleanEnv({ PORT: '0', GRPC_PORT: String(taken), DATA_DIR: dataDir, AUTH_SECRET: randomBytes(32).toString('base64url') }));
+  t.teardown(() => void app.process.kill('SIGKILL'));
+  t.is(await app.exited, 1, app.output);
+  t.regex(app.output, /could not start/);
+  t.regex(app.output, new RegExp(`EADDRINUSE.*${taken}`));
 });

@@ -59,6 +59,34 @@ test('expiry: valid one second before exp, expired at exp, tolerance honoured', 
   await t.notThrowsAsync(createHmacTokenVerifier(SECRET, { clock: at(80), clockToleranceSeconds: 30 }).verify(token));
 });
 
+test('a verified token is reused, but never past its exp (plus tolerance)', async (t) => {
+  const token = await signToken(SECRET, { workspace: 'acme', now: NOW, ttlSeconds: 60 });
+  const moving = createManualClock(NOW);
+  const reusing = createHmacTokenVerifier(SECRET, { clock: moving });
+  const first = await reusing.verify(token);
+  moving.advance(59_000);
+  t.is(await reusing.verify(token), first, 'the same principal, from the cache');
+  moving.advance(1_000);
+  await assertRefused(t, reusing.verify(token), token, 'token expired');
+
+  const tolerant = createHmacTokenVerifier(SECRET, { clock: createManualClock(NOW), clockToleranceSeconds: 30 });
+  await t.notThrowsAsync(tolerant.verify(token));
+  const later = createManualClock(NOW.getTime() + 89_000);
+  const tolerantLater = createHmacTokenVerifier(SECRET, { clock: later, clockToleranceSeconds: 30 });
+  await t.notThrowsAsync(tolerantLater.verify(token));
+  later.advance(1_000);
+  await assertRefused(t, tolerantLater.verify(token), token, 'token expired');
+});
+
+test('a cached token does not vouch for a tampered copy', async (t) => {
+  const token = await signToken(SECRET, { workspace: 'acme', now: NOW });
+  const reusing = createHmacTokenVerifier(SECRET, { clock });
+  await reusing.verify(token);
+  const [header, payload] = token.split('.');
+  const forged = `${header}.${base64url({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), workspace: 'other' })}.${token.split('.')[2]}`;
+  await assertRefused(t, reusing.verify(forged), forged, 'invalid token signature');
+});
+
 test('a token is refused before its nbf', async (t) => {
   const token = await signRaw(claims({ nbf: NOW_SECONDS + 120 }), key);
   await assertRefused(t, verifier.verify(token), token, 'token not yet valid');

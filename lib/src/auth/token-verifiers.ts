@@ -6,6 +6,7 @@ import { MAX_TOKEN_LENGTH } from './bearer.js';
 import { hmacKey } from './hmac-key.js';
 import { principalFromClaims } from './token-claims.js';
 import { toTokenError } from './token-errors.js';
+import { VerifiedTokenCache, type VerifiedTokenCacheOptions } from './verified-token-cache.js';
 
 export interface TokenVerifierOptions {
   /** Leeway for `exp` and `nbf` against clock skew; 0 unless set. */
@@ -16,6 +17,11 @@ export interface TokenVerifierOptions {
   readonly audience?: string;
   /** Where "now" comes from when checking `exp` and `nbf`. */
   readonly clock?: Clock;
+  /**
+   * Reuse of verified tokens (see verified-token-cache.ts); on by default,
+   * `{ maxEntries: 0 }` verifies every call afresh.
+   */
+  readonly cache?: VerifiedTokenCacheOptions;
 }
 
 /**
@@ -66,19 +72,27 @@ export function createJwksTokenVerifier(jwksUrl: string | URL, options: TokenVer
 export const MAX_ISSUED_AT_SKEW_SECONDS = 60;
 
 function verifierOf(verify: (token: string) => ReturnType<typeof jwtVerify>, options: TokenVerifierOptions): TokenVerifier {
-  const latestIssue = () => Math.floor((options.clock?.now() ?? new Date()).getTime() / 1000) + MAX_ISSUED_AT_SKEW_SECONDS + (options.clockToleranceSeconds ?? 0);
+  const nowMs = () => (options.clock?.now() ?? new Date()).getTime();
+  const tolerance = options.clockToleranceSeconds ?? 0;
+  const cache = new VerifiedTokenCache(options.cache);
   return Object.freeze({
     async verify(token: string) {
       if (typeof token !== 'string' || token === '' || token.length > MAX_TOKEN_LENGTH) throw toTokenError(undefined);
+      const cached = cache.get(token, nowMs());
+      if (cached) return cached;
       let claims;
       try {
         ({ payload: claims } = await verify(token));
       } catch (error) {
         throw toTokenError(error);
       }
+      const now = nowMs();
       // jose has already checked that a present `iat` is a number.
-      if (typeof claims.iat === 'number' && claims.iat > latestIssue()) throw notYetValid();
-      return principalFromClaims(claims);
+      if (typeof claims.iat === 'number' && claims.iat > Math.floor(now / 1000) + MAX_ISSUED_AT_SKEW_SECONDS + tolerance) throw notYetValid();
+      const principal = principalFromClaims(claims);
+      // `exp` is required, so jose has checked it is a number.
+      cache.set(token, principal, now, ((claims.exp as number) + tolerance) * 1000);
+      return principal;
     },
   });
 }

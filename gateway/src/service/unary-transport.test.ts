@@ -1,0 +1,128 @@
+// The direct unary path against Connect's own gRPC transport, call for call, on
+// a real grpc-js server: every outcome (message, code, message text, details,
+// error metadata) must be the same.
+import test from 'ava';
+import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import { pino } from 'pino';
+import { SwitchyardError } from '../../../lib/src/errors.js';
+import { toGrpcStatus } from '../../../service/src/grpc/error-mapping.js';
+import { AssetServiceService, type Asset, type GetAssetRequest } from '../../../service/src/gen/switchyard/v1/assets.js';
+import { AssetService } from '../gen/switchyard/v1/assets_pb.js';
+import { withDirectUnary } from './unary-transport.js';
+
+const READ_MAX_BYTES = 64 * 1024;
+const silent = pino({ level: 'silent' });
+
+/** What the test server does, by requested id. */
+function getAsset(call: ServerUnaryCall<GetAssetRequest, Asset>, reply: sendUnaryData<Asset>): void {
+  const id = call.request.id;
+  const echo = { authorization: call.metadata.get('authorization')[0], requestId: call.metadata.get('x-request-id')[0], deadline: call.getDeadline() !== Infinity };
+  const asset = { id, type: 'image/png', size: 3, url: 'http://cdn/x.png', label: JSON.stringify(echo), sha256: 'ab', uploadedAt: new Date('2026-01-02T03:04:05.678Z'), width: 1, height: 1 } as Asset;
+  switch (id) {
+    case 'ok':
+      return reply(null, asset);
+    case 'invalid':
+      return reply(toGrpcStatus(new SwitchyardError('invalid_argument', 'id is malformed', [{ field: 'id', reason: 'not an asset id' }]), silent));
+    case 'busy':
+      return reply(toGrpcStatus(new SwitchyardError('unavailable', 'try later', [], { retryAfterMs: 1500 }), silent));
+    case 'plain-error':
+      return reply({ code: status.NOT_FOUND, details: 'no such thing: ünïcode' });
+    case 'no-message-status':
+      return reply({ code: status.PERMISSION_DENIED, details: '' });
+    case 'too-big':
+      return reply(null, { ...asset, label: 'x'.repeat(READ_MAX_BYTES * 2) });
+    case 'slow':
+      return void setTimeout(() => reply(null, asset), 2_000).unref();
+    default:
+      return reply({ code: status.UNKNOWN, details: `unexpected id ${id}` });
+  }
+}
+
+const server = new Server();
+server.addService(AssetServiceService, { getAsset } as unknown as UntypedServiceImplementation);
+const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+const baseUrl = `http://127.0.0.1:${port}`;
+
+function clientsFor(url: string) {
+  const sessionManager = new Http2SessionManager(url);
+  const stock = createGrpcTransport({ baseUrl: url, sessionManager, acceptCompression: [], readMaxBytes: READ_MAX_BYTES });
+  return { stock: createClient(AssetService, stock), direct: createClient(AssetService, withDirectUnary(stock, sessionManager, READ_MAX_BYTES)), close: () => sessionManager.abort() };
+}
+const clients = clientsFor(baseUrl);
+test.after.always(() => {
+  clients.close();
+  server.forceShutdown();
+});
+
+const headers = { authorization: 'Bearer abc.def.ghi', 'x-request-id': 'req-1' };
+
+/** Everything a caller can observe of a call's outcome. */
+async function outcome(call: Promise<unknown>): Promise<unknown> {
+  try {
+    return { ok: JSON.parse(JSON.stringify(await call, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))) as unknown };
+  } catch (error) {
+    if (!(error instanceof ConnectError)) return { thrown: String(error) };
+    return {
+      code: Code[error.code],
+      message: error.rawMessage,
+      details: error.details.map((detail) => ('desc' in detail ? detail.desc.typeName : detail.type)),
+      switchyardDetails: error.metadata.get('switchyard-error-details'),
+      retryAfterMs: error.metadata.get('switchyard-retry-after-ms'),
+    };
+  }
+}
+
+for (const id of ['ok', 'invalid', 'busy', 'plain-error', 'no-message-status', 'too-big']) {
+  test(`the same outcome as Connect's transport: ${id}`, async (t) => {
+    const expected = await outcome(clients.stock.getAsset({ id }, { headers, timeoutMs: 5_000 }));
+    const actual = await outcome(clients.direct.getAsset({ id }, { headers, timeoutMs: 5_000 }));
+    t.deepEqual(actual, expected);
+    if (id === 'ok') t.deepEqual(JSON.parse((actual as { ok: { label: string } }).ok.label), { authorization: headers.authorization, requestId: 'req-1', deadline: true });
+    else t.truthy((actual as { code?: string }).code, 'an error');
+  });
+}
+
+test('a deadline ends the call with deadline_exceeded, as with Connect', async (t) => {
+  const expected = await outcome(clients.stock.getAsset({ id: 'slow' }, { timeoutMs: 100 }));
+  const actual = await outcome(clients.direct.getAsset({ id: 'slow' }, { timeoutMs: 100 }));
+  t.is((actual as { code: string }).code, 'DeadlineExceeded');
+  t.deepEqual(actual, expected);
+});
+
+test('an abort cancels the call in flight, and an aborted signal never starts one', async (t) => {
+  for (const client of [clients.stock, clients.direct]) {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const started = Date.now();
+    t.like(await outcome(client.getAsset({ id: 'slow' }, { signal: controller.signal })), { code: 'Canceled' });
+    t.true(Date.now() - started < 1_500, 'did not wait for the reply');
+    t.like(await outcome(client.getAsset({ id: 'ok' }, { signal: AbortSignal.abort() })), { code: 'Canceled' });
+  }
+});
+
+test('a service that is not there is unavailable, as with Connect', async (t) => {
+  const probe = new Server();
+  const closedPort = await new Promise<number>((resolve, reject) => probe.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+  probe.forceShutdown();
+  const nowhere = clientsFor(`http://127.0.0.1:${closedPort}`);
+  t.teardown(() => nowhere.close());
+  const expected = await outcome(nowhere.stock.getAsset({ id: 'ok' }));
+  const actual = await outcome(nowhere.direct.getAsset({ id: 'ok' }));
+  t.like(actual, { code: 'Unavailable' });
+  t.is((actual as { code: string }).code, (expected as { code: string }).code);
+});
+
+test('many calls at once share the connection and each gets its own reply', async (t) => {
+  const ids = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? 'invalid' : 'ok'));
+  const results = await Promise.all(ids.map((id) => outcome(clients.direct.getAsset({ id }, { headers }))));
+  results.forEach((result, i) => t.like(result, ids[i] === 'ok' ? { ok: { id: 'ok' } } : { code: 'InvalidArgument' }));
+});
+
+test('response headers and trailers reach the caller as Connect reports them', async (t) => {
+  const seen: Record<string, string | null> = {};
+  await clients.direct.getAsset({ id: 'ok' }, { onHeader: (h) => (seen['contentType'] = h.get('content-type')), onTrailer: (tr) => (seen['status'] = tr.get('grpc-status')) });
+  t.deepEqual(seen, { contentType: 'application/grpc+proto', status: '0' });
+});
+
