@@ -70,7 +70,7 @@ export function createGateway({ config, cdnUrl, clients, log }: GatewayParts): G
         allow = found.allowed.join(', ');
         throw methodNotAllowed(req.method ?? '', found.allowed);
       }
-      const context = createContext(req, res, { requestId, log: log.child({ requestId }), params: found.params, query: new URLSearchParams(query) });
+      const context = createContext(req, res, { requestId, gatewayLog: log, params: found.params, query: new URLSearchParams(query) });
       await found.endpoint.handle(context);
     } catch (error) {
       const failure = toApiError(error);

@@ -4,8 +4,15 @@ import type { LogLevel } from './config.js';
 
 export type { Logger };
 
-/** Fields censored wherever they appear (up to two levels deep): credentials and whole header sets. */
-const REDACTED_PATHS = ['authorization', 'headers', 'token', 'secret'].flatMap((field) => [field, `*.${field}`, `*.*.${field}`]);
+/**
+ * Fields censored where they can turn up: at the top of a log entry and inside
+ * what gets logged whole (an error, its cause, an HTTP request or response,
+ * call metadata). Named paths, not wildcards: pino's wildcard redaction cost
+ * more than the rest of a request's logging together (see bench/README.md).
+ */
+const SECRET_FIELDS = ['authorization', 'headers', 'token', 'secret'];
+const CONTAINERS = ['', 'err.', 'err.cause.', 'err.response.', 'err.$response.', 'err.request.', 'err.metadata.', 'req.', 'res.', 'request.', 'response.', 'metadata.'];
+const REDACTED_PATHS = CONTAINERS.flatMap((container) => SECRET_FIELDS.map((field) => `${container}${field}`));
 
 /**
  * Structured JSON logs, one line per event, named by `service`. Code never

@@ -29,8 +29,12 @@ export interface RequestContext {
 export function createContext(
   req: IncomingMessage,
   res: ServerResponse,
-  fields: Pick<RequestContext, 'requestId' | 'log' | 'params' | 'query'>,
+  fields: Pick<RequestContext, 'requestId' | 'params' | 'query'> & {
+    /** The gateway's logger; the request's own (bound to its id) is made when first used. */
+    readonly gatewayLog: Logger;
+  },
 ): RequestContext {
+  let log: Logger | undefined;
   const abort = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) abort.abort();
@@ -38,7 +42,12 @@ export function createContext(
   return {
     req,
     res,
-    ...fields,
+    requestId: fields.requestId,
+    params: fields.params,
+    query: fields.query,
+    get log() {
+      return (log ??= fields.gatewayLog.child({ requestId: fields.requestId }));
+    },
     signal: abort.signal,
     callOptions: ({ streaming = false } = {}) => {
       const headers: Record<string, string> = { [REQUEST_ID_HEADER]: fields.requestId };

@@ -58,27 +58,50 @@ export function createRpc(log: Logger, authenticate: Authenticate): Rpc {
     return work;
   }
 
-  function begin(method: string, call: AnyCall) {
+  /**
+   * Response headers (carrying the request id) go out at `finish` for unary
+   * calls, in the same write as the reply (one syscall and one wake-up of the
+   * caller fewer); streaming calls send them at once.
+   */
+  function begin(method: string, call: AnyCall, headersAtFinish = true) {
     const requestId = requestIdFrom(call.metadata.get(REQUEST_ID_KEY)[0]);
     const started = performance.now();
-    const context: CallContext = { requestId, log: log.child({ requestId, method }) };
-    const response = new Metadata();
-    response.set(REQUEST_ID_KEY, requestId);
-    call.sendMetadata(response);
+    // The call's own logger is made only when something logs through it: most calls log just the one line below.
+    let callLog: Logger | undefined;
+    const logOfCall = (): Logger => (callLog ??= log.child({ requestId, method }));
+    const context: CallContext = {
+      requestId,
+      get log() {
+        return logOfCall();
+      },
+    };
+    const sendHeaders = (): void => {
+      const response = new Metadata();
+      response.set(REQUEST_ID_KEY, requestId);
+      call.sendMetadata(response);
+    };
+    if (!headersAtFinish) sendHeaders();
     let who: { workspace?: string; subject?: string } = {};
     return {
       context,
       async authenticate(): Promise<AuthedContext> {
         const principal = await authenticate(call.metadata);
         who = { workspace: principal.workspace, subject: principal.subject };
-        return { ...context, principal };
+        return {
+          requestId,
+          principal,
+          get log() {
+            return logOfCall();
+          },
+        };
       },
       /** Logs the outcome; returns the status to send when the call failed. */
       finish(error?: unknown) {
+        if (headersAtFinish) sendHeaders();
         const failed = error === undefined ? undefined : toGrpcStatus(error, context.log);
         const code = Status[failed?.code ?? Status.OK];
         const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-        context.log.info({ ...who, code, durationMs }, 'call');
+        log.info({ requestId, method, ...who, code, durationMs }, 'call');
         return failed;
       },
     };
@@ -97,7 +120,8 @@ export function createRpc(log: Logger, authenticate: Authenticate): Rpc {
     },
 
     clientStream: (method, run) => (call, callback) => {
-      const tracker = begin(method, call);
+      // Headers at once: an uploader learns the call was taken before it sends everything.
+      const tracker = begin(method, call, false);
       track(tracker.authenticate().then((context) => run(call, context))).then(
         (response) => {
           tracker.finish();
@@ -112,7 +136,7 @@ export function createRpc(log: Logger, authenticate: Authenticate): Rpc {
     },
 
     publicServerStream: (method, run) => (call) => {
-      const tracker = begin(method, call);
+      const tracker = begin(method, call, false);
       track(Promise.resolve().then(() => decoded(call.request)).then(() => run(call, tracker.context))).then(
         () => {
           tracker.finish();
