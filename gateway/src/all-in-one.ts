@@ -1,15 +1,13 @@
 // `npm start`: migrations, the gRPC service and the REST gateway in one process,
-// on SQLite and files under DATA_DIR unless the environment says otherwise. The
-// service runs on a worker thread (service/src/thread/), so each side has its
-// own event loop; the gateway still reaches it over gRPC on loopback.
+// on SQLite and files under DATA_DIR unless the environment says otherwise.
 import { isSwitchyardError } from '../../lib/src/errors.js';
-import type { ServiceHandle } from '../../service/src/app.js';
+import { startService, type ServiceHandle } from '../../service/src/app.js';
 import { loadServiceConfig } from '../../service/src/config.js';
+import { createLogger } from '../../service/src/logger.js';
 import { loadGatewayConfig } from './config.js';
 import { listen } from './http/listener.js';
 import { createGatewayLogger } from './logger.js';
 import { onShutdownSignals } from '../../service/src/shutdown-signals.js';
-import { startServiceThread } from '../../service/src/thread/service-thread.js';
 import { startGateway, type GatewayHandle } from './start.js';
 
 function fail(error: unknown): never {
@@ -30,14 +28,12 @@ const gatewayLog = createGatewayLogger(gatewayConfig.logLevel);
 // The HTTP port is bound first: with PORT=0 the default CDN_URL must name the port actually taken.
 const listener = await listen(gatewayConfig.host, gatewayConfig.port).catch(fail);
 const serviceConfig = loadServiceConfig({ ...process.env, PORT: String(listener.port) });
+const serviceLog = createLogger(serviceConfig.logLevel);
 
 let service: ServiceHandle | undefined;
 let gateway: GatewayHandle | undefined;
 try {
-  service = await startServiceThread(serviceConfig, (error) => {
-    gatewayLog.fatal({ err: error }, 'the gRPC service thread failed');
-    process.exit(1);
-  });
+  service = await startService(serviceConfig, { logger: serviceLog });
   gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { serviceUrl: `http://${dialable(service.address)}`, log: gatewayLog, listener });
 } catch (error) {
   gatewayLog.fatal({ err: error }, 'switchyard could not start');

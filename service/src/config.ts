@@ -190,7 +190,7 @@ function parseAuth(secret: string | undefined, jwksRaw: string | undefined, refu
   return { kind: 'hmac', secret };
 }
 
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     for (const inner of Object.values(value)) deepFreeze(inner);
     Object.freeze(value);

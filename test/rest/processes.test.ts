@@ -108,10 +108,10 @@ test('npm start (all-in-one): prints its addresses, serves REST and files, finis
   t.is(finished.status, 201, finished.text);
   t.is(JSON.parse(finished.text).size, text.length);
   t.is(await app.exited, 0, app.output);
-  t.regex(app.output, /gateway stopped[\s\S]*gRPC service stopped/, 'the gateway first, then the service thread');
+  t.regex(app.output, /gateway stopped[\s\S]*gRPC service stopped/, 'the gateway first, then the service');
 });
 
-test('npm start with its gRPC port taken exits 1 and says why (the service thread failed to start)', async (t) => {
+test('npm start with its gRPC port taken exits 1 and says why', async (t) => {
   const dataDir = await tempDir(t);
   const blocker = createServer().listen(0, '127.0.0.1');
   await once(blocker, 'listening');
