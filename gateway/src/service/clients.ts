@@ -4,7 +4,7 @@ import { AssetService } from '../gen/switchyard/v1/assets_pb.js';
 import { FileService } from '../gen/switchyard/v1/files_pb.js';
 import { RouteService } from '../gen/switchyard/v1/routes_pb.js';
 import { HealthService } from './health-service.js';
-import { withDirectUnary } from './unary-transport.js';
+import { withDirectCalls } from './direct-transport.js';
 
 /** Typed gRPC clients of the service, sharing one HTTP/2 connection. */
 export interface ServiceClients {
@@ -23,7 +23,7 @@ export interface ServiceClients {
  */
 export function createServiceClients(serviceUrl: string): ServiceClients {
   const sessionManager = new Http2SessionManager(serviceUrl, { pingIntervalMs: 30_000, pingTimeoutMs: 10_000, idleConnectionTimeoutMs: 15 * 60_000 });
-  const transport = withDirectUnary(createGrpcTransport({ baseUrl: serviceUrl, sessionManager, acceptCompression: [] }), sessionManager, 4 * 1024 * 1024);
+  const transport = withDirectCalls(createGrpcTransport({ baseUrl: serviceUrl, sessionManager, acceptCompression: [] }), sessionManager, 4 * 1024 * 1024);
   return Object.freeze({
     routes: createClient(RouteService, transport),
     assets: createClient(AssetService, transport),

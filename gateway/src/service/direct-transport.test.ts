@@ -2,15 +2,17 @@
 // a real grpc-js server: every outcome (message, code, message text, details,
 // error metadata) must be the same.
 import test from 'ava';
-import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { createHash } from 'node:crypto';
+import { Server, ServerCredentials, status, type sendUnaryData, type ServerReadableStream, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { pino } from 'pino';
 import { SwitchyardError } from '../../../lib/src/errors.js';
 import { toGrpcStatus } from '../../../service/src/grpc/error-mapping.js';
-import { AssetServiceService, type Asset, type GetAssetRequest } from '../../../service/src/gen/switchyard/v1/assets.js';
-import { AssetService } from '../gen/switchyard/v1/assets_pb.js';
-import { withDirectUnary } from './unary-transport.js';
+import { AssetServiceService, type Asset, type GetAssetRequest, type UploadAssetRequest } from '../../../service/src/gen/switchyard/v1/assets.js';
+import { AssetService, UploadAssetRequestSchema } from '../gen/switchyard/v1/assets_pb.js';
+import { framer, withDirectCalls } from './direct-transport.js';
 
 const READ_MAX_BYTES = 64 * 1024;
 const silent = pino({ level: 'silent' });
@@ -40,15 +42,40 @@ function getAsset(call: ServerUnaryCall<GetAssetRequest, Asset>, reply: sendUnar
   }
 }
 
+/** Counts and hashes an upload's bytes; the metadata's label says how to misbehave. */
+function uploadAsset(call: ServerReadableStream<UploadAssetRequest, Asset>, reply: sendUnaryData<Asset>): void {
+  const hash = createHash('sha256');
+  let size = 0;
+  let label = '';
+  let answered = false;
+  const answer = (...args: Parameters<sendUnaryData<Asset>>) => {
+    if (answered) return;
+    answered = true;
+    reply(...args);
+  };
+  call.on('data', (message: UploadAssetRequest) => {
+    if (message.metadata) {
+      label = message.metadata.label;
+      if (label === 'refuse') answer(toGrpcStatus(new SwitchyardError('permission_denied', 'not yours', [{ reason: 'missing scope' }]), silent));
+    } else if (message.chunk) {
+      size += message.chunk.byteLength;
+      hash.update(message.chunk);
+      if (label === 'limit' && size > 1024 * 1024) answer(toGrpcStatus(new SwitchyardError('out_of_range', 'file too large', []), silent));
+    } else if (message.trailingLabel !== undefined) label = message.trailingLabel;
+  });
+  call.on('end', () => answer(null, { id: 'as_up', type: 'application/octet-stream', size, url: 'http://cdn/x.bin', label, sha256: hash.digest('hex') } as Asset));
+  call.on('error', () => undefined);
+}
+
 const server = new Server();
-server.addService(AssetServiceService, { getAsset } as unknown as UntypedServiceImplementation);
+server.addService(AssetServiceService, { getAsset, uploadAsset } as unknown as UntypedServiceImplementation);
 const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
 const baseUrl = `http://127.0.0.1:${port}`;
 
 function clientsFor(url: string) {
   const sessionManager = new Http2SessionManager(url);
   const stock = createGrpcTransport({ baseUrl: url, sessionManager, acceptCompression: [], readMaxBytes: READ_MAX_BYTES });
-  return { stock: createClient(AssetService, stock), direct: createClient(AssetService, withDirectUnary(stock, sessionManager, READ_MAX_BYTES)), close: () => sessionManager.abort() };
+  return { stock: createClient(AssetService, stock), direct: createClient(AssetService, withDirectCalls(stock, sessionManager, READ_MAX_BYTES)), close: () => sessionManager.abort() };
 }
 const clients = clientsFor(baseUrl);
 test.after.always(() => {
@@ -126,3 +153,65 @@ test('response headers and trailers reach the caller as Connect reports them', a
   t.deepEqual(seen, { contentType: 'application/grpc+proto', status: '0' });
 });
 
+
+// ── client streaming (uploads) ──────────────────────────────────────────────
+
+test('a chunk framed by hand is byte for byte what toBinary and the gRPC prefix make', (t) => {
+  const frames = framer(UploadAssetRequestSchema);
+  const viaProtobuf = (message: MessageInitShape<typeof UploadAssetRequestSchema>) => {
+    const payload = toBinary(UploadAssetRequestSchema, create(UploadAssetRequestSchema, message));
+    const prefix = Buffer.alloc(5);
+    prefix.writeUInt32BE(payload.byteLength, 1);
+    return Buffer.concat([prefix, payload]);
+  };
+  for (const size of [0, 1, 127, 128, 16_383, 16_384, 70_000, 2_097_152, 2_097_155]) {
+    const chunk = new Uint8Array(size).map((_, i) => i % 251);
+    const message = { payload: { case: 'chunk' as const, value: chunk } };
+    const handMade = frames(message);
+    t.is(handMade.length, 2, 'a header, then the chunk itself');
+    t.is(handMade[1], chunk, 'the chunk is not copied');
+    t.true(Buffer.concat(handMade).equals(viaProtobuf(message)), `size ${size}`);
+  }
+  for (const message of [{ payload: { case: 'metadata' as const, value: { label: 'x', filename: 'a.txt', declaredType: 'text/plain' } } }, { payload: { case: 'trailingLabel' as const, value: 'late' } }]) {
+    t.true(Buffer.concat(frames(message)).equals(viaProtobuf(message)));
+  }
+});
+
+async function* uploadOf(label: string, chunks: number, chunkBytes: number, options: { failAt?: number; pauseMs?: number } = {}): AsyncGenerator<MessageInitShape<typeof UploadAssetRequestSchema>> {
+  yield { payload: { case: 'metadata', value: { label, filename: 'f.bin', declaredType: '' } } };
+  for (let i = 0; i < chunks; i++) {
+    if (i === options.failAt) throw new Error('the form broke');
+    if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
+    yield { payload: { case: 'chunk', value: new Uint8Array(chunkBytes).fill(i % 256) } };
+  }
+  yield { payload: { case: 'trailingLabel', value: `${label}-after` } };
+}
+
+test('an upload arrives whole, in order, with its trailing label: the same reply as through Connect', async (t) => {
+  const expected = await outcome(clients.stock.uploadAsset(uploadOf('ok', 40, 100_000), { headers }));
+  const actual = await outcome(clients.direct.uploadAsset(uploadOf('ok', 40, 100_000), { headers }));
+  t.deepEqual(actual, expected);
+  t.like(actual, { ok: { size: '4000000', label: 'ok-after' } }, 'int64 size, shown as a string here');
+});
+
+test('an upload the service refuses at once, or part way, ends with the service\'s error, as through Connect', async (t) => {
+  for (const label of ['refuse', 'limit']) {
+    const expected = await outcome(clients.stock.uploadAsset(uploadOf(label, 200, 64 * 1024), { headers }));
+    const actual = await outcome(clients.direct.uploadAsset(uploadOf(label, 200, 64 * 1024), { headers }));
+    t.deepEqual(actual, expected, label);
+    t.like(actual, { code: label === 'refuse' ? 'PermissionDenied' : 'OutOfRange' });
+  }
+});
+
+test('a source that fails mid-upload fails the call; an abort or deadline mid-upload ends it as through Connect', async (t) => {
+  for (const client of [clients.stock, clients.direct]) {
+    const broken = await outcome(client.uploadAsset(uploadOf('ok', 10, 1000, { failAt: 5 })));
+    t.truthy((broken as { code?: string }).code, 'rejected with a ConnectError');
+    t.regex((broken as { message: string }).message, /the form broke/);
+
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    t.like(await outcome(client.uploadAsset(uploadOf('ok', 100, 1000, { pauseMs: 20 }), { signal: controller.signal })), { code: 'Canceled' });
+    t.like(await outcome(client.uploadAsset(uploadOf('ok', 100, 1000, { pauseMs: 20 }), { timeoutMs: 100 })), { code: 'DeadlineExceeded' });
+  }
+});

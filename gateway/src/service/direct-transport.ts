@@ -1,22 +1,35 @@
 import { constants as h2, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
-import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMethodUnary, type MessageInitShape } from '@bufbuild/protobuf';
-import { Code, ConnectError, type Transport, type UnaryResponse } from '@connectrpc/connect';
+import { create, fromBinary, isMessage, ScalarType, toBinary, type DescMessage, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type MessageInitShape } from '@bufbuild/protobuf';
+import { Code, ConnectError, type ContextValues, type StreamResponse, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import { validateResponse, validateTrailer } from '@connectrpc/connect/protocol-grpc';
 import type { Http2SessionManager } from '@connectrpc/connect-node';
 
 /**
- * Connect's `Transport` with a direct unary path: one HTTP/2 stream per call
- * on the session manager's connection, the message framed and parsed in place.
- * Connect's own transport runs every unary call through its streaming machinery
- * (async iterables, web `Headers`, linked `AbortController`s, a `ConnectError`
- * per successful call), which the gateway's profile showed costing twice what
- * grpc-js costs per call. Streaming calls keep Connect's transport.
+ * Connect's `Transport` with direct unary and client-streaming paths: one
+ * HTTP/2 stream per call on the session manager's connection, messages framed
+ * and the reply parsed in place. Connect's own transport runs every call
+ * through its streaming machinery (async iterables, web `Headers`, linked
+ * `AbortController`s, a `ConnectError` per successful call), which the
+ * gateway's profile showed costing twice what grpc-js costs per unary call;
+ * and it copies every upload chunk twice more (encoding, then framing), where
+ * here a chunk's bytes go to the socket as they are. Server-streaming calls
+ * keep Connect's transport.
  *
  * The semantics follow Connect's gRPC transport: the same error codes for
  * deadlines, cancellation, refused connections and HTTP/2 resets, and the
- * service's error details decoded from `grpc-status-details-bin`.
+ * service's error details decoded from `grpc-status-details-bin`
+ * (direct-transport.test.ts compares the two call for call).
  */
-export function withDirectUnary(transport: Transport, sessionManager: Http2SessionManager, readMaxBytes: number): Transport {
+export function withDirectCalls(transport: Transport, sessionManager: Http2SessionManager, readMaxBytes: number): Transport {
+  /** Opens the call's HTTP/2 stream, sends with `send`, and resolves with the one reply message. */
+  async function call(method: DescMethod, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeadersInit | undefined, send: Send): Promise<Reply> {
+    if (signal?.aborted) throw ConnectError.from(signal.reason, Code.Canceled);
+    const stream = await sessionManager.request('POST', `/${method.parent.typeName}/${method.name}`, requestHeaders(header, timeoutMs), {}).catch((reason: unknown) => {
+      throw fromNodeReason(reason);
+    });
+    return exchange(stream, sessionManager, send, signal, timeoutMs, readMaxBytes);
+  }
+
   async function unary<I extends DescMessage, O extends DescMessage>(
     method: DescMethodUnary<I, O>,
     signal: AbortSignal | undefined,
@@ -24,27 +37,115 @@ export function withDirectUnary(transport: Transport, sessionManager: Http2Sessi
     header: HeadersInit | undefined,
     input: MessageInitShape<I>,
   ): Promise<UnaryResponse<I, O>> {
-    if (signal?.aborted) throw ConnectError.from(signal.reason, Code.Canceled);
-    const payload = toBinary(method.input, isMessage(input, method.input) ? input : create(method.input, input));
-    const headers = requestHeaders(header, timeoutMs);
-    const stream = await sessionManager.request('POST', `/${method.parent.typeName}/${method.name}`, headers, {}).catch((reason: unknown) => {
-      throw fromNodeReason(reason);
+    const body = envelope(toBinary(method.input, isMessage(input, method.input) ? input : create(method.input, input)));
+    const reply = await call(method, signal, timeoutMs, header, (stream) => stream.end(body));
+    return { stream: false, service: method.parent, method, message: fromBinary(method.output, reply.message), ...replyHeaders(reply) };
+  }
+
+  async function stream<I extends DescMessage, O extends DescMessage>(
+    method: DescMethodStreaming<I, O>,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+    header: HeadersInit | undefined,
+    input: AsyncIterable<MessageInitShape<I>>,
+    contextValues?: ContextValues,
+  ): Promise<StreamResponse<I, O>> {
+    if (method.methodKind !== 'client_streaming') return transport.stream(method, signal, timeoutMs, header, input, contextValues);
+    const frames = framer(method.input);
+    const reply = await call(method, signal, timeoutMs, header, (stream, fail) => {
+      sendAll(stream, input, frames).catch((error: unknown) => fail(fromNodeReason(error)));
     });
-    const reply = await exchange(stream, sessionManager, envelope(payload), signal, timeoutMs, readMaxBytes);
+    const message = fromBinary(method.output, reply.message);
     return {
-      stream: false,
+      stream: true,
       service: method.parent,
       method,
-      message: fromBinary(method.output, reply.message),
-      get header() {
-        return webHeaders(reply.header);
-      },
-      get trailer() {
-        return webHeaders(reply.trailer);
-      },
+      message: (async function* () {
+        yield message;
+      })(),
+      ...replyHeaders(reply),
     };
   }
-  return { unary, stream: transport.stream.bind(transport) };
+
+  return { unary, stream };
+}
+
+/** Response headers and trailers as web `Headers`, built only if someone asks (Connect's `onHeader`, `onTrailer`). */
+function replyHeaders(reply: Reply): { readonly header: Headers; readonly trailer: Headers } {
+  return {
+    get header() {
+      return webHeaders(reply.header);
+    },
+    get trailer() {
+      return webHeaders(reply.trailer);
+    },
+  };
+}
+
+/** Writes every message of `messages` with backpressure, then ends the request; stops early once the call is over. */
+async function sendAll<I extends DescMessage>(stream: ClientHttp2Stream, messages: AsyncIterable<MessageInitShape<I>>, frames: (message: MessageInitShape<I>) => Uint8Array[]): Promise<void> {
+  for await (const message of messages) {
+    // The service answered (or the call failed) before the end: leaving the loop closes the source.
+    if (stream.closed || stream.destroyed) return;
+    let flowing = true;
+    for (const frame of frames(message)) flowing = stream.write(frame);
+    if (!flowing) await drained(stream);
+  }
+  if (!stream.closed && !stream.destroyed) stream.end();
+}
+
+function drained(stream: ClientHttp2Stream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
+}
+
+/**
+ * How a request message goes on the wire. A message that is nothing but a
+ * oneof of which the `chunk` bytes field is set (an upload's file bytes) is
+ * framed by hand: a few header bytes, then the chunk itself, uncopied. That is
+ * byte for byte what `toBinary` writes for it (a test holds the two equal);
+ * every other message goes through `toBinary`.
+ */
+export function framer<I extends DescMessage>(schema: I): (message: MessageInitShape<I>) => Uint8Array[] {
+  const chunkField = schema.fields.find((field) => field.localName === 'chunk' && field.fieldKind === 'scalar' && field.scalar === ScalarType.BYTES && field.oneof !== undefined);
+  const oneof = chunkField?.oneof;
+  const onlyTheOneof = oneof !== undefined && schema.fields.every((field) => field.oneof === oneof);
+  return (message) => {
+    if (onlyTheOneof && !isMessage(message)) {
+      const selected = (message as Record<string, { case?: string; value?: unknown } | undefined>)[oneof.localName];
+      if (selected?.case === 'chunk' && selected.value instanceof Uint8Array) return chunkFrames(chunkField!.number, selected.value);
+    }
+    return [envelope(toBinary(schema, isMessage(message, schema) ? message : create(schema, message)))];
+  };
+}
+
+/** The 5-byte gRPC prefix, the field's key and length, then the bytes. */
+function chunkFrames(fieldNumber: number, bytes: Uint8Array): Uint8Array[] {
+  const key = varint((fieldNumber << 3) | 2);
+  const length = varint(bytes.byteLength);
+  const head = Buffer.allocUnsafe(5 + key.length + length.length);
+  head[0] = 0;
+  head.writeUInt32BE(key.length + length.length + bytes.byteLength, 1);
+  head.set(key, 5);
+  head.set(length, 5 + key.length);
+  return [head, bytes];
+}
+
+function varint(value: number): number[] {
+  const bytes: number[] = [];
+  while (value > 0x7f) {
+    bytes.push((value & 0x7f) | 0x80);
+    value = Math.floor(value / 128);
+  }
+  bytes.push(value);
+  return bytes;
 }
 
 function requestHeaders(header: HeadersInit | undefined, timeoutMs: number | undefined): OutgoingHttpHeaders {
@@ -71,10 +172,13 @@ interface Reply {
   readonly message: Uint8Array;
 }
 
+/** Sends the request body; `fail` ends the call with an error found while sending. */
+type Send = (stream: ClientHttp2Stream, fail: (error: ConnectError) => void) => void;
+
 function exchange(
   stream: ClientHttp2Stream,
   sessionManager: Http2SessionManager,
-  body: Buffer,
+  send: Send,
   signal: AbortSignal | undefined,
   timeoutMs: number | undefined,
   readMaxBytes: number,
@@ -113,18 +217,23 @@ function exchange(
         if (promised > readMaxBytes) finish(new ConnectError(`message size ${promised} is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted));
       }
       // More than one message is a protocol error; stop buffering at once.
-      if (promised !== undefined && received > 5 + promised) finish(new ConnectError('protocol error: received extra output message for unary method', Code.Unimplemented));
+      if (promised !== undefined && received > 5 + promised) finish(new ConnectError('protocol error: received extra output message', Code.Unimplemented));
     });
-    stream.on('error', (error) => finish(fromNodeReason(error)));
-    stream.on('close', () => {
-      if (settled) return;
-      const reset = resetError(stream.rstCode);
-      if (reset) return finish(reset);
+    const answered = (): boolean => trailer['grpc-status'] !== undefined || header['grpc-status'] !== undefined;
+    const concludeFromReply = (): void => {
       const outcome = parseReply(header, trailer, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
       if (outcome instanceof ConnectError) finish(outcome);
       else finish(undefined, { header, trailer, message: outcome });
+    };
+    // A write failing because the service already answered (an upload refused early) yields to that answer.
+    stream.on('error', (error) => (answered() ? concludeFromReply() : finish(fromNodeReason(error))));
+    stream.on('close', () => {
+      if (settled) return;
+      const reset = answered() ? undefined : resetError(stream.rstCode);
+      if (reset) return finish(reset);
+      concludeFromReply();
     });
-    stream.end(body);
+    send(stream, (error) => (answered() ? concludeFromReply() : finish(error)));
   });
 }
 
