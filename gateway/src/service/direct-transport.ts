@@ -39,7 +39,7 @@ export function withDirectCalls(transport: Transport, sessionManager: Http2Sessi
   ): Promise<UnaryResponse<I, O>> {
     const body = envelope(toBinary(method.input, isMessage(input, method.input) ? input : create(method.input, input)));
     const reply = await call(method, signal, timeoutMs, header, (stream) => stream.end(body));
-    return { stream: false, service: method.parent, method, message: fromBinary(method.output, reply.message), ...replyHeaders(reply) };
+    return Object.assign(replyHeaders(reply), { stream: false as const, service: method.parent, method, message: fromBinary(method.output, reply.message) });
   }
 
   async function stream<I extends DescMessage, O extends DescMessage>(
@@ -56,21 +56,24 @@ export function withDirectCalls(transport: Transport, sessionManager: Http2Sessi
       sendAll(stream, input, frames).catch((error: unknown) => fail(fromNodeReason(error)));
     });
     const message = fromBinary(method.output, reply.message);
-    return {
-      stream: true,
+    return Object.assign(replyHeaders(reply), {
+      stream: true as const,
       service: method.parent,
       method,
       message: (async function* () {
         yield message;
       })(),
-      ...replyHeaders(reply),
-    };
+    });
   }
 
   return { unary, stream };
 }
 
-/** Response headers and trailers as web `Headers`, built only if someone asks (Connect's `onHeader`, `onTrailer`). */
+/**
+ * Response headers and trailers as web `Headers`, built only if someone asks
+ * (Connect's `onHeader`, `onTrailer`). The rest of a response is assigned onto
+ * this object: spreading it would call the getters.
+ */
 function replyHeaders(reply: Reply): { readonly header: Headers; readonly trailer: Headers } {
   return {
     get header() {
