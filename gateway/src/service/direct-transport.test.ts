@@ -1,7 +1,10 @@
 // The direct unary path against Connect's own gRPC transport, call for call, on
 // a real grpc-js server: every outcome (message, code, message text, details,
 // error metadata) must be the same.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
+import { once } from 'node:events';
+import { createServer as createSecureishServer, type ServerHttp2Stream } from 'node:http2';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { createHash } from 'node:crypto';
 import { Server, ServerCredentials, status, type sendUnaryData, type ServerReadableStream, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
@@ -12,7 +15,8 @@ import { SwitchyardError } from '../../../lib/src/errors.js';
 import { toGrpcStatus } from '../../../service/src/grpc/error-mapping.js';
 import { AssetServiceService, type Asset, type GetAssetRequest, type UploadAssetRequest } from '../../../service/src/gen/switchyard/v1/assets.js';
 import { AssetService, UploadAssetRequestSchema } from '../gen/switchyard/v1/assets_pb.js';
-import { framer, withDirectCalls } from './direct-transport.js';
+import { withDirectCalls } from './direct-transport.js';
+import { framer } from './grpc-framing.js';
 
 const READ_MAX_BYTES = 64 * 1024;
 const silent = pino({ level: 'silent' });
@@ -215,3 +219,118 @@ test('a source that fails mid-upload fails the call; an abort or deadline mid-up
     t.like(await outcome(client.uploadAsset(uploadOf('ok', 100, 1000, { pauseMs: 20 }), { timeoutMs: 100 })), { code: 'DeadlineExceeded' });
   }
 });
+
+test('a refused upload ends at the refusal: the rest is neither read from the source nor sent', async (t) => {
+  let pulled = 0;
+  let release = (): void => undefined;
+  const stalled = new Promise<void>((resolve) => (release = resolve));
+  t.teardown(() => release());
+  async function* refusedThenStalled(): AsyncGenerator<MessageInitShape<typeof UploadAssetRequestSchema>> {
+    pulled += 1;
+    yield { payload: { case: 'metadata', value: { label: 'refuse', filename: 'f.bin', declaredType: '' } } };
+    for (let i = 0; i < 3; i++) {
+      pulled += 1;
+      yield { payload: { case: 'chunk', value: new Uint8Array(64 * 1024) } };
+    }
+    await stalled; // a client that has not sent the rest yet
+  }
+  const started = Date.now();
+  t.like(await outcome(clients.direct.uploadAsset(refusedThenStalled(), { headers })), { code: 'PermissionDenied', message: 'not yours' });
+  t.true(Date.now() - started < 1_000, 'answered at once, not when the source ends');
+
+  pulled = 0;
+  t.like(await outcome(clients.direct.uploadAsset(uploadOf('refuse', 500, 64 * 1024), { headers })), { code: 'PermissionDenied' });
+  t.true(pulled < 50, 'the source was not drained');
+  async function* counted(): AsyncGenerator<MessageInitShape<typeof UploadAssetRequestSchema>> {
+    for await (const message of uploadOf('refuse', 500, 64 * 1024)) {
+      pulled += 1;
+      yield message;
+    }
+  }
+  pulled = 0;
+  await outcome(clients.direct.uploadAsset(counted(), { headers }));
+  t.true(pulled < 50, `pulled ${pulled} of 502 messages`);
+});
+
+/** A loopback TCP server that accepts connections and never says a word: connecting to the service hangs. */
+async function silentServer(t: ExecutionContext): Promise<string> {
+  const sockets = new Set<Socket>();
+  const silent = createNetServer((socket) => sockets.add(socket)).listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  t.teardown(() => {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+  });
+  return `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+}
+
+test('an abort or a deadline counts while connecting too', async (t) => {
+  const hanging = clientsFor(await silentServer(t));
+  t.teardown(() => hanging.close());
+  for (const client of [hanging.stock, hanging.direct]) {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    let started = Date.now();
+    t.like(await outcome(client.getAsset({ id: 'ok' }, { signal: controller.signal })), { code: 'Canceled' });
+    t.true(Date.now() - started < 1_000);
+    started = Date.now();
+    t.like(await outcome(client.uploadAsset(uploadOf('ok', 2, 10), { timeoutMs: 150 })), { code: 'DeadlineExceeded' });
+    t.true(Date.now() - started < 1_000);
+  }
+});
+
+/** A plain HTTP/2 server answering every request with `answer`: what a misconfigured proxy or a broken service sends. */
+async function rawHttp2(t: ExecutionContext, answer: (stream: ServerHttp2Stream) => void): Promise<string> {
+  const raw = createSecureishServer();
+  raw.on('stream', (stream) => {
+    stream.on('error', () => undefined);
+    stream.resume();
+    answer(stream);
+  });
+  raw.listen(0, '127.0.0.1');
+  await once(raw, 'listening');
+  t.teardown(() => new Promise<void>((resolve) => raw.close(() => resolve())));
+  return `http://127.0.0.1:${(raw.address() as AddressInfo).port}`;
+}
+
+const rawReplies: Record<string, (stream: ServerHttp2Stream) => void> = {
+  'a proxy error page': (stream) => {
+    stream.respond({ ':status': 502, 'content-type': 'text/html' });
+    stream.end('<html>bad gateway</html>'.repeat(100));
+  },
+  'a 404 page': (stream) => {
+    stream.respond({ ':status': 404, 'content-type': 'text/html' });
+    stream.end('<html>not found</html>');
+  },
+  'HTML with status 200': (stream) => {
+    stream.respond({ ':status': 200, 'content-type': 'text/html' });
+    stream.end('<html>hello</html>');
+  },
+  'a message that is not protobuf': (stream) => {
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto' }, { waitForTrailers: true });
+    stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+    stream.end(Buffer.from([0, 0, 0, 0, 3, 0x0a, 0x09, 0x61]));
+  },
+  'a gzip-encoded reply': (stream) => {
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-encoding': 'gzip' }, { waitForTrailers: true });
+    stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+    stream.end(Buffer.from([1, 0, 0, 0, 0]));
+  },
+  'a truncated message': (stream) => {
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+    stream.end(Buffer.from([0, 0, 0, 0, 9, 0x0a]));
+  },
+};
+
+for (const [name, answer] of Object.entries(rawReplies)) {
+  test(`${name} fails as through Connect`, async (t) => {
+    const raw = clientsFor(await rawHttp2(t, answer));
+    t.teardown(() => raw.close());
+    const expected = await outcome(raw.stock.getAsset({ id: 'ok' }, { timeoutMs: 2_000 }));
+    const actual = await outcome(raw.direct.getAsset({ id: 'ok' }, { timeoutMs: 2_000 }));
+    t.deepEqual(actual, expected);
+    t.truthy((actual as { code?: string }).code, JSON.stringify(actual));
+  });
+}
+
