@@ -1,4 +1,5 @@
 import test from 'ava';
+import { Readable } from 'node:stream';
 import { isSwitchyardError } from '../../../lib/src/errors.js';
 import { blobStoreConformance, failingStream, uniqueName } from '../../../lib/src/testing/index.js';
 import { startS3rver, type TestS3 } from '../testing/s3rver.js';
@@ -50,4 +51,21 @@ test('s3: sweeping abandoned multipart uploads on a server without ListMultipart
   const sweep = await shared.sweepAbandonedWrites(new Date(), { dryRun: false });
   t.deepEqual(sweep.removed, []);
   t.regex(sweep.unsupported ?? '', /cannot list unfinished multipart uploads.*AbortIncompleteMultipartUpload/);
+});
+
+test('s3: list pages past 1,000 keys (ListObjectsV2 continuation), every key once', async (t) => {
+  // A bucket of its own, so other tests' keys do not count.
+  const own = await startS3rver();
+  t.teardown(() => own.close());
+  const store = open(own.config);
+  const keys = Array.from({ length: 1_005 }, (_, i) => `many/k${String(i).padStart(4, '0')}.bin`);
+  const queue = [...keys];
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let key = queue.shift(); key; key = queue.shift()) await store.put(key, Readable.from([Buffer.from(key)], { objectMode: false }));
+    }),
+  );
+  const listed: string[] = [];
+  for await (const blob of store.list()) listed.push(blob.key);
+  t.deepEqual(listed.sort(), keys);
 });

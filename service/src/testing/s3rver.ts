@@ -20,7 +20,13 @@ export interface TestS3 {
   close(): Promise<void>;
 }
 
-/** A real s3rver on a free loopback port, over a fresh temp folder, with one empty bucket. */
+/**
+ * A real s3rver on a free loopback port, over a fresh temp folder, with one
+ * empty bucket. s3rver 3.7.1 makes ListObjectsV2 continuation tokens with
+ * DES, which OpenSSL 3 keeps in its legacy provider: the process hosting it
+ * needs `--openssl-legacy-provider` (ava's `nodeArguments` in package.json),
+ * else every listing past 1,000 keys answers 500.
+ */
 export async function startS3rver(): Promise<TestS3> {
   const directory = await mkdtemp(join(tmpdir(), 'switchyard-s3rver-'));
   const bucket = `switchyard-${randomBytes(4).toString('hex')}`;
