@@ -14,7 +14,7 @@ export type { IdKind, IdSource } from './ids.js';
 export { SCOPES, createPrincipal, requireScope, WORKSPACE_PATTERN } from './auth/principal.js';
 export type { Principal, Scope } from './auth/principal.js';
 export { createHmacTokenVerifier, createJwksTokenVerifier, signToken, parseBearer } from './auth/tokens.js';
-export type { SignTokenOptions } from './auth/tokens.js';
+export type { SignTokenOptions, TokenVerifierOptions, VerifiedTokenCacheOptions } from './auth/tokens.js';
 
 export type { Route, CreateRouteInput, MatchRouteInput, RouteMatch, RouteService } from './routes/types.js';
 export { RouteTable } from './routes/route-table.js';

@@ -3,6 +3,7 @@
 export { parseBearer, MAX_TOKEN_LENGTH } from './bearer.js';
 export { createHmacTokenVerifier, createJwksTokenVerifier, JWKS_ALGORITHMS } from './token-verifiers.js';
 export type { TokenVerifierOptions } from './token-verifiers.js';
+export type { VerifiedTokenCacheOptions } from './verified-token-cache.js';
 export { signToken, DEFAULT_TOKEN_TTL_SECONDS } from './sign-token.js';
 export type { SignTokenOptions } from './sign-token.js';
 export { MIN_HMAC_SECRET_BYTES } from './hmac-key.js';
