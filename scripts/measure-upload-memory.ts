@@ -2,11 +2,12 @@
 //
 //   npx tsx scripts/measure-upload-memory.ts [MiB=1024]
 //
-// Starts `service/src/main.ts` as its own process (SQLite + disk in a temp
+// Starts `switchyard service` as its own process (SQLite + disk in a temp
 // DATA_DIR), streams a generated file through a real grpc-js client in 64 KiB
 // chunks, samples the server's /proc/<pid>/status while it runs, and prints the
 // peak RSS growth over the RSS just before the upload. Linux only.
 import { spawn } from 'node:child_process';
+import { cliArgs } from '../test/support/cli.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { credentials, Metadata, type ClientWritableStream } from '@grpc/grpc-js';
 import { SignJWT } from 'jose';
-import { AssetServiceClient, type Asset, type UploadAssetRequest } from '../service/src/gen/switchyard/v1/assets.js';
+import { AssetServiceClient, type Asset, type UploadAssetRequest } from '@switchyard/service/gen/switchyard/v1/assets.js';
 
 const MIB = 1024 * 1024;
 const CHUNK = 64 * 1024;
@@ -30,7 +31,7 @@ function memory(pid: number): { rss: number; hwm: number } {
 }
 
 async function startServer(dataDir: string, secret: string): Promise<{ pid: number; address: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'service/src/main.ts'], {
+  const child = spawn(process.execPath, cliArgs('service'), {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, MAX_UPLOAD_BYTES: String(4 * 1024 * MIB), LOG_LEVEL: 'warn', DATABASE_URL: '', BLOB_STORE: '' },
     stdio: ['ignore', 'pipe', 'inherit'],

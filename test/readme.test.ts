@@ -1,30 +1,30 @@
-// The README's "Embedding the library" program, run as printed: the ```ts block between
-// <!-- embed:start --> and <!-- embed:end -->, importing the package by its name as a user would.
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ROOT } from './rest/support/processes.js';
+import { ROOT } from './support/cli.js';
+import { EMBEDDING_OUTPUT, readmeEmbeddingExample } from './support/readme.js';
 
-test("the README's embedding example runs and prints the route, params and asset it describes", async (t) => {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const program = /<!-- embed:start -->\s*```ts\n([\s\S]*?)```\s*<!-- embed:end -->/.exec(readme)?.[1];
+// The quick check, inside the repository against the built packages; test/packages/ runs it
+// again in a fresh project that installed only the @switchyard/core tarball.
+test("the README's embedding example runs with plain node and prints the route, params and asset it describes", async (t) => {
+  const program = await readmeEmbeddingExample();
   if (program === undefined) return t.fail('README.md has no ```ts block between <!-- embed:start --> and <!-- embed:end -->');
   t.true(program.trim().split('\n').length <= 12, 'about ten lines, as promised');
 
-  // Inside the repository, so `import … from 'switchyard'` resolves through package.json "exports".
-  const dir = join(ROOT, '.tmp');
-  const file = join(dir, `readme-example-${process.pid}.ts`);
+  // Inside the repository, so `@switchyard/core` resolves to the workspace package (its compiled dist).
+  const dir = join(ROOT, '.tmp', `readme-example-${process.pid}`);
   await mkdir(dir, { recursive: true });
-  await writeFile(file, program);
-  t.teardown(() => rm(file, { force: true }));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(join(dir, 'app.mjs'), program);
+  await copyFile(join(ROOT, 'test/fixtures/image.png'), join(dir, 'logo.png'));
 
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['app.mjs'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const [code] = await once(child, 'exit');
   t.is(code, 0, output);
-  t.regex(output, /^getUser \{ id: '42' \} image\/png 3 https:\/\/cdn\.example\.com\/files\/as_[0-9a-z]{26}\/bl_[0-9a-z]{26}\.png\n$/);
+  t.regex(output, EMBEDDING_OUTPUT);
 });

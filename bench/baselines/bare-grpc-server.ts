@@ -1,7 +1,7 @@
 // Baseline for the gRPC benchmark: a bare grpc-js server whose GetAsset answers a
 // fixed message (no auth, no database): the transport's ceiling.
 import { Server, ServerCredentials, status, type ServiceError } from '@grpc/grpc-js';
-import { AssetServiceService, type Asset, type AssetServiceServer } from '../../service/src/gen/switchyard/v1/assets.js';
+import { AssetServiceService, type Asset, type AssetServiceServer } from '@switchyard/service/gen/switchyard/v1/assets.js';
 
 const now = new Date();
 const FIXED: Asset = {

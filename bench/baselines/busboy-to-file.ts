@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { createAuth, requiredEnv } from './baseline-auth.js';
+import { serveHttp } from './serve-http.js';
 
 const DATA_DIR = requiredEnv('DATA_DIR');
 const MAX_UPLOAD_BYTES = Number(process.env.MAX_UPLOAD_BYTES ?? 104_857_600);
@@ -47,11 +48,4 @@ const server = createServer((req, res) => {
   upload(req, res).catch((error: unknown) => send(res, 400, { code: 'invalid_argument', message: String(error) }));
 });
 
-server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
-  const { port } = server.address() as { port: number };
-  console.log(`ready url=http://127.0.0.1:${port}`);
-});
-process.once('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-});
+serveHttp(server);

@@ -7,6 +7,7 @@ import { extension } from 'mime-types';
 import { ulid } from 'ulid';
 import { createAuth, requiredEnv } from './baseline-auth.js';
 import { openMysqlStore, openSqliteStore, type AssetRow, type BaselineStore } from './baseline-store.js';
+import { serveHttp } from './serve-http.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const ASSET_PATH = /^\/v1\/assets\/(as_[0-9a-z]{26})$/;
@@ -89,12 +90,4 @@ const seed: AssetRow = {
 };
 await store.insertAsset(seed);
 
-server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
-  const { port } = server.address() as { port: number };
-  console.log(`ready url=http://127.0.0.1:${port} asset=${seed.id}`);
-});
-process.once('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  void store.close().then(() => process.exit(0));
-});
+serveHttp(server, { extra: `asset=${seed.id}`, stop: () => store.close() });

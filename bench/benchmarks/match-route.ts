@@ -1,5 +1,5 @@
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { RouteTable } from '../../lib/src/routes/route-table.js';
+import { RouteTable } from '@switchyard/core';
 import { plan } from '../harness/plan.js';
 import { result, type BenchResult } from '../harness/results.js';
 import { buildRouteSet, type Probe } from './route-set.js';

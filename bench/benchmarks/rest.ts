@@ -2,7 +2,7 @@ import { cpuNotes, type Side } from '../harness/alternate.js';
 import { compareHttp } from '../harness/http-load.js';
 import { createScratchDatabase } from '../harness/mysql-db.js';
 import { result, type BenchResult } from '../harness/results.js';
-import { createWorkspace, seedAsset, startBaseline, startOurs, startPair } from '../harness/servers.js';
+import { createWorkspace, seedAsset, startBaseline, startOurGateway, startOurService, startOurs, startPair } from '../harness/servers.js';
 
 type Pair = { urls: Record<Side, string>; assetIds: Record<Side, string>; pids: Record<Side, number>; auth: Record<string, string> };
 
@@ -58,4 +58,33 @@ export async function createRoute(): Promise<BenchResult[]> {
       result('rest-create-route-p99', stats.ours.p99, stats.baseline.p99, 'ms', 'lower'),
     ];
   });
+}
+
+/**
+ * rest-get-asset-split: the same read with gateway and service as two
+ * processes joined by gRPC, against node:http + a grpc-js client in front of a
+ * bare grpc-js server doing the same JWT check and SQLite lookup. CPU per
+ * request adds both processes of each side.
+ */
+export async function getAssetSplit(): Promise<BenchResult[]> {
+  const name = 'rest-get-asset-split';
+  const ws = await createWorkspace(name);
+  const started: { stop(): Promise<void> }[] = [];
+  try {
+    const [service, baseService] = await startPair(startOurService(ws), startBaseline(ws, 'grpc-asset-server.ts'));
+    started.push(service, baseService);
+    const [gateway, baseGateway] = await startPair(startOurGateway(ws, service.grpc), startBaseline(ws, 'http-to-grpc.ts', { SERVICE_ADDRESS: baseService.address }));
+    started.push(gateway, baseGateway);
+    const urls = { ours: gateway.url, baseline: baseGateway.address };
+    const assetIds = { ours: await seedAsset(gateway.url, ws.token), baseline: baseService.assetId! };
+    const pids = { ours: [gateway.pid, service.pid], baseline: [baseGateway.pid, baseService.pid] };
+    const stats = await compareHttp((side) => ({ url: `${urls[side]}/v1/assets/${assetIds[side]}`, headers: { authorization: `Bearer ${ws.token}` } }), pids);
+    return [
+      result(name, stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { goal: 'ratio >= 0.8', notes: cpuNotes(stats) }),
+      result(`${name}-p99`, stats.ours.p99, stats.baseline.p99, 'ms', 'lower'),
+    ];
+  } finally {
+    await Promise.all(started.map((server) => server.stop()));
+    await ws.cleanup();
+  }
 }

@@ -10,8 +10,8 @@ export interface ChildServer {
 }
 
 export interface ChildOptions {
-  /** A TypeScript or JavaScript entry point, run with `node --import tsx`. */
-  readonly script: string;
+  /** What follows `node`: a compiled script and its arguments, or `--import tsx` and a TypeScript one. */
+  readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   /** Matched against everything the child has printed; resolves start-up. */
   readonly ready: RegExp;
@@ -29,7 +29,7 @@ process.once('exit', () => {
 /** Starts a server as a separate process (not a tsx wrapper, so `pid` is the server itself). */
 export async function startChild(options: ChildOptions): Promise<ChildServer> {
   const fd = openSync(options.logFile, 'w');
-  const child = spawn(process.execPath, ['--import', 'tsx', options.script], {
+  const child = spawn(process.execPath, [...options.args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', fd, fd],
   });
@@ -45,11 +45,11 @@ export async function startChild(options: ChildOptions): Promise<ChildServer> {
     const output = readFileSync(options.logFile, 'utf8');
     const ready = output.match(options.ready);
     if (ready && child.pid !== undefined) return { pid: child.pid, ready, stop: () => stopChild(child, exited) };
-    if (status !== undefined) throw new Error(`${options.script} exited with ${status} before it was ready:\n${output.slice(-2000)}`);
+    if (status !== undefined) throw new Error(`${options.args.join(' ')} exited with ${status} before it was ready:\n${output.slice(-2000)}`);
     await sleep(50);
   }
   await stopChild(child, exited);
-  throw new Error(`${options.script} not ready within the timeout:\n${readFileSync(options.logFile, 'utf8').slice(-2000)}`);
+  throw new Error(`${options.args.join(' ')} not ready within the timeout:\n${readFileSync(options.logFile, 'utf8').slice(-2000)}`);
 }
 
 /** SIGTERM (the servers shut down gracefully), SIGKILL if that takes too long. */

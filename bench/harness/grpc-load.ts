@@ -1,5 +1,5 @@
 import { credentials, Metadata } from '@grpc/grpc-js';
-import { AssetServiceClient } from '../../service/src/gen/switchyard/v1/assets.js';
+import { AssetServiceClient } from '@switchyard/service/gen/switchyard/v1/assets.js';
 import type { LoadStats } from './alternate.js';
 import { PIXEL_PNG } from './pixel.js';
 import { plan } from './plan.js';

@@ -6,17 +6,21 @@ import { readCpuSeconds } from './proc.js';
 /** Builds the autocannon options for one target; called once per target so request counters live across rounds. */
 export type LoadFactory = (side: Side) => Omit<Options, 'duration' | 'connections'>;
 
+/** The server processes of one side: one, or several (a gateway and its service) whose CPU adds up. */
+export type Pids = number | readonly number[];
+
 /** Loads ours and the baseline (server processes `pids`) over HTTP from this process with autocannon, alternately. */
-export async function compareHttp(factory: LoadFactory, pids: Record<Side, number>): Promise<Record<Side, LoadStats>> {
+export async function compareHttp(factory: LoadFactory, pids: Record<Side, Pids>): Promise<Record<Side, LoadStats>> {
   const targets = { ours: factory('ours'), baseline: factory('baseline') };
   return alternate((side, seconds) => load(targets[side], seconds, pids[side]));
 }
 
 /** Any non-2xx answer or socket error fails the benchmark: a fast error is not a result. */
-async function load(options: Options, seconds: number, pid: number): Promise<LoadStats> {
-  const cpuBefore = readCpuSeconds(pid);
+async function load(options: Options, seconds: number, pids: Pids): Promise<LoadStats> {
+  const cpu = () => (typeof pids === 'number' ? [pids] : pids).reduce((sum, pid) => sum + readCpuSeconds(pid), 0);
+  const cpuBefore = cpu();
   const r = await autocannon({ ...options, duration: seconds, connections: plan.connections });
-  const cpuMicrosPerRequest = ((readCpuSeconds(pid) - cpuBefore) * 1e6) / Math.max(1, r['2xx']);
+  const cpuMicrosPerRequest = ((cpu() - cpuBefore) * 1e6) / Math.max(1, r['2xx']);
   if (r.errors || r.timeouts || r.non2xx) {
     throw new Error(`load on ${options.url} failed: errors=${r.errors} timeouts=${r.timeouts} status=${JSON.stringify(r.statusCodeStats)}`);
   }

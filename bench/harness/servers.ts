@@ -28,11 +28,14 @@ export async function createWorkspace(name: string): Promise<Workspace> {
  */
 const UNLIMITED = { RATE_LIMIT_PER_SECOND: '0' } as const;
 
+/** The compiled CLI, as `npm start` runs it (`npm run bench` builds first). */
+const CLI = join(ROOT, 'cli/dist/bin.js');
+
 /** Ours: the all-in-one server (migrations, gRPC service and REST gateway in one process). */
 export async function startOurs(ws: Workspace, env: Record<string, string> = {}): Promise<ChildServer & { url: string; grpc: string }> {
   const dataDir = join(ws.dir, 'ours');
   const child = await startChild({
-    script: join(ROOT, 'gateway/src/all-in-one.ts'),
+    args: [CLI, 'start'],
     env: { HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: ws.secret, ...UNLIMITED, ...env },
     ready: /REST gateway\s+(http:\/\/\S+)\s+gRPC service\s+(\S+)/,
     logFile: join(ws.dir, 'ours.log'),
@@ -44,7 +47,7 @@ export async function startOurs(ws: Workspace, env: Record<string, string> = {})
 /** Ours, gRPC only: the service alone (`npm run service`), for the transport benchmark. */
 export async function startOurService(ws: Workspace, env: Record<string, string> = {}): Promise<ChildServer & { grpc: string }> {
   const child = await startChild({
-    script: join(ROOT, 'service/src/main.ts'),
+    args: [CLI, 'service'],
     env: { HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: join(ws.dir, 'ours'), AUTH_SECRET: ws.secret, ...UNLIMITED, ...env },
     ready: /listening on (127\.0\.0\.1:\d+)/,
     logFile: join(ws.dir, 'service.log'),
@@ -52,10 +55,21 @@ export async function startOurService(ws: Workspace, env: Record<string, string>
   return { ...child, grpc: child.ready[1]! };
 }
 
+/** Ours, split: the gateway alone (`switchyard gateway`) in front of a service process at `serviceAddress`. */
+export async function startOurGateway(ws: Workspace, serviceAddress: string): Promise<ChildServer & { url: string }> {
+  const child = await startChild({
+    args: [CLI, 'gateway'],
+    env: { HOST: '127.0.0.1', PORT: '0', SERVICE_URL: `http://${serviceAddress}` },
+    ready: /gateway listening on (http:\/\/\S+)/,
+    logFile: join(ws.dir, 'gateway.log'),
+  });
+  return { ...child, url: child.ready[1]! };
+}
+
 /** A baseline from bench/baselines/, which prints `ready url=… [asset=…]` or `ready grpc=…`. */
 export async function startBaseline(ws: Workspace, file: string, env: Record<string, string> = {}): Promise<ChildServer & { address: string; assetId?: string }> {
   const child = await startChild({
-    script: join(ROOT, 'bench/baselines', file),
+    args: ['--import', 'tsx', join(ROOT, 'bench/baselines', file)],
     env: { HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: ws.dir, AUTH_SECRET: ws.secret, ...env },
     ready: /ready (?:url|grpc)=(\S+)(?: asset=(\S+))?/,
     logFile: join(ws.dir, `${file}.log`),

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { SwitchyardError } from '../../lib/src/errors.js';
+import { SwitchyardError } from '@switchyard/core';
 import { filesPathOf, loadGatewayConfig, resolveCdnUrl } from './config.js';
 
 function refusal(env: NodeJS.ProcessEnv): SwitchyardError {
@@ -12,7 +12,7 @@ function refusal(env: NodeJS.ProcessEnv): SwitchyardError {
   throw new Error(`accepted ${JSON.stringify(env)}`);
 }
 
-test('defaults follow CONTRACT.md', (t) => {
+test('defaults follow the README configuration table', (t) => {
   const config = loadGatewayConfig({});
   t.deepEqual(config, {
     host: '127.0.0.1',

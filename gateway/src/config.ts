@@ -1,8 +1,19 @@
 import { isIP } from 'node:net';
-import { SwitchyardError, type ErrorDetail } from '../../lib/src/errors.js';
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+import {
+  deepFreeze,
+  envSchema,
+  httpUrl,
+  no,
+  parseEnv,
+  reasonedRule,
+  Refusal,
+  rule,
+  SHARED_VARIABLES,
+  wholeNumber,
+  wholeNumberVariable,
+  type EnvValues,
+  type LogLevel,
+} from '@switchyard/runtime';
 
 /** `*` lets any origin call the API (tokens travel in a header, never in cookies); a list allows exactly those origins. */
 export type CorsOrigins = '*' | readonly string[];
@@ -55,43 +66,70 @@ export const GATEWAY_DEFAULTS = Object.freeze({
   } satisfies ClientLimits),
 });
 
+const DAY_MS = 86_400_000;
+const limits = GATEWAY_DEFAULTS.clientLimits;
+const milliseconds = (fallback: number, min: number) =>
+  wholeNumberVariable(fallback, min, DAY_MS, `is not a number of milliseconds between ${min}${min === 0 ? ' (none)' : ''} and ${DAY_MS}`);
+const count = (fallback: number) => wholeNumberVariable(fallback, 1, 1_000_000, 'is not a whole number between 1 and 1000000');
+
+/** The gateway's variables (README.md#configuration), in the order refusals list them. */
+export const gatewayEnv = envSchema(
+  {
+    HOST: SHARED_VARIABLES.HOST,
+    PORT: SHARED_VARIABLES.PORT,
+    SERVICE_URL: reasonedRule(serviceOrigin).optional(),
+    CDN_URL: reasonedRule(cdnBase).optional(),
+    MAX_UPLOAD_BYTES: SHARED_VARIABLES.MAX_UPLOAD_BYTES,
+    JSON_BODY_LIMIT_BYTES: wholeNumberVariable(GATEWAY_DEFAULTS.jsonBodyLimitBytes, 2, 16 * 1024 * 1024, 'is not a number of bytes between 2 and 16777216'),
+    CORS_ORIGINS: reasonedRule(corsList).optional().default(GATEWAY_DEFAULTS.corsOrigins),
+    LOG_LEVEL: SHARED_VARIABLES.LOG_LEVEL,
+    REQUEST_TIMEOUT_MS: milliseconds(limits.requestTimeoutMs, 0),
+    // Its default shrinks to a shorter REQUEST_TIMEOUT_MS; set explicitly, it may not exceed it.
+    HEADERS_TIMEOUT_MS: rule((raw) => wholeNumber(raw, 1, DAY_MS), `is not a number of milliseconds between 1 and ${DAY_MS}`).optional(),
+    BODY_IDLE_TIMEOUT_MS: milliseconds(limits.bodyIdleTimeoutMs, 0),
+    MAX_CONNECTIONS: count(limits.maxConnections),
+    MAX_INFLIGHT_UPLOADS: count(limits.maxInflightUploads),
+  },
+  (values, refuse) => {
+    // Node counts the headers inside the whole request's time, so they cannot be given longer than it.
+    const headers = values['HEADERS_TIMEOUT_MS'];
+    const request = values['REQUEST_TIMEOUT_MS'];
+    if (typeof headers === 'number' && typeof request === 'number' && request !== 0 && headers > request) refuse('HEADERS_TIMEOUT_MS', `is longer than REQUEST_TIMEOUT_MS (${request})`);
+  },
+);
+
+export type GatewayEnv = EnvValues<typeof gatewayEnv.shape>;
+
 /**
- * Reads the gateway's variables (CONTRACT.md plus CORS_ORIGINS and
- * JSON_BODY_LIMIT_BYTES) once. Every problem is collected, and one
+ * Reads the gateway's variables once. Every problem is collected, and one
  * `invalid_argument` error lists them all, each naming its variable. An empty
  * variable counts as unset.
  */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
-  const problems: ErrorDetail[] = [];
-  const read = (name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
-  const refuse = (field: string, value: string, reason: string): undefined => {
-    problems.push({ field, reason: `${JSON.stringify(value)} ${reason}` });
-    return undefined;
-  };
-  const parse = <T>(name: string, fallback: T, parser: (raw: string) => T | Refusal): T | undefined => {
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    const result = parser(raw);
-    return result instanceof Refusal ? refuse(name, raw, result.reason) : result;
-  };
+  return gatewayConfigFrom(parseEnv(gatewayEnv, env));
+}
 
-  const host = parse('HOST', GATEWAY_DEFAULTS.host, (raw) => (isIP(raw) !== 0 || HOSTNAME.test(raw) ? raw : no('is not an IP address or host name')));
-  const port = parse('PORT', GATEWAY_DEFAULTS.port, (raw) => wholeNumber(raw, 0, 65_535) ?? no('is not a port number (0-65535; 0 picks a free port)'));
-  const serviceUrl = parse<string | undefined>('SERVICE_URL', undefined, (raw) => serviceOrigin(raw));
-  const cdnUrl = parse<string | undefined>('CDN_URL', undefined, (raw) => cdnBase(raw));
-  const maxUploadBytes = parse('MAX_UPLOAD_BYTES', GATEWAY_DEFAULTS.maxUploadBytes, (raw) => wholeNumber(raw, 1) ?? no('is not a positive whole number of bytes'));
-  const jsonBodyLimitBytes = parse('JSON_BODY_LIMIT_BYTES', GATEWAY_DEFAULTS.jsonBodyLimitBytes, (raw) => wholeNumber(raw, 2, 16 * 1024 * 1024) ?? no('is not a number of bytes between 2 and 16777216'));
-  const corsOrigins = parse('CORS_ORIGINS', GATEWAY_DEFAULTS.corsOrigins, corsList);
-  const logLevel = parse('LOG_LEVEL', GATEWAY_DEFAULTS.logLevel, (raw) => LOG_LEVELS.find((level) => level === raw.toLowerCase()) ?? no(`is not a log level (${LOG_LEVELS.join(', ')})`));
-  const clientLimits = parseClientLimits(parse);
-
-  if (problems.length > 0) {
-    const lines = problems.map((problem) => `  ${problem.field}: ${problem.reason}`).join('\n');
-    throw new SwitchyardError('invalid_argument', `invalid configuration:\n${lines}`, problems);
-  }
-  const config = { host, port, serviceUrl, cdnUrl, maxUploadBytes, jsonBodyLimitBytes, corsOrigins, logLevel, clientLimits: Object.freeze(clientLimits) } as GatewayConfig;
-  if (Array.isArray(config.corsOrigins)) Object.freeze(config.corsOrigins);
-  return Object.freeze(config);
+/** The gateway's configuration from parsed variables (also those `switchyard start` parsed for both apps). */
+export function gatewayConfigFrom(env: GatewayEnv): GatewayConfig {
+  const requestTimeoutMs = env.REQUEST_TIMEOUT_MS;
+  const headersTimeoutMs = env.HEADERS_TIMEOUT_MS ?? (requestTimeoutMs !== 0 ? Math.min(limits.headersTimeoutMs, requestTimeoutMs) : limits.headersTimeoutMs);
+  return deepFreeze({
+    host: env.HOST,
+    port: env.PORT,
+    serviceUrl: env.SERVICE_URL,
+    cdnUrl: env.CDN_URL,
+    maxUploadBytes: env.MAX_UPLOAD_BYTES,
+    jsonBodyLimitBytes: env.JSON_BODY_LIMIT_BYTES,
+    corsOrigins: env.CORS_ORIGINS,
+    logLevel: env.LOG_LEVEL,
+    clientLimits: {
+      headersTimeoutMs,
+      requestTimeoutMs,
+      bodyIdleTimeoutMs: env.BODY_IDLE_TIMEOUT_MS,
+      maxConnections: env.MAX_CONNECTIONS,
+      maxInflightUploads: env.MAX_INFLIGHT_UPLOADS,
+    },
+  });
 }
 
 /** The public base of stored files: CDN_URL, or the gateway's own `/files` on the port it is bound to. */
@@ -120,58 +158,7 @@ export function dialableHost(host: string): string {
   return host;
 }
 
-type Parse = <T>(name: string, fallback: T, parser: (raw: string) => T | Refusal) => T | undefined;
-
-/** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, BODY_IDLE_TIMEOUT_MS, MAX_CONNECTIONS, MAX_INFLIGHT_UPLOADS. */
-function parseClientLimits(parse: Parse): ClientLimits {
-  const defaults = GATEWAY_DEFAULTS.clientLimits;
-  const DAY_MS = 86_400_000;
-  const ms = (name: string, fallback: number, min: number) =>
-    parse(name, fallback, (raw) => wholeNumber(raw, min, DAY_MS) ?? no(`is not a number of milliseconds between ${min}${min === 0 ? ' (none)' : ''} and ${DAY_MS}`)) ?? fallback;
-  const count = (name: string, fallback: number) => parse(name, fallback, (raw) => wholeNumber(raw, 1, 1_000_000) ?? no('is not a whole number between 1 and 1000000')) ?? fallback;
-  const requestTimeoutMs = ms('REQUEST_TIMEOUT_MS', defaults.requestTimeoutMs, 0);
-  // Node counts the headers inside the whole request's time, so they cannot be given longer than it.
-  const headersTimeoutMs =
-    parse('HEADERS_TIMEOUT_MS', defaults.headersTimeoutMs, (raw) => {
-      const value = wholeNumber(raw, 1, DAY_MS);
-      if (value === undefined) return no(`is not a number of milliseconds between 1 and ${DAY_MS}`);
-      return requestTimeoutMs !== 0 && value > requestTimeoutMs ? no(`is longer than REQUEST_TIMEOUT_MS (${requestTimeoutMs})`) : value;
-    }) ?? defaults.headersTimeoutMs;
-  return {
-    headersTimeoutMs: requestTimeoutMs !== 0 ? Math.min(headersTimeoutMs, requestTimeoutMs) : headersTimeoutMs,
-    requestTimeoutMs,
-    bodyIdleTimeoutMs: ms('BODY_IDLE_TIMEOUT_MS', defaults.bodyIdleTimeoutMs, 0),
-    maxConnections: count('MAX_CONNECTIONS', defaults.maxConnections),
-    maxInflightUploads: count('MAX_INFLIGHT_UPLOADS', defaults.maxInflightUploads),
-  };
-}
-
-/** Why a raw value was refused. */
-class Refusal {
-  constructor(readonly reason: string) {}
-}
-const no = (reason: string): Refusal => new Refusal(reason);
-
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 const RESERVED_PATHS = ['/v1', '/healthz'];
-
-function wholeNumber(raw: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  const value = /^\d{1,16}$/.test(raw) ? Number(raw) : NaN;
-  return value >= min && value <= max ? value : undefined;
-}
-
-function httpUrl(raw: string): URL | Refusal {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return no('is not an absolute URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return no('is not an http or https URL');
-  if (url.search || url.hash || raw.includes('?') || raw.includes('#')) return no('must have no query or fragment');
-  if (url.username || url.password) return no('must carry no credentials');
-  return url;
-}
 
 function serviceOrigin(raw: string): string | Refusal {
   const url = httpUrl(raw);

@@ -1,8 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Code, ConnectError, createContextKey, createContextValues, type CallOptions, type HandlerContext } from '@connectrpc/connect';
-import { AssetService } from './gen/switchyard/v1/assets_pb.js';
-import { FileService } from './gen/switchyard/v1/files_pb.js';
-import { RouteService } from './gen/switchyard/v1/routes_pb.js';
+import { AssetService, FileService, RouteService } from '@switchyard/proto';
 import { connectAdapter, type NodeHandler } from './connect-adapter.js';
 import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError, type ApiError } from './http/api-error.js';
 import { authorizationOf } from './http/authorization.js';

@@ -1,15 +1,15 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { isNotModified, needsValidators, rangeStillValid, type Validators } from './files/conditional.js';
+import { isNotModified, needsValidators, preconditionFails, rangeStillValid, type Validators } from './files/conditional.js';
 import { IMMUTABLE, safetyHeaders } from './files/file-headers.js';
 import { parseRange, resolveRange, type RangeRequest } from './files/range.js';
-import type { FileInfo } from './gen/switchyard/v1/files_pb.js';
+import type { FileInfo } from '@switchyard/proto';
 import { ApiError, toApiError } from './http/api-error.js';
 import type { RequestContext } from './http/context.js';
 import { isSettled, sendError } from './http/respond.js';
 import type { Endpoint } from './http/router.js';
-import { RANGE_NOT_SATISFIABLE } from './http-status.js';
+import { PRECONDITION_FAILED, RANGE_NOT_SATISFIABLE } from './http-status.js';
 import type { ServiceClients } from './service/clients.js';
 
 /** One segment of a file path (`<asset id>/<blob id>.<ext>`); anything else cannot name a file. */
@@ -49,6 +49,7 @@ async function serveFile(clients: ServiceClients, ctx: RequestContext): Promise<
   if (head || needsValidators(ctx.req) || range.kind === 'suffix') {
     const meta = await readMeta(clients, ctx, path);
     if (isSettled(ctx.res)) return;
+    if (preconditionFails(ctx.req, meta)) return sendPreconditionFailed(ctx.res, meta);
     if (isNotModified(ctx.req, meta)) return sendNotModified(ctx.res, meta);
     if (head) return void ctx.res.writeHead(200, { ...fileHeaders(meta), 'content-length': meta.size }).end();
     if (!rangeStillValid(ctx.req, meta)) range = { kind: 'whole' };
@@ -124,6 +125,13 @@ function fileHeaders(meta: FileMeta): Record<string, string> {
 
 function sendNotModified(res: ServerResponse, meta: FileMeta): void {
   res.writeHead(304, { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString(), 'cache-control': IMMUTABLE, 'x-content-type-options': 'nosniff' }).end();
+}
+
+function sendPreconditionFailed(res: ServerResponse, meta: FileMeta): void {
+  const error = new ApiError(PRECONDITION_FAILED.code, 'the file does not match the request\'s preconditions (If-Match or If-Unmodified-Since)', [
+    { field: 'if-match', reason: `the current file's ETag is ${meta.etag}` },
+  ], { status: PRECONDITION_FAILED.status });
+  sendError(res, error, { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString() });
 }
 
 function sendUnsatisfiable(res: ServerResponse, size: number): void {

@@ -10,7 +10,7 @@ import { sendError, sendJson } from './http/respond.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.js';
 import { Router, type Endpoint } from './http/router.js';
 import { Slots } from './http/slots.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '@switchyard/runtime';
 import { openApiDocument } from './openapi/document.js';
 import { assetEndpoints } from './rest/assets.js';
 import { healthEndpoint } from './rest/health.js';

@@ -1,9 +1,9 @@
 import test from 'ava';
 import { Code } from '@connectrpc/connect';
-import { ERROR_CODES } from '../../lib/src/errors.js';
+import { ERROR_CODES } from '@switchyard/core';
 import { CODE_NAME_OF, CONTENT_TOO_LARGE, HTTP_STATUS_OF, METHOD_NOT_ALLOWED, RANGE_NOT_SATISFIABLE } from './http-status.js';
 
-test('CONTRACT.md statuses', (t) => {
+test('the statuses of docs/rest.md', (t) => {
   t.is(HTTP_STATUS_OF.invalid_argument, 400);
   t.is(HTTP_STATUS_OF.unauthenticated, 401);
   t.is(HTTP_STATUS_OF.permission_denied, 403);

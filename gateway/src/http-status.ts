@@ -2,7 +2,7 @@ import { Code } from '@connectrpc/connect';
 
 /**
  * The one map from error codes to HTTP statuses. Codes are the Connect code
- * names (CONTRACT.md), the same set the library's SwitchyardError uses plus
+ * names (docs/rest.md), the same set the library's SwitchyardError uses plus
  * the few only a transport produces; statuses are Connect's usual ones.
  */
 export const HTTP_STATUS_OF = Object.freeze({
@@ -29,18 +29,20 @@ export type ErrorCodeName = keyof typeof HTTP_STATUS_OF;
 /**
  * Refinements HTTP clients expect, each tied to the code it refines: a request
  * body over its limit is `resource_exhausted` but 413 Content Too Large
- * (CONTRACT.md); a known path asked with the wrong method is `unimplemented`
+ * (docs/rest.md); a known path asked with the wrong method is `unimplemented`
  * but 405 Method Not Allowed; a byte range that starts past the end of a file
  * is `out_of_range` but 416 Range Not Satisfiable; a client too slow to send
  * its request (headers, or a body that stalls) is `deadline_exceeded` but 408
  * Request Timeout, since the deadline it missed was its own; headers larger
- * than the server takes are `resource_exhausted` but 431.
+ * than the server takes are `resource_exhausted` but 431; a file that fails a
+ * request's If-Match or If-Unmodified-Since is `failed_precondition` but 412.
  */
 export const CONTENT_TOO_LARGE = Object.freeze({ code: 'resource_exhausted', status: 413 } as const);
 export const METHOD_NOT_ALLOWED = Object.freeze({ code: 'unimplemented', status: 405 } as const);
 export const RANGE_NOT_SATISFIABLE = Object.freeze({ code: 'out_of_range', status: 416 } as const);
 export const REQUEST_TIMEOUT = Object.freeze({ code: 'deadline_exceeded', status: 408 } as const);
 export const HEADERS_TOO_LARGE = Object.freeze({ code: 'resource_exhausted', status: 431 } as const);
+export const PRECONDITION_FAILED = Object.freeze({ code: 'failed_precondition', status: 412 } as const);
 
 /** Connect's numeric codes to their names (`Code.InvalidArgument` → `invalid_argument`). */
 export const CODE_NAME_OF: Readonly<Record<Code, ErrorCodeName>> = Object.freeze({

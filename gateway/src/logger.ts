@@ -1,8 +1,4 @@
-import type { DestinationStream } from 'pino';
-import { createLogger, type Logger } from '../../service/src/logger.js';
-import type { LogLevel } from './config.js';
-
-export type { Logger };
+import { createLogger, type DestinationStream, type Logger, type LogLevel } from '@switchyard/runtime';
 
 /** The gateway's logs: the same JSON lines and redaction as the service's, named switchyard-gateway. */
 export function createGatewayLogger(level: LogLevel, destination?: DestinationStream): Logger {

@@ -1,8 +1,9 @@
 import { resolveCdnUrl, type GatewayConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { listen, type HttpListener } from './http/listener.js';
-import type { Logger } from './logger.js';
-import { createServiceClients } from './service/clients.js';
+import type { Logger } from '@switchyard/runtime';
+import type { Transport } from '@connectrpc/connect';
+import { createInProcessClients, createServiceClients } from './service/clients.js';
 
 /** How long `close()` lets requests in flight finish before cutting them off. */
 export const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -17,23 +18,28 @@ export interface GatewayHandle {
   close(): Promise<void>;
 }
 
-export interface StartGatewayOptions {
-  /** `http://host:port` of the gRPC service. */
-  readonly serviceUrl: string;
+/**
+ * How the gateway reaches the service: real gRPC to `serviceUrl` (split
+ * deployments), or the service's in-process channel (`ServiceHandle.inProcess`,
+ * in one process with it). Both give the gateway the same clients.
+ */
+export type ServiceChannel = { readonly serviceUrl: string; readonly inProcess?: undefined } | { readonly inProcess: Transport; readonly serviceUrl?: undefined };
+
+export type StartGatewayOptions = ServiceChannel & {
   readonly log: Logger;
   /** A listener bound earlier (all-in-one binds first to learn its port); by default one is bound on HOST:PORT. */
   readonly listener?: HttpListener | undefined;
   readonly shutdownTimeoutMs?: number | undefined;
-}
+};
 
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions): Promise<GatewayHandle> {
   const listener = options.listener ?? (await listen(config.host, config.port));
   listener.setLimits(config.clientLimits);
   const cdnUrl = resolveCdnUrl(config, listener.port);
-  const clients = createServiceClients(options.serviceUrl);
+  const clients = options.inProcess ? createInProcessClients(options.inProcess) : createServiceClients(options.serviceUrl);
   const gateway = createGateway({ config, cdnUrl, clients, log: options.log });
   listener.setHandler(gateway.handle);
-  options.log.info({ url: listener.url, cdnUrl, serviceUrl: options.serviceUrl }, 'gateway listening');
+  options.log.info({ url: listener.url, cdnUrl, service: options.serviceUrl ?? 'in-process' }, 'gateway listening');
 
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { Code } from '@connectrpc/connect';
-// Connect's own code → HTTP status table: the "usual statuses" CONTRACT.md promises.
+// Connect's own code → HTTP status table: the "usual statuses" docs/rest.md promises.
 import { codeToHttpStatus } from '@connectrpc/connect/protocol-connect';
 import { readFile } from 'node:fs/promises';
 import { ERROR_CODES, invalidArgument, isSwitchyardError, SwitchyardError, toSwitchyardError } from './errors.js';

@@ -3,7 +3,7 @@
 export { createSwitchyard, DEFAULT_MAX_UPLOAD_BYTES } from './switchyard.js';
 export type { Switchyard, SwitchyardOptions } from './switchyard.js';
 
-export { SwitchyardError, ERROR_CODES, isSwitchyardError, toSwitchyardError } from './errors.js';
+export { SwitchyardError, ERROR_CODES, isSwitchyardError, toSwitchyardError, invalidArgument } from './errors.js';
 export type { ErrorCode, ErrorDetail } from './errors.js';
 
 export { systemClock } from './clock.js';
@@ -22,7 +22,7 @@ export { RouteTable } from './routes/route-table.js';
 export type { Asset, ByteSource, UploadInput, ReplaceInput, OpenFileOptions, StoredFile, AssetService } from './assets/types.js';
 export { sniffMediaType } from './assets/sniff.js';
 
-export type { RouteRecord, RouteStore, AssetContent, AssetRecord, AssetStore, BlobStore, BlobInfo, ByteRange, TokenVerifier } from './ports/index.js';
+export type { RouteRecord, RouteStore, AssetContent, AssetRecord, AssetStore, BlobStore, BlobInfo, ByteRange, AbandonedWrites, TokenVerifier } from './ports/index.js';
 export { assertBlobKey } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';

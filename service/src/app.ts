@@ -1,11 +1,15 @@
-import { createSwitchyard } from '../../lib/src/switchyard.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Transport } from '@connectrpc/connect';
+import { createSwitchyard } from '@switchyard/core';
+import { createInProcessChannel } from './in-process/transport.js';
 import { urlHost, type ServiceConfig } from './config.js';
 import { createAuthenticator, createTokenVerifier } from './grpc/auth.js';
 import { HealthMonitor } from './grpc/health.js';
 import { routeGrpcJsLogs } from './grpc/grpc-js-logging.js';
 import { bindServer, createGrpcServer, shutdownServer } from './grpc/server.js';
 import { createWorkspaceRateLimiter, rateLimited } from './limits/workspace-rate-limiter.js';
-import { createLogger, type Logger } from './logger.js';
+import type { Logger } from '@switchyard/runtime';
+import { createServiceLogger } from './logger.js';
 import { openStorage, type Storage } from './stores/open-storage.js';
 
 export interface StartServiceOptions {
@@ -27,6 +31,11 @@ export interface ServiceHandle {
   readonly address: string;
   readonly port: number;
   /**
+   * The in-process channel to this service: a Connect transport that runs the
+   * same handlers without a socket, for a gateway in the same process.
+   */
+  readonly inProcess: Transport;
+  /**
    * Graceful: reports NOT_SERVING, refuses new calls, lets calls in flight
    * finish within the shutdown timeout, then closes the storage it opened.
    * Idempotent.
@@ -36,7 +45,7 @@ export interface ServiceHandle {
 
 /** Opens storage, wires the core and serves it over gRPC on `config.host:config.grpcPort` (0 picks a free port). */
 export async function startService(config: ServiceConfig, options: StartServiceOptions = {}): Promise<ServiceHandle> {
-  const log = options.logger ?? createLogger(config.logLevel);
+  const log = options.logger ?? createServiceLogger(config.logLevel);
   // Before the first call: grpc-js would otherwise print header values (tokens) to stderr.
   routeGrpcJsLogs(log);
   const ownsStorage = options.storage === undefined;
@@ -53,7 +62,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       maxUploadBytes: config.maxUploadBytes,
     });
     await health.start();
-    const { server, settled } = createGrpcServer({ switchyard, authenticate, health, log, uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs });
+    const { server, handlers, settled } = createGrpcServer({ switchyard, authenticate, health, log, uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs });
     const port = await bindServer(server, `${urlHost(config.host)}:${config.grpcPort}`).catch(async (error: unknown) => {
       server.forceShutdown();
       throw error;
@@ -62,16 +71,24 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     log.info({ address, storage: describeStorage(config) }, 'gRPC service listening');
 
     let closing: Promise<void> | undefined;
+    const inProcess = createInProcessChannel(handlers, { accepting: () => closing === undefined });
     const close = async (): Promise<void> => {
       await health.stop();
-      const { forced } = await shutdownServer(server, options.shutdownTimeoutMs ?? 10_000);
-      if (forced) log.warn('calls still running at the shutdown deadline were cut off');
+      const timeoutMs = options.shutdownTimeoutMs ?? 10_000;
+      const deadline = performance.now() + timeoutMs;
+      const { forced } = await shutdownServer(server, timeoutMs);
+      // In-process calls get the same deadline as those over the socket.
+      const inProcessDone = await Promise.race([settled().then(() => true), delay(Math.max(0, deadline - performance.now()), false, { ref: false })]);
+      if (forced || !inProcessDone) {
+        inProcess.cancelAll();
+        log.warn('calls still running at the shutdown deadline were cut off');
+      }
       // Cut-off handlers are cancelled; let them clean up before their storage goes away.
       await settled();
       if (ownsStorage) await storage.close();
       log.info('gRPC service stopped');
     };
-    return Object.freeze({ address, port, close: () => (closing ??= close()) });
+    return Object.freeze({ address, port, inProcess: inProcess.transport, close: () => (closing ??= close()) });
   } catch (error) {
     await health.stop();
     if (ownsStorage) await storage.close().catch(() => undefined);

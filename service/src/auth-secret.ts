@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SwitchyardError } from '../../lib/src/errors.js';
+import { SwitchyardError } from '@switchyard/core';
 import type { ServiceConfig } from './config.js';
 
 export const AUTH_SECRET_FILE = 'auth-secret';

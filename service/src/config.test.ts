@@ -1,6 +1,6 @@
 import test from 'ava';
 import { isAbsolute, join, resolve } from 'node:path';
-import { SwitchyardError } from '../../lib/src/errors.js';
+import { SwitchyardError } from '@switchyard/core';
 import { loadServiceConfig } from './config.js';
 
 const SECRET = 'x'.repeat(32);
@@ -15,7 +15,7 @@ function refusal(env: NodeJS.ProcessEnv): SwitchyardError {
   throw new Error(`accepted ${JSON.stringify(env)}`);
 }
 
-test('defaults follow CONTRACT.md', (t) => {
+test('defaults follow the README configuration table', (t) => {
   const config = loadServiceConfig({});
   t.is(config.host, '127.0.0.1');
   t.is(config.grpcPort, 50051);

@@ -2,12 +2,10 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { status as Status, type ServiceError } from '@grpc/grpc-js';
 import { bearer, GrpcClients } from './support/clients.js';
 import { tempDir } from './support/test-service.js';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { cliArgs, ROOT } from '../support/cli.js';
 
 interface Outcome {
   readonly code: number | null;
@@ -38,7 +36,7 @@ function payload(jwt: string): Record<string, unknown> {
 }
 
 /** What `npm run service` runs, started directly so the test sees the service's own exit code. */
-const SERVICE_ARGS = ['--import', 'tsx', 'service/src/main.ts'];
+const SERVICE_ARGS = cliArgs('service');
 
 test('the service: listens, accepts tokens from npm run token with the same DATA_DIR, stops cleanly on SIGTERM', async (t) => {
   const dir = await tempDir('process');

@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { status as Status, type Metadata, type ServiceError } from '@grpc/grpc-js';
-import type { Asset, UploadAssetRequest } from '../../service/src/gen/switchyard/v1/assets.js';
-import type { CreateRouteRequest } from '../../service/src/gen/switchyard/v1/routes.js';
+import type { Asset, UploadAssetRequest } from '@switchyard/service/gen/switchyard/v1/assets.js';
+import type { CreateRouteRequest } from '@switchyard/service/gen/switchyard/v1/routes.js';
 import { bearer, chunksOf } from './support/clients.js';
 import { fixture, fixtureNames, namedFixture, noise, sha256 } from './support/fixtures.js';
 import { callLine } from './support/log-capture.js';

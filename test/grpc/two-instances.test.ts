@@ -3,8 +3,8 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { status as Status, type ServiceError } from '@grpc/grpc-js';
-import { collectGarbage } from '../../lib/src/maintenance/collect-garbage.js';
-import { openStorage } from '../../service/src/stores/open-storage.js';
+import { collectGarbage } from '@switchyard/core';
+import { openStorage } from '@switchyard/service';
 import { noise, sha256 } from './support/fixtures.js';
 import { filePath } from './service-suite.js';
 import { blobKeys, mysqlS3Target, type StorageTarget } from './support/storage-targets.js';

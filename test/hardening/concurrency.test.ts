@@ -7,7 +7,7 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { openStorage } from '../../service/src/stores/open-storage.js';
+import { openStorage } from '@switchyard/service';
 import type { Child } from '../rest/support/processes.js';
 import { mintToken } from '../grpc/support/tokens.js';
 import { audit, mysqlS3Deployment, runGc, ServiceProcess, sha256, startGatewayProcess, type Deployment } from './support/deployments.js';

@@ -5,9 +5,8 @@
 // crashes left (orphan blobs, temp files, unfinished multipart uploads).
 import test, { type ExecutionContext } from 'ava';
 import { randomBytes } from 'node:crypto';
-import type { ClientWritableStream, Metadata, ServiceError } from '@grpc/grpc-js';
-import { status as Status } from '@grpc/grpc-js';
-import type { Asset } from '../../service/src/gen/switchyard/v1/assets.js';
+import { type ClientWritableStream, type Metadata, type ServiceError, status as Status } from '@grpc/grpc-js';
+import type { Asset } from '@switchyard/service/gen/switchyard/v1/assets.js';
 import { bearer, chunksOf, type GrpcClients } from '../grpc/support/clients.js';
 import { mintToken } from '../grpc/support/tokens.js';
 import { audit, CDN_URL, mysqlS3Deployment, runGc, ServiceProcess, sha256, sqliteDiskDeployment, type Deployment } from './support/deployments.js';

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { status as Status, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
-import type { ReplaceAssetRequest } from '../../service/src/gen/switchyard/v1/assets.js';
+import type { ReplaceAssetRequest } from '@switchyard/service/gen/switchyard/v1/assets.js';
 import { mysqlS3Target, sqliteDiskTarget } from '../grpc/support/storage-targets.js';
 import { startTestService } from '../grpc/support/test-service.js';
 import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';

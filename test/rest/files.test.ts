@@ -133,6 +133,46 @@ test('If-None-Match and If-Modified-Since give 304; a different ETag or an older
   t.is(ignoredDate.status, 200, 'If-None-Match wins over If-Modified-Since');
 });
 
+test('If-Match and If-Unmodified-Since (RFC 9110 §13.1.1, §13.1.4): a file that does not match is 412 with the JSON error and its ETag', async (t) => {
+  const file = await fixture('image.png');
+  const etag = `"${file.sha256}"`;
+  const first = await fetch(url('image.png'));
+  const lastModified = first.headers.get('last-modified')!;
+  await first.arrayBuffer();
+  const before = new Date(Date.parse(lastModified) - 60_000).toUTCString();
+  const after = new Date(Date.parse(lastModified) + 60_000).toUTCString();
+
+  const failing: Record<string, string>[] = [{ 'if-match': '"other"' }, { 'if-match': `W/${etag}` }, { 'if-unmodified-since': before }, { 'if-match': '"other"', 'if-unmodified-since': after }];
+  for (const headers of failing) {
+    for (const method of ['GET', 'HEAD']) {
+      const response = await fetch(url('image.png'), { method, headers });
+      t.is(response.status, 412, `${method} ${JSON.stringify(headers)}`);
+      t.is(response.headers.get('etag'), etag);
+      if (method === 'GET') t.is((await json(response))['code'], 'failed_precondition');
+    }
+  }
+  const passing: Record<string, string>[] = [{ 'if-match': etag }, { 'if-match': `"other", ${etag}` }, { 'if-match': '*' }, { 'if-unmodified-since': lastModified }, { 'if-unmodified-since': after }, { 'if-unmodified-since': 'not a date' }, { 'if-match': etag, 'if-unmodified-since': before }];
+  for (const headers of passing) {
+    const response = await fetch(url('image.png'), { headers });
+    t.is(response.status, 200, JSON.stringify(headers));
+    t.is(sha256(new Uint8Array(await response.arrayBuffer())), file.sha256);
+  }
+  const ranged = await fetch(url('image.png'), { headers: { 'if-match': etag, range: 'bytes=0-3' } });
+  t.is(ranged.status, 206, 'a matching If-Match keeps the range');
+  await ranged.arrayBuffer();
+});
+
+test('a suffix range on an empty file is satisfiable (RFC 9110 §14.1.1): 200 with the empty file', async (t) => {
+  const response = await fetch(url('empty.dat'), { headers: { range: 'bytes=-5' } });
+  t.is(response.status, 200);
+  t.is(response.headers.get('content-length'), '0');
+  t.is(response.headers.get('content-range'), null);
+  t.is((await response.arrayBuffer()).byteLength, 0);
+  const zero = await fetch(url('empty.dat'), { headers: { range: 'bytes=-0' } });
+  t.is(zero.status, 416, 'a zero-length suffix is never satisfiable');
+  await zero.arrayBuffer();
+});
+
 test('If-Range: the current ETag keeps the range, another one gets the whole file', async (t) => {
   const file = await fixture('notes.txt');
   const etag = `"${file.sha256}"`;

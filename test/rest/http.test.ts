@@ -2,12 +2,10 @@
 import test from 'ava';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createConnectTransport } from '@connectrpc/connect-node';
-import { AssetService } from '../../gateway/src/gen/switchyard/v1/assets_pb.js';
-import { FileService } from '../../gateway/src/gen/switchyard/v1/files_pb.js';
-import { RouteService } from '../../gateway/src/gen/switchyard/v1/routes_pb.js';
+import { AssetService, FileService, RouteService } from '@switchyard/proto';
 import { fixture, sha256 } from './support/fixtures.js';
 import { json } from './support/http.js';
-import { freshWorkspace, startStack, type Stack } from './support/stack.js';
+import { freshWorkspace, startStack, testChannel, type Stack } from './support/stack.js';
 
 let stack: Stack;
 let restricted: Stack;
@@ -16,6 +14,11 @@ test.before(async () => {
 });
 test.after.always(async () => Promise.all([stack?.stop(), restricted?.stop()]));
 
+test('the gateway reaches the service over the channel under test: in-process as npm start, or gRPC as a split deployment', (t) => {
+  const listening = stack.logLines.map((line) => JSON.parse(line) as { msg?: string; service?: string }).find((entry) => entry.msg === 'gateway listening');
+  t.is(listening?.service, testChannel() === 'grpc' ? `http://${stack.service.address}` : 'in-process');
+});
+
 test('CORS default: any origin may call, responses expose x-request-id and Location', async (t) => {
   const response = await fetch(`${stack.url}/v1/routing/rt_00000000000000000000000000`, { headers: { origin: 'https://anywhere.example' } });
   t.is(response.status, 401);
@@ -23,6 +26,21 @@ test('CORS default: any origin may call, responses expose x-request-id and Locat
   t.is(response.headers.get('access-control-allow-credentials'), null, 'tokens travel in headers; credentials are never allowed');
   const exposed = response.headers.get('access-control-expose-headers') ?? '';
   for (const name of ['x-request-id', 'location', 'etag', 'content-range']) t.true(exposed.split(', ').includes(name), name);
+});
+
+test('CORS: a browser can read every header an error answer carries, the error details and retry hints included', async (t) => {
+  const response = await fetch(`${stack.url}/switchyard.v1.RouteService/CreateRoute`, {
+    method: 'POST',
+    headers: { ...(await stack.auth(freshWorkspace())), origin: 'https://anywhere.example', 'content-type': 'application/json', 'connect-protocol-version': '1' },
+    body: JSON.stringify({ method: 'GET', path: 'no-leading-slash', handler: 'x' }),
+  });
+  t.is(response.status, 400);
+  await response.arrayBuffer();
+  const exposed = new Set((response.headers.get('access-control-expose-headers') ?? '').split(', '));
+  const carried = [...response.headers.keys()].filter((name) => name.startsWith('switchyard-') || name.startsWith('trailer-switchyard-'));
+  t.true(carried.length > 0, 'the error carries its details in a header');
+  for (const name of carried) t.true(exposed.has(name), `${name} is exposed`);
+  for (const name of ['retry-after', 'switchyard-error-details', 'switchyard-retry-after-ms', 'grpc-status-details-bin']) t.true(exposed.has(name), name);
 });
 
 test('a preflight is answered 204 with the methods and headers browsers need', async (t) => {

@@ -23,12 +23,12 @@ test('service and gateway as separate processes: REST goes over gRPC, and a gone
   const secret = randomBytes(32).toString('base64url');
   // A CDN in front of the gateway: asset urls name it, and it forwards /files/… to the gateway unchanged.
   const cdnUrl = 'https://cdn.example.test/files';
-  const service = new Child('service/src/main.ts', cleanEnv({ GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, CDN_URL: cdnUrl, LOG_LEVEL: 'warn' }));
+  const service = new Child(['service'], cleanEnv({ GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, CDN_URL: cdnUrl, LOG_LEVEL: 'warn' }));
   t.teardown(() => void service.process.kill('SIGKILL'));
   const [, address] = await service.waitFor(/listening on (\S+:\d+)/);
 
   // The gateway knows nothing of storage: no DATA_DIR, no database, only where the service is.
-  const gateway = new Child('gateway/src/main.ts', cleanEnv({ PORT: '0', SERVICE_URL: `http://${address}`, CDN_URL: cdnUrl, LOG_LEVEL: 'warn' }));
+  const gateway = new Child(['gateway'], cleanEnv({ PORT: '0', SERVICE_URL: `http://${address}`, CDN_URL: cdnUrl, LOG_LEVEL: 'warn' }));
   t.teardown(() => void gateway.process.kill('SIGKILL'));
   const [, gatewayUrl] = await gateway.waitFor(/gateway listening on (http:\/\/\S+:\d+)/);
   const auth = { authorization: `Bearer ${await mintToken(secret, { workspace: 'procs' })}` };
@@ -60,10 +60,10 @@ test('service and gateway as separate processes: REST goes over gRPC, and a gone
 });
 
 test('the gateway alone refuses to start without SERVICE_URL, and names bad variables', async (t) => {
-  const missing = new Child('gateway/src/main.ts', cleanEnv({ PORT: '0' }));
+  const missing = new Child(['gateway'], cleanEnv({ PORT: '0' }));
   t.is(await missing.exited, 1);
   t.regex(missing.output, /SERVICE_URL: is required/);
-  const bad = new Child('gateway/src/main.ts', cleanEnv({ PORT: 'eighty', SERVICE_URL: 'grpc://x', CORS_ORIGINS: 'https://a.example/path' }));
+  const bad = new Child(['gateway'], cleanEnv({ PORT: 'eighty', SERVICE_URL: 'grpc://x', CORS_ORIGINS: 'https://a.example/path' }));
   t.is(await bad.exited, 1);
   t.regex(bad.output, /PORT: "eighty" is not a port number/);
   t.regex(bad.output, /SERVICE_URL: "grpc:\/\/x" is not an http or https URL/);
@@ -73,7 +73,7 @@ test('the gateway alone refuses to start without SERVICE_URL, and names bad vari
 test('npm start (all-in-one): prints its addresses, serves REST and files, finishes a request in flight on SIGTERM and exits 0', async (t) => {
   const dataDir = await tempDir(t);
   const secret = randomBytes(32).toString('base64url');
-  const app = new Child('gateway/src/all-in-one.ts', cleanEnv({ PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, LOG_LEVEL: 'info' }));
+  const app = new Child(['start'], cleanEnv({ PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, LOG_LEVEL: 'info' }));
   t.teardown(() => void app.process.kill('SIGKILL'));
   const [banner, gatewayUrl, grpcAddress, cdnUrl, printedDataDir] = await app.waitFor(
     /REST gateway +(http:\/\/\S+)\n +gRPC service +(\S+)\n +files \(CDN\) +(\S+)\n +data dir +(\S+)/,
@@ -117,7 +117,7 @@ test('npm start with its gRPC port taken exits 1 and says why', async (t) => {
   await once(blocker, 'listening');
   t.teardown(() => void blocker.close());
   const taken = (blocker.address() as AddressInfo).port;
-  const app = new Child('gateway/src/all-in-one.ts', cleanEnv({ PORT: '0', GRPC_PORT: String(taken), DATA_DIR: dataDir, AUTH_SECRET: randomBytes(32).toString('base64url') }));
+  const app = new Child(['start'], cleanEnv({ PORT: '0', GRPC_PORT: String(taken), DATA_DIR: dataDir, AUTH_SECRET: randomBytes(32).toString('base64url') }));
   t.teardown(() => void app.process.kill('SIGKILL'));
   t.is(await app.exited, 1, app.output);
   t.regex(app.output, /could not start/);

@@ -33,7 +33,7 @@ test('every command of the curl walk-through in README.md works as printed', asy
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   // npm start's defaults, except a free port (the walk-through's 8080 is swapped for it) and a fresh data dir.
   const env = cleanEnv({ PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
-  const app = new Child('gateway/src/all-in-one.ts', env);
+  const app = new Child(['start'], env);
   t.teardown(() => void app.process.kill('SIGKILL'));
   const [, base] = await app.waitFor(/REST gateway +(http:\/\/\S+)/);
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { IncomingMessage } from 'node:http';
-import { isNotModified, needsValidators, rangeStillValid } from './conditional.js';
+import { isNotModified, needsValidators, preconditionFails, rangeStillValid } from './conditional.js';
 
 const validators = { etag: '"abc"', lastModified: new Date('2025-03-01T10:00:00.750Z') };
 const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
@@ -38,4 +38,19 @@ test('needsValidators: only conditional requests', (t) => {
   t.true(needsValidators(request({ 'if-none-match': '"a"' })));
   t.true(needsValidators(request({ 'if-modified-since': 'x' })));
   t.true(needsValidators(request({ 'if-range': '"a"' })));
+});
+
+test('If-Match compares strongly and decides before If-Unmodified-Since; an invalid date is ignored', (t) => {
+  t.false(preconditionFails(request({}), validators));
+  t.false(preconditionFails(request({ 'if-match': '"abc"' }), validators));
+  t.false(preconditionFails(request({ 'if-match': '"x", "abc"' }), validators));
+  t.false(preconditionFails(request({ 'if-match': '*' }), validators));
+  t.true(preconditionFails(request({ 'if-match': 'W/"abc"' }), validators), 'weak tags never match strongly');
+  t.true(preconditionFails(request({ 'if-match': '"abcd"' }), validators));
+  t.false(preconditionFails(request({ 'if-unmodified-since': 'Sat, 01 Mar 2025 10:00:00 GMT' }), validators), 'whole seconds');
+  t.true(preconditionFails(request({ 'if-unmodified-since': 'Sat, 01 Mar 2025 09:59:59 GMT' }), validators));
+  t.false(preconditionFails(request({ 'if-unmodified-since': 'yesterday' }), validators));
+  t.false(preconditionFails(request({ 'if-match': '"abc"', 'if-unmodified-since': 'Sat, 01 Mar 2025 09:59:59 GMT' }), validators), 'If-Match wins');
+  t.true(needsValidators(request({ 'if-match': '*' })));
+  t.true(needsValidators(request({ 'if-unmodified-since': 'Sat, 01 Mar 2025 09:59:59 GMT' })));
 });

@@ -8,6 +8,21 @@ export interface Validators {
 }
 
 /**
+ * True when the request's preconditions on the current file fail, so it must be
+ * answered 412 (RFC 9110 §13.1.1, §13.1.4, evaluated in the order of §13.2.2):
+ * If-Match, compared strongly, decides when present; If-Unmodified-Since counts
+ * only without it, and an invalid date is ignored.
+ */
+export function preconditionFails(req: IncomingMessage, validators: Validators): boolean {
+  const ifMatch = req.headers['if-match'];
+  if (ifMatch !== undefined) return !etagListMatches(ifMatch, validators.etag, 'strong');
+  const ifUnmodifiedSince = req.headers['if-unmodified-since'];
+  if (ifUnmodifiedSince === undefined) return false;
+  const since = Date.parse(ifUnmodifiedSince);
+  return Number.isFinite(since) && wholeSeconds(validators.lastModified) > since;
+}
+
+/**
  * True when a GET or HEAD may be answered 304 Not Modified (RFC 9110 §13.2.2):
  * If-None-Match, compared weakly, decides when present; If-Modified-Since
  * counts only without it.
@@ -36,7 +51,14 @@ export function rangeStillValid(req: IncomingMessage, validators: Validators): b
 
 /** Whether a request can only be answered once the file's validators or size are known. */
 export function needsValidators(req: IncomingMessage): boolean {
-  return req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined || req.headers['if-range'] !== undefined;
+  const { headers } = req;
+  return (
+    headers['if-match'] !== undefined ||
+    headers['if-unmodified-since'] !== undefined ||
+    headers['if-none-match'] !== undefined ||
+    headers['if-modified-since'] !== undefined ||
+    headers['if-range'] !== undefined
+  );
 }
 
 function etagListMatches(list: string, etag: string, comparison: 'weak' | 'strong'): boolean {

@@ -27,6 +27,7 @@ test('resolving against the size: clamps the end, refuses a start past the end',
   t.deepEqual(resolveRange({ kind: 'suffix', length: 3 }, 10), { start: 7, end: 9 });
   t.deepEqual(resolveRange({ kind: 'suffix', length: 30 }, 10), { start: 0, end: 9 });
   t.is(resolveRange({ kind: 'suffix', length: 0 }, 10), 'unsatisfiable');
-  t.is(resolveRange({ kind: 'suffix', length: 5 }, 0), 'unsatisfiable');
+  t.is(resolveRange({ kind: 'suffix', length: 5 }, 0), 'whole', 'a non-zero suffix of an empty file selects all of it (RFC 9110 §14.1.1)');
+  t.is(resolveRange({ kind: 'suffix', length: 0 }, 0), 'unsatisfiable');
   t.is(resolveRange({ kind: 'from', start: 0, end: undefined }, 0), 'unsatisfiable');
 });

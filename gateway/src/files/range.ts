@@ -37,7 +37,10 @@ export function resolveRange(range: RangeRequest, size: number): ResolvedRange {
       if (range.start >= size) return 'unsatisfiable';
       return { start: range.start, end: Math.min(range.end ?? size - 1, size - 1) };
     case 'suffix':
-      if (range.length === 0 || size === 0) return 'unsatisfiable';
+      // A non-zero suffix is satisfiable whatever the size (RFC 9110 §14.1.1); on an empty
+      // file it selects the whole, empty representation, which no Content-Range can name.
+      if (range.length === 0) return 'unsatisfiable';
+      if (size === 0) return 'whole';
       return { start: Math.max(0, size - range.length), end: size - 1 };
   }
 }

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { Code, ConnectError } from '@connectrpc/connect';
-import { SwitchyardError } from '../../../lib/src/errors.js';
+import { SwitchyardError } from '@switchyard/core';
 import { ApiError, overloaded, requestTimeout, SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError } from './api-error.js';
 
 const fromService = (code: Code, message: string, details?: string) =>

@@ -1,5 +1,5 @@
 import { ConnectError } from '@connectrpc/connect';
-import { isSwitchyardError, type ErrorDetail } from '../../../lib/src/errors.js';
+import { isSwitchyardError, type ErrorDetail } from '@switchyard/core';
 import { CODE_NAME_OF, CONTENT_TOO_LARGE, HTTP_STATUS_OF, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, type ErrorCodeName } from '../http-status.js';
 
 /** Trailer in which the service sends an error's details as JSON (service/src/grpc/error-mapping.ts). */
@@ -7,7 +7,7 @@ export const SERVICE_ERROR_DETAILS_KEY = 'switchyard-error-details';
 /** Trailer in which the service says how many milliseconds to wait before retrying (a rate limit's refill time). */
 export const SERVICE_RETRY_AFTER_MS_KEY = 'switchyard-retry-after-ms';
 
-/** The error body of CONTRACT.md. */
+/** The error body of every REST failure (docs/rest.md). */
 export interface ApiErrorBody {
   readonly code: ErrorCodeName;
   readonly message: string;

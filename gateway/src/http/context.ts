@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallOptions } from '@connectrpc/connect';
-import type { Logger } from '../logger.js';
+import type { Logger } from '@switchyard/runtime';
 import { authorizationOf } from './authorization.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { cors as connectCors } from '@connectrpc/connect';
 import type { CorsOrigins } from '../config.js';
+import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY } from './api-error.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
 const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'OPTIONS'].join(', ');
@@ -12,6 +13,8 @@ const ALLOWED_HEADERS = [
   'if-none-match',
   'if-modified-since',
   'if-range',
+  'if-match',
+  'if-unmodified-since',
   ...connectCors.allowedHeaders.map((name) => name.toLowerCase()),
 ]
   .filter((name, index, all) => all.indexOf(name) === index)
@@ -25,6 +28,13 @@ const EXPOSED_HEADERS = [
   'content-length',
   'content-disposition',
   'accept-ranges',
+  'retry-after',
+  // The service's error details and retry hint, relayed to Connect clients as
+  // headers (unary errors: trailers become `trailer-` headers) and to gRPC-Web in the body.
+  SERVICE_ERROR_DETAILS_KEY,
+  `trailer-${SERVICE_ERROR_DETAILS_KEY}`,
+  SERVICE_RETRY_AFTER_MS_KEY,
+  `trailer-${SERVICE_RETRY_AFTER_MS_KEY}`,
   ...connectCors.exposedHeaders.map((name) => name.toLowerCase()),
 ]
   .filter((name, index, all) => all.indexOf(name) === index)

@@ -1,5 +1,5 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { Asset, ReplaceAssetRequestSchema, UploadAssetRequestSchema } from '../gen/switchyard/v1/assets_pb.js';
+import type { Asset, ReplaceAssetRequestSchema, UploadAssetRequestSchema } from '@switchyard/proto';
 import { overloaded, toApiError, type ApiError } from '../http/api-error.js';
 import type { RequestContext } from '../http/context.js';
 import { sendJson } from '../http/respond.js';

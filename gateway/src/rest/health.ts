@@ -2,7 +2,7 @@ import { ApiError, toApiError } from '../http/api-error.js';
 import { sendJson } from '../http/respond.js';
 import type { Endpoint } from '../http/router.js';
 import type { ServiceClients } from '../service/clients.js';
-import { ServingStatus } from '../service/health-service.js';
+import { HealthCheckResponse_ServingStatus as ServingStatus } from '@switchyard/proto';
 
 const HEALTH_TIMEOUT_MS = 3_000;
 

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../../../lib/src/errors.js';
+import type { ErrorDetail } from '@switchyard/core';
 import { ApiError } from '../http/api-error.js';
 
 export interface CreateRouteBody {

@@ -1,6 +1,5 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import type { Asset } from '../gen/switchyard/v1/assets_pb.js';
-import type { MatchRouteResponse, Route } from '../gen/switchyard/v1/routes_pb.js';
+import type { Asset, MatchRouteResponse, Route } from '@switchyard/proto';
 import { ApiError } from '../http/api-error.js';
 
 // The JSON the REST API answers with: the spec's field names, camelCase,

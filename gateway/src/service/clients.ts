@@ -1,9 +1,6 @@
-import { createClient, type Client } from '@connectrpc/connect';
+import { createClient, type Client, type Transport } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
-import { AssetService } from '../gen/switchyard/v1/assets_pb.js';
-import { FileService } from '../gen/switchyard/v1/files_pb.js';
-import { RouteService } from '../gen/switchyard/v1/routes_pb.js';
-import { HealthService } from './health-service.js';
+import { AssetService, FileService, Health as HealthService, RouteService } from '@switchyard/proto';
 import { withDirectCalls } from './direct-transport.js';
 
 /** Typed gRPC clients of the service, sharing one HTTP/2 connection. */
@@ -24,11 +21,20 @@ export interface ServiceClients {
 export function createServiceClients(serviceUrl: string): ServiceClients {
   const sessionManager = new Http2SessionManager(serviceUrl, { pingIntervalMs: 30_000, pingTimeoutMs: 10_000, idleConnectionTimeoutMs: 15 * 60_000 });
   const transport = withDirectCalls(createGrpcTransport({ baseUrl: serviceUrl, sessionManager, acceptCompression: [] }), sessionManager, 4 * 1024 * 1024);
+  return clientsOver(transport, () => sessionManager.abort());
+}
+
+/** The same clients over the service's in-process channel: no socket to close. */
+export function createInProcessClients(transport: Transport): ServiceClients {
+  return clientsOver(transport, () => {});
+}
+
+function clientsOver(transport: Transport, close: () => void): ServiceClients {
   return Object.freeze({
     routes: createClient(RouteService, transport),
     assets: createClient(AssetService, transport),
     files: createClient(FileService, transport),
     health: createClient(HealthService, transport),
-    close: () => sessionManager.abort(),
+    close,
   });
 }

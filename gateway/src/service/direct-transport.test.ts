@@ -11,10 +11,10 @@ import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { pino } from 'pino';
-import { SwitchyardError } from '../../../lib/src/errors.js';
-import { toGrpcStatus } from '../../../service/src/grpc/error-mapping.js';
-import { AssetServiceService, type Asset, type GetAssetRequest, type UploadAssetRequest } from '../../../service/src/gen/switchyard/v1/assets.js';
-import { AssetService, UploadAssetRequestSchema } from '../gen/switchyard/v1/assets_pb.js';
+import { SwitchyardError } from '@switchyard/core';
+import { toGrpcStatus } from '@switchyard/service';
+import { AssetServiceService, type Asset, type GetAssetRequest, type UploadAssetRequest } from '@switchyard/service/gen/switchyard/v1/assets.js';
+import { AssetService, UploadAssetRequestSchema } from '@switchyard/proto';
 import { withDirectCalls } from './direct-transport.js';
 import { framer } from './grpc-framing.js';
 

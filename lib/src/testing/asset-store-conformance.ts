@@ -1,8 +1,8 @@
-import type { ExecutionContext } from 'ava';
 import { createHash } from 'node:crypto';
 import { createUlidSource } from '../ids.js';
 import type { AssetContent, AssetRecord, AssetStore } from '../ports/asset-store.js';
 import { assertRejectsWithCode, defineCase, tally, uniqueName, type ConformanceOptions, type RegisterTest } from './conformance.js';
+import type { Check } from './assertions.js';
 
 const ids = createUlidSource();
 
@@ -56,7 +56,7 @@ function swapped(before: AssetRecord, content: AssetContent): AssetRecord {
 
 /** Registers the AssetStore contract tests (see `ports/asset-store.ts`). */
 export function assetStoreConformance(test: RegisterTest, options: ConformanceOptions<AssetStore>): void {
-  const define = (title: string, body: (t: ExecutionContext, store: AssetStore) => Promise<void>) =>
+  const define = (title: string, body: (t: Check, store: AssetStore) => Promise<void>) =>
     defineCase(test, options, `AssetStore ${title}`, body);
 
   define('insert then get returns every field, times to the millisecond', async (t, store) => {

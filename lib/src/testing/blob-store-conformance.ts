@@ -1,8 +1,8 @@
-import type { ExecutionContext } from 'ava';
 import { Readable } from 'node:stream';
 import { SwitchyardError } from '../errors.js';
 import type { BlobInfo, BlobStore } from '../ports/blob-store.js';
 import { assertRejectsWithCode, defineCase, describe, uniqueName, type ConformanceOptions, type RegisterTest } from './conformance.js';
+import type { Check } from './assertions.js';
 import { bytesOf, failingStream, generatedBytes, generatedStream, sha256Of } from './streams.js';
 
 const MiB = 1024 * 1024;
@@ -24,7 +24,7 @@ async function collectList(store: BlobStore, keys: readonly string[]): Promise<M
 
 /** Registers the BlobStore contract tests (see `ports/blob-store.ts`). */
 export function blobStoreConformance(test: RegisterTest, options: ConformanceOptions<BlobStore>): void {
-  const define = (title: string, body: (t: ExecutionContext, store: BlobStore) => Promise<void>) =>
+  const define = (title: string, body: (t: Check, store: BlobStore) => Promise<void>) =>
     defineCase(test, options, `BlobStore ${title}`, body);
   const freshKey = (name = 'blob.bin') => `${uniqueName()}/${name}`;
 

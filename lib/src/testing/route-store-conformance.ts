@@ -1,7 +1,7 @@
-import type { ExecutionContext } from 'ava';
 import { createUlidSource } from '../ids.js';
 import type { RouteRecord, RouteStore } from '../ports/route-store.js';
 import { assertRejectsWithCode, defineCase, tally, uniqueName, type ConformanceOptions, type RegisterTest } from './conformance.js';
+import type { Check } from './assertions.js';
 
 const ids = createUlidSource();
 const BASE_TIME = Date.parse('2024-03-04T05:06:07.089Z');
@@ -36,13 +36,13 @@ function view(record: RouteRecord | undefined): unknown {
   };
 }
 
-function assertSameRoute(t: ExecutionContext, actual: RouteRecord | undefined, expected: RouteRecord, what: string): void {
+function assertSameRoute(t: Check, actual: RouteRecord | undefined, expected: RouteRecord, what: string): void {
   t.deepEqual(view(actual), view(expected), what);
 }
 
 /** Registers the RouteStore contract tests (see `ports/route-store.ts`). */
 export function routeStoreConformance(test: RegisterTest, options: ConformanceOptions<RouteStore>): void {
-  const define = (title: string, body: (t: ExecutionContext, store: RouteStore) => Promise<void>) =>
+  const define = (title: string, body: (t: Check, store: RouteStore) => Promise<void>) =>
     defineCase(test, options, `RouteStore ${title}`, body);
 
   define('insert then get returns every field, times to the millisecond', async (t, store) => {

@@ -1,4 +1,4 @@
-import type { AssetService } from '../../../lib/src/assets/types.js';
+import type { AssetService } from '@switchyard/core';
 import type {
   Asset,
   AssetServiceServer,

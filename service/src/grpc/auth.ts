@@ -1,8 +1,5 @@
 import type { Metadata } from '@grpc/grpc-js';
-import type { Principal } from '../../../lib/src/auth/principal.js';
-import { createHmacTokenVerifier, createJwksTokenVerifier, parseBearer } from '../../../lib/src/auth/tokens.js';
-import { SwitchyardError } from '../../../lib/src/errors.js';
-import type { TokenVerifier } from '../../../lib/src/ports/token-verifier.js';
+import { createHmacTokenVerifier, createJwksTokenVerifier, parseBearer, SwitchyardError, type Principal, type TokenVerifier } from '@switchyard/core';
 import { resolveAuthSecret } from '../auth-secret.js';
 import type { ServiceConfig } from '../config.js';
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { SwitchyardError } from '../../../lib/src/errors.js';
+import { SwitchyardError } from '@switchyard/core';
 import { assetToMessage, optional, rangeFromRequest, routeToMessage } from './convert.js';
 
 const request = (rangeStart?: number, rangeEnd?: number) => ({ path: 'p', infoOnly: false, rangeStart, rangeEnd });

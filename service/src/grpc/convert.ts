@@ -1,7 +1,4 @@
-import type { Asset, StoredFile } from '../../../lib/src/assets/types.js';
-import type { ByteRange } from '../../../lib/src/ports/blob-store.js';
-import { invalidArgument } from '../../../lib/src/errors.js';
-import type { Route, RouteMatch } from '../../../lib/src/routes/types.js';
+import { invalidArgument, type Asset, type StoredFile, type ByteRange, type Route, type RouteMatch } from '@switchyard/core';
 import type { Asset as AssetMessage } from '../gen/switchyard/v1/assets.js';
 import type { FileInfo, ReadFileRequest } from '../gen/switchyard/v1/files.js';
 import type { MatchRouteResponse, Route as RouteMessage } from '../gen/switchyard/v1/routes.js';

@@ -1,5 +1,5 @@
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { invalidArgument, type SwitchyardError } from '../../../lib/src/errors.js';
+import { invalidArgument, type SwitchyardError } from '@switchyard/core';
 
 /** What a request deserializer hands on for bytes that are not a message of its type. */
 export class UndecodableMessage {

@@ -15,6 +15,8 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
  * processed.
  */
 export async function endWasCancelled(call: object): Promise<boolean> {
+  // In-process calls have no socket to race: their end and their cancel are known exactly.
+  if (IN_PROCESS_CALL in call) return isCancelled(call);
   const stream = http2StreamOf(call);
   if (!stream) {
     // grpc-js internals moved: fall back to a short grace period for the reset.
@@ -28,6 +30,9 @@ export async function endWasCancelled(call: object): Promise<boolean> {
 }
 
 const FALLBACK_GRACE_MS = 20;
+
+/** Marks the call objects of the in-process channel (in-process/server-calls.ts). */
+export const IN_PROCESS_CALL = Symbol('switchyard.in-process-call');
 
 function isReset(stream: ServerHttp2Stream): boolean {
   return stream.aborted || stream.destroyed || (stream.rstCode !== undefined && stream.rstCode !== 0);

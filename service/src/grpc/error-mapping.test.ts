@@ -1,7 +1,7 @@
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
 import { status as Status, type ServiceError } from '@grpc/grpc-js';
-import { ERROR_CODES, SwitchyardError } from '../../../lib/src/errors.js';
+import { ERROR_CODES, SwitchyardError } from '@switchyard/core';
 import { decodeStatusDetails, jsonDetails } from '../../../test/grpc/support/status-details.js';
 import { LogCapture } from '../../../test/grpc/support/log-capture.js';
 import { ERROR_DETAILS_KEY, GRPC_STATUS_OF, RETRY_AFTER_MS_KEY, toGrpcStatus } from './error-mapping.js';

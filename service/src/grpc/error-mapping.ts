@@ -1,6 +1,6 @@
 import { Metadata, status as Status, type StatusObject } from '@grpc/grpc-js';
-import { toSwitchyardError, type ErrorCode, type ErrorDetail } from '../../../lib/src/errors.js';
-import type { Logger } from '../logger.js';
+import { toSwitchyardError, type ErrorCode, type ErrorDetail } from '@switchyard/core';
+import type { Logger } from '@switchyard/runtime';
 import { encodeStatusDetails, STATUS_DETAILS_KEY } from './status-details.js';
 
 /** The one table from library codes to gRPC status codes. */

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { ServerWritableStream } from '@grpc/grpc-js';
-import type { AssetService } from '../../../lib/src/assets/types.js';
+import type { AssetService } from '@switchyard/core';
 import type { FileServiceServer, ReadFileRequest, ReadFileResponse } from '../gen/switchyard/v1/files.js';
 import { fileInfoToMessage, rangeFromRequest } from './convert.js';
 import type { Rpc } from './rpc.js';

@@ -1,5 +1,5 @@
 import { setLogger } from '@grpc/grpc-js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '@switchyard/runtime';
 
 /**
  * grpc-js writes its own diagnostics to stderr, and one of them quotes header

@@ -1,6 +1,5 @@
 import test from 'ava';
-import { memoryAdapters } from '../../../lib/src/memory/index.js';
-import { SwitchyardError } from '../../../lib/src/errors.js';
+import { memoryAdapters, SwitchyardError } from '@switchyard/core';
 import { GrpcClients } from '../../../test/grpc/support/clients.js';
 import { LogCapture } from '../../../test/grpc/support/log-capture.js';
 import { startService } from '../app.js';

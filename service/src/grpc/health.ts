@@ -1,5 +1,5 @@
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
-import type { Logger } from '../logger.js';
+import type { Logger } from '@switchyard/runtime';
 
 /** Fully qualified names of the services whose health is reported (plus "", the server as a whole). */
 export const SERVICE_NAMES = ['switchyard.v1.RouteService', 'switchyard.v1.AssetService', 'switchyard.v1.FileService'] as const;

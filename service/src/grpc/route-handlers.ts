@@ -1,4 +1,4 @@
-import type { RouteService } from '../../../lib/src/routes/types.js';
+import type { RouteService } from '@switchyard/core';
 import type { CreateRouteRequest, GetRouteRequest, MatchRouteRequest, MatchRouteResponse, Route, RouteServiceServer } from '../gen/switchyard/v1/routes.js';
 import { matchToMessage, routeToMessage } from './convert.js';
 import type { Rpc } from './rpc.js';

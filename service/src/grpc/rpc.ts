@@ -8,8 +8,8 @@ import {
   type ServerReadableStream,
   type ServerWritableStream,
 } from '@grpc/grpc-js';
-import type { Principal } from '../../../lib/src/auth/principal.js';
-import { requestIdFrom, type Logger } from '../logger.js';
+import type { Principal } from '@switchyard/core';
+import { requestIdFrom, type Logger } from '@switchyard/runtime';
 import type { Authenticate } from './auth.js';
 import { decoded } from './decoding.js';
 import { toGrpcStatus } from './error-mapping.js';

@@ -1,9 +1,9 @@
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
-import type { Switchyard } from '../../../lib/src/switchyard.js';
+import type { Switchyard } from '@switchyard/core';
 import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
 import { FileServiceService } from '../gen/switchyard/v1/files.js';
 import { RouteServiceService } from '../gen/switchyard/v1/routes.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '@switchyard/runtime';
 import { assetHandlers } from './asset-handlers.js';
 import { tolerantDeserializers } from './decoding.js';
 import type { Authenticate } from './auth.js';
@@ -12,8 +12,11 @@ import type { HealthMonitor } from './health.js';
 import { createReflectionService } from './reflection.js';
 import { routeHandlers } from './route-handlers.js';
 import { createRpc } from './rpc.js';
+import { HandlerTable } from '../in-process/handler-table.js';
 
 const MIB = 1024 * 1024;
+/** The largest message either way (uploads come as many small ones). */
+export const MAX_MESSAGE_BYTES = 4 * MIB;
 
 /**
  * Transport limits. Uploads arrive as many small messages (64 KiB chunks are
@@ -22,8 +25,8 @@ const MIB = 1024 * 1024;
  * connections are closed after 5 minutes so clients rebalance across instances.
  */
 export const SERVER_OPTIONS: ChannelOptions = Object.freeze({
-  'grpc.max_receive_message_length': 4 * MIB,
-  'grpc.max_send_message_length': 4 * MIB,
+  'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+  'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   'grpc.keepalive_time_ms': 60_000,
   'grpc.keepalive_timeout_ms': 20_000,
   'grpc.max_connection_idle_ms': 5 * 60_000,
@@ -41,20 +44,23 @@ export interface GrpcServerParts {
 
 export interface GrpcServer {
   readonly server: Server;
+  /** Every handler the server runs, by path, for the in-process channel. */
+  readonly handlers: HandlerTable;
   /** Resolves once no handler is running, so storage can be closed under none. */
   settled(): Promise<void>;
 }
 
 export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
   const server = new Server(SERVER_OPTIONS);
+  const handlers = new HandlerTable();
   const rpc = createRpc(parts.log, parts.authenticate);
   // Requests that do not decode reach the handlers as `invalid_argument`, not grpc-js's INTERNAL (decoding.ts).
-  server.addService(tolerantDeserializers(RouteServiceService), routeHandlers(parts.switchyard.routes, rpc));
-  server.addService(tolerantDeserializers(AssetServiceService), assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
-  server.addService(tolerantDeserializers(FileServiceService), fileHandlers(parts.switchyard.assets, rpc));
-  parts.health.implementation.addToServer(server);
+  handlers.addService(server, tolerantDeserializers(RouteServiceService), routeHandlers(parts.switchyard.routes, rpc));
+  handlers.addService(server, tolerantDeserializers(AssetServiceService), assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
+  handlers.addService(server, tolerantDeserializers(FileServiceService), fileHandlers(parts.switchyard.assets, rpc));
+  parts.health.implementation.addToServer(handlers.recorder(server));
   createReflectionService().addToServer(server);
-  return { server, settled: () => rpc.settled() };
+  return { server, handlers, settled: () => rpc.settled() };
 }
 
 /** Binds without TLS (an internal service behind the gateway); resolves to the bound port. */

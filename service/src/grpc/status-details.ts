@@ -1,5 +1,5 @@
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
-import type { ErrorDetail } from '../../../lib/src/errors.js';
+import type { ErrorDetail } from '@switchyard/core';
 
 /** Trailer that standard gRPC clients decode into rich error details. */
 export const STATUS_DETAILS_KEY = 'grpc-status-details-bin';

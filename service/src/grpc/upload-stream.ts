@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { ServerReadableStream } from '@grpc/grpc-js';
-import { invalidArgument, isSwitchyardError, SwitchyardError } from '../../../lib/src/errors.js';
+import { invalidArgument, isSwitchyardError, SwitchyardError } from '@switchyard/core';
 import { decoded } from './decoding.js';
 import { endWasCancelled } from './end-of-stream.js';
 

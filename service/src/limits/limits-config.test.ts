@@ -1,5 +1,5 @@
 import test from 'ava';
-import { SwitchyardError } from '../../../lib/src/errors.js';
+import { SwitchyardError } from '@switchyard/core';
 import { loadServiceConfig } from '../config.js';
 
 test('defaults: a minute of upload idleness, 1000 calls per second per workspace in bursts of 2000', (t) => {

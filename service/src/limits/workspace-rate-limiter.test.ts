@@ -1,6 +1,6 @@
 import test from 'ava';
 import { Metadata } from '@grpc/grpc-js';
-import { SwitchyardError } from '../../../lib/src/errors.js';
+import { SwitchyardError } from '@switchyard/core';
 import { createWorkspaceRateLimiter, rateLimited } from './workspace-rate-limiter.js';
 
 function refusal(run: () => void): SwitchyardError {

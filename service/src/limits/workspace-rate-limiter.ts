@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Principal } from '../../../lib/src/auth/principal.js';
-import { SwitchyardError } from '../../../lib/src/errors.js';
+import { SwitchyardError, type Principal } from '@switchyard/core';
 import type { Authenticate } from '../grpc/auth.js';
 import { TokenBucket } from './token-bucket.js';
 

@@ -1,5 +1,5 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import { SwitchyardError } from '../../../lib/src/errors.js';
+import { SwitchyardError } from '@switchyard/core';
 import { isUnavailableError } from '../stores/database-errors.js';
 import type { Database } from '../stores/schema.js';
 import * as initial from './0001-initial.js';

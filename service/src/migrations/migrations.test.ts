@@ -4,12 +4,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import { isSwitchyardError } from '../../../lib/src/errors.js';
-import { sampleRoute } from '../../../lib/src/testing/index.js';
+import { isSwitchyardError } from '@switchyard/core';
+import { sampleRoute } from '@switchyard/core/testing';
 import { openDatabase } from '../stores/database.js';
 import { KyselyRouteStore } from '../stores/kysely-route-store.js';
 import type { Database } from '../stores/schema.js';
-import { createTestMysqlDatabase } from '../testing/mysql.js';
+import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
 import { migrateToLatest } from './index.js';
 
 interface Target {

@@ -1,7 +1,5 @@
 import { Readable } from 'node:stream';
-import { SwitchyardError } from '../../../lib/src/errors.js';
-import { assertBlobKey } from '../../../lib/src/ports/blob-key.js';
-import type { ByteRange } from '../../../lib/src/ports/blob-store.js';
+import { SwitchyardError, assertBlobKey, type ByteRange } from '@switchyard/core';
 
 /** Refuses ranges no HTTP `Range` header could mean: negative, fractional or reversed. */
 export function assertRange(range: ByteRange): void {

@@ -4,8 +4,8 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { collectGarbage } from '../../../lib/src/maintenance/collect-garbage.js';
-import { sampleAsset, sampleContent, uniqueName } from '../../../lib/src/testing/index.js';
+import { collectGarbage } from '@switchyard/core';
+import { sampleAsset, sampleContent, uniqueName } from '@switchyard/core/testing';
 import { openStorage } from './open-storage.js';
 
 /** SQLite and a disk store in a fresh temp folder, removed after the test. */

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { SwitchyardError } from '../../../lib/src/errors.js';
+import { SwitchyardError } from '@switchyard/core';
 import { databaseError, isDuplicateKeyError } from './database-errors.js';
 
 /** Driver-shaped errors, as mysql2 and better-sqlite3 throw them. */

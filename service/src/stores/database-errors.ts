@@ -1,4 +1,4 @@
-import { SwitchyardError } from '../../../lib/src/errors.js';
+import { SwitchyardError } from '@switchyard/core';
 
 /** Driver error fields we read; mysql2 and better-sqlite3 both set `code`, mysql2 also `errno` and `fatal`. */
 interface DriverError {

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, MysqlAdapter, MysqlDialect, SqliteDialect } from 'kysely';
 import { createPool } from 'mysql2';
-import { SwitchyardError } from '../../../lib/src/errors.js';
+import { SwitchyardError } from '@switchyard/core';
 import type { Database } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import { withQueryTimeout } from './mysql-query-timeout.js';

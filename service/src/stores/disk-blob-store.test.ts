@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { isSwitchyardError } from '../../../lib/src/errors.js';
-import { blobStoreConformance, bytesOf, failingStream, generatedStream } from '../../../lib/src/testing/index.js';
+import { isSwitchyardError } from '@switchyard/core';
+import { blobStoreConformance, bytesOf, failingStream, generatedStream } from '@switchyard/core/testing';
 import { DiskBlobStore } from './disk-blob-store.js';
 
 const roots: string[] = [];

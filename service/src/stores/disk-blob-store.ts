@@ -4,9 +4,7 @@ import { access, mkdir, open, opendir, rename, rm, rmdir, stat, unlink } from 'n
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { SwitchyardError } from '../../../lib/src/errors.js';
-import { assertBlobKey } from '../../../lib/src/ports/blob-key.js';
-import type { AbandonedWrites, BlobInfo, BlobStore, ByteRange } from '../../../lib/src/ports/blob-store.js';
+import { SwitchyardError, assertBlobKey, type AbandonedWrites, type BlobInfo, type BlobStore, type ByteRange } from '@switchyard/core';
 import { assertRange, emptyStream, isValidBlobKey } from './blob-support.js';
 
 /** Where partial uploads live; keys cannot start with a dot, so no key can name it. */

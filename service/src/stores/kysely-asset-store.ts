@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
-import { SwitchyardError } from '../../../lib/src/errors.js';
-import type { AssetContent, AssetRecord, AssetStore } from '../../../lib/src/ports/asset-store.js';
+import { SwitchyardError, type AssetContent, type AssetRecord, type AssetStore } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
+import { preparedQuery } from './prepared-query.js';
 import type { AssetsTable, Database } from './schema.js';
 
 type AssetRow = Selectable<AssetsTable>;
@@ -9,9 +9,14 @@ type AssetRow = Selectable<AssetsTable>;
 /** AssetStore on MySQL or SQLite; `swap` is a compare-and-set on the version column. */
 export class KyselyAssetStore implements AssetStore {
   readonly #db: Kysely<Database>;
+  // The two reads on every request path (GetAsset, and ReadFile behind public urls).
+  readonly #selectById;
+  readonly #selectByBlobId;
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#selectById = preparedQuery(db, (id: string, workspace: string) => db.selectFrom('assets').selectAll().where('id', '=', id).where('workspace', '=', workspace), ['\0id', '\0workspace'] as const);
+    this.#selectByBlobId = preparedQuery(db, (blobId: string) => db.selectFrom('assets').selectAll().where('blob_id', '=', blobId), ['\0blob'] as const);
   }
 
   async insert(record: AssetRecord): Promise<void> {
@@ -27,7 +32,7 @@ export class KyselyAssetStore implements AssetStore {
 
   async get(workspace: string, id: string): Promise<AssetRecord | undefined> {
     try {
-      const row = await this.#db.selectFrom('assets').selectAll().where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+      const [row] = (await this.#selectById(id, workspace)).rows;
       return row && toRecord(row);
     } catch (error) {
       throw databaseError(error);
@@ -36,7 +41,7 @@ export class KyselyAssetStore implements AssetStore {
 
   async getByBlobId(blobId: string): Promise<AssetRecord | undefined> {
     try {
-      const row = await this.#db.selectFrom('assets').selectAll().where('blob_id', '=', blobId).executeTakeFirst();
+      const [row] = (await this.#selectByBlobId(blobId)).rows;
       return row && toRecord(row);
     } catch (error) {
       throw databaseError(error);

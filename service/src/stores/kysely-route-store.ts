@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { SwitchyardError } from '../../../lib/src/errors.js';
-import type { RouteRecord, RouteStore } from '../../../lib/src/ports/route-store.js';
+import { SwitchyardError, type RouteRecord, type RouteStore } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import type { Database, RoutesTable } from './schema.js';
 

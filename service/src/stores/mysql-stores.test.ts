@@ -1,9 +1,9 @@
 // The record stores on MySQL (MariaDB): the library's conformance suites, in a database of their own.
 import test from 'ava';
 import type { Kysely } from 'kysely';
-import { assetStoreConformance, routeStoreConformance } from '../../../lib/src/testing/index.js';
+import { assetStoreConformance, routeStoreConformance } from '@switchyard/core/testing';
 import { migrateToLatest } from '../migrations/index.js';
-import { createTestMysqlDatabase } from '../testing/mysql.js';
+import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
 import { openDatabase } from './database.js';
 import { KyselyAssetStore } from './kysely-asset-store.js';
 import { KyselyRouteStore } from './kysely-route-store.js';

@@ -3,10 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { isSwitchyardError } from '../../../lib/src/errors.js';
-import { bytesOf, sampleRoute, uniqueName } from '../../../lib/src/testing/index.js';
-import { createTestMysqlDatabase } from '../testing/mysql.js';
-import { startS3rver } from '../testing/s3rver.js';
+import { isSwitchyardError } from '@switchyard/core';
+import { bytesOf, sampleRoute, uniqueName } from '@switchyard/core/testing';
+import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
+import { startS3rver } from '../../../test/support/s3rver.js';
 import { openStorage } from './open-storage.js';
 
 const dirs: string[] = [];

@@ -1,8 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { SwitchyardError } from '../../../lib/src/errors.js';
-import type { AssetStore } from '../../../lib/src/ports/asset-store.js';
-import type { BlobStore } from '../../../lib/src/ports/blob-store.js';
-import type { RouteStore } from '../../../lib/src/ports/route-store.js';
+import { SwitchyardError, type AssetStore, type BlobStore, type RouteStore } from '@switchyard/core';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from './database.js';
 import { DiskBlobStore } from './disk-blob-store.js';

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { Readable } from 'node:stream';
-import { isSwitchyardError } from '../../../lib/src/errors.js';
-import { blobStoreConformance, failingStream, uniqueName } from '../../../lib/src/testing/index.js';
-import { startS3rver, type TestS3 } from '../testing/s3rver.js';
+import { isSwitchyardError } from '@switchyard/core';
+import { blobStoreConformance, failingStream, uniqueName } from '@switchyard/core/testing';
+import { startS3rver, type TestS3 } from '../../../test/support/s3rver.js';
 import { S3BlobStore } from './s3-blob-store.js';
 
 const s3: TestS3 = await startS3rver();

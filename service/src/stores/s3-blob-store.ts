@@ -11,9 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
-import { SwitchyardError } from '../../../lib/src/errors.js';
-import { assertBlobKey } from '../../../lib/src/ports/blob-key.js';
-import type { AbandonedWrites, BlobInfo, BlobStore, ByteRange } from '../../../lib/src/ports/blob-store.js';
+import { SwitchyardError, assertBlobKey, type AbandonedWrites, type BlobInfo, type BlobStore, type ByteRange } from '@switchyard/core';
 import { assertRange, emptyStream, isValidBlobKey } from './blob-support.js';
 import { isMissingObject, isMissingUpload, isNotImplemented, isUnsatisfiableRange, s3Error } from './s3-errors.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS, type BlobStoreConfig } from './storage-config.js';

@@ -1,4 +1,4 @@
-import { SwitchyardError } from '../../../lib/src/errors.js';
+import { SwitchyardError } from '@switchyard/core';
 
 interface S3ErrorFields {
   readonly name?: unknown;

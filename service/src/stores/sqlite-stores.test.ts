@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import { assetStoreConformance, routeStoreConformance } from '../../../lib/src/testing/index.js';
+import { assetStoreConformance, routeStoreConformance } from '@switchyard/core/testing';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from './database.js';
 import { KyselyAssetStore } from './kysely-asset-store.js';

@@ -7,14 +7,14 @@ import {
   type ReplaceMetadata,
   type UploadAssetRequest,
   type UploadMetadata,
-} from '../../../service/src/gen/switchyard/v1/assets.js';
-import { FileServiceClient, type FileInfo, type ReadFileRequest } from '../../../service/src/gen/switchyard/v1/files.js';
+} from '@switchyard/service/gen/switchyard/v1/assets.js';
+import { FileServiceClient, type FileInfo, type ReadFileRequest } from '@switchyard/service/gen/switchyard/v1/files.js';
 import {
   RouteServiceClient,
   type CreateRouteRequest,
   type MatchRouteResponse,
   type Route,
-} from '../../../service/src/gen/switchyard/v1/routes.js';
+} from '@switchyard/service/gen/switchyard/v1/routes.js';
 
 export const CHUNK_BYTES = 64 * 1024;
 

@@ -1,9 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { openStorage } from '../../../service/src/stores/open-storage.js';
-import type { StorageConfig } from '../../../service/src/stores/storage-config.js';
-import { createTestMysqlDatabase } from '../../../service/src/testing/mysql.js';
-import { startS3rver } from '../../../service/src/testing/s3rver.js';
+import { openStorage, type StorageConfig } from '@switchyard/service';
+import { createTestMysqlDatabase } from '../../support/mysql.js';
+import { startS3rver } from '../../support/s3rver.js';
 import { tempDir } from './test-service.js';
 
 /** What storage holds, compared before and after an operation that must leave nothing behind. */

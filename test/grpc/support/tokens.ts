@@ -13,7 +13,7 @@ export interface TokenClaims {
 }
 
 /**
- * Mints tokens exactly as CONTRACT.md describes them (HS256 JWT with sub,
+ * Mints tokens exactly as docs/tokens.md describes them (HS256 JWT with sub,
  * workspace, scope, iat, exp), independently of the library's own signer, so
  * the service is tested against the contract rather than against itself.
  */

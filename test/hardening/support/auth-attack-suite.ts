@@ -104,13 +104,22 @@ function refusalProblems(surface: Surface, attack: Attack, outcome: Outcome, cod
   return problems;
 }
 
-export type Mode = 'hmac-processes' | 'jwks-in-process';
+export type Mode = 'hmac-processes' | 'hmac-in-process' | 'jwks-in-process';
 
-/** The deployment of `mode`: service and gateway as processes with the secret they generate, or in-process against an RSA provider's JWKS on loopback. */
+/**
+ * The deployment of `mode`: service and gateway as processes (real gRPC between
+ * them) with the secret they generate, in one process over the in-process
+ * channel with a shared secret, or in-process against an RSA provider's JWKS on loopback.
+ */
 async function setUp(mode: Mode): Promise<Setup> {
   if (mode === 'hmac-processes') {
     const deployment = await processDeployment(mode);
     return { deployment, issuer: hmacIssuer(deployment.secret), wires: wiresOf(deployment.url, deployment.serviceAddress), sent: new Set<string>() };
+  }
+  if (mode === 'hmac-in-process') {
+    const secret = randomBytes(32).toString('base64url');
+    const deployment = await inProcessDeployment(mode, { AUTH_SECRET: secret });
+    return { deployment, issuer: hmacIssuer(secret), wires: wiresOf(deployment.url, deployment.serviceAddress), sent: new Set<string>() };
   }
   const provider = await rsaProvider();
   const jwks = await JwksServer.start(() => provider.jwks);

@@ -4,14 +4,9 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadGatewayConfig } from '../../../gateway/src/config.js';
-import { listen } from '../../../gateway/src/http/listener.js';
-import { createGatewayLogger } from '../../../gateway/src/logger.js';
-import { startGateway } from '../../../gateway/src/start.js';
-import { startService } from '../../../service/src/app.js';
-import { AUTH_SECRET_FILE } from '../../../service/src/auth-secret.js';
-import { loadServiceConfig } from '../../../service/src/config.js';
-import { createLogger } from '../../../service/src/logger.js';
+import { loadGatewayConfig, listen, createGatewayLogger, startGateway } from '@switchyard/gateway';
+import { startService, AUTH_SECRET_FILE, loadServiceConfig } from '@switchyard/service';
+import { createLogger } from '@switchyard/runtime';
 import { Child, cleanEnv } from '../../rest/support/processes.js';
 
 export interface AuthDeployment {
@@ -29,7 +24,7 @@ export interface AuthDeployment {
 /** These tests send bursts from one workspace; the rate limit is someone else's test. */
 const COMMON = { HOST: '127.0.0.1', GRPC_PORT: '0', RATE_LIMIT_PER_SECOND: '0', LOG_LEVEL: 'debug' } as const;
 
-/** Service and gateway in this process, logging at debug level into arrays. `auth` is AUTH_SECRET or AUTH_JWKS_URL. */
+/** Service and gateway in this process over the in-process channel (as `npm start`), logging at debug level into arrays. `auth` is AUTH_SECRET or AUTH_JWKS_URL. */
 export async function inProcessDeployment(name: string, auth: { AUTH_SECRET: string } | { AUTH_JWKS_URL: string }): Promise<AuthDeployment> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-auth-'));
   const listener = await listen('127.0.0.1', 0);
@@ -40,7 +35,7 @@ export async function inProcessDeployment(name: string, auth: { AUTH_SECRET: str
   const service = await startService(serviceConfig, { logger: createLogger('debug', sink) });
   const gateway = await startGateway(
     { ...loadGatewayConfig(env), cdnUrl: serviceConfig.cdnUrl },
-    { serviceUrl: `http://${service.address}`, log: createGatewayLogger('debug', sink), listener, shutdownTimeoutMs: 2_000 },
+    { inProcess: service.inProcess, log: createGatewayLogger('debug', sink), listener, shutdownTimeoutMs: 2_000 },
   );
   return {
     name,
@@ -63,11 +58,11 @@ export async function inProcessDeployment(name: string, auth: { AUTH_SECRET: str
  */
 export async function processDeployment(name: string, extraEnv: Record<string, string> = {}): Promise<AuthDeployment & { secret: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-auth-'));
-  const service = new Child('service/src/main.ts', cleanEnv({ ...COMMON, DATA_DIR: dataDir, ...extraEnv }));
+  const service = new Child(['service'], cleanEnv({ ...COMMON, DATA_DIR: dataDir, ...extraEnv }));
   const stopAll: Array<() => Promise<unknown>> = [() => service.stop()];
   try {
     const [, serviceAddress] = await service.waitFor(/listening on (\S+:\d+)/);
-    const gateway = new Child('gateway/src/main.ts', cleanEnv({ ...COMMON, PORT: '0', SERVICE_URL: `http://${serviceAddress!}` }));
+    const gateway = new Child(['gateway'], cleanEnv({ ...COMMON, PORT: '0', SERVICE_URL: `http://${serviceAddress!}` }));
     stopAll.push(() => gateway.stop());
     const [, url] = await gateway.waitFor(/gateway listening on (http:\/\/\S+:\d+)/);
     const secret = (await readFile(join(dataDir, AUTH_SECRET_FILE), 'utf8')).trim();

@@ -8,8 +8,7 @@ import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape }
 import { Agent, request } from 'node:http';
 import { connect as http2Connect, type ClientHttp2Session, type IncomingHttpHeaders as Http2Headers } from 'node:http2';
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { AssetSchema, GetAssetRequestSchema, ReplaceAssetRequestSchema, UploadAssetRequestSchema } from '../../../gateway/src/gen/switchyard/v1/assets_pb.js';
-import { CreateRouteRequestSchema, GetRouteRequestSchema, MatchRouteRequestSchema } from '../../../gateway/src/gen/switchyard/v1/routes_pb.js';
+import { AssetSchema, GetAssetRequestSchema, ReplaceAssetRequestSchema, UploadAssetRequestSchema, CreateRouteRequestSchema, GetRouteRequestSchema, MatchRouteRequestSchema } from '@switchyard/proto';
 import { GrpcClients } from '../../grpc/support/clients.js';
 import type { AuthValue } from './forged-tokens.js';
 
@@ -61,7 +60,7 @@ export interface Surface {
   call(authorization: AuthValue, targets: Targets, extra?: Extra): Promise<Outcome>;
 }
 
-/** The contract's status per code (CONTRACT.md), written out here rather than imported from the gateway. */
+/** The status per code of docs/rest.md and docs/errors.md, written out here rather than imported from the gateway. */
 const STATUS_OF: Readonly<Record<string, number>> = {
   invalid_argument: 400,
   unauthenticated: 401,

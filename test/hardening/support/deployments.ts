@@ -4,12 +4,11 @@ import { once } from 'node:events';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { loadServiceConfig } from '../../../service/src/config.js';
-import { openStorage } from '../../../service/src/stores/open-storage.js';
-import type { StorageConfig } from '../../../service/src/stores/storage-config.js';
-import { createTestMysqlDatabase } from '../../../service/src/testing/mysql.js';
-import { startS3rver, type TestS3 } from '../../../service/src/testing/s3rver.js';
+import { loadServiceConfig, openStorage, type StorageConfig } from '@switchyard/service';
+import { createTestMysqlDatabase } from '../../support/mysql.js';
+import { startS3rver, type TestS3 } from '../../support/s3rver.js';
 import { GrpcClients } from '../../grpc/support/clients.js';
+import { cliArgs } from '../../support/cli.js';
 import { Child, cleanEnv, ROOT } from '../../rest/support/processes.js';
 
 /** The CDN base the service processes are given; ReadFile paths are asset urls without it. */
@@ -85,7 +84,7 @@ export class ServiceProcess {
   ) {}
 
   static async start(deployment: Deployment, extra: Record<string, string> = {}): Promise<ServiceProcess> {
-    const child = new Child('service/src/main.ts', cleanEnv({ ...deployment.env, ...extra }));
+    const child = new Child(['service'], cleanEnv({ ...deployment.env, ...extra }));
     try {
       const [, address] = await child.waitFor(/listening on (\S+:\d+)/);
       return new ServiceProcess(child, address!, new GrpcClients(address!));
@@ -111,7 +110,7 @@ export class ServiceProcess {
 
 /** `npm run gateway` as a child process in front of a service. */
 export async function startGatewayProcess(serviceAddress: string, extra: Record<string, string> = {}): Promise<{ child: Child; url: string }> {
-  const child = new Child('gateway/src/main.ts', cleanEnv({ PORT: '0', HOST: '127.0.0.1', SERVICE_URL: `http://${serviceAddress}`, CDN_URL, LOG_LEVEL: 'warn', ...extra }));
+  const child = new Child(['gateway'], cleanEnv({ PORT: '0', HOST: '127.0.0.1', SERVICE_URL: `http://${serviceAddress}`, CDN_URL, LOG_LEVEL: 'warn', ...extra }));
   try {
     const [, url] = await child.waitFor(/gateway listening on (http:\/\/\S+:\d+)/);
     return { child, url: url! };
@@ -123,7 +122,7 @@ export async function startGatewayProcess(serviceAddress: string, extra: Record<
 
 /** `npm run gc -- <args>` with the deployment's environment; its exit code and output. */
 export async function runGc(deployment: Deployment, ...args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'service/src/gc-cli.ts', ...args], {
+  const child = spawn(process.execPath, cliArgs('gc', ...args), {
     cwd: ROOT,
     env: cleanEnv({ ...deployment.env }),
     stdio: ['ignore', 'pipe', 'pipe'],

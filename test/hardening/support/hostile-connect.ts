@@ -2,11 +2,8 @@
 // with hostile field values, bytes that are not protobuf, broken envelopes and upload streams.
 import { create, toBinary, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
 import fc from 'fast-check';
-import { ReplaceAssetRequestSchema, UploadAssetRequestSchema, GetAssetRequestSchema } from '../../../gateway/src/gen/switchyard/v1/assets_pb.js';
-import { ReadFileRequestSchema } from '../../../gateway/src/gen/switchyard/v1/files_pb.js';
-import { CreateRouteRequestSchema, GetRouteRequestSchema, MatchRouteRequestSchema } from '../../../gateway/src/gen/switchyard/v1/routes_pb.js';
-import type { HostileRequest, Targets } from './hostile-http.js';
-import { nastyString } from './hostile-http.js';
+import { ReplaceAssetRequestSchema, UploadAssetRequestSchema, GetAssetRequestSchema, ReadFileRequestSchema, CreateRouteRequestSchema, GetRouteRequestSchema, MatchRouteRequestSchema } from '@switchyard/proto';
+import { type HostileRequest, type Targets, nastyString } from './hostile-http.js';
 
 const bin = <S extends DescMessage>(schema: S, init: MessageInitShape<S>): Buffer => Buffer.from(toBinary(schema, create(schema, init)));
 

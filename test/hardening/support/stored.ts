@@ -1,8 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { loadServiceConfig } from '../../../service/src/config.js';
-import { openStorage } from '../../../service/src/stores/open-storage.js';
-import type { StorageConfig } from '../../../service/src/stores/storage-config.js';
+import { loadServiceConfig, openStorage, type StorageConfig } from '@switchyard/service';
 
 /** What a stack has stored: records, blobs, and any other file under DATA_DIR (temp files included). */
 export interface Stored {

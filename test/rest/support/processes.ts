@@ -1,10 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { cliArgs, ROOT } from '../../support/cli.js';
 
-export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export { ROOT };
 
-/** Variables of CONTRACT.md and the gateway, blanked so the developer's own environment cannot leak into a run. */
+/** The variables of the README's configuration table, blanked so the developer's own environment cannot leak into a run. */
 const OWN_VARIABLES = [
   'HOST',
   'PORT',
@@ -36,15 +36,15 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** A child process running a TypeScript entry point the way the npm scripts do (tsx), with its output collected. */
+/** A child process running `switchyard <command...>` from the sources (see support/cli.ts), with its output collected. */
 export class Child {
   readonly process: ChildProcessWithoutNullStreams;
   readonly exited: Promise<number | null>;
   #output = '';
   #waiters: { pattern: RegExp; resolve: (match: RegExpExecArray) => void }[] = [];
 
-  constructor(entry: string, env: NodeJS.ProcessEnv) {
-    this.process = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  constructor(command: readonly string[], env: NodeJS.ProcessEnv) {
+    this.process = spawn(process.execPath, cliArgs(...command), { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.exited = once(this.process, 'exit').then(([code]) => code as number | null);
     const collect = (chunk: Buffer): void => {
       this.#output += chunk.toString();

@@ -2,13 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadGatewayConfig } from '../../../gateway/src/config.js';
-import { listen } from '../../../gateway/src/http/listener.js';
-import { createGatewayLogger } from '../../../gateway/src/logger.js';
-import { startGateway, type GatewayHandle } from '../../../gateway/src/start.js';
-import { startService, type ServiceHandle } from '../../../service/src/app.js';
-import { loadServiceConfig } from '../../../service/src/config.js';
-import { createLogger } from '../../../service/src/logger.js';
+import { loadGatewayConfig, listen, createGatewayLogger, startGateway, type GatewayHandle } from '@switchyard/gateway';
+import { startService, loadServiceConfig, type ServiceHandle } from '@switchyard/service';
+import { createLogger } from '@switchyard/runtime';
 import { mintToken, type Claims } from './tokens.js';
 
 /** A real service (SQLite + disk in a temp dir) and a real gateway in front of it, both on free loopback ports. */
@@ -31,6 +27,15 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+/**
+ * How stacks connect gateway and service: the in-process channel, as `npm
+ * start` does, or real gRPC over loopback, as a split deployment does
+ * (SWITCHYARD_TEST_CHANNEL=grpc; test/split/ runs the REST suites that way).
+ */
+export function testChannel(): 'in-process' | 'grpc' {
+  return process.env['SWITCHYARD_TEST_CHANNEL'] === 'grpc' ? 'grpc' : 'in-process';
+}
+
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-rest-'));
   const secret = randomBytes(32).toString('base64url');
@@ -42,7 +47,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const logLines: string[] = [];
   const log = createGatewayLogger('info', { write: (line: string) => void logLines.push(line) });
   const gatewayConfig = loadGatewayConfig(fullEnv);
-  const gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { serviceUrl: `http://${service.address}`, log, listener, shutdownTimeoutMs: 2_000 });
+  const channel = testChannel() === 'grpc' ? { serviceUrl: `http://${service.address}` } : { inProcess: service.inProcess };
+  const gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { ...channel, log, listener, shutdownTimeoutMs: 2_000 });
   const token = (workspace: string, claims?: Claims) => mintToken(secret, { workspace, ...claims });
   return {
     url: gateway.url,

@@ -11,7 +11,7 @@ export interface Claims {
   readonly notBefore?: number | undefined;
 }
 
-/** A token as CONTRACT.md describes it (HS256 JWT: sub, workspace, scope, iat, exp), minted independently of the library. */
+/** A token as docs/tokens.md describes it (HS256 JWT: sub, workspace, scope, iat, exp), minted independently of the library. */
 export async function mintToken(secret: string, claims: Claims = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const payload: Record<string, unknown> = { scope: claims.scope ?? ALL_SCOPES };

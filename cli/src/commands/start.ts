@@ -1,0 +1,56 @@
+// `switchyard start` (npm start): migrations, the gRPC service and the REST
+// gateway in one process, on SQLite and files under DATA_DIR unless the
+// environment says otherwise. The composition root of the all-in-one server.
+import { createGatewayLogger, listen, startGateway, type GatewayHandle } from '@switchyard/gateway';
+import { onShutdownSignals, parseCommandArgs } from '@switchyard/runtime';
+import { createServiceLogger, startService, type ServiceHandle } from '@switchyard/service';
+import { loadAllInOneConfig } from '../all-in-one-config.js';
+
+export const START_USAGE = `usage: switchyard start
+
+Runs the all-in-one server on embedded defaults: applies migrations, then
+serves the gRPC service (GRPC_PORT), the REST gateway and the files (PORT) in
+one process, with SQLite and files under DATA_DIR unless DATABASE_URL and
+BLOB_STORE say otherwise. Prints where it listens; SIGINT/SIGTERM finish
+requests in flight and exit.`;
+
+export async function startCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  if (parseCommandArgs(args, {}, START_USAGE).help) return void console.log(START_USAGE);
+  // Both apps' variables are parsed once, before anything is bound, so a bad variable costs no port.
+  const config = loadAllInOneConfig(env);
+  const gatewayConfig = config.gateway;
+  const gatewayLog = createGatewayLogger(gatewayConfig.logLevel);
+
+  // The HTTP port is bound first: with PORT=0 the default CDN_URL must name the port actually taken.
+  const listener = await listen(gatewayConfig.host, gatewayConfig.port);
+  const serviceConfig = config.serviceOn(listener.port);
+
+  let service: ServiceHandle | undefined;
+  let gateway: GatewayHandle;
+  try {
+    service = await startService(serviceConfig, { logger: createServiceLogger(serviceConfig.logLevel) });
+    gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { inProcess: service.inProcess, log: gatewayLog, listener });
+  } catch (error) {
+    gatewayLog.fatal({ err: error }, 'switchyard could not start');
+    await listener.close(0);
+    await service?.close();
+    throw error;
+  }
+
+  console.log(
+    [
+      'switchyard is running',
+      `  REST gateway  ${gateway.url}`,
+      `  gRPC service  ${service.address}`,
+      `  files (CDN)   ${gateway.cdnUrl}`,
+      `  data dir      ${serviceConfig.dataDir}`,
+    ].join('\n'),
+  );
+
+  const running = { service, gateway };
+  onShutdownSignals(gatewayLog, async () => {
+    // The gateway first, so requests in flight can still reach the service.
+    await running.gateway.close();
+    await running.service.close();
+  });
+}

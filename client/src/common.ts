@@ -1,0 +1,9 @@
+// What both entry points export beside their own createSwitchyardClient.
+export { createRestClient, SwitchyardRestError } from './rest.js';
+export type { RestAsset, RestClient, RestClientOptions, RestErrorDetail, RestMatch, RestRoute, RestUploadSource } from './rest.js';
+export type { ClientOptions, Protocol, TokenSource } from './options.js';
+export type { WebByteSource } from './web-sources.js';
+export type { RpcClient } from './rpc-client.js';
+export type { ReplaceOptions, UploadOptions } from './uploads.js';
+export { Code, ConnectError } from '@connectrpc/connect';
+export type { Asset, Route, MatchRouteResponse } from '@switchyard/proto';

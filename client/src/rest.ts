@@ -1,0 +1,116 @@
+// A small typed client of the gateway's `/v1` REST interface over `fetch`, for
+// scripts and browsers that would rather not speak Connect (docs/rest.md).
+// The response types mirror the gateway's views (gateway/src/rest/views.ts);
+// the client test checks them against a live gateway.
+import type { TokenSource } from './options.js';
+
+export interface RestRoute {
+  readonly id: string;
+  readonly method: string;
+  readonly path: string;
+  readonly middleware: readonly string[];
+  readonly handler: string;
+  readonly createdAt: string;
+}
+
+export interface RestAsset {
+  readonly id: string;
+  readonly type: string;
+  readonly size: number;
+  readonly url: string;
+  readonly label: string;
+  readonly sha256: string;
+  readonly width?: number;
+  readonly height?: number;
+  readonly uploadedAt: string;
+}
+
+export interface RestMatch {
+  readonly route: RestRoute;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+export interface RestErrorDetail {
+  readonly field: string;
+  readonly reason: string;
+}
+
+/** A non-2xx answer: the HTTP status and the gateway's JSON error. */
+export class SwitchyardRestError extends Error {
+  override readonly name = 'SwitchyardRestError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: readonly RestErrorDetail[],
+    readonly requestId: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+export interface RestClientOptions {
+  /** The gateway, e.g. `http://127.0.0.1:8080`. */
+  readonly baseUrl: string;
+  readonly token?: TokenSource;
+  /** Defaults to the global `fetch`. */
+  readonly fetch?: typeof fetch;
+}
+
+/** A file for multipart uploads: a `Blob` (or `File`), or bytes. */
+export type RestUploadSource = Blob | Uint8Array;
+
+export interface RestClient {
+  createRoute(route: { method: string; path: string; middleware?: readonly string[]; handler: string }): Promise<RestRoute>;
+  getRoute(id: string): Promise<RestRoute>;
+  matchRoute(method: string, path: string): Promise<RestMatch>;
+  uploadAsset(file: RestUploadSource, options?: { label?: string; filename?: string }): Promise<RestAsset>;
+  replaceAsset(id: string, file: RestUploadSource, options?: { filename?: string }): Promise<RestAsset>;
+  getAsset(id: string): Promise<RestAsset>;
+}
+
+export function createRestClient(options: RestClientOptions): RestClient {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const fetchFn = options.fetch ?? fetch;
+
+  async function call<T>(method: string, path: string, body?: BodyInit, contentType?: string): Promise<T> {
+    const headers = new Headers();
+    if (contentType) headers.set('content-type', contentType);
+    if (options.token !== undefined) headers.set('authorization', `Bearer ${typeof options.token === 'string' ? options.token : await options.token()}`);
+    const response = await fetchFn(`${base}${path}`, { method, headers, body: body ?? null });
+    if (response.ok) return (await response.json()) as T;
+    throw await restError(response);
+  }
+
+  const json = (value: unknown) => JSON.stringify(value);
+  const form = (file: RestUploadSource, fields: Record<string, string | undefined>, filename = 'file') => {
+    const data = new FormData();
+    for (const [name, value] of Object.entries(fields)) if (value !== undefined) data.set(name, value);
+    data.set('file', file instanceof Blob ? file : new Blob([new Uint8Array(file)]), filename);
+    return data;
+  };
+  const segment = encodeURIComponent;
+
+  return Object.freeze({
+    createRoute: (route) => call<RestRoute>('POST', '/v1/routing', json(route), 'application/json'),
+    getRoute: (id) => call<RestRoute>('GET', `/v1/routing/${segment(id)}`),
+    matchRoute: (method, path) => call<RestMatch>('GET', `/v1/routing:match?${new URLSearchParams({ method, path })}`),
+    uploadAsset: (file, upload = {}) => call<RestAsset>('POST', '/v1/assets/upload', form(file, { label: upload.label }, upload.filename)),
+    replaceAsset: (id, file, replace = {}) => call<RestAsset>('POST', `/v1/assets/${segment(id)}/replace`, form(file, {}, replace.filename)),
+    getAsset: (id) => call<RestAsset>('GET', `/v1/assets/${segment(id)}`),
+  } satisfies RestClient);
+}
+
+async function restError(response: Response): Promise<SwitchyardRestError> {
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text) as { code?: unknown; message?: unknown; details?: unknown };
+    if (typeof body.code === 'string' && typeof body.message === 'string') {
+      return new SwitchyardRestError(response.status, body.code, body.message, Array.isArray(body.details) ? (body.details as RestErrorDetail[]) : [], requestId);
+    }
+  } catch {
+    // Not the gateway's JSON (a proxy's page, say): reported as it came.
+  }
+  return new SwitchyardRestError(response.status, 'unknown', `HTTP ${response.status}: ${text.slice(0, 200)}`, [], requestId);
+}

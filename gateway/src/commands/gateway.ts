@@ -1,0 +1,29 @@
+// `switchyard gateway`: the REST gateway alone, in front of the gRPC service at SERVICE_URL.
+import { SwitchyardError } from '@switchyard/core';
+import { onShutdownSignals, parseCommandArgs } from '@switchyard/runtime';
+import { loadGatewayConfig } from '../config.js';
+import { createGatewayLogger } from '../logger.js';
+import { startGateway } from '../start.js';
+
+export const GATEWAY_USAGE = `usage: switchyard gateway
+
+Runs the REST /v1 gateway and file serving alone (HTTP on PORT), in front of
+the gRPC service at SERVICE_URL (required). SIGINT/SIGTERM finish requests in
+flight and exit.`;
+
+export async function gatewayCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  if (parseCommandArgs(args, {}, GATEWAY_USAGE).help) return void console.log(GATEWAY_USAGE);
+  const config = loadGatewayConfig(env);
+  const serviceUrl = config.serviceUrl;
+  if (serviceUrl === undefined) {
+    const reason = 'is required to run the gateway alone (e.g. http://127.0.0.1:50051); `switchyard start` runs the service too';
+    throw new SwitchyardError('invalid_argument', `invalid configuration:\n  SERVICE_URL: ${reason}`, [{ field: 'SERVICE_URL', reason }]);
+  }
+  const log = createGatewayLogger(config.logLevel);
+  const gateway = await startGateway(config, { serviceUrl, log }).catch((error: unknown) => {
+    log.fatal({ err: error }, 'the gateway could not start');
+    throw error;
+  });
+  console.log(`switchyard gateway listening on ${gateway.url} (files at ${gateway.cdnUrl}, service at ${serviceUrl})`);
+  onShutdownSignals(log, () => gateway.close());
+}

@@ -1,0 +1,14 @@
+// What Switchyard's server processes share: logging, request ids, shutdown
+// signals, operator-command error reporting and duration parsing.
+
+export { createLogger, LOG_LEVELS } from './logger.js';
+export type { Logger, LogLevel } from './logger.js';
+export type { DestinationStream } from 'pino';
+export { requestIdFrom, REQUEST_ID_KEY } from './request-id.js';
+export { onShutdownSignals } from './shutdown-signals.js';
+export { runCommand, explain, UsageError } from './run-command.js';
+export { parseCommandArgs } from './command-args.js';
+export type { CommandOptions, CommandValues } from './command-args.js';
+export { parseDuration } from './duration.js';
+export * from './env/index.js';
+export { z } from 'zod';

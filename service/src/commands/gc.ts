@@ -1,0 +1,45 @@
+// `switchyard gc [--grace 1h] [--dry-run]`: removes blobs that no asset record points at, and partial writes a crash left.
+import { collectGarbage, DEFAULT_GC_GRACE_MS, SwitchyardError } from '@switchyard/core';
+import { parseCommandArgs, parseDuration } from '@switchyard/runtime';
+import { loadServiceConfig } from '../config.js';
+import { createMigrator } from '../migrations/index.js';
+import { openStorage } from '../stores/open-storage.js';
+
+export const GC_USAGE = `usage: switchyard gc [--grace <30m|2h|1d|0>] [--dry-run]
+
+Removes what a crash or a lost replace race left: blobs no record points at,
+partial writes on disk and unfinished S3 multipart uploads.
+  --grace 1h   keep anything younger than this (default: 1h); 0 for none
+  --dry-run    report what would go, delete nothing`;
+
+function parseOptions(args: readonly string[]): { graceMs: number; dryRun: boolean; help: boolean } {
+  const values = parseCommandArgs(args, { grace: { type: 'string' }, 'dry-run': { type: 'boolean' } }, GC_USAGE);
+  const grace = values.grace;
+  // `0` is allowed on purpose (tests, a stopped service); durations are otherwise positive.
+  const graceMs = grace === undefined ? DEFAULT_GC_GRACE_MS : grace.trim() === '0' ? 0 : parseDuration(grace, '--grace') * 1000;
+  return { graceMs, dryRun: values['dry-run'] === true, help: values.help === true };
+}
+
+export async function gcCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const { graceMs, dryRun, help } = parseOptions(args);
+  if (help) return void console.log(GC_USAGE);
+  const config = loadServiceConfig(env);
+  // No migrations here: collecting garbage must never change the schema.
+  const storage = await openStorage(config.storage, { migrate: false });
+  try {
+    const pending = (await createMigrator(storage.db).getMigrations()).filter((migration) => migration.executedAt === undefined);
+    if (pending.length > 0) {
+      throw new SwitchyardError('unavailable', `the database schema is not current (pending: ${pending.map((m) => m.name).join(', ')}): run switchyard migrate first`);
+    }
+    const { scanned, deleted, abandoned, warnings } = await collectGarbage({ blobStore: storage.blobStore, assetStore: storage.assetStore, graceMs, dryRun });
+    const verb = dryRun ? 'would delete' : 'deleted';
+    for (const key of deleted) console.log(`${verb} ${key}`);
+    for (const name of abandoned) console.log(`${verb} partial write ${name}`);
+    // Partial writes are named only when there are some, so the usual summary stays one short line.
+    const partials = abandoned.length > 0 ? ` and ${abandoned.length} partial writes` : '';
+    console.log(`scanned ${scanned} blobs, ${verb} ${deleted.length}${partials} (grace ${graceMs / 1000} s)`);
+    for (const warning of warnings) console.error(`warning: ${warning}`);
+  } finally {
+    await storage.close();
+  }
+}

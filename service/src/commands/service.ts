@@ -1,0 +1,23 @@
+// `switchyard service`: the gRPC service alone, configured from the environment.
+import { onShutdownSignals, parseCommandArgs } from '@switchyard/runtime';
+import { startService } from '../app.js';
+import { loadServiceConfig } from '../config.js';
+import { createServiceLogger } from '../logger.js';
+
+export const SERVICE_USAGE = `usage: switchyard service
+
+Runs the gRPC service alone (switchyard.v1 on GRPC_PORT), over DATABASE_URL
+or SQLite in DATA_DIR, and BLOB_STORE. Gateways reach it through SERVICE_URL.
+Applies migrations at start; SIGINT/SIGTERM finish calls in flight and exit.`;
+
+export async function serviceCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  if (parseCommandArgs(args, {}, SERVICE_USAGE).help) return void console.log(SERVICE_USAGE);
+  const config = loadServiceConfig(env);
+  const log = createServiceLogger(config.logLevel);
+  const service = await startService(config, { logger: log }).catch((error: unknown) => {
+    log.fatal({ err: error }, 'the service could not start');
+    throw error;
+  });
+  console.log(`switchyard gRPC service listening on ${service.address}`);
+  onShutdownSignals(log, () => service.close());
+}

@@ -1,0 +1,48 @@
+import type { Server, ServiceDefinition, UntypedHandleCall, UntypedServiceImplementation } from '@grpc/grpc-js';
+
+/** One method as grpc-js would serve it: its (de)serializers, kind and handler. */
+export interface RegisteredMethod {
+  readonly path: string;
+  readonly requestStream: boolean;
+  readonly responseStream: boolean;
+  requestDeserialize(bytes: Buffer): unknown;
+  responseSerialize(message: unknown): Buffer;
+  readonly handler: UntypedHandleCall;
+}
+
+/**
+ * The services registered on the gRPC server, kept by path so the in-process
+ * channel calls the very handlers (and their wrappers) the server runs.
+ */
+export class HandlerTable {
+  readonly #methods = new Map<string, RegisteredMethod>();
+
+  /** Registers on `server` and here, as `server.addService` does. */
+  addService(server: Pick<Server, 'addService'>, definition: ServiceDefinition, implementation: UntypedServiceImplementation): void {
+    server.addService(definition, implementation);
+    for (const [name, method] of Object.entries(definition)) {
+      const handler = implementation[name] ?? implementation[method.originalName ?? ''];
+      if (handler === undefined) continue;
+      this.#methods.set(method.path, {
+        path: method.path,
+        requestStream: method.requestStream,
+        responseStream: method.responseStream,
+        requestDeserialize: (bytes) => method.requestDeserialize(bytes),
+        responseSerialize: (message) => method.responseSerialize(message),
+        handler,
+      });
+    }
+  }
+
+  /**
+   * A stand-in for the server for code that registers itself with
+   * `addToServer(server)` (grpc-health-check): it calls `addService` only.
+   */
+  recorder(server: Pick<Server, 'addService'>): Server {
+    return { addService: (definition: ServiceDefinition, implementation: UntypedServiceImplementation) => this.addService(server, definition, implementation) } as unknown as Server;
+  }
+
+  get(path: string): RegisteredMethod | undefined {
+    return this.#methods.get(path);
+  }
+}

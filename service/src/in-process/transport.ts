@@ -1,0 +1,279 @@
+// The in-process channel (DESIGN.md, "Two channels"): a Connect Transport that
+// calls the service's own grpc-js handlers, with their wrappers (auth, rate
+// limits, cancellation, error mapping with details), without a socket or
+// HTTP/2. Messages cross it as the same protobuf bytes, decoded by the same
+// (tolerant) deserializers, and errors come back as a gRPC client would build
+// them from the trailers, so the gateway cannot tell the channels apart.
+//
+// Calls without interceptors skip Connect's runUnaryCall/runStreamingCall,
+// whose two AbortControllers, linked signals and DOMException per call made up
+// most of the channel's own cost in the rest-get-asset profile
+// (bench/README.md, "Latest results"); deadlines and caller signals are
+// honoured here instead.
+import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import { Code, ConnectError, createContextValues, type ContextValues, type Interceptor, type StreamResponse, type Transport, type UnaryResponse } from '@connectrpc/connect';
+import { getAbortSignalReason, runStreamingCall, runUnaryCall } from '@connectrpc/connect/protocol';
+import { findTrailerError } from '@connectrpc/connect/protocol-grpc';
+import type { Metadata } from '@grpc/grpc-js';
+import { MAX_MESSAGE_BYTES } from '../grpc/server.js';
+import { CallLife } from './call-life.js';
+import type { HandlerTable, RegisteredMethod } from './handler-table.js';
+import { headersToMetadata, metadataToHeaders, readableCall, unaryCall, writableCall, type CallStatus } from './server-calls.js';
+
+export interface InProcessTransportOptions {
+  readonly interceptors?: Interceptor[];
+  /** Refuses new calls (UNAVAILABLE) once the service is shutting down, as a stopped server would. */
+  readonly accepting: () => boolean;
+}
+
+export interface InProcessChannel {
+  readonly transport: Transport;
+  /** Cancels every call in flight (a forced shutdown), as a server's forceShutdown does. */
+  cancelAll(): void;
+}
+
+type Callback = (status: CallStatus | null, response?: unknown, trailer?: Metadata) => void;
+
+export function createInProcessChannel(table: HandlerTable, options: InProcessTransportOptions): InProcessChannel {
+  const { interceptors = [], accepting } = options;
+  const live = new Set<CallLife>();
+
+  function lookup(method: DescMethod): RegisteredMethod {
+    if (!accepting()) throw new ConnectError('the service is shutting down', Code.Unavailable);
+    const path = `/${method.parent.typeName}/${method.name}`;
+    const registered = table.get(path);
+    if (registered === undefined) throw new ConnectError(`${path} is not served`, Code.Unimplemented);
+    return registered;
+  }
+
+  function begin(header: Headers): { life: CallLife; end(): void } {
+    const life = new CallLife(headersToMetadata(header));
+    live.add(life);
+    return {
+      life,
+      end: () => {
+        life.settle();
+        live.delete(life);
+      },
+    };
+  }
+
+  /** The request as the server's deserializer sees it, refused past the size a gRPC server takes. */
+  function serverSide(registered: RegisteredMethod, schema: DescMessage, message: MessageShape<DescMessage>): unknown {
+    const bytes = toBinary(schema, message);
+    if (bytes.byteLength > MAX_MESSAGE_BYTES) throw new ConnectError(`Received message larger than max (${bytes.byteLength} vs ${MAX_MESSAGE_BYTES})`, Code.ResourceExhausted);
+    return registered.requestDeserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  }
+
+  const clientSide = <O extends DescMessage>(registered: RegisteredMethod, schema: O, response: unknown): MessageShape<O> => fromBinary(schema, registered.responseSerialize(response));
+
+  /** One unary call; the caller's signal and a deadline (when given) cancel it. */
+  function invokeUnary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, header: Headers, message: MessageShape<I>, signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<UnaryResponse<I, O>> {
+    return new Promise((resolve, reject) => {
+      const registered = lookup(method);
+      const { life, end } = begin(header);
+      const unwatch = watch(life, signal, timeoutMs, (reason) => {
+        end();
+        reject(reason);
+      });
+      const callback: Callback = (status, response) => {
+        unwatch();
+        end();
+        if (status) return reject(statusError(status, life.responseHeader));
+        resolve({ stream: false, service: method.parent, method, header: life.responseHeader, trailer: new Headers(), message: clientSide(registered, method.output, response) });
+      };
+      try {
+        (registered.handler as (call: unknown, callback: Callback) => void)(unaryCall(life, serverSide(registered, method.input, message)), callback);
+      } catch (error) {
+        unwatch();
+        end();
+        reject(error);
+      }
+    });
+  }
+
+  /** One streaming call (client or server stream); the caller's signal and a deadline (when given) cancel it. */
+  async function invokeStream<I extends DescMessage, O extends DescMessage>(method: DescMethodStreaming<I, O>, header: Headers, input: AsyncIterable<MessageShape<I>>, signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<StreamResponse<I, O>> {
+    const registered = lookup(method);
+    if (registered.requestStream && !registered.responseStream) {
+      const { life, end } = begin(header);
+      // A client whose own input fails resets the stream: its call fails at once with that error, and the
+      // handler sees a cancel (as over the wire). Otherwise an abort or the deadline cancels the handler,
+      // which then ends promptly, and the call ends with it, failing for that reason.
+      let failCall: (error: unknown) => void = () => {};
+      async function* requests(): AsyncGenerator<unknown> {
+        try {
+          for await (const message of input) yield serverSide(registered, method.input, message);
+        } catch (error) {
+          failCall(error);
+          life.cancel(ConnectError.from(error, Code.Canceled));
+        }
+      }
+      const response = new Promise<unknown>((resolve, reject) => {
+        failCall = reject;
+        const unwatch = watch(life, signal, timeoutMs);
+        (registered.handler as (call: unknown, callback: Callback) => void)(readableCall(life, requests()), (status, value) => {
+          unwatch();
+          const reason = life.cancelled ? life.reason : undefined;
+          end();
+          if (!status) return resolve(value);
+          reject(reason ?? statusError(status, life.responseHeader));
+        });
+      });
+      return { stream: true, service: method.parent, method, header: life.responseHeader, trailer: new Headers(), message: once(response.then((value) => clientSide(registered, method.output, value))) };
+    }
+    if (!registered.requestStream && registered.responseStream) {
+      const first = await firstOf(input);
+      const { life, end } = begin(header);
+      const unwatch = watch(life, signal, timeoutMs);
+      const output = new Outbox(life, () => {
+        unwatch();
+        end();
+      });
+      (registered.handler as (call: unknown) => void)(writableCall(life, serverSide(registered, method.input, first), output));
+      return { stream: true, service: method.parent, method, header: life.responseHeader, trailer: new Headers(), message: output.messages((bytes) => clientSide(registered, method.output, bytes)) };
+    }
+    throw new ConnectError(`${registered.path}: bidirectional streams are not served in-process`, Code.Unimplemented);
+  }
+
+  const transport: Transport = {
+    unary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeadersInit | undefined, input: MessageInitShape<I>, contextValues?: ContextValues): Promise<UnaryResponse<I, O>> {
+      if (interceptors.length === 0) return invokeUnary(method, new Headers(header), create(method.input, input), signal, deadlineOf(timeoutMs));
+      return runUnaryCall<I, O>({
+        interceptors,
+        signal,
+        timeoutMs: deadlineOf(timeoutMs),
+        req: { stream: false, service: method.parent, method, requestMethod: 'POST', url: urlOf(method), header: new Headers(header), contextValues: contextValues ?? createContextValues(), message: input },
+        next: (req) => invokeUnary(method, req.header, req.message, req.signal, undefined),
+      });
+    },
+
+    stream<I extends DescMessage, O extends DescMessage>(method: DescMethodStreaming<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeadersInit | undefined, input: AsyncIterable<MessageInitShape<I>>, contextValues?: ContextValues): Promise<StreamResponse<I, O>> {
+      if (interceptors.length === 0) return invokeStream(method, new Headers(header), normalized(method.input, input), signal, deadlineOf(timeoutMs));
+      return runStreamingCall<I, O>({
+        interceptors,
+        signal,
+        timeoutMs: deadlineOf(timeoutMs),
+        req: { stream: true, service: method.parent, method, requestMethod: 'POST', url: urlOf(method), header: new Headers(header), contextValues: contextValues ?? createContextValues(), message: input },
+        next: (req) => invokeStream(method, req.header, req.message, req.signal, undefined),
+      });
+    },
+  };
+
+  return {
+    transport,
+    cancelAll: () => {
+      for (const life of live) life.cancel(new ConnectError('the service shut down', Code.Unavailable));
+    },
+  };
+}
+
+/** As Connect's own transports read it: 0 or less means no deadline. */
+const deadlineOf = (timeoutMs: number | undefined): number | undefined => (timeoutMs !== undefined && timeoutMs <= 0 ? undefined : timeoutMs);
+
+const urlOf = (method: DescMethod): string => `in-process:///${method.parent.typeName}/${method.name}`;
+
+/**
+ * Cancels the call when the caller's signal aborts or the deadline passes, and
+ * tells `onEnd` (which then ends the call for the caller) if given. Returns the
+ * function that stops watching.
+ */
+function watch(life: CallLife, signal: AbortSignal | undefined, timeoutMs: number | undefined, onEnd?: (reason: ConnectError) => void): () => void {
+  const stop = (reason: ConnectError): void => {
+    life.cancel(reason);
+    onEnd?.(reason);
+  };
+  const onAbort = (): void => stop(ConnectError.from(getAbortSignalReason(signal!), Code.Canceled));
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => stop(new ConnectError('the operation timed out', Code.DeadlineExceeded)), timeoutMs);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  return () => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  };
+}
+
+function statusError(status: CallStatus, header: Headers): ConnectError {
+  const trailer = status.metadata ? metadataToHeaders(status.metadata) : new Headers();
+  trailer.set('grpc-status', String(status.code ?? Code.Unknown));
+  trailer.set('grpc-message', encodeURIComponent(status.details ?? ''));
+  const error = findTrailerError(trailer) ?? new ConnectError('internal error', Code.Internal);
+  header.forEach((value, key) => error.metadata.append(key, value));
+  return error;
+}
+
+/** Partial messages made whole, as Connect's transports do before sending. */
+async function* normalized<I extends DescMessage>(schema: I, input: AsyncIterable<MessageInitShape<I>>): AsyncGenerator<MessageShape<I>> {
+  for await (const message of input) yield create(schema, message);
+}
+
+async function* once<T>(value: Promise<T>): AsyncGenerator<T> {
+  yield await value;
+}
+
+async function firstOf<T>(messages: AsyncIterable<T>): Promise<T> {
+  for await (const message of messages) return message;
+  throw new ConnectError('the request stream ended without a message', Code.InvalidArgument);
+}
+
+/**
+ * Messages a server-streaming handler wrote, handed to the consumer one at a
+ * time. A consumer that stops early cancels the call, as a reset stream would.
+ */
+class Outbox {
+  readonly #waiting: { message: unknown; taken: () => void }[] = [];
+  #ended = false;
+  #failure: ConnectError | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(
+    readonly life: CallLife,
+    readonly onEnd: () => void,
+  ) {
+    life.onCancel(() => this.#notify());
+  }
+
+  deliver = (message: unknown): Promise<void> =>
+    new Promise((taken, refused) => {
+      if (this.life.cancelled) return refused(this.life.reason);
+      this.#waiting.push({ message, taken });
+      this.#notify();
+    });
+
+  end = (): void => {
+    this.#ended = true;
+    this.#notify();
+  };
+
+  fail = (status: CallStatus): void => {
+    this.#failure ??= statusError(status, this.life.responseHeader);
+    this.#notify();
+  };
+
+  #notify(): void {
+    this.#wake?.();
+    this.#wake = undefined;
+  }
+
+  async *messages<T>(decode: (message: unknown) => T): AsyncGenerator<T> {
+    try {
+      for (;;) {
+        const next = this.#waiting.shift();
+        if (next) {
+          next.taken();
+          yield decode(next.message);
+          continue;
+        }
+        if (this.#failure) throw this.#failure;
+        if (this.life.cancelled) throw this.life.reason;
+        if (this.#ended) return;
+        await new Promise<void>((wake) => (this.#wake = wake));
+      }
+    } finally {
+      // Left early (the consumer broke off or failed): cancel the handler, as a reset stream would.
+      if (!this.#ended && this.#failure === undefined) this.life.cancel(new ConnectError('the client stopped reading', Code.Canceled));
+      for (const { taken } of this.#waiting.splice(0)) taken();
+      this.onEnd();
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import type { CompiledQuery, Compilable, Kysely, QueryResult } from 'kysely';
+
+/**
+ * A read built with Kysely's query builder once and run many times with new
+ * parameters. Building and compiling the query on every call was about 4 % of
+ * the server's CPU in the rest-get-asset and file-serve-16kib profiles
+ * (bench/README.md, "Latest results"); the SQL text and the parameter order
+ * come from Kysely itself, checked here against the sentinel values the
+ * template was built with.
+ */
+export function preparedQuery<DB, Row, Params extends readonly string[]>(db: Kysely<DB>, build: (...params: Params) => Compilable<Row>, sentinels: Params): (...params: Params) => Promise<QueryResult<Row>> {
+  const template: CompiledQuery<Row> = build(...sentinels).compile();
+  const order = sentinels.map((sentinel) => template.parameters.indexOf(sentinel));
+  if (template.parameters.length !== sentinels.length || order.some((index) => index < 0) || new Set(order).size !== order.length) {
+    throw new Error(`preparedQuery: cannot map parameters of ${template.sql}`);
+  }
+  return (...params) => {
+    const parameters = new Array<unknown>(params.length);
+    order.forEach((position, i) => (parameters[position] = params[i]));
+    return db.executeQuery<Row>({ ...template, parameters });
+  };
+}

@@ -1,0 +1,63 @@
+// `npm run gc` as users run it, against the storage of a DATA_DIR.
+import test from 'ava';
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { runCli, type CliRun } from '../support/cli.js';
+import { sampleAsset } from '@switchyard/core/testing';
+import { openStorage, type StorageConfig } from '@switchyard/service';
+
+
+function gc(dataDir: string, ...args: string[]): Promise<CliRun> {
+  return runCli(['gc', ...args], { DATA_DIR: dataDir, DATABASE_URL: '', BLOB_STORE: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+}
+
+/** A DATA_DIR as the service leaves it (same layout as config.ts derives), with one current blob and two orphans. */
+async function dataDirWithGarbage(t: import('ava').ExecutionContext) {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-gc-cli-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const config: StorageConfig = { database: { kind: 'sqlite', file: join(dir, 'switchyard.sqlite') }, blobs: { kind: 'disk', root: join(dir, 'files') } };
+  const storage = await openStorage(config);
+  const record = sampleAsset('ws');
+  const keys = { current: record.blobKey, old: 'ws/as_old/crashed.bin', young: 'ws/as_new/uploading.bin' };
+  for (const key of Object.values(keys)) await storage.blobStore.put(key, Readable.from([Buffer.from(key)], { objectMode: false }));
+  await storage.assetStore.insert(record);
+  await storage.close();
+  const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+  for (const key of [keys.current, keys.old]) await utimes(join(dir, 'files', ...key.split('/')), twoHoursAgo, twoHoursAgo);
+  return { dir, keys };
+}
+
+test('gc deletes old unreferenced blobs only; --dry-run first shows them and deletes nothing', async (t) => {
+  const { dir, keys } = await dataDirWithGarbage(t);
+  const dry = await gc(dir, '--dry-run');
+  t.is(dry.code, 0, dry.stderr);
+  t.is(dry.stdout, `would delete ${keys.old}\nscanned 3 blobs, would delete 1 (grace 3600 s)\n`);
+  const real = await gc(dir);
+  t.is(real.code, 0, real.stderr);
+  t.is(real.stdout, `deleted ${keys.old}\nscanned 3 blobs, deleted 1 (grace 3600 s)\n`);
+  const none = await gc(dir, '--grace', '3h');
+  t.is(none.stdout, 'scanned 2 blobs, deleted 0 (grace 10800 s)\n');
+  const zero = await gc(dir, '--grace', '0');
+  t.is(zero.stdout, `deleted ${keys.young}\nscanned 2 blobs, deleted 1 (grace 0 s)\n`, 'with no grace, the young orphan goes too');
+});
+
+test('a database without the schema is refused before anything is deleted', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-gc-cli-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const run = await gc(dir, '--grace', '0');
+  t.is(run.code, 1);
+  t.is(run.stderr, 'the database schema is not current (pending: 0001-initial): run switchyard migrate first\n');
+});
+
+test('bad arguments exit 2 (a usage error, as every switchyard command) with a message naming the problem', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-gc-cli-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const badGrace = await gc(dir, '--grace', 'soon');
+  t.is(badGrace.code, 2);
+  t.regex(badGrace.stderr, /--grace: "soon" is not a duration/);
+  const unknown = await gc(dir, '--force');
+  t.is(unknown.code, 2);
+  t.regex(unknown.stderr, /Unknown option '--force'[\s\S]*usage: switchyard gc/);
+});

@@ -1,0 +1,43 @@
+// `npm run migrate` as users run it: a separate process configured by its environment.
+import test from 'ava';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, type CliRun } from '../support/cli.js';
+import { createTestMysqlDatabase } from '../support/mysql.js';
+
+
+function migrate(env: Record<string, string>): Promise<CliRun> {
+  // Only the variables under test: the developer's own DATABASE_URL must not leak in.
+  return runCli(['migrate'], { DATABASE_URL: '', BLOB_STORE: '', DATA_DIR: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env });
+}
+
+test('SQLite in DATA_DIR: applies the migrations, then reports the schema up to date', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-migrate-cli-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const first = await migrate({ DATA_DIR: dir });
+  t.is(first.code, 0, first.stderr);
+  t.is(first.stdout, `SQLite ${join(dir, 'switchyard.sqlite')}: applied 0001-initial\n`);
+  const second = await migrate({ DATA_DIR: dir });
+  t.is(second.code, 0, second.stderr);
+  t.regex(second.stdout, /: already up to date\n$/);
+});
+
+test('MySQL from DATABASE_URL', async (t) => {
+  const database = await createTestMysqlDatabase(t);
+  if (!database) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
+  const run = await migrate({ DATABASE_URL: database.url });
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stdout, new RegExp(`^MySQL 127\\.0\\.0\\.1:3306/${database.name}: applied 0001-initial\\n$`));
+});
+
+test('a bad DATABASE_URL or an unreachable database exits 1 with one clear message and no stack', async (t) => {
+  const bad = await migrate({ DATABASE_URL: 'postgres://x@y/z' });
+  t.is(bad.code, 1);
+  t.regex(bad.stderr, /DATABASE_URL: .*not a mysql:\/\/ URL/);
+  const unreachable = await migrate({ DATABASE_URL: 'mysql://root:secret@127.0.0.1:1/switchyard' });
+  t.is(unreachable.code, 1);
+  t.regex(unreachable.stderr, /^database migrations could not run: /);
+  t.false(unreachable.stderr.includes('    at '), 'no stack trace');
+  t.false(unreachable.stderr.includes('secret'), 'no password');
+});

@@ -1,0 +1,124 @@
+// A TypeScript consumer of the published packages, written as an embedder
+// would: the core with a store of its own (a JavaScript file with JSDoc types,
+// so one file is both type-checked and run), that store proved by
+// @switchyard/core/testing under node:test, and the typed client.
+
+const TSCONFIG = {
+  compilerOptions: {
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    strict: true,
+    noEmit: true,
+    allowJs: true,
+    checkJs: true,
+    skipLibCheck: false,
+    // The project installs no @types of its own; the repository's Node types stand in.
+    types: ['node'],
+    typeRoots: [new URL('../../../node_modules/@types', import.meta.url).pathname],
+  },
+  include: ['*.ts', '*.mjs'],
+};
+
+/** A RouteStore over rows serialized to JSON, as a key-value database would hold them. */
+const MAP_ROUTE_STORE = `// @ts-check
+import { SwitchyardError } from '@switchyard/core';
+
+/** @typedef {import('@switchyard/core').RouteRecord} RouteRecord */
+/** @typedef {import('@switchyard/core').RouteStore} RouteStore */
+
+/** @implements {RouteStore} */
+export class JsonRowRouteStore {
+  /** @type {Map<string, string>} id → JSON row */
+  #rows = new Map();
+
+  /** @param {RouteRecord} record */
+  async insert(record) {
+    const rows = [...this.#rows.values()].map(parse);
+    if (rows.some((row) => row.workspace === record.workspace && row.method === record.method && row.shape === record.shape)) {
+      throw new SwitchyardError('already_exists', 'a route with this method and path shape already exists', [{ field: 'path', reason: 'duplicate' }]);
+    }
+    if (this.#rows.has(record.id)) throw new SwitchyardError('already_exists', 'route id already exists');
+    this.#rows.set(record.id, JSON.stringify({ ...record, createdAt: record.createdAt.toISOString() }));
+  }
+
+  /** @param {string} workspace @param {string} id */
+  async get(workspace, id) {
+    const row = this.#rows.get(id);
+    const record = row === undefined ? undefined : parse(row);
+    return record?.workspace === workspace ? record : undefined;
+  }
+
+  /** @param {string} workspace */
+  async list(workspace) {
+    return [...this.#rows.values()]
+      .map(parse)
+      .filter((record) => record.workspace === workspace)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
+  }
+
+  /** @param {string} workspace */
+  async count(workspace) {
+    return (await this.list(workspace)).length;
+  }
+}
+
+/** @param {string} row @returns {RouteRecord} */
+function parse(row) {
+  const fields = JSON.parse(row);
+  return { ...fields, createdAt: new Date(fields.createdAt) };
+}
+`;
+
+const MAP_ROUTE_STORE_TEST = `// @ts-check
+import test from 'node:test';
+import { routeStoreConformance } from '@switchyard/core/testing';
+import { JsonRowRouteStore } from './map-route-store.mjs';
+
+routeStoreConformance(test, { name: 'json-rows', create: async () => ({ store: new JsonRowRouteStore() }) });
+`;
+
+const CONSUMER = `import { createReadStream } from 'node:fs';
+import { createSwitchyard, createHmacTokenVerifier, isSwitchyardError, MemoryAssetStore, MemoryBlobStore, type Asset, type RouteMatch, type Switchyard } from '@switchyard/core';
+import { createSwitchyardClient, type SwitchyardClient } from '@switchyard/client';
+import { JsonRowRouteStore } from './map-route-store.mjs';
+
+const switchyard: Switchyard = createSwitchyard({
+  routeStore: new JsonRowRouteStore(),
+  assetStore: new MemoryAssetStore(),
+  blobStore: new MemoryBlobStore(),
+  cdnUrl: 'https://cdn.example.com/files',
+});
+const verifier = createHmacTokenVerifier('a-secret-of-at-least-thirty-two-bytes!!');
+
+export async function embedded(token: string): Promise<[RouteMatch, Asset]> {
+  const caller = await verifier.verify(token);
+  await switchyard.routes.create(caller, { method: 'GET', path: '/users/:id', middleware: ['auth'], handler: 'getUser' });
+  const match = await switchyard.routes.match(caller, { method: 'GET', path: '/users/42' });
+  const asset = await switchyard.assets.upload(caller, { body: createReadStream('logo.png'), label: 'logo' });
+  return [match, asset];
+}
+
+export function codeOf(error: unknown): string | undefined {
+  return isSwitchyardError(error) ? error.code : undefined;
+}
+
+export async function remote(baseUrl: string, token: string): Promise<string> {
+  const client: SwitchyardClient = createSwitchyardClient({ baseUrl, protocol: 'grpc', token });
+  try {
+    const created = await client.routes.createRoute({ method: 'GET', path: '/users/:id', middleware: ['auth'], handler: 'getUser' });
+    const uploaded = await client.uploadAsset(new Uint8Array([1, 2, 3]), { label: 'bytes' });
+    const fetched = await client.assets.getAsset({ id: uploaded.id });
+    return \`\${created.id} \${fetched.url}\`;
+  } finally {
+    client.close();
+  }
+}
+`;
+
+export const CONSUMER_FILES: Record<string, string> = {
+  'tsconfig.json': JSON.stringify(TSCONFIG, null, 2),
+  'map-route-store.mjs': MAP_ROUTE_STORE,
+  'map-route-store.test.mjs': MAP_ROUTE_STORE_TEST,
+  'consumer.ts': CONSUMER,
+};
