@@ -98,6 +98,32 @@ test('a failing upload input fails the call with its own error, and the handler 
   t.is(line['code'], 'CANCELLED');
 });
 
+test('a refused upload answers with the refusal, even when letting go of the rest of the input fails', async (t) => {
+  // As a gateway's request stream does when the handler stops reading mid-body: returning it rejects (an
+  // AbortError). fuzz-rest found such a refusal answered 'internal' when that rejection won the race.
+  const assets = createClient(AssetService, channels['in-process']);
+  const auth = { headers: await headers('upload-refused') };
+  const sent = [
+    { payload: { case: 'metadata' as const, value: { label: 'first' } } },
+    { payload: { case: 'metadata' as const, value: { label: 'again' } } },
+    { payload: { case: 'chunk' as const, value: new Uint8Array(10) } },
+    { payload: { case: 'chunk' as const, value: new Uint8Array(10) } },
+  ];
+  for (const rejectsOnReturn of [false, true]) {
+    let index = 0;
+    const input: AsyncIterable<(typeof sent)[number]> = {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => (index < sent.length ? { done: false, value: sent[index++]! } : new Promise<never>(() => {})),
+        return: async () => {
+          if (rejectsOnReturn) throw Object.assign(new Error('The operation was aborted'), { name: 'AbortError' });
+          return { done: true, value: undefined };
+        },
+      }),
+    };
+    t.like(await failureOf(assets.uploadAsset(input, auth)), { code: 'InvalidArgument', message: 'metadata: only the first message may carry metadata' }, `return rejects: ${rejectsOnReturn}`);
+  }
+});
+
 test('after close() the in-process channel refuses new calls as unavailable, like a stopped server', async (t) => {
   const own = await tempDir('in-process-close');
   t.teardown(() => own.remove());

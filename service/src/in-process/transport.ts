@@ -101,12 +101,40 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
       // handler sees a cancel (as over the wire). Otherwise an abort or the deadline cancels the handler,
       // which then ends promptly, and the call ends with it, failing for that reason.
       let failCall: (error: unknown) => void = () => {};
+      const inputFailed = (error: unknown): void => {
+        failCall(error);
+        life.cancel(ConnectError.from(error, Code.Canceled));
+      };
       async function* requests(): AsyncGenerator<unknown> {
+        const messages = input[Symbol.asyncIterator]();
+        let open = true;
         try {
-          for await (const message of input) yield serverSide(registered, method.input, message);
-        } catch (error) {
-          failCall(error);
-          life.cancel(ConnectError.from(error, Code.Canceled));
+          for (;;) {
+            let next: IteratorResult<MessageShape<I>>;
+            try {
+              next = await messages.next();
+            } catch (error) {
+              open = false;
+              return inputFailed(error);
+            }
+            if (next.done) {
+              open = false;
+              return;
+            }
+            let request: unknown;
+            try {
+              request = serverSide(registered, method.input, next.value);
+            } catch (error) {
+              return inputFailed(error);
+            }
+            yield request;
+          }
+        } finally {
+          // The handler stopped reading early (it answered, or gave up with an error thrown in at the
+          // yield): stop reading the client too. What letting go of the input throws (an AbortError
+          // from the request stream) is not the call's outcome; the handler's answer is (fuzz-rest
+          // found a refused replace answered 'internal' when that error won the race).
+          if (open) await messages.return?.()?.catch(() => undefined);
         }
       }
       const response = new Promise<unknown>((resolve, reject) => {
