@@ -29,7 +29,13 @@ export interface ConnectAdapterOptions extends ConnectRouterOptions {
  * - the same for streamed request messages (uploads), through an interceptor,
  *   and for gRPC-Web, whose status travels in a trailer frame of the body.
  */
-export function connectAdapter(options: ConnectAdapterOptions): NodeHandler {
+/** The RPC paths (and their HTTP methods) to route to `handle`. */
+export interface ConnectEndpoints {
+  readonly routes: readonly { readonly path: string; readonly methods: readonly string[] }[];
+  readonly handle: NodeHandler;
+}
+
+export function connectAdapter(options: ConnectAdapterOptions): ConnectEndpoints {
   const { routes, fallback, contextValues, refuse, onHandlerFailure, ...routerOptions } = options;
   // As connect-node's adapter: gzip and brotli request bodies are accepted.
   const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], ...routerOptions, interceptors: [decodingFailuresAreInvalid, ...(routerOptions.interceptors ?? [])] });
@@ -37,7 +43,8 @@ export function connectAdapter(options: ConnectAdapterOptions): NodeHandler {
   const handlers = new Map<string, UniversalHandler>();
   for (const handler of router.handlers) handlers.set(handler.requestPath, handler);
 
-  return (req, res) => {
+  const rpcRoutes = router.handlers.map((handler) => ({ path: handler.requestPath, methods: handler.allowedMethods }));
+  const handle: NodeHandler = (req, res) => {
     const handler = handlers.get((req.url ?? '').split('?', 1)[0]!);
     if (handler === undefined) return fallback(req, res);
     if (!handler.allowedMethods.includes(req.method ?? '')) {
@@ -57,6 +64,7 @@ export function connectAdapter(options: ConnectAdapterOptions): NodeHandler {
         onHandlerFailure(reason);
       });
   };
+  return { routes: rpcRoutes, handle };
 }
 
 /** Messages with which connect-es reports a request body it could not decode (pinned: @connectrpc/connect 2.1.2). */

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Code, ConnectError, createContextKey, createContextValues, type CallOptions, type HandlerContext } from '@connectrpc/connect';
 import { AssetService, FileService, RouteService } from '@switchyard/proto';
-import { connectAdapter, type NodeHandler } from './connect-adapter.js';
+import { connectAdapter, type ConnectEndpoints, type NodeHandler } from './connect-adapter.js';
 import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError, type ApiError } from './http/api-error.js';
 import { authorizationOf } from './http/authorization.js';
 import { UNARY_TIMEOUT_MS } from './http/context.js';
@@ -46,7 +46,7 @@ export function createConnectProxy(
   requestIdOf: (req: IncomingMessage) => string,
   fallback: NodeHandler,
   onHandlerFailure: (error: unknown) => void,
-): NodeHandler {
+): ConnectEndpoints {
   return connectAdapter({
     readMaxBytes: MAX_MESSAGE_BYTES,
     contextValues: (req) => createContextValues().set(requestIdKey, requestIdOf(req)).set(authorizationKey, judgedAuthorization(req)),

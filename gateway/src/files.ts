@@ -7,8 +7,10 @@ import { parseRange, resolveRange, type RangeRequest } from './files/range.js';
 import type { FileInfo } from '@switchyard/proto';
 import { ApiError, toApiError } from './http/api-error.js';
 import type { RequestContext } from './http/context.js';
-import { isSettled, sendError } from './http/respond.js';
-import type { Endpoint } from './http/router.js';
+import { isSettled } from './http/respond.js';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from '@switchyard/runtime';
+import { contextOf } from './app/request-context.js';
 import { PRECONDITION_FAILED, RANGE_NOT_SATISFIABLE } from './http-status.js';
 import type { ServiceClients } from './service/clients.js';
 
@@ -26,20 +28,29 @@ interface FileMeta extends Validators {
  * ranges, conditional requests, and headers that make uploaded HTML or SVG
  * inert. Unknown, malformed and replaced-away paths are all 404.
  */
-export function fileEndpoints(clients: ServiceClients, filesPath: string): Endpoint[] {
-  const path = `${filesPath}/{assetId}/{fileName}`;
-  const handle = (ctx: RequestContext): Promise<void> => serveFile(clients, ctx);
-  // A file URL is a public link, not an API call: whatever names no file (bad percent-encoding too) is 404.
-  const malformedParam = (): Error => noSuchFile();
-  return [
-    { method: 'GET', path, handle, malformedParam },
-    { method: 'HEAD', path, handle, malformedParam },
-  ];
+export const fileRoutes: FastifyPluginAsync<{ clients: ServiceClients; filesPath: string; log: Logger }> = async (app, { clients, filesPath, log }) => {
+  const serve = async (request: FastifyRequest<{ Params: { assetId: string; fileName: string } }>, reply: FastifyReply): Promise<void> => {
+    const { assetId, fileName } = request.params;
+    // A file URL is a public link, not an API call: whatever names no file is 404.
+    if (!SEGMENT.test(assetId) || !SEGMENT.test(fileName)) throw noSuchFile();
+    const ctx = contextOf(request, reply, log, { assetId, fileName });
+    // From here the handler writes the file itself; its refusals still go through Fastify's error handler.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
+    await serveFile(clients, ctx);
+    if (isSettled(reply.raw)) reply.hijack();
+  };
+  const schema = { tags: ['files'], security: [], hide: false };
+  app.get(`${filesPath}/:assetId/:fileName`, { schema: { ...schema, operationId: 'getFile', summary: 'Download a stored file' }, exposeHeadRoute: false }, serve);
+  app.head(`${filesPath}/:assetId/:fileName`, { schema: { ...schema, operationId: 'headFile', summary: 'Headers of a stored file' } }, serve);
+};
+
+/** The files path a malformed percent-encoding was found in answers 404 too: it names no file. */
+export function isFilesUrl(url: string, filesPath: string): boolean {
+  return url.startsWith(`${filesPath}/`);
 }
 
 async function serveFile(clients: ServiceClients, ctx: RequestContext): Promise<void> {
   const { assetId = '', fileName = '' } = ctx.params;
-  if (!SEGMENT.test(assetId) || !SEGMENT.test(fileName)) throw noSuchFile();
   const path = `${assetId}/${fileName}`;
   const head = ctx.req.method === 'HEAD';
   // Range means nothing to HEAD (RFC 9110 §14.2).
@@ -49,12 +60,12 @@ async function serveFile(clients: ServiceClients, ctx: RequestContext): Promise<
   if (head || needsValidators(ctx.req) || range.kind === 'suffix') {
     const meta = await readMeta(clients, ctx, path);
     if (isSettled(ctx.res)) return;
-    if (preconditionFails(ctx.req, meta)) return sendPreconditionFailed(ctx.res, meta);
+    if (preconditionFails(ctx.req, meta)) throw preconditionFailed(meta);
     if (isNotModified(ctx.req, meta)) return sendNotModified(ctx.res, meta);
     if (head) return void ctx.res.writeHead(200, { ...fileHeaders(meta), 'content-length': meta.size }).end();
     if (!rangeStillValid(ctx.req, meta)) range = { kind: 'whole' };
     const resolved = resolveRange(range, meta.size);
-    if (resolved === 'unsatisfiable') return sendUnsatisfiable(ctx.res, meta.size);
+    if (resolved === 'unsatisfiable') throw unsatisfiable(meta.size);
     range = resolved === 'whole' ? { kind: 'whole' } : { kind: 'from', start: resolved.start, end: resolved.end };
   }
   await streamFile(clients, ctx, path, range);
@@ -86,8 +97,9 @@ async function streamFile(clients: ServiceClients, ctx: RequestContext, path: st
   } catch (error) {
     if (ctx.signal.aborted) return;
     const failure = toApiError(error);
-    if (res.headersSent) return sendError(res, failure);
-    if (failure.code === 'out_of_range') return sendUnsatisfiable(res, (await readMeta(clients, ctx, path)).size);
+    // Half sent: only a cut connection tells the client its copy is short.
+    if (res.headersSent) return void res.destroy();
+    if (failure.code === 'out_of_range') throw unsatisfiable((await readMeta(clients, ctx, path)).size);
     throw failure.code === 'invalid_argument' ? noSuchFile() : failure;
   }
   // Fewer bytes than announced: cut the connection so the client cannot take a short file for a whole one.
@@ -127,20 +139,19 @@ function sendNotModified(res: ServerResponse, meta: FileMeta): void {
   res.writeHead(304, { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString(), 'cache-control': IMMUTABLE, 'x-content-type-options': 'nosniff' }).end();
 }
 
-function sendPreconditionFailed(res: ServerResponse, meta: FileMeta): void {
-  const error = new ApiError(PRECONDITION_FAILED.code, 'the file does not match the request\'s preconditions (If-Match or If-Unmodified-Since)', [
+function preconditionFailed(meta: FileMeta): ApiError {
+  return new ApiError(PRECONDITION_FAILED.code, 'the file does not match the request\'s preconditions (If-Match or If-Unmodified-Since)', [
     { field: 'if-match', reason: `the current file's ETag is ${meta.etag}` },
-  ], { status: PRECONDITION_FAILED.status });
-  sendError(res, error, { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString() });
+  ], { status: PRECONDITION_FAILED.status, headers: { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString() } });
 }
 
-function sendUnsatisfiable(res: ServerResponse, size: number): void {
-  const error = new ApiError(RANGE_NOT_SATISFIABLE.code, `the range starts past the end of the file (${size} bytes)`, [{ field: 'range', reason: `the file has ${size} bytes` }], {
+function unsatisfiable(size: number): ApiError {
+  return new ApiError(RANGE_NOT_SATISFIABLE.code, `the range starts past the end of the file (${size} bytes)`, [{ field: 'range', reason: `the file has ${size} bytes` }], {
     status: RANGE_NOT_SATISFIABLE.status,
+    headers: { 'content-range': `bytes */${size}` },
   });
-  sendError(res, error, { 'content-range': `bytes */${size}` });
 }
 
-function noSuchFile(): ApiError {
+export function noSuchFile(): ApiError {
   return new ApiError('not_found', 'no such file', [{ field: 'path', reason: 'no current file of any asset has this path' }]);
 }

@@ -1,21 +1,34 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { filesPathOf, type GatewayConfig } from './config.js';
-import { CONNECT_PATH_PREFIX, createConnectProxy } from './connect-proxy.js';
-import { fileEndpoints } from './files.js';
-import { ApiError, methodNotAllowed, toApiError } from './http/api-error.js';
-import { createContext } from './http/context.js';
-import { createCors } from './http/cors.js';
-import { sendError, sendJson } from './http/respond.js';
-import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.js';
-import { Router, type Endpoint } from './http/router.js';
-import { Slots } from './http/slots.js';
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from '@switchyard/runtime';
-import { openApiDocument } from './openapi/document.js';
-import { assetEndpoints } from './rest/assets.js';
-import { healthEndpoint } from './rest/health.js';
-import { routingEndpoints } from './rest/routing.js';
+import { corsOptions } from './app/cors.js';
+import { errorHandler, replyWithError } from './app/error-reply.js';
+import { takeOverResponse } from './app/raw-reply.js';
+import { acceptUnreadBodies } from './app/unread-bodies.js';
+import { filesPathOf, type GatewayConfig } from './config.js';
+import { createConnectProxy } from './connect-proxy.js';
+import { fileRoutes, isFilesUrl, noSuchFile } from './files.js';
+import { AllowedMethods } from './http/allowed-methods.js';
+import { ApiError, invalidRequest, methodNotAllowed } from './http/api-error.js';
+import { lingerAfterEarlyResponse } from './http/early-close.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.js';
+import { sendError } from './http/respond.js';
+import { Slots } from './http/slots.js';
+import { openApiPlugin } from './openapi/document.js';
+import { assetRoutes } from './rest/assets.js';
+import { healthRoute } from './rest/health.js';
+import { routingRoutes } from './rest/routing.js';
 import type { ServiceClients } from './service/clients.js';
+
+export interface RouteEntry {
+  readonly method: string;
+  readonly url: string;
+  /** Left out of the OpenAPI document (the Connect protocol, whose contract is the .proto files). */
+  readonly hidden: boolean;
+}
 
 export interface GatewayParts {
   readonly config: GatewayConfig;
@@ -26,83 +39,120 @@ export interface GatewayParts {
 }
 
 export interface Gateway {
-  /** Every REST, file and operations endpoint (the Connect protocol paths aside). */
-  readonly endpoints: readonly Endpoint[];
-  /** The node:http request listener. */
+  /** The Fastify application, ready. */
+  readonly app: FastifyInstance;
+  /** Every route as registered (`GET /v1/routing/:id`), the Connect protocol's included. */
+  readonly routes: readonly RouteEntry[];
+  /** The node:http request listener (the hardened listener in http/listener.ts owns the server). */
   handle(req: IncomingMessage, res: ServerResponse): void;
+  close(): Promise<void>;
 }
 
-/** The gateway's HTTP surface: REST /v1, files under the CDN path, Connect protocol, health and OpenAPI. */
-export function createGateway({ config, cdnUrl, clients, log }: GatewayParts): Gateway {
+/**
+ * API answers are per caller: never stored by shared caches. nosniff: an
+ * error body may echo a path, and the files path shares the origin with
+ * uploaded content, so no browser may take a JSON body for anything else.
+ * File answers set their own cache policy.
+ */
+const API_HEADERS = Object.freeze({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+
+/** Long enough for any id or file name a client may send; longer ones still get the contract's answer, not a bare 414. */
+const MAX_PARAM_LENGTH = 16 * 1024;
+
+/** The gateway's HTTP surface on Fastify: REST /v1, files under the CDN path, the Connect protocol, health and OpenAPI. */
+export async function createGateway({ config, cdnUrl, clients, log }: GatewayParts): Promise<Gateway> {
   const filesPath = filesPathOf(cdnUrl);
-  const openApi = openApiDocument(filesPath);
   // One bound for REST and Connect uploads alike: both hold a stream to the service and a buffer here.
   const uploadSlots = new Slots(config.clientLimits.maxInflightUploads);
-  const endpoints: Endpoint[] = [
-    ...routingEndpoints({ clients, jsonBodyLimitBytes: config.jsonBodyLimitBytes }),
-    ...assetEndpoints({ clients, maxUploadBytes: config.maxUploadBytes, uploadSlots }),
-    healthEndpoint(clients),
-    {
-      method: 'GET',
-      path: '/v1/openapi.json',
-      handle: async (ctx) => sendJson(ctx.res, 200, openApi, { 'cache-control': 'public, max-age=300' }),
-    },
-    // Last: with a CDN_URL at the root of its host, the files path is the most general template.
-    ...fileEndpoints(clients, filesPath),
-  ];
-  const router = new Router(endpoints);
-  const cors = createCors(config.corsOrigins);
-  const requestIds = new WeakMap<IncomingMessage, string>();
-  const connect = createConnectProxy(
-    clients,
-    uploadSlots,
-    (req) => requestIds.get(req) ?? requestIdOf(req),
-    (req, res) => sendError(res, new ApiError('not_found', `no such RPC: ${req.url ?? ''}`)),
-    (err) => log.error({ err }, 'Connect handler failed'),
-  );
-
-  async function route(req: IncomingMessage, res: ServerResponse, requestId: string, pathname: string, query: string): Promise<void> {
-    let allow: string | undefined;
-    try {
-      const found = router.find(req.method ?? '', pathname);
-      if (found.kind === 'none') throw new ApiError('not_found', `no such endpoint: ${req.method} ${pathname}`);
-      if (found.kind === 'wrong-method') {
-        allow = found.allowed.join(', ');
-        throw methodNotAllowed(req.method ?? '', found.allowed);
-      }
-      const context = createContext(req, res, { requestId, gatewayLog: log, params: found.params, query: new URLSearchParams(query) });
-      await found.endpoint.handle(context);
-    } catch (error) {
-      const failure = toApiError(error);
-      if (failure.code === 'internal' || failure.code === 'unknown') log.error({ requestId, err: failure.cause ?? failure }, 'request failed');
-      else if (failure.status >= 500) log.warn({ requestId, code: failure.code, reason: describe(failure.cause) }, 'request failed');
-      sendError(res, failure, allow === undefined ? {} : { allow });
+  const allowed = new AllowedMethods();
+  const app = Fastify({
+    bodyLimit: config.jsonBodyLimitBytes,
+    genReqId: requestIdOf,
+    requestIdHeader: false,
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // A path that does not percent-decode names nothing: 404 under the files path (a public link), 400 elsewhere.
+    frameworkErrors: (_error, request, reply) =>
+      void replyWithError(reply, isFilesUrl(request.url, filesPath) ? noSuchFile() : invalidRequest('path', 'malformed percent-encoding in the path')),
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (route) => {
+    allowed.record(route);
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden: route.schema?.hide === true });
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    const started = performance.now();
+    reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
+    // find-my-way matches an empty segment as a parameter (`/v1/routing/`); such a path names no resource.
+    if (hasEmptyParam(request.params)) {
+      reply.callNotFound();
+      return;
     }
-  }
+    reply.headers(API_HEADERS);
+    // One access line per request; never headers, never the query (a token pasted into a URL stays out of the logs).
+    reply.raw.once('close', () => {
+      const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+      log.info({ requestId: request.id, method: request.method, path: pathOf(request.url), status: reply.raw.statusCode, completed: reply.raw.writableFinished, durationMs }, 'request');
+    });
+    done();
+  });
+  // An answer sent before the body was read (a refusal) lets the connection drain it, within bounds.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    lingerAfterEarlyResponse(request.raw, reply.raw);
+    done(null, payload);
+  });
+  app.setErrorHandler(errorHandler(log));
+  app.setNotFoundHandler((request, reply) => {
+    const path = pathOf(request.url);
+    const methods = allowed.at(path);
+    const failure = methods === undefined ? new ApiError('not_found', `no such endpoint: ${request.method} ${path}`) : methodNotAllowed(request.method, methods);
+    return replyWithError(reply, failure);
+  });
+  // JSON bodies only; the upload forms and the Connect protocol read theirs as they stream (acceptUnreadBodies).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
 
-  return {
-    endpoints,
-    handle(req, res) {
-      const started = performance.now();
-      const requestId = requestIdOf(req);
-      requestIds.set(req, requestId);
-      res.setHeader(REQUEST_ID_HEADER, requestId);
-      const target = req.url ?? '/';
-      const queryAt = target.indexOf('?');
-      const pathname = queryAt === -1 ? target : target.slice(0, queryAt);
-      // One access line per request; never headers, never the query (a token pasted into a URL stays out of the logs).
-      res.once('close', () => {
-        const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-        log.info({ requestId, method: req.method, path: pathname, status: res.statusCode, completed: res.writableFinished, durationMs }, 'request');
+  await app.register(cors, corsOptions(config.corsOrigins));
+  await app.register(openApiPlugin, { filesPath });
+  await app.register(routingRoutes, { clients, log });
+  await app.register(assetRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log });
+  await app.register(healthRoute, { clients, log });
+  await app.register(fileRoutes, { clients, filesPath, log });
+  await app.register(async (rpc) => {
+    acceptUnreadBodies(rpc);
+    const requestIds = new WeakMap<IncomingMessage, string>();
+    const connect = createConnectProxy(
+      clients,
+      uploadSlots,
+      (req) => requestIds.get(req) ?? requestIdOf(req),
+      (req, res) => sendError(res, new ApiError('not_found', `no such RPC: ${req.url ?? ''}`)),
+      (err) => log.error({ err }, 'Connect handler failed'),
+    );
+    for (const route of connect.routes) {
+      rpc.route({
+        method: [...route.methods],
+        url: route.path,
+        schema: { hide: true },
+        handler: (request, reply) => {
+          requestIds.set(request.raw, request.id);
+          connect.handle(request.raw, takeOverResponse(reply));
+        },
       });
-      if (cors.preflight(req, res)) return;
-      cors.decorate(req, res);
-      if (pathname.startsWith(CONNECT_PATH_PREFIX)) return connect(req, res);
-      void route(req, res, requestId, pathname, queryAt === -1 ? '' : target.slice(queryAt + 1));
-    },
-  };
+    }
+  });
+  await app.ready();
+  return { app, routes, handle: app.routing, close: () => app.close() };
 }
 
-function describe(cause: unknown): string | undefined {
-  return cause instanceof Error ? cause.message : cause === undefined ? undefined : String(cause);
+function hasEmptyParam(params: unknown): boolean {
+  if (typeof params !== 'object' || params === null) return false;
+  for (const value of Object.values(params)) if (value === '') return true;
+  return false;
+}
+
+function pathOf(url: string): string {
+  const queryAt = url.indexOf('?');
+  return queryAt === -1 ? url : url.slice(0, queryAt);
 }

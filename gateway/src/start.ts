@@ -37,13 +37,14 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   listener.setLimits(config.clientLimits);
   const cdnUrl = resolveCdnUrl(config, listener.port);
   const clients = options.inProcess ? createInProcessClients(options.inProcess) : createServiceClients(options.serviceUrl);
-  const gateway = createGateway({ config, cdnUrl, clients, log: options.log });
+  const gateway = await createGateway({ config, cdnUrl, clients, log: options.log });
   listener.setHandler(gateway.handle);
   options.log.info({ url: listener.url, cdnUrl, service: options.serviceUrl ?? 'in-process' }, 'gateway listening');
 
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     await listener.close(options.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS);
+    await gateway.close();
     clients.close();
     options.log.info('gateway stopped');
   };

@@ -20,16 +20,19 @@ export class ApiError extends Error {
   readonly status: number;
   /** Whole seconds for the `Retry-After` header (429 from a rate limit, 503 at a capacity bound); undefined sends none. */
   readonly retryAfterSeconds: number | undefined;
+  /** Headers the answer carries besides the body (`Allow` on 405, `Content-Range` on 416, validators on 412). */
+  readonly headers: Readonly<Record<string, string>>;
 
   constructor(
     readonly code: ErrorCodeName,
     message: string,
     readonly details: readonly ErrorDetail[] = [],
-    options: { status?: number; cause?: unknown; retryAfterSeconds?: number | undefined } = {},
+    options: { status?: number; cause?: unknown; retryAfterSeconds?: number | undefined; headers?: Readonly<Record<string, string>> } = {},
   ) {
     super(message, { cause: options.cause });
     this.status = options.status ?? HTTP_STATUS_OF[code];
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.headers = options.headers ?? {};
   }
 
   body(): ApiErrorBody {
@@ -56,7 +59,7 @@ export function overloaded(message: string, retryAfterSeconds = 1): ApiError {
 }
 
 export function methodNotAllowed(method: string, allowed: readonly string[]): ApiError {
-  return new ApiError(METHOD_NOT_ALLOWED.code, `method ${method} is not allowed here; use ${allowed.join(' or ')}`, [], { status: METHOD_NOT_ALLOWED.status });
+  return new ApiError(METHOD_NOT_ALLOWED.code, `method ${method} is not allowed here; use ${allowed.join(' or ')}`, [], { status: METHOD_NOT_ALLOWED.status, headers: { allow: allowed.join(', ') } });
 }
 
 const GENERIC_MESSAGES: Partial<Record<ErrorCodeName, string>> = {

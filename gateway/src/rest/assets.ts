@@ -2,19 +2,25 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Asset, ReplaceAssetRequestSchema, UploadAssetRequestSchema } from '@switchyard/proto';
 import { overloaded, toApiError, type ApiError } from '../http/api-error.js';
 import type { RequestContext } from '../http/context.js';
-import { sendJson } from '../http/respond.js';
-import type { Endpoint } from '../http/router.js';
+import { isSettled } from '../http/respond.js';
 import type { Slots } from '../http/slots.js';
 import type { ServiceClients } from '../service/clients.js';
 import { coalesce } from './coalesce.js';
 import { MultipartForm, type FilePart } from './multipart-form.js';
 import { assetView } from './views.js';
+import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Logger } from '@switchyard/runtime';
+import { acceptUnreadBodies } from '../app/unread-bodies.js';
+import { contextOf } from '../app/request-context.js';
+import { errorResponses } from '../openapi/responses.js';
+import { AssetIdParams, AssetSchema, ReplaceFormSchema, UploadFormSchema } from './schemas.js';
 
 export interface AssetDeps {
   readonly clients: ServiceClients;
   readonly maxUploadBytes: number;
   /** Uploads and replaces streaming at once (MAX_INFLIGHT_UPLOADS), shared with the Connect protocol's. */
   readonly uploadSlots: Slots;
+  readonly log: Logger;
 }
 
 /** Bytes per gRPC message: few enough messages to be cheap, small enough to keep memory flat per upload. */
@@ -26,42 +32,76 @@ type UploadMessage = MessageInitShape<typeof UploadAssetRequestSchema>;
 type ReplaceMessage = MessageInitShape<typeof ReplaceAssetRequestSchema>;
 
 /** Assets: multipart upload and replace, streamed to the service as they arrive; get. */
-export function assetEndpoints({ clients, maxUploadBytes, uploadSlots }: AssetDeps): Endpoint[] {
-  return [
+export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clients, maxUploadBytes, uploadSlots, log }) => {
+  app.get(
+    '/v1/assets/:id',
     {
-      method: 'POST',
-      path: '/v1/assets/upload',
-      async handle(ctx) {
+      schema: {
+        tags: ['assets'],
+        operationId: 'getAsset',
+        summary: 'Get an asset (scope assets:read)',
+        params: AssetIdParams,
+        response: { 200: AssetSchema.describe('The asset.'), ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => assetView(await clients.assets.getAsset({ id: request.params.id }, contextOf(request, reply, log).callOptions())),
+  );
+
+  // The forms are read by the handlers as they stream, never buffered by a body parser.
+  await app.register(async (scope) => {
+    acceptUnreadBodies(scope);
+    const forms = scope.withTypeProvider<ZodTypeProvider>();
+    forms.post(
+      '/v1/assets/upload',
+      {
+        schema: {
+          tags: ['assets'],
+          operationId: 'uploadAsset',
+          summary: 'Upload a file (scope assets:write)',
+          description: 'Streamed to storage as it arrives; the asset is usable as soon as the response comes.',
+          consumes: ['multipart/form-data'],
+          response: { 201: AssetSchema.describe('Stored.'), ...errorResponses(400, 408, 413) },
+        },
+        config: { formBody: UploadFormSchema },
+      },
+      async (request, reply) => {
+        const ctx = contextOf(request, reply, log);
         // First: a credential that cannot be passed on is refused before a byte of the form is read.
         const options = ctx.callOptions({ streaming: true });
         const asset = await relayForm(ctx, ['label'], maxUploadBytes, uploadSlots, (form, file, signal) =>
           clients.assets.uploadAsset(uploadMessages(form, file), { ...options, signal }),
         );
-        sendJson(ctx.res, 201, assetView(asset), { location: `/v1/assets/${encodeURIComponent(asset.id)}` });
+        if (isSettled(reply.raw)) return reply.hijack();
+        return reply.code(201).header('location', `/v1/assets/${encodeURIComponent(asset.id)}`).send(assetView(asset));
       },
-    },
-    {
-      method: 'GET',
-      path: '/v1/assets/{id}',
-      async handle(ctx) {
-        const asset = await clients.assets.getAsset({ id: ctx.params['id'] ?? '' }, ctx.callOptions());
-        sendJson(ctx.res, 200, assetView(asset));
+    );
+    forms.post(
+      '/v1/assets/:id/replace',
+      {
+        schema: {
+          tags: ['assets'],
+          operationId: 'replaceAsset',
+          summary: 'Replace the file behind an asset (scope assets:write)',
+          description: 'The id stays; type, size, url, sha256 and uploadedAt follow the new file. The old url answers 404 from then on.',
+          consumes: ['multipart/form-data'],
+          params: AssetIdParams,
+          response: { 200: AssetSchema.describe('Replaced.'), ...errorResponses(400, 404, 408, 413) },
+        },
+        config: { formBody: ReplaceFormSchema },
       },
-    },
-    {
-      method: 'POST',
-      path: '/v1/assets/{id}/replace',
-      async handle(ctx) {
-        const id = ctx.params['id'] ?? '';
+      async (request, reply) => {
+        const ctx = contextOf(request, reply, log);
+        const { id } = request.params;
         const options = ctx.callOptions({ streaming: true });
         const asset = await relayForm(ctx, [], maxUploadBytes, uploadSlots, (form, file, signal) =>
           clients.assets.replaceAsset(replaceMessages(id, form, file), { ...options, signal }),
         );
-        sendJson(ctx.res, 200, assetView(asset));
+        if (isSettled(reply.raw)) return reply.hijack();
+        return reply.code(200).send(assetView(asset));
       },
-    },
-  ];
-}
+    );
+  });
+};
 
 /**
  * Reads the form up to its file part, then hands it to `call`, which streams

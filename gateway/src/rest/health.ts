@@ -1,6 +1,9 @@
 import { ApiError, toApiError } from '../http/api-error.js';
-import { sendJson } from '../http/respond.js';
-import type { Endpoint } from '../http/router.js';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Logger } from '@switchyard/runtime';
+import { contextOf } from '../app/request-context.js';
+import { errorResponses } from '../openapi/responses.js';
+import { HealthSchema } from './schemas.js';
 import type { ServiceClients } from '../service/clients.js';
 import { HealthCheckResponse_ServingStatus as ServingStatus } from '@switchyard/proto';
 
@@ -10,14 +13,22 @@ const HEALTH_TIMEOUT_MS = 3_000;
  * `GET /healthz`: 200 when the service's grpc.health.v1 check says SERVING
  * (it checks the database and the blob store), else 503 `unavailable`.
  */
-export function healthEndpoint(clients: ServiceClients): Endpoint {
-  return {
-    method: 'GET',
-    path: '/healthz',
-    async handle(ctx) {
+export const healthRoute: FastifyPluginAsyncZod<{ clients: ServiceClients; log: Logger }> = async (app, { clients, log }) => {
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['operations'],
+        operationId: 'health',
+        summary: 'Readiness: the service, its database and blob store answer',
+        security: [],
+        response: { 200: HealthSchema.describe('Ready.'), 503: errorResponses()[503]! },
+      },
+    },
+    async (request, reply) => {
       let status: ServingStatus;
       try {
-        ({ status } = await clients.health.check({ service: '' }, { ...ctx.callOptions(), timeoutMs: HEALTH_TIMEOUT_MS }));
+        ({ status } = await clients.health.check({ service: '' }, { ...contextOf(request, reply, log).callOptions(), timeoutMs: HEALTH_TIMEOUT_MS }));
       } catch (error) {
         const reason = toApiError(error).code === 'unavailable' ? 'the service does not answer' : 'the health check failed';
         throw new ApiError('unavailable', `not ready: ${reason}`, [{ reason }], { cause: error });
@@ -26,7 +37,7 @@ export function healthEndpoint(clients: ServiceClients): Endpoint {
         const reported = ServingStatus[status] ?? String(status);
         throw new ApiError('unavailable', `not ready: the service reports ${reported}`, [{ reason: `service status ${reported}` }]);
       }
-      sendJson(ctx.res, 200, { status: 'SERVING' }, { 'cache-control': 'no-store' });
+      return { status: 'SERVING' as const };
     },
-  };
-}
+  );
+};

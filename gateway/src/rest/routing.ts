@@ -1,53 +1,63 @@
-import { invalidRequest } from '../http/api-error.js';
-import { readJsonObject } from '../http/json-body.js';
-import { sendJson } from '../http/respond.js';
-import type { Endpoint } from '../http/router.js';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Logger } from '@switchyard/runtime';
+import { contextOf } from '../app/request-context.js';
 import type { ServiceClients } from '../service/clients.js';
-import { parseCreateRouteBody } from './route-body.js';
+import { errorResponses } from '../openapi/responses.js';
+import { CreateRouteBodySchema, MatchQuerySchema, RouteIdParams, RouteMatchSchema, RouteSchema } from './schemas.js';
 import { routeMatchView, routeView } from './views.js';
 
 export interface RoutingDeps {
   readonly clients: ServiceClients;
-  readonly jsonBodyLimitBytes: number;
+  readonly log: Logger;
 }
 
 /** Route records: create, get, and match a concrete request against the workspace's routes. */
-export function routingEndpoints({ clients, jsonBodyLimitBytes }: RoutingDeps): Endpoint[] {
-  return [
+export const routingRoutes: FastifyPluginAsyncZod<RoutingDeps> = async (app, { clients, log }) => {
+  app.post(
+    '/v1/routing',
     {
-      method: 'POST',
-      path: '/v1/routing',
-      async handle(ctx) {
-        const body = parseCreateRouteBody(await readJsonObject(ctx.req, jsonBodyLimitBytes));
-        const route = await clients.routes.createRoute({ ...body, middleware: [...body.middleware] }, ctx.callOptions());
-        sendJson(ctx.res, 201, routeView(route), { location: `/v1/routing/${encodeURIComponent(route.id)}` });
+      schema: {
+        tags: ['routes'],
+        operationId: 'createRoute',
+        summary: 'Create a route (scope routes:write)',
+        body: CreateRouteBodySchema,
+        response: { 201: RouteSchema.describe('Created.'), ...errorResponses(400, 409, 413) },
       },
     },
-    {
-      // `:match` is a custom method in the style of Google's AIP-136, so it can never be taken for a route id.
-      method: 'GET',
-      path: '/v1/routing:match',
-      async handle(ctx) {
-        const method = singleQueryValue(ctx.query, 'method');
-        const path = singleQueryValue(ctx.query, 'path');
-        const match = await clients.routes.matchRoute({ method, path }, ctx.callOptions());
-        sendJson(ctx.res, 200, routeMatchView(match));
-      },
+    async (request, reply) => {
+      const { middleware = [], ...body } = request.body;
+      const route = await clients.routes.createRoute({ ...body, middleware }, contextOf(request, reply, log).callOptions());
+      return reply.code(201).header('location', `/v1/routing/${encodeURIComponent(route.id)}`).send(routeView(route));
     },
-    {
-      method: 'GET',
-      path: '/v1/routing/{id}',
-      async handle(ctx) {
-        const route = await clients.routes.getRoute({ id: ctx.params['id'] ?? '' }, ctx.callOptions());
-        sendJson(ctx.res, 200, routeView(route));
-      },
-    },
-  ];
-}
+  );
 
-function singleQueryValue(query: URLSearchParams, name: string): string {
-  const values = query.getAll(name);
-  if (values.length === 0) throw invalidRequest(name, 'query parameter is required');
-  if (values.length > 1) throw invalidRequest(name, 'query parameter given more than once');
-  return values[0]!;
-}
+  // `:match` is a custom method in the style of Google's AIP-136, so it can never be taken for a route id.
+  app.get(
+    '/v1/routing::match',
+    {
+      schema: {
+        tags: ['routes'],
+        operationId: 'matchRoute',
+        summary: 'Find the route matching a request (scope routes:read)',
+        description: 'Static segments win over parameters, parameters over a trailing wildcard. 404 when no route matches.',
+        querystring: MatchQuerySchema,
+        response: { 200: RouteMatchSchema.describe('The match.'), ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => routeMatchView(await clients.routes.matchRoute(request.query, contextOf(request, reply, log).callOptions())),
+  );
+
+  app.get(
+    '/v1/routing/:id',
+    {
+      schema: {
+        tags: ['routes'],
+        operationId: 'getRoute',
+        summary: 'Get a route (scope routes:read)',
+        params: RouteIdParams,
+        response: { 200: RouteSchema.describe('The route.'), ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => routeView(await clients.routes.getRoute({ id: request.params.id }, contextOf(request, reply, log).callOptions())),
+  );
+};

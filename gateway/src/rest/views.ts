@@ -1,36 +1,13 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import type { Asset, MatchRouteResponse, Route } from '@switchyard/proto';
 import { ApiError } from '../http/api-error.js';
+import type { AssetView, RouteMatchView, RouteView } from './schemas.js';
 
-// The JSON the REST API answers with: the spec's field names, camelCase,
+// The JSON the REST API answers with (its shapes are the zod schemas in schemas.ts): the spec's field names, camelCase,
 // times in ISO 8601 UTC with `Z`, plus the project's extras for assets
 // (label, sha256, and width/height for images whose size is known).
 
-export interface RouteView {
-  readonly id: string;
-  readonly method: string;
-  readonly path: string;
-  readonly middleware: readonly string[];
-  readonly handler: string;
-  readonly createdAt: string;
-}
-
-export interface AssetView {
-  readonly id: string;
-  readonly type: string;
-  readonly size: number;
-  readonly url: string;
-  readonly uploadedAt: string;
-  readonly label: string;
-  readonly sha256: string;
-  readonly width?: number;
-  readonly height?: number;
-}
-
-export interface RouteMatchView {
-  readonly route: RouteView;
-  readonly params: Readonly<Record<string, string>>;
-}
+export type { AssetView, RouteMatchView, RouteView };
 
 export function routeView(route: Route): RouteView {
   return {

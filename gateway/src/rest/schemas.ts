@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { HTTP_STATUS_OF, type ErrorCodeName } from '../http-status.js';
+
+// The JSON the REST API takes and answers with, as zod schemas: Fastify
+// validates requests and serializes responses with them, and
+// /v1/openapi.json is generated from them (openapi/document.ts). Schemas with
+// an `id` become components of that document.
+
+/** Zod's messages for our fields: the same words the service uses ("is required", "must be a string"). */
+const text = (description?: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).meta(description === undefined ? {} : { description });
+
+const isoTime = (description: string) => z.string().meta({ format: 'date-time', description, examples: ['2025-01-31T09:30:00.000Z'] });
+
+const ROUTE_FIELDS = ['method', 'path', 'middleware', 'handler'];
+const ASSIGNED_FIELDS = new Set(['id', 'createdAt']);
+
+export const RouteSchema = z
+  .object({
+    id: z.string().meta({ pattern: '^rt_[0-9a-hjkmnp-tv-z]{26}$', description: 'Assigned by the service; opaque, URL-safe, time-sortable.' }),
+    method: z.string().meta({ enum: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], description: 'Upper case.' }),
+    path: z.string().meta({ description: 'Path pattern: leading `/`, segments of `[A-Za-z0-9._~-]`, `:name` parameters, an optional final `*`.', examples: ['/users/:id'] }),
+    middleware: z.array(z.string()).meta({ description: 'Ordered middleware names.' }),
+    handler: z.string().meta({ description: 'Handler function name.' }),
+    createdAt: isoTime('When the route was created.'),
+  })
+  .meta({ id: 'Route' });
+
+/**
+ * The fields of the spec with their JSON types, nothing else (a misspelt
+ * `middlewares` is refused, not dropped). The grammar of each value is the
+ * service's to judge.
+ */
+export const CreateRouteBodySchema = z
+  .strictObject(
+    {
+      method: text('HTTP method, case-insensitive: GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS.'),
+      path: text('Path pattern, e.g. `/users/:id`.'),
+      middleware: z.array(z.string({ error: 'must be an array of strings' }), { error: 'must be an array of strings' }).optional().meta({ description: 'Ordered middleware names; none when left out.', examples: [['auth', 'rateLimit']] }),
+      handler: text('Handler function name.'),
+    },
+    { error: (issue) => (issue.code === 'invalid_type' ? 'must be a JSON object' : undefined) },
+  )
+  .meta({ id: 'CreateRouteRequest', description: 'Unknown fields are refused (400), so a misspelt field never passes silently.' });
+
+/** Why an unknown key of a create-route body is refused. */
+export function unknownRouteField(key: string): string {
+  return ASSIGNED_FIELDS.has(key) ? 'is assigned by the service; leave it out' : `is not a field of a route (${ROUTE_FIELDS.join(', ')})`;
+}
+
+export const RouteMatchSchema = z
+  .object({
+    route: RouteSchema,
+    params: z.record(z.string(), z.string()).meta({ description: "Decoded values of the route's `:name` parameters (and `*` for a wildcard).", examples: [{ id: '42' }] }),
+  })
+  .meta({ id: 'RouteMatch' });
+
+/** A query parameter given exactly once. */
+const singleQuery = (description: string, example: string) =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? 'query parameter is required' : Array.isArray(issue.input) ? 'query parameter given more than once' : 'must be a string') })
+    .meta({ description, examples: [example] });
+
+export const MatchQuerySchema = z.object({
+  method: singleQuery('The request method.', 'GET'),
+  path: singleQuery('A concrete request path, URL-encoded.', '/users/42'),
+});
+
+export const AssetSchema = z
+  .object({
+    id: z.string().meta({ pattern: '^as_[0-9a-hjkmnp-tv-z]{26}$', description: 'Stays the same when the file is replaced.' }),
+    type: z.string().meta({ description: 'Media type sniffed from the bytes (never taken from the client).', examples: ['image/png'] }),
+    size: z.number().int().min(0).meta({ description: 'Size of the stored file in bytes.' }),
+    url: z.string().meta({ format: 'uri', description: 'Absolute URL under CDN_URL, ending with the extension of `type`; changes whenever the content does.' }),
+    uploadedAt: isoTime('Time of the upload or of the latest replacement.'),
+    label: z.string().meta({ description: 'The label given at upload; empty when none.' }),
+    sha256: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: "Lower-case hex SHA-256 of the stored bytes (also the file's ETag)." }),
+    width: z.number().int().min(1).optional().meta({ description: 'Pixel width, for images whose header could be read; absent otherwise.' }),
+    height: z.number().int().min(1).optional().meta({ description: 'Pixel height, for images whose header could be read; absent otherwise.' }),
+  })
+  .meta({ id: 'Asset' });
+
+const filePart = (description: string) => z.string().meta({ format: 'binary', contentMediaType: 'application/octet-stream', description });
+
+export const UploadFormSchema = z
+  .object({
+    file: filePart('The file, exactly one part named `file`. Its name and Content-Type are hints only.'),
+    label: z.string().max(200).optional().meta({ description: 'Optional label or category; may come before or after the file part.' }),
+  })
+  .meta({ id: 'UploadForm' });
+
+export const ReplaceFormSchema = z.object({ file: filePart('The new file, exactly one part named `file`.') }).meta({ id: 'ReplaceForm' });
+
+export const HealthSchema = z.object({ status: z.literal('SERVING') }).meta({ id: 'Health' });
+
+export const ErrorSchema = z
+  .object({
+    code: z.enum(Object.keys(HTTP_STATUS_OF) as [ErrorCodeName, ...ErrorCodeName[]]).meta({ description: 'Connect error code name.' }),
+    message: z.string().meta({ description: 'What went wrong, for people.' }),
+    details: z.array(
+      z.object({
+        field: z.string().optional().meta({ description: 'The field, form part, header or variable at fault.' }),
+        reason: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: 'Error' });
+
+const idParam = (prefix: string, what: string) =>
+  z.object({ id: z.string().meta({ description: `${what} id (\`${prefix}_…\`). A malformed id is 400, a well-formed unknown one 404.` }) });
+
+export const RouteIdParams = idParam('rt', 'Route');
+export const AssetIdParams = idParam('as', 'Asset');
+
+export type RouteView = z.infer<typeof RouteSchema>;
+export type AssetView = z.infer<typeof AssetSchema>;
+export type RouteMatchView = z.infer<typeof RouteMatchSchema>;
