@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { isNotModified, needsValidators, preconditionFails, rangeStillValid, type Validators } from './files/conditional.js';
 import { IMMUTABLE, safetyHeaders } from './files/file-headers.js';
-import { parseRange, resolveRange, type RangeRequest } from './files/range.js';
+import { rangeOf, type ByteRange } from './files/range.js';
 import type { FileInfo } from '@switchyard/proto';
 import { ApiError, toApiError } from './http/api-error.js';
 import type { RequestContext } from './http/context.js';
@@ -54,25 +54,22 @@ async function serveFile(clients: ServiceClients, ctx: RequestContext): Promise<
   const path = `${assetId}/${fileName}`;
   const head = ctx.req.method === 'HEAD';
   // Range means nothing to HEAD (RFC 9110 §14.2).
-  let range: RangeRequest = head ? { kind: 'whole' } : parseRange(ctx.req.headers.range);
+  const rangeHeader = head ? undefined : ctx.req.headers.range;
 
-  // Most GETs take one call; HEAD, conditional and suffix-range requests first learn the file's size and validators.
-  if (head || needsValidators(ctx.req) || range.kind === 'suffix') {
-    const meta = await readMeta(clients, ctx, path);
-    if (isSettled(ctx.res)) return;
-    if (preconditionFails(ctx.req, meta)) throw preconditionFailed(meta);
-    if (isNotModified(ctx.req, meta)) return sendNotModified(ctx.res, meta);
-    if (head) return void ctx.res.writeHead(200, { ...fileHeaders(meta), 'content-length': meta.size }).end();
-    if (!rangeStillValid(ctx.req, meta)) range = { kind: 'whole' };
-    const resolved = resolveRange(range, meta.size);
-    if (resolved === 'unsatisfiable') throw unsatisfiable(meta.size);
-    range = resolved === 'whole' ? { kind: 'whole' } : { kind: 'from', start: resolved.start, end: resolved.end };
-  }
+  // Most GETs take one call; HEAD, conditional and range requests first learn the file's size and validators.
+  if (!head && rangeHeader === undefined && !needsValidators(ctx.req)) return streamFile(clients, ctx, path, 'whole');
+  const meta = await readMeta(clients, ctx, path);
+  if (isSettled(ctx.res)) return;
+  if (preconditionFails(ctx.req, meta)) throw preconditionFailed(meta);
+  if (isNotModified(ctx.req, meta)) return sendNotModified(ctx.res, meta);
+  if (head) return void ctx.res.writeHead(200, { ...fileHeaders(meta), 'content-length': meta.size }).end();
+  const range = rangeStillValid(ctx.req, meta) ? rangeOf(rangeHeader, meta.size) : 'whole';
+  if (range === 'unsatisfiable') throw unsatisfiable(meta.size);
   await streamFile(clients, ctx, path, range);
 }
 
-async function streamFile(clients: ServiceClients, ctx: RequestContext, path: string, range: RangeRequest): Promise<void> {
-  const request = range.kind === 'from' ? { path, rangeStart: BigInt(range.start), ...(range.end === undefined ? {} : { rangeEnd: BigInt(range.end) }) } : { path };
+async function streamFile(clients: ServiceClients, ctx: RequestContext, path: string, range: Exclude<ByteRange, 'unsatisfiable'>): Promise<void> {
+  const request = range === 'whole' ? { path } : { path, rangeStart: BigInt(range.start), rangeEnd: BigInt(range.end) };
   const { res } = ctx;
   let expected = -1;
   let sent = 0;
@@ -86,7 +83,7 @@ async function streamFile(clients: ServiceClients, ctx: RequestContext, path: st
         const start = Number(info.rangeStart);
         const end = Number(info.rangeEnd);
         expected = meta.size === 0 ? 0 : end - start + 1;
-        const partial = range.kind === 'from';
+        const partial = range !== 'whole';
         const headers = { ...fileHeaders(meta), 'content-length': expected, ...(partial ? { 'content-range': `bytes ${start}-${end}/${meta.size}` } : {}) };
         res.writeHead(partial ? 206 : 200, headers);
       } else if (message.payload.case === 'chunk' && expected >= 0) {

@@ -25,7 +25,10 @@ export function preconditionFails(req: IncomingMessage, validators: Validators):
 /**
  * True when a GET or HEAD may be answered 304 Not Modified (RFC 9110 §13.2.2):
  * If-None-Match, compared weakly, decides when present; If-Modified-Since
- * counts only without it.
+ * counts only without it. Not the `fresh` package: it answers "stale" to any
+ * request with `Cache-Control: no-cache`, a rule for caches, and fetch() adds
+ * exactly that header whenever a script sets If-None-Match itself, so every
+ * such revalidation would download the whole file again (test/rest/files).
  */
 export function isNotModified(req: IncomingMessage, validators: Validators): boolean {
   const ifNoneMatch = req.headers['if-none-match'];
