@@ -4,6 +4,8 @@ import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { FILE_RESPONSES } from './file-responses.js';
 import { RESPONSE_HEADERS } from './response-headers.js';
+import { transportErrors } from './responses.js';
+import { OpenApiDocumentSchema } from '../rest/schemas.js';
 
 // The OpenAPI 3.1 description of everything the gateway answers over HTTP,
 // generated from the routes' own zod schemas (the Connect protocol endpoints
@@ -30,6 +32,7 @@ export const openApiPlugin: FastifyPluginAsync<{ filesPath: string }> = fp(async
       info: {
         title: 'Switchyard',
         version: '1.0.0',
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'Route records and uploaded assets per workspace. Every /v1 operation needs `Authorization: Bearer <token>` (a JWT with `sub`, `workspace`, `scope`). ' +
           'Errors are always `{"code","message","details"}` with Connect code names. The same operations are also served over the Connect protocol at `/switchyard.v1.<Service>/<Method>` (see proto/switchyard/v1).',
@@ -43,7 +46,8 @@ export const openApiPlugin: FastifyPluginAsync<{ filesPath: string }> = fp(async
     transform,
     transformObject: (documentObject: Parameters<typeof jsonSchemaTransformObject>[0]) => completeDocument(jsonSchemaTransformObject(documentObject) as OpenApiDocument, filesPath),
   });
-  app.get('/v1/openapi.json', { schema: { tags: ['operations'], operationId: 'openapi', summary: 'This document', security: [] } }, async (_request: unknown, reply: FastifyReply) => {
+  const schema = { tags: ['operations'], operationId: 'openapi', summary: 'This document', security: [], response: { 200: OpenApiDocumentSchema.describe('OpenAPI 3.1.'), ...transportErrors() } };
+  app.get('/v1/openapi.json', { schema }, async (_request: unknown, reply: FastifyReply) => {
     reply.header('cache-control', 'public, max-age=300');
     return app.swagger();
   });

@@ -25,3 +25,8 @@ export function errorResponses(...statuses: ErrorStatus[]): Record<number, typeo
   for (const status of [...statuses, ...ALWAYS].sort((a, b) => a - b)) responses[status] = ErrorSchema.describe(MEANING[status]);
   return responses;
 }
+
+/** Error statuses any request can get from the HTTP server itself, token or not (a client too slow to send its request). */
+export function transportErrors(): Record<number, typeof ErrorSchema> {
+  return { 408: ErrorSchema.describe(MEANING[408]) };
+}

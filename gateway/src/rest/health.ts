@@ -2,7 +2,7 @@ import { ApiError, toApiError } from '../http/api-error.js';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Logger } from '@switchyard/runtime';
 import { contextOf } from '../app/request-context.js';
-import { errorResponses } from '../openapi/responses.js';
+import { errorResponses, transportErrors } from '../openapi/responses.js';
 import { HealthSchema } from './schemas.js';
 import type { ServiceClients } from '../service/clients.js';
 import { HealthCheckResponse_ServingStatus as ServingStatus } from '@switchyard/proto';
@@ -22,7 +22,7 @@ export const healthRoute: FastifyPluginAsyncZod<{ clients: ServiceClients; log: 
         operationId: 'health',
         summary: 'Readiness: the service, its database and blob store answer',
         security: [],
-        response: { 200: HealthSchema.describe('Ready.'), 503: errorResponses()[503]! },
+        response: { 200: HealthSchema.describe('Ready.'), ...transportErrors(), 503: errorResponses()[503]! },
       },
     },
     async (request, reply) => {

@@ -115,3 +115,6 @@ export const AssetIdParams = idParam('as', 'Asset');
 export type RouteView = z.infer<typeof RouteSchema>;
 export type AssetView = z.infer<typeof AssetSchema>;
 export type RouteMatchView = z.infer<typeof RouteMatchSchema>;
+
+/** This API's own description (its fields are OpenAPI's). */
+export const OpenApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) }).meta({ id: 'OpenApiDocument' });
