@@ -2,11 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from '@switchyard/runtime';
 import { corsOptions } from './app/cors.js';
 import { errorHandler, replyWithError } from './app/error-reply.js';
 import { takeOverResponse } from './app/raw-reply.js';
+import { responseSerializer } from './app/response-serializer.js';
 import { acceptUnreadBodies } from './app/unread-bodies.js';
 import { filesPathOf, type GatewayConfig } from './config.js';
 import { createConnectProxy } from './connect-proxy.js';
@@ -76,7 +77,7 @@ export async function createGateway({ config, cdnUrl, clients, log }: GatewayPar
       void replyWithError(reply, isFilesUrl(request.url, filesPath) ? noSuchFile() : invalidRequest('path', 'malformed percent-encoding in the path')),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(responseSerializer);
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
     allowed.record(route);
