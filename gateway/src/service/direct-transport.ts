@@ -20,8 +20,10 @@ import { envelope, framer, requestHeaders, serialize } from './grpc-framing.js';
  * in-process channel) because `npm run bench rest-get-asset-split` (gateway
  * and service as two processes vs node:http + grpc-js client → bare grpc-js
  * server) measured 0.83–0.87 with it (393–416 µs of CPU per request, both
- * processes) and 0.49 with Connect's gRPC transport (713 µs): only this path
- * reaches the 0.8 goal.
+ * processes) and 0.49 with Connect's gRPC transport (713 µs); a grpc-js
+ * client behind a Connect Transport adapter measured 0.67 (one run, in an
+ * earlier session whose adapter was not kept). Only this path reaches the
+ * 0.8 goal.
  *
  * The semantics follow Connect's gRPC transport: the same error codes for
  * deadlines, cancellation, refused connections and HTTP/2 resets, and the
