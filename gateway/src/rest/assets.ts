@@ -9,6 +9,8 @@ import { coalesce } from './coalesce.js';
 import { MultipartForm, type FilePart } from './multipart-form.js';
 import { assetView } from './views.js';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
+import multipart from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
 import type { Logger } from '@switchyard/runtime';
 import { acceptUnreadBodies } from '../app/unread-bodies.js';
 import { contextOf } from '../app/request-context.js';
@@ -50,6 +52,8 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
   // The forms are read by the handlers as they stream, never buffered by a body parser.
   await app.register(async (scope) => {
     acceptUnreadBodies(scope);
+    // The file limit is enforced by MultipartForm as the bytes arrive, not by a throw at the end of the part.
+    await scope.register(multipart, { throwFileSizeLimit: false });
     const forms = scope.withTypeProvider<ZodTypeProvider>();
     forms.post(
       '/v1/assets/upload',
@@ -68,7 +72,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
         const ctx = contextOf(request, reply, log);
         // First: a credential that cannot be passed on is refused before a byte of the form is read.
         const options = ctx.callOptions({ streaming: true });
-        const asset = await relayForm(ctx, ['label'], maxUploadBytes, uploadSlots, (form, file, signal) =>
+        const asset = await relayForm(request, ctx, ['label'], maxUploadBytes, uploadSlots, (form, file, signal) =>
           clients.assets.uploadAsset(uploadMessages(form, file), { ...options, signal }),
         );
         if (isSettled(reply.raw)) return reply.hijack();
@@ -93,7 +97,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
         const ctx = contextOf(request, reply, log);
         const { id } = request.params;
         const options = ctx.callOptions({ streaming: true });
-        const asset = await relayForm(ctx, [], maxUploadBytes, uploadSlots, (form, file, signal) =>
+        const asset = await relayForm(request, ctx, [], maxUploadBytes, uploadSlots, (form, file, signal) =>
           clients.assets.replaceAsset(replaceMessages(id, form, file), { ...options, signal }),
         );
         if (isSettled(reply.raw)) return reply.hijack();
@@ -113,6 +117,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
  * of buffer or a stream to the service.
  */
 async function relayForm(
+  request: FastifyRequest,
   ctx: RequestContext,
   fieldNames: readonly string[],
   maxFileBytes: number,
@@ -124,7 +129,7 @@ async function relayForm(
   // However the form ends, the call to the service ends with it: a stream left open there would hold a temp file.
   const done = new AbortController();
   try {
-    const form = new MultipartForm(ctx.req, { maxFileBytes, fieldNames });
+    const form = new MultipartForm(request, { maxFileBytes, fieldNames });
     try {
       return await call(form, await form.fileStarted, AbortSignal.any([ctx.signal, done.signal]));
     } catch (error) {
