@@ -26,7 +26,7 @@ export async function createWorkspace(name: string): Promise<Workspace> {
  * The per-workspace rate limit is off: the load is one workspace far above the
  * default limit, and the baselines have no limiter to pay for.
  */
-const UNLIMITED = { RATE_LIMIT_PER_SECOND: '0' } as const;
+const UNLIMITED = { RATE_LIMIT_PER_SECOND: '0', METRICS_PORT: '0' } as const;
 
 /** The compiled CLI, as `npm start` runs it (`npm run bench` builds first). */
 const CLI = join(ROOT, 'cli/dist/bin.js');
@@ -59,7 +59,7 @@ export async function startOurService(ws: Workspace, env: Record<string, string>
 export async function startOurGateway(ws: Workspace, serviceAddress: string): Promise<ChildServer & { url: string }> {
   const child = await startChild({
     args: [CLI, 'gateway'],
-    env: { HOST: '127.0.0.1', PORT: '0', SERVICE_URL: `http://${serviceAddress}` },
+    env: { HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', SERVICE_URL: `http://${serviceAddress}` },
     ready: /gateway listening on (http:\/\/\S+)/,
     logFile: join(ws.dir, 'gateway.log'),
   });

@@ -9,6 +9,7 @@ import {
   Refusal,
   rule,
   SHARED_VARIABLES,
+  type MetricsPort,
   wholeNumber,
   wholeNumberVariable,
   type EnvValues,
@@ -31,6 +32,8 @@ export interface GatewayConfig {
   readonly jsonBodyLimitBytes: number;
   readonly corsOrigins: CorsOrigins;
   readonly logLevel: LogLevel;
+  /** METRICS_PORT: where the `gateway` command serves /metrics (`off`: nowhere). */
+  readonly metricsPort: MetricsPort;
   /** Protections against slow and greedy clients. */
   readonly clientLimits: ClientLimits;
 }
@@ -83,6 +86,7 @@ export const gatewayEnv = envSchema(
     JSON_BODY_LIMIT_BYTES: wholeNumberVariable(GATEWAY_DEFAULTS.jsonBodyLimitBytes, 2, 16 * 1024 * 1024, 'is not a number of bytes between 2 and 16777216'),
     CORS_ORIGINS: reasonedRule(corsList).optional().default(GATEWAY_DEFAULTS.corsOrigins),
     LOG_LEVEL: SHARED_VARIABLES.LOG_LEVEL,
+    METRICS_PORT: SHARED_VARIABLES.METRICS_PORT,
     REQUEST_TIMEOUT_MS: milliseconds(limits.requestTimeoutMs, 0),
     // Its default shrinks to a shorter REQUEST_TIMEOUT_MS; set explicitly, it may not exceed it.
     HEADERS_TIMEOUT_MS: rule((raw) => wholeNumber(raw, 1, DAY_MS), `is not a number of milliseconds between 1 and ${DAY_MS}`).optional(),
@@ -122,6 +126,7 @@ export function gatewayConfigFrom(env: GatewayEnv): GatewayConfig {
     jsonBodyLimitBytes: env.JSON_BODY_LIMIT_BYTES,
     corsOrigins: env.CORS_ORIGINS,
     logLevel: env.LOG_LEVEL,
+    metricsPort: env.METRICS_PORT,
     clientLimits: {
       headersTimeoutMs,
       requestTimeoutMs,

@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Logger } from '@switchyard/runtime';
+import type { Logger, Registry } from '@switchyard/runtime';
+import { httpRequestMetrics } from './app/http-metrics.js';
 import { corsOptions } from './app/cors.js';
 import { errorHandler, replyWithError } from './app/error-reply.js';
 import { takeOverResponse } from './app/raw-reply.js';
@@ -33,6 +34,8 @@ export interface RouteEntry {
 
 export interface GatewayParts {
   readonly config: GatewayConfig;
+  /** The registry request metrics go to (the process's); none are kept without one. */
+  readonly metrics?: Registry | undefined;
   /** The resolved public base of files (CDN_URL or the gateway's own /files). */
   readonly cdnUrl: string;
   readonly clients: ServiceClients;
@@ -61,7 +64,8 @@ const API_HEADERS = Object.freeze({ 'cache-control': 'no-store', 'x-content-type
 const MAX_PARAM_LENGTH = 16 * 1024;
 
 /** The gateway's HTTP surface on Fastify: REST /v1, files under the CDN path, the Connect protocol, health and OpenAPI. */
-export async function createGateway({ config, cdnUrl, clients, log }: GatewayParts): Promise<Gateway> {
+export async function createGateway({ config, cdnUrl, clients, log, metrics }: GatewayParts): Promise<Gateway> {
+  const observe = metrics ? httpRequestMetrics(metrics) : undefined;
   const filesPath = filesPathOf(cdnUrl);
   // One bound for REST and Connect uploads alike: both hold a stream to the service and a buffer here.
   const uploadSlots = new Slots(config.clientLimits.maxInflightUploads);
@@ -94,7 +98,9 @@ export async function createGateway({ config, cdnUrl, clients, log }: GatewayPar
     reply.headers(API_HEADERS);
     // One access line per request; never headers, never the query (a token pasted into a URL stays out of the logs).
     reply.raw.once('close', () => {
-      const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+      const elapsedMs = performance.now() - started;
+      observe?.(request, reply.raw.statusCode, elapsedMs / 1000);
+      const durationMs = Math.round(elapsedMs * 1000) / 1000;
       log.info({ requestId: request.id, method: request.method, path: pathOf(request.url), status: reply.raw.statusCode, completed: reply.raw.writableFinished, durationMs }, 'request');
     });
     done();

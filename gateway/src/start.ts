@@ -1,7 +1,7 @@
 import { resolveCdnUrl, type GatewayConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { listen, type HttpListener } from './http/listener.js';
-import type { Logger } from '@switchyard/runtime';
+import type { Logger, Registry } from '@switchyard/runtime';
 import type { Transport } from '@connectrpc/connect';
 import { createInProcessClients, createServiceClients } from './service/clients.js';
 
@@ -30,6 +30,8 @@ export type StartGatewayOptions = ServiceChannel & {
   /** A listener bound earlier (all-in-one binds first to learn its port); by default one is bound on HOST:PORT. */
   readonly listener?: HttpListener | undefined;
   readonly shutdownTimeoutMs?: number | undefined;
+  /** The registry request metrics go to (the process's, shared with the service in one process). */
+  readonly metrics?: Registry | undefined;
 };
 
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions): Promise<GatewayHandle> {
@@ -37,7 +39,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   listener.setLimits(config.clientLimits);
   const cdnUrl = resolveCdnUrl(config, listener.port);
   const clients = options.inProcess ? createInProcessClients(options.inProcess) : createServiceClients(options.serviceUrl);
-  const gateway = await createGateway({ config, cdnUrl, clients, log: options.log });
+  const gateway = await createGateway({ config, cdnUrl, clients, log: options.log, metrics: options.metrics });
   listener.setHandler(gateway.handle);
   options.log.info({ url: listener.url, cdnUrl, service: options.serviceUrl ?? 'in-process' }, 'gateway listening');
 

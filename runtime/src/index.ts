@@ -1,5 +1,5 @@
 // What Switchyard's server processes share: logging, request ids, shutdown
-// signals, operator-command error reporting and duration parsing.
+// signals, operator-command error reporting, duration parsing and metrics.
 
 export { createLogger, LOG_LEVELS } from './logger.js';
 export type { Logger, LogLevel } from './logger.js';
@@ -12,3 +12,5 @@ export type { CommandOptions, CommandValues } from './command-args.js';
 export { parseDuration } from './duration.js';
 export * from './env/index.js';
 export { z } from 'zod';
+export * from './metrics/index.js';
+export { Counter, Gauge, Histogram, Registry } from 'prom-client';

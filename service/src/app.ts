@@ -1,4 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import type { Registry } from '@switchyard/runtime';
+import { GrpcMetrics } from './grpc/grpc-metrics.js';
 import type { Transport } from '@connectrpc/connect';
 import { createSwitchyard } from '@switchyard/core';
 import { createInProcessChannel } from './in-process/transport.js';
@@ -24,6 +26,8 @@ export interface StartServiceOptions {
   readonly healthIntervalMs?: number | undefined;
   /** How long `close()` lets calls in flight finish before cutting them off (default 10 s). */
   readonly shutdownTimeoutMs?: number | undefined;
+  /** The registry the gRPC server metrics go to (the process's, shared with a gateway in one process); none are kept without one. */
+  readonly metrics?: Registry | undefined;
 }
 
 export interface ServiceHandle {
@@ -62,7 +66,8 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       maxUploadBytes: config.maxUploadBytes,
     });
     await health.start();
-    const { server, handlers, settled } = createGrpcServer({ switchyard, authenticate, health, log, uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs });
+    const metrics = options.metrics ? new GrpcMetrics(options.metrics) : undefined;
+    const { server, handlers, settled } = createGrpcServer({ switchyard, authenticate, health, log, uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs, metrics });
     const port = await bindServer(server, `${urlHost(config.host)}:${config.grpcPort}`).catch(async (error: unknown) => {
       server.forceShutdown();
       throw error;

@@ -11,6 +11,7 @@ import {
   rule,
   secretVariable,
   SHARED_VARIABLES,
+  type MetricsPort,
   shownAs,
   wholeNumberVariable,
   z,
@@ -38,6 +39,8 @@ export interface ServiceConfig {
   readonly auth: AuthConfig;
   readonly maxUploadBytes: number;
   readonly logLevel: LogLevel;
+  /** METRICS_PORT: where the `service` command serves /metrics (`off`: nowhere). */
+  readonly metricsPort: MetricsPort;
   /** Upload idle timeout and per-workspace rate limit (limits/limits-config.ts). */
   readonly limits: ServiceLimits;
 }
@@ -113,6 +116,7 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     auth,
     maxUploadBytes: env.MAX_UPLOAD_BYTES,
     logLevel: env.LOG_LEVEL,
+    metricsPort: env.METRICS_PORT,
     limits: serviceLimitsFrom(env),
   });
 }

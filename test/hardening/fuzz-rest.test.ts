@@ -20,6 +20,8 @@ const REQUESTS = scaled(1_200, 12_000);
 const BATCH = 12;
 /** Heap growth allowed after the run: routes and assets the fuzzer created legitimately live in caches. */
 const HEAP_TOLERANCE = 24 * 2 ** 20;
+/** README.md, "Metrics": route templates × method labels × statuses actually answered stay far below this. */
+const MAX_HTTP_SERIES = 400;
 
 let stack: Stack;
 let targets: Targets;
@@ -91,6 +93,11 @@ test.serial(`${REQUESTS} hostile requests: no 5xx but 503, every error in the co
   t.log(`heap after GC ${mib(before.heapUsed)} → ${mib(after.heapUsed)} (${deltaMib(grown)}); rss ${mib(before.rss)} → ${mib(after.rss)}`);
   t.true(sent >= REQUESTS);
   t.true(grown < HEAP_TOLERANCE, `heap grew ${deltaMib(grown)}`);
+  // Metrics name a request by its route template and an unknown method as `other`: hostile paths and methods add no series.
+  const durations = await stack.metrics.getSingleMetric('http_server_request_duration_seconds')?.get();
+  const series = durations?.values.filter((value) => (value as { metricName?: string }).metricName === 'http_server_request_duration_seconds_count').length ?? 0;
+  t.log(`${series} series of http_server_request_duration_seconds after the run (bound ${MAX_HTTP_SERIES})`);
+  t.true(series > 0 && series <= MAX_HTTP_SERIES, `${series} series`);
 });
 
 test('named cases the fuzzer found: each answered in the contract shape, never 500', async (t) => {

@@ -2,7 +2,7 @@
 // gateway in one process, on SQLite and files under DATA_DIR unless the
 // environment says otherwise. The composition root of the all-in-one server.
 import { createGatewayLogger, listen, startGateway, type GatewayHandle } from '@switchyard/gateway';
-import { onShutdownSignals, parseCommandArgs } from '@switchyard/runtime';
+import { createMetricsRegistry, onShutdownSignals, parseCommandArgs, serveMetricsIfOn, type MetricsServer } from '@switchyard/runtime';
 import { createServiceLogger, startService, type ServiceHandle } from '@switchyard/service';
 import { loadAllInOneConfig } from '../all-in-one-config.js';
 
@@ -25,14 +25,19 @@ export async function startCommand(args: readonly string[], env: NodeJS.ProcessE
   const listener = await listen(gatewayConfig.host, gatewayConfig.port);
   const serviceConfig = config.serviceOn(listener.port);
 
+  // One registry for both layers: one scrape shows the gateway's requests and the service's calls.
+  const metrics = createMetricsRegistry();
   let service: ServiceHandle | undefined;
-  let gateway: GatewayHandle;
+  let gateway: GatewayHandle | undefined;
+  let metricsServer: MetricsServer | undefined;
   try {
-    service = await startService(serviceConfig, { logger: createServiceLogger(serviceConfig.logLevel) });
-    gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { inProcess: service.inProcess, log: gatewayLog, listener });
+    service = await startService(serviceConfig, { logger: createServiceLogger(serviceConfig.logLevel), metrics });
+    gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { inProcess: service.inProcess, log: gatewayLog, listener, metrics });
+    metricsServer = await serveMetricsIfOn(metrics, gatewayConfig.host, gatewayConfig.metricsPort);
   } catch (error) {
     gatewayLog.fatal({ err: error }, 'switchyard could not start');
-    await listener.close(0);
+    if (gateway) await gateway.close();
+    else await listener.close(0);
     await service?.close();
     throw error;
   }
@@ -44,13 +49,15 @@ export async function startCommand(args: readonly string[], env: NodeJS.ProcessE
       `  gRPC service  ${service.address}`,
       `  files (CDN)   ${gateway.cdnUrl}`,
       `  data dir      ${serviceConfig.dataDir}`,
+      `  metrics       ${metricsServer?.url ?? 'off'}`,
     ].join('\n'),
   );
 
-  const running = { service, gateway };
+  const running = { service, gateway, metricsServer };
   onShutdownSignals(gatewayLog, async () => {
     // The gateway first, so requests in flight can still reach the service.
     await running.gateway.close();
     await running.service.close();
+    await running.metricsServer?.close();
   });
 }

@@ -1,6 +1,6 @@
 // `switchyard gateway`: the REST gateway alone, in front of the gRPC service at SERVICE_URL.
 import { SwitchyardError } from '@switchyard/core';
-import { onShutdownSignals, parseCommandArgs } from '@switchyard/runtime';
+import { createMetricsRegistry, onShutdownSignals, parseCommandArgs, serveMetricsIfOn } from '@switchyard/runtime';
 import { loadGatewayConfig } from '../config.js';
 import { createGatewayLogger } from '../logger.js';
 import { startGateway } from '../start.js';
@@ -20,10 +20,19 @@ export async function gatewayCommand(args: readonly string[], env: NodeJS.Proces
     throw new SwitchyardError('invalid_argument', `invalid configuration:\n  SERVICE_URL: ${reason}`, [{ field: 'SERVICE_URL', reason }]);
   }
   const log = createGatewayLogger(config.logLevel);
-  const gateway = await startGateway(config, { serviceUrl, log }).catch((error: unknown) => {
+  const metrics = createMetricsRegistry();
+  const gateway = await startGateway(config, { serviceUrl, log, metrics }).catch((error: unknown) => {
     log.fatal({ err: error }, 'the gateway could not start');
     throw error;
   });
-  console.log(`switchyard gateway listening on ${gateway.url} (files at ${gateway.cdnUrl}, service at ${serviceUrl})`);
-  onShutdownSignals(log, () => gateway.close());
+  const metricsServer = await serveMetricsIfOn(metrics, config.host, config.metricsPort).catch(async (error: unknown) => {
+    log.fatal({ err: error }, 'METRICS_PORT could not be bound');
+    await gateway.close();
+    throw error;
+  });
+  console.log(`switchyard gateway listening on ${gateway.url} (files at ${gateway.cdnUrl}, service at ${serviceUrl}${metricsServer ? `, metrics at ${metricsServer.url}` : ''})`);
+  onShutdownSignals(log, async () => {
+    await gateway.close();
+    await metricsServer?.close();
+  });
 }

@@ -73,10 +73,19 @@ export const httpUrlVariable = () => reasonedRule((raw) => {
 /** A secret of at least `minLength` characters, never shown in a refusal. */
 export const secretVariable = (minLength: number, reason: string) => shownAs(rule((raw) => (raw.length >= minLength ? raw : undefined), reason).optional(), () => undefined);
 
+/** Where /metrics is served: a port (0 picks a free one, printed at start), or `off`. */
+export type MetricsPort = number | 'off';
+
+export const metricsPortVariable = (fallback: MetricsPort) =>
+  rule<MetricsPort>((raw) => (raw.trim().toLowerCase() === 'off' ? 'off' : wholeNumber(raw, 0, 65_535)), 'is not a port number (0-65535; 0 picks a free port) or off')
+    .optional()
+    .default(fallback);
+
 /** The variables that mean the same to both apps; `switchyard start` reads each once. */
 export const SHARED_VARIABLES = Object.freeze({
   HOST: hostVariable('127.0.0.1'),
   PORT: portVariable(8080),
   MAX_UPLOAD_BYTES: byteCountVariable(104_857_600),
   LOG_LEVEL: logLevelVariable('info'),
+  METRICS_PORT: metricsPortVariable(9464),
 });

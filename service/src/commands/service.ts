@@ -1,5 +1,5 @@
 // `switchyard service`: the gRPC service alone, configured from the environment.
-import { onShutdownSignals, parseCommandArgs } from '@switchyard/runtime';
+import { createMetricsRegistry, onShutdownSignals, parseCommandArgs, serveMetricsIfOn } from '@switchyard/runtime';
 import { startService } from '../app.js';
 import { loadServiceConfig } from '../config.js';
 import { createServiceLogger } from '../logger.js';
@@ -14,10 +14,19 @@ export async function serviceCommand(args: readonly string[], env: NodeJS.Proces
   if (parseCommandArgs(args, {}, SERVICE_USAGE).help) return void console.log(SERVICE_USAGE);
   const config = loadServiceConfig(env);
   const log = createServiceLogger(config.logLevel);
-  const service = await startService(config, { logger: log }).catch((error: unknown) => {
+  const metrics = createMetricsRegistry();
+  const service = await startService(config, { logger: log, metrics }).catch((error: unknown) => {
     log.fatal({ err: error }, 'the service could not start');
     throw error;
   });
-  console.log(`switchyard gRPC service listening on ${service.address}`);
-  onShutdownSignals(log, () => service.close());
+  const metricsServer = await serveMetricsIfOn(metrics, config.host, config.metricsPort).catch(async (error: unknown) => {
+    log.fatal({ err: error }, 'METRICS_PORT could not be bound');
+    await service.close();
+    throw error;
+  });
+  console.log(`switchyard gRPC service listening on ${service.address}${metricsServer ? ` (metrics at ${metricsServer.url})` : ''}`);
+  onShutdownSignals(log, async () => {
+    await service.close();
+    await metricsServer?.close();
+  });
 }

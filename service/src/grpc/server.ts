@@ -1,4 +1,4 @@
-import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type ChannelOptions, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Switchyard } from '@switchyard/core';
 import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
 import { FileServiceService } from '../gen/switchyard/v1/files.js';
@@ -12,6 +12,7 @@ import type { HealthMonitor } from './health.js';
 import { createReflectionService } from './reflection.js';
 import { routeHandlers } from './route-handlers.js';
 import { createRpc } from './rpc.js';
+import type { GrpcMetrics } from './grpc-metrics.js';
 import { HandlerTable } from '../in-process/handler-table.js';
 
 const MIB = 1024 * 1024;
@@ -40,6 +41,8 @@ export interface GrpcServerParts {
   readonly log: Logger;
   /** UPLOAD_IDLE_TIMEOUT_MS (see asset-handlers.ts). */
   readonly uploadIdleTimeoutMs?: number | undefined;
+  /** Counts every call of the switchyard services when given. */
+  readonly metrics?: GrpcMetrics | undefined;
 }
 
 export interface GrpcServer {
@@ -54,10 +57,15 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
   const server = new Server(SERVER_OPTIONS);
   const handlers = new HandlerTable();
   const rpc = createRpc(parts.log, parts.authenticate);
-  // Requests that do not decode reach the handlers as `invalid_argument`, not grpc-js's INTERNAL (decoding.ts).
-  handlers.addService(server, tolerantDeserializers(RouteServiceService), routeHandlers(parts.switchyard.routes, rpc));
-  handlers.addService(server, tolerantDeserializers(AssetServiceService), assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
-  handlers.addService(server, tolerantDeserializers(FileServiceService), fileHandlers(parts.switchyard.assets, rpc));
+  const add = (definition: ServiceDefinition, implementation: UntypedServiceImplementation): void => {
+    // Requests that do not decode reach the handlers as `invalid_argument`, not grpc-js's INTERNAL (decoding.ts).
+    const served = { definition: tolerantDeserializers(definition), implementation };
+    const counted = parts.metrics ? parts.metrics.instrument(served.definition, served.implementation) : served;
+    handlers.addService(server, counted.definition, counted.implementation);
+  };
+  add(RouteServiceService, routeHandlers(parts.switchyard.routes, rpc));
+  add(AssetServiceService, assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
+  add(FileServiceService, fileHandlers(parts.switchyard.assets, rpc));
   parts.health.implementation.addToServer(handlers.recorder(server));
   createReflectionService().addToServer(server);
   return { server, handlers, settled: () => rpc.settled() };

@@ -28,12 +28,14 @@ const OWN_VARIABLES = [
   'UPLOAD_IDLE_TIMEOUT_MS',
   'RATE_LIMIT_PER_SECOND',
   'RATE_LIMIT_BURST',
+  'METRICS_PORT',
 ];
 
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of OWN_VARIABLES) env[name] = '';
-  return { ...env, ...extra };
+  // Processes started side by side must not all take METRICS_PORT's default.
+  return { ...env, METRICS_PORT: '0', ...extra };
 }
 
 /** A child process running `switchyard <command...>` from the sources (see support/cli.ts), with its output collected. */

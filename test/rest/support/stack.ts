@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadGatewayConfig, listen, createGatewayLogger, startGateway, type GatewayHandle } from '@switchyard/gateway';
 import { startService, loadServiceConfig, type ServiceHandle } from '@switchyard/service';
-import { createLogger } from '@switchyard/runtime';
+import { createLogger, Registry } from '@switchyard/runtime';
 import { mintToken, type Claims } from './tokens.js';
 
 /** A real service (SQLite + disk in a temp dir) and a real gateway in front of it, both on free loopback ports. */
@@ -21,6 +21,8 @@ export interface Stack {
   readonly logLines: string[];
   /** Every line the service logged so far. */
   readonly serviceLogLines: string[];
+  /** The metrics both layers record (no default process metrics), as one process's registry. */
+  readonly metrics: Registry;
   token(workspace: string, claims?: Claims): Promise<string>;
   /** `{ authorization: 'Bearer …' }` for a fresh token (all scopes unless told). */
   auth(workspace: string, claims?: Claims): Promise<Record<string, string>>;
@@ -43,12 +45,13 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const fullEnv = { HOST: '127.0.0.1', PORT: String(listener.port), GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, LOG_LEVEL: 'info', ...env };
   const serviceConfig = loadServiceConfig(fullEnv);
   const serviceLogLines: string[] = [];
-  const service = await startService(serviceConfig, { logger: createLogger('info', { write: (line: string) => void serviceLogLines.push(line) }) });
+  const metrics = new Registry();
+  const service = await startService(serviceConfig, { logger: createLogger('info', { write: (line: string) => void serviceLogLines.push(line) }), metrics });
   const logLines: string[] = [];
   const log = createGatewayLogger('info', { write: (line: string) => void logLines.push(line) });
   const gatewayConfig = loadGatewayConfig(fullEnv);
   const channel = testChannel() === 'grpc' ? { serviceUrl: `http://${service.address}` } : { inProcess: service.inProcess };
-  const gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { ...channel, log, listener, shutdownTimeoutMs: 2_000 });
+  const gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { ...channel, log, listener, shutdownTimeoutMs: 2_000, metrics });
   const token = (workspace: string, claims?: Claims) => mintToken(secret, { workspace, ...claims });
   return {
     url: gateway.url,
@@ -59,6 +62,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     service,
     logLines,
     serviceLogLines,
+    metrics,
     token,
     auth: async (workspace, claims) => ({ authorization: `Bearer ${await token(workspace, claims)}` }),
     stop: async () => {

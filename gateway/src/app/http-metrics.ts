@@ -1,0 +1,34 @@
+import type { FastifyRequest } from 'fastify';
+import { Histogram, type Registry } from '@switchyard/runtime';
+
+/** OpenTelemetry's default buckets for HTTP server durations, in seconds. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+/** Methods named as they are; anything else (a fuzzer's FOO) is `other`, so the series stay bounded. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The label of a request that matched no route: never its raw path. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export type ObserveRequest = (request: FastifyRequest, status: number, seconds: number) => void;
+
+/**
+ * `http_server_request_duration_seconds` by method, route template
+ * (`/v1/assets/:id`, never a raw path or an id) and status. Its cardinality
+ * is bounded by routes × methods × statuses whatever clients send.
+ */
+export function httpRequestMetrics(registry: Registry): ObserveRequest {
+  const histogram = new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'Duration of HTTP server requests, from the request line to the last byte of the response.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  return (request, status, seconds) => {
+    const method = KNOWN_METHODS.has(request.method) ? request.method : 'other';
+    // Fastify's 404 handler also has a route; only requests that matched one of ours are named by it.
+    const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE);
+    histogram.observe({ method, route, status_code: String(status) }, seconds);
+  };
+}

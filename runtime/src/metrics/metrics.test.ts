@@ -1,0 +1,38 @@
+import test from 'ava';
+import { Counter, Registry } from 'prom-client';
+import { z } from 'zod';
+import { metricsPortVariable } from '../env/variables.js';
+import { createMetricsRegistry } from './registry.js';
+import { serveMetrics, serveMetricsIfOn } from './metrics-server.js';
+
+test('METRICS_PORT: a port, 0 for a free one, or off; anything else is refused with the reason', (t) => {
+  const schema = z.object({ METRICS_PORT: metricsPortVariable(9464) });
+  t.is(schema.parse({}).METRICS_PORT, 9464);
+  t.is(schema.parse({ METRICS_PORT: '0' }).METRICS_PORT, 0);
+  t.is(schema.parse({ METRICS_PORT: '9100' }).METRICS_PORT, 9100);
+  t.is(schema.parse({ METRICS_PORT: 'OFF' }).METRICS_PORT, 'off');
+  for (const bad of ['on', '-1', '70000', '9464x']) {
+    const result = schema.safeParse({ METRICS_PORT: bad });
+    t.false(result.success, bad);
+    t.regex(result.error?.issues[0]?.message ?? '', /is not a port number .* or off/, bad);
+  }
+});
+
+test('/metrics serves the registry as Prometheus text; other paths and methods are refused', async (t) => {
+  const registry = new Registry();
+  new Counter({ name: 'things_total', help: 'Things.', registers: [registry] }).inc(3);
+  const server = await serveMetrics(registry, '127.0.0.1', 0);
+  t.teardown(() => server.close());
+  const scrape = await fetch(server.url);
+  t.is(scrape.status, 200);
+  t.regex(scrape.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  t.regex(await scrape.text(), /^things_total 3$/m);
+  t.is((await fetch(server.url.replace('/metrics', '/'))).status, 404);
+  t.is((await fetch(server.url, { method: 'POST' })).status, 405);
+});
+
+test('off serves nothing; the default registry carries the process and Node metrics', async (t) => {
+  t.is(await serveMetricsIfOn(new Registry(), '127.0.0.1', 'off'), undefined);
+  const names = (await createMetricsRegistry().getMetricsAsJSON()).map((metric) => metric.name);
+  for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) t.true(names.includes(name), name);
+});
