@@ -23,6 +23,7 @@ test('defaults follow the README configuration table', (t) => {
     jsonBodyLimitBytes: 65_536,
     corsOrigins: '*',
     logLevel: 'info',
+    metricsPort: 9464,
     clientLimits: { headersTimeoutMs: 20_000, requestTimeoutMs: 900_000, bodyIdleTimeoutMs: 30_000, maxConnections: 1024, maxInflightUploads: 256 },
   });
   t.is(resolveCdnUrl(config, 8080), 'http://127.0.0.1:8080/files');

@@ -1,0 +1,110 @@
+// A real Prometheus server (Debian's prometheus package) scraping a split
+// deployment on loopback: the service and the gateway as two processes, each
+// with its own /metrics. The rate of the calls made is read back through
+// Prometheus' HTTP query API.
+import test from 'ava';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Child, cleanEnv } from '../rest/support/processes.js';
+import { mintToken } from '../rest/support/tokens.js';
+
+const hasPrometheus = await new Promise<boolean>((resolve) => execFile('prometheus', ['--version'], (error) => resolve(error === null)));
+
+/** A port free right now (Prometheus cannot be told to pick one and say which). */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+interface QueryAnswer {
+  status: string;
+  data: { result: { metric: Record<string, string>; value: [number, string] }[] };
+}
+
+test('Prometheus scrapes the service and the gateway and answers a rate of the calls made', async (t) => {
+  if (!hasPrometheus) {
+    if (process.env['REQUIRE_PROMTOOL'] === '1') return void t.fail('prometheus is not installed (apt-get install prometheus)');
+    return void t.log('SKIPPED: prometheus is not installed (apt-get install prometheus)');
+  }
+  t.timeout(90_000);
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-prometheus-'));
+  const secret = randomBytes(32).toString('base64url');
+  const processes: Child[] = [];
+  let prometheus: ReturnType<typeof spawn> | undefined;
+  t.teardown(async () => {
+    prometheus?.kill('SIGKILL');
+    await Promise.all(processes.map((child) => child.stop()));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const service = new Child(['service'], cleanEnv({ HOST: '127.0.0.1', GRPC_PORT: '0', METRICS_PORT: '0', DATA_DIR: join(dir, 'data'), AUTH_SECRET: secret, LOG_LEVEL: 'warn' }));
+  processes.push(service);
+  const [, serviceAddress, serviceMetrics] = await service.waitFor(/listening on (\S+) \(metrics at (http:\/\/\S+)\)/);
+  const gateway = new Child(['gateway'], cleanEnv({ HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', SERVICE_URL: `http://${serviceAddress}`, LOG_LEVEL: 'warn' }));
+  processes.push(gateway);
+  const [, gatewayUrl, gatewayMetrics] = await gateway.waitFor(/listening on (http:\/\/\S+) .*metrics at (http:\/\/\S+)\)/);
+
+  const target = (url: string) => new URL(url).host;
+  await writeFile(
+    join(dir, 'prometheus.yml'),
+    [
+      'global:',
+      '  scrape_interval: 1s',
+      'scrape_configs:',
+      '  - job_name: switchyard-service',
+      `    static_configs: [{ targets: ['${target(serviceMetrics!)}'] }]`,
+      '  - job_name: switchyard-gateway',
+      `    static_configs: [{ targets: ['${target(gatewayMetrics!)}'] }]`,
+      '',
+    ].join('\n'),
+  );
+  const port = await freePort();
+  prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+  const query = async (promql: string): Promise<QueryAnswer['data']['result']> => {
+    const response = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(promql)}`);
+    const answer = (await response.json()) as QueryAnswer;
+    if (answer.status !== 'success') throw new Error(`query ${promql}: ${JSON.stringify(answer)}`);
+    return answer.data.result;
+  };
+  const eventually = async (promql: string, holds: (values: number[]) => boolean): Promise<number[]> => {
+    const until = Date.now() + 45_000;
+    let values: number[] = [];
+    while (Date.now() < until) {
+      values = await query(promql).then((result) => result.map((sample) => Number(sample.value[1])), () => []);
+      if (holds(values)) return values;
+      await delay(500);
+    }
+    throw new Error(`${promql} never held; last answer ${JSON.stringify(values)}`);
+  };
+
+  // Both targets up, before any call.
+  t.deepEqual(await eventually('up', (values) => values.length === 2 && values.every((value) => value === 1)), [1, 1]);
+
+  const auth = { authorization: `Bearer ${await mintToken(secret, { workspace: 'prometheus' })}`, 'content-type': 'application/json' };
+  const createRoutes = async (from: number, count: number): Promise<void> => {
+    for (let i = from; i < from + count; i++) {
+      const response = await fetch(`${gatewayUrl}/v1/routing`, { method: 'POST', headers: auth, body: JSON.stringify({ method: 'GET', path: `/p${i}`, handler: 'h' }) });
+      t.is(response.status, 201);
+    }
+  };
+  const calls = 40;
+  // In two halves with a scrape between: a series born with its first request needs a later sample to show a rate.
+  await createRoutes(0, calls / 2);
+  await eventually('http_server_request_duration_seconds_count{job="switchyard-gateway",route="/v1/routing",status_code="201"}', (values) => values[0] === calls / 2);
+  await createRoutes(calls / 2, calls / 2);
+  const [handled] = await eventually('sum(grpc_server_handled_total{job="switchyard-service",grpc_method="CreateRoute",grpc_code="OK"})', (values) => values[0] === calls);
+  const [serviceRate] = await eventually('sum(rate(grpc_server_handled_total{job="switchyard-service",grpc_method="CreateRoute",grpc_code="OK"}[1m]))', (values) => (values[0] ?? 0) > 0);
+  const [rate] = await eventually('sum(rate(http_server_request_duration_seconds_count{job="switchyard-gateway",route="/v1/routing",status_code="201"}[1m]))', (values) => (values[0] ?? 0) > 0);
+  t.log(`service: ${handled} CreateRoute calls, ${serviceRate?.toFixed(3)}/s; gateway: ${rate?.toFixed(3)} requests/s`);
+  t.true((rate ?? 0) > 0 && (serviceRate ?? 0) > 0);
+});
