@@ -9,6 +9,7 @@ import { uploadThroughput } from './benchmarks/upload.js';
 import { grpcGetAssetBench } from './benchmarks/grpc.js';
 import { matchRoute } from './benchmarks/match-route.js';
 import { fileServe } from './benchmarks/file-serve.js';
+import { metricsCost } from './benchmarks/metrics-cost.js';
 import { plan } from './harness/plan.js';
 import { formatLine, writeResults, type BenchResult } from './harness/results.js';
 
@@ -21,6 +22,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'grpc-get-asset': grpcGetAssetBench,
   'lib-match-route': matchRoute,
   'mysql-get-asset': getAsset(true),
+  'metrics-cost': metricsCost,
 };
 
 const wanted = process.argv.slice(2);

@@ -33,12 +33,13 @@ const CLI = join(ROOT, 'cli/dist/bin.js');
 
 /** Ours: the all-in-one server (migrations, gRPC service and REST gateway in one process). */
 export async function startOurs(ws: Workspace, env: Record<string, string> = {}): Promise<ChildServer & { url: string; grpc: string }> {
-  const dataDir = join(ws.dir, 'ours');
+  const dataDir = env['DATA_DIR'] ?? join(ws.dir, 'ours');
   const child = await startChild({
     args: [CLI, 'start'],
     env: { HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: ws.secret, ...UNLIMITED, ...env },
     ready: /REST gateway\s+(http:\/\/\S+)\s+gRPC service\s+(\S+)/,
-    logFile: join(ws.dir, 'ours.log'),
+    // One log per data dir: two servers of one workspace must not read each other's ready line.
+    logFile: `${dataDir}.log`,
   });
   const [, url, grpc] = child.ready;
   return { ...child, url: url!, grpc: grpc! };

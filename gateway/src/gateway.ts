@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Logger, Registry } from '@switchyard/runtime';
+import { CounterFamily, type Logger, type Registry } from '@switchyard/runtime';
 import { httpRequestMetrics } from './app/http-metrics.js';
 import { corsOptions } from './app/cors.js';
 import { errorHandler, replyWithError } from './app/error-reply.js';
@@ -49,6 +49,8 @@ export interface Gateway {
   readonly routes: readonly RouteEntry[];
   /** The node:http request listener (the hardened listener in http/listener.ts owns the server). */
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Counts a refusal at a capacity bound outside Fastify (MAX_CONNECTIONS, in the listener). */
+  countRefusal(bound: 'connections'): void;
   close(): Promise<void>;
 }
 
@@ -68,7 +70,9 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics }: G
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
   const filesPath = filesPathOf(cdnUrl);
   // One bound for REST and Connect uploads alike: both hold a stream to the service and a buffer here.
-  const uploadSlots = new Slots(config.clientLimits.maxInflightUploads);
+  const refusals = metrics ? new CounterFamily(metrics, { name: 'switchyard_capacity_refusals_total', help: 'Requests refused 503 at a capacity bound of the gateway (MAX_CONNECTIONS, MAX_INFLIGHT_UPLOADS).', labelNames: ['bound'] as const }) : undefined;
+  const refused = { connections: refusals?.cell({ bound: 'connections' }), uploads: refusals?.cell({ bound: 'uploads' }) };
+  const uploadSlots = new Slots(config.clientLimits.maxInflightUploads, () => void (refused.uploads && (refused.uploads.value += 1)));
   const allowed = new AllowedMethods();
   const app = Fastify({
     bodyLimit: config.jsonBodyLimitBytes,
@@ -150,7 +154,7 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics }: G
     }
   });
   await app.ready();
-  return { app, routes, handle: app.routing, close: () => app.close() };
+  return { app, routes, handle: app.routing, countRefusal: (bound) => void (refused[bound] && (refused[bound].value += 1)), close: () => app.close() };
 }
 
 function hasEmptyParam(params: unknown): boolean {

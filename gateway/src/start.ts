@@ -41,6 +41,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   const clients = options.inProcess ? createInProcessClients(options.inProcess) : createServiceClients(options.serviceUrl);
   const gateway = await createGateway({ config, cdnUrl, clients, log: options.log, metrics: options.metrics });
   listener.setHandler(gateway.handle);
+  listener.onConnectionRefused(() => gateway.countRefusal('connections'));
   options.log.info({ url: listener.url, cdnUrl, service: options.serviceUrl ?? 'in-process' }, 'gateway listening');
 
   let closing: Promise<void> | undefined;

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Registry } from '@switchyard/runtime';
+import { CounterFamily, type Registry } from '@switchyard/runtime';
 import { GrpcMetrics } from './grpc/grpc-metrics.js';
+import { timedStores } from './stores/timed-stores.js';
 import type { Transport } from '@connectrpc/connect';
 import { createSwitchyard } from '@switchyard/core';
 import { createInProcessChannel } from './in-process/transport.js';
@@ -57,11 +58,13 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const health = new HealthMonitor({ check: () => storage.check(), log, intervalMs: options.healthIntervalMs ?? 5_000, timeoutMs: 3_000 });
   try {
     // Per workspace, per instance: see limits/workspace-rate-limiter.ts.
-    const authenticate = rateLimited(createAuthenticator(await createTokenVerifier(config)), createWorkspaceRateLimiter(config.limits.rateLimit));
+    const refusals = options.metrics ? new CounterFamily(options.metrics, { name: 'switchyard_rate_limited_total', help: 'Calls refused by the per-workspace rate limit (429).' }).cell({}) : undefined;
+    const authenticate = rateLimited(createAuthenticator(await createTokenVerifier(config)), createWorkspaceRateLimiter(config.limits.rateLimit), () => void (refusals && (refusals.value += 1)));
+    const stores = options.metrics ? timedStores(storage, options.metrics) : storage;
     const switchyard = createSwitchyard({
-      routeStore: storage.routeStore,
-      assetStore: storage.assetStore,
-      blobStore: storage.blobStore,
+      routeStore: stores.routeStore,
+      assetStore: stores.assetStore,
+      blobStore: stores.blobStore,
       cdnUrl: config.cdnUrl,
       maxUploadBytes: config.maxUploadBytes,
     });

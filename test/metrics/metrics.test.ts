@@ -104,6 +104,13 @@ test('after a known mix of calls, the counts match what was sent, by route templ
   const upload = grpc('AssetService', 'UploadAsset', 'client_stream');
   t.is(delta(after, 'grpc_server_handled_total', { ...upload, grpc_code: 'OK' }), 2);
   t.true(delta(after, 'grpc_server_msg_received_total', upload) >= 4, 'metadata and at least one chunk per upload');
+  t.is(delta(after, 'switchyard_uploads_started_total', { grpc_method: 'UploadAsset' }), 2);
+  t.is(delta(after, 'switchyard_uploads_finished_total', { grpc_method: 'UploadAsset' }), 2);
+  t.is(delta(after, 'switchyard_upload_bytes_received_total', { grpc_method: 'UploadAsset' }), 2 * png.bytes.length, 'exactly the file bytes');
+  t.is(delta(after, 'switchyard_store_operation_seconds_count', { store: 'route', operation: 'insert', outcome: 'ok' }), 3);
+  t.is(delta(after, 'switchyard_store_operation_seconds_count', { store: 'blob', operation: 'put', outcome: 'ok' }), 2);
+  t.is(valueOf(after, 'switchyard_rate_limited_total', {}), 0);
+  t.is(valueOf(after, 'switchyard_capacity_refusals_total', { bound: 'uploads' }), 0);
   const readFile = grpc('FileService', 'ReadFile', 'server_stream');
   t.is(delta(after, 'grpc_server_handled_total', { ...readFile, grpc_code: 'OK' }), 3);
   t.true(delta(after, 'grpc_server_msg_sent_total', readFile) >= 6, 'file info and at least one chunk per read');

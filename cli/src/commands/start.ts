@@ -26,14 +26,15 @@ export async function startCommand(args: readonly string[], env: NodeJS.ProcessE
   const serviceConfig = config.serviceOn(listener.port);
 
   // One registry for both layers: one scrape shows the gateway's requests and the service's calls.
-  const metrics = createMetricsRegistry();
+  // METRICS_PORT=off: nothing is recorded either, so metrics cost nothing.
+  const metrics = gatewayConfig.metricsPort === 'off' ? undefined : createMetricsRegistry();
   let service: ServiceHandle | undefined;
   let gateway: GatewayHandle | undefined;
   let metricsServer: MetricsServer | undefined;
   try {
     service = await startService(serviceConfig, { logger: createServiceLogger(serviceConfig.logLevel), metrics });
     gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { inProcess: service.inProcess, log: gatewayLog, listener, metrics });
-    metricsServer = await serveMetricsIfOn(metrics, gatewayConfig.host, gatewayConfig.metricsPort);
+    metricsServer = metrics && await serveMetricsIfOn(metrics, gatewayConfig.host, gatewayConfig.metricsPort);
   } catch (error) {
     gatewayLog.fatal({ err: error }, 'switchyard could not start');
     if (gateway) await gateway.close();

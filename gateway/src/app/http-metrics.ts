@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { Histogram, type Registry } from '@switchyard/runtime';
+import { HistogramFamily, type Registry } from '@switchyard/runtime';
 
 /** OpenTelemetry's default buckets for HTTP server durations, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -18,17 +18,16 @@ export type ObserveRequest = (request: FastifyRequest, status: number, seconds: 
  * is bounded by routes × methods × statuses whatever clients send.
  */
 export function httpRequestMetrics(registry: Registry): ObserveRequest {
-  const histogram = new Histogram({
+  const histogram = new HistogramFamily(registry, {
     name: 'http_server_request_duration_seconds',
     help: 'Duration of HTTP server requests, from the request line to the last byte of the response.',
     labelNames: ['method', 'route', 'status_code'] as const,
     buckets: DURATION_BUCKETS,
-    registers: [registry],
   });
   return (request, status, seconds) => {
     const method = KNOWN_METHODS.has(request.method) ? request.method : 'other';
     // Fastify's 404 handler also has a route; only requests that matched one of ours are named by it.
     const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE);
-    histogram.observe({ method, route, status_code: String(status) }, seconds);
+    histogram.cell({ method, route, status_code: String(status) }).observe(seconds);
   };
 }

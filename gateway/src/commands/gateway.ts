@@ -20,12 +20,13 @@ export async function gatewayCommand(args: readonly string[], env: NodeJS.Proces
     throw new SwitchyardError('invalid_argument', `invalid configuration:\n  SERVICE_URL: ${reason}`, [{ field: 'SERVICE_URL', reason }]);
   }
   const log = createGatewayLogger(config.logLevel);
-  const metrics = createMetricsRegistry();
+  // METRICS_PORT=off: nothing is recorded either, so metrics cost nothing.
+  const metrics = config.metricsPort === 'off' ? undefined : createMetricsRegistry();
   const gateway = await startGateway(config, { serviceUrl, log, metrics }).catch((error: unknown) => {
     log.fatal({ err: error }, 'the gateway could not start');
     throw error;
   });
-  const metricsServer = await serveMetricsIfOn(metrics, config.host, config.metricsPort).catch(async (error: unknown) => {
+  const metricsServer = metrics && await serveMetricsIfOn(metrics, config.host, config.metricsPort).catch(async (error: unknown) => {
     log.fatal({ err: error }, 'METRICS_PORT could not be bound');
     await gateway.close();
     throw error;

@@ -25,6 +25,8 @@ export interface HttpListener {
   setLimits(limits: ClientLimits): void;
   /** Connections open now. */
   openConnections(): number;
+  /** Tells `listener` of every connection refused at MAX_CONNECTIONS (metrics). */
+  onConnectionRefused(listener: () => void): void;
   /**
    * Stops accepting connections, lets requests in flight finish (connections
    * close after their response), and after `timeoutMs` cuts what is left.
@@ -37,10 +39,12 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
   let handler: Handler = (_req, res) => sendError(res, new ApiError('unavailable', 'starting up; try again in a moment'));
   let closing: Promise<void> | undefined;
   let limits: ClientLimits = GATEWAY_DEFAULTS.clientLimits;
+  let onRefused: () => void = () => {};
   const inFlight = new Set<ServerResponse>();
   const responseOf = new WeakMap<Socket, ServerResponse>();
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     if (connections.refused(req.socket)) {
+      onRefused();
       return sendError(res, overloaded(`too many connections (the limit is ${limits.maxConnections}); try again shortly`), { connection: 'close' });
     }
     if (closing) res.setHeader('connection', 'close');
@@ -91,6 +95,9 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
       applyTimeouts();
     },
     openConnections: () => connections.open(),
+    onConnectionRefused(listener) {
+      onRefused = listener;
+    },
     close(timeoutMs) {
       closing ??= new Promise<void>((resolve) => {
         const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs).unref();

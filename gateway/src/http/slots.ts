@@ -7,14 +7,21 @@
 export class Slots {
   #taken = 0;
 
-  constructor(readonly size: number) {}
+  constructor(
+    readonly size: number,
+    /** Told of every refusal (metrics). */
+    readonly onRefused: () => void = () => {},
+  ) {}
 
   get taken(): number {
     return this.#taken;
   }
 
   take(): (() => void) | undefined {
-    if (this.#taken >= this.size) return undefined;
+    if (this.#taken >= this.size) {
+      this.onRefused();
+      return undefined;
+    }
     this.#taken += 1;
     let released = false;
     return () => {

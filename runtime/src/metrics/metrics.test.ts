@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { metricsPortVariable } from '../env/variables.js';
 import { createMetricsRegistry } from './registry.js';
 import { serveMetrics, serveMetricsIfOn } from './metrics-server.js';
+import { CounterFamily, HistogramFamily } from './families.js';
 
 test('METRICS_PORT: a port, 0 for a free one, or off; anything else is refused with the reason', (t) => {
   const schema = z.object({ METRICS_PORT: metricsPortVariable(9464) });
@@ -35,4 +36,26 @@ test('off serves nothing; the default registry carries the process and Node metr
   t.is(await serveMetricsIfOn(new Registry(), '127.0.0.1', 'off'), undefined);
   const names = (await createMetricsRegistry().getMetricsAsJSON()).map((metric) => metric.name);
   for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) t.true(names.includes(name), name);
+});
+
+test('counter and histogram families render as Prometheus text: cumulative buckets, +Inf, sum and count', async (t) => {
+  const registry = new Registry();
+  const calls = new CounterFamily(registry, { name: 'calls_total', help: 'Calls.', labelNames: ['method'] as const });
+  const times = new HistogramFamily(registry, { name: 'time_seconds', help: 'Time.', labelNames: ['method'] as const, buckets: [0.1, 1] });
+  const get = calls.cell({ method: 'get' });
+  get.value += 2;
+  calls.cell({ method: 'put' });
+  t.is(calls.cell({ method: 'get' }), get, 'one cell per label set');
+  const cell = times.cell({ method: 'get' });
+  for (const value of [0.05, 0.1, 0.5, 7]) cell.observe(value);
+  const text = await registry.metrics();
+  t.regex(text, /^calls_total\{method="get"\} 2$/m);
+  t.regex(text, /^calls_total\{method="put"\} 0$/m);
+  t.regex(text, /^time_seconds_bucket\{method="get",le="0\.1"\} 2$/m);
+  t.regex(text, /^time_seconds_bucket\{method="get",le="1"\} 3$/m);
+  t.regex(text, /^time_seconds_bucket\{method="get",le="\+Inf"\} 4$/m);
+  t.regex(text, /^time_seconds_sum\{method="get"\} 7\.65$/m);
+  t.regex(text, /^time_seconds_count\{method="get"\} 4$/m);
+  t.regex(text, /^# TYPE time_seconds histogram$/m);
+  t.is(calls.size, 2);
 });

@@ -14,12 +14,13 @@ export async function serviceCommand(args: readonly string[], env: NodeJS.Proces
   if (parseCommandArgs(args, {}, SERVICE_USAGE).help) return void console.log(SERVICE_USAGE);
   const config = loadServiceConfig(env);
   const log = createServiceLogger(config.logLevel);
-  const metrics = createMetricsRegistry();
+  // METRICS_PORT=off: nothing is recorded either, so metrics cost nothing.
+  const metrics = config.metricsPort === 'off' ? undefined : createMetricsRegistry();
   const service = await startService(config, { logger: log, metrics }).catch((error: unknown) => {
     log.fatal({ err: error }, 'the service could not start');
     throw error;
   });
-  const metricsServer = await serveMetricsIfOn(metrics, config.host, config.metricsPort).catch(async (error: unknown) => {
+  const metricsServer = metrics && await serveMetricsIfOn(metrics, config.host, config.metricsPort).catch(async (error: unknown) => {
     log.fatal({ err: error }, 'METRICS_PORT could not be bound');
     await service.close();
     throw error;

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { ServiceDefinition, UntypedHandleCall, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { Counter, Histogram, type Registry } from '@switchyard/runtime';
+import { CounterFamily, HistogramFamily, type CounterCell, type HistogramCell, type Registry } from '@switchyard/runtime';
 
 /** grpc_code values, as go-grpc-middleware names them (Go's codes.Code.String()), by status number. */
 const CODE_NAMES = ['OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists', 'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange', 'Unimplemented', 'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated'] as const;
@@ -23,6 +23,15 @@ interface CallLike {
   once(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
+/** The cells of one method: counted without a label lookup per call. */
+interface MethodCells {
+  readonly started: CounterCell;
+  readonly received: CounterCell;
+  readonly sent: CounterCell;
+  readonly handled: readonly CounterCell[];
+  readonly handling: HistogramCell;
+}
+
 /**
  * The gRPC server metrics of go-grpc-middleware, with its names and labels,
  * for every method of the services given to `instrument`: calls started and
@@ -32,20 +41,21 @@ interface CallLike {
  * from the start, so rates and alerts work before the first call.
  */
 export class GrpcMetrics {
-  readonly #started: Counter<keyof MethodLabels>;
-  readonly #handled: Counter<keyof MethodLabels | 'grpc_code'>;
-  readonly #received: Counter<keyof MethodLabels>;
-  readonly #sent: Counter<keyof MethodLabels>;
-  readonly #handling: Histogram<keyof MethodLabels>;
+  readonly #started: CounterFamily<keyof MethodLabels>;
+  readonly #handled: CounterFamily<keyof MethodLabels | 'grpc_code'>;
+  readonly #received: CounterFamily<keyof MethodLabels>;
+  readonly #sent: CounterFamily<keyof MethodLabels>;
+  readonly #handling: HistogramFamily<keyof MethodLabels>;
+  readonly #uploads: UploadMetrics;
 
   constructor(registry: Registry) {
     const labelNames = ['grpc_type', 'grpc_service', 'grpc_method'] as const;
-    const registers = [registry];
-    this.#started = new Counter({ name: 'grpc_server_started_total', help: 'Total number of RPCs started on the server.', labelNames, registers });
-    this.#handled = new Counter({ name: 'grpc_server_handled_total', help: 'Total number of RPCs completed on the server, regardless of success or failure.', labelNames: [...labelNames, 'grpc_code'], registers });
-    this.#received = new Counter({ name: 'grpc_server_msg_received_total', help: 'Total number of RPC stream messages received on the server.', labelNames, registers });
-    this.#sent = new Counter({ name: 'grpc_server_msg_sent_total', help: 'Total number of gRPC stream messages sent by the server.', labelNames, registers });
-    this.#handling = new Histogram({ name: 'grpc_server_handling_seconds', help: 'Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.', labelNames, buckets: HANDLING_BUCKETS, registers });
+    this.#started = new CounterFamily(registry, { name: 'grpc_server_started_total', help: 'Total number of RPCs started on the server.', labelNames });
+    this.#handled = new CounterFamily(registry, { name: 'grpc_server_handled_total', help: 'Total number of RPCs completed on the server, regardless of success or failure.', labelNames: [...labelNames, 'grpc_code'] });
+    this.#received = new CounterFamily(registry, { name: 'grpc_server_msg_received_total', help: 'Total number of RPC stream messages received on the server.', labelNames });
+    this.#sent = new CounterFamily(registry, { name: 'grpc_server_msg_sent_total', help: 'Total number of gRPC stream messages sent by the server.', labelNames });
+    this.#handling = new HistogramFamily(registry, { name: 'grpc_server_handling_seconds', help: 'Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.', labelNames, buckets: HANDLING_BUCKETS });
+    this.#uploads = new UploadMetrics(registry);
   }
 
   /** The service with every method counted; register what this returns. */
@@ -54,63 +64,113 @@ export class GrpcMetrics {
     const handlers: UntypedServiceImplementation = {};
     for (const [name, method] of Object.entries(definition)) {
       const labels = labelsOf(method.path, method.requestStream, method.responseStream);
-      this.#zero(labels);
+      // Made now, at zero: every series exists before the first call.
+      const cells: MethodCells = {
+        started: this.#started.cell(labels),
+        received: this.#received.cell(labels),
+        sent: this.#sent.cell(labels),
+        handled: CODE_NAMES.map((grpc_code) => this.#handled.cell({ ...labels, grpc_code })),
+        handling: this.#handling.cell(labels),
+      };
+      const upload = labels.grpc_type === 'client_stream' ? this.#uploads.of(labels.grpc_method) : undefined;
       counted[name] = {
         ...method,
         requestDeserialize: (bytes: Buffer): unknown => {
-          this.#received.inc(labels);
-          return method.requestDeserialize(bytes);
+          cells.received.value += 1;
+          const message = method.requestDeserialize(bytes);
+          upload?.received(message);
+          return message;
         },
         responseSerialize: (message: unknown): Buffer => {
-          this.#sent.inc(labels);
+          cells.sent.value += 1;
           return method.responseSerialize(message);
         },
       };
       const handler = implementation[name] ?? implementation[method.originalName ?? ''];
-      if (handler !== undefined) handlers[name] = this.#counted(handler, labels, method.responseStream);
+      if (handler !== undefined) handlers[name] = counted_(handler, cells, method.responseStream, upload);
     }
     return { definition: counted as D, implementation: handlers };
   }
-
-  #zero(labels: MethodLabels): void {
-    this.#started.inc(labels, 0);
-    this.#received.inc(labels, 0);
-    this.#sent.inc(labels, 0);
-    this.#handling.zero(labels);
-    for (const grpc_code of CODE_NAMES) this.#handled.inc({ ...labels, grpc_code }, 0);
-  }
-
-  /** Wraps a handler: started now, handled once with its code, whichever way it ends. */
-  #counted(handler: UntypedHandleCall, labels: MethodLabels, responseStream: boolean): UntypedHandleCall {
-    const wrapped = (call: CallLike, callback?: (status: StatusLike | null, ...rest: unknown[]) => void): void => {
-      const started = performance.now();
-      this.#started.inc(labels);
-      let ended = false;
-      const end = (code: number | undefined): void => {
-        if (ended) return;
-        ended = true;
-        const name = call.cancelled ? 'Canceled' : (CODE_NAMES[code ?? 0] ?? 'Unknown');
-        this.#handled.inc({ ...labels, grpc_code: name });
-        this.#handling.observe(labels, (performance.now() - started) / 1000);
-      };
-      if (responseStream) {
-        // Server streams end with end() ('finish'), a status emitted as 'error', or a cancel.
-        call.once('finish', () => end(0));
-        call.once('error', (status) => end((status as StatusLike | undefined)?.code ?? 2));
-        call.once('cancelled', () => end(1));
-        return (handler as (call: CallLike) => void)(call);
-      }
-      (handler as (call: CallLike, callback: unknown) => void)(call, (status: StatusLike | null, ...rest: unknown[]) => {
-        end(status?.code ?? 0);
-        callback?.(status, ...rest);
-      });
-    };
-    return wrapped as unknown as UntypedHandleCall;
-  }
 }
+
+/** Wraps a handler: started now, handled once with its code, whichever way it ends. */
+function counted_(handler: UntypedHandleCall, cells: MethodCells, responseStream: boolean, upload: UploadCounters | undefined): UntypedHandleCall {
+  const wrapped = (call: CallLike, callback?: (status: StatusLike | null, ...rest: unknown[]) => void): void => {
+    const started = performance.now();
+    cells.started.value += 1;
+    upload?.started();
+    let ended = false;
+    const end = (code: number | undefined): void => {
+      if (ended) return;
+      ended = true;
+      const index = call.cancelled ? CANCELED : code !== undefined && code >= 0 && code < CODE_NAMES.length ? code : UNKNOWN;
+      cells.handled[index]!.value += 1;
+      cells.handling.observe((performance.now() - started) / 1000);
+      upload?.ended(CODE_NAMES[index]!);
+    };
+    if (responseStream) {
+      // Server streams end with end() ('finish'), a status emitted as 'error', or a cancel.
+      call.once('finish', () => end(0));
+      call.once('error', (status) => end((status as StatusLike | undefined)?.code ?? UNKNOWN));
+      call.once('cancelled', () => end(CANCELED));
+      return (handler as (call: CallLike) => void)(call);
+    }
+    (handler as (call: CallLike, callback: unknown) => void)(call, (status: StatusLike | null, ...rest: unknown[]) => {
+      end(status?.code ?? 0);
+      callback?.(status, ...rest);
+    });
+  };
+  return wrapped as unknown as UntypedHandleCall;
+}
+
+const CANCELED = 1;
+const UNKNOWN = 2;
 
 function labelsOf(path: string, requestStream: boolean, responseStream: boolean): MethodLabels {
   const [, service = '', method = ''] = path.split('/');
   const grpc_type: GrpcType = requestStream ? (responseStream ? 'bidi_stream' : 'client_stream') : responseStream ? 'server_stream' : 'unary';
   return { grpc_type, grpc_service: service, grpc_method: method };
+}
+
+interface UploadCounters {
+  started(): void;
+  received(message: unknown): void;
+  ended(code: string): void;
+}
+
+/**
+ * Uploads (the client-streaming methods) as an upload service's operators
+ * watch them, in the spirit of tusd's metrics: started, finished, failed by
+ * code, and the file bytes received.
+ */
+class UploadMetrics {
+  readonly #started: CounterFamily<'grpc_method'>;
+  readonly #finished: CounterFamily<'grpc_method'>;
+  readonly #failed: CounterFamily<'grpc_method' | 'grpc_code'>;
+  readonly #bytes: CounterFamily<'grpc_method'>;
+
+  constructor(registry: Registry) {
+    const labelNames = ['grpc_method'] as const;
+    this.#started = new CounterFamily(registry, { name: 'switchyard_uploads_started_total', help: 'Uploads and replaces started.', labelNames });
+    this.#finished = new CounterFamily(registry, { name: 'switchyard_uploads_finished_total', help: 'Uploads and replaces stored.', labelNames });
+    this.#failed = new CounterFamily(registry, { name: 'switchyard_uploads_failed_total', help: 'Uploads and replaces that stored nothing, by gRPC code.', labelNames: ['grpc_method', 'grpc_code'] });
+    this.#bytes = new CounterFamily(registry, { name: 'switchyard_upload_bytes_received_total', help: 'File bytes received in uploads and replaces.', labelNames });
+  }
+
+  of(grpc_method: string): UploadCounters {
+    const started = this.#started.cell({ grpc_method });
+    const finished = this.#finished.cell({ grpc_method });
+    const bytes = this.#bytes.cell({ grpc_method });
+    return {
+      started: () => void (started.value += 1),
+      received: (message) => {
+        const chunk = (message as { chunk?: unknown } | undefined)?.chunk;
+        if (chunk instanceof Uint8Array) bytes.value += chunk.length;
+      },
+      ended: (grpc_code) => {
+        if (grpc_code === 'OK') finished.value += 1;
+        else this.#failed.cell({ grpc_method, grpc_code }).value += 1;
+      },
+    };
+  }
 }

@@ -59,10 +59,15 @@ export function createWorkspaceRateLimiter(limit: RateLimit, now: () => number =
 }
 
 /** Verifies the caller first (only a verified token names a workspace), then charges its workspace one call. */
-export function rateLimited(authenticate: Authenticate, limiter: WorkspaceRateLimiter): Authenticate {
+export function rateLimited(authenticate: Authenticate, limiter: WorkspaceRateLimiter, onRefused: () => void = () => {}): Authenticate {
   return async (metadata): Promise<Principal> => {
     const principal = await authenticate(metadata);
-    limiter.admit(principal.workspace);
+    try {
+      limiter.admit(principal.workspace);
+    } catch (error) {
+      onRefused();
+      throw error;
+    }
     return principal;
   };
 }

@@ -1,0 +1,48 @@
+// Refusals at the limits are counted: the per-workspace rate limit (429) in
+// the service, and the gateway's capacity bounds (503).
+import test from 'ava';
+import { freshWorkspace, startStack } from '../rest/support/stack.js';
+import { parseMetrics, valueOf } from './support/prometheus-text.js';
+
+test('a call over the workspace rate limit counts in switchyard_rate_limited_total', async (t) => {
+  const stack = await startStack({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '2' });
+  t.teardown(() => stack.stop());
+  const headers = await stack.auth(freshWorkspace());
+  const statuses: number[] = [];
+  for (let i = 0; i < 5; i++) statuses.push((await fetch(`${stack.url}/v1/routing/rt_00000000000000000000000000`, { headers })).status);
+  const refused = statuses.filter((status) => status === 429).length;
+  t.true(refused >= 2, `statuses ${statuses.join(' ')}`);
+  const samples = parseMetrics(await stack.metrics.metrics());
+  t.is(valueOf(samples, 'switchyard_rate_limited_total', {}), refused);
+});
+
+test('an upload beyond MAX_INFLIGHT_UPLOADS counts in switchyard_capacity_refusals_total{bound="uploads"}', async (t) => {
+  const stack = await startStack({ MAX_INFLIGHT_UPLOADS: '1', RATE_LIMIT_PER_SECOND: '0' });
+  t.teardown(() => stack.stop());
+  const headers = await stack.auth(freshWorkspace());
+  // The first upload holds the only slot: its body never ends until the test lets it.
+  let finish: () => void = () => {};
+  const held = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('--b\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\n\r\nabc'));
+      finish = () => {
+        controller.enqueue(new TextEncoder().encode('\r\n--b--\r\n'));
+        controller.close();
+      };
+    },
+  });
+  const first = fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers: { ...headers, 'content-type': 'multipart/form-data; boundary=b' }, body: held, duplex: 'half' } as RequestInit);
+  let second: Response | undefined;
+  for (let attempt = 0; attempt < 50 && second?.status !== 503; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const form = new FormData();
+    form.append('file', new Blob(['x']), 'x.txt');
+    second = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers, body: form });
+  }
+  t.is(second?.status, 503);
+  finish();
+  t.is((await first).status, 201);
+  const samples = parseMetrics(await stack.metrics.metrics());
+  t.true(valueOf(samples, 'switchyard_capacity_refusals_total', { bound: 'uploads' }) >= 1);
+  t.is(valueOf(samples, 'switchyard_capacity_refusals_total', { bound: 'connections' }), 0);
+});
