@@ -10,6 +10,7 @@ import {
   rule,
   SHARED_VARIABLES,
   type MetricsPort,
+  type TracesConfig,
   wholeNumber,
   wholeNumberVariable,
   type EnvValues,
@@ -34,6 +35,8 @@ export interface GatewayConfig {
   readonly logLevel: LogLevel;
   /** METRICS_PORT: where the `gateway` command serves /metrics (`off`: nowhere). */
   readonly metricsPort: MetricsPort;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_SERVICE_NAME: where spans go (nowhere when unset) and as which service. */
+  readonly traces: TracesConfig;
   /** Protections against slow and greedy clients. */
   readonly clientLimits: ClientLimits;
 }
@@ -87,6 +90,8 @@ export const gatewayEnv = envSchema(
     CORS_ORIGINS: reasonedRule(corsList).optional().default(GATEWAY_DEFAULTS.corsOrigins),
     LOG_LEVEL: SHARED_VARIABLES.LOG_LEVEL,
     METRICS_PORT: SHARED_VARIABLES.METRICS_PORT,
+    OTEL_EXPORTER_OTLP_ENDPOINT: SHARED_VARIABLES.OTEL_EXPORTER_OTLP_ENDPOINT,
+    OTEL_SERVICE_NAME: SHARED_VARIABLES.OTEL_SERVICE_NAME,
     REQUEST_TIMEOUT_MS: milliseconds(limits.requestTimeoutMs, 0),
     // Its default shrinks to a shorter REQUEST_TIMEOUT_MS; set explicitly, it may not exceed it.
     HEADERS_TIMEOUT_MS: rule((raw) => wholeNumber(raw, 1, DAY_MS), `is not a number of milliseconds between 1 and ${DAY_MS}`).optional(),
@@ -127,6 +132,7 @@ export function gatewayConfigFrom(env: GatewayEnv): GatewayConfig {
     corsOrigins: env.CORS_ORIGINS,
     logLevel: env.LOG_LEVEL,
     metricsPort: env.METRICS_PORT,
+    traces: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME },
     clientLimits: {
       headersTimeoutMs,
       requestTimeoutMs,

@@ -6,6 +6,8 @@ import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError, type
 import { authorizationOf } from './http/authorization.js';
 import { UNARY_TIMEOUT_MS } from './http/context.js';
 import { REQUEST_ID_HEADER } from './http/request-id.js';
+import { spanOf } from './app/request-spans.js';
+import { TRACEPARENT_HEADER } from '@switchyard/runtime';
 import { sendError } from './http/respond.js';
 import { CODE_NAME_OF } from './http-status.js';
 import type { Slots } from './http/slots.js';
@@ -18,6 +20,7 @@ export const CONNECT_PATH_PREFIX = '/switchyard.v1.';
 const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 const requestIdKey = createContextKey<string>('', { description: 'x-request-id' });
+const traceparentKey = createContextKey<string | undefined>(undefined, { description: 'traceparent' });
 /** The caller's Authorization value as `authorizationOf` judged it from the raw request (Connect's headers keep only the first of several). */
 const authorizationKey = createContextKey<() => string | undefined>(() => undefined, { description: 'authorization' });
 
@@ -49,7 +52,7 @@ export function createConnectProxy(
 ): ConnectEndpoints {
   return connectAdapter({
     readMaxBytes: MAX_MESSAGE_BYTES,
-    contextValues: (req) => createContextValues().set(requestIdKey, requestIdOf(req)).set(authorizationKey, judgedAuthorization(req)),
+    contextValues: (req) => createContextValues().set(requestIdKey, requestIdOf(req)).set(authorizationKey, judgedAuthorization(req)).set(traceparentKey, spanOf(req)?.traceparent),
     fallback,
     refuse: sendError,
     onHandlerFailure,
@@ -74,6 +77,8 @@ export function createConnectProxy(
 /** Only the caller's token and the request id travel on; the call ends when the caller goes away. */
 function forward(ctx: HandlerContext, streaming = false): CallOptions {
   const headers: Record<string, string> = { [REQUEST_ID_HEADER]: ctx.values.get(requestIdKey) };
+  const traceparent = ctx.values.get(traceparentKey);
+  if (traceparent !== undefined) headers[TRACEPARENT_HEADER] = traceparent;
   const authorization = ctx.values.get(authorizationKey)();
   if (authorization !== undefined) headers['authorization'] = authorization;
   return { headers, signal: ctx.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };

@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { CounterFamily, type Logger, type Registry } from '@switchyard/runtime';
+import { CounterFamily, idOnlyTracing, TRACEPARENT_HEADER, type Logger, type Registry, type Tracing } from '@switchyard/runtime';
+import { setSpan } from './app/request-spans.js';
 import { httpRequestMetrics } from './app/http-metrics.js';
 import { corsOptions } from './app/cors.js';
 import { errorHandler, replyWithError } from './app/error-reply.js';
@@ -36,6 +37,8 @@ export interface GatewayParts {
   readonly config: GatewayConfig;
   /** The registry request metrics go to (the process's); none are kept without one. */
   readonly metrics?: Registry | undefined;
+  /** Server spans for requests (ids only by default). */
+  readonly tracing?: Tracing | undefined;
   /** The resolved public base of files (CDN_URL or the gateway's own /files). */
   readonly cdnUrl: string;
   readonly clients: ServiceClients;
@@ -66,7 +69,7 @@ const API_HEADERS = Object.freeze({ 'cache-control': 'no-store', 'x-content-type
 const MAX_PARAM_LENGTH = 16 * 1024;
 
 /** The gateway's HTTP surface on Fastify: REST /v1, files under the CDN path, the Connect protocol, health and OpenAPI. */
-export async function createGateway({ config, cdnUrl, clients, log, metrics }: GatewayParts): Promise<Gateway> {
+export async function createGateway({ config, cdnUrl, clients, log, metrics, tracing = idOnlyTracing() }: GatewayParts): Promise<Gateway> {
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
   const filesPath = filesPathOf(cdnUrl);
   // One bound for REST and Connect uploads alike: both hold a stream to the service and a buffer here.
@@ -94,6 +97,11 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics }: G
   app.addHook('onRequest', (request, reply, done) => {
     const started = performance.now();
     reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
+    const path = pathOf(request.url);
+    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+    const incoming = request.headers[TRACEPARENT_HEADER];
+    const span = tracing.startServerSpan(`${request.method} ${route}`, typeof incoming === 'string' ? incoming : undefined, { 'http.request.method': request.method, 'http.route': route, 'url.path': path });
+    setSpan(request.raw, span);
     // find-my-way matches an empty segment as a parameter (`/v1/routing/`); such a path names no resource.
     if (hasEmptyParam(request.params)) {
       reply.callNotFound();
@@ -103,9 +111,11 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics }: G
     // One access line per request; never headers, never the query (a token pasted into a URL stays out of the logs).
     reply.raw.once('close', () => {
       const elapsedMs = performance.now() - started;
-      observe?.(request, reply.raw.statusCode, elapsedMs / 1000);
+      const status = reply.raw.statusCode;
+      observe?.(request, status, elapsedMs / 1000);
+      span.end({ error: status >= 500 || !reply.raw.writableFinished, attributes: { 'http.response.status_code': status } });
       const durationMs = Math.round(elapsedMs * 1000) / 1000;
-      log.info({ requestId: request.id, method: request.method, path: pathOf(request.url), status: reply.raw.statusCode, completed: reply.raw.writableFinished, durationMs }, 'request');
+      log.info({ requestId: request.id, traceId: span.traceId, method: request.method, path, status, completed: reply.raw.writableFinished, durationMs }, 'request');
     });
     done();
   });

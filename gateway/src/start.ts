@@ -1,7 +1,7 @@
 import { resolveCdnUrl, type GatewayConfig } from './config.js';
 import { createGateway } from './gateway.js';
 import { listen, type HttpListener } from './http/listener.js';
-import type { Logger, Registry } from '@switchyard/runtime';
+import type { Logger, Registry, Tracing } from '@switchyard/runtime';
 import type { Transport } from '@connectrpc/connect';
 import { createInProcessClients, createServiceClients } from './service/clients.js';
 
@@ -32,6 +32,8 @@ export type StartGatewayOptions = ServiceChannel & {
   readonly shutdownTimeoutMs?: number | undefined;
   /** The registry request metrics go to (the process's, shared with the service in one process). */
   readonly metrics?: Registry | undefined;
+  /** Server spans for requests (the process's, shared with the service in one process); ids only by default. */
+  readonly tracing?: Tracing | undefined;
 };
 
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions): Promise<GatewayHandle> {
@@ -39,7 +41,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   listener.setLimits(config.clientLimits);
   const cdnUrl = resolveCdnUrl(config, listener.port);
   const clients = options.inProcess ? createInProcessClients(options.inProcess) : createServiceClients(options.serviceUrl);
-  const gateway = await createGateway({ config, cdnUrl, clients, log: options.log, metrics: options.metrics });
+  const gateway = await createGateway({ config, cdnUrl, clients, log: options.log, metrics: options.metrics, tracing: options.tracing });
   listener.setHandler(gateway.handle);
   listener.onConnectionRefused(() => gateway.countRefusal('connections'));
   options.log.info({ url: listener.url, cdnUrl, service: options.serviceUrl ?? 'in-process' }, 'gateway listening');

@@ -14,3 +14,4 @@ export * from './env/index.js';
 export { z } from 'zod';
 export * from './metrics/index.js';
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
+export * from './tracing/index.js';

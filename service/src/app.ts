@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { CounterFamily, type Registry } from '@switchyard/runtime';
+import { CounterFamily, type Registry, type Tracing } from '@switchyard/runtime';
 import { GrpcMetrics } from './grpc/grpc-metrics.js';
 import { timedStores } from './stores/timed-stores.js';
 import type { Transport } from '@connectrpc/connect';
@@ -29,6 +29,8 @@ export interface StartServiceOptions {
   readonly shutdownTimeoutMs?: number | undefined;
   /** The registry the gRPC server metrics go to (the process's, shared with a gateway in one process); none are kept without one. */
   readonly metrics?: Registry | undefined;
+  /** Server spans for calls (the process's, shared with a gateway in one process); ids only by default. */
+  readonly tracing?: Tracing | undefined;
 }
 
 export interface ServiceHandle {
@@ -70,7 +72,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     });
     await health.start();
     const metrics = options.metrics ? new GrpcMetrics(options.metrics) : undefined;
-    const { server, handlers, settled } = createGrpcServer({ switchyard, authenticate, health, log, uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs, metrics });
+    const { server, handlers, settled } = createGrpcServer({ switchyard, authenticate, health, log, uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs, metrics, tracing: options.tracing });
     const port = await bindServer(server, `${urlHost(config.host)}:${config.grpcPort}`).catch(async (error: unknown) => {
       server.forceShutdown();
       throw error;

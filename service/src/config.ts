@@ -12,6 +12,7 @@ import {
   secretVariable,
   SHARED_VARIABLES,
   type MetricsPort,
+  type TracesConfig,
   shownAs,
   wholeNumberVariable,
   z,
@@ -41,6 +42,8 @@ export interface ServiceConfig {
   readonly logLevel: LogLevel;
   /** METRICS_PORT: where the `service` command serves /metrics (`off`: nowhere). */
   readonly metricsPort: MetricsPort;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_SERVICE_NAME: where spans go (nowhere when unset) and as which service. */
+  readonly traces: TracesConfig;
   /** Upload idle timeout and per-workspace rate limit (limits/limits-config.ts). */
   readonly limits: ServiceLimits;
 }
@@ -117,6 +120,7 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     maxUploadBytes: env.MAX_UPLOAD_BYTES,
     logLevel: env.LOG_LEVEL,
     metricsPort: env.METRICS_PORT,
+    traces: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME },
     limits: serviceLimitsFrom(env),
   });
 }

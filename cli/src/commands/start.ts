@@ -2,7 +2,7 @@
 // gateway in one process, on SQLite and files under DATA_DIR unless the
 // environment says otherwise. The composition root of the all-in-one server.
 import { createGatewayLogger, listen, startGateway, type GatewayHandle } from '@switchyard/gateway';
-import { createMetricsRegistry, onShutdownSignals, parseCommandArgs, serveMetricsIfOn, type MetricsServer } from '@switchyard/runtime';
+import { createMetricsRegistry, createTracing, onShutdownSignals, parseCommandArgs, serveMetricsIfOn, type MetricsServer } from '@switchyard/runtime';
 import { createServiceLogger, startService, type ServiceHandle } from '@switchyard/service';
 import { loadAllInOneConfig } from '../all-in-one-config.js';
 
@@ -28,12 +28,14 @@ export async function startCommand(args: readonly string[], env: NodeJS.ProcessE
   // One registry for both layers: one scrape shows the gateway's requests and the service's calls.
   // METRICS_PORT=off: nothing is recorded either, so metrics cost nothing.
   const metrics = gatewayConfig.metricsPort === 'off' ? undefined : createMetricsRegistry();
+  // One trace provider too: a request's gateway span and the service span under it leave the same process.
+  const tracing = createTracing(gatewayConfig.traces, 'switchyard');
   let service: ServiceHandle | undefined;
   let gateway: GatewayHandle | undefined;
   let metricsServer: MetricsServer | undefined;
   try {
-    service = await startService(serviceConfig, { logger: createServiceLogger(serviceConfig.logLevel), metrics });
-    gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { inProcess: service.inProcess, log: gatewayLog, listener, metrics });
+    service = await startService(serviceConfig, { logger: createServiceLogger(serviceConfig.logLevel), metrics, tracing });
+    gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { inProcess: service.inProcess, log: gatewayLog, listener, metrics, tracing });
     metricsServer = metrics && await serveMetricsIfOn(metrics, gatewayConfig.host, gatewayConfig.metricsPort);
   } catch (error) {
     gatewayLog.fatal({ err: error }, 'switchyard could not start');
@@ -60,5 +62,6 @@ export async function startCommand(args: readonly string[], env: NodeJS.ProcessE
     await running.gateway.close();
     await running.service.close();
     await running.metricsServer?.close();
+    await tracing.shutdown();
   });
 }

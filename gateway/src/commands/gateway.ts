@@ -1,6 +1,6 @@
 // `switchyard gateway`: the REST gateway alone, in front of the gRPC service at SERVICE_URL.
 import { SwitchyardError } from '@switchyard/core';
-import { createMetricsRegistry, onShutdownSignals, parseCommandArgs, serveMetricsIfOn } from '@switchyard/runtime';
+import { createMetricsRegistry, createTracing, onShutdownSignals, parseCommandArgs, serveMetricsIfOn } from '@switchyard/runtime';
 import { loadGatewayConfig } from '../config.js';
 import { createGatewayLogger } from '../logger.js';
 import { startGateway } from '../start.js';
@@ -22,7 +22,8 @@ export async function gatewayCommand(args: readonly string[], env: NodeJS.Proces
   const log = createGatewayLogger(config.logLevel);
   // METRICS_PORT=off: nothing is recorded either, so metrics cost nothing.
   const metrics = config.metricsPort === 'off' ? undefined : createMetricsRegistry();
-  const gateway = await startGateway(config, { serviceUrl, log, metrics }).catch((error: unknown) => {
+  const tracing = createTracing(config.traces, 'switchyard-gateway');
+  const gateway = await startGateway(config, { serviceUrl, log, metrics, tracing }).catch((error: unknown) => {
     log.fatal({ err: error }, 'the gateway could not start');
     throw error;
   });
@@ -35,5 +36,6 @@ export async function gatewayCommand(args: readonly string[], env: NodeJS.Proces
   onShutdownSignals(log, async () => {
     await gateway.close();
     await metricsServer?.close();
+    await tracing.shutdown();
   });
 }

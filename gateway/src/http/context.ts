@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallOptions } from '@connectrpc/connect';
-import type { Logger } from '@switchyard/runtime';
+import { TRACEPARENT_HEADER, type Logger, type ServerSpan } from '@switchyard/runtime';
 import { authorizationOf } from './authorization.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
@@ -32,6 +32,8 @@ export function createContext(
   fields: Pick<RequestContext, 'requestId' | 'params' | 'query'> & {
     /** The gateway's logger; the request's own (bound to its id) is made when first used. */
     readonly gatewayLog: Logger;
+    /** This request's span: its trace id goes in log lines, its `traceparent` to the service. */
+    readonly span?: ServerSpan | undefined;
   },
 ): RequestContext {
   let log: Logger | undefined;
@@ -46,11 +48,12 @@ export function createContext(
     params: fields.params,
     query: fields.query,
     get log() {
-      return (log ??= fields.gatewayLog.child({ requestId: fields.requestId }));
+      return (log ??= fields.gatewayLog.child({ requestId: fields.requestId, ...(fields.span ? { traceId: fields.span.traceId } : {}) }));
     },
     signal: abort.signal,
     callOptions: ({ streaming = false } = {}) => {
       const headers: Record<string, string> = { [REQUEST_ID_HEADER]: fields.requestId };
+      if (fields.span) headers[TRACEPARENT_HEADER] = fields.span.traceparent;
       const authorization = authorizationOf(req);
       if (authorization !== undefined) headers['authorization'] = authorization;
       return { headers, signal: abort.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };

@@ -88,4 +88,7 @@ export const SHARED_VARIABLES = Object.freeze({
   MAX_UPLOAD_BYTES: byteCountVariable(104_857_600),
   LOG_LEVEL: logLevelVariable('info'),
   METRICS_PORT: metricsPortVariable(9464),
+  // OpenTelemetry's own variables: spans are exported over OTLP/HTTP when an endpoint is set.
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrlVariable(),
+  OTEL_SERVICE_NAME: rule((raw) => (/^[\x21-\x7e]{1,128}$/.test(raw) ? raw : undefined), 'is not a service name (1-128 printable ASCII characters, no spaces)').optional(),
 });

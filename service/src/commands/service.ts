@@ -1,5 +1,5 @@
 // `switchyard service`: the gRPC service alone, configured from the environment.
-import { createMetricsRegistry, onShutdownSignals, parseCommandArgs, serveMetricsIfOn } from '@switchyard/runtime';
+import { createMetricsRegistry, createTracing, onShutdownSignals, parseCommandArgs, serveMetricsIfOn } from '@switchyard/runtime';
 import { startService } from '../app.js';
 import { loadServiceConfig } from '../config.js';
 import { createServiceLogger } from '../logger.js';
@@ -16,7 +16,8 @@ export async function serviceCommand(args: readonly string[], env: NodeJS.Proces
   const log = createServiceLogger(config.logLevel);
   // METRICS_PORT=off: nothing is recorded either, so metrics cost nothing.
   const metrics = config.metricsPort === 'off' ? undefined : createMetricsRegistry();
-  const service = await startService(config, { logger: log, metrics }).catch((error: unknown) => {
+  const tracing = createTracing(config.traces, 'switchyard-service');
+  const service = await startService(config, { logger: log, metrics, tracing }).catch((error: unknown) => {
     log.fatal({ err: error }, 'the service could not start');
     throw error;
   });
@@ -29,5 +30,6 @@ export async function serviceCommand(args: readonly string[], env: NodeJS.Proces
   onShutdownSignals(log, async () => {
     await service.close();
     await metricsServer?.close();
+    await tracing.shutdown();
   });
 }

@@ -9,7 +9,7 @@ import {
   type ServerWritableStream,
 } from '@grpc/grpc-js';
 import type { Principal } from '@switchyard/core';
-import { requestIdFrom, type Logger } from '@switchyard/runtime';
+import { idOnlyTracing, requestIdFrom, TRACEPARENT_HEADER, type Logger, type Tracing } from '@switchyard/runtime';
 import type { Authenticate } from './auth.js';
 import { decoded } from './decoding.js';
 import { toGrpcStatus } from './error-mapping.js';
@@ -46,7 +46,10 @@ interface AnyCall {
   sendMetadata(metadata: Metadata): void;
 }
 
-export function createRpc(log: Logger, authenticate: Authenticate): Rpc {
+/** gRPC codes that mark a server span as failed (OpenTelemetry's RPC conventions): the server's own failures, not the caller's mistakes. */
+const SERVER_FAILURES = new Set<number>([Status.UNKNOWN, Status.DEADLINE_EXCEEDED, Status.UNIMPLEMENTED, Status.INTERNAL, Status.UNAVAILABLE, Status.DATA_LOSS]);
+
+export function createRpc(log: Logger, authenticate: Authenticate, tracing: Tracing = idOnlyTracing()): Rpc {
   const running = new Set<Promise<unknown>>();
   /** Remembers a handler's work until it settles; the caller handles its outcome. */
   function track<T>(work: Promise<T>): Promise<T> {
@@ -66,9 +69,12 @@ export function createRpc(log: Logger, authenticate: Authenticate): Rpc {
   function begin(method: string, call: AnyCall, headersAtFinish = true) {
     const requestId = requestIdFrom(call.metadata.get(REQUEST_ID_KEY)[0]);
     const started = performance.now();
+    const incoming = call.metadata.get(TRACEPARENT_HEADER)[0];
+    const span = tracing.startServerSpan(method, typeof incoming === 'string' ? incoming : undefined, { 'rpc.system': 'grpc', 'rpc.method': method });
+    const traceId = span.traceId;
     // The call's own logger is made only when something logs through it: most calls log just the one line below.
     let callLog: Logger | undefined;
-    const logOfCall = (): Logger => (callLog ??= log.child({ requestId, method }));
+    const logOfCall = (): Logger => (callLog ??= log.child({ requestId, traceId, method }));
     const context: CallContext = {
       requestId,
       get log() {
@@ -99,9 +105,11 @@ export function createRpc(log: Logger, authenticate: Authenticate): Rpc {
       finish(error?: unknown) {
         if (headersAtFinish) sendHeaders();
         const failed = error === undefined ? undefined : toGrpcStatus(error, context.log);
-        const code = Status[failed?.code ?? Status.OK];
+        const status = failed?.code ?? Status.OK;
+        const code = Status[status];
         const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-        log.info({ requestId, method, ...who, code, durationMs }, 'call');
+        span.end({ error: SERVER_FAILURES.has(status), attributes: { 'rpc.grpc.status_code': status } });
+        log.info({ requestId, traceId, method, ...who, code, durationMs }, 'call');
         return failed;
       },
     };

@@ -3,7 +3,7 @@ import type { Switchyard } from '@switchyard/core';
 import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
 import { FileServiceService } from '../gen/switchyard/v1/files.js';
 import { RouteServiceService } from '../gen/switchyard/v1/routes.js';
-import type { Logger } from '@switchyard/runtime';
+import type { Logger, Tracing } from '@switchyard/runtime';
 import { assetHandlers } from './asset-handlers.js';
 import { tolerantDeserializers } from './decoding.js';
 import type { Authenticate } from './auth.js';
@@ -43,6 +43,8 @@ export interface GrpcServerParts {
   readonly uploadIdleTimeoutMs?: number | undefined;
   /** Counts every call of the switchyard services when given. */
   readonly metrics?: GrpcMetrics | undefined;
+  /** Server spans for calls (ids only by default). */
+  readonly tracing?: Tracing | undefined;
 }
 
 export interface GrpcServer {
@@ -56,7 +58,7 @@ export interface GrpcServer {
 export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
   const server = new Server(SERVER_OPTIONS);
   const handlers = new HandlerTable();
-  const rpc = createRpc(parts.log, parts.authenticate);
+  const rpc = createRpc(parts.log, parts.authenticate, parts.tracing);
   const add = (definition: ServiceDefinition, implementation: UntypedServiceImplementation): void => {
     // Requests that do not decode reach the handlers as `invalid_argument`, not grpc-js's INTERNAL (decoding.ts).
     const served = { definition: tolerantDeserializers(definition), implementation };

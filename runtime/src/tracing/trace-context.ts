@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+
+/** The W3C Trace Context header (https://www.w3.org/TR/trace-context/). */
+export const TRACEPARENT_HEADER = 'traceparent';
+
+export interface TraceParent {
+  /** 32 lower-case hex digits, not all zero. */
+  readonly traceId: string;
+  /** 16 lower-case hex digits, not all zero: the caller's span. */
+  readonly spanId: string;
+  readonly sampled: boolean;
+}
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+
+/** A valid `traceparent`, or undefined (absent, malformed, version ff, all-zero ids): then a new trace begins. */
+export function parseTraceparent(header: string | undefined): TraceParent | undefined {
+  if (header === undefined) return undefined;
+  const match = TRACEPARENT.exec(header.trim());
+  if (!match) return undefined;
+  const [, version, traceId, spanId, flags, rest] = match;
+  // Version 00 has exactly four fields; a later version may append more.
+  if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined;
+  if (/^0+$/.test(traceId!) || /^0+$/.test(spanId!)) return undefined;
+  return { traceId: traceId!, spanId: spanId!, sampled: (parseInt(flags!, 16) & 1) === 1 };
+}
+
+export function formatTraceparent(traceId: string, spanId: string, sampled: boolean): string {
+  return `00-${traceId}-${spanId}-${sampled ? '01' : '00'}`;
+}
+
+export const newTraceId = (): string => randomBytes(16).toString('hex');
+export const newSpanId = (): string => randomBytes(8).toString('hex');

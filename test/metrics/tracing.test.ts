@@ -1,0 +1,124 @@
+// W3C trace context through `npm start`: a caller's traceparent continues in
+// the gateway's span and the service's span under it, both log lines carry
+// the trace id, and with OTEL_EXPORTER_OTLP_ENDPOINT the spans arrive at an
+// OTLP/HTTP receiver on loopback (the JSON encoding of the OTLP protocol).
+import test from 'ava';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Child, cleanEnv } from '../rest/support/processes.js';
+import { mintToken } from '../rest/support/tokens.js';
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: { key: string; value: Record<string, unknown> }[];
+}
+interface OtlpExport {
+  resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[];
+}
+
+let receiver: Server;
+let received: { service: string; span: OtlpSpan }[] = [];
+let app: Child;
+let api: string;
+let secret: string;
+let dataDir: string;
+
+test.before(async () => {
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.url === '/v1/traces' && (req.headers['content-type'] ?? '').startsWith('application/json')) {
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as OtlpExport;
+        for (const resource of body.resourceSpans) {
+          const service = resource.resource.attributes.find((attribute) => attribute.key === 'service.name')?.value.stringValue ?? '';
+          for (const scope of resource.scopeSpans) for (const span of scope.spans) received.push({ service, span });
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  }).listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  dataDir = await mkdtemp(join(tmpdir(), 'switchyard-tracing-'));
+  secret = randomBytes(32).toString('base64url');
+  const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  app = new Child(['start'], cleanEnv({ HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }));
+  const [, base] = await app.waitFor(/REST gateway +(http:\/\/\S+)/);
+  api = base!;
+});
+test.after.always(async () => {
+  await app?.stop();
+  receiver?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The JSON log lines of the server that carry `requestId`. */
+function linesOf(requestId: string): Record<string, unknown>[] {
+  return app.output
+    .split('\n')
+    .filter((line) => line.startsWith('{') && line.includes(requestId))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+async function spansOf(traceId: string, count: number): Promise<{ service: string; span: OtlpSpan }[]> {
+  for (let waited = 0; waited < 10_000; waited += 100) {
+    const found = received.filter((entry) => entry.span.traceId === traceId);
+    if (found.length >= count) return found;
+    await delay(100);
+  }
+  return received.filter((entry) => entry.span.traceId === traceId);
+}
+
+test('a caller\'s traceparent continues through the gateway span into the service span, in the logs and the export', async (t) => {
+  const traceId = randomBytes(16).toString('hex');
+  const callerSpan = randomBytes(8).toString('hex');
+  const requestId = `trace-${randomBytes(4).toString('hex')}`;
+  const token = await mintToken(secret, { workspace: 'tracing' });
+  const response = await fetch(`${api}/v1/routing/rt_00000000000000000000000000`, { headers: { authorization: `Bearer ${token}`, traceparent: `00-${traceId}-${callerSpan}-01`, 'x-request-id': requestId } });
+  t.is(response.status, 404);
+
+  const [gatewaySpan, serviceSpan] = await (async () => {
+    const spans = await spansOf(traceId, 2);
+    return [spans.find((entry) => entry.span.kind === 2 && entry.span.name === 'GET /v1/routing/:id'), spans.find((entry) => entry.span.name === 'GetRoute')];
+  })();
+  t.truthy(gatewaySpan, 'the gateway span was exported');
+  t.truthy(serviceSpan, 'the service span was exported');
+  t.is(gatewaySpan?.span.parentSpanId, callerSpan, 'the gateway span continues the caller\'s');
+  t.is(serviceSpan?.span.parentSpanId, gatewaySpan?.span.spanId, 'the service span is the gateway span\'s child');
+  t.is(gatewaySpan?.service, 'switchyard');
+  const status = gatewaySpan?.span.attributes.find((attribute) => attribute.key === 'http.response.status_code')?.value;
+  t.deepEqual(status, { intValue: 404 });
+
+  await delay(200);
+  const lines = linesOf(requestId);
+  const access = lines.find((line) => line['msg'] === 'request');
+  const call = lines.find((line) => line['msg'] === 'call');
+  t.is(access?.['traceId'], traceId);
+  t.is(call?.['traceId'], traceId);
+});
+
+test('without a traceparent (or with a malformed one) a new trace begins, the same in both layers\' lines', async (t) => {
+  const token = await mintToken(secret, { workspace: 'tracing' });
+  for (const traceparent of [undefined, '00-00000000000000000000000000000000-0000000000000000-01', 'nonsense']) {
+    const requestId = `trace-${randomBytes(4).toString('hex')}`;
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'x-request-id': requestId };
+    if (traceparent) headers['traceparent'] = traceparent;
+    t.is((await fetch(`${api}/v1/routing/rt_00000000000000000000000000`, { headers })).status, 404);
+    await delay(200);
+    const lines = linesOf(requestId);
+    const traceIds = new Set(lines.map((line) => line['traceId']));
+    t.is(traceIds.size, 1, String(traceparent));
+    t.regex(String([...traceIds][0]), /^[0-9a-f]{32}$/);
+    t.notRegex(String([...traceIds][0]), /^0+$/);
+  }
+});
