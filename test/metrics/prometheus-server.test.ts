@@ -6,12 +6,12 @@ import test from 'ava';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Child, cleanEnv } from '../rest/support/processes.js';
+import { Child, cleanEnv, ROOT } from '../rest/support/processes.js';
 import { mintToken } from '../rest/support/tokens.js';
 
 const hasPrometheus = await new Promise<boolean>((resolve) => execFile('prometheus', ['--version'], (error) => resolve(error === null)));
@@ -107,4 +107,17 @@ test('Prometheus scrapes the service and the gateway and answers a rate of the c
   const [rate] = await eventually('sum(rate(http_server_request_duration_seconds_count{job="switchyard-gateway",route="/v1/routing",status_code="201"}[1m]))', (values) => (values[0] ?? 0) > 0);
   t.log(`service: ${handled} CreateRoute calls, ${serviceRate?.toFixed(3)}/s; gateway: ${rate?.toFixed(3)} requests/s`);
   t.true((rate ?? 0) > 0 && (serviceRate ?? 0) > 0);
+
+  // The Grafana dashboard's queries are valid PromQL here, and every metric they name exists.
+  const dashboard = JSON.parse(await readFile(join(ROOT, 'ops/grafana/switchyard-dashboard.json'), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
+  for (const panel of dashboard.panels) {
+    for (const { expr } of panel.targets) {
+      const promql = expr.replaceAll('$__rate_interval', '1m').replaceAll('$job', '.*');
+      await t.notThrowsAsync(query(promql), `${panel.title}: ${promql}`);
+      for (const [, metric] of promql.matchAll(/([a-z_:][a-z0-9_:]*)\{job/g)) {
+        const series = await query(`count({__name__="${metric}"})`);
+        t.true(Number(series[0]?.value[1] ?? 0) > 0, `${panel.title}: ${metric} has series`);
+      }
+    }
+  }
 });

@@ -161,6 +161,8 @@ class UploadMetrics {
     const started = this.#started.cell({ grpc_method });
     const finished = this.#finished.cell({ grpc_method });
     const bytes = this.#bytes.cell({ grpc_method });
+    // At zero from the start, like grpc_server_handled_total: an alert on failures works before the first one.
+    for (const grpc_code of CODE_NAMES) if (grpc_code !== 'OK') this.#failed.cell({ grpc_method, grpc_code });
     return {
       started: () => void (started.value += 1),
       received: (message) => {
