@@ -22,6 +22,9 @@ const handlers: AssetServiceServer = {
   getAsset: (_call, callback) => callback(null, FIXED),
   uploadAsset: (_call, callback) => callback(unimplemented, null),
   replaceAsset: (_call, callback) => callback(unimplemented, null),
+  listAssets: (_call, callback) => callback(unimplemented, null),
+  deleteAsset: (_call, callback) => callback(unimplemented, null),
+  batchDeleteAssets: (_call, callback) => callback(unimplemented, null),
 };
 
 const server = new Server();

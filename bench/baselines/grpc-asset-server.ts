@@ -37,6 +37,9 @@ const handlers: AssetServiceServer = {
   },
   uploadAsset: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
   replaceAsset: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  listAssets: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  deleteAsset: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  batchDeleteAssets: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
 };
 
 // One asset to read, the same shape as an uploaded 1x1 PNG in ours.

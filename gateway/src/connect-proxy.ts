@@ -66,6 +66,9 @@ export function createConnectProxy(
         uploadAsset: (requests, ctx) => inSlot(uploadSlots, () => relay(clients.assets.uploadAsset(requests, forward(ctx, true)))),
         replaceAsset: (requests, ctx) => inSlot(uploadSlots, () => relay(clients.assets.replaceAsset(requests, forward(ctx, true)))),
         getAsset: (request, ctx) => relay(clients.assets.getAsset(request, forward(ctx))),
+        listAssets: (request, ctx) => relay(clients.assets.listAssets(request, forward(ctx))),
+        deleteAsset: (request, ctx) => relay(clients.assets.deleteAsset(request, forward(ctx))),
+        batchDeleteAssets: (request, ctx) => relay(clients.assets.batchDeleteAssets(request, forward(ctx))),
       });
       router.service(FileService, {
         readFile: (request, ctx) => relayStream(clients.files.readFile(request, forward(ctx, true))),

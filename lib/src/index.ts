@@ -19,10 +19,10 @@ export type { SignTokenOptions, TokenVerifierOptions, VerifiedTokenCacheOptions 
 export type { Route, CreateRouteInput, MatchRouteInput, RouteMatch, RouteService } from './routes/types.js';
 export { RouteTable } from './routes/route-table.js';
 
-export type { Asset, ByteSource, UploadInput, ReplaceInput, OpenFileOptions, StoredFile, AssetService } from './assets/types.js';
+export type { Asset, ByteSource, UploadInput, ReplaceInput, OpenFileOptions, StoredFile, AssetService, AssetListInput, AssetPage, BatchDeleteResult } from './assets/types.js';
 export { sniffMediaType } from './assets/sniff.js';
 
-export type { RouteRecord, RouteStore, AssetContent, AssetRecord, AssetStore, BlobStore, BlobInfo, ByteRange, AbandonedWrites, TokenVerifier } from './ports/index.js';
+export type { RouteRecord, RouteStore, AssetContent, AssetRecord, AssetStore, AssetListQuery, BlobStore, BlobInfo, ByteRange, AbandonedWrites, TokenVerifier } from './ports/index.js';
 export { assertBlobKey } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';

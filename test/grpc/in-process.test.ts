@@ -124,6 +124,39 @@ test('a refused upload answers with the refusal, even when letting go of the res
   }
 });
 
+test('list, delete and batch delete answer the same over both channels', async (t) => {
+  const outcomes = [];
+  for (const [name, transport] of Object.entries(channels)) {
+    const assets = createClient(AssetService, transport);
+    const auth = { headers: await headers(`lifecycle-${name}`) };
+    const stored = [];
+    for (let i = 0; i < 3; i++) {
+      async function* messages() {
+        yield { payload: { case: 'metadata' as const, value: { label: `n${i}` } } };
+        yield { payload: { case: 'chunk' as const, value: new TextEncoder().encode(`file ${i}`) } };
+      }
+      stored.push(await assets.uploadAsset(messages(), auth));
+    }
+    const first = await assets.listAssets({ pageSize: 2 }, auth);
+    const second = await assets.listAssets({ pageSize: 2, pageToken: first.nextPageToken }, auth);
+    t.deepEqual([...first.assets, ...second.assets].map((asset) => asset.id), stored.map((asset) => asset.id).reverse(), name);
+    t.is(second.nextPageToken, '', name);
+    await assets.deleteAsset({ id: stored[0]!.id }, auth);
+    const batch = await assets.batchDeleteAssets({ ids: [stored[1]!.id, stored[0]!.id, 'x'] }, auth);
+    outcomes.push({
+      labels: (await assets.listAssets({}, auth)).assets.map((asset) => asset.label),
+      codes: batch.results.map((result) => result.code),
+      // The message names the asset, which differs per channel; the rest must not.
+      deletedAgain: { ...((await failureOf(assets.deleteAsset({ id: stored[0]!.id }, auth))) as object), message: 'asset … not found' },
+      badPageSize: await failureOf(assets.listAssets({ pageSize: 1001 }, auth)),
+      emptyBatch: await failureOf(assets.batchDeleteAssets({ ids: [] }, auth)),
+    });
+  }
+  const [inProcess, grpc] = outcomes;
+  t.deepEqual(inProcess, grpc);
+  t.like(inProcess, { labels: ['n2'], codes: ['ok', 'not_found', 'invalid_argument'], deletedAgain: { code: 'NotFound' }, badPageSize: { code: 'InvalidArgument' }, emptyBatch: { code: 'InvalidArgument' } });
+});
+
 test('after close() the in-process channel refuses new calls as unavailable, like a stopped server', async (t) => {
   const own = await tempDir('in-process-close');
   t.teardown(() => own.remove());

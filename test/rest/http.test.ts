@@ -102,9 +102,11 @@ test('GET /v1/openapi.json serves an OpenAPI 3.1 document of the real paths, wit
   t.deepEqual(Object.keys(document.paths).sort(), [
     '/files/{assetId}/{fileName}',
     '/healthz',
+    '/v1/assets',
     '/v1/assets/upload',
     '/v1/assets/{id}',
     '/v1/assets/{id}/replace',
+    '/v1/assets:batchDelete',
     '/v1/openapi.json',
     '/v1/routing',
     '/v1/routing/{id}',

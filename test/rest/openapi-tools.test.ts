@@ -63,11 +63,17 @@ export async function everyOperation(file: File): Promise<void> {
   const width: number | undefined = uploaded.data.width;
   await api.v1.uploadAsset({ file });
   await api.v1.getAsset(uploaded.data.id);
+  const page = await api.v1.listAssets({ pageSize: 50, pageToken: '', type: 'image/*', label: 'avatar' });
+  const next: string = page.data.nextPageToken;
+  const listedIds: string[] = page.data.assets.map((listed) => listed.id);
+  const batch = await api.v1.batchDeleteAssets(':batchDelete', { ids: listedIds });
+  const outcome: 'ok' | 'not_found' | 'invalid_argument' | undefined = batch.data.results[0]?.code;
+  await api.v1.deleteAsset(uploaded.data.id);
   await api.v1.replaceAsset(uploaded.data.id, { file });
   await api.files.getFile('as_x', 'bl_x.png');
   await api.healthz.health();
   await api.v1.openapi();
-  void [middleware, param, size, width];
+  void [middleware, param, size, width, next, outcome];
 }
 `;
 
@@ -113,6 +119,7 @@ test('every documented operation answers with one of its documented statuses', a
   await call('matchRoute', () => api.v1['matchRoute']!(':match', { method: 'GET', path: '/users/7' }));
   const asset = (await call('uploadAsset', () => api.v1['uploadAsset']!({ file, label: 'pixel' }))).data as { id: string; url: string };
   await call('getAsset', () => api.v1['getAsset']!(asset.id));
+  await call('listAssets', () => api.v1['listAssets']!({ pageSize: 10, type: 'image/*' }));
   const replaced = (await call('replaceAsset', () => api.v1['replaceAsset']!(asset.id, { file }))).data as { url: string };
   const [assetId = '', fileName = ''] = new URL(replaced.url).pathname.split('/').slice(-2);
   const files = (api as unknown as { files: Record<string, (...args: string[]) => Promise<{ status: number; data: unknown }>> }).files;
@@ -121,6 +128,9 @@ test('every documented operation answers with one of its documented statuses', a
   await call('headFile', () => fetch(new URL(replaced.url), { method: 'HEAD' }));
   await call('health', () => api.healthz.health());
   await call('openapi', () => api.v1['openapi']!());
+  const spare = (await call('uploadAsset', () => api.v1['uploadAsset']!({ file }))).data as { id: string };
+  await call('batchDeleteAssets', () => api.v1['batchDeleteAssets']!(':batchDelete', { ids: [spare.id] }));
+  await call('deleteAsset', () => api.v1['deleteAsset']!(asset.id));
 
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {

@@ -15,7 +15,8 @@ import type { Logger } from '@switchyard/runtime';
 import { acceptUnreadBodies } from '../app/unread-bodies.js';
 import { contextOf } from '../app/request-context.js';
 import { errorResponses } from '../openapi/responses.js';
-import { AssetIdParams, AssetSchema, ReplaceFormSchema, UploadFormSchema } from './schemas.js';
+import { z } from 'zod';
+import { AssetIdParams, AssetPageSchema, AssetSchema, BatchDeleteBodySchema, BatchDeleteResultsSchema, ListAssetsQuerySchema, ReplaceFormSchema, UploadFormSchema } from './schemas.js';
 
 export interface AssetDeps {
   readonly clients: ServiceClients;
@@ -47,6 +48,61 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
       },
     },
     async (request, reply) => assetView(await clients.assets.getAsset({ id: request.params.id }, contextOf(request, reply, log).callOptions())),
+  );
+
+  app.get(
+    '/v1/assets',
+    {
+      schema: {
+        tags: ['assets'],
+        operationId: 'listAssets',
+        summary: "List the workspace's assets, newest first (scope assets:read)",
+        description: 'Cursor pages: pass `nextPageToken` back as `pageToken` until it is empty. Assets added or deleted meanwhile never make a page skip or repeat another.',
+        querystring: ListAssetsQuerySchema,
+        response: { 200: AssetPageSchema.describe('A page.'), ...errorResponses(400) },
+      },
+    },
+    async (request, reply) => {
+      const { pageSize, pageToken, type, label } = request.query;
+      const page = await clients.assets.listAssets({ pageSize: pageSize ?? 0, pageToken: pageToken ?? '', type: type ?? '', ...(label === undefined ? {} : { label }) }, contextOf(request, reply, log).callOptions());
+      return { assets: page.assets.map(assetView), nextPageToken: page.nextPageToken };
+    },
+  );
+
+  app.delete(
+    '/v1/assets/:id',
+    {
+      schema: {
+        tags: ['assets'],
+        operationId: 'deleteAsset',
+        summary: 'Delete an asset (scope assets:write)',
+        description: 'Its id and every url it had answer 404 from then on.',
+        params: AssetIdParams,
+        response: { 204: z.undefined().describe('Deleted.'), ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      await clients.assets.deleteAsset({ id: request.params.id }, contextOf(request, reply, log).callOptions());
+      return reply.code(204).send();
+    },
+  );
+
+  // `:batchDelete` is a custom method in the style of Google's AIP-136, so it can never be taken for an asset id.
+  app.post(
+    '/v1/assets::batchDelete',
+    {
+      schema: {
+        tags: ['assets'],
+        operationId: 'batchDeleteAssets',
+        summary: 'Delete up to 1000 assets (scope assets:write)',
+        body: BatchDeleteBodySchema,
+        response: { 200: BatchDeleteResultsSchema.describe('What became of each id.'), ...errorResponses(400, 413) },
+      },
+    },
+    async (request, reply) => {
+      const answer = await clients.assets.batchDeleteAssets({ ids: request.body.ids }, contextOf(request, reply, log).callOptions());
+      return { results: answer.results.map(({ id, code }) => ({ id, code: code as 'ok' | 'not_found' | 'invalid_argument' })) };
+    },
   );
 
   // The forms are read by the handlers as they stream, never buffered by a body parser.

@@ -118,3 +118,46 @@ export type RouteMatchView = z.infer<typeof RouteMatchSchema>;
 
 /** This API's own description (its fields are OpenAPI's). */
 export const OpenApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) }).meta({ id: 'OpenApiDocument' });
+
+/** `?pageSize=…`: a whole number from 1 to 1000 (documented as an integer, read from the query's text). */
+const PAGE_SIZE_REASON = 'must be a whole number from 1 to 1000';
+const pageSize = z.coerce
+  .number({ error: PAGE_SIZE_REASON })
+  .int({ error: PAGE_SIZE_REASON })
+  .min(1, { error: PAGE_SIZE_REASON })
+  .max(1000, { error: PAGE_SIZE_REASON })
+  .optional()
+  .meta({ description: 'Assets per page (default 50).', examples: [50] });
+
+const optionalQuery = (description: string, example: string) =>
+  z
+    .string({ error: (issue) => (Array.isArray(issue.input) ? 'query parameter given more than once' : 'must be a string') })
+    .optional()
+    .meta({ description, examples: [example] });
+
+export const ListAssetsQuerySchema = z.object({
+  pageSize,
+  pageToken: optionalQuery("The previous page's `nextPageToken`; a token from another listing is 400.", 'MS5hc18wMWo…'),
+  type: optionalQuery('Only this media type, or every subtype of a top-level type with `/*`.', 'image/*'),
+  label: optionalQuery('Only assets with exactly this label.', 'avatars'),
+});
+
+export const AssetPageSchema = z
+  .object({
+    assets: z.array(AssetSchema),
+    nextPageToken: z.string().meta({ description: 'Pass as `pageToken` for the next page; empty on the last page.' }),
+  })
+  .meta({ id: 'AssetPage' });
+
+export const BatchDeleteBodySchema = z
+  .strictObject(
+    { ids: z.array(z.string({ error: 'must be an array of asset ids' }), { error: (issue) => (issue.input === undefined ? 'is required' : 'must be an array of asset ids') }).meta({ description: '1-1000 asset ids.' }) },
+    { error: (issue) => (issue.code === 'invalid_type' ? 'must be a JSON object' : issue.code === 'unrecognized_keys' ? 'is not a field of a batch delete (ids)' : undefined) },
+  )
+  .meta({ id: 'BatchDeleteRequest' });
+
+export const BatchDeleteResultsSchema = z
+  .object({
+    results: z.array(z.object({ id: z.string(), code: z.enum(['ok', 'not_found', 'invalid_argument']) })).meta({ description: 'One per requested id, in the order asked.' }),
+  })
+  .meta({ id: 'BatchDeleteResults' });

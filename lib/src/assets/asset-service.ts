@@ -9,6 +9,8 @@ import { discardUnreferencedBlob } from './blob-cleanup.js';
 import { blobKeyFor } from './blob-naming.js';
 import { validateLabel } from './label.js';
 import { openFile } from './open-file.js';
+import { listAssets } from './list-assets.js';
+import { batchDeleteAssets, deleteAsset } from './delete-assets.js';
 import { replaceAsset } from './replace-asset.js';
 import { storeContent } from './store-content.js';
 import { toAsset } from './to-asset.js';
@@ -64,5 +66,11 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
     replace: (principal, id, input) => replaceAsset(deps, principal, id, input),
 
     openFile: (path, fileOptions) => openFile(deps, path, fileOptions),
+
+    list: (principal, input) => listAssets(assetStore, cdnUrl, principal, input),
+
+    delete: (principal, id) => deleteAsset(deps, principal, id),
+
+    batchDelete: (principal, ids) => batchDeleteAssets(deps, principal, ids),
   } satisfies AssetService);
 }

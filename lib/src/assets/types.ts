@@ -64,6 +64,29 @@ export interface StoredFile {
 }
 
 /** Asset operations; each checks the principal's scope and workspace. */
+/** `list`'s filters and place; every field optional. */
+export interface AssetListInput {
+  /** 1-1000; 0 or unset: 50. */
+  readonly pageSize?: number | undefined;
+  /** The `nextPageToken` of the previous page. */
+  readonly pageToken?: string | undefined;
+  /** `image/png`, or `image/*` for every image type. */
+  readonly type?: string | undefined;
+  /** Exactly this label. */
+  readonly label?: string | undefined;
+}
+
+export interface AssetPage {
+  readonly assets: readonly Asset[];
+  /** Empty on the last page. */
+  readonly nextPageToken: string;
+}
+
+export interface BatchDeleteResult {
+  readonly id: string;
+  readonly code: 'ok' | 'not_found' | 'invalid_argument';
+}
+
 export interface AssetService {
   upload(principal: Principal, input: UploadInput): Promise<Asset>;
   get(principal: Principal, id: string): Promise<Asset>;
@@ -74,4 +97,10 @@ export interface AssetService {
    * need no principal. Unknown or replaced-away paths are `not_found`.
    */
   openFile(path: string, options?: OpenFileOptions): Promise<StoredFile>;
+  /** A page of the workspace's assets, newest first (see list-assets.ts). */
+  list(principal: Principal, input: AssetListInput): Promise<AssetPage>;
+  /** Deletes an asset: its id and urls are `not_found` from then on. */
+  delete(principal: Principal, id: string): Promise<void>;
+  /** Deletes 1-1000 assets, with an answer per id. */
+  batchDelete(principal: Principal, ids: readonly string[]): Promise<BatchDeleteResult[]>;
 }

@@ -1,5 +1,5 @@
 import { SwitchyardError } from '../errors.js';
-import type { AssetContent, AssetRecord, AssetStore } from '../ports/asset-store.js';
+import type { AssetContent, AssetListQuery, AssetRecord, AssetStore } from '../ports/asset-store.js';
 
 /** AssetStore in process memory. Operations are synchronous inside, so swaps are atomic. */
 export class MemoryAssetStore implements AssetStore {
@@ -42,6 +42,24 @@ export class MemoryAssetStore implements AssetStore {
   async hasBlobKey(blobKey: string): Promise<boolean> {
     for (const record of this.#byId.values()) if (record.blobKey === blobKey) return true;
     return false;
+  }
+
+  async list(workspace: string, query: AssetListQuery): Promise<AssetRecord[]> {
+    const matches = [...this.#byId.values()].filter(
+      (record) =>
+        record.workspace === workspace &&
+        (query.before === undefined || record.id < query.before) &&
+        (query.label === undefined || record.label === query.label) &&
+        (query.type === undefined || ('exact' in query.type ? record.type === query.type.exact : record.type.startsWith(query.type.prefix))),
+    );
+    return matches.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, query.limit);
+  }
+
+  async delete(workspace: string, id: string): Promise<AssetRecord | undefined> {
+    const record = this.#byId.get(id);
+    if (record?.workspace !== workspace) return undefined;
+    this.#byId.delete(id);
+    return record;
   }
 }
 

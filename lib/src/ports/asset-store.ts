@@ -22,6 +22,17 @@ export interface AssetRecord extends AssetContent {
   readonly version: number;
 }
 
+/** Which records `list` returns: a workspace's, newest first (descending id), after a cursor. */
+export interface AssetListQuery {
+  /** Only records whose id sorts below this one (the last id of the previous page). */
+  readonly before?: string | undefined;
+  readonly limit: number;
+  /** Only this media type (`exact`) or this top-level type (`prefix`, e.g. `image/`). */
+  readonly type?: { readonly exact: string } | { readonly prefix: string } | undefined;
+  /** Only records with exactly this label. */
+  readonly label?: string | undefined;
+}
+
 /**
  * Persistence for asset records.
  *
@@ -38,6 +49,12 @@ export interface AssetRecord extends AssetContent {
  *   record is gone. Of N concurrent swaps from one version exactly one wins.
  * - `hasBlobKey` tells whether any record currently points at a blob key (for
  *   garbage collection of orphaned blobs).
+ * - `list` returns a workspace's records in descending id order (ids sort by
+ *   creation time), only those below `before` when given, filtered, at most
+ *   `limit`. Records inserted or deleted meanwhile never make it skip or
+ *   repeat one that existed throughout.
+ * - `delete` removes a record of the workspace and returns it, or returns
+ *   `undefined` (changing nothing) for an unknown id or another workspace's.
  * - Times round-trip with millisecond precision.
  * - Infrastructure failures throw `SwitchyardError('unavailable')`.
  */
@@ -47,4 +64,6 @@ export interface AssetStore {
   getByBlobId(blobId: string): Promise<AssetRecord | undefined>;
   swap(workspace: string, id: string, expectedVersion: number, content: AssetContent): Promise<AssetRecord | undefined>;
   hasBlobKey(blobKey: string): Promise<boolean>;
+  list(workspace: string, query: AssetListQuery): Promise<AssetRecord[]>;
+  delete(workspace: string, id: string): Promise<AssetRecord | undefined>;
 }

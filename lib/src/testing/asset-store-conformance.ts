@@ -59,6 +59,37 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
   const define = (title: string, body: (t: Check, store: AssetStore) => Promise<void>) =>
     defineCase(test, options, `AssetStore ${title}`, body);
 
+  define('list pages a workspace newest first, by id, with type and label filters', async (t, store) => {
+    const workspace = uniqueName();
+    const png = sampleAsset(workspace, { label: 'a' });
+    const pdf = sampleAsset(workspace, { ...sampleContent(workspace, { type: 'application/pdf', width: undefined, height: undefined }), label: 'b' });
+    const webp = sampleAsset(workspace, { ...sampleContent(workspace, { type: 'image/webp' }), label: 'a' });
+    for (const record of [png, pdf, webp]) await store.insert(record);
+    await store.insert(sampleAsset(uniqueName()));
+    const ids = async (query: Parameters<AssetStore['list']>[1]) => (await store.list(workspace, query)).map((record) => record.id);
+    t.deepEqual(await ids({ limit: 10 }), [webp.id, pdf.id, png.id], 'newest first, only this workspace');
+    t.deepEqual(await ids({ limit: 2 }), [webp.id, pdf.id], 'at most limit');
+    t.deepEqual(await ids({ limit: 10, before: pdf.id }), [png.id], 'below the cursor');
+    t.deepEqual(await ids({ limit: 10, type: { prefix: 'image/' } }), [webp.id, png.id], 'a top-level type');
+    t.deepEqual(await ids({ limit: 10, type: { exact: 'application/pdf' } }), [pdf.id], 'an exact type');
+    t.deepEqual(await ids({ limit: 10, label: 'a' }), [webp.id, png.id], 'a label');
+    t.deepEqual(await ids({ limit: 10, label: 'a', type: { exact: 'image/png' } }), [png.id], 'both');
+    t.deepEqual(view((await store.list(workspace, { limit: 1, before: pdf.id }))[0]), view(png), 'every field');
+  });
+
+  define('delete removes a record of its workspace and returns it; unknown ids and other workspaces change nothing', async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleAsset(workspace);
+    await store.insert(record);
+    t.is(await store.delete(uniqueName(), record.id), undefined, 'another workspace');
+    t.is(await store.delete(workspace, ids.next('asset')), undefined, 'unknown id');
+    t.deepEqual(view(await store.delete(workspace, record.id)), view(record), 'returns what it removed');
+    t.is(await store.get(workspace, record.id), undefined);
+    t.is(await store.getByBlobId(record.blobId), undefined, 'its blob id finds nothing');
+    t.false(await store.hasBlobKey(record.blobKey));
+    t.is(await store.delete(workspace, record.id), undefined, 'a second delete');
+  });
+
   define('insert then get returns every field, times to the millisecond', async (t, store) => {
     const workspace = uniqueName();
     const image = sampleAsset(workspace, { createdAt: new Date('2024-05-06T07:08:09.001Z') });

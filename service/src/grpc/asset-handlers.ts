@@ -2,7 +2,13 @@ import type { AssetService } from '@switchyard/core';
 import type {
   Asset,
   AssetServiceServer,
+  BatchDeleteAssetsRequest,
+  BatchDeleteAssetsResponse,
+  DeleteAssetRequest,
+  DeleteAssetResponse,
   GetAssetRequest,
+  ListAssetsRequest,
+  ListAssetsResponse,
   ReplaceAssetRequest,
   ReplaceMetadata,
   UploadAssetRequest,
@@ -37,6 +43,20 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
     }),
 
     getAsset: rpc.unary<GetAssetRequest, Asset>('GetAsset', async (request, { principal }) => assetToMessage(await assets.get(principal, request.id))),
+
+    listAssets: rpc.unary<ListAssetsRequest, ListAssetsResponse>('ListAssets', async (request, { principal }) => {
+      const page = await assets.list(principal, { pageSize: request.pageSize, pageToken: request.pageToken, type: request.type, label: request.label });
+      return { assets: page.assets.map(assetToMessage), nextPageToken: page.nextPageToken };
+    }),
+
+    deleteAsset: rpc.unary<DeleteAssetRequest, DeleteAssetResponse>('DeleteAsset', async (request, { principal }) => {
+      await assets.delete(principal, request.id);
+      return {};
+    }),
+
+    batchDeleteAssets: rpc.unary<BatchDeleteAssetsRequest, BatchDeleteAssetsResponse>('BatchDeleteAssets', async (request, { principal }) => ({
+      results: await assets.batchDelete(principal, request.ids),
+    })),
   };
 }
 

@@ -3,6 +3,7 @@ import { SwitchyardError } from '@switchyard/core';
 import { isUnavailableError } from '../stores/database-errors.js';
 import type { Database } from '../stores/schema.js';
 import * as initial from './0001-initial.js';
+import * as assetsByWorkspace from './0002-assets-by-workspace.js';
 
 /**
  * Every migration, by name, in order. A static list rather than a folder scan,
@@ -11,6 +12,7 @@ import * as initial from './0001-initial.js';
  */
 const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0001-initial': initial,
+  '0002-assets-by-workspace': assetsByWorkspace,
 });
 
 export const migrationProvider: MigrationProvider = Object.freeze({

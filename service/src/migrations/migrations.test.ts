@@ -51,7 +51,7 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
     });
 
   withDb('migrateToLatest applies every migration once, then nothing', async (t, db) => {
-    t.deepEqual(await migrateToLatest(db), ['0001-initial']);
+    t.deepEqual(await migrateToLatest(db), ['0001-initial', '0002-assets-by-workspace']);
     t.deepEqual(await migrateToLatest(db), []);
     const tables = (await db.introspection.getTables()).map((table) => table.name).sort();
     t.deepEqual(tables, ['assets', 'routes']);
@@ -92,7 +92,7 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
 
   withDb('two migrators at once apply the schema once', async (t, db) => {
     const both = await Promise.all([migrateToLatest(db), migrateToLatest(db)]);
-    t.deepEqual(both.flat(), ['0001-initial']);
+    t.deepEqual(both.flat().sort(), ['0001-initial', '0002-assets-by-workspace']);
     const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM routes`.execute(db);
     t.is(Number(rows[0]?.n), 0);
   });

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { SwitchyardError, type AssetContent, type AssetRecord, type AssetStore } from '@switchyard/core';
+import { SwitchyardError, type AssetContent, type AssetListQuery, type AssetRecord, type AssetStore } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import { preparedQuery } from './prepared-query.js';
 import type { AssetsTable, Database } from './schema.js';
@@ -73,6 +73,37 @@ export class KyselyAssetStore implements AssetStore {
     try {
       const row = await this.#db.selectFrom('assets').select('id').where('blob_key', '=', blobKey).limit(1).executeTakeFirst();
       return row !== undefined;
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  /** A keyset query on (workspace, id): as fast on page 200 as on page 1. */
+  async list(workspace: string, query: AssetListQuery): Promise<AssetRecord[]> {
+    try {
+      let select = this.#db.selectFrom('assets').selectAll().where('workspace', '=', workspace);
+      if (query.before !== undefined) select = select.where('id', '<', query.before);
+      if (query.label !== undefined) select = select.where('label', '=', query.label);
+      if (query.type !== undefined) {
+        const type = query.type;
+        // A prefix of letters, digits and `.+-/` only (checked in lib): no LIKE wildcard can be in it.
+        select = 'exact' in type ? select.where('type', '=', type.exact) : select.where('type', 'like', `${type.prefix}%`);
+      }
+      const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
+      return rows.map(toRecord);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async delete(workspace: string, id: string): Promise<AssetRecord | undefined> {
+    try {
+      return await this.#db.transaction().execute(async (trx) => {
+        const row = await trx.selectFrom('assets').selectAll().where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+        if (row === undefined) return undefined;
+        const result = await trx.deleteFrom('assets').where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+        return Number(result.numDeletedRows) === 1 ? toRecord(row) : undefined;
+      });
     } catch (error) {
       throw databaseError(error);
     }

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/assets.proto.
  */
 export const file_switchyard_v1_assets: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL2Fzc2V0cy5wcm90bxINc3dpdGNoeWFyZC52MSL6AQoFQXNzZXQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRzaXplGAMgASgDEgsKA3VybBgEIAEoCRIvCgt1cGxvYWRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGFiZWwYBiABKAkSDgoGc2hhMjU2GAcgASgJEhIKBXdpZHRoGAggASgNSACIAQESEwoGaGVpZ2h0GAkgASgNSAGIAQESLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCAoGX3dpZHRoQgkKB19oZWlnaHQiSAoOVXBsb2FkTWV0YWRhdGESDQoFbGFiZWwYASABKAkSEAoIZmlsZW5hbWUYAiABKAkSFQoNZGVjbGFyZWRfdHlwZRgDIAEoCSJ9ChJVcGxvYWRBc3NldFJlcXVlc3QSMQoIbWV0YWRhdGEYASABKAsyHS5zd2l0Y2h5YXJkLnYxLlVwbG9hZE1ldGFkYXRhSAASDwoFY2h1bmsYAiABKAxIABIYCg50cmFpbGluZ19sYWJlbBgDIAEoCUgAQgkKB3BheWxvYWQiRgoPUmVwbGFjZU1ldGFkYXRhEgoKAmlkGAEgASgJEhAKCGZpbGVuYW1lGAIgASgJEhUKDWRlY2xhcmVkX3R5cGUYAyABKAkiZQoTUmVwbGFjZUFzc2V0UmVxdWVzdBIyCghtZXRhZGF0YRgBIAEoCzIeLnN3aXRjaHlhcmQudjEuUmVwbGFjZU1ldGFkYXRhSAASDwoFY2h1bmsYAiABKAxIAEIJCgdwYXlsb2FkIh0KD0dldEFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCTLmAQoMQXNzZXRTZXJ2aWNlEkgKC1VwbG9hZEFzc2V0EiEuc3dpdGNoeWFyZC52MS5VcGxvYWRBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0KAESSgoMUmVwbGFjZUFzc2V0EiIuc3dpdGNoeWFyZC52MS5SZXBsYWNlQXNzZXRSZXF1ZXN0GhQuc3dpdGNoeWFyZC52MS5Bc3NldCgBEkAKCEdldEFzc2V0Eh4uc3dpdGNoeWFyZC52MS5HZXRBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0YgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL2Fzc2V0cy5wcm90bxINc3dpdGNoeWFyZC52MSL6AQoFQXNzZXQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRzaXplGAMgASgDEgsKA3VybBgEIAEoCRIvCgt1cGxvYWRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGFiZWwYBiABKAkSDgoGc2hhMjU2GAcgASgJEhIKBXdpZHRoGAggASgNSACIAQESEwoGaGVpZ2h0GAkgASgNSAGIAQESLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCAoGX3dpZHRoQgkKB19oZWlnaHQiSAoOVXBsb2FkTWV0YWRhdGESDQoFbGFiZWwYASABKAkSEAoIZmlsZW5hbWUYAiABKAkSFQoNZGVjbGFyZWRfdHlwZRgDIAEoCSJ9ChJVcGxvYWRBc3NldFJlcXVlc3QSMQoIbWV0YWRhdGEYASABKAsyHS5zd2l0Y2h5YXJkLnYxLlVwbG9hZE1ldGFkYXRhSAASDwoFY2h1bmsYAiABKAxIABIYCg50cmFpbGluZ19sYWJlbBgDIAEoCUgAQgkKB3BheWxvYWQiRgoPUmVwbGFjZU1ldGFkYXRhEgoKAmlkGAEgASgJEhAKCGZpbGVuYW1lGAIgASgJEhUKDWRlY2xhcmVkX3R5cGUYAyABKAkiZQoTUmVwbGFjZUFzc2V0UmVxdWVzdBIyCghtZXRhZGF0YRgBIAEoCzIeLnN3aXRjaHlhcmQudjEuUmVwbGFjZU1ldGFkYXRhSAASDwoFY2h1bmsYAiABKAxIAEIJCgdwYXlsb2FkIh0KD0dldEFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSJmChFMaXN0QXNzZXRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIMCgR0eXBlGAMgASgJEhIKBWxhYmVsGAQgASgJSACIAQFCCAoGX2xhYmVsIlMKEkxpc3RBc3NldHNSZXNwb25zZRIkCgZhc3NldHMYASADKAsyFC5zd2l0Y2h5YXJkLnYxLkFzc2V0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIgChJEZWxldGVBc3NldFJlcXVlc3QSCgoCaWQYASABKAkiFQoTRGVsZXRlQXNzZXRSZXNwb25zZSInChhCYXRjaERlbGV0ZUFzc2V0c1JlcXVlc3QSCwoDaWRzGAEgAygJIk4KGUJhdGNoRGVsZXRlQXNzZXRzUmVzcG9uc2USMQoHcmVzdWx0cxgBIAMoCzIgLnN3aXRjaHlhcmQudjEuQmF0Y2hEZWxldGVSZXN1bHQiLQoRQmF0Y2hEZWxldGVSZXN1bHQSCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCTL3AwoMQXNzZXRTZXJ2aWNlEkgKC1VwbG9hZEFzc2V0EiEuc3dpdGNoeWFyZC52MS5VcGxvYWRBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0KAESSgoMUmVwbGFjZUFzc2V0EiIuc3dpdGNoeWFyZC52MS5SZXBsYWNlQXNzZXRSZXF1ZXN0GhQuc3dpdGNoeWFyZC52MS5Bc3NldCgBEkAKCEdldEFzc2V0Eh4uc3dpdGNoeWFyZC52MS5HZXRBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0ElEKCkxpc3RBc3NldHMSIC5zd2l0Y2h5YXJkLnYxLkxpc3RBc3NldHNSZXF1ZXN0GiEuc3dpdGNoeWFyZC52MS5MaXN0QXNzZXRzUmVzcG9uc2USVAoLRGVsZXRlQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLkRlbGV0ZUFzc2V0UmVxdWVzdBoiLnN3aXRjaHlhcmQudjEuRGVsZXRlQXNzZXRSZXNwb25zZRJmChFCYXRjaERlbGV0ZUFzc2V0cxInLnN3aXRjaHlhcmQudjEuQmF0Y2hEZWxldGVBc3NldHNSZXF1ZXN0Giguc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZUFzc2V0c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * An asset record.
@@ -265,6 +265,165 @@ export const GetAssetRequestSchema: GenMessage<GetAssetRequest> = /*@__PURE__*/
   messageDesc(file_switchyard_v1_assets, 5);
 
 /**
+ * @generated from message switchyard.v1.ListAssetsRequest
+ */
+export type ListAssetsRequest = Message<"switchyard.v1.ListAssetsRequest"> & {
+  /**
+   * Assets per page, 1-1000; 0 means the default, 50.
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page; empty for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+
+  /**
+   * Only assets of this media type ("image/png"), or of this top-level type
+   * ("image/*"); empty for every type.
+   *
+   * @generated from field: string type = 3;
+   */
+  type: string;
+
+  /**
+   * Only assets with exactly this label, when set.
+   *
+   * @generated from field: optional string label = 4;
+   */
+  label?: string | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.ListAssetsRequest.
+ * Use `create(ListAssetsRequestSchema)` to create a new message.
+ */
+export const ListAssetsRequestSchema: GenMessage<ListAssetsRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 6);
+
+/**
+ * @generated from message switchyard.v1.ListAssetsResponse
+ */
+export type ListAssetsResponse = Message<"switchyard.v1.ListAssetsResponse"> & {
+  /**
+   * @generated from field: repeated switchyard.v1.Asset assets = 1;
+   */
+  assets: Asset[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ListAssetsResponse.
+ * Use `create(ListAssetsResponseSchema)` to create a new message.
+ */
+export const ListAssetsResponseSchema: GenMessage<ListAssetsResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 7);
+
+/**
+ * @generated from message switchyard.v1.DeleteAssetRequest
+ */
+export type DeleteAssetRequest = Message<"switchyard.v1.DeleteAssetRequest"> & {
+  /**
+   * Asset id ("as_…").
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message switchyard.v1.DeleteAssetRequest.
+ * Use `create(DeleteAssetRequestSchema)` to create a new message.
+ */
+export const DeleteAssetRequestSchema: GenMessage<DeleteAssetRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 8);
+
+/**
+ * @generated from message switchyard.v1.DeleteAssetResponse
+ */
+export type DeleteAssetResponse = Message<"switchyard.v1.DeleteAssetResponse"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.DeleteAssetResponse.
+ * Use `create(DeleteAssetResponseSchema)` to create a new message.
+ */
+export const DeleteAssetResponseSchema: GenMessage<DeleteAssetResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 9);
+
+/**
+ * @generated from message switchyard.v1.BatchDeleteAssetsRequest
+ */
+export type BatchDeleteAssetsRequest = Message<"switchyard.v1.BatchDeleteAssetsRequest"> & {
+  /**
+   * 1-1000 asset ids.
+   *
+   * @generated from field: repeated string ids = 1;
+   */
+  ids: string[];
+};
+
+/**
+ * Describes the message switchyard.v1.BatchDeleteAssetsRequest.
+ * Use `create(BatchDeleteAssetsRequestSchema)` to create a new message.
+ */
+export const BatchDeleteAssetsRequestSchema: GenMessage<BatchDeleteAssetsRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 10);
+
+/**
+ * @generated from message switchyard.v1.BatchDeleteAssetsResponse
+ */
+export type BatchDeleteAssetsResponse = Message<"switchyard.v1.BatchDeleteAssetsResponse"> & {
+  /**
+   * One per requested id, in the order asked.
+   *
+   * @generated from field: repeated switchyard.v1.BatchDeleteResult results = 1;
+   */
+  results: BatchDeleteResult[];
+};
+
+/**
+ * Describes the message switchyard.v1.BatchDeleteAssetsResponse.
+ * Use `create(BatchDeleteAssetsResponseSchema)` to create a new message.
+ */
+export const BatchDeleteAssetsResponseSchema: GenMessage<BatchDeleteAssetsResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 11);
+
+/**
+ * @generated from message switchyard.v1.BatchDeleteResult
+ */
+export type BatchDeleteResult = Message<"switchyard.v1.BatchDeleteResult"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * "ok", "not_found" or "invalid_argument".
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message switchyard.v1.BatchDeleteResult.
+ * Use `create(BatchDeleteResultSchema)` to create a new message.
+ */
+export const BatchDeleteResultSchema: GenMessage<BatchDeleteResult> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 12);
+
+/**
  * AssetService stores uploaded files per workspace and serves their metadata.
  * The media type is sniffed from the bytes; client-supplied names and types are
  * hints only.
@@ -314,6 +473,43 @@ export const AssetService: GenService<{
     methodKind: "unary";
     input: typeof GetAssetRequestSchema;
     output: typeof AssetSchema;
+  },
+  /**
+   * ListAssets pages through the workspace's assets, newest first. Scope:
+   * assets:read. The order is stable while assets are added and deleted: no
+   * asset is skipped or repeated across pages. INVALID_ARGUMENT: page_size
+   * outside 1-1000, a page token that is not from this listing, a malformed
+   * type filter.
+   *
+   * @generated from rpc switchyard.v1.AssetService.ListAssets
+   */
+  listAssets: {
+    methodKind: "unary";
+    input: typeof ListAssetsRequestSchema;
+    output: typeof ListAssetsResponseSchema;
+  },
+  /**
+   * DeleteAsset removes an asset: its id and every url it had are NOT_FOUND
+   * from then on. Scope: assets:write. INVALID_ARGUMENT: malformed id.
+   * NOT_FOUND: no such asset in this workspace.
+   *
+   * @generated from rpc switchyard.v1.AssetService.DeleteAsset
+   */
+  deleteAsset: {
+    methodKind: "unary";
+    input: typeof DeleteAssetRequestSchema;
+    output: typeof DeleteAssetResponseSchema;
+  },
+  /**
+   * BatchDeleteAssets deletes up to 1000 assets, answering for each id.
+   * Scope: assets:write. INVALID_ARGUMENT: no ids, or more than 1000.
+   *
+   * @generated from rpc switchyard.v1.AssetService.BatchDeleteAssets
+   */
+  batchDeleteAssets: {
+    methodKind: "unary";
+    input: typeof BatchDeleteAssetsRequestSchema;
+    output: typeof BatchDeleteAssetsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchyard_v1_assets, 0);

@@ -109,6 +109,50 @@ export interface GetAssetRequest {
   id: string;
 }
 
+export interface ListAssetsRequest {
+  /** Assets per page, 1-1000; 0 means the default, 50. */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first page. */
+  pageToken: string;
+  /**
+   * Only assets of this media type ("image/png"), or of this top-level type
+   * ("image/*"); empty for every type.
+   */
+  type: string;
+  /** Only assets with exactly this label, when set. */
+  label?: string | undefined;
+}
+
+export interface ListAssetsResponse {
+  assets: Asset[];
+  /** Empty on the last page. */
+  nextPageToken: string;
+}
+
+export interface DeleteAssetRequest {
+  /** Asset id ("as_…"). */
+  id: string;
+}
+
+export interface DeleteAssetResponse {
+}
+
+export interface BatchDeleteAssetsRequest {
+  /** 1-1000 asset ids. */
+  ids: string[];
+}
+
+export interface BatchDeleteAssetsResponse {
+  /** One per requested id, in the order asked. */
+  results: BatchDeleteResult[];
+}
+
+export interface BatchDeleteResult {
+  id: string;
+  /** "ok", "not_found" or "invalid_argument". */
+  code: string;
+}
+
 function createBaseAsset(): Asset {
   return {
     id: "",
@@ -812,6 +856,562 @@ export const GetAssetRequest: MessageFns<GetAssetRequest> = {
   },
 };
 
+function createBaseListAssetsRequest(): ListAssetsRequest {
+  return { pageSize: 0, pageToken: "", type: "", label: undefined };
+}
+
+export const ListAssetsRequest: MessageFns<ListAssetsRequest> = {
+  encode(message: ListAssetsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    if (message.type !== "") {
+      writer.uint32(26).string(message.type);
+    }
+    if (message.label !== undefined) {
+      writer.uint32(34).string(message.label);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAssetsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAssetsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.label = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAssetsRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      label: isSet(object.label) ? globalThis.String(object.label) : undefined,
+    };
+  },
+
+  toJSON(message: ListAssetsRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.label !== undefined) {
+      obj.label = message.label;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAssetsRequest>, I>>(base?: I): ListAssetsRequest {
+    return ListAssetsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAssetsRequest>, I>>(object: I): ListAssetsRequest {
+    const message = createBaseListAssetsRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    message.type = object.type ?? "";
+    message.label = object.label ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListAssetsResponse(): ListAssetsResponse {
+  return { assets: [], nextPageToken: "" };
+}
+
+export const ListAssetsResponse: MessageFns<ListAssetsResponse> = {
+  encode(message: ListAssetsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.assets) {
+      Asset.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAssetsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAssetsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.assets.push(Asset.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAssetsResponse {
+    return {
+      assets: globalThis.Array.isArray(object?.assets) ? object.assets.map((e: any) => Asset.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAssetsResponse): unknown {
+    const obj: any = {};
+    if (message.assets?.length) {
+      obj.assets = message.assets.map((e) => Asset.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAssetsResponse>, I>>(base?: I): ListAssetsResponse {
+    return ListAssetsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAssetsResponse>, I>>(object: I): ListAssetsResponse {
+    const message = createBaseListAssetsResponse();
+    message.assets = object.assets?.map((e) => Asset.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteAssetRequest(): DeleteAssetRequest {
+  return { id: "" };
+}
+
+export const DeleteAssetRequest: MessageFns<DeleteAssetRequest> = {
+  encode(message: DeleteAssetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteAssetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteAssetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteAssetRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: DeleteAssetRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteAssetRequest>, I>>(base?: I): DeleteAssetRequest {
+    return DeleteAssetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteAssetRequest>, I>>(object: I): DeleteAssetRequest {
+    const message = createBaseDeleteAssetRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteAssetResponse(): DeleteAssetResponse {
+  return {};
+}
+
+export const DeleteAssetResponse: MessageFns<DeleteAssetResponse> = {
+  encode(_: DeleteAssetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteAssetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteAssetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteAssetResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteAssetResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteAssetResponse>, I>>(base?: I): DeleteAssetResponse {
+    return DeleteAssetResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteAssetResponse>, I>>(_: I): DeleteAssetResponse {
+    const message = createBaseDeleteAssetResponse();
+    return message;
+  },
+};
+
+function createBaseBatchDeleteAssetsRequest(): BatchDeleteAssetsRequest {
+  return { ids: [] };
+}
+
+export const BatchDeleteAssetsRequest: MessageFns<BatchDeleteAssetsRequest> = {
+  encode(message: BatchDeleteAssetsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.ids) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchDeleteAssetsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchDeleteAssetsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.ids.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchDeleteAssetsRequest {
+    return { ids: globalThis.Array.isArray(object?.ids) ? object.ids.map((e: any) => globalThis.String(e)) : [] };
+  },
+
+  toJSON(message: BatchDeleteAssetsRequest): unknown {
+    const obj: any = {};
+    if (message.ids?.length) {
+      obj.ids = message.ids;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchDeleteAssetsRequest>, I>>(base?: I): BatchDeleteAssetsRequest {
+    return BatchDeleteAssetsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchDeleteAssetsRequest>, I>>(object: I): BatchDeleteAssetsRequest {
+    const message = createBaseBatchDeleteAssetsRequest();
+    message.ids = object.ids?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseBatchDeleteAssetsResponse(): BatchDeleteAssetsResponse {
+  return { results: [] };
+}
+
+export const BatchDeleteAssetsResponse: MessageFns<BatchDeleteAssetsResponse> = {
+  encode(message: BatchDeleteAssetsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      BatchDeleteResult.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchDeleteAssetsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchDeleteAssetsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(BatchDeleteResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchDeleteAssetsResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => BatchDeleteResult.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: BatchDeleteAssetsResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => BatchDeleteResult.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchDeleteAssetsResponse>, I>>(base?: I): BatchDeleteAssetsResponse {
+    return BatchDeleteAssetsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchDeleteAssetsResponse>, I>>(object: I): BatchDeleteAssetsResponse {
+    const message = createBaseBatchDeleteAssetsResponse();
+    message.results = object.results?.map((e) => BatchDeleteResult.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseBatchDeleteResult(): BatchDeleteResult {
+  return { id: "", code: "" };
+}
+
+export const BatchDeleteResult: MessageFns<BatchDeleteResult> = {
+  encode(message: BatchDeleteResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.code !== "") {
+      writer.uint32(18).string(message.code);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BatchDeleteResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBatchDeleteResult();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BatchDeleteResult {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      code: isSet(object.code) ? globalThis.String(object.code) : "",
+    };
+  },
+
+  toJSON(message: BatchDeleteResult): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.code !== "") {
+      obj.code = message.code;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BatchDeleteResult>, I>>(base?: I): BatchDeleteResult {
+    return BatchDeleteResult.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BatchDeleteResult>, I>>(object: I): BatchDeleteResult {
+    const message = createBaseBatchDeleteResult();
+    message.id = object.id ?? "";
+    message.code = object.code ?? "";
+    return message;
+  },
+};
+
 /**
  * AssetService stores uploaded files per workspace and serves their metadata.
  * The media type is sniffed from the bytes; client-supplied names and types are
@@ -868,6 +1468,51 @@ export const AssetServiceService = {
     responseSerialize: (value: Asset): Buffer => Buffer.from(Asset.encode(value).finish()),
     responseDeserialize: (value: Buffer): Asset => Asset.decode(value),
   },
+  /**
+   * ListAssets pages through the workspace's assets, newest first. Scope:
+   * assets:read. The order is stable while assets are added and deleted: no
+   * asset is skipped or repeated across pages. INVALID_ARGUMENT: page_size
+   * outside 1-1000, a page token that is not from this listing, a malformed
+   * type filter.
+   */
+  listAssets: {
+    path: "/switchyard.v1.AssetService/ListAssets" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAssetsRequest): Buffer => Buffer.from(ListAssetsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAssetsRequest => ListAssetsRequest.decode(value),
+    responseSerialize: (value: ListAssetsResponse): Buffer => Buffer.from(ListAssetsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAssetsResponse => ListAssetsResponse.decode(value),
+  },
+  /**
+   * DeleteAsset removes an asset: its id and every url it had are NOT_FOUND
+   * from then on. Scope: assets:write. INVALID_ARGUMENT: malformed id.
+   * NOT_FOUND: no such asset in this workspace.
+   */
+  deleteAsset: {
+    path: "/switchyard.v1.AssetService/DeleteAsset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteAssetRequest): Buffer => Buffer.from(DeleteAssetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteAssetRequest => DeleteAssetRequest.decode(value),
+    responseSerialize: (value: DeleteAssetResponse): Buffer => Buffer.from(DeleteAssetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteAssetResponse => DeleteAssetResponse.decode(value),
+  },
+  /**
+   * BatchDeleteAssets deletes up to 1000 assets, answering for each id.
+   * Scope: assets:write. INVALID_ARGUMENT: no ids, or more than 1000.
+   */
+  batchDeleteAssets: {
+    path: "/switchyard.v1.AssetService/BatchDeleteAssets" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: BatchDeleteAssetsRequest): Buffer =>
+      Buffer.from(BatchDeleteAssetsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): BatchDeleteAssetsRequest => BatchDeleteAssetsRequest.decode(value),
+    responseSerialize: (value: BatchDeleteAssetsResponse): Buffer =>
+      Buffer.from(BatchDeleteAssetsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): BatchDeleteAssetsResponse => BatchDeleteAssetsResponse.decode(value),
+  },
 } as const;
 
 export interface AssetServiceServer extends UntypedServiceImplementation {
@@ -892,6 +1537,25 @@ export interface AssetServiceServer extends UntypedServiceImplementation {
    * INVALID_ARGUMENT: malformed id. NOT_FOUND: no such asset in this workspace.
    */
   getAsset: handleUnaryCall<GetAssetRequest, Asset>;
+  /**
+   * ListAssets pages through the workspace's assets, newest first. Scope:
+   * assets:read. The order is stable while assets are added and deleted: no
+   * asset is skipped or repeated across pages. INVALID_ARGUMENT: page_size
+   * outside 1-1000, a page token that is not from this listing, a malformed
+   * type filter.
+   */
+  listAssets: handleUnaryCall<ListAssetsRequest, ListAssetsResponse>;
+  /**
+   * DeleteAsset removes an asset: its id and every url it had are NOT_FOUND
+   * from then on. Scope: assets:write. INVALID_ARGUMENT: malformed id.
+   * NOT_FOUND: no such asset in this workspace.
+   */
+  deleteAsset: handleUnaryCall<DeleteAssetRequest, DeleteAssetResponse>;
+  /**
+   * BatchDeleteAssets deletes up to 1000 assets, answering for each id.
+   * Scope: assets:write. INVALID_ARGUMENT: no ids, or more than 1000.
+   */
+  batchDeleteAssets: handleUnaryCall<BatchDeleteAssetsRequest, BatchDeleteAssetsResponse>;
 }
 
 export interface AssetServiceClient extends Client {
@@ -956,6 +1620,67 @@ export interface AssetServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: Asset) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListAssets pages through the workspace's assets, newest first. Scope:
+   * assets:read. The order is stable while assets are added and deleted: no
+   * asset is skipped or repeated across pages. INVALID_ARGUMENT: page_size
+   * outside 1-1000, a page token that is not from this listing, a malformed
+   * type filter.
+   */
+  listAssets(
+    request: ListAssetsRequest,
+    callback: (error: ServiceError | null, response: ListAssetsResponse) => void,
+  ): ClientUnaryCall;
+  listAssets(
+    request: ListAssetsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAssetsResponse) => void,
+  ): ClientUnaryCall;
+  listAssets(
+    request: ListAssetsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAssetsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteAsset removes an asset: its id and every url it had are NOT_FOUND
+   * from then on. Scope: assets:write. INVALID_ARGUMENT: malformed id.
+   * NOT_FOUND: no such asset in this workspace.
+   */
+  deleteAsset(
+    request: DeleteAssetRequest,
+    callback: (error: ServiceError | null, response: DeleteAssetResponse) => void,
+  ): ClientUnaryCall;
+  deleteAsset(
+    request: DeleteAssetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteAssetResponse) => void,
+  ): ClientUnaryCall;
+  deleteAsset(
+    request: DeleteAssetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteAssetResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * BatchDeleteAssets deletes up to 1000 assets, answering for each id.
+   * Scope: assets:write. INVALID_ARGUMENT: no ids, or more than 1000.
+   */
+  batchDeleteAssets(
+    request: BatchDeleteAssetsRequest,
+    callback: (error: ServiceError | null, response: BatchDeleteAssetsResponse) => void,
+  ): ClientUnaryCall;
+  batchDeleteAssets(
+    request: BatchDeleteAssetsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: BatchDeleteAssetsResponse) => void,
+  ): ClientUnaryCall;
+  batchDeleteAssets(
+    request: BatchDeleteAssetsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: BatchDeleteAssetsResponse) => void,
   ): ClientUnaryCall;
 }
 
