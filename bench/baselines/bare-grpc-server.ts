@@ -25,6 +25,7 @@ const handlers: AssetServiceServer = {
   listAssets: (_call, callback) => callback(unimplemented, null),
   deleteAsset: (_call, callback) => callback(unimplemented, null),
   batchDeleteAssets: (_call, callback) => callback(unimplemented, null),
+  getWorkspaceUsage: (_call, callback) => callback(unimplemented, null),
 };
 
 const server = new Server();

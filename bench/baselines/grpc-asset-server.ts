@@ -40,6 +40,7 @@ const handlers: AssetServiceServer = {
   listAssets: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
   deleteAsset: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
   batchDeleteAssets: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  getWorkspaceUsage: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
 };
 
 // One asset to read, the same shape as an uploaded 1x1 PNG in ours.

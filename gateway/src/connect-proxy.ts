@@ -69,6 +69,7 @@ export function createConnectProxy(
         listAssets: (request, ctx) => relay(clients.assets.listAssets(request, forward(ctx))),
         deleteAsset: (request, ctx) => relay(clients.assets.deleteAsset(request, forward(ctx))),
         batchDeleteAssets: (request, ctx) => relay(clients.assets.batchDeleteAssets(request, forward(ctx))),
+        getWorkspaceUsage: (request, ctx) => relay(clients.assets.getWorkspaceUsage(request, forward(ctx))),
       });
       router.service(FileService, {
         readFile: (request, ctx) => relayStream(clients.files.readFile(request, forward(ctx, true))),

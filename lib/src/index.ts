@@ -19,7 +19,7 @@ export type { SignTokenOptions, TokenVerifierOptions, VerifiedTokenCacheOptions 
 export type { Route, CreateRouteInput, MatchRouteInput, RouteMatch, RouteService } from './routes/types.js';
 export { RouteTable } from './routes/route-table.js';
 
-export type { Asset, ByteSource, UploadInput, ReplaceInput, OpenFileOptions, StoredFile, AssetService, AssetListInput, AssetPage, BatchDeleteResult } from './assets/types.js';
+export type { Asset, ByteSource, UploadInput, ReplaceInput, OpenFileOptions, StoredFile, AssetService, AssetListInput, AssetPage, BatchDeleteResult, WorkspaceUsage } from './assets/types.js';
 export { sniffMediaType } from './assets/sniff.js';
 
 export type { RouteRecord, RouteStore, AssetContent, AssetRecord, AssetStore, AssetListQuery, BlobStore, BlobInfo, ByteRange, AbandonedWrites, TokenVerifier } from './ports/index.js';

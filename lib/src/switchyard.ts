@@ -42,6 +42,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     routes: createRouteService({ store: options.routeStore, clock, ids }),
     assets: createAssetService({
       assetStore: options.assetStore,
+      routeStore: options.routeStore,
       blobStore: options.blobStore,
       clock,
       ids,

@@ -17,7 +17,8 @@ test('SQLite in DATA_DIR: applies the migrations, then reports the schema up to 
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const first = await migrate({ DATA_DIR: dir });
   t.is(first.code, 0, first.stderr);
-  t.is(first.stdout, `SQLite ${join(dir, 'switchyard.sqlite')}: applied 0001-initial\n`);
+  const where = `SQLite ${join(dir, 'switchyard.sqlite')}`;
+  t.is(first.stdout, `${where}: applied 0001-initial\n${where}: applied 0002-assets-by-workspace\n`);
   const second = await migrate({ DATA_DIR: dir });
   t.is(second.code, 0, second.stderr);
   t.regex(second.stdout, /: already up to date\n$/);
@@ -28,7 +29,8 @@ test('MySQL from DATABASE_URL', async (t) => {
   if (!database) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
   const run = await migrate({ DATABASE_URL: database.url });
   t.is(run.code, 0, run.stderr);
-  t.regex(run.stdout, new RegExp(`^MySQL 127\\.0\\.0\\.1:3306/${database.name}: applied 0001-initial\\n$`));
+  const where = `MySQL 127\\.0\\.0\\.1:3306/${database.name}`;
+  t.regex(run.stdout, new RegExp(`^${where}: applied 0001-initial\\n${where}: applied 0002-assets-by-workspace\\n$`));
 });
 
 test('a bad DATABASE_URL or an unreachable database exits 1 with one clear message and no stack', async (t) => {

@@ -150,3 +150,21 @@ test('batch delete answers per id, in order; an empty or oversized batch is 400'
     t.is(refused.status, 400, JSON.stringify(body).slice(0, 60));
   }
 });
+
+test('usage counts the workspace\'s assets, their bytes and its routes, and follows deletes', async (t) => {
+  const workspace = freshWorkspace();
+  const headers = await stack.auth(workspace);
+  const usage = async () => (await (await fetch(`${stack.url}/v1/workspace/usage`, { headers })).json()) as { assets: number; bytes: number; routes: number };
+  t.deepEqual(await usage(), { assets: 0, bytes: 0, routes: 0 });
+  const png = await fixtureFile('image.png');
+  const notes = await fixtureFile('notes.txt');
+  const a = await upload(headers, 'image.png');
+  await upload(headers, 'notes.txt');
+  const route = await fetch(`${stack.url}/v1/routing`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ method: 'GET', path: '/u', handler: 'h' }) });
+  t.is(route.status, 201);
+  t.deepEqual(await usage(), { assets: 2, bytes: png.bytes.length + notes.bytes.length, routes: 1 });
+  await fetch(`${stack.url}/v1/assets/${a.id}`, { method: 'DELETE', headers });
+  t.deepEqual(await usage(), { assets: 1, bytes: notes.bytes.length, routes: 1 });
+  t.deepEqual(await (await fetch(`${stack.url}/v1/workspace/usage`, { headers: await stack.auth(freshWorkspace()) })).json(), { assets: 0, bytes: 0, routes: 0 }, 'another workspace sees its own');
+  t.is((await fetch(`${stack.url}/v1/workspace/usage`, { headers: await stack.auth(workspace, { scope: 'routes:read' }) })).status, 403);
+});

@@ -69,11 +69,13 @@ export async function everyOperation(file: File): Promise<void> {
   const batch = await api.v1.batchDeleteAssets(':batchDelete', { ids: listedIds });
   const outcome: 'ok' | 'not_found' | 'invalid_argument' | undefined = batch.data.results[0]?.code;
   await api.v1.deleteAsset(uploaded.data.id);
+  const usage = await api.v1.getWorkspaceUsage();
+  const stored: number = usage.data.bytes + usage.data.assets + usage.data.routes;
   await api.v1.replaceAsset(uploaded.data.id, { file });
   await api.files.getFile('as_x', 'bl_x.png');
   await api.healthz.health();
   await api.v1.openapi();
-  void [middleware, param, size, width, next, outcome];
+  void [middleware, param, size, width, next, outcome, stored];
 }
 `;
 
@@ -131,6 +133,7 @@ test('every documented operation answers with one of its documented statuses', a
   const spare = (await call('uploadAsset', () => api.v1['uploadAsset']!({ file }))).data as { id: string };
   await call('batchDeleteAssets', () => api.v1['batchDeleteAssets']!(':batchDelete', { ids: [spare.id] }));
   await call('deleteAsset', () => api.v1['deleteAsset']!(asset.id));
+  await call('getWorkspaceUsage', () => api.v1['getWorkspaceUsage']!());
 
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {

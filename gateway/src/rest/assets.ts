@@ -16,7 +16,7 @@ import { acceptUnreadBodies } from '../app/unread-bodies.js';
 import { contextOf } from '../app/request-context.js';
 import { errorResponses } from '../openapi/responses.js';
 import { z } from 'zod';
-import { AssetIdParams, AssetPageSchema, AssetSchema, BatchDeleteBodySchema, BatchDeleteResultsSchema, ListAssetsQuerySchema, ReplaceFormSchema, UploadFormSchema } from './schemas.js';
+import { AssetIdParams, AssetPageSchema, AssetSchema, BatchDeleteBodySchema, BatchDeleteResultsSchema, ListAssetsQuerySchema, ReplaceFormSchema, UploadFormSchema, WorkspaceUsageSchema } from './schemas.js';
 
 export interface AssetDeps {
   readonly clients: ServiceClients;
@@ -102,6 +102,22 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
     async (request, reply) => {
       const answer = await clients.assets.batchDeleteAssets({ ids: request.body.ids }, contextOf(request, reply, log).callOptions());
       return { results: answer.results.map(({ id, code }) => ({ id, code: code as 'ok' | 'not_found' | 'invalid_argument' })) };
+    },
+  );
+
+  app.get(
+    '/v1/workspace/usage',
+    {
+      schema: {
+        tags: ['assets'],
+        operationId: 'getWorkspaceUsage',
+        summary: "What the caller's workspace holds (scope assets:read)",
+        response: { 200: WorkspaceUsageSchema.describe('Counts and bytes.'), ...errorResponses(400) },
+      },
+    },
+    async (request, reply) => {
+      const usage = await clients.assets.getWorkspaceUsage({}, contextOf(request, reply, log).callOptions());
+      return { assets: Number(usage.assets), bytes: Number(usage.bytes), routes: Number(usage.routes) };
     },
   );
 

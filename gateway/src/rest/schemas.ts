@@ -161,3 +161,11 @@ export const BatchDeleteResultsSchema = z
     results: z.array(z.object({ id: z.string(), code: z.enum(['ok', 'not_found', 'invalid_argument']) })).meta({ description: 'One per requested id, in the order asked.' }),
   })
   .meta({ id: 'BatchDeleteResults' });
+
+export const WorkspaceUsageSchema = z
+  .object({
+    assets: z.number().int().min(0).meta({ description: 'Assets in the workspace.' }),
+    bytes: z.number().int().min(0).meta({ description: 'Bytes of their current files.' }),
+    routes: z.number().int().min(0).meta({ description: 'Route records in the workspace.' }),
+  })
+  .meta({ id: 'WorkspaceUsage' });

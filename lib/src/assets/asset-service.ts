@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { toSwitchyardError } from '../errors.js';
 import { assertId, type IdSource } from '../ids.js';
 import type { AssetRecord, AssetStore } from '../ports/asset-store.js';
+import type { RouteStore } from '../ports/route-store.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { assetNotFound } from './asset-errors.js';
 import { discardUnreferencedBlob } from './blob-cleanup.js';
@@ -18,6 +19,8 @@ import type { AssetService } from './types.js';
 
 export interface AssetServiceDeps {
   readonly assetStore: AssetStore;
+  /** For the route count in `usage`. */
+  readonly routeStore: Pick<RouteStore, 'count'>;
   readonly blobStore: BlobStore;
   readonly clock: Clock;
   readonly ids: IdSource;
@@ -72,5 +75,11 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
     delete: (principal, id) => deleteAsset(deps, principal, id),
 
     batchDelete: (principal, ids) => batchDeleteAssets(deps, principal, ids),
+
+    async usage(principal) {
+      requireScope(principal, 'assets:read');
+      const [{ assets, bytes }, routes] = await Promise.all([assetStore.usage(principal.workspace), deps.routeStore.count(principal.workspace)]);
+      return { assets, bytes, routes };
+    },
   } satisfies AssetService);
 }

@@ -9,6 +9,7 @@ import type { BlobInfo, BlobStore } from '../ports/blob-store.js';
 import { createManualClock } from '../testing/manual-clock.js';
 import { createSequentialIds } from '../testing/sequential-ids.js';
 import { createAssetService } from './asset-service.js';
+import { MemoryRouteStore } from '../memory/memory-route-store.js';
 
 export const CDN_URL = 'https://cdn.example.test/files';
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
@@ -52,6 +53,7 @@ export function setup(options: { maxUploadBytes?: number; assetStore?: AssetStor
   const clock = createManualClock('2024-05-01T12:00:00.000Z');
   const service = createAssetService({
     assetStore,
+    routeStore: new MemoryRouteStore(),
     blobStore,
     clock,
     ids: createSequentialIds(),

@@ -87,6 +87,14 @@ export interface BatchDeleteResult {
   readonly code: 'ok' | 'not_found' | 'invalid_argument';
 }
 
+/** What a workspace holds. */
+export interface WorkspaceUsage {
+  readonly assets: number;
+  /** Bytes of the assets' current files. */
+  readonly bytes: number;
+  readonly routes: number;
+}
+
 export interface AssetService {
   upload(principal: Principal, input: UploadInput): Promise<Asset>;
   get(principal: Principal, id: string): Promise<Asset>;
@@ -103,4 +111,6 @@ export interface AssetService {
   delete(principal: Principal, id: string): Promise<void>;
   /** Deletes 1-1000 assets, with an answer per id. */
   batchDelete(principal: Principal, ids: readonly string[]): Promise<BatchDeleteResult[]>;
+  /** The workspace's asset count, stored bytes and route count. */
+  usage(principal: Principal): Promise<WorkspaceUsage>;
 }

@@ -55,6 +55,17 @@ export class MemoryAssetStore implements AssetStore {
     return matches.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, query.limit);
   }
 
+  async usage(workspace: string): Promise<{ readonly assets: number; readonly bytes: number }> {
+    let assets = 0;
+    let bytes = 0;
+    for (const record of this.#byId.values()) {
+      if (record.workspace !== workspace) continue;
+      assets += 1;
+      bytes += record.size;
+    }
+    return { assets, bytes };
+  }
+
   async delete(workspace: string, id: string): Promise<AssetRecord | undefined> {
     const record = this.#byId.get(id);
     if (record?.workspace !== workspace) return undefined;

@@ -55,6 +55,7 @@ export interface AssetListQuery {
  *   repeat one that existed throughout.
  * - `delete` removes a record of the workspace and returns it, or returns
  *   `undefined` (changing nothing) for an unknown id or another workspace's.
+ * - `usage` counts a workspace's records and the bytes of their current files.
  * - Times round-trip with millisecond precision.
  * - Infrastructure failures throw `SwitchyardError('unavailable')`.
  */
@@ -66,4 +67,5 @@ export interface AssetStore {
   hasBlobKey(blobKey: string): Promise<boolean>;
   list(workspace: string, query: AssetListQuery): Promise<AssetRecord[]>;
   delete(workspace: string, id: string): Promise<AssetRecord | undefined>;
+  usage(workspace: string): Promise<{ readonly assets: number; readonly bytes: number }>;
 }

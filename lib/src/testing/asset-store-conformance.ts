@@ -90,6 +90,20 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
     t.is(await store.delete(workspace, record.id), undefined, 'a second delete');
   });
 
+  define('usage counts a workspace\'s records and the bytes of their current files', async (t, store) => {
+    const workspace = uniqueName();
+    t.deepEqual(await store.usage(workspace), { assets: 0, bytes: 0 }, 'an empty workspace');
+    const first = sampleAsset(workspace, { ...sampleContent(workspace, { size: 1000 }) });
+    await store.insert(first);
+    await store.insert(sampleAsset(workspace, { ...sampleContent(workspace, { size: 2 ** 33 }) }));
+    await store.insert(sampleAsset(uniqueName(), { ...sampleContent(workspace, { size: 7 }) }));
+    t.deepEqual(await store.usage(workspace), { assets: 2, bytes: 1000 + 2 ** 33 }, 'sizes past 32 bits add up');
+    await store.swap(workspace, first.id, first.version, sampleContent(workspace, { size: 10 }));
+    t.deepEqual(await store.usage(workspace), { assets: 2, bytes: 10 + 2 ** 33 }, 'a replace counts its new file');
+    await store.delete(workspace, first.id);
+    t.deepEqual(await store.usage(workspace), { assets: 1, bytes: 2 ** 33 });
+  });
+
   define('insert then get returns every field, times to the millisecond', async (t, store) => {
     const workspace = uniqueName();
     const image = sampleAsset(workspace, { createdAt: new Date('2024-05-06T07:08:09.001Z') });

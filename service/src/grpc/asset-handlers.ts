@@ -7,12 +7,14 @@ import type {
   DeleteAssetRequest,
   DeleteAssetResponse,
   GetAssetRequest,
+  GetWorkspaceUsageRequest,
   ListAssetsRequest,
   ListAssetsResponse,
   ReplaceAssetRequest,
   ReplaceMetadata,
   UploadAssetRequest,
   UploadMetadata,
+  WorkspaceUsage,
 } from '../gen/switchyard/v1/assets.js';
 import { assetToMessage, optional } from './convert.js';
 import type { Rpc } from './rpc.js';
@@ -57,6 +59,8 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
     batchDeleteAssets: rpc.unary<BatchDeleteAssetsRequest, BatchDeleteAssetsResponse>('BatchDeleteAssets', async (request, { principal }) => ({
       results: await assets.batchDelete(principal, request.ids),
     })),
+
+    getWorkspaceUsage: rpc.unary<GetWorkspaceUsageRequest, WorkspaceUsage>('GetWorkspaceUsage', async (_request, { principal }) => assets.usage(principal)),
   };
 }
 

@@ -96,6 +96,19 @@ export class KyselyAssetStore implements AssetStore {
     }
   }
 
+  async usage(workspace: string): Promise<{ readonly assets: number; readonly bytes: number }> {
+    try {
+      const row = await this.#db
+        .selectFrom('assets')
+        .select((eb) => [eb.fn.countAll<number | string | bigint>().as('assets'), eb.fn.coalesce(eb.fn.sum<number | string | bigint>('size'), eb.lit(0)).as('bytes')])
+        .where('workspace', '=', workspace)
+        .executeTakeFirstOrThrow();
+      return { assets: Number(row.assets), bytes: Number(row.bytes) };
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
   async delete(workspace: string, id: string): Promise<AssetRecord | undefined> {
     try {
       return await this.#db.transaction().execute(async (trx) => {

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/assets.proto.
  */
 export const file_switchyard_v1_assets: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL2Fzc2V0cy5wcm90bxINc3dpdGNoeWFyZC52MSL6AQoFQXNzZXQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRzaXplGAMgASgDEgsKA3VybBgEIAEoCRIvCgt1cGxvYWRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGFiZWwYBiABKAkSDgoGc2hhMjU2GAcgASgJEhIKBXdpZHRoGAggASgNSACIAQESEwoGaGVpZ2h0GAkgASgNSAGIAQESLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCAoGX3dpZHRoQgkKB19oZWlnaHQiSAoOVXBsb2FkTWV0YWRhdGESDQoFbGFiZWwYASABKAkSEAoIZmlsZW5hbWUYAiABKAkSFQoNZGVjbGFyZWRfdHlwZRgDIAEoCSJ9ChJVcGxvYWRBc3NldFJlcXVlc3QSMQoIbWV0YWRhdGEYASABKAsyHS5zd2l0Y2h5YXJkLnYxLlVwbG9hZE1ldGFkYXRhSAASDwoFY2h1bmsYAiABKAxIABIYCg50cmFpbGluZ19sYWJlbBgDIAEoCUgAQgkKB3BheWxvYWQiRgoPUmVwbGFjZU1ldGFkYXRhEgoKAmlkGAEgASgJEhAKCGZpbGVuYW1lGAIgASgJEhUKDWRlY2xhcmVkX3R5cGUYAyABKAkiZQoTUmVwbGFjZUFzc2V0UmVxdWVzdBIyCghtZXRhZGF0YRgBIAEoCzIeLnN3aXRjaHlhcmQudjEuUmVwbGFjZU1ldGFkYXRhSAASDwoFY2h1bmsYAiABKAxIAEIJCgdwYXlsb2FkIh0KD0dldEFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSJmChFMaXN0QXNzZXRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIMCgR0eXBlGAMgASgJEhIKBWxhYmVsGAQgASgJSACIAQFCCAoGX2xhYmVsIlMKEkxpc3RBc3NldHNSZXNwb25zZRIkCgZhc3NldHMYASADKAsyFC5zd2l0Y2h5YXJkLnYxLkFzc2V0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIgChJEZWxldGVBc3NldFJlcXVlc3QSCgoCaWQYASABKAkiFQoTRGVsZXRlQXNzZXRSZXNwb25zZSInChhCYXRjaERlbGV0ZUFzc2V0c1JlcXVlc3QSCwoDaWRzGAEgAygJIk4KGUJhdGNoRGVsZXRlQXNzZXRzUmVzcG9uc2USMQoHcmVzdWx0cxgBIAMoCzIgLnN3aXRjaHlhcmQudjEuQmF0Y2hEZWxldGVSZXN1bHQiLQoRQmF0Y2hEZWxldGVSZXN1bHQSCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCTL3AwoMQXNzZXRTZXJ2aWNlEkgKC1VwbG9hZEFzc2V0EiEuc3dpdGNoeWFyZC52MS5VcGxvYWRBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0KAESSgoMUmVwbGFjZUFzc2V0EiIuc3dpdGNoeWFyZC52MS5SZXBsYWNlQXNzZXRSZXF1ZXN0GhQuc3dpdGNoeWFyZC52MS5Bc3NldCgBEkAKCEdldEFzc2V0Eh4uc3dpdGNoeWFyZC52MS5HZXRBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0ElEKCkxpc3RBc3NldHMSIC5zd2l0Y2h5YXJkLnYxLkxpc3RBc3NldHNSZXF1ZXN0GiEuc3dpdGNoeWFyZC52MS5MaXN0QXNzZXRzUmVzcG9uc2USVAoLRGVsZXRlQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLkRlbGV0ZUFzc2V0UmVxdWVzdBoiLnN3aXRjaHlhcmQudjEuRGVsZXRlQXNzZXRSZXNwb25zZRJmChFCYXRjaERlbGV0ZUFzc2V0cxInLnN3aXRjaHlhcmQudjEuQmF0Y2hEZWxldGVBc3NldHNSZXF1ZXN0Giguc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZUFzc2V0c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL2Fzc2V0cy5wcm90bxINc3dpdGNoeWFyZC52MSL6AQoFQXNzZXQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRzaXplGAMgASgDEgsKA3VybBgEIAEoCRIvCgt1cGxvYWRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGFiZWwYBiABKAkSDgoGc2hhMjU2GAcgASgJEhIKBXdpZHRoGAggASgNSACIAQESEwoGaGVpZ2h0GAkgASgNSAGIAQESLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCAoGX3dpZHRoQgkKB19oZWlnaHQiSAoOVXBsb2FkTWV0YWRhdGESDQoFbGFiZWwYASABKAkSEAoIZmlsZW5hbWUYAiABKAkSFQoNZGVjbGFyZWRfdHlwZRgDIAEoCSJ9ChJVcGxvYWRBc3NldFJlcXVlc3QSMQoIbWV0YWRhdGEYASABKAsyHS5zd2l0Y2h5YXJkLnYxLlVwbG9hZE1ldGFkYXRhSAASDwoFY2h1bmsYAiABKAxIABIYCg50cmFpbGluZ19sYWJlbBgDIAEoCUgAQgkKB3BheWxvYWQiRgoPUmVwbGFjZU1ldGFkYXRhEgoKAmlkGAEgASgJEhAKCGZpbGVuYW1lGAIgASgJEhUKDWRlY2xhcmVkX3R5cGUYAyABKAkiZQoTUmVwbGFjZUFzc2V0UmVxdWVzdBIyCghtZXRhZGF0YRgBIAEoCzIeLnN3aXRjaHlhcmQudjEuUmVwbGFjZU1ldGFkYXRhSAASDwoFY2h1bmsYAiABKAxIAEIJCgdwYXlsb2FkIh0KD0dldEFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSJmChFMaXN0QXNzZXRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIMCgR0eXBlGAMgASgJEhIKBWxhYmVsGAQgASgJSACIAQFCCAoGX2xhYmVsIlMKEkxpc3RBc3NldHNSZXNwb25zZRIkCgZhc3NldHMYASADKAsyFC5zd2l0Y2h5YXJkLnYxLkFzc2V0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIgChJEZWxldGVBc3NldFJlcXVlc3QSCgoCaWQYASABKAkiFQoTRGVsZXRlQXNzZXRSZXNwb25zZSInChhCYXRjaERlbGV0ZUFzc2V0c1JlcXVlc3QSCwoDaWRzGAEgAygJIk4KGUJhdGNoRGVsZXRlQXNzZXRzUmVzcG9uc2USMQoHcmVzdWx0cxgBIAMoCzIgLnN3aXRjaHlhcmQudjEuQmF0Y2hEZWxldGVSZXN1bHQiLQoRQmF0Y2hEZWxldGVSZXN1bHQSCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCSIaChhHZXRXb3Jrc3BhY2VVc2FnZVJlcXVlc3QiPwoOV29ya3NwYWNlVXNhZ2USDgoGYXNzZXRzGAEgASgDEg0KBWJ5dGVzGAIgASgDEg4KBnJvdXRlcxgDIAEoAzLUBAoMQXNzZXRTZXJ2aWNlEkgKC1VwbG9hZEFzc2V0EiEuc3dpdGNoeWFyZC52MS5VcGxvYWRBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0KAESSgoMUmVwbGFjZUFzc2V0EiIuc3dpdGNoeWFyZC52MS5SZXBsYWNlQXNzZXRSZXF1ZXN0GhQuc3dpdGNoeWFyZC52MS5Bc3NldCgBEkAKCEdldEFzc2V0Eh4uc3dpdGNoeWFyZC52MS5HZXRBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0ElEKCkxpc3RBc3NldHMSIC5zd2l0Y2h5YXJkLnYxLkxpc3RBc3NldHNSZXF1ZXN0GiEuc3dpdGNoeWFyZC52MS5MaXN0QXNzZXRzUmVzcG9uc2USVAoLRGVsZXRlQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLkRlbGV0ZUFzc2V0UmVxdWVzdBoiLnN3aXRjaHlhcmQudjEuRGVsZXRlQXNzZXRSZXNwb25zZRJmChFCYXRjaERlbGV0ZUFzc2V0cxInLnN3aXRjaHlhcmQudjEuQmF0Y2hEZWxldGVBc3NldHNSZXF1ZXN0Giguc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZUFzc2V0c1Jlc3BvbnNlElsKEUdldFdvcmtzcGFjZVVzYWdlEicuc3dpdGNoeWFyZC52MS5HZXRXb3Jrc3BhY2VVc2FnZVJlcXVlc3QaHS5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVVzYWdlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * An asset record.
@@ -424,6 +424,52 @@ export const BatchDeleteResultSchema: GenMessage<BatchDeleteResult> = /*@__PURE_
   messageDesc(file_switchyard_v1_assets, 12);
 
 /**
+ * @generated from message switchyard.v1.GetWorkspaceUsageRequest
+ */
+export type GetWorkspaceUsageRequest = Message<"switchyard.v1.GetWorkspaceUsageRequest"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.GetWorkspaceUsageRequest.
+ * Use `create(GetWorkspaceUsageRequestSchema)` to create a new message.
+ */
+export const GetWorkspaceUsageRequestSchema: GenMessage<GetWorkspaceUsageRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 13);
+
+/**
+ * @generated from message switchyard.v1.WorkspaceUsage
+ */
+export type WorkspaceUsage = Message<"switchyard.v1.WorkspaceUsage"> & {
+  /**
+   * Assets in the workspace.
+   *
+   * @generated from field: int64 assets = 1;
+   */
+  assets: bigint;
+
+  /**
+   * Bytes of their current files.
+   *
+   * @generated from field: int64 bytes = 2;
+   */
+  bytes: bigint;
+
+  /**
+   * Route records in the workspace.
+   *
+   * @generated from field: int64 routes = 3;
+   */
+  routes: bigint;
+};
+
+/**
+ * Describes the message switchyard.v1.WorkspaceUsage.
+ * Use `create(WorkspaceUsageSchema)` to create a new message.
+ */
+export const WorkspaceUsageSchema: GenMessage<WorkspaceUsage> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 14);
+
+/**
  * AssetService stores uploaded files per workspace and serves their metadata.
  * The media type is sniffed from the bytes; client-supplied names and types are
  * hints only.
@@ -510,6 +556,17 @@ export const AssetService: GenService<{
     methodKind: "unary";
     input: typeof BatchDeleteAssetsRequestSchema;
     output: typeof BatchDeleteAssetsResponseSchema;
+  },
+  /**
+   * GetWorkspaceUsage counts what the caller's workspace holds. Scope:
+   * assets:read.
+   *
+   * @generated from rpc switchyard.v1.AssetService.GetWorkspaceUsage
+   */
+  getWorkspaceUsage: {
+    methodKind: "unary";
+    input: typeof GetWorkspaceUsageRequestSchema;
+    output: typeof WorkspaceUsageSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchyard_v1_assets, 0);

@@ -153,6 +153,18 @@ export interface BatchDeleteResult {
   code: string;
 }
 
+export interface GetWorkspaceUsageRequest {
+}
+
+export interface WorkspaceUsage {
+  /** Assets in the workspace. */
+  assets: number;
+  /** Bytes of their current files. */
+  bytes: number;
+  /** Route records in the workspace. */
+  routes: number;
+}
+
 function createBaseAsset(): Asset {
   return {
     id: "",
@@ -1412,6 +1424,159 @@ export const BatchDeleteResult: MessageFns<BatchDeleteResult> = {
   },
 };
 
+function createBaseGetWorkspaceUsageRequest(): GetWorkspaceUsageRequest {
+  return {};
+}
+
+export const GetWorkspaceUsageRequest: MessageFns<GetWorkspaceUsageRequest> = {
+  encode(_: GetWorkspaceUsageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWorkspaceUsageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWorkspaceUsageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetWorkspaceUsageRequest {
+    return {};
+  },
+
+  toJSON(_: GetWorkspaceUsageRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetWorkspaceUsageRequest>, I>>(base?: I): GetWorkspaceUsageRequest {
+    return GetWorkspaceUsageRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWorkspaceUsageRequest>, I>>(_: I): GetWorkspaceUsageRequest {
+    const message = createBaseGetWorkspaceUsageRequest();
+    return message;
+  },
+};
+
+function createBaseWorkspaceUsage(): WorkspaceUsage {
+  return { assets: 0, bytes: 0, routes: 0 };
+}
+
+export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
+  encode(message: WorkspaceUsage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.assets !== 0) {
+      writer.uint32(8).int64(message.assets);
+    }
+    if (message.bytes !== 0) {
+      writer.uint32(16).int64(message.bytes);
+    }
+    if (message.routes !== 0) {
+      writer.uint32(24).int64(message.routes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkspaceUsage {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkspaceUsage();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.assets = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.bytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.routes = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkspaceUsage {
+    return {
+      assets: isSet(object.assets) ? globalThis.Number(object.assets) : 0,
+      bytes: isSet(object.bytes) ? globalThis.Number(object.bytes) : 0,
+      routes: isSet(object.routes) ? globalThis.Number(object.routes) : 0,
+    };
+  },
+
+  toJSON(message: WorkspaceUsage): unknown {
+    const obj: any = {};
+    if (message.assets !== 0) {
+      obj.assets = Math.round(message.assets);
+    }
+    if (message.bytes !== 0) {
+      obj.bytes = Math.round(message.bytes);
+    }
+    if (message.routes !== 0) {
+      obj.routes = Math.round(message.routes);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkspaceUsage>, I>>(base?: I): WorkspaceUsage {
+    return WorkspaceUsage.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkspaceUsage>, I>>(object: I): WorkspaceUsage {
+    const message = createBaseWorkspaceUsage();
+    message.assets = object.assets ?? 0;
+    message.bytes = object.bytes ?? 0;
+    message.routes = object.routes ?? 0;
+    return message;
+  },
+};
+
 /**
  * AssetService stores uploaded files per workspace and serves their metadata.
  * The media type is sniffed from the bytes; client-supplied names and types are
@@ -1513,6 +1678,20 @@ export const AssetServiceService = {
       Buffer.from(BatchDeleteAssetsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): BatchDeleteAssetsResponse => BatchDeleteAssetsResponse.decode(value),
   },
+  /**
+   * GetWorkspaceUsage counts what the caller's workspace holds. Scope:
+   * assets:read.
+   */
+  getWorkspaceUsage: {
+    path: "/switchyard.v1.AssetService/GetWorkspaceUsage" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetWorkspaceUsageRequest): Buffer =>
+      Buffer.from(GetWorkspaceUsageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetWorkspaceUsageRequest => GetWorkspaceUsageRequest.decode(value),
+    responseSerialize: (value: WorkspaceUsage): Buffer => Buffer.from(WorkspaceUsage.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WorkspaceUsage => WorkspaceUsage.decode(value),
+  },
 } as const;
 
 export interface AssetServiceServer extends UntypedServiceImplementation {
@@ -1556,6 +1735,11 @@ export interface AssetServiceServer extends UntypedServiceImplementation {
    * Scope: assets:write. INVALID_ARGUMENT: no ids, or more than 1000.
    */
   batchDeleteAssets: handleUnaryCall<BatchDeleteAssetsRequest, BatchDeleteAssetsResponse>;
+  /**
+   * GetWorkspaceUsage counts what the caller's workspace holds. Scope:
+   * assets:read.
+   */
+  getWorkspaceUsage: handleUnaryCall<GetWorkspaceUsageRequest, WorkspaceUsage>;
 }
 
 export interface AssetServiceClient extends Client {
@@ -1681,6 +1865,25 @@ export interface AssetServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: BatchDeleteAssetsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetWorkspaceUsage counts what the caller's workspace holds. Scope:
+   * assets:read.
+   */
+  getWorkspaceUsage(
+    request: GetWorkspaceUsageRequest,
+    callback: (error: ServiceError | null, response: WorkspaceUsage) => void,
+  ): ClientUnaryCall;
+  getWorkspaceUsage(
+    request: GetWorkspaceUsageRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WorkspaceUsage) => void,
+  ): ClientUnaryCall;
+  getWorkspaceUsage(
+    request: GetWorkspaceUsageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WorkspaceUsage) => void,
   ): ClientUnaryCall;
 }
 
