@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 /** The W3C Trace Context header (https://www.w3.org/TR/trace-context/). */
 export const TRACEPARENT_HEADER = 'traceparent';
@@ -29,5 +29,7 @@ export function formatTraceparent(traceId: string, spanId: string, sampled: bool
   return `00-${traceId}-${spanId}-${sampled ? '01' : '00'}`;
 }
 
-export const newTraceId = (): string => randomBytes(16).toString('hex');
-export const newSpanId = (): string => randomBytes(8).toString('hex');
+// From randomUUID, which draws on a cached pool of random bytes: two ids per request and per call
+// would otherwise be two randomBytes calls on the hot path. A v4 UUID's 122 random bits are ample.
+export const newTraceId = (): string => randomUUID().replaceAll('-', '');
+export const newSpanId = (): string => randomUUID().replaceAll('-', '').slice(0, 16);
