@@ -102,11 +102,6 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
     const incoming = request.headers[TRACEPARENT_HEADER];
     const span = tracing.startServerSpan(`${request.method} ${route}`, typeof incoming === 'string' ? incoming : undefined, { 'http.request.method': request.method, 'http.route': route, 'url.path': path });
     setSpan(request.raw, span);
-    // find-my-way matches an empty segment as a parameter (`/v1/routing/`); such a path names no resource.
-    if (hasEmptyParam(request.params)) {
-      reply.callNotFound();
-      return;
-    }
     reply.headers(API_HEADERS);
     // One access line per request; never headers, never the query (a token pasted into a URL stays out of the logs).
     reply.raw.once('close', () => {
@@ -117,6 +112,11 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
       const durationMs = Math.round(elapsedMs * 1000) / 1000;
       log.info({ requestId: request.id, traceId: span.traceId, method: request.method, path, status, completed: reply.raw.writableFinished, durationMs }, 'request');
     });
+    // find-my-way matches an empty segment as a parameter (`/v1/routing/`); such a path names no resource.
+    if (hasEmptyParam(request.params)) {
+      reply.callNotFound();
+      return;
+    }
     done();
   });
   // An answer sent before the body was read (a refusal) lets the connection drain it, within bounds.
