@@ -4,7 +4,7 @@
 // lower is better is in each result's `better` (see bench/README.md).
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
-import { createRoute, getAsset, getAssetSplit } from './benchmarks/rest.js';
+import { createRoute, getAsset, getAssetSplit, listAssets } from './benchmarks/rest.js';
 import { uploadThroughput } from './benchmarks/upload.js';
 import { grpcGetAssetBench } from './benchmarks/grpc.js';
 import { matchRoute } from './benchmarks/match-route.js';
@@ -16,6 +16,7 @@ import { formatLine, writeResults, type BenchResult } from './harness/results.js
 const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'rest-get-asset': getAsset(false),
   'rest-create-route': createRoute,
+  'rest-list-assets': listAssets,
   'rest-get-asset-split': getAssetSplit,
   'file-serve': fileServe,
   'upload-throughput': uploadThroughput,

@@ -32,7 +32,11 @@ export interface RouteRow {
 
 export interface BaselineStore {
   getAsset(workspace: string, id: string): Promise<AssetRow | undefined>;
+  /** A workspace's assets newest first (descending id), below `before` when given: the keyset query of a page. */
+  listAssets(workspace: string, before: string | undefined, limit: number): Promise<AssetRow[]>;
   insertAsset(row: AssetRow): Promise<void>;
+  /** Many rows in one transaction (seeding). */
+  insertAssets(rows: readonly AssetRow[]): Promise<void>;
   /** False when the workspace already has a route with this method and shape. */
   insertRoute(row: RouteRow): Promise<boolean>;
   close(): Promise<void>;
@@ -50,11 +54,15 @@ function schema(tableSuffix = ''): string[] {
       sha256 CHAR(64) NOT NULL, width INTEGER, height INTEGER, created_at BIGINT NOT NULL, uploaded_at BIGINT NOT NULL,
       version INTEGER NOT NULL, CONSTRAINT assets_blob_id UNIQUE (blob_id))${tableSuffix}`,
     'CREATE INDEX assets_blob_key ON assets (blob_key)',
+    // 0002-assets-by-workspace: pages of a workspace's assets by id.
+    'CREATE INDEX assets_workspace_id ON assets (workspace, id)',
   ];
 }
 const ASSET_COLUMNS = 'id, workspace, label, blob_id, blob_key, type, size, sha256, width, height, created_at, uploaded_at, version';
 const ROUTE_COLUMNS = 'id, workspace, method, path, shape, shape_hash, middleware, handler, created_at';
 const SELECT_ASSET = `SELECT ${ASSET_COLUMNS} FROM assets WHERE workspace = ? AND id = ?`;
+const LIST_FIRST = `SELECT ${ASSET_COLUMNS} FROM assets WHERE workspace = ? ORDER BY id DESC LIMIT ?`;
+const LIST_BELOW = `SELECT ${ASSET_COLUMNS} FROM assets WHERE workspace = ? AND id < ? ORDER BY id DESC LIMIT ?`;
 const INSERT_ASSET = `INSERT INTO assets (${ASSET_COLUMNS}) VALUES (${ASSET_COLUMNS.replace(/\w+/g, '?')})`;
 const INSERT_ROUTE = `INSERT INTO routes (${ROUTE_COLUMNS}) VALUES (${ROUTE_COLUMNS.replace(/\w+/g, '?')})`;
 
@@ -69,11 +77,18 @@ export function openSqliteStore(file: string): BaselineStore {
   db.pragma('journal_mode = WAL');
   for (const sql of schema()) db.exec(sql);
   const select = db.prepare<[string, string], AssetRow>(SELECT_ASSET);
+  const listFirst = db.prepare<[string, number], AssetRow>(LIST_FIRST);
+  const listBelow = db.prepare<[string, string, number], AssetRow>(LIST_BELOW);
   const insertAsset = db.prepare(INSERT_ASSET);
   const insertRoute = db.prepare(INSERT_ROUTE);
+  const insertMany = db.transaction((rows: readonly AssetRow[]) => {
+    for (const row of rows) insertAsset.run(values(ASSET_COLUMNS, row));
+  });
   return {
     getAsset: async (workspace, id) => select.get(workspace, id),
+    listAssets: async (workspace, before, limit) => (before === undefined ? listFirst.all(workspace, limit) : listBelow.all(workspace, before, limit)),
     insertAsset: async (row) => void insertAsset.run(values(ASSET_COLUMNS, row)),
+    insertAssets: async (rows) => void insertMany(rows),
     async insertRoute(row) {
       try {
         insertRoute.run(values(ROUTE_COLUMNS, row));
@@ -96,7 +111,21 @@ export async function openMysqlStore(url: string): Promise<BaselineStore> {
       const [rows] = await pool.execute(SELECT_ASSET, [workspace, id]);
       return (rows as AssetRow[])[0];
     },
+    async listAssets(workspace, before, limit) {
+      const [rows] = before === undefined ? await pool.query(LIST_FIRST, [workspace, limit]) : await pool.query(LIST_BELOW, [workspace, before, limit]);
+      return rows as AssetRow[];
+    },
     insertAsset: async (row) => void (await pool.execute(INSERT_ASSET, values(ASSET_COLUMNS, row))),
+    async insertAssets(rows) {
+      const connection = await pool.getConnection();
+      try {
+        await connection.beginTransaction();
+        for (const row of rows) await connection.execute(INSERT_ASSET, values(ASSET_COLUMNS, row));
+        await connection.commit();
+      } finally {
+        connection.release();
+      }
+    },
     async insertRoute(row) {
       try {
         await pool.execute(INSERT_ROUTE, values(ROUTE_COLUMNS, row));

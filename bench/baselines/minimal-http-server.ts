@@ -44,6 +44,20 @@ async function getAsset(req: IncomingMessage, res: ServerResponse, id: string): 
   send(res, 200, assetJson(row));
 }
 
+/** GET /v1/assets?pageSize=N[&pageToken=T]: one keyset page, newest first; the token is the last id. */
+async function listAssets(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
+  const auth = await authorize(req, 'assets:read');
+  if ('status' in auth) return send(res, auth.status, { code: 'unauthenticated', message: 'refused' });
+  const size = Number(query.get('pageSize') ?? '50');
+  if (!Number.isInteger(size) || size < 1 || size > 1000) return send(res, 400, { code: 'invalid_argument', message: 'pageSize' });
+  const token = query.get('pageToken');
+  const before = token ? Buffer.from(token, 'base64url').toString() : undefined;
+  const rows = await store.listAssets(auth.workspace, before, size + 1);
+  const page = rows.slice(0, size);
+  const nextPageToken = rows.length > size ? Buffer.from(page.at(-1)!.id).toString('base64url') : '';
+  send(res, 200, { assets: page.map(assetJson), nextPageToken });
+}
+
 async function readJson(req: IncomingMessage, limit = 64 * 1024): Promise<unknown> {
   let text = '';
   req.setEncoding('utf8');
@@ -75,12 +89,23 @@ async function createRoute(req: IncomingMessage, res: ServerResponse): Promise<v
 }
 
 const server = createServer((req, res) => {
-  const asset = req.method === 'GET' ? ASSET_PATH.exec(req.url ?? '') : null;
+  const [pathname = '', search = ''] = (req.url ?? '').split('?', 2);
+  const asset = req.method === 'GET' ? ASSET_PATH.exec(pathname) : null;
   const work = asset?.[1] ? getAsset(req, res, asset[1])
+    : req.method === 'GET' && pathname === '/v1/assets' ? listAssets(req, res, new URLSearchParams(search))
     : req.method === 'POST' && req.url === '/v1/routing' ? createRoute(req, res)
     : Promise.resolve(send(res, 404, { code: 'not_found', message: 'no such endpoint' }));
   work.catch((error: unknown) => send(res, 500, { code: 'internal', message: String(error) }));
 });
+
+/** Rows shaped like uploaded 1x1 PNGs, for listing. */
+function seedRows(workspace: string, count: number): AssetRow[] {
+  const at = Date.now();
+  return Array.from({ length: count }, (_, i) => ({
+    id: `as_${ulid(at + i).toLowerCase()}`, workspace, label: 'bench', blob_id: `bl_${ulid(at + i).toLowerCase()}`, blob_key: `bench/s${i}`,
+    type: 'image/png', size: 68, sha256: 'f'.repeat(64), width: 1, height: 1, created_at: at + i, uploaded_at: at + i, version: 1,
+  }));
+}
 
 // One asset to read, the same shape as an uploaded 1x1 PNG in ours.
 const now = Date.now();
@@ -89,5 +114,7 @@ const seed: AssetRow = {
   blob_key: 'bench/seed', type: 'image/png', size: 68, sha256: 'f'.repeat(64), width: 1, height: 1, created_at: now, uploaded_at: now, version: 1,
 };
 await store.insertAsset(seed);
+// SEED_ASSETS more, for the listing benchmark (rest-list-assets).
+await store.insertAssets(seedRows(seed.workspace, Number(process.env.SEED_ASSETS ?? 0)));
 
 serveHttp(server, { extra: `asset=${seed.id}`, stop: () => store.close() });

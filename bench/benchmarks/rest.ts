@@ -1,4 +1,8 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { ulid } from 'ulid';
 import { cpuNotes, type Side } from '../harness/alternate.js';
+import { BENCH_WORKSPACE } from '../harness/tokens.js';
 import { compareHttp } from '../harness/http-load.js';
 import { createScratchDatabase } from '../harness/mysql-db.js';
 import { result, type BenchResult } from '../harness/results.js';
@@ -86,5 +90,60 @@ export async function getAssetSplit(): Promise<BenchResult[]> {
   } finally {
     await Promise.all(started.map((server) => server.stop()));
     await ws.cleanup();
+  }
+}
+
+/** Assets each side holds for rest-list-assets. */
+const LISTED_ASSETS = 10_000;
+
+/**
+ * rest-list-assets: the first page of 50 of a workspace's 10,000 assets,
+ * newest first, against the minimal server running the same keyset query
+ * (`WHERE workspace = ? ORDER BY id DESC LIMIT 51` on the same index).
+ * Ours is seeded straight into its SQLite file (uploading 10,000 files would
+ * only slow the run), rows shaped like uploads.
+ */
+export async function listAssets(): Promise<BenchResult[]> {
+  const name = 'rest-list-assets';
+  const ws = await createWorkspace(name);
+  try {
+    const [ours, baseline] = await startPair(startOurs(ws), startBaseline(ws, 'minimal-http-server.ts', { SEED_ASSETS: String(LISTED_ASSETS) }));
+    try {
+      await seedAsset(ours.url, ws.token);
+      seedAssetRows(join(ws.dir, 'ours', 'switchyard.sqlite'), LISTED_ASSETS);
+      const urls = { ours: ours.url, baseline: baseline.address };
+      const pids = { ours: ours.pid, baseline: baseline.pid };
+      const auth = { authorization: `Bearer ${ws.token}` };
+      const stats = await compareHttp((side) => ({ url: `${urls[side]}/v1/assets?pageSize=50`, headers: auth }), pids);
+      return [
+        result(name, stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { goal: 'ratio >= 0.5', notes: cpuNotes(stats) }),
+        result(`${name}-p99`, stats.ours.p99, stats.baseline.p99, 'ms', 'lower'),
+      ];
+    } finally {
+      await Promise.all([ours.stop(), baseline.stop()]);
+    }
+  } finally {
+    await ws.cleanup();
+  }
+}
+
+/** Rows shaped like uploaded 1x1 PNGs, in one transaction, into a running server's SQLite database (WAL lets a second writer in). */
+function seedAssetRows(file: string, count: number): void {
+  const db = new Database(file);
+  try {
+    db.pragma('busy_timeout = 5000');
+    const insert = db.prepare(
+      'INSERT INTO assets (id, workspace, label, blob_id, blob_key, type, size, sha256, width, height, created_at, uploaded_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const at = Date.now();
+    db.transaction(() => {
+      for (let i = 0; i < count; i++) {
+        const asset = `as_${ulid(at + i).toLowerCase()}`;
+        const blob = `bl_${ulid(at + i).toLowerCase()}`;
+        insert.run(asset, BENCH_WORKSPACE, 'bench', blob, `${BENCH_WORKSPACE}/${asset}/${blob}.png`, 'image/png', 68, 'f'.repeat(64), 1, 1, at + i, at + i, 1);
+      }
+    })();
+  } finally {
+    db.close();
   }
 }
