@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { createPool } from 'mysql2/promise';
+import { ulid } from 'ulid';
 
 /** The asset columns the baseline reads: the same row shape the service's schema holds. */
 export interface AssetRow {
@@ -16,6 +17,24 @@ export interface AssetRow {
   created_at: number;
   uploaded_at: number;
   version: number;
+}
+
+/**
+ * `count` asset rows of `workspace` shaped like uploaded 1x1 PNGs, ids in
+ * time order from now and blob keys as the service stores an upload's: the
+ * seed of the listing benchmark (rest-list-assets), the same rows for ours
+ * and the baseline.
+ */
+export function seedRows(workspace: string, count: number): AssetRow[] {
+  const at = Date.now();
+  return Array.from({ length: count }, (_, i) => {
+    const id = `as_${ulid(at + i).toLowerCase()}`;
+    const blobId = `bl_${ulid(at + i).toLowerCase()}`;
+    return {
+      id, workspace, label: 'bench', blob_id: blobId, blob_key: `${workspace}/${id}/${blobId}.png`,
+      type: 'image/png', size: 68, sha256: 'f'.repeat(64), width: 1, height: 1, created_at: at + i, uploaded_at: at + i, version: 1,
+    };
+  });
 }
 
 export interface RouteRow {

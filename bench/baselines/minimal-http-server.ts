@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { extension } from 'mime-types';
 import { ulid } from 'ulid';
 import { createAuth, requiredEnv } from './baseline-auth.js';
-import { openMysqlStore, openSqliteStore, type AssetRow, type BaselineStore } from './baseline-store.js';
+import { openMysqlStore, openSqliteStore, seedRows, type AssetRow, type BaselineStore } from './baseline-store.js';
 import { serveHttp } from './serve-http.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -97,15 +97,6 @@ const server = createServer((req, res) => {
     : Promise.resolve(send(res, 404, { code: 'not_found', message: 'no such endpoint' }));
   work.catch((error: unknown) => send(res, 500, { code: 'internal', message: String(error) }));
 });
-
-/** Rows shaped like uploaded 1x1 PNGs, for listing. */
-function seedRows(workspace: string, count: number): AssetRow[] {
-  const at = Date.now();
-  return Array.from({ length: count }, (_, i) => ({
-    id: `as_${ulid(at + i).toLowerCase()}`, workspace, label: 'bench', blob_id: `bl_${ulid(at + i).toLowerCase()}`, blob_key: `bench/s${i}`,
-    type: 'image/png', size: 68, sha256: 'f'.repeat(64), width: 1, height: 1, created_at: at + i, uploaded_at: at + i, version: 1,
-  }));
-}
 
 // One asset to read, the same shape as an uploaded 1x1 PNG in ours.
 const now = Date.now();

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ulid } from 'ulid';
+import { seedRows } from '../baselines/baseline-store.js';
 import { cpuNotes, type Side } from '../harness/alternate.js';
 import { BENCH_WORKSPACE } from '../harness/tokens.js';
 import { compareHttp } from '../harness/http-load.js';
@@ -127,7 +127,7 @@ export async function listAssets(): Promise<BenchResult[]> {
   }
 }
 
-/** Rows shaped like uploaded 1x1 PNGs, in one transaction, into a running server's SQLite database (WAL lets a second writer in). */
+/** seedRows (the baseline's seed), in one transaction, into a running server's SQLite database (WAL lets a second writer in). */
 function seedAssetRows(file: string, count: number): void {
   const db = new Database(file);
   try {
@@ -135,12 +135,9 @@ function seedAssetRows(file: string, count: number): void {
     const insert = db.prepare(
       'INSERT INTO assets (id, workspace, label, blob_id, blob_key, type, size, sha256, width, height, created_at, uploaded_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
-    const at = Date.now();
     db.transaction(() => {
-      for (let i = 0; i < count; i++) {
-        const asset = `as_${ulid(at + i).toLowerCase()}`;
-        const blob = `bl_${ulid(at + i).toLowerCase()}`;
-        insert.run(asset, BENCH_WORKSPACE, 'bench', blob, `${BENCH_WORKSPACE}/${asset}/${blob}.png`, 'image/png', 68, 'f'.repeat(64), 1, 1, at + i, at + i, 1);
+      for (const row of seedRows(BENCH_WORKSPACE, count)) {
+        insert.run(row.id, row.workspace, row.label, row.blob_id, row.blob_key, row.type, row.size, row.sha256, row.width, row.height, row.created_at, row.uploaded_at, row.version);
       }
     })();
   } finally {

@@ -10,6 +10,7 @@ import type { RequestContext } from './http/context.js';
 import { isSettled } from './http/respond.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '@switchyard/runtime';
+import { copyHookHeaders } from './app/raw-reply.js';
 import { contextOf } from './app/request-context.js';
 import { PRECONDITION_FAILED, RANGE_NOT_SATISFIABLE } from './http-status.js';
 import type { ServiceClients } from './service/clients.js';
@@ -35,7 +36,7 @@ export const fileRoutes: FastifyPluginAsync<{ clients: ServiceClients; filesPath
     if (!SEGMENT.test(assetId) || !SEGMENT.test(fileName)) throw noSuchFile();
     const ctx = contextOf(request, reply, log, { assetId, fileName });
     // From here the handler writes the file itself; its refusals still go through Fastify's error handler.
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
+    copyHookHeaders(reply);
     await serveFile(clients, ctx);
     if (isSettled(reply.raw)) reply.hijack();
   };

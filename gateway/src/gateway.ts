@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { CounterFamily, idOnlyTracing, TRACEPARENT_HEADER, type Logger, type Registry, type Tracing } from '@switchyard/runtime';
 import { setSpan } from './app/request-spans.js';
-import { httpRequestMetrics } from './app/http-metrics.js';
+import { httpRequestMetrics, UNMATCHED_ROUTE } from './app/http-metrics.js';
 import { corsOptions } from './app/cors.js';
 import { errorHandler, replyWithError } from './app/error-reply.js';
 import { takeOverResponse } from './app/raw-reply.js';
@@ -98,7 +98,12 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
     const started = performance.now();
     reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
     const path = pathOf(request.url);
-    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+    // Fastify's 404 handler also has a route; only requests that matched one of ours are named by it.
+    const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE);
+    // find-my-way matches an empty segment as a parameter (`/v1/routing/`); such a path names no resource.
+    const emptyParam = hasEmptyParam(request.params);
+    // The span keeps the matched template; the metric counts the request as the 404 handler's, which answers it.
+    const metricRoute = emptyParam ? UNMATCHED_ROUTE : route;
     const incoming = request.headers[TRACEPARENT_HEADER];
     const span = tracing.startServerSpan(`${request.method} ${route}`, typeof incoming === 'string' ? incoming : undefined, { 'http.request.method': request.method, 'http.route': route, 'url.path': path });
     setSpan(request.raw, span);
@@ -107,13 +112,12 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
     reply.raw.once('close', () => {
       const elapsedMs = performance.now() - started;
       const status = reply.raw.statusCode;
-      observe?.(request, status, elapsedMs / 1000);
+      observe?.(request.method, metricRoute, status, elapsedMs / 1000);
       span.end({ error: status >= 500 || !reply.raw.writableFinished, attributes: { 'http.response.status_code': status } });
       const durationMs = Math.round(elapsedMs * 1000) / 1000;
       log.info({ requestId: request.id, traceId: span.traceId, method: request.method, path, status, completed: reply.raw.writableFinished, durationMs }, 'request');
     });
-    // find-my-way matches an empty segment as a parameter (`/v1/routing/`); such a path names no resource.
-    if (hasEmptyParam(request.params)) {
+    if (emptyParam) {
       reply.callNotFound();
       return;
     }

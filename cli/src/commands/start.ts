@@ -2,7 +2,7 @@
 // gateway in one process, on SQLite and files under DATA_DIR unless the
 // environment says otherwise. The composition root of the all-in-one server.
 import { createGatewayLogger, listen, startGateway, type GatewayHandle } from '@switchyard/gateway';
-import { createMetricsRegistry, createTracing, onShutdownSignals, parseCommandArgs, serveMetricsIfOn, type MetricsServer } from '@switchyard/runtime';
+import { createTracing, metricsIfOn, onShutdownSignals, parseCommandArgs, serveMetrics, type MetricsServer } from '@switchyard/runtime';
 import { createServiceLogger, startService, type ServiceHandle } from '@switchyard/service';
 import { loadAllInOneConfig } from '../all-in-one-config.js';
 
@@ -27,7 +27,8 @@ export async function startCommand(args: readonly string[], env: NodeJS.ProcessE
 
   // One registry for both layers: one scrape shows the gateway's requests and the service's calls.
   // METRICS_PORT=off: nothing is recorded either, so metrics cost nothing.
-  const metrics = gatewayConfig.metricsPort === 'off' ? undefined : createMetricsRegistry();
+  const metricsOn = metricsIfOn(gatewayConfig.metricsPort);
+  const metrics = metricsOn?.registry;
   // One trace provider too: a request's gateway span and the service span under it leave the same process.
   const tracing = createTracing(gatewayConfig.traces, 'switchyard');
   let service: ServiceHandle | undefined;
@@ -36,7 +37,7 @@ export async function startCommand(args: readonly string[], env: NodeJS.ProcessE
   try {
     service = await startService(serviceConfig, { logger: createServiceLogger(serviceConfig.logLevel), metrics, tracing });
     gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { inProcess: service.inProcess, log: gatewayLog, listener, metrics, tracing });
-    metricsServer = metrics && await serveMetricsIfOn(metrics, gatewayConfig.host, gatewayConfig.metricsPort);
+    metricsServer = metricsOn && await serveMetrics(metricsOn.registry, gatewayConfig.host, metricsOn.port);
   } catch (error) {
     gatewayLog.fatal({ err: error }, 'switchyard could not start');
     if (gateway) await gateway.close();

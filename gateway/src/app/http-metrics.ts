@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { HistogramFamily, type Registry } from '@switchyard/runtime';
 
 /** OpenTelemetry's default buckets for HTTP server durations, in seconds. */
@@ -10,7 +9,8 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 /** The label of a request that matched no route: never its raw path. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-export type ObserveRequest = (request: FastifyRequest, status: number, seconds: number) => void;
+/** `route` is the label the gateway's onRequest hook computed: a route template or UNMATCHED_ROUTE. */
+export type ObserveRequest = (method: string, route: string, status: number, seconds: number) => void;
 
 /**
  * `http_server_request_duration_seconds` by method, route template
@@ -24,10 +24,8 @@ export function httpRequestMetrics(registry: Registry): ObserveRequest {
     labelNames: ['method', 'route', 'status_code'] as const,
     buckets: DURATION_BUCKETS,
   });
-  return (request, status, seconds) => {
-    const method = KNOWN_METHODS.has(request.method) ? request.method : 'other';
-    // Fastify's 404 handler also has a route; only requests that matched one of ours are named by it.
-    const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE);
+  return (requestMethod, route, status, seconds) => {
+    const method = KNOWN_METHODS.has(requestMethod) ? requestMethod : 'other';
     histogram.cell({ method, route, status_code: String(status) }).observe(seconds);
   };
 }

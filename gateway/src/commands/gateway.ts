@@ -1,6 +1,6 @@
 // `switchyard gateway`: the REST gateway alone, in front of the gRPC service at SERVICE_URL.
 import { SwitchyardError } from '@switchyard/core';
-import { createMetricsRegistry, createTracing, onShutdownSignals, parseCommandArgs, serveMetricsIfOn } from '@switchyard/runtime';
+import { createTracing, metricsIfOn, onShutdownSignals, parseCommandArgs, serveMetrics } from '@switchyard/runtime';
 import { loadGatewayConfig } from '../config.js';
 import { createGatewayLogger } from '../logger.js';
 import { startGateway } from '../start.js';
@@ -21,13 +21,14 @@ export async function gatewayCommand(args: readonly string[], env: NodeJS.Proces
   }
   const log = createGatewayLogger(config.logLevel);
   // METRICS_PORT=off: nothing is recorded either, so metrics cost nothing.
-  const metrics = config.metricsPort === 'off' ? undefined : createMetricsRegistry();
+  const metricsOn = metricsIfOn(config.metricsPort);
+  const metrics = metricsOn?.registry;
   const tracing = createTracing(config.traces, 'switchyard-gateway');
   const gateway = await startGateway(config, { serviceUrl, log, metrics, tracing }).catch((error: unknown) => {
     log.fatal({ err: error }, 'the gateway could not start');
     throw error;
   });
-  const metricsServer = metrics && await serveMetricsIfOn(metrics, config.host, config.metricsPort).catch(async (error: unknown) => {
+  const metricsServer = metricsOn && await serveMetrics(metricsOn.registry, config.host, metricsOn.port).catch(async (error: unknown) => {
     log.fatal({ err: error }, 'METRICS_PORT could not be bound');
     await gateway.close();
     throw error;

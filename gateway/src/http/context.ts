@@ -29,7 +29,9 @@ export interface RequestContext {
 export function createContext(
   req: IncomingMessage,
   res: ServerResponse,
-  fields: Pick<RequestContext, 'requestId' | 'params' | 'query'> & {
+  fields: Pick<RequestContext, 'requestId' | 'params'> & {
+    /** The request target; its query is parsed into `query` when first used. */
+    readonly url: string;
     /** The gateway's logger; the request's own (bound to its id) is made when first used. */
     readonly gatewayLog: Logger;
     /** This request's span: its trace id goes in log lines, its `traceparent` to the service. */
@@ -37,6 +39,7 @@ export function createContext(
   },
 ): RequestContext {
   let log: Logger | undefined;
+  let query: URLSearchParams | undefined;
   const abort = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) abort.abort();
@@ -46,7 +49,9 @@ export function createContext(
     res,
     requestId: fields.requestId,
     params: fields.params,
-    query: fields.query,
+    get query() {
+      return (query ??= queryOf(fields.url));
+    },
     get log() {
       return (log ??= fields.gatewayLog.child({ requestId: fields.requestId, ...(fields.span ? { traceId: fields.span.traceId } : {}) }));
     },
@@ -59,4 +64,9 @@ export function createContext(
       return { headers, signal: abort.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };
     },
   };
+}
+
+function queryOf(url: string): URLSearchParams {
+  const queryAt = url.indexOf('?');
+  return new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
 }

@@ -1,5 +1,6 @@
-export { createMetricsRegistry } from './registry.js';
-export { serveMetrics, serveMetricsIfOn } from './metrics-server.js';
+export { createMetricsRegistry, metricsIfOn } from './registry.js';
+export type { MetricsOn } from './registry.js';
+export { serveMetrics } from './metrics-server.js';
 export type { MetricsServer } from './metrics-server.js';
 export { CounterFamily, HistogramFamily, HistogramCell } from './families.js';
 export type { CounterCell } from './families.js';

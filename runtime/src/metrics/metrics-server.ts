@@ -41,8 +41,3 @@ export async function serveMetrics(registry: Registry, host: string, port: numbe
       }),
   };
 }
-
-/** /metrics on METRICS_PORT unless it is `off`. */
-export async function serveMetricsIfOn(registry: Registry, host: string, port: number | 'off'): Promise<MetricsServer | undefined> {
-  return port === 'off' ? undefined : serveMetrics(registry, host, port);
-}

@@ -2,8 +2,8 @@ import test from 'ava';
 import { Counter, Registry } from 'prom-client';
 import { z } from 'zod';
 import { metricsPortVariable } from '../env/variables.js';
-import { createMetricsRegistry } from './registry.js';
-import { serveMetrics, serveMetricsIfOn } from './metrics-server.js';
+import { createMetricsRegistry, metricsIfOn } from './registry.js';
+import { serveMetrics } from './metrics-server.js';
 import { CounterFamily, HistogramFamily } from './families.js';
 
 test('METRICS_PORT: a port, 0 for a free one, or off; anything else is refused with the reason', (t) => {
@@ -33,7 +33,8 @@ test('/metrics serves the registry as Prometheus text; other paths and methods a
 });
 
 test('off serves nothing; the default registry carries the process and Node metrics', async (t) => {
-  t.is(await serveMetricsIfOn(new Registry(), '127.0.0.1', 'off'), undefined);
+  t.is(metricsIfOn('off'), undefined);
+  t.is(metricsIfOn(9464)?.port, 9464);
   const names = (await createMetricsRegistry().getMetricsAsJSON()).map((metric) => metric.name);
   for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) t.true(names.includes(name), name);
 });

@@ -12,3 +12,18 @@ export function createMetricsRegistry(): Registry {
   collectDefaultMetrics({ register: registry });
   return registry;
 }
+
+/** A process's metrics while METRICS_PORT is on: the registry to record into and the port to serve it on. */
+export interface MetricsOn {
+  readonly registry: Registry;
+  readonly port: number;
+}
+
+/**
+ * The one place METRICS_PORT=off is decided: off, nothing is recorded or
+ * served (metrics cost nothing); on, a registry (createMetricsRegistry) for
+ * serveMetrics on that port.
+ */
+export function metricsIfOn(port: number | 'off'): MetricsOn | undefined {
+  return port === 'off' ? undefined : { registry: createMetricsRegistry(), port };
+}

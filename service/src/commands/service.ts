@@ -1,5 +1,5 @@
 // `switchyard service`: the gRPC service alone, configured from the environment.
-import { createMetricsRegistry, createTracing, onShutdownSignals, parseCommandArgs, serveMetricsIfOn } from '@switchyard/runtime';
+import { createTracing, metricsIfOn, onShutdownSignals, parseCommandArgs, serveMetrics } from '@switchyard/runtime';
 import { startService } from '../app.js';
 import { loadServiceConfig } from '../config.js';
 import { createServiceLogger } from '../logger.js';
@@ -15,13 +15,14 @@ export async function serviceCommand(args: readonly string[], env: NodeJS.Proces
   const config = loadServiceConfig(env);
   const log = createServiceLogger(config.logLevel);
   // METRICS_PORT=off: nothing is recorded either, so metrics cost nothing.
-  const metrics = config.metricsPort === 'off' ? undefined : createMetricsRegistry();
+  const metricsOn = metricsIfOn(config.metricsPort);
+  const metrics = metricsOn?.registry;
   const tracing = createTracing(config.traces, 'switchyard-service');
   const service = await startService(config, { logger: log, metrics, tracing }).catch((error: unknown) => {
     log.fatal({ err: error }, 'the service could not start');
     throw error;
   });
-  const metricsServer = metrics && await serveMetricsIfOn(metrics, config.host, config.metricsPort).catch(async (error: unknown) => {
+  const metricsServer = metricsOn && await serveMetrics(metricsOn.registry, config.host, metricsOn.port).catch(async (error: unknown) => {
     log.fatal({ err: error }, 'METRICS_PORT could not be bound');
     await service.close();
     throw error;

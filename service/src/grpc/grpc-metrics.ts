@@ -87,14 +87,14 @@ export class GrpcMetrics {
         },
       };
       const handler = implementation[name] ?? implementation[method.originalName ?? ''];
-      if (handler !== undefined) handlers[name] = counted_(handler, cells, method.responseStream, upload);
+      if (handler !== undefined) handlers[name] = countedHandler(handler, cells, method.responseStream, upload);
     }
     return { definition: counted as D, implementation: handlers };
   }
 }
 
 /** Wraps a handler: started now, handled once with its code, whichever way it ends. */
-function counted_(handler: UntypedHandleCall, cells: MethodCells, responseStream: boolean, upload: UploadCounters | undefined): UntypedHandleCall {
+function countedHandler(handler: UntypedHandleCall, cells: MethodCells, responseStream: boolean, upload: UploadCounters | undefined): UntypedHandleCall {
   const wrapped = (call: CallLike, callback?: (status: StatusLike | null, ...rest: unknown[]) => void): void => {
     const started = performance.now();
     cells.started.value += 1;

@@ -31,12 +31,16 @@ export function timedStores<S extends Stores>(stores: S, registry: Registry): S 
     if (cell === undefined) cells.set(key, (cell = histogram.cell({ store, operation, outcome })));
     return cell;
   };
-  const timed = <T extends object>(target: T, store: string): T =>
-    new Proxy(target, {
+  const timed = <T extends object>(target: T, store: string): T => {
+    // One wrapper per method, made on its first access (and again only if the property comes to hold another function).
+    const wrappers = new Map<string, { readonly method: unknown; readonly wrapper: (...args: unknown[]) => unknown }>();
+    return new Proxy(target, {
       get(object, property, receiver) {
         const value: unknown = Reflect.get(object, property, receiver);
         if (typeof value !== 'function' || typeof property !== 'string') return value;
-        return (...args: unknown[]): unknown => {
+        const cached = wrappers.get(property);
+        if (cached?.method === value) return cached.wrapper;
+        const wrapper = (...args: unknown[]): unknown => {
           const started = performance.now();
           const observe = (outcome: 'ok' | 'error'): void => cellOf(store, property, outcome).observe((performance.now() - started) / 1000);
           let result: unknown;
@@ -61,7 +65,10 @@ export function timedStores<S extends Stores>(stores: S, registry: Registry): S 
             },
           );
         };
+        wrappers.set(property, { method: value, wrapper });
+        return wrapper;
       },
     });
+  };
   return { ...stores, routeStore: timed(stores.routeStore, 'route'), assetStore: timed(stores.assetStore, 'asset'), blobStore: timed(stores.blobStore, 'blob') };
 }
