@@ -64,7 +64,7 @@ function upload(client: AssetServiceClient, token: string, mib: number, block: B
     stream = client.uploadAsset(metadata, (error, asset) => (error ? reject(error) : resolve(asset)));
   });
   const send = async () => {
-    stream.write({ metadata: { label: 'memory probe', filename: 'probe.bin', declaredType: '' } });
+    stream.write({ metadata: { label: 'memory probe', filename: 'probe.bin', declaredType: '', visibility: '' } });
     for (let i = 0; i < mib; i++) {
       for (let offset = 0; offset < MIB; offset += CHUNK) {
         const chunk = block.subarray(offset, offset + CHUNK);

@@ -15,6 +15,7 @@ const FIXED: Asset = {
   sha256: 'f'.repeat(64),
   width: 1,
   height: 1,
+  visibility: 'public',
 };
 
 const unimplemented = { code: status.UNIMPLEMENTED, details: 'not in the baseline' } as ServiceError;
@@ -26,6 +27,11 @@ const handlers: AssetServiceServer = {
   deleteAsset: (_call, callback) => callback(unimplemented, null),
   batchDeleteAssets: (_call, callback) => callback(unimplemented, null),
   getWorkspaceUsage: (_call, callback) => callback(unimplemented, null),
+  updateAsset: (_call, callback) => callback(unimplemented, null),
+  createSignedUrl: (_call, callback) => callback(unimplemented, null),
+  revokeSignedUrls: (_call, callback) => callback(unimplemented, null),
+  getWorkspacePolicy: (_call, callback) => callback(unimplemented, null),
+  setWorkspacePolicy: (_call, callback) => callback(unimplemented, null),
 };
 
 const server = new Server();

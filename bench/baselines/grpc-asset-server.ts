@@ -31,6 +31,7 @@ const handlers: AssetServiceServer = {
         createdAt: new Date(row.created_at),
         label: row.label,
         sha256: row.sha256,
+        visibility: 'public',
         ...(row.width === null ? {} : { width: row.width, height: row.height ?? 0 }),
       });
     });
@@ -41,6 +42,11 @@ const handlers: AssetServiceServer = {
   deleteAsset: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
   batchDeleteAssets: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
   getWorkspaceUsage: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  updateAsset: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  createSignedUrl: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  revokeSignedUrls: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  getWorkspacePolicy: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  setWorkspacePolicy: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
 };
 
 // One asset to read, the same shape as an uploaded 1x1 PNG in ours.

@@ -15,7 +15,7 @@ export function grpcAssetClient(address: string, token: string) {
   const seed = () =>
     new Promise<void>((resolve, reject) => {
       const stream = client.uploadAsset(metadata, (error, asset) => (error ? reject(error) : resolve(void (assetId = asset.id))));
-      stream.write({ metadata: { label: 'bench', filename: 'pixel.png', declaredType: 'image/png' } });
+      stream.write({ metadata: { label: 'bench', filename: 'pixel.png', declaredType: 'image/png', visibility: '' } });
       stream.write({ chunk: PIXEL_PNG });
       stream.end();
     });

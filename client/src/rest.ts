@@ -23,7 +23,33 @@ export interface RestAsset {
   readonly width?: number;
   readonly height?: number;
   readonly uploadedAt: string;
+  readonly visibility: 'public' | 'private';
 }
+
+export interface RestAssetPage {
+  readonly assets: readonly RestAsset[];
+  /** Empty on the last page. */
+  readonly nextPageToken: string;
+}
+
+export interface RestSignedUrl {
+  readonly url: string;
+  readonly expiresAt: string;
+}
+
+export interface RestWorkspacePolicy {
+  readonly allowedTypes: readonly string[];
+  readonly maxUploadBytes: number;
+  readonly defaultVisibility: 'public' | 'private';
+}
+
+export interface RestWorkspaceUsage {
+  readonly assets: number;
+  readonly bytes: number;
+  readonly routes: number;
+}
+
+type Visibility = 'public' | 'private';
 
 export interface RestMatch {
   readonly route: RestRoute;
@@ -64,9 +90,18 @@ export interface RestClient {
   createRoute(route: { method: string; path: string; middleware?: readonly string[]; handler: string }): Promise<RestRoute>;
   getRoute(id: string): Promise<RestRoute>;
   matchRoute(method: string, path: string): Promise<RestMatch>;
-  uploadAsset(file: RestUploadSource, options?: { label?: string; filename?: string }): Promise<RestAsset>;
-  replaceAsset(id: string, file: RestUploadSource, options?: { filename?: string }): Promise<RestAsset>;
+  uploadAsset(file: RestUploadSource, options?: { label?: string; filename?: string; visibility?: Visibility }): Promise<RestAsset>;
+  replaceAsset(id: string, file: RestUploadSource, options?: { filename?: string; visibility?: Visibility }): Promise<RestAsset>;
   getAsset(id: string): Promise<RestAsset>;
+  listAssets(query?: { pageSize?: number; pageToken?: string; type?: string; label?: string }): Promise<RestAssetPage>;
+  updateAsset(id: string, changes: { label?: string; visibility?: Visibility }): Promise<RestAsset>;
+  deleteAsset(id: string): Promise<void>;
+  batchDeleteAssets(ids: readonly string[]): Promise<{ readonly results: readonly { readonly id: string; readonly code: 'ok' | 'not_found' | 'invalid_argument' }[] }>;
+  createSignedUrl(id: string, options: { expiresIn: number }): Promise<RestSignedUrl>;
+  revokeSignedUrls(id: string): Promise<void>;
+  getWorkspacePolicy(): Promise<RestWorkspacePolicy>;
+  setWorkspacePolicy(policy: { allowedTypes?: readonly string[]; maxUploadBytes?: number; defaultVisibility?: Visibility }): Promise<RestWorkspacePolicy>;
+  getWorkspaceUsage(): Promise<RestWorkspaceUsage>;
 }
 
 export function createRestClient(options: RestClientOptions): RestClient {
@@ -78,6 +113,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
     if (contentType) headers.set('content-type', contentType);
     if (options.token !== undefined) headers.set('authorization', `Bearer ${typeof options.token === 'string' ? options.token : await options.token()}`);
     const response = await fetchFn(`${base}${path}`, { method, headers, body: body ?? null });
+    if (response.status === 204) return undefined as T;
     if (response.ok) return (await response.json()) as T;
     throw await restError(response);
   }
@@ -95,9 +131,22 @@ export function createRestClient(options: RestClientOptions): RestClient {
     createRoute: (route) => call<RestRoute>('POST', '/v1/routing', json(route), 'application/json'),
     getRoute: (id) => call<RestRoute>('GET', `/v1/routing/${segment(id)}`),
     matchRoute: (method, path) => call<RestMatch>('GET', `/v1/routing:match?${new URLSearchParams({ method, path })}`),
-    uploadAsset: (file, upload = {}) => call<RestAsset>('POST', '/v1/assets/upload', form(file, { label: upload.label }, upload.filename)),
-    replaceAsset: (id, file, replace = {}) => call<RestAsset>('POST', `/v1/assets/${segment(id)}/replace`, form(file, {}, replace.filename)),
+    uploadAsset: (file, upload = {}) => call<RestAsset>('POST', '/v1/assets/upload', form(file, { label: upload.label, visibility: upload.visibility }, upload.filename)),
+    replaceAsset: (id, file, replace = {}) => call<RestAsset>('POST', `/v1/assets/${segment(id)}/replace`, form(file, { visibility: replace.visibility }, replace.filename)),
     getAsset: (id) => call<RestAsset>('GET', `/v1/assets/${segment(id)}`),
+    listAssets: (query = {}) => {
+      const params = new URLSearchParams();
+      for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+      return call<RestAssetPage>('GET', `/v1/assets${params.size > 0 ? `?${params}` : ''}`);
+    },
+    updateAsset: (id, changes) => call<RestAsset>('PATCH', `/v1/assets/${segment(id)}`, json(changes), 'application/json'),
+    deleteAsset: (id) => call<void>('DELETE', `/v1/assets/${segment(id)}`),
+    batchDeleteAssets: (ids) => call('POST', '/v1/assets:batchDelete', json({ ids }), 'application/json'),
+    createSignedUrl: (id, signed) => call<RestSignedUrl>('POST', `/v1/assets/${segment(id)}/signed-url`, json(signed), 'application/json'),
+    revokeSignedUrls: (id) => call<void>('DELETE', `/v1/assets/${segment(id)}/signed-urls`),
+    getWorkspacePolicy: () => call<RestWorkspacePolicy>('GET', '/v1/workspace/policy'),
+    setWorkspacePolicy: (policy) => call<RestWorkspacePolicy>('PUT', '/v1/workspace/policy', json(policy), 'application/json'),
+    getWorkspaceUsage: () => call<RestWorkspaceUsage>('GET', '/v1/workspace/usage'),
   } satisfies RestClient);
 }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Code, ConnectError, createContextKey, createContextValues, type CallOptions, type HandlerContext } from '@connectrpc/connect';
+import { Code, ConnectError, createContextKey, createContextValues, type CallOptions, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
 import { AssetService, FileService, RouteService } from '@switchyard/proto';
 import { connectAdapter, type ConnectEndpoints, type NodeHandler } from './connect-adapter.js';
 import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError, type ApiError } from './http/api-error.js';
@@ -61,7 +61,7 @@ export function createConnectProxy(
         createRoute: (request, ctx) => relay(clients.routes.createRoute(request, forward(ctx))),
         getRoute: (request, ctx) => relay(clients.routes.getRoute(request, forward(ctx))),
         matchRoute: (request, ctx) => relay(clients.routes.matchRoute(request, forward(ctx))),
-      });
+      } satisfies ServiceImpl<typeof RouteService>);
       router.service(AssetService, {
         uploadAsset: (requests, ctx) => inSlot(uploadSlots, () => relay(clients.assets.uploadAsset(requests, forward(ctx, true)))),
         replaceAsset: (requests, ctx) => inSlot(uploadSlots, () => relay(clients.assets.replaceAsset(requests, forward(ctx, true)))),
@@ -70,10 +70,15 @@ export function createConnectProxy(
         deleteAsset: (request, ctx) => relay(clients.assets.deleteAsset(request, forward(ctx))),
         batchDeleteAssets: (request, ctx) => relay(clients.assets.batchDeleteAssets(request, forward(ctx))),
         getWorkspaceUsage: (request, ctx) => relay(clients.assets.getWorkspaceUsage(request, forward(ctx))),
-      });
+        updateAsset: (request, ctx) => relay(clients.assets.updateAsset(request, forward(ctx))),
+        createSignedUrl: (request, ctx) => relay(clients.assets.createSignedUrl(request, forward(ctx))),
+        revokeSignedUrls: (request, ctx) => relay(clients.assets.revokeSignedUrls(request, forward(ctx))),
+        getWorkspacePolicy: (request, ctx) => relay(clients.assets.getWorkspacePolicy(request, forward(ctx))),
+        setWorkspacePolicy: (request, ctx) => relay(clients.assets.setWorkspacePolicy(request, forward(ctx))),
+      } satisfies ServiceImpl<typeof AssetService>);
       router.service(FileService, {
         readFile: (request, ctx) => relayStream(clients.files.readFile(request, forward(ctx, true))),
-      });
+      } satisfies ServiceImpl<typeof FileService>);
     },
   });
 }

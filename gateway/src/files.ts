@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { isNotModified, needsValidators, preconditionFails, rangeStillValid, type Validators } from './files/conditional.js';
-import { IMMUTABLE, safetyHeaders } from './files/file-headers.js';
+import { IMMUTABLE, PRIVATE_FILE, safetyHeaders } from './files/file-headers.js';
 import { rangeOf, type ByteRange } from './files/range.js';
 import type { FileInfo } from '@switchyard/proto';
 import { ApiError, toApiError } from './http/api-error.js';
@@ -21,11 +21,13 @@ const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 interface FileMeta extends Validators {
   readonly type: string;
   readonly size: number;
+  readonly visibility: string;
 }
 
 /**
- * Public files under the path of CDN_URL, read from the service's FileService
- * (the gateway never touches the blob store). GET and HEAD, single byte
+ * Files under the path of CDN_URL, read from the service's FileService
+ * (the gateway never touches the blob store); private ones with the
+ * signature of their url, which the service checks. GET and HEAD, single byte
  * ranges, conditional requests, and headers that make uploaded HTML or SVG
  * inert. Unknown, malformed and replaced-away paths are all 404.
  */
@@ -53,24 +55,33 @@ export function isFilesUrl(url: string, filesPath: string): boolean {
 async function serveFile(clients: ServiceClients, ctx: RequestContext): Promise<void> {
   const { assetId = '', fileName = '' } = ctx.params;
   const path = `${assetId}/${fileName}`;
+  // A private file's signature is in the query; the service checks it (and ignores it for public files).
+  const url = ctx.req.url ?? '';
+  const queryAt = url.indexOf('?');
+  const file = { path, query: queryAt === -1 ? '' : url.slice(queryAt + 1) };
   const head = ctx.req.method === 'HEAD';
   // Range means nothing to HEAD (RFC 9110 §14.2).
   const rangeHeader = head ? undefined : ctx.req.headers.range;
 
   // Most GETs take one call; HEAD, conditional and range requests first learn the file's size and validators.
-  if (!head && rangeHeader === undefined && !needsValidators(ctx.req)) return streamFile(clients, ctx, path, 'whole');
-  const meta = await readMeta(clients, ctx, path);
+  if (!head && rangeHeader === undefined && !needsValidators(ctx.req)) return streamFile(clients, ctx, file, 'whole');
+  const meta = await readMeta(clients, ctx, file);
   if (isSettled(ctx.res)) return;
   if (preconditionFails(ctx.req, meta)) throw preconditionFailed(meta);
   if (isNotModified(ctx.req, meta)) return sendNotModified(ctx.res, meta);
   if (head) return void ctx.res.writeHead(200, { ...fileHeaders(meta), 'content-length': meta.size }).end();
   const range = rangeStillValid(ctx.req, meta) ? rangeOf(rangeHeader, meta.size) : 'whole';
   if (range === 'unsatisfiable') throw unsatisfiable(meta.size);
-  await streamFile(clients, ctx, path, range);
+  await streamFile(clients, ctx, file, range);
 }
 
-async function streamFile(clients: ServiceClients, ctx: RequestContext, path: string, range: Exclude<ByteRange, 'unsatisfiable'>): Promise<void> {
-  const request = range === 'whole' ? { path } : { path, rangeStart: BigInt(range.start), rangeEnd: BigInt(range.end) };
+interface FileRef {
+  readonly path: string;
+  readonly query: string;
+}
+
+async function streamFile(clients: ServiceClients, ctx: RequestContext, file: FileRef, range: Exclude<ByteRange, 'unsatisfiable'>): Promise<void> {
+  const request = range === 'whole' ? file : { ...file, rangeStart: BigInt(range.start), rangeEnd: BigInt(range.end) };
   const { res } = ctx;
   let expected = -1;
   let sent = 0;
@@ -97,7 +108,7 @@ async function streamFile(clients: ServiceClients, ctx: RequestContext, path: st
     const failure = toApiError(error);
     // Half sent: only a cut connection tells the client its copy is short.
     if (res.headersSent) return void res.destroy();
-    if (failure.code === 'out_of_range') throw unsatisfiable((await readMeta(clients, ctx, path)).size);
+    if (failure.code === 'out_of_range') throw unsatisfiable((await readMeta(clients, ctx, file)).size);
     throw failure.code === 'invalid_argument' ? noSuchFile() : failure;
   }
   // Fewer bytes than announced: cut the connection so the client cannot take a short file for a whole one.
@@ -105,9 +116,9 @@ async function streamFile(clients: ServiceClients, ctx: RequestContext, path: st
   res.end();
 }
 
-async function readMeta(clients: ServiceClients, ctx: RequestContext, path: string): Promise<FileMeta> {
+async function readMeta(clients: ServiceClients, ctx: RequestContext, file: FileRef): Promise<FileMeta> {
   try {
-    for await (const message of clients.files.readFile({ path, infoOnly: true }, ctx.callOptions())) {
+    for await (const message of clients.files.readFile({ ...file, infoOnly: true }, ctx.callOptions())) {
       if (message.payload.case === 'info') return metaOf(message.payload.value);
     }
   } catch (error) {
@@ -119,7 +130,12 @@ async function readMeta(clients: ServiceClients, ctx: RequestContext, path: stri
 
 function metaOf(info: FileInfo): FileMeta {
   if (info.uploadedAt === undefined) throw new ApiError('internal', 'internal error', [], { cause: new Error('ReadFile info without uploaded_at') });
-  return { type: info.type, size: Number(info.size), etag: `"${info.sha256}"`, lastModified: timestampDate(info.uploadedAt) };
+  return { type: info.type, size: Number(info.size), etag: `"${info.sha256}"`, lastModified: timestampDate(info.uploadedAt), visibility: info.visibility };
+}
+
+/** A private file reached through a signed url: no shared cache keeps it, and a browser asks again before reuse (the link may be revoked). */
+function cachingOf(meta: FileMeta): string {
+  return meta.visibility === 'private' ? PRIVATE_FILE : IMMUTABLE;
 }
 
 function fileHeaders(meta: FileMeta): Record<string, string> {
@@ -128,13 +144,13 @@ function fileHeaders(meta: FileMeta): Record<string, string> {
     etag: meta.etag,
     'last-modified': meta.lastModified.toUTCString(),
     'accept-ranges': 'bytes',
-    'cache-control': IMMUTABLE,
+    'cache-control': cachingOf(meta),
     ...safetyHeaders(meta.type),
   };
 }
 
 function sendNotModified(res: ServerResponse, meta: FileMeta): void {
-  res.writeHead(304, { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString(), 'cache-control': IMMUTABLE, 'x-content-type-options': 'nosniff' }).end();
+  res.writeHead(304, { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString(), 'cache-control': cachingOf(meta), 'x-content-type-options': 'nosniff' }).end();
 }
 
 function preconditionFailed(meta: FileMeta): ApiError {

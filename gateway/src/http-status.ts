@@ -1,3 +1,4 @@
+import { UNSUPPORTED_MEDIA_TYPE_FIELD } from '@switchyard/core';
 import { Code } from '@connectrpc/connect';
 
 /**
@@ -43,6 +44,8 @@ export const RANGE_NOT_SATISFIABLE = Object.freeze({ code: 'out_of_range', statu
 export const REQUEST_TIMEOUT = Object.freeze({ code: 'deadline_exceeded', status: 408 } as const);
 export const HEADERS_TOO_LARGE = Object.freeze({ code: 'resource_exhausted', status: 431 } as const);
 export const PRECONDITION_FAILED = Object.freeze({ code: 'failed_precondition', status: 412 } as const);
+/** A file whose sniffed type the workspace policy refuses: `invalid_argument` with a detail on this field but 415. */
+export const UNSUPPORTED_MEDIA_TYPE = Object.freeze({ code: 'invalid_argument', status: 415, field: UNSUPPORTED_MEDIA_TYPE_FIELD } as const);
 
 /** Connect's numeric codes to their names (`Code.InvalidArgument` → `invalid_argument`). */
 export const CODE_NAME_OF: Readonly<Record<Code, ErrorCodeName>> = Object.freeze({

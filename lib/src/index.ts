@@ -19,10 +19,32 @@ export type { SignTokenOptions, TokenVerifierOptions, VerifiedTokenCacheOptions 
 export type { Route, CreateRouteInput, MatchRouteInput, RouteMatch, RouteService } from './routes/types.js';
 export { RouteTable } from './routes/route-table.js';
 
-export type { Asset, ByteSource, UploadInput, ReplaceInput, OpenFileOptions, StoredFile, AssetService, AssetListInput, AssetPage, BatchDeleteResult, WorkspaceUsage } from './assets/types.js';
+export type {
+  Asset,
+  ByteSource,
+  UploadInput,
+  ReplaceInput,
+  OpenFileOptions,
+  StoredFile,
+  AssetService,
+  AssetListInput,
+  AssetPage,
+  BatchDeleteResult,
+  WorkspaceUsage,
+  AssetUpdate,
+  SignedUrl,
+  SignedUrlInput,
+  SignedUrlTransform,
+} from './assets/types.js';
+export { VISIBILITIES, isVisibility } from './assets/visibility.js';
+export type { Visibility } from './assets/visibility.js';
+export { UNSUPPORTED_MEDIA_TYPE_FIELD } from './assets/workspace-policy.js';
+export type { WorkspacePolicy, WorkspacePolicyInput, StoredWorkspacePolicy } from './assets/workspace-policy.js';
+export { MAX_SIGNED_URL_SECONDS, MIN_URL_KEY_BYTES } from './assets/signed-urls.js';
+export type { UrlSigningKey } from './assets/signed-urls.js';
 export { sniffMediaType } from './assets/sniff.js';
 
-export type { RouteRecord, RouteStore, AssetContent, AssetRecord, AssetStore, AssetListQuery, BlobStore, BlobInfo, ByteRange, AbandonedWrites, TokenVerifier } from './ports/index.js';
+export type { RouteRecord, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, BlobStore, BlobInfo, ByteRange, AbandonedWrites, TokenVerifier } from './ports/index.js';
 export { assertBlobKey } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';

@@ -7,6 +7,7 @@ import type { AssetStore } from './ports/asset-store.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { RouteStore } from './ports/route-store.js';
 import { createRouteService } from './routes/route-service.js';
+import { createUrlSigner, randomUrlSigningKey, type UrlSigningKey } from './assets/signed-urls.js';
 import type { RouteService } from './routes/types.js';
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 104_857_600;
@@ -19,6 +20,12 @@ export interface SwitchyardOptions {
   readonly cdnUrl: string;
   /** Largest accepted file in bytes (default 100 MiB). */
   readonly maxUploadBytes?: number | undefined;
+  /**
+   * Keys for signed file urls; the first signs, all verify (rotation: put the
+   * new key first, keep the old one until the links it signed have expired).
+   * Default: one random key, so signed urls last as long as the process.
+   */
+  readonly urlSigningKeys?: readonly UrlSigningKey[] | undefined;
   readonly clock?: Clock | undefined;
   readonly ids?: IdSource | undefined;
 }
@@ -48,6 +55,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       ids,
       cdnUrl,
       maxUploadBytes,
+      urlSigner: createUrlSigner(options.urlSigningKeys ?? [randomUrlSigningKey()]),
     }),
   });
 }

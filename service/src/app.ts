@@ -4,6 +4,7 @@ import { GrpcMetrics } from './grpc/grpc-metrics.js';
 import { timedStores } from './stores/timed-stores.js';
 import type { Transport } from '@connectrpc/connect';
 import { createSwitchyard } from '@switchyard/core';
+import { resolveUrlSigningKeys } from './url-signing-keys.js';
 import { createInProcessChannel } from './in-process/transport.js';
 import { urlHost, type ServiceConfig } from './config.js';
 import { createAuthenticator, createTokenVerifier } from './grpc/auth.js';
@@ -69,6 +70,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       blobStore: stores.blobStore,
       cdnUrl: config.cdnUrl,
       maxUploadBytes: config.maxUploadBytes,
+      urlSigningKeys: await resolveUrlSigningKeys(config),
     });
     await health.start();
     const metrics = options.metrics ? new GrpcMetrics(options.metrics) : undefined;

@@ -21,6 +21,7 @@ import {
   type Refusal,
 } from '@switchyard/runtime';
 import { SERVICE_LIMIT_VARIABLES, serviceLimitsFrom, type ServiceLimits } from './limits/limits-config.js';
+import { parseUrlSigningKeys, type ConfiguredUrlKey } from './url-signing-keys.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS, type BlobStoreConfig, type DatabaseConfig, type StorageConfig } from './stores/storage-config.js';
 
 export type AuthConfig =
@@ -46,6 +47,8 @@ export interface ServiceConfig {
   readonly traces: TracesConfig;
   /** Upload idle timeout and per-workspace rate limit (limits/limits-config.ts). */
   readonly limits: ServiceLimits;
+  /** URL_SIGNING_KEYS; unset: one key generated in DATA_DIR (url-signing-keys.ts). */
+  readonly urlSigningKeys?: readonly ConfiguredUrlKey[] | undefined;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -77,6 +80,8 @@ export const serviceEnv = envSchema(
     // Never echoed, not even a bad one.
     AUTH_SECRET: secretVariable(MIN_SECRET_LENGTH, `is too short: an HS256 key needs at least ${MIN_SECRET_LENGTH} characters (e.g. openssl rand -base64 32)`),
     AUTH_JWKS_URL: httpUrlVariable(),
+    // Never echoed either.
+    URL_SIGNING_KEYS: shownAs(reasonedRule(parseUrlSigningKeys).optional(), () => undefined),
     ...SERVICE_LIMIT_VARIABLES,
   },
   (values, refuse) => {
@@ -122,6 +127,7 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     metricsPort: env.METRICS_PORT,
     traces: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME },
     limits: serviceLimitsFrom(env),
+    urlSigningKeys: env.URL_SIGNING_KEYS,
   });
 }
 

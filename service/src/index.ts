@@ -12,6 +12,8 @@ export { DEFAULT_STORAGE_TIMEOUT_MS } from './stores/storage-config.js';
 export type { StorageConfig, DatabaseConfig, BlobStoreConfig } from './stores/storage-config.js';
 export { createMigrator, migrateToLatest } from './migrations/index.js';
 export { AUTH_SECRET_FILE, resolveAuthSecret } from './auth-secret.js';
+export { URL_SIGNING_KEY_FILE, resolveUrlSigningKeys, parseUrlSigningKeys } from './url-signing-keys.js';
+export type { ConfiguredUrlKey } from './url-signing-keys.js';
 export { ERROR_DETAILS_KEY, RETRY_AFTER_MS_KEY, toGrpcStatus } from './grpc/error-mapping.js';
 export type { GrpcErrorStatus } from './grpc/error-mapping.js';
 export { serviceCommand, SERVICE_USAGE, tokenCommand, TOKEN_USAGE, migrateCommand, MIGRATE_USAGE, gcCommand, GC_USAGE } from './commands/index.js';

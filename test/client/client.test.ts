@@ -126,7 +126,7 @@ test('the REST client: routes, uploads from bytes and a Blob, replace, and the g
   const asset = await rest.uploadAsset(new Uint8Array(png), { label: 'logo', filename: 'logo.png' });
   t.is(asset.type, 'image/png');
   t.is(asset.size, png.length);
-  t.deepEqual(Object.keys(asset).sort(), ['height', 'id', 'label', 'sha256', 'size', 'type', 'uploadedAt', 'url', 'width'] satisfies (keyof RestAsset)[]);
+  t.deepEqual(Object.keys(asset).sort(), ['height', 'id', 'label', 'sha256', 'size', 'type', 'uploadedAt', 'url', 'visibility', 'width'] satisfies (keyof RestAsset)[]);
   const replaced = await rest.replaceAsset(asset.id, new Blob([new Uint8Array(await PDF)]));
   t.is(replaced.id, asset.id);
   t.is((await rest.getAsset(asset.id)).type, 'application/pdf');

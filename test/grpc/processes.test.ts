@@ -94,7 +94,7 @@ test('npm run token: AUTH_SECRET, defaults and refusals', async (t) => {
   t.is(ok.code, 0, ok.stderr);
   const claims = payload(ok.stdout.trim());
   t.is(claims['sub'], 'ci');
-  t.is(claims['scope'], 'routes:read routes:write assets:read assets:write');
+  t.is(claims['scope'], 'routes:read routes:write assets:read assets:write workspace:admin');
   t.is(Number(claims['exp']) - Number(claims['iat']), 3600);
 
   const noWorkspace = await token(cleanEnv({ AUTH_SECRET: secret }));

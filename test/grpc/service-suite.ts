@@ -62,6 +62,93 @@ export function defineServiceSuite(target: StorageTarget): void {
     await target.cleanup();
   });
 
+  // ── asset lifecycle ─────────────────────────────────────────────────────
+
+  test('ListAssets, UpdateAsset, DeleteAsset, BatchDeleteAssets and GetWorkspaceUsage', async (t) => {
+    const auth = await svc.auth(ws('lifecycle'));
+    const a = await svc.clients.upload(auth, { label: 'a' }, Buffer.from('first\n'));
+    const b = await svc.clients.upload(auth, { label: 'b' }, (await fixture('png')).bytes);
+    const c = await svc.clients.upload(auth, { label: 'a' }, Buffer.from('third\n'));
+    const list = (request: { pageSize?: number; pageToken?: string; type?: string; label?: string }) =>
+      svc.clients.asset('listAssets', auth, { pageSize: 0, pageToken: '', type: '', ...request });
+    const first = await list({ pageSize: 2 });
+    t.deepEqual(first.assets.map((asset) => asset.id), [c.id, b.id], 'newest first');
+    const second = await list({ pageSize: 2, pageToken: first.nextPageToken });
+    t.deepEqual([second.assets.map((asset) => asset.id), second.nextPageToken], [[a.id], '']);
+    t.deepEqual((await list({ type: 'image/*' })).assets.map((asset) => asset.id), [b.id]);
+    t.deepEqual((await list({ label: 'a' })).assets.map((asset) => asset.id), [c.id, a.id]);
+    await rejects(t, list({ pageSize: 1001 }), Status.INVALID_ARGUMENT);
+    await rejects(t, list({ pageToken: 'forged' }), Status.INVALID_ARGUMENT);
+
+    const updated = await svc.clients.asset('updateAsset', auth, { id: a.id, label: 'renamed', visibility: 'private' });
+    t.like(updated, { id: a.id, label: 'renamed', visibility: 'private', url: a.url });
+    await rejects(t, svc.clients.asset('updateAsset', auth, { id: a.id, visibility: 'hidden' }), Status.INVALID_ARGUMENT);
+    await rejects(t, svc.clients.asset('updateAsset', await svc.auth(ws('lifecycle-other')), { id: a.id, label: 'x' }), Status.NOT_FOUND);
+
+    t.deepEqual(await svc.clients.asset('getWorkspaceUsage', auth, {}), { assets: 3, bytes: a.size + b.size + c.size, routes: 0 });
+    t.deepEqual(await svc.clients.asset('deleteAsset', auth, { id: a.id }), {});
+    await rejects(t, svc.clients.getAsset(auth, a.id), Status.NOT_FOUND);
+    await rejects(t, svc.clients.readFile({ path: filePath(a) }), Status.NOT_FOUND);
+    await rejects(t, svc.clients.asset('deleteAsset', auth, { id: a.id }), Status.NOT_FOUND);
+    const batch = await svc.clients.asset('batchDeleteAssets', auth, { ids: [b.id, a.id, 'nope'] });
+    t.deepEqual(batch.results, [
+      { id: b.id, code: 'ok' },
+      { id: a.id, code: 'not_found' },
+      { id: 'nope', code: 'invalid_argument' },
+    ]);
+    await rejects(t, svc.clients.asset('batchDeleteAssets', auth, { ids: [] }), Status.INVALID_ARGUMENT);
+    t.like(await svc.clients.asset('getWorkspaceUsage', auth, {}), { assets: 1, bytes: c.size });
+  });
+
+  test('a private file: ReadFile is PERMISSION_DENIED without a signature, streams with one, until revoked; a replace ends it', async (t) => {
+    const auth = await svc.auth(ws('private'));
+    const bytes = Buffer.from('private bytes\n');
+    const stream = svc.clients.startUpload(auth);
+    stream.stream.write({ metadata: { label: '', filename: '', declaredType: '', visibility: '' } });
+    stream.stream.write({ chunk: bytes });
+    stream.stream.end({ trailingVisibility: 'private' });
+    const asset = await stream.result;
+    t.is(asset.visibility, 'private', 'a trailing visibility');
+    const path = filePath(asset);
+    const denied = await rejects(t, svc.clients.readFile({ path }), Status.PERMISSION_DENIED);
+    t.regex(denied.details, /signature/);
+    const signed = await svc.clients.asset('createSignedUrl', auth, { id: asset.id, expiresIn: 60 });
+    t.true(signed.url.startsWith(`${asset.url}?`));
+    t.true(signed.expiresAt!.getTime() - Date.now() <= 60_000);
+    const query = new URL(signed.url).search.slice(1);
+    const read = await svc.clients.readFile({ path, query });
+    t.true(read.bytes.equals(bytes));
+    t.is(read.info.visibility, 'private');
+    await rejects(t, svc.clients.readFile({ path, query: query.replace(/sig=./, 'sig=A') }), Status.PERMISSION_DENIED);
+    await rejects(t, svc.clients.asset('createSignedUrl', auth, { id: asset.id, expiresIn: 0 }), Status.INVALID_ARGUMENT);
+    await rejects(t, svc.clients.asset('createSignedUrl', auth, { id: asset.id, expiresIn: 604_801 }), Status.INVALID_ARGUMENT);
+    t.deepEqual(await svc.clients.asset('revokeSignedUrls', auth, { id: asset.id }), {});
+    await rejects(t, svc.clients.readFile({ path, query }), Status.PERMISSION_DENIED);
+    const again = new URL((await svc.clients.asset('createSignedUrl', auth, { id: asset.id, expiresIn: 60 })).url).search.slice(1);
+    t.true((await svc.clients.readFile({ path, query: again, infoOnly: true })).info.size > 0);
+    const replaced = await svc.clients.replace(auth, { id: asset.id }, Buffer.from('new\n'));
+    t.is(replaced.visibility, 'private', 'a replace keeps it');
+    await rejects(t, svc.clients.readFile({ path, query: again }), Status.NOT_FOUND);
+    await rejects(t, svc.clients.asset('revokeSignedUrls', auth, { id: 'as_00000000000000000000000000' }), Status.NOT_FOUND);
+  });
+
+  // Serial: it compares the whole storage before and after.
+  test.serial('the workspace policy: set and read with workspace:admin; a refused type is INVALID_ARGUMENT naming the media type, a file over the limit RESOURCE_EXHAUSTED, nothing stored', async (t) => {
+    const auth = await svc.auth(ws('policy'));
+    t.deepEqual(await svc.clients.asset('getWorkspacePolicy', auth, {}), { allowedTypes: [], maxUploadBytes: SUITE_MAX_UPLOAD_BYTES, defaultVisibility: 'public' });
+    const policy = await svc.clients.asset('setWorkspacePolicy', auth, { allowedTypes: ['image/png'], maxUploadBytes: 1024, defaultVisibility: 'private' });
+    t.deepEqual(policy, { allowedTypes: ['image/png'], maxUploadBytes: 1024, defaultVisibility: 'private' });
+    await rejects(t, svc.clients.asset('setWorkspacePolicy', auth, { allowedTypes: [], maxUploadBytes: SUITE_MAX_UPLOAD_BYTES + 1, defaultVisibility: '' }), Status.INVALID_ARGUMENT);
+    await rejects(t, svc.clients.asset('getWorkspacePolicy', await svc.auth(ws('policy'), { scope: 'assets:read assets:write' }), {}), Status.PERMISSION_DENIED);
+    const before = await target.snapshot();
+    const refused = await rejects(t, svc.clients.upload(auth, { declaredType: 'image/png', filename: 'x.png' }, (await fixture('jpg')).bytes), Status.INVALID_ARGUMENT);
+    t.deepEqual(jsonDetails(refused).map((detail) => detail.field), ['mediaType']);
+    await rejects(t, svc.clients.upload(auth, {}, noise(1025)), Status.RESOURCE_EXHAUSTED);
+    t.deepEqual(await target.snapshot(), before, 'nothing stored');
+    const png = await svc.clients.upload(auth, {}, (await fixture('png')).bytes);
+    t.is(png.visibility, 'private', 'the default visibility');
+  });
+
   // ── routes ──────────────────────────────────────────────────────────────
 
   test('CreateRoute stores a route that GetRoute reads back', async (t) => {
@@ -263,7 +350,7 @@ export function defineServiceSuite(target: StorageTarget): void {
     t.true((await svc.clients.readFile({ path: filePath(asset) })).bytes.equals(Buffer.from('small')));
   });
 
-  const meta = (label = '') => ({ metadata: { label, filename: '', declaredType: '' } });
+  const meta = (label = '') => ({ metadata: { label, filename: '', declaredType: '', visibility: '' } });
   const malformed: Array<[string, UploadAssetRequest[], string]> = [
     ['a chunk before the metadata', [{ chunk: Buffer.from('bytes') }], 'metadata'],
     ['no message at all', [], 'metadata'],
@@ -297,7 +384,7 @@ export function defineServiceSuite(target: StorageTarget): void {
     const requestId = `cancel-${target.name}`;
     const { stream, result } = svc.clients.startUpload(await svc.auth(ws('cancel'), {}).then((md) => withRequestId(md, requestId)));
     const started = new Promise((resolve) => stream.once('metadata', resolve));
-    stream.write({ metadata: { label: 'doomed', filename: '', declaredType: '' } });
+    stream.write({ metadata: { label: 'doomed', filename: '', declaredType: '', visibility: '' } });
     const chunks = chunksOf(noise(SUITE_MAX_UPLOAD_BYTES / 2, 11));
     for (const chunk of chunks) stream.write({ chunk });
     await started;
@@ -316,7 +403,7 @@ export function defineServiceSuite(target: StorageTarget): void {
     const requestId = `cancel-flushed-${target.name}`;
     const { stream, result } = svc.clients.startUpload(withRequestId(await svc.auth(ws('cancel')), requestId));
     const sent = (message: object) => new Promise<void>((resolve, reject) => stream.write(message, (error?: Error | null) => (error ? reject(error) : resolve())));
-    await sent({ metadata: { label: 'doomed too', filename: '', declaredType: '' } });
+    await sent({ metadata: { label: 'doomed too', filename: '', declaredType: '', visibility: '' } });
     for (const chunk of chunksOf(noise(100_000, 12))) await sent({ chunk });
     stream.cancel();
     await rejects(t, result, Status.CANCELLED);

@@ -14,7 +14,7 @@ test('close() lets an upload in flight finish, refuses new calls, then stops', a
   const chunks = [...chunksOf(bytes)];
 
   const { stream, result } = svc.clients.startUpload(await svc.auth('shutdown'));
-  stream.write({ metadata: { label: 'in flight', filename: '', declaredType: '' } });
+  stream.write({ metadata: { label: 'in flight', filename: '', declaredType: '', visibility: '' } });
   stream.write({ chunk: chunks[0]! });
   await new Promise((resolve) => stream.once('metadata', resolve)); // the server has the call
 
@@ -45,7 +45,7 @@ test('calls still running at the shutdown deadline are cut off, and close still 
   t.teardown(() => target.cleanup());
   const svc = await startTestService({ storage: target.storage, dataDir: target.dataDir, serviceOptions: { shutdownTimeoutMs: 100 } });
   const { stream, result } = svc.clients.startUpload(await svc.auth('stalled'));
-  stream.write({ metadata: { label: '', filename: '', declaredType: '' } });
+  stream.write({ metadata: { label: '', filename: '', declaredType: '', visibility: '' } });
   stream.write({ chunk: Buffer.from('never finished') });
   await new Promise((resolve) => stream.once('metadata', resolve));
   await svc.handle.close(); // the client never ends its stream

@@ -94,8 +94,8 @@ function send(
   });
   const head =
     request.kind === 'upload'
-      ? { metadata: { label: request.label, filename: '', declaredType: '' } }
-      : { metadata: { id: request.id, filename: '', declaredType: '' } };
+      ? { metadata: { label: request.label, filename: '', declaredType: '', visibility: '' } }
+      : { metadata: { id: request.id, filename: '', declaredType: '', visibility: '' } };
   void (async () => {
     const messages = [head, ...[...chunksOf(body.bytes)].map((chunk) => ({ chunk }))];
     let written = 0;

@@ -153,20 +153,22 @@ test.serial(`${CALLS} hostile gRPC calls: never UNKNOWN, INTERNAL or DATA_LOSS, 
 });
 
 test('broken upload streams and undecodable bytes are INVALID_ARGUMENT, named case by case', async (t) => {
-  const [, , , , , upload, replace] = rpcs(targets);
+  const rpcOf = (name: string): Rpc => rpcs(targets).find((rpc) => rpc.path.endsWith(`/${name}`))!;
+  const upload = rpcOf('UploadAsset');
+  const replace = rpcOf('ReplaceAsset');
   const meta = Buffer.from([0x0a, 0x00]); // UploadAssetRequest{metadata: {}}
   const chunk = Buffer.from([0x12, 0x02, 0x68, 0x69]); // UploadAssetRequest{chunk: "hi"}
   const label = Buffer.from([0x1a, 0x01, 0x78]); // UploadAssetRequest{trailing_label: "x"}
   const garbage = Buffer.from([0xff, 0xff, 0xff]);
   const auth: [string, string][] = [['authorization', targets.authorization]];
   const cases: [string, Rpc, Buffer[]][] = [
-    ['an empty stream', upload!, []],
-    ['a chunk before the metadata', upload!, [chunk, meta]],
-    ['two metadata messages', upload!, [meta, chunk, meta]],
-    ['a chunk after the trailing label', upload!, [meta, label, chunk]],
-    ['a first message that is not protobuf', upload!, [garbage]],
-    ['a message that is not protobuf mid-stream', upload!, [meta, chunk, garbage, chunk]],
-    ['a replace whose metadata is not protobuf', replace!, [garbage, chunk]],
+    ['an empty stream', upload, []],
+    ['a chunk before the metadata', upload, [chunk, meta]],
+    ['two metadata messages', upload, [meta, chunk, meta]],
+    ['a chunk after the trailing label', upload, [meta, label, chunk]],
+    ['a first message that is not protobuf', upload, [garbage]],
+    ['a message that is not protobuf mid-stream', upload, [meta, chunk, garbage, chunk]],
+    ['a replace whose metadata is not protobuf', replace, [garbage, chunk]],
   ];
   for (const [name, rpc, messages] of cases) {
     const { code, details } = await run({ rpc, messages, metadata: auth });

@@ -246,14 +246,14 @@ for (const makeTarget of [sqliteDiskTarget, mysqlS3Target]) {
       const started = performance.now();
       // Metadata and 100 KiB, then nothing; no metadata at all; a replace that stalls half way.
       const mid = service.clients.startUpload(auth);
-      mid.stream.write({ metadata: { label: 'stalled', filename: '', declaredType: '' } });
+      mid.stream.write({ metadata: { label: 'stalled', filename: '', declaredType: '', visibility: '' } });
       mid.stream.write({ chunk: randomBytes(100 * 1024) });
       const silent = service.clients.startUpload(auth);
       let replaceStream!: ClientWritableStream<ReplaceAssetRequest>;
       const replaced = new Promise<unknown>((resolve, reject) => {
         replaceStream = service.clients.assets.replaceAsset(auth, (error, value) => (error ? reject(error) : resolve(value)));
       });
-      replaceStream.write({ metadata: { id: original.id, filename: '', declaredType: '' } });
+      replaceStream.write({ metadata: { id: original.id, filename: '', declaredType: '', visibility: '' } });
       replaceStream.write({ chunk: randomBytes(100 * 1024) });
       for (const outcome of await Promise.allSettled([mid.result, silent.result, replaced])) {
         t.is(outcome.status, 'rejected');

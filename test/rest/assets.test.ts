@@ -38,7 +38,7 @@ for (const name of Object.keys(FIXTURES) as FixtureName[]) {
     t.is(response.status, 201);
     const asset = await json<AssetJson>(response);
     t.is(response.headers.get('location'), `/v1/assets/${asset.id}`);
-    const keys = ['id', 'label', 'sha256', 'size', 'type', 'uploadedAt', 'url', ...(expected.image ? ['height', 'width'] : [])].sort();
+    const keys = ['id', 'label', 'sha256', 'size', 'type', 'uploadedAt', 'url', 'visibility', ...(expected.image ? ['height', 'width'] : [])].sort();
     t.deepEqual(Object.keys(asset).sort(), keys);
     t.regex(asset.id, /^as_[0-9a-z]{26}$/);
     t.is(asset.type, expected.type);

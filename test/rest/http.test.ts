@@ -106,11 +106,14 @@ test('GET /v1/openapi.json serves an OpenAPI 3.1 document of the real paths, wit
     '/v1/assets/upload',
     '/v1/assets/{id}',
     '/v1/assets/{id}/replace',
+    '/v1/assets/{id}/signed-url',
+    '/v1/assets/{id}/signed-urls',
     '/v1/assets:batchDelete',
     '/v1/openapi.json',
     '/v1/routing',
     '/v1/routing/{id}',
     '/v1/routing:match',
+    '/v1/workspace/policy',
     '/v1/workspace/usage',
   ]);
 });

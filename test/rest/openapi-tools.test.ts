@@ -71,11 +71,18 @@ export async function everyOperation(file: File): Promise<void> {
   await api.v1.deleteAsset(uploaded.data.id);
   const usage = await api.v1.getWorkspaceUsage();
   const stored: number = usage.data.bytes + usage.data.assets + usage.data.routes;
+  const updated = await api.v1.updateAsset(uploaded.data.id, { label: 'renamed', visibility: 'private' });
+  const visibility: 'public' | 'private' = updated.data.visibility;
+  const signed = await api.v1.createSignedUrl(uploaded.data.id, { expiresIn: 3600 });
+  const link: string = signed.data.url + signed.data.expiresAt;
+  await api.v1.revokeSignedUrls(uploaded.data.id);
+  const policy = await api.v1.setWorkspacePolicy({ allowedTypes: ['image/*'], maxUploadBytes: 1024, defaultVisibility: 'private' });
+  const limit: number = policy.data.maxUploadBytes + (await api.v1.getWorkspacePolicy()).data.allowedTypes.length;
   await api.v1.replaceAsset(uploaded.data.id, { file });
   await api.files.getFile('as_x', 'bl_x.png');
   await api.healthz.health();
   await api.v1.openapi();
-  void [middleware, param, size, width, next, outcome, stored];
+  void [middleware, param, size, width, next, outcome, stored, visibility, link, limit];
 }
 `;
 
@@ -134,6 +141,12 @@ test('every documented operation answers with one of its documented statuses', a
   await call('batchDeleteAssets', () => api.v1['batchDeleteAssets']!(':batchDelete', { ids: [spare.id] }));
   await call('deleteAsset', () => api.v1['deleteAsset']!(asset.id));
   await call('getWorkspaceUsage', () => api.v1['getWorkspaceUsage']!());
+  const kept = (await call('uploadAsset', () => api.v1['uploadAsset']!({ file }))).data as { id: string };
+  await call('updateAsset', () => api.v1['updateAsset']!(kept.id, { visibility: 'private' }));
+  await call('createSignedUrl', () => api.v1['createSignedUrl']!(kept.id, { expiresIn: 60 }));
+  await call('revokeSignedUrls', () => api.v1['revokeSignedUrls']!(kept.id));
+  await call('setWorkspacePolicy', () => api.v1['setWorkspacePolicy']!({ allowedTypes: ['image/*'] }));
+  await call('getWorkspacePolicy', () => api.v1['getWorkspacePolicy']!());
 
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {

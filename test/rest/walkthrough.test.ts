@@ -51,6 +51,10 @@ test('every command of the curl walk-through in README.md works as printed', asy
   t.regex(output, /Switchyar/, 'the first ten bytes of notes.txt');
   t.regex(output, /"type":"application\/pdf"/);
   t.regex(output, /^404$/m, 'the replaced-away url');
+  t.regex(output, /"label":"contract".*"visibility":"private"/);
+  t.regex(output, /^403\n200\n204\n403$/m, 'private without a signature, signed, revoked, the signed url after the revocation');
+  t.regex(output, /\{"allowedTypes":\["image\/\*"\],"maxUploadBytes":10485760,"defaultVisibility":"public"\}/);
+  t.regex(output, /"code":"invalid_argument","message":"files of type application\/pdf are not allowed in this workspace/);
   t.regex(output, /"code":"unauthenticated"/);
   t.regex(output, /"code":"invalid_argument"/);
   t.regex(output, /"code":"not_found"/);

@@ -1,5 +1,7 @@
 /** Files are addressed by content (a new upload or replace gets a new url), so every cache may keep them for good. */
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** Private files (signed urls): never in a shared cache; a browser revalidates, and a revoked or expired link then fails. */
+export const PRIVATE_FILE = 'private, no-cache';
 export const SANDBOX_POLICY = "sandbox; default-src 'none'";
 
 /**

@@ -1,13 +1,13 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { Asset, ReplaceAssetRequestSchema, UploadAssetRequestSchema } from '@switchyard/proto';
-import { overloaded, toApiError, type ApiError } from '../http/api-error.js';
+import type { Asset, ReplaceAssetRequestSchema, UploadAssetRequestSchema, WorkspacePolicy } from '@switchyard/proto';
+import { ApiError, overloaded, toApiError } from '../http/api-error.js';
 import type { RequestContext } from '../http/context.js';
 import { isSettled } from '../http/respond.js';
 import type { Slots } from '../http/slots.js';
 import type { ServiceClients } from '../service/clients.js';
 import { coalesce } from './coalesce.js';
 import { MultipartForm, type FilePart } from './multipart-form.js';
-import { assetView } from './views.js';
+import { assetView, isoTime } from './views.js';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
@@ -16,7 +16,23 @@ import { acceptUnreadBodies } from '../app/unread-bodies.js';
 import { contextOf } from '../app/request-context.js';
 import { errorResponses } from '../openapi/responses.js';
 import { z } from 'zod';
-import { AssetIdParams, AssetPageSchema, AssetSchema, BatchDeleteBodySchema, BatchDeleteResultsSchema, ListAssetsQuerySchema, ReplaceFormSchema, UploadFormSchema, WorkspaceUsageSchema } from './schemas.js';
+import {
+  AssetIdParams,
+  AssetPageSchema,
+  AssetSchema,
+  BatchDeleteBodySchema,
+  BatchDeleteResultsSchema,
+  ListAssetsQuerySchema,
+  ReplaceFormSchema,
+  SetWorkspacePolicyBodySchema,
+  SignedUrlBodySchema,
+  SignedUrlSchema,
+  UpdateAssetBodySchema,
+  UploadFormSchema,
+  WorkspacePolicySchema,
+  WorkspaceUsageSchema,
+  type WorkspacePolicyView,
+} from './schemas.js';
 
 export interface AssetDeps {
   readonly clients: ServiceClients;
@@ -105,6 +121,99 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
     },
   );
 
+  app.patch(
+    '/v1/assets/:id',
+    {
+      schema: {
+        tags: ['assets'],
+        operationId: 'updateAsset',
+        summary: "Change an asset's label or visibility (scope assets:write)",
+        description: 'The file, its url and the other fields stay. Making an asset private makes its plain url answer 403; signed urls keep working until they expire.',
+        params: AssetIdParams,
+        body: UpdateAssetBodySchema,
+        response: { 200: AssetSchema.describe('The asset as changed.'), ...errorResponses(400, 404, 413) },
+      },
+    },
+    async (request, reply) => {
+      const { label, visibility } = request.body;
+      return assetView(await clients.assets.updateAsset({ id: request.params.id, label, visibility }, contextOf(request, reply, log).callOptions()));
+    },
+  );
+
+  app.post(
+    '/v1/assets/:id/signed-url',
+    {
+      schema: {
+        tags: ['assets'],
+        operationId: 'createSignedUrl',
+        summary: "A url of the asset's file that works until it expires, also for a private asset (scope assets:read)",
+        description:
+          'HMAC-SHA256 over the path, every query parameter and the asset\'s link epoch, with a key id (`kid`) so keys rotate without breaking live links. Refused from `expiresAt` on; a replace, a delete or `DELETE /v1/assets/{id}/signed-urls` ends it.',
+        params: AssetIdParams,
+        body: SignedUrlBodySchema,
+        response: { 200: SignedUrlSchema.describe('The signed url.'), ...errorResponses(400, 404, 413) },
+      },
+    },
+    async (request, reply) => {
+      const { expiresIn, transform } = request.body;
+      const signed = await clients.assets.createSignedUrl({ id: request.params.id, expiresIn: BigInt(expiresIn), transform }, contextOf(request, reply, log).callOptions());
+      return { url: signed.url, expiresAt: isoTime(signed.expiresAt, 'expiresAt') };
+    },
+  );
+
+  app.delete(
+    '/v1/assets/:id/signed-urls',
+    {
+      schema: {
+        tags: ['assets'],
+        operationId: 'revokeSignedUrls',
+        summary: 'End every signed url of the asset made so far (scope assets:write)',
+        description: 'Signatures cover the asset\'s link epoch, which this raises: links signed before answer 403 at once; new ones can be made.',
+        params: AssetIdParams,
+        response: { 204: z.undefined().describe('Revoked.'), ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      await clients.assets.revokeSignedUrls({ id: request.params.id }, contextOf(request, reply, log).callOptions());
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/v1/workspace/policy',
+    {
+      schema: {
+        tags: ['workspace'],
+        operationId: 'getWorkspacePolicy',
+        summary: "The rules uploads to the caller's workspace are held to (scope workspace:admin)",
+        response: { 200: WorkspacePolicySchema.describe('The policy in force.'), ...errorResponses(400) },
+      },
+    },
+    async (request, reply) => policyView(await clients.assets.getWorkspacePolicy({}, contextOf(request, reply, log).callOptions())),
+  );
+
+  app.put(
+    '/v1/workspace/policy',
+    {
+      schema: {
+        tags: ['workspace'],
+        operationId: 'setWorkspacePolicy',
+        summary: "Replace the workspace's policy (scope workspace:admin)",
+        description: 'Absent fields take their defaults. Applies to uploads and replaces that start afterwards; stored files stay.',
+        body: SetWorkspacePolicyBodySchema,
+        response: { 200: WorkspacePolicySchema.describe('The policy now in force.'), ...errorResponses(400, 413) },
+      },
+    },
+    async (request, reply) => {
+      const { allowedTypes, maxUploadBytes, defaultVisibility } = request.body;
+      const policy = await clients.assets.setWorkspacePolicy(
+        { allowedTypes, maxUploadBytes: maxUploadBytes === undefined ? undefined : wholeBigInt(maxUploadBytes), defaultVisibility: defaultVisibility ?? '' },
+        contextOf(request, reply, log).callOptions(),
+      );
+      return policyView(policy);
+    },
+  );
+
   app.get(
     '/v1/workspace/usage',
     {
@@ -136,7 +245,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
           summary: 'Upload a file (scope assets:write)',
           description: 'Streamed to storage as it arrives; the asset is usable as soon as the response comes.',
           consumes: ['multipart/form-data'],
-          response: { 201: AssetSchema.describe('Stored.'), ...errorResponses(400, 408, 413) },
+          response: { 201: AssetSchema.describe('Stored.'), ...errorResponses(400, 408, 413, 415) },
         },
         config: { formBody: UploadFormSchema },
       },
@@ -144,7 +253,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
         const ctx = contextOf(request, reply, log);
         // First: a credential that cannot be passed on is refused before a byte of the form is read.
         const options = ctx.callOptions({ streaming: true });
-        const asset = await relayForm(request, ctx, ['label'], maxUploadBytes, uploadSlots, (form, file, signal) =>
+        const asset = await relayForm(request, ctx, ['label', 'visibility'], maxUploadBytes, uploadSlots, (form, file, signal) =>
           clients.assets.uploadAsset(uploadMessages(form, file), { ...options, signal }),
         );
         if (isSettled(reply.raw)) return reply.hijack();
@@ -161,7 +270,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
           description: 'The id stays; type, size, url, sha256 and uploadedAt follow the new file. The old url answers 404 from then on.',
           consumes: ['multipart/form-data'],
           params: AssetIdParams,
-          response: { 200: AssetSchema.describe('Replaced.'), ...errorResponses(400, 404, 408, 413) },
+          response: { 200: AssetSchema.describe('Replaced.'), ...errorResponses(400, 404, 408, 413, 415) },
         },
         config: { formBody: ReplaceFormSchema },
       },
@@ -169,7 +278,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
         const ctx = contextOf(request, reply, log);
         const { id } = request.params;
         const options = ctx.callOptions({ streaming: true });
-        const asset = await relayForm(request, ctx, [], maxUploadBytes, uploadSlots, (form, file, signal) =>
+        const asset = await relayForm(request, ctx, ['visibility'], maxUploadBytes, uploadSlots, (form, file, signal) =>
           clients.assets.replaceAsset(replaceMessages(id, form, file), { ...options, signal }),
         );
         if (isSettled(reply.raw)) return reply.hijack();
@@ -220,16 +329,30 @@ export function uploadsBusy(slots: Slots): ApiError {
 }
 
 async function* uploadMessages(form: MultipartForm, file: FilePart): AsyncGenerator<UploadMessage> {
-  const labelBefore = file.fieldsBefore.get('label');
-  yield { payload: { case: 'metadata', value: { label: labelBefore ?? '', filename: file.filename, declaredType: file.declaredType } } };
+  const before = file.fieldsBefore;
+  yield { payload: { case: 'metadata', value: { label: before.get('label') ?? '', visibility: before.get('visibility') ?? '', filename: file.filename, declaredType: file.declaredType } } };
   for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS })) yield { payload: { case: 'chunk', value: chunk } };
-  // A label after the file is known only now; the service takes it as the stream's last message.
-  const labelAfter = (await form.finished).get('label');
-  if (labelAfter !== undefined) yield { payload: { case: 'trailingLabel', value: labelAfter } };
+  // Fields after the file are known only now; the service takes them as the stream's last messages.
+  const after = await form.finished;
+  const label = after.get('label');
+  if (label !== undefined) yield { payload: { case: 'trailingLabel', value: label } };
+  const visibility = after.get('visibility');
+  if (visibility !== undefined) yield { payload: { case: 'trailingVisibility', value: visibility } };
 }
 
 async function* replaceMessages(id: string, form: MultipartForm, file: FilePart): AsyncGenerator<ReplaceMessage> {
-  yield { payload: { case: 'metadata', value: { id, filename: file.filename, declaredType: file.declaredType } } };
+  yield { payload: { case: 'metadata', value: { id, visibility: file.fieldsBefore.get('visibility') ?? '', filename: file.filename, declaredType: file.declaredType } } };
   for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS })) yield { payload: { case: 'chunk', value: chunk } };
-  await form.finished;
+  const visibility = (await form.finished).get('visibility');
+  if (visibility !== undefined) yield { payload: { case: 'trailingVisibility', value: visibility } };
+}
+
+function policyView(policy: WorkspacePolicy): WorkspacePolicyView {
+  return { allowedTypes: [...policy.allowedTypes], maxUploadBytes: Number(policy.maxUploadBytes), defaultVisibility: policy.defaultVisibility === 'private' ? 'private' : 'public' };
+}
+
+/** JSON numbers past 2^53 are not exact; the service refuses any limit above MAX_UPLOAD_BYTES anyway. */
+function wholeBigInt(value: number): bigint {
+  if (!Number.isSafeInteger(value)) throw new ApiError('invalid_argument', 'maxUploadBytes: must be a whole number of bytes', [{ field: 'maxUploadBytes', reason: 'must be a whole number of bytes' }]);
+  return BigInt(value);
 }

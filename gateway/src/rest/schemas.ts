@@ -77,8 +77,76 @@ export const AssetSchema = z
     sha256: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: "Lower-case hex SHA-256 of the stored bytes (also the file's ETag)." }),
     width: z.number().int().min(1).optional().meta({ description: 'Pixel width, for images whose header could be read; absent otherwise.' }),
     height: z.number().int().min(1).optional().meta({ description: 'Pixel height, for images whose header could be read; absent otherwise.' }),
+    visibility: z.enum(['public', 'private']).meta({ description: '`private` files answer 403 unless their url is signed (`POST /v1/assets/{id}/signed-url`).' }),
   })
   .meta({ id: 'Asset' });
+
+const VISIBILITY_REASON = 'must be "public" or "private"';
+const visibility = (description: string) => z.enum(['public', 'private'], { error: VISIBILITY_REASON }).optional().meta({ description });
+const objectError = (fields: string) => (issue: { code: string }) =>
+  issue.code === 'invalid_type' ? 'must be a JSON object' : issue.code === 'unrecognized_keys' ? `is not a field here (${fields})` : undefined;
+
+export const UpdateAssetBodySchema = z
+  .strictObject(
+    {
+      label: z.string({ error: 'must be a string' }).optional().meta({ description: 'The new label; "" clears it.' }),
+      visibility: visibility('The new visibility.'),
+    },
+    { error: objectError('label, visibility') },
+  )
+  .meta({ id: 'UpdateAssetRequest' });
+
+const transformNumber = (description: string) => z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).optional().meta({ description });
+
+const EXPIRES_IN_REASON = 'must be a whole number of seconds from 1 to 604800';
+
+export const SignedUrlBodySchema = z
+  .strictObject(
+    {
+      expiresIn: z.number({ error: EXPIRES_IN_REASON }).int({ error: EXPIRES_IN_REASON }).meta({ description: 'Seconds the url works, 1 to 604800 (7 days).', examples: [3600] }),
+      transform: z
+        .strictObject(
+          {
+            w: transformNumber('Width in pixels.'),
+            h: transformNumber('Height in pixels.'),
+            fit: z.string({ error: 'must be a string' }).optional(),
+            format: z.string({ error: 'must be a string' }).optional(),
+            q: transformNumber('Quality, 1-100.'),
+          },
+          { error: objectError('w, h, fit, format, q') },
+        )
+        .optional()
+        .meta({ description: 'Image transformation parameters the url carries, signed with it.' }),
+    },
+    { error: objectError('expiresIn, transform') },
+  )
+  .meta({ id: 'CreateSignedUrlRequest' });
+
+export const SignedUrlSchema = z
+  .object({
+    url: z.string().meta({ format: 'uri', description: "The file url with `expires`, `kid` and `sig` query parameters." }),
+    expiresAt: isoTime('The url is refused from this instant on (no grace period).'),
+  })
+  .meta({ id: 'SignedUrl' });
+
+export const WorkspacePolicySchema = z
+  .object({
+    allowedTypes: z.array(z.string()).meta({ description: 'Media types (`image/png`, `image/*`) a file\'s sniffed type must match; empty allows every type.' }),
+    maxUploadBytes: z.number().int().min(0).meta({ description: "Largest file in bytes (the workspace's limit or the server's MAX_UPLOAD_BYTES, the smaller)." }),
+    defaultVisibility: z.enum(['public', 'private']).meta({ description: 'Visibility of uploads that name none.' }),
+  })
+  .meta({ id: 'WorkspacePolicy' });
+
+export const SetWorkspacePolicyBodySchema = z
+  .strictObject(
+    {
+      allowedTypes: z.array(z.string({ error: 'must be an array of media types' }), { error: 'must be an array of media types' }).optional().meta({ description: 'Default: every type.' }),
+      maxUploadBytes: z.number({ error: 'must be a whole number of bytes' }).optional().meta({ description: "At most MAX_UPLOAD_BYTES. Default: the server's maximum." }),
+      defaultVisibility: visibility('Default: public.'),
+    },
+    { error: objectError('allowedTypes, maxUploadBytes, defaultVisibility') },
+  )
+  .meta({ id: 'SetWorkspacePolicyRequest' });
 
 const filePart = (description: string) => z.string().meta({ format: 'binary', contentMediaType: 'application/octet-stream', description });
 
@@ -86,10 +154,16 @@ export const UploadFormSchema = z
   .object({
     file: filePart('The file, exactly one part named `file`. Its name and Content-Type are hints only.'),
     label: z.string().max(200).optional().meta({ description: 'Optional label or category; may come before or after the file part.' }),
+    visibility: z.enum(['public', 'private']).optional().meta({ description: "Optional; default: the workspace policy's defaultVisibility. May come before or after the file part." }),
   })
   .meta({ id: 'UploadForm' });
 
-export const ReplaceFormSchema = z.object({ file: filePart('The new file, exactly one part named `file`.') }).meta({ id: 'ReplaceForm' });
+export const ReplaceFormSchema = z
+  .object({
+    file: filePart('The new file, exactly one part named `file`.'),
+    visibility: z.enum(['public', 'private']).optional().meta({ description: 'Optional; default: unchanged. May come before or after the file part.' }),
+  })
+  .meta({ id: 'ReplaceForm' });
 
 export const HealthSchema = z.object({ status: z.literal('SERVING') }).meta({ id: 'Health' });
 
@@ -114,6 +188,7 @@ export const AssetIdParams = idParam('as', 'Asset');
 
 export type RouteView = z.infer<typeof RouteSchema>;
 export type AssetView = z.infer<typeof AssetSchema>;
+export type WorkspacePolicyView = z.infer<typeof WorkspacePolicySchema>;
 export type RouteMatchView = z.infer<typeof RouteMatchSchema>;
 
 /** This API's own description (its fields are OpenAPI's). */

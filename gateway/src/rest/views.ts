@@ -31,6 +31,7 @@ export function assetView(asset: Asset): AssetView {
     sha256: asset.sha256,
     ...(asset.width === undefined ? {} : { width: asset.width }),
     ...(asset.height === undefined ? {} : { height: asset.height }),
+    visibility: asset.visibility === 'private' ? 'private' : 'public',
   };
 }
 

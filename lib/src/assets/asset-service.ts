@@ -16,6 +16,10 @@ import { replaceAsset } from './replace-asset.js';
 import { storeContent } from './store-content.js';
 import { toAsset } from './to-asset.js';
 import type { AssetService } from './types.js';
+import type { UrlSigner } from './signed-urls.js';
+import { createSignedUrl, revokeSignedUrls, updateAsset } from './asset-attributes.js';
+import { getPolicy, policyInForce, setPolicy } from './policy-operations.js';
+import { validateVisibility } from './visibility.js';
 
 export interface AssetServiceDeps {
   readonly assetStore: AssetStore;
@@ -26,29 +30,34 @@ export interface AssetServiceDeps {
   readonly ids: IdSource;
   /** Public base URL of files, without a trailing slash. */
   readonly cdnUrl: string;
+  /** The server's largest file; a workspace policy may only lower it. */
   readonly maxUploadBytes: number;
+  readonly urlSigner: UrlSigner;
 }
 
 /** Asset operations over the given stores; every operation checks scope and workspace. */
 export function createAssetService(options: AssetServiceDeps): AssetService {
   const deps: AssetServiceDeps = Object.freeze({ ...options });
-  const { assetStore, blobStore, clock, ids, cdnUrl, maxUploadBytes } = deps;
+  const { assetStore, blobStore, clock, ids, cdnUrl } = deps;
 
   return Object.freeze({
     async upload(principal, input) {
       requireScope(principal, 'assets:write');
       // A label given up front is judged before any byte is read.
       const labelUpFront = typeof input.label === 'function' ? undefined : validateLabel(input.label);
+      const visibilityUpFront = typeof input.visibility === 'function' ? undefined : validateVisibility(input.visibility);
       const { workspace } = principal;
+      const policy = await policyInForce(deps, workspace);
       const id = ids.next('asset');
       const blobId = ids.next('blob');
       const blobKey = blobKeyFor(workspace, id, blobId);
-      const content = await storeContent(blobStore, blobKey, input.body, maxUploadBytes);
+      const content = await storeContent(blobStore, blobKey, input.body, policy);
       const now = new Date(clock.now().getTime());
       let record: AssetRecord;
       try {
         const label = labelUpFront ?? validateLabel((input.label as () => string | undefined)());
-        record = { id, workspace, label, blobId, blobKey, ...content, uploadedAt: now, createdAt: now, version: 1 };
+        const visibility = visibilityUpFront ?? (typeof input.visibility === 'function' ? validateVisibility(input.visibility()) : undefined) ?? policy.defaultVisibility;
+        record = { id, workspace, label, blobId, blobKey, ...content, uploadedAt: now, createdAt: now, version: 1, visibility, linkEpoch: 0 };
         await assetStore.insert(record);
       } catch (error) {
         // Nothing half-written: no record, so no blob either.
@@ -81,5 +90,15 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
       const [{ assets, bytes }, routes] = await Promise.all([assetStore.usage(principal.workspace), deps.routeStore.count(principal.workspace)]);
       return { assets, bytes, routes };
     },
+
+    update: (principal, id, changes) => updateAsset(deps, principal, id, changes),
+
+    createSignedUrl: (principal, id, input) => createSignedUrl(deps, principal, id, input),
+
+    revokeSignedUrls: (principal, id) => revokeSignedUrls(deps, principal, id),
+
+    getPolicy: (principal) => getPolicy(deps, principal),
+
+    setPolicy: (principal, policy) => setPolicy(deps, principal, policy),
   } satisfies AssetService);
 }

@@ -6,9 +6,18 @@ import type { ByteSource } from './types.js';
 const ABORT_CODES = new Set(['ABORT_ERR', 'ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED']);
 
 /**
+ * Judges a file by its first bytes before any of them is passed on: `head` is
+ * all of the file when `totalSize` is known, else its first `headBytes`.
+ * Throwing refuses the file.
+ */
+export type AdmitHead = (head: Uint8Array, totalSize: number | undefined) => Promise<void>;
+
+/**
  * Passes a body's chunks through while counting them against a limit,
- * hashing them and keeping a copy of the first bytes. Remembers why the body
- * failed, so the caller reports that rather than the store's view of it.
+ * hashing them and keeping a copy of the first bytes. With `admit`, the first
+ * bytes are held back until it has judged them, so a refused file never
+ * reaches the store. Remembers why the body failed, so the caller reports
+ * that rather than the store's view of it.
  */
 export class ByteMeter {
   readonly #maxBytes: number;
@@ -20,10 +29,13 @@ export class ByteMeter {
   #finished = false;
   #failure: SwitchyardError | undefined;
 
-  constructor(maxBytes: number, headBytes: number, hash: Hash) {
+  readonly #admit: AdmitHead | undefined;
+
+  constructor(maxBytes: number, headBytes: number, hash: Hash, admit?: AdmitHead) {
     this.#maxBytes = maxBytes;
     this.#headBytes = headBytes;
     this.#hash = hash;
+    this.#admit = admit;
   }
 
   /** True once the source ended normally and every chunk was passed on. */
@@ -37,6 +49,8 @@ export class ByteMeter {
   }
 
   async *pass(source: ByteSource): AsyncGenerator<Uint8Array> {
+    // Chunks held back until `admit` has judged the head (at most the head and one chunk).
+    let held: Uint8Array[] | undefined = this.#admit ? [] : undefined;
     try {
       for await (const chunk of source as AsyncIterable<unknown>) {
         const bytes = asBytes(chunk);
@@ -46,7 +60,21 @@ export class ByteMeter {
         if (this.#size > this.#maxBytes) throw tooLarge(this.#maxBytes);
         this.#hash.update(bytes);
         this.#keepHead(bytes);
-        yield bytes;
+        if (held === undefined) {
+          yield bytes;
+          continue;
+        }
+        held.push(bytes);
+        // Judged once a byte past the head arrived, so the head seen is the same as at the end.
+        if (this.#size > this.#headBytes) {
+          await this.#admit!(this.#headCopy(), undefined);
+          yield* held;
+          held = undefined;
+        }
+      }
+      if (held !== undefined) {
+        await this.#admit!(this.#headCopy(), this.#size);
+        yield* held;
       }
       this.#finished = true;
     } catch (error) {
@@ -56,7 +84,11 @@ export class ByteMeter {
   }
 
   result(): { size: number; sha256: string; head: Uint8Array } {
-    return { size: this.#size, sha256: this.#hash.digest('hex'), head: Buffer.concat(this.#head, this.#headLength) };
+    return { size: this.#size, sha256: this.#hash.digest('hex'), head: this.#headCopy() };
+  }
+
+  #headCopy(): Uint8Array {
+    return Buffer.concat(this.#head, this.#headLength);
   }
 
   #keepHead(bytes: Uint8Array): void {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { invalidArgument, SwitchyardError, toSwitchyardError } from '../errors.js';
 import type { BlobStore } from '../ports/blob-store.js';
-import { ByteMeter } from './byte-meter.js';
+import { ByteMeter, type AdmitHead } from './byte-meter.js';
 import type { ByteSource } from './types.js';
 
 export interface IngestOptions {
@@ -10,6 +10,8 @@ export interface IngestOptions {
   readonly maxBytes: number;
   /** How many leading bytes to keep for sniffing. */
   readonly headBytes: number;
+  /** Judges the head before any byte is stored; throwing refuses the file. */
+  readonly admit?: AdmitHead | undefined;
 }
 
 export interface IngestResult {
@@ -29,7 +31,7 @@ export interface IngestResult {
  */
 export async function ingest(source: ByteSource, blobStore: BlobStore, key: string, options: IngestOptions): Promise<IngestResult> {
   if (!isByteSource(source)) throw invalidArgument('file', 'a file body is required');
-  const meter = new ByteMeter(options.maxBytes, options.headBytes, createHash('sha256'));
+  const meter = new ByteMeter(options.maxBytes, options.headBytes, createHash('sha256'), options.admit);
   const body = Readable.from(meter.pass(source), { objectMode: false });
   try {
     await blobStore.put(key, body);

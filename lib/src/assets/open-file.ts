@@ -5,20 +5,31 @@ import { fileNotFound } from './asset-errors.js';
 import { parsePublicPath } from './blob-naming.js';
 import { extensionFor } from './extension.js';
 import type { OpenFileOptions, StoredFile } from './types.js';
+import type { Clock } from '../clock.js';
+import type { UrlSigner } from './signed-urls.js';
+
+interface Deps {
+  readonly assetStore: AssetStore;
+  readonly blobStore: BlobStore;
+  readonly clock: Clock;
+  readonly urlSigner: UrlSigner;
+}
 
 /**
  * The current file behind a public path. Only the path of an asset's current
  * blob, with the extension of its current type, opens anything; a path from
  * before a replace is `not_found`, as is a blob deleted while being opened.
  */
-export async function openFile(stores: { assetStore: AssetStore; blobStore: BlobStore }, path: string, options: OpenFileOptions = {}): Promise<StoredFile> {
+export async function openFile(deps: Deps, path: string, options: OpenFileOptions = {}): Promise<StoredFile> {
   const { assetId, blobId, extension } = parsePublicPath(path);
-  const record = await stores.assetStore.getByBlobId(blobId);
+  const record = await deps.assetStore.getByBlobId(blobId);
   if (!record || record.id !== assetId || extensionFor(record.type) !== extension) throw fileNotFound();
+  // Not found comes first: a signature never tells whether a path existed.
+  if (record.visibility === 'private') deps.urlSigner.verify(path, record.linkEpoch, options.query ?? '', deps.clock.now().getTime());
   const range = resolveRange(options.range, record.size);
-  const info: StoredFile = { type: record.type, size: record.size, sha256: record.sha256, uploadedAt: new Date(record.uploadedAt), range };
+  const info: StoredFile = { type: record.type, size: record.size, sha256: record.sha256, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, range };
   if (options.infoOnly || record.size === 0) return Object.freeze(info);
-  const body = await stores.blobStore.get(record.blobKey, options.range ? range : undefined);
+  const body = await deps.blobStore.get(record.blobKey, options.range ? range : undefined);
   if (!body) throw fileNotFound();
   return Object.freeze({ ...info, body });
 }

@@ -9,6 +9,8 @@ import { blobKeyFor } from './blob-naming.js';
 import { storeContent } from './store-content.js';
 import { toAsset } from './to-asset.js';
 import type { Asset, ReplaceInput } from './types.js';
+import { policyInForce } from './policy-operations.js';
+import { validateVisibility, type Visibility } from './visibility.js';
 
 /** Compare-and-set attempts before giving up with `aborted`; each lost attempt means another replace won. */
 export const MAX_SWAP_ATTEMPTS = 100;
@@ -23,17 +25,20 @@ export async function replaceAsset(deps: AssetServiceDeps, principal: Principal,
   requireScope(principal, 'assets:write');
   const assetId = assertId('asset', id);
   const { workspace } = principal;
+  const visibilityUpFront = typeof input.visibility === 'function' ? undefined : validateVisibility(input.visibility);
   // Fail before reading a possibly large body.
-  if (!(await deps.assetStore.get(workspace, assetId))) throw assetNotFound(assetId);
+  const [current, policy] = await Promise.all([deps.assetStore.get(workspace, assetId), policyInForce(deps, workspace)]);
+  if (!current) throw assetNotFound(assetId);
 
   const blobId = deps.ids.next('blob');
   const blobKey = blobKeyFor(workspace, assetId, blobId);
-  const stored = await storeContent(deps.blobStore, blobKey, input.body, deps.maxUploadBytes);
+  const stored = await storeContent(deps.blobStore, blobKey, input.body, policy);
   const content: AssetContent = { blobId, blobKey, ...stored, uploadedAt: new Date(deps.clock.now().getTime()) };
 
   let swapped: { record: AssetRecord; replacedKey: string };
   try {
-    swapped = await swapIn(deps.assetStore, workspace, assetId, content);
+    const visibility = visibilityUpFront ?? (typeof input.visibility === 'function' ? validateVisibility(input.visibility()) : undefined);
+    swapped = await swapIn(deps.assetStore, workspace, assetId, content, visibility);
   } catch (error) {
     await discardUnreferencedBlob(deps.assetStore, deps.blobStore, blobKey);
     throw toSwitchyardError(error);
@@ -42,11 +47,11 @@ export async function replaceAsset(deps: AssetServiceDeps, principal: Principal,
   return toAsset(swapped.record, deps.cdnUrl);
 }
 
-async function swapIn(store: AssetStore, workspace: string, id: string, content: AssetContent): Promise<{ record: AssetRecord; replacedKey: string }> {
+async function swapIn(store: AssetStore, workspace: string, id: string, content: AssetContent, visibility: Visibility | undefined): Promise<{ record: AssetRecord; replacedKey: string }> {
   for (let attempt = 0; attempt < MAX_SWAP_ATTEMPTS; attempt++) {
     const current = await store.get(workspace, id);
     if (!current) throw assetNotFound(id);
-    const record = await store.swap(workspace, id, current.version, content);
+    const record = await store.swap(workspace, id, current.version, content, visibility);
     // Each version has exactly one blob, so the one displaced is the one read with that version.
     if (record) return { record, replacedKey: current.blobKey };
   }

@@ -1,4 +1,5 @@
 // Shared by the asset tests (not part of the library's API).
+import { createUrlSigner, type UrlSigningKey } from './signed-urls.js';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createPrincipal, SCOPES, type Principal } from '../auth/principal.js';
@@ -46,6 +47,9 @@ export function principalWith(...scopes: string[]): Principal {
   return createPrincipal('carol', 'ws-alice', scopes);
 }
 
+/** The url signing key of `setup`'s services. */
+export const TEST_URL_KEY: UrlSigningKey = Object.freeze({ id: 'test', secret: new Uint8Array(32).fill(7) });
+
 /** A service over fresh memory stores, a manual clock and sequential ids. */
 export function setup(options: { maxUploadBytes?: number; assetStore?: AssetStore; blobStore?: BlobStore } = {}) {
   const assetStore = options.assetStore ?? new MemoryAssetStore();
@@ -58,6 +62,7 @@ export function setup(options: { maxUploadBytes?: number; assetStore?: AssetStor
     clock,
     ids: createSequentialIds(),
     cdnUrl: CDN_URL,
+    urlSigner: createUrlSigner([TEST_URL_KEY]),
     maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
   });
   return { service, assetStore, blobStore, clock };

@@ -15,5 +15,6 @@ export function toAsset(record: AssetRecord, cdnUrl: string): Asset {
     sha256: record.sha256,
     width: record.width,
     height: record.height,
+    visibility: record.visibility,
   });
 }

@@ -1,6 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { Principal } from '../auth/principal.js';
 import type { ByteRange } from '../ports/blob-store.js';
+import type { Visibility } from './visibility.js';
+import type { WorkspacePolicy, WorkspacePolicyInput } from './workspace-policy.js';
 
 /** An asset as callers see it. */
 export interface Asset {
@@ -19,6 +21,8 @@ export interface Asset {
   readonly sha256: string;
   readonly width?: number | undefined;
   readonly height?: number | undefined;
+  /** `private` files are readable only through signed urls. */
+  readonly visibility: Visibility;
 }
 
 /** Bytes arriving from a caller: a byte stream or any async iterable of chunks. */
@@ -36,12 +40,43 @@ export interface UploadInput {
   readonly filename?: string | undefined;
   /** The client's declared type: a hint only. */
   readonly declaredType?: string | undefined;
+  /** Default: the workspace policy's `defaultVisibility`. A function is asked after the body, like `label`. */
+  readonly visibility?: Visibility | (() => Visibility | undefined) | undefined;
 }
 
 export interface ReplaceInput {
   readonly body: ByteSource;
   readonly filename?: string | undefined;
   readonly declaredType?: string | undefined;
+  /** Default: unchanged. A function is asked after the body. */
+  readonly visibility?: Visibility | (() => Visibility | undefined) | undefined;
+}
+
+/** What `update` changes; absent fields stay. */
+export interface AssetUpdate {
+  readonly label?: string | undefined;
+  readonly visibility?: Visibility | undefined;
+}
+
+/** Image transformation parameters a signed url may carry (see the transformation docs). */
+export interface SignedUrlTransform {
+  readonly w?: number | undefined;
+  readonly h?: number | undefined;
+  readonly fit?: string | undefined;
+  readonly format?: string | undefined;
+  readonly q?: number | undefined;
+}
+
+export interface SignedUrlInput {
+  /** Seconds the url works, 1 to 604800 (7 days). */
+  readonly expiresIn: number;
+  readonly transform?: SignedUrlTransform | undefined;
+}
+
+export interface SignedUrl {
+  readonly url: string;
+  /** The url is refused from this instant on (whole seconds). */
+  readonly expiresAt: Date;
 }
 
 export interface OpenFileOptions {
@@ -49,6 +84,8 @@ export interface OpenFileOptions {
   readonly range?: ByteRange | undefined;
   /** Only the metadata, no bytes (HEAD, conditional requests). */
   readonly infoOnly?: boolean | undefined;
+  /** The url's query string (without `?`): a private file needs its signature there. */
+  readonly query?: string | undefined;
 }
 
 /** A current file behind a public asset URL. */
@@ -57,6 +94,8 @@ export interface StoredFile {
   readonly size: number;
   readonly sha256: string;
   readonly uploadedAt: Date;
+  /** A private file was opened through a valid signed url; caches must not share it. */
+  readonly visibility: Visibility;
   /** The inclusive range `body` yields (the whole file when none was asked). */
   readonly range: ByteRange;
   /** Absent with `infoOnly` or for an empty file. */
@@ -113,4 +152,14 @@ export interface AssetService {
   batchDelete(principal: Principal, ids: readonly string[]): Promise<BatchDeleteResult[]>;
   /** The workspace's asset count, stored bytes and route count. */
   usage(principal: Principal): Promise<WorkspaceUsage>;
+  /** Changes an asset's label or visibility (scope assets:write). */
+  update(principal: Principal, id: string, changes: AssetUpdate): Promise<Asset>;
+  /** A url of the asset's current file that works, even for a private asset, until it expires (scope assets:read). */
+  createSignedUrl(principal: Principal, id: string, input: SignedUrlInput): Promise<SignedUrl>;
+  /** Ends every signed url of the asset made so far (scope assets:write). */
+  revokeSignedUrls(principal: Principal, id: string): Promise<void>;
+  /** The workspace's policy in force (scope workspace:admin). */
+  getPolicy(principal: Principal): Promise<WorkspacePolicy>;
+  /** Replaces the workspace's policy; absent fields take their defaults (scope workspace:admin). */
+  setPolicy(principal: Principal, policy: WorkspacePolicyInput): Promise<WorkspacePolicy>;
 }

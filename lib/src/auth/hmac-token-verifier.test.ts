@@ -21,7 +21,7 @@ test('tokens from signToken verify, with its defaults: subject dev, all scopes, 
   const token = await signToken(SECRET, { workspace: 'acme', now: NOW });
   const principal = await verifier.verify(token);
   t.is(principal.subject, 'dev');
-  t.deepEqual([...principal.scopes].sort(), ['assets:read', 'assets:write', 'routes:read', 'routes:write']);
+  t.deepEqual([...principal.scopes].sort(), ['assets:read', 'assets:write', 'routes:read', 'routes:write', 'workspace:admin']);
   const payload = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
   t.deepEqual(Object.keys(payload).sort(), ['exp', 'iat', 'scope', 'sub', 'workspace']);
   t.is(payload['iat'], NOW_SECONDS);

@@ -1,6 +1,6 @@
 import { SwitchyardError } from '../errors.js';
 
-export const SCOPES = ['routes:read', 'routes:write', 'assets:read', 'assets:write'] as const;
+export const SCOPES = ['routes:read', 'routes:write', 'assets:read', 'assets:write', 'workspace:admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** The verified caller of an operation. */

@@ -50,6 +50,15 @@ test('a blob replaced away by a swap is collected; the new one stays', async (t)
   t.truthy(await blobStore.stat(content.blobKey));
 });
 
+test('the blob of a deleted asset whose bytes could not be deleted at once is collected', async (t) => {
+  const { blobStore, assetStore, record, orphan } = await fixture();
+  // What deleteAsset leaves when the blob store fails after the record went: the bytes, referenced by nothing.
+  t.truthy(await assetStore.delete(record.workspace, record.id));
+  const report = await collectGarbage({ blobStore, assetStore, graceMs: 0, clock: createManualClock(Date.now() + 1000) });
+  t.deepEqual(report.deleted.sort(), [orphan, record.blobKey].sort());
+  t.is(await blobStore.stat(record.blobKey), undefined);
+});
+
 test('a dry run reports what would go and deletes nothing', async (t) => {
   const { blobStore, assetStore, orphan } = await fixture();
   const report = await collectGarbage({ blobStore, assetStore, graceMs: 0, dryRun: true, clock: createManualClock(Date.now() + 1000) });

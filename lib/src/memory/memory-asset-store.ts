@@ -1,9 +1,12 @@
 import { SwitchyardError } from '../errors.js';
-import type { AssetContent, AssetListQuery, AssetRecord, AssetStore } from '../ports/asset-store.js';
+import type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore } from '../ports/asset-store.js';
+import type { Visibility } from '../assets/visibility.js';
+import type { StoredWorkspacePolicy } from '../assets/workspace-policy.js';
 
 /** AssetStore in process memory. Operations are synchronous inside, so swaps are atomic. */
 export class MemoryAssetStore implements AssetStore {
   readonly #byId = new Map<string, AssetRecord>();
+  readonly #policies = new Map<string, StoredWorkspacePolicy>();
 
   async insert(record: AssetRecord): Promise<void> {
     if (this.#byId.has(record.id)) throw new SwitchyardError('already_exists', 'asset id already exists');
@@ -20,7 +23,7 @@ export class MemoryAssetStore implements AssetStore {
     return undefined;
   }
 
-  async swap(workspace: string, id: string, expectedVersion: number, content: AssetContent): Promise<AssetRecord | undefined> {
+  async swap(workspace: string, id: string, expectedVersion: number, content: AssetContent, visibility?: Visibility): Promise<AssetRecord | undefined> {
     const current = this.#byId.get(id);
     if (!current || current.workspace !== workspace || current.version !== expectedVersion) return undefined;
     const next = freezeAsset({
@@ -34,9 +37,31 @@ export class MemoryAssetStore implements AssetStore {
       height: content.height,
       uploadedAt: content.uploadedAt,
       version: current.version + 1,
+      visibility: visibility ?? current.visibility,
     });
     this.#byId.set(id, next);
     return next;
+  }
+
+  async update(workspace: string, id: string, changes: AssetChanges): Promise<AssetRecord | undefined> {
+    const current = this.#byId.get(id);
+    if (current?.workspace !== workspace) return undefined;
+    const next = freezeAsset({
+      ...current,
+      label: changes.label ?? current.label,
+      visibility: changes.visibility ?? current.visibility,
+      linkEpoch: current.linkEpoch + (changes.revokeLinks ? 1 : 0),
+    });
+    this.#byId.set(id, next);
+    return next;
+  }
+
+  async getPolicy(workspace: string): Promise<StoredWorkspacePolicy | undefined> {
+    return this.#policies.get(workspace);
+  }
+
+  async setPolicy(workspace: string, policy: StoredWorkspacePolicy): Promise<void> {
+    this.#policies.set(workspace, Object.freeze({ ...policy, allowedTypes: Object.freeze([...policy.allowedTypes]) }));
   }
 
   async hasBlobKey(blobKey: string): Promise<boolean> {

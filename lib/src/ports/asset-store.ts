@@ -1,3 +1,6 @@
+import type { Visibility } from '../assets/visibility.js';
+import type { StoredWorkspacePolicy } from '../assets/workspace-policy.js';
+
 /** What describes the current file behind an asset; replaced as one unit. */
 export interface AssetContent {
   /** Id of the blob holding the bytes (`bl_…`); part of the public URL. */
@@ -20,6 +23,17 @@ export interface AssetRecord extends AssetContent {
   readonly createdAt: Date;
   /** Starts at 1 and grows by one with every replace: the compare-and-set token. */
   readonly version: number;
+  readonly visibility: Visibility;
+  /** Part of every signed url's signature; raising it ends every link signed before. Starts at 0. */
+  readonly linkEpoch: number;
+}
+
+/** What `update` may change; absent fields stay as they are. */
+export interface AssetChanges {
+  readonly label?: string | undefined;
+  readonly visibility?: Visibility | undefined;
+  /** Raise `linkEpoch` by one. */
+  readonly revokeLinks?: boolean | undefined;
 }
 
 /** Which records `list` returns: a workspace's, newest first (descending id), after a cursor. */
@@ -43,7 +57,8 @@ export interface AssetListQuery {
  * - `getByBlobId` finds the record whose *current* blob is `blobId`, in any
  *   workspace (public file URLs carry no workspace); a replaced-away blob id
  *   finds nothing.
- * - `swap` atomically replaces the content and bumps the version when the
+ * - `swap` atomically replaces the content (and the visibility, when given)
+ *   and bumps the version when the
  *   stored version equals `expectedVersion`, returning the new record; it
  *   returns `undefined` (and changes nothing) when the version moved on or the
  *   record is gone. Of N concurrent swaps from one version exactly one wins.
@@ -55,6 +70,13 @@ export interface AssetListQuery {
  *   repeat one that existed throughout.
  * - `delete` removes a record of the workspace and returns it, or returns
  *   `undefined` (changing nothing) for an unknown id or another workspace's.
+ * - `update` applies label and visibility changes and raises `linkEpoch`
+ *   (atomically, so concurrent revocations each count) on a record of the
+ *   workspace, leaving content and version alone, and returns the record as
+ *   written; `undefined` (changing nothing) for an unknown id or another
+ *   workspace's.
+ * - `getPolicy` returns what `setPolicy` last stored for the workspace
+ *   (`maxUploadBytes` absent when it was absent), else `undefined`.
  * - `usage` counts a workspace's records and the bytes of their current files.
  * - Times round-trip with millisecond precision.
  * - Infrastructure failures throw `SwitchyardError('unavailable')`.
@@ -63,9 +85,12 @@ export interface AssetStore {
   insert(record: AssetRecord): Promise<void>;
   get(workspace: string, id: string): Promise<AssetRecord | undefined>;
   getByBlobId(blobId: string): Promise<AssetRecord | undefined>;
-  swap(workspace: string, id: string, expectedVersion: number, content: AssetContent): Promise<AssetRecord | undefined>;
+  swap(workspace: string, id: string, expectedVersion: number, content: AssetContent, visibility?: Visibility): Promise<AssetRecord | undefined>;
+  update(workspace: string, id: string, changes: AssetChanges): Promise<AssetRecord | undefined>;
   hasBlobKey(blobKey: string): Promise<boolean>;
   list(workspace: string, query: AssetListQuery): Promise<AssetRecord[]>;
   delete(workspace: string, id: string): Promise<AssetRecord | undefined>;
   usage(workspace: string): Promise<{ readonly assets: number; readonly bytes: number }>;
+  getPolicy(workspace: string): Promise<StoredWorkspacePolicy | undefined>;
+  setPolicy(workspace: string, policy: StoredWorkspacePolicy): Promise<void>;
 }

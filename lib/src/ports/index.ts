@@ -1,5 +1,5 @@
 export type { RouteRecord, RouteStore } from './route-store.js';
-export type { AssetContent, AssetListQuery, AssetRecord, AssetStore } from './asset-store.js';
+export type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore } from './asset-store.js';
 export type { BlobStore, BlobInfo, ByteRange, AbandonedWrites } from './blob-store.js';
 export type { TokenVerifier } from './token-verifier.js';
 export { assertBlobKey } from './blob-key.js';

@@ -25,7 +25,7 @@ export function sampleContent(workspace: string, overrides: Partial<AssetContent
 /** A version-1 asset record of `workspace`. The label is non-ASCII on purpose (4-byte UTF-8 included). */
 export function sampleAsset(workspace: string, overrides: Partial<AssetRecord> = {}): AssetRecord {
   const content = sampleContent(workspace);
-  return { ...content, id: ids.next('asset'), workspace, label: 'Fotos – Sommer ☀ 📷', createdAt: content.uploadedAt, version: 1, ...overrides };
+  return { ...content, id: ids.next('asset'), workspace, label: 'Fotos – Sommer ☀ 📷', createdAt: content.uploadedAt, version: 1, visibility: 'public', linkEpoch: 0, ...overrides };
 }
 
 /** Every field, spelled out: a missing optional field equals `undefined`, but `null` does not. */
@@ -46,6 +46,8 @@ function view(record: AssetRecord | undefined): unknown {
     width: record.width,
     height: record.height,
     uploadedAt: time(record.uploadedAt),
+    visibility: record.visibility,
+    linkEpoch: record.linkEpoch,
   };
 }
 
@@ -183,6 +185,47 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
     t.is(stored?.version, 2);
     t.deepEqual(view(stored), view(winner));
     t.true(contents.some((content) => content.blobId === stored?.blobId), 'the stored blob is one of the swapped-in ones');
+  });
+
+  define('a private record round-trips; swap keeps its visibility unless given one', async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleAsset(workspace, { visibility: 'private', linkEpoch: 3 });
+    await store.insert(record);
+    t.deepEqual(view(await store.get(workspace, record.id)), view(record));
+    const content = sampleContent(workspace);
+    const kept = await store.swap(workspace, record.id, 1, content);
+    t.deepEqual(view(kept), view({ ...swapped(record, content), visibility: 'private' }), 'visibility and link epoch stay');
+    const next = sampleContent(workspace);
+    const made = await store.swap(workspace, record.id, 2, next, 'public');
+    t.deepEqual(view(made), view({ ...swapped(swapped(record, content), next), visibility: 'public' }), 'the given visibility is written with the content');
+  });
+
+  define('update changes label and visibility, raises the link epoch, and leaves content and version alone', async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleAsset(workspace);
+    await store.insert(record);
+    const labelled = await store.update(workspace, record.id, { label: 'neu ✓' });
+    t.deepEqual(view(labelled), view({ ...record, label: 'neu ✓' }), 'only the label');
+    const hidden = await store.update(workspace, record.id, { visibility: 'private' });
+    t.deepEqual(view(hidden), view({ ...record, label: 'neu ✓', visibility: 'private' }), 'only the visibility');
+    t.deepEqual(view(await store.update(workspace, record.id, {})), view(hidden), 'no changes');
+    await Promise.all(Array.from({ length: 5 }, () => store.update(workspace, record.id, { revokeLinks: true })));
+    t.is((await store.get(workspace, record.id))?.linkEpoch, 5, 'concurrent revocations each count');
+    t.is(await store.update(uniqueName(), record.id, { label: 'x' }), undefined, 'another workspace');
+    t.is(await store.update(workspace, ids.next('asset'), { label: 'x' }), undefined, 'unknown id');
+    t.is((await store.get(workspace, record.id))?.label, 'neu ✓', 'unchanged by those');
+    t.deepEqual(view(await store.getByBlobId(record.blobId)), view({ ...record, label: 'neu ✓', visibility: 'private', linkEpoch: 5 }), 'the file lookup sees the update');
+  });
+
+  define('getPolicy returns what setPolicy stored, per workspace', async (t, store) => {
+    const workspace = uniqueName();
+    t.is(await store.getPolicy(workspace), undefined, 'none set');
+    await store.setPolicy(workspace, { allowedTypes: ['image/*', 'application/pdf'], maxUploadBytes: 2 ** 33, defaultVisibility: 'private' });
+    t.deepEqual(await store.getPolicy(workspace), { allowedTypes: ['image/*', 'application/pdf'], maxUploadBytes: 2 ** 33, defaultVisibility: 'private' });
+    t.is(await store.getPolicy(uniqueName()), undefined, 'another workspace has none');
+    await store.setPolicy(workspace, { allowedTypes: [], defaultVisibility: 'public' });
+    const replaced = await store.getPolicy(workspace);
+    t.deepEqual({ ...replaced }, { allowedTypes: [], defaultVisibility: 'public' }, 'a second set replaces the first; an absent limit stays an absent key');
   });
 
   define('hasBlobKey tells whether a record currently points at a key', async (t, store) => {

@@ -1,4 +1,4 @@
-import type { AssetService } from '@switchyard/core';
+import type { AssetService, Visibility, WorkspacePolicy as Policy } from '@switchyard/core';
 import type {
   Asset,
   AssetServiceServer,
@@ -15,6 +15,14 @@ import type {
   UploadAssetRequest,
   UploadMetadata,
   WorkspaceUsage,
+  UpdateAssetRequest,
+  CreateSignedUrlRequest,
+  SignedUrl,
+  RevokeSignedUrlsRequest,
+  RevokeSignedUrlsResponse,
+  GetWorkspacePolicyRequest,
+  SetWorkspacePolicyRequest,
+  WorkspacePolicy,
 } from '../gen/switchyard/v1/assets.js';
 import { assetToMessage, optional } from './convert.js';
 import type { Rpc } from './rpc.js';
@@ -29,19 +37,29 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
   const idleTimeoutMs = options.uploadIdleTimeoutMs ?? 0;
   return {
     uploadAsset: rpc.clientStream<UploadAssetRequest, Asset>('UploadAsset', async (call, { principal }) => {
-      const upload = await readUploadStream<UploadMetadata>(call, { hasLabel: (metadata) => metadata.label !== '', idleTimeoutMs });
-      const { label, filename, declaredType } = upload.metadata;
-      // No label up front: take the stream's trailing label, known once the body has ended.
-      const input = { body: upload.body, label: label !== '' ? label : upload.trailingLabel, filename: optional(filename), declaredType: optional(declaredType) };
+      const upload = await readUploadStream<UploadMetadata>(call, { inMetadata: (metadata, name) => metadata[name] !== '', idleTimeoutMs });
+      const { label, filename, declaredType, visibility } = upload.metadata;
+      // Not up front: take the stream's trailer, known once the body has ended.
+      const input = {
+        body: upload.body,
+        label: label !== '' ? label : () => upload.trailing('label'),
+        visibility: visibility !== '' ? (visibility as Visibility) : () => optional(upload.trailing('visibility') ?? '') as Visibility | undefined,
+        filename: optional(filename),
+        declaredType: optional(declaredType),
+      };
       return assetToMessage(await explained(upload, assets.upload(principal, input)));
     }),
 
     replaceAsset: rpc.clientStream<ReplaceAssetRequest, Asset>('ReplaceAsset', async (call, { principal }) => {
-      const upload = await readUploadStream<ReplaceMetadata>(call, { idleTimeoutMs });
-      const { id, filename, declaredType } = upload.metadata;
-      return assetToMessage(
-        await explained(upload, assets.replace(principal, id, { body: upload.body, filename: optional(filename), declaredType: optional(declaredType) })),
-      );
+      const upload = await readUploadStream<ReplaceMetadata>(call, { inMetadata: (metadata, name) => name === 'visibility' && metadata.visibility !== '', idleTimeoutMs });
+      const { id, filename, declaredType, visibility } = upload.metadata;
+      const input = {
+        body: upload.body,
+        visibility: visibility !== '' ? (visibility as Visibility) : () => optional(upload.trailing('visibility') ?? '') as Visibility | undefined,
+        filename: optional(filename),
+        declaredType: optional(declaredType),
+      };
+      return assetToMessage(await explained(upload, assets.replace(principal, id, input)));
     }),
 
     getAsset: rpc.unary<GetAssetRequest, Asset>('GetAsset', async (request, { principal }) => assetToMessage(await assets.get(principal, request.id))),
@@ -61,7 +79,36 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
     })),
 
     getWorkspaceUsage: rpc.unary<GetWorkspaceUsageRequest, WorkspaceUsage>('GetWorkspaceUsage', async (_request, { principal }) => assets.usage(principal)),
+
+    updateAsset: rpc.unary<UpdateAssetRequest, Asset>('UpdateAsset', async (request, { principal }) =>
+      assetToMessage(await assets.update(principal, request.id, { label: request.label, visibility: request.visibility as Visibility | undefined })),
+    ),
+
+    createSignedUrl: rpc.unary<CreateSignedUrlRequest, SignedUrl>('CreateSignedUrl', async (request, { principal }) => {
+      const { url, expiresAt } = await assets.createSignedUrl(principal, request.id, { expiresIn: Number(request.expiresIn), transform: request.transform });
+      return { url, expiresAt };
+    }),
+
+    revokeSignedUrls: rpc.unary<RevokeSignedUrlsRequest, RevokeSignedUrlsResponse>('RevokeSignedUrls', async (request, { principal }) => {
+      await assets.revokeSignedUrls(principal, request.id);
+      return {};
+    }),
+
+    getWorkspacePolicy: rpc.unary<GetWorkspacePolicyRequest, WorkspacePolicy>('GetWorkspacePolicy', async (_request, { principal }) => policyToMessage(await assets.getPolicy(principal))),
+
+    setWorkspacePolicy: rpc.unary<SetWorkspacePolicyRequest, WorkspacePolicy>('SetWorkspacePolicy', async (request, { principal }) => {
+      const policy = await assets.setPolicy(principal, {
+        allowedTypes: request.allowedTypes,
+        maxUploadBytes: request.maxUploadBytes === undefined ? undefined : Number(request.maxUploadBytes),
+        defaultVisibility: optional(request.defaultVisibility) as Visibility | undefined,
+      });
+      return policyToMessage(policy);
+    }),
   };
+}
+
+function policyToMessage(policy: Policy): WorkspacePolicy {
+  return { allowedTypes: [...policy.allowedTypes], maxUploadBytes: policy.maxUploadBytes, defaultVisibility: policy.defaultVisibility };
 }
 
 /**

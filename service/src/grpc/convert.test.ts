@@ -2,7 +2,7 @@ import test from 'ava';
 import { SwitchyardError } from '@switchyard/core';
 import { assetToMessage, optional, rangeFromRequest, routeToMessage } from './convert.js';
 
-const request = (rangeStart?: number, rangeEnd?: number) => ({ path: 'p', infoOnly: false, rangeStart, rangeEnd });
+const request = (rangeStart?: number, rangeEnd?: number) => ({ path: 'p', infoOnly: false, query: '', rangeStart, rangeEnd });
 
 test('no range fields means the whole file', (t) => {
   t.is(rangeFromRequest(request()), undefined);
@@ -48,7 +48,9 @@ test('records become messages field by field', (t) => {
     sha256: 'ab',
     width: 2,
     height: undefined,
+    visibility: 'private',
   });
+  t.is(asset.visibility, 'private');
   t.is(asset.width, 2);
   t.is(asset.height, undefined);
   t.is(asset.uploadedAt, createdAt);

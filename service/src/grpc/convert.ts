@@ -33,6 +33,7 @@ export function assetToMessage(asset: Asset): AssetMessage {
     width: asset.width,
     height: asset.height,
     createdAt: asset.createdAt,
+    visibility: asset.visibility,
   };
 }
 
@@ -44,6 +45,7 @@ export function fileInfoToMessage(file: StoredFile): FileInfo {
     uploadedAt: file.uploadedAt,
     rangeStart: file.range.start,
     rangeEnd: file.range.end,
+    visibility: file.visibility,
   };
 }
 

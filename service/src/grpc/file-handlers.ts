@@ -12,7 +12,7 @@ export function fileHandlers(assets: AssetService, rpc: Rpc): FileServiceServer 
   return {
     readFile: rpc.publicServerStream<ReadFileRequest, ReadFileResponse>('ReadFile', async (call) => {
       const request = call.request;
-      const file = await assets.openFile(request.path, { range: rangeFromRequest(request), infoOnly: request.infoOnly });
+      const file = await assets.openFile(request.path, { range: rangeFromRequest(request), infoOnly: request.infoOnly, query: request.query });
       call.write({ info: fileInfoToMessage(file) });
       if (file.body) await streamChunks(file.body, call);
     }),

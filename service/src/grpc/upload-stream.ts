@@ -9,14 +9,22 @@ export interface UploadMessage<M> {
   metadata?: M | undefined;
   chunk?: Buffer | undefined;
   trailingLabel?: string | undefined;
+  trailingVisibility?: string | undefined;
 }
+
+/** Attributes a stream may send after its bytes, and the message field of each. */
+const TRAILERS = [
+  ['label', 'trailingLabel', 'trailing_label'],
+  ['visibility', 'trailingVisibility', 'trailing_visibility'],
+] as const;
+export type Trailer = (typeof TRAILERS)[number][0];
 
 export interface UploadStream<M> {
   readonly metadata: M;
   /** The file's bytes, pulled from the call one message at a time. */
   readonly body: Readable;
-  /** The `trailing_label` that ended the stream, if one did; known once the body has ended. */
-  trailingLabel(): string | undefined;
+  /** The `trailing_label` or `trailing_visibility` that ended the stream, if one did; known once the body has ended. */
+  trailing(name: Trailer): string | undefined;
   /**
    * The error the body failed with, if it did (client cancel, a malformed
    * stream): it explains a failed upload better than whatever the consumer of
@@ -26,8 +34,8 @@ export interface UploadStream<M> {
 }
 
 export interface UploadStreamRules<M> {
-  /** Whether the metadata already carries a label, which a trailing label may not repeat. */
-  readonly hasLabel?: (metadata: M) => boolean;
+  /** Whether the metadata already carries the attribute, which a trailer may not repeat. */
+  readonly inMetadata?: (metadata: M, name: Trailer) => boolean;
   /**
    * How long to wait for the client's next message (UPLOAD_IDLE_TIMEOUT_MS);
    * 0 waits forever. Only time spent waiting on the client counts: while the
@@ -38,7 +46,7 @@ export interface UploadStreamRules<M> {
 
 /**
  * Splits a client-streamed upload into its first message (the metadata), a
- * byte stream of the chunks that follow, and an optional trailing label. The
+ * byte stream of the chunks that follow, and optional trailers (label, visibility). The
  * body pulls the next message only when its consumer wants more bytes, and
  * grpc-js pauses the HTTP/2 stream while no read is pending, so a slow blob
  * store slows the client instead of filling memory. A client cancel destroys
@@ -58,7 +66,7 @@ export async function readUploadStream<M>(call: ServerReadableStream<UploadMessa
   const metadata: M = head;
 
   let failure: unknown;
-  let trailingLabel: string | undefined;
+  const trailers = new Map<Trailer, string>();
   async function* chunks(): AsyncGenerator<Buffer> {
     try {
       for (;;) {
@@ -69,13 +77,15 @@ export async function readUploadStream<M>(call: ServerReadableStream<UploadMessa
         }
         const message = decoded(next.value);
         if (message.metadata !== undefined) throw invalidArgument('metadata', 'only the first message may carry metadata');
-        if (message.trailingLabel !== undefined) {
-          if (trailingLabel !== undefined) throw invalidArgument('trailing_label', 'sent twice');
-          if (rules.hasLabel?.(metadata)) throw invalidArgument('trailing_label', 'metadata.label is set already; send the label once');
-          trailingLabel = message.trailingLabel;
+        const trailer = TRAILERS.find(([, key]) => message[key] !== undefined);
+        if (trailer !== undefined) {
+          const [name, key, field] = trailer;
+          if (trailers.has(name)) throw invalidArgument(field, 'sent twice');
+          if (rules.inMetadata?.(metadata, name)) throw invalidArgument(field, `metadata.${name} is set already; send the ${name} once`);
+          trailers.set(name, message[key]!);
           continue;
         }
-        if (trailingLabel !== undefined) throw invalidArgument('trailing_label', 'must be the last message, but a chunk followed it');
+        if (trailers.size > 0) throw invalidArgument(TRAILERS.find(([name]) => trailers.has(name))![2], 'must come after the last chunk, but a chunk followed it');
         if (message.chunk !== undefined && message.chunk.length > 0) yield message.chunk;
       }
     } catch (error) {
@@ -99,7 +109,7 @@ export async function readUploadStream<M>(call: ServerReadableStream<UploadMessa
   };
   call.once('cancelled', onCancel);
   body.once('close', () => call.off('cancelled', onCancel));
-  return { metadata, body, trailingLabel: () => trailingLabel, bodyFailure: () => failure };
+  return { metadata, body, trailing: (name) => trailers.get(name), bodyFailure: () => failure };
 }
 
 /**

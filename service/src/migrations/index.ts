@@ -4,6 +4,7 @@ import { isUnavailableError } from '../stores/database-errors.js';
 import type { Database } from '../stores/schema.js';
 import * as initial from './0001-initial.js';
 import * as assetsByWorkspace from './0002-assets-by-workspace.js';
+import * as assetVisibilityAndPolicies from './0003-asset-visibility-and-policies.js';
 
 /**
  * Every migration, by name, in order. A static list rather than a folder scan,
@@ -13,6 +14,7 @@ import * as assetsByWorkspace from './0002-assets-by-workspace.js';
 const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0001-initial': initial,
   '0002-assets-by-workspace': assetsByWorkspace,
+  '0003-asset-visibility-and-policies': assetVisibilityAndPolicies,
 });
 
 export const migrationProvider: MigrationProvider = Object.freeze({

@@ -1,8 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
-import { SwitchyardError, type AssetContent, type AssetListQuery, type AssetRecord, type AssetStore } from '@switchyard/core';
+import { isVisibility, SwitchyardError, type AssetChanges, type AssetContent, type AssetListQuery, type AssetRecord, type AssetStore, type StoredWorkspacePolicy, type Visibility } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import { preparedQuery } from './prepared-query.js';
-import type { AssetsTable, Database } from './schema.js';
+import { dialectOf } from './database.js';
+import type { AssetsTable, Database, WorkspacePoliciesTable } from './schema.js';
 
 type AssetRow = Selectable<AssetsTable>;
 
@@ -23,7 +24,16 @@ export class KyselyAssetStore implements AssetStore {
     try {
       await this.#db
         .insertInto('assets')
-        .values({ id: record.id, workspace: record.workspace, label: record.label, created_at: record.createdAt.getTime(), version: record.version, ...contentColumns(record) })
+        .values({
+          id: record.id,
+          workspace: record.workspace,
+          label: record.label,
+          created_at: record.createdAt.getTime(),
+          version: record.version,
+          visibility: record.visibility,
+          link_epoch: record.linkEpoch,
+          ...contentColumns(record),
+        })
         .execute();
     } catch (error) {
       throw databaseError(error, () => new SwitchyardError('already_exists', 'asset or blob id already exists', [], { cause: error }));
@@ -48,14 +58,14 @@ export class KyselyAssetStore implements AssetStore {
     }
   }
 
-  async swap(workspace: string, id: string, expectedVersion: number, content: AssetContent): Promise<AssetRecord | undefined> {
+  async swap(workspace: string, id: string, expectedVersion: number, content: AssetContent, visibility?: Visibility): Promise<AssetRecord | undefined> {
     try {
       // One transaction: the row stays locked by our update until we have read it back,
       // so the record returned is exactly the one this swap wrote.
       return await this.#db.transaction().execute(async (trx) => {
         const result = await trx
           .updateTable('assets')
-          .set((eb) => ({ ...contentColumns(content), version: eb('version', '+', 1) }))
+          .set((eb) => ({ ...contentColumns(content), ...(visibility === undefined ? {} : { visibility }), version: eb('version', '+', 1) }))
           .where('id', '=', id)
           .where('workspace', '=', workspace)
           .where('version', '=', expectedVersion)
@@ -67,6 +77,57 @@ export class KyselyAssetStore implements AssetStore {
     } catch (error) {
       throw databaseError(error, () => new SwitchyardError('already_exists', 'blob id already belongs to an asset', [], { cause: error }));
     }
+  }
+
+  async update(workspace: string, id: string, changes: AssetChanges): Promise<AssetRecord | undefined> {
+    try {
+      // As in swap: the row stays locked by our update until it is read back.
+      return await this.#db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('assets')
+          .set((eb) => ({
+            ...(changes.label === undefined ? {} : { label: changes.label }),
+            ...(changes.visibility === undefined ? {} : { visibility: changes.visibility }),
+            // Always one column set, so an empty change still finds (and locks) the row.
+            link_epoch: changes.revokeLinks ? eb('link_epoch', '+', 1) : eb.ref('link_epoch'),
+          }))
+          .where('id', '=', id)
+          .where('workspace', '=', workspace)
+          .executeTakeFirst();
+        // Read back rather than trust the update's row count: MySQL counts changed rows, not matched ones.
+        const row = await trx.selectFrom('assets').selectAll().where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+        return row && toRecord(row);
+      });
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async getPolicy(workspace: string): Promise<StoredWorkspacePolicy | undefined> {
+    try {
+      const row = await this.#db.selectFrom('workspace_policies').selectAll().where('workspace', '=', workspace).executeTakeFirst();
+      return row && toPolicy(row);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async setPolicy(workspace: string, policy: StoredWorkspacePolicy): Promise<void> {
+    const columns = { allowed_types: JSON.stringify(policy.allowedTypes), max_upload_bytes: policy.maxUploadBytes ?? null, default_visibility: policy.defaultVisibility };
+    try {
+      // An upsert in each dialect's words; the last writer wins whole.
+      await this.#db
+        .insertInto('workspace_policies')
+        .values({ workspace, ...columns })
+        .$call((insert) => (this.#isMysql() ? insert.onDuplicateKeyUpdate(columns) : insert.onConflict((conflict) => conflict.column('workspace').doUpdateSet(columns))))
+        .execute();
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  #isMysql(): boolean {
+    return dialectOf(this.#db) === 'mysql';
   }
 
   async hasBlobKey(blobKey: string): Promise<boolean> {
@@ -152,5 +213,16 @@ function toRecord(row: AssetRow): AssetRecord {
     createdAt: new Date(Number(row.created_at)),
     uploadedAt: new Date(Number(row.uploaded_at)),
     version: Number(row.version),
+    visibility: isVisibility(row.visibility) ? row.visibility : 'private',
+    linkEpoch: Number(row.link_epoch),
+  });
+}
+
+function toPolicy(row: Selectable<WorkspacePoliciesTable>): StoredWorkspacePolicy {
+  const allowedTypes: unknown = JSON.parse(row.allowed_types);
+  return Object.freeze({
+    allowedTypes: Object.freeze(Array.isArray(allowedTypes) ? allowedTypes.filter((type): type is string => typeof type === 'string') : []),
+    ...(row.max_upload_bytes === null ? {} : { maxUploadBytes: Number(row.max_upload_bytes) }),
+    defaultVisibility: isVisibility(row.default_visibility) ? row.default_visibility : 'public',
   });
 }

@@ -33,9 +33,21 @@ export interface AssetsTable {
   created_at: number;
   uploaded_at: number;
   version: number;
+  visibility: string;
+  link_epoch: number;
+}
+
+export interface WorkspacePoliciesTable {
+  workspace: string;
+  /** JSON array of media types. */
+  allowed_types: string;
+  /** NULL: the server's maximum. */
+  max_upload_bytes: number | null;
+  default_visibility: string;
 }
 
 export interface Database {
   routes: RoutesTable;
   assets: AssetsTable;
+  workspace_policies: WorkspacePoliciesTable;
 }

@@ -7,6 +7,13 @@ import {
   type ReplaceMetadata,
   type UploadAssetRequest,
   type UploadMetadata,
+  type BatchDeleteAssetsResponse,
+  type DeleteAssetResponse,
+  type ListAssetsResponse,
+  type RevokeSignedUrlsResponse,
+  type SignedUrl,
+  type WorkspacePolicy,
+  type WorkspaceUsage,
 } from '@switchyard/service/gen/switchyard/v1/assets.js';
 import { FileServiceClient, type FileInfo, type ReadFileRequest } from '@switchyard/service/gen/switchyard/v1/files.js';
 import {
@@ -44,6 +51,20 @@ export interface ReadFileResult {
   readonly bytes: Buffer;
   readonly messages: number;
 }
+
+/** What each unary AssetService method answers. */
+interface AssetReplies {
+  listAssets: ListAssetsResponse;
+  updateAsset: Asset;
+  deleteAsset: DeleteAssetResponse;
+  batchDeleteAssets: BatchDeleteAssetsResponse;
+  getWorkspaceUsage: WorkspaceUsage;
+  createSignedUrl: SignedUrl;
+  revokeSignedUrls: RevokeSignedUrlsResponse;
+  getWorkspacePolicy: WorkspacePolicy;
+  setWorkspacePolicy: WorkspacePolicy;
+}
+type UnaryAssetMethod = keyof AssetReplies;
 
 /** The generated ts-proto clients of one address, promisified for tests. */
 export class GrpcClients {
@@ -86,7 +107,7 @@ export class GrpcClients {
 
   upload(metadata: Metadata, head: Partial<UploadMetadata>, bytes: Buffer): Promise<Asset> {
     const { stream, result } = this.startUpload(metadata);
-    void writeAll(stream, [{ metadata: { label: '', filename: '', declaredType: '', ...head } }, ...[...chunksOf(bytes)].map((chunk) => ({ chunk }))]);
+    void writeAll(stream, [{ metadata: { label: '', filename: '', declaredType: '', visibility: '', ...head } }, ...[...chunksOf(bytes)].map((chunk) => ({ chunk }))]);
     return result;
   }
 
@@ -100,12 +121,12 @@ export class GrpcClients {
   replace(metadata: Metadata, head: Partial<ReplaceMetadata> & { id: string }, bytes: Buffer): Promise<Asset> {
     let stream!: ClientWritableStream<ReplaceAssetRequest>;
     const result = settle<Asset>((cb) => (stream = this.assets.replaceAsset(metadata, cb)));
-    void writeAll(stream, [{ metadata: { filename: '', declaredType: '', ...head } }, ...[...chunksOf(bytes)].map((chunk) => ({ chunk }))]);
+    void writeAll(stream, [{ metadata: { filename: '', declaredType: '', visibility: '', ...head } }, ...[...chunksOf(bytes)].map((chunk) => ({ chunk }))]);
     return result;
   }
 
   async readFile(request: Partial<ReadFileRequest>, metadata = new Metadata()): Promise<ReadFileResult> {
-    const call = this.files.readFile({ path: '', infoOnly: false, ...request }, metadata);
+    const call = this.files.readFile({ path: '', infoOnly: false, query: '', ...request }, metadata);
     let info: FileInfo | undefined;
     const parts: Buffer[] = [];
     let messages = 0;
@@ -116,6 +137,12 @@ export class GrpcClients {
     }
     if (!info) throw new Error('ReadFile sent no info');
     return { info, bytes: Buffer.concat(parts), messages };
+  }
+
+  /** Any unary AssetService call, by its client method name, with a full request message. */
+  asset<M extends UnaryAssetMethod>(method: M, metadata: Metadata, request: Parameters<AssetServiceClient[M]>[0]): Promise<AssetReplies[M]> {
+    const call = this.assets[method] as unknown as (request: unknown, metadata: Metadata, callback: Callback<AssetReplies[M]>) => unknown;
+    return settle((cb) => call.call(this.assets, request, metadata, cb));
   }
 
   healthCheck(service: string): Promise<string> {

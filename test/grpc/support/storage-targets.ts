@@ -72,7 +72,7 @@ export async function blobKeys(storage: StorageConfig): Promise<string[]> {
   }
 }
 
-const NOT_BLOBS = /(\.sqlite(-wal|-shm|-journal)?|auth-secret)$/;
+const NOT_BLOBS = /(\.sqlite(-wal|-shm|-journal)?|auth-secret|url-signing-key)$/;
 
 async function filesUnder(root: string): Promise<string[]> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });

@@ -11,7 +11,7 @@ import { Metadata } from '@grpc/grpc-js';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { inProcessDeployment, processDeployment, type AuthDeployment } from './auth-deployments.js';
-import { SCOPE_OF, wiresOf, type Outcome, type Surface, type Targets, type Wires } from './auth-wire.js';
+import { SCOPE_OF, WORKSPACE_WIDE, wiresOf, type Outcome, type Surface, type Targets, type Wires } from './auth-wire.js';
 import {
   authenticationAttacks,
   fingerprint,
@@ -42,6 +42,9 @@ interface Setup {
   readonly jwks?: JwksServer;
 }
 
+/** Spare assets per seed: enough for every successful delete of one test (4 wires × 2 delete operations × 2 passes). */
+const SPARES = 16;
+
 /** What the owner stored; attacks try to overwrite it with other bytes. */
 const OWNER_BYTES = Buffer.from('the owner’s bytes, which no attack may change');
 
@@ -53,7 +56,10 @@ async function seed(s: Setup, ws: string): Promise<Targets> {
   const matchPath = `/owned-${randomBytes(3).toString('hex')}/1`;
   const route = await s.wires.clients.createRoute(metadataOf(auth), { method: 'GET', path: matchPath.replace(/1$/, ':id'), handler: 'owner' });
   const asset = await s.wires.clients.upload(metadataOf(auth), { label: 'owner', filename: 'owner.txt' }, OWNER_BYTES);
-  return { routeId: route.id, matchPath, assetId: asset.id };
+  // Each test's successful deletes (valid tokens, and batch deletes that succeed for a stranger) take one each.
+  const spares: string[] = [];
+  for (let i = 0; i < SPARES; i++) spares.push((await s.wires.clients.upload(metadataOf(auth), { label: 'spare', filename: 'spare.txt' }, OWNER_BYTES)).id);
+  return { routeId: route.id, matchPath, assetId: asset.id, spares };
 }
 
 function metadataOf(authorization: string): Metadata {
@@ -224,7 +230,7 @@ export function authAttackSuite(name: Mode): void {
       for (const surface of s.wires.surfaces) {
         const outcome = await surface.call(auth, targets);
         const attack = { name: `workspace ${stranger}`, authorization: auth };
-        if (surface.operation === 'CreateRoute' || surface.operation === 'UploadAsset') t.is(outcome.code, 'ok', `${surface.name}: the stranger works in its own workspace`);
+        if (WORKSPACE_WIDE.has(surface.operation)) t.is(outcome.code, 'ok', `${surface.name}: the stranger works in its own workspace`);
         else problems.push(...refusalProblems(surface, attack, outcome, 'not_found'));
       }
       t.deepEqual(problems, []);

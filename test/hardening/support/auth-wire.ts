@@ -8,29 +8,70 @@ import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape }
 import { Agent, request } from 'node:http';
 import { connect as http2Connect, type ClientHttp2Session, type IncomingHttpHeaders as Http2Headers } from 'node:http2';
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
-import { AssetSchema, GetAssetRequestSchema, ReplaceAssetRequestSchema, UploadAssetRequestSchema, CreateRouteRequestSchema, GetRouteRequestSchema, MatchRouteRequestSchema } from '@switchyard/proto';
+import {
+  AssetSchema,
+  BatchDeleteAssetsRequestSchema,
+  CreateRouteRequestSchema,
+  CreateSignedUrlRequestSchema,
+  DeleteAssetRequestSchema,
+  GetAssetRequestSchema,
+  GetRouteRequestSchema,
+  GetWorkspacePolicyRequestSchema,
+  GetWorkspaceUsageRequestSchema,
+  ListAssetsRequestSchema,
+  MatchRouteRequestSchema,
+  ReplaceAssetRequestSchema,
+  RevokeSignedUrlsRequestSchema,
+  SetWorkspacePolicyRequestSchema,
+  UpdateAssetRequestSchema,
+  UploadAssetRequestSchema,
+} from '@switchyard/proto';
 import { GrpcClients } from '../../grpc/support/clients.js';
 import type { AuthValue } from './forged-tokens.js';
 
 export type Transport = 'rest' | 'rest-head' | 'connect' | 'grpc-web' | 'grpc';
 export const TRANSPORTS: readonly Transport[] = ['rest', 'rest-head', 'connect', 'grpc-web', 'grpc'];
 
-export type Operation = 'CreateRoute' | 'GetRoute' | 'MatchRoute' | 'UploadAsset' | 'ReplaceAsset' | 'GetAsset';
-export const SCOPE_OF: Readonly<Record<Operation, string>> = {
+export const SCOPE_OF = {
   CreateRoute: 'routes:write',
   GetRoute: 'routes:read',
   MatchRoute: 'routes:read',
   UploadAsset: 'assets:write',
   ReplaceAsset: 'assets:write',
   GetAsset: 'assets:read',
-};
+  ListAssets: 'assets:read',
+  UpdateAsset: 'assets:write',
+  DeleteAsset: 'assets:write',
+  BatchDeleteAssets: 'assets:write',
+  CreateSignedUrl: 'assets:read',
+  RevokeSignedUrls: 'assets:write',
+  GetWorkspaceUsage: 'assets:read',
+  GetWorkspacePolicy: 'workspace:admin',
+  SetWorkspacePolicy: 'workspace:admin',
+} as const;
+export type Operation = keyof typeof SCOPE_OF;
+const OPERATIONS = Object.keys(SCOPE_OF) as Operation[];
 
-/** What the records an operation is aimed at: a route, a path it matches, an asset. */
+/**
+ * Operations on the caller's own workspace as a whole (no record id): a
+ * stranger's token makes them succeed there, never reach the owner's records.
+ * A batch delete answers `not_found` per foreign id inside a successful call.
+ */
+export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set(['CreateRoute', 'UploadAsset', 'ListAssets', 'GetWorkspaceUsage', 'GetWorkspacePolicy', 'SetWorkspacePolicy', 'BatchDeleteAssets']);
+
+/** Operations that consume the asset they succeed on: each success moves on to the next spare. */
+const CONSUMING: ReadonlySet<Operation> = new Set(['DeleteAsset', 'BatchDeleteAssets']);
+
+/** What the records an operation is aimed at: a route, a path it matches, an asset, and spare assets for deletes. */
 export interface Targets {
   readonly routeId: string;
   readonly matchPath: string;
   readonly assetId: string;
+  /** Assets of the owner that a successful delete may take, first one first. */
+  readonly spares: string[];
 }
+
+const spareOf = (targets: Targets): string => targets.spares[0] ?? 'as_00000000000000000000000000';
 
 /** A call's outcome in the contract's terms: `ok` or a Connect code name, with the HTTP status and body where there was one. */
 export interface Outcome {
@@ -174,11 +215,21 @@ export const ATTACK_BYTES = Buffer.from('bytes an attacker tried to store');
 
 function restSurfaces(gatewayUrl: string): Surface[] {
   const json = { 'content-type': 'application/json' };
+  const sendJson = (operation: Operation, method: string, name: string, path: (t: Targets) => string, body?: (t: Targets) => unknown): Surface => ({
+    transport: 'rest',
+    operation,
+    name: `${method} ${name}`,
+    call: async (authorization, targets, extra) => {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body(targets)));
+      const headers = payload === undefined ? {} : { ...json, 'content-length': String(payload.length) };
+      return restOutcome(await httpCall(gatewayUrl, method, withQuery(path(targets), extra), withAuth(headers, authorization, extra), payload), false);
+    },
+  });
   const get = (operation: Operation, path: (t: Targets) => string): Surface[] =>
     (['GET', 'HEAD'] as const).map((method) => ({
       transport: method === 'GET' ? 'rest' : 'rest-head',
       operation,
-      name: `${method} ${path({ routeId: '{id}', assetId: '{id}', matchPath: '{path}' })}`,
+      name: `${method} ${path({ routeId: '{id}', assetId: '{id}', matchPath: '{path}', spares: [] })}`,
       call: async (authorization, targets, extra) =>
         restOutcome(await httpCall(gatewayUrl, method, withQuery(path(targets), extra), withAuth({}, authorization, extra)), method === 'HEAD'),
     }));
@@ -199,6 +250,15 @@ function restSurfaces(gatewayUrl: string): Surface[] {
     post('UploadAsset', '/v1/assets/upload', () => '/v1/assets/upload', () => multipart({ label: 'attack' }, { name: 'attack.txt', bytes: ATTACK_BYTES })),
     ...get('GetAsset', (t) => `/v1/assets/${t.assetId}`),
     post('ReplaceAsset', '/v1/assets/{id}/replace', (t) => `/v1/assets/${t.assetId}/replace`, () => multipart({}, { name: 'attack.txt', bytes: ATTACK_BYTES })),
+    ...get('ListAssets', () => '/v1/assets?pageSize=10&type=text/*'),
+    sendJson('UpdateAsset', 'PATCH', '/v1/assets/{id}', (t) => `/v1/assets/${t.assetId}`, () => ({ label: 'owner' })),
+    sendJson('DeleteAsset', 'DELETE', '/v1/assets/{id}', (t) => `/v1/assets/${spareOf(t)}`),
+    sendJson('BatchDeleteAssets', 'POST', '/v1/assets:batchDelete', () => '/v1/assets:batchDelete', (t) => ({ ids: [spareOf(t)] })),
+    sendJson('CreateSignedUrl', 'POST', '/v1/assets/{id}/signed-url', (t) => `/v1/assets/${t.assetId}/signed-url`, () => ({ expiresIn: 60 })),
+    sendJson('RevokeSignedUrls', 'DELETE', '/v1/assets/{id}/signed-urls', (t) => `/v1/assets/${t.assetId}/signed-urls`),
+    ...get('GetWorkspaceUsage', () => '/v1/workspace/usage'),
+    ...get('GetWorkspacePolicy', () => '/v1/workspace/policy'),
+    sendJson('SetWorkspacePolicy', 'PUT', '/v1/workspace/policy', () => '/v1/workspace/policy', () => ({})),
   ];
 }
 
@@ -227,10 +287,30 @@ function messagesOf(operation: Operation, targets: Targets): { schema: DescMessa
         streaming: true,
         path: '/switchyard.v1.AssetService/ReplaceAsset',
       };
+    case 'ListAssets':
+      return assetCall(operation, ListAssetsRequestSchema, { pageSize: 10, type: 'text/*' });
+    case 'UpdateAsset':
+      return assetCall(operation, UpdateAssetRequestSchema, { id: targets.assetId, label: 'owner' });
+    case 'DeleteAsset':
+      return assetCall(operation, DeleteAssetRequestSchema, { id: spareOf(targets) });
+    case 'BatchDeleteAssets':
+      return assetCall(operation, BatchDeleteAssetsRequestSchema, { ids: [spareOf(targets)] });
+    case 'CreateSignedUrl':
+      return assetCall(operation, CreateSignedUrlRequestSchema, { id: targets.assetId, expiresIn: 60n });
+    case 'RevokeSignedUrls':
+      return assetCall(operation, RevokeSignedUrlsRequestSchema, { id: targets.assetId });
+    case 'GetWorkspaceUsage':
+      return assetCall(operation, GetWorkspaceUsageRequestSchema, {});
+    case 'GetWorkspacePolicy':
+      return assetCall(operation, GetWorkspacePolicyRequestSchema, {});
+    case 'SetWorkspacePolicy':
+      return assetCall(operation, SetWorkspacePolicyRequestSchema, {});
   }
 }
 
-const OPERATIONS: readonly Operation[] = ['CreateRoute', 'GetRoute', 'MatchRoute', 'UploadAsset', 'ReplaceAsset', 'GetAsset'];
+function assetCall<S extends DescMessage>(operation: Operation, schema: S, message: MessageInitShape<S>) {
+  return { schema, messages: [message as MessageInitShape<DescMessage>], streaming: false, path: `/switchyard.v1.AssetService/${operation}` };
+}
 
 function envelope(flags: number, payload: Buffer): Buffer {
   const head = Buffer.alloc(5);
@@ -263,7 +343,7 @@ function connectSurfaces(gatewayUrl: string): Surface[] {
     call: async (authorization, targets, extra) => {
       const { messages, streaming, path } = messagesOf(operation, targets);
       if (!streaming) {
-        const body = Buffer.from(JSON.stringify(connectJson(messages[0]!)));
+        const body = Buffer.from(JSON.stringify(connectJson(messages[0]!), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)));
         const answer = await httpCall(gatewayUrl, 'POST', withQuery(path, extra), withAuth({ 'content-type': 'application/json', 'connect-protocol-version': '1' }, authorization, extra), body);
         return restOutcome(answer, false, true);
       }
@@ -321,11 +401,16 @@ function grpcWebSurfaces(gatewayUrl: string): Surface[] {
   }));
 }
 
+/** The operations the ts-proto test clients call; the others (and unprintable metadata) go over raw HTTP/2. */
+const CLIENT_OPERATIONS = ['CreateRoute', 'GetRoute', 'MatchRoute', 'GetAsset', 'UploadAsset', 'ReplaceAsset'] as const;
+type ClientOperation = (typeof CLIENT_OPERATIONS)[number];
+const isClientOperation = (operation: Operation): operation is ClientOperation => (CLIENT_OPERATIONS as readonly string[]).includes(operation);
+
 /** gRPC metadata values must be printable ASCII; grpc-js will not send anything else, so those go over raw HTTP/2. */
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 function grpcSurfaces(serviceAddress: string, clients: GrpcClients, rawSession: () => ClientHttp2Session): Surface[] {
-  const viaClient = async (operation: Operation, metadata: Metadata, targets: Targets): Promise<Outcome> => {
+  const viaClient = async (operation: ClientOperation, metadata: Metadata, targets: Targets): Promise<Outcome> => {
     const { messages } = messagesOf(operation, targets);
     try {
       const value = await (async (): Promise<unknown> => {
@@ -376,7 +461,7 @@ function grpcSurfaces(serviceAddress: string, clients: GrpcClients, rawSession: 
     name: `gRPC ${operation} at ${serviceAddress}`,
     call: async (authorization, targets) => {
       const values = authorization === undefined ? [] : typeof authorization === 'string' ? [authorization] : [...authorization];
-      if (values.every((value) => PRINTABLE_ASCII.test(value))) {
+      if (isClientOperation(operation) && values.every((value) => PRINTABLE_ASCII.test(value))) {
         const metadata = new Metadata();
         for (const value of values) metadata.add('authorization', value);
         return viaClient(operation, metadata, targets);
@@ -384,6 +469,19 @@ function grpcSurfaces(serviceAddress: string, clients: GrpcClients, rawSession: 
       return viaHttp2(operation, values, targets);
     },
   }));
+}
+
+/** A delete that succeeded took its spare: the next call aims at the next one. */
+function consuming(surface: Surface): Surface {
+  return {
+    ...surface,
+    call: async (authorization, targets, extra) => {
+      const spare = spareOf(targets);
+      const outcome = await surface.call(authorization, targets, extra);
+      if (outcome.code === 'ok' && targets.spares[0] === spare) targets.spares.shift();
+      return outcome;
+    },
+  };
 }
 
 /** Decodes an Asset from gRPC-Web/gRPC bytes, for checks that read what a call returned. */
@@ -408,8 +506,9 @@ export function wiresOf(gatewayUrl: string, serviceAddress: string): Wires {
     }
     return session;
   };
+  const surfaces = [...restSurfaces(gatewayUrl), ...connectSurfaces(gatewayUrl), ...grpcWebSurfaces(gatewayUrl), ...grpcSurfaces(serviceAddress, clients, rawSession)];
   return {
-    surfaces: [...restSurfaces(gatewayUrl), ...connectSurfaces(gatewayUrl), ...grpcWebSurfaces(gatewayUrl), ...grpcSurfaces(serviceAddress, clients, rawSession)],
+    surfaces: surfaces.map((surface) => (CONSUMING.has(surface.operation) ? consuming(surface) : surface)),
     clients,
     close: () => {
       clients.close();

@@ -7,7 +7,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JWK, JWTPayload } from 'jose';
 
-export const ALL_SCOPES = 'routes:read routes:write assets:read assets:write';
+export const ALL_SCOPES = 'routes:read routes:write assets:read assets:write workspace:admin';
 
 /** What a request carries as `Authorization`: nothing, one value, or several header lines. */
 export type AuthValue = string | readonly string[] | undefined;

@@ -2,7 +2,22 @@
 // with hostile field values, bytes that are not protobuf, broken envelopes and upload streams.
 import { create, toBinary, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
 import fc from 'fast-check';
-import { ReplaceAssetRequestSchema, UploadAssetRequestSchema, GetAssetRequestSchema, ReadFileRequestSchema, CreateRouteRequestSchema, GetRouteRequestSchema, MatchRouteRequestSchema } from '@switchyard/proto';
+import {
+  BatchDeleteAssetsRequestSchema,
+  CreateRouteRequestSchema,
+  CreateSignedUrlRequestSchema,
+  DeleteAssetRequestSchema,
+  GetAssetRequestSchema,
+  GetRouteRequestSchema,
+  ListAssetsRequestSchema,
+  MatchRouteRequestSchema,
+  ReadFileRequestSchema,
+  ReplaceAssetRequestSchema,
+  RevokeSignedUrlsRequestSchema,
+  SetWorkspacePolicyRequestSchema,
+  UpdateAssetRequestSchema,
+  UploadAssetRequestSchema,
+} from '@switchyard/proto';
 import { type HostileRequest, type Targets, nastyString } from './hostile-http.js';
 
 const bin = <S extends DescMessage>(schema: S, init: MessageInitShape<S>): Buffer => Buffer.from(toBinary(schema, create(schema, init)));
@@ -49,19 +64,22 @@ export function rpcs(targets: Targets): Rpc[] {
   const id = fc.oneof(nastyString, fc.constantFrom(targets.routeId, targets.assetId, `${targets.assetId}\u0000`, ''));
   const filePath = fc.oneof(nastyString, fc.constant(targets.filePath.split('/').slice(2).join('/')), fc.constantFrom('../../auth-secret', '/etc/passwd', '.tmp/x', 'a/../../b'));
   const bigint = fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.constantFrom(-1n, 0n, 2n ** 53n, 2n ** 63n - 1n, -(2n ** 63n)));
-  const uploadMeta = fc.record({ label: nastyString, filename: nastyString, declaredType: nastyString });
+  const visibility = fc.oneof(fc.constantFrom('public', 'private', ''), nastyString);
+  const uploadMeta = fc.record({ label: nastyString, filename: nastyString, declaredType: nastyString, visibility });
   const upload = fc.array(
     fc.oneof(
       uploadMeta.map((value) => bin(UploadAssetRequestSchema, { payload: { case: 'metadata', value } })),
       fc.uint8Array({ maxLength: 512 }).map((chunk) => bin(UploadAssetRequestSchema, { payload: { case: 'chunk', value: chunk } })),
       nastyString.map((label) => bin(UploadAssetRequestSchema, { payload: { case: 'trailingLabel', value: label } })),
+      visibility.map((value) => bin(UploadAssetRequestSchema, { payload: { case: 'trailingVisibility', value } })),
       fc.constant(bin(UploadAssetRequestSchema, {})),
     ),
     { maxLength: 5 },
   );
   const replace = fc.array(
     fc.oneof(
-      fc.record({ id, filename: nastyString, declaredType: nastyString }).map((value) => bin(ReplaceAssetRequestSchema, { payload: { case: 'metadata', value } })),
+      fc.record({ id, filename: nastyString, declaredType: nastyString, visibility }).map((value) => bin(ReplaceAssetRequestSchema, { payload: { case: 'metadata', value } })),
+      visibility.map((value) => bin(ReplaceAssetRequestSchema, { payload: { case: 'trailingVisibility', value } })),
       fc.uint8Array({ maxLength: 512 }).map((chunk) => bin(ReplaceAssetRequestSchema, { payload: { case: 'chunk', value: chunk } })),
     ),
     { maxLength: 5 },
@@ -72,11 +90,32 @@ export function rpcs(targets: Targets): Rpc[] {
     { path: '/switchyard.v1.RouteService/GetRoute', streaming: false, message: fc.oneof(id.map((value) => bin(GetRouteRequestSchema, { id: value })), rawId) },
     { path: '/switchyard.v1.RouteService/MatchRoute', streaming: false, message: fc.record({ method: nastyString, path: nastyString }).map((r) => bin(MatchRouteRequestSchema, r)) },
     { path: '/switchyard.v1.AssetService/GetAsset', streaming: false, message: fc.oneof(id.map((value) => bin(GetAssetRequestSchema, { id: value })), rawId) },
+    { path: '/switchyard.v1.AssetService/ListAssets', streaming: false, message: fc.record({ pageSize: fc.integer(), pageToken: nastyString, type: nastyString, label: fc.option(nastyString, { nil: undefined }) }).map((r) => bin(ListAssetsRequestSchema, r)) },
+    { path: '/switchyard.v1.AssetService/UpdateAsset', streaming: false, message: fc.record({ id, label: fc.option(nastyString, { nil: undefined }), visibility: fc.option(visibility, { nil: undefined }) }).map((r) => bin(UpdateAssetRequestSchema, r)) },
+    { path: '/switchyard.v1.AssetService/DeleteAsset', streaming: false, message: fc.oneof(id.map((value) => bin(DeleteAssetRequestSchema, { id: value })), rawId) },
+    { path: '/switchyard.v1.AssetService/BatchDeleteAssets', streaming: false, message: fc.array(id, { maxLength: 1_100 }).map((ids) => bin(BatchDeleteAssetsRequestSchema, { ids })) },
+    {
+      path: '/switchyard.v1.AssetService/CreateSignedUrl',
+      streaming: false,
+      message: fc
+        .record({ id, expiresIn: bigint, transform: fc.option(fc.record({ w: fc.option(fc.nat(), { nil: undefined }), fit: fc.option(nastyString, { nil: undefined }) }), { nil: undefined }) })
+        .map((r) => bin(CreateSignedUrlRequestSchema, r)),
+    },
+    { path: '/switchyard.v1.AssetService/RevokeSignedUrls', streaming: false, message: id.map((value) => bin(RevokeSignedUrlsRequestSchema, { id: value })) },
+    {
+      path: '/switchyard.v1.AssetService/SetWorkspacePolicy',
+      streaming: false,
+      message: fc
+        .record({ allowedTypes: fc.array(fc.oneof(fc.constantFrom('image/*', 'text/plain'), nastyString), { maxLength: 120 }), maxUploadBytes: fc.option(bigint, { nil: undefined }), defaultVisibility: visibility })
+        .map((r) => bin(SetWorkspacePolicyRequestSchema, r)),
+    },
     {
       path: '/switchyard.v1.FileService/ReadFile',
       streaming: false,
       message: fc.oneof(
-        fc.record({ path: filePath, rangeStart: fc.option(bigint, { nil: undefined }), rangeEnd: fc.option(bigint, { nil: undefined }), infoOnly: fc.boolean() }).map((r) => bin(ReadFileRequestSchema, r)),
+        fc
+          .record({ path: filePath, rangeStart: fc.option(bigint, { nil: undefined }), rangeEnd: fc.option(bigint, { nil: undefined }), infoOnly: fc.boolean(), query: fc.oneof(nastyString, fc.constantFrom('expires=1&kid=a&sig=b', 'sig=&sig=', '%zz')) })
+          .map((r) => bin(ReadFileRequestSchema, r)),
         rawStringBytes.map((bytes) => rawStringField(1, bytes)),
       ),
     },

@@ -126,6 +126,27 @@ export const routeBody: fc.Arbitrary<Buffer> = fc.oneof(
   fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
 );
 
+/** Plausible values of the asset lifecycle's bodies (PATCH, signed-url, policy, batch delete), so some get past the shape checks. */
+const goodishApiFields = fc.record(
+  {
+    label: fc.oneof(fc.constantFrom('x', '', 'a'.repeat(200), 'a'.repeat(201)), nastyString),
+    visibility: fc.oneof(fc.constantFrom('public', 'private', 'PRIVATE', '', 'hidden'), nastyString),
+    expiresIn: fc.oneof(fc.constantFrom(0, 1, 60, 604_800, 604_801, -1, 1.5, 1e300, Number.MAX_SAFE_INTEGER + 2), fc.integer(), fc.constant('60')),
+    transform: fc.oneof(fc.record({ w: fc.integer(), h: fc.double(), fit: nastyString, q: fc.integer() }, { requiredKeys: [] }), wrongValue),
+    allowedTypes: fc.oneof(fc.array(fc.oneof(fc.constantFrom('image/*', 'image/png', '*/*', 'IMAGE/PNG', 'a/b/c', ''), nastyString), { maxLength: 120 }), wrongValue),
+    maxUploadBytes: fc.oneof(fc.constantFrom(0, 1, 131_072, 131_073, -1, 0.5, 2 ** 63, 1e300), fc.integer()),
+    defaultVisibility: fc.oneof(fc.constantFrom('public', 'private', 'x'), nastyString),
+    ids: fc.oneof(fc.array(fc.oneof(fc.constantFrom('as_00000000000000000000000000', 'as_x', ''), nastyString), { maxLength: 1_100 }), wrongValue),
+  },
+  { requiredKeys: [] },
+);
+
+/** Bodies for the asset lifecycle's JSON calls: plausible fields with hostile extras, any JSON, and the route bodies' broken bytes. */
+const apiBody: fc.Arbitrary<Buffer> = fc.oneof(
+  fc.tuple(goodishApiFields, fc.array(fc.tuple(nastyKey, wrongValue), { maxLength: 3 })).map(([fields, extra]) => Buffer.from(objectText([...Object.entries(fields), ...extra]))),
+  routeBody,
+);
+
 const jsonContentType = fc.oneof(
   fc.constantFrom(
     'application/json',
@@ -180,6 +201,15 @@ function hostilePath(targets: Targets): fc.Arbitrary<string> {
     segment.map((s) => `${targets.filePath}${s}`),
     fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => `/${parts.join('/')}`),
     fc.tuple(fc.constantFrom('method', 'path', 'method=GET&path', '__proto__', 'constructor'), segment, segment).map(([name, a, b]) => `/v1/routing:match?${name}=${a}&path=/${b}&path=${b}`),
+    segment.map((s) => `/v1/assets/${s}/signed-url`),
+    segment.map((s) => `/v1/assets/${s}/signed-urls`),
+    fc.constantFrom('/v1/workspace/policy', '/v1/workspace/usage', '/v1/assets:batchDelete', '/v1/assets', '/v1/workspace', '/v1/workspace/', '/v1/assets:batchDelete/x'),
+    // Listing with hostile query values, repeated names included.
+    fc
+      .array(fc.tuple(fc.constantFrom('pageSize', 'pageToken', 'type', 'label', 'pageSize', '__proto__'), fc.oneof(segment, fc.constantFrom('0', '1', '1000', '1001', '-1', '1e3', '50.5', 'image/*', '*/*', 'image', 'MS4x', 'MS5hc18wMWo.x'))), { maxLength: 5 })
+      .map((pairs) => `/v1/assets?${pairs.map(([name, value]) => `${name}=${value}`).join('&')}`),
+    // A file url with hostile signature parameters.
+    fc.tuple(segment, segment, segment).map(([expires, kid, sig]) => `${targets.filePath}?expires=${expires}&kid=${kid}&sig=${sig}`),
     fc.constantFrom('*', '/', '', '//v1//routing', '/v1/routing/', '/v1/assets/', '/v1/assets/upload/', '/v1/./routing', '/v1/routing/../assets/upload', 'http://evil.example/v1/routing', '/v1/routing?__proto__[x]=1', '/v1/routing#frag', '/healthz?x', '/v1/openapi.json/..', '/connect/../v1/routing', '/switchyard.v1.RouteService/GetRoute', '/switchyard.v1.RouteService/../AssetService/GetAsset'),
   );
 }
@@ -348,6 +378,30 @@ export function hostileRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
     hostileSegment(targets).map((s) => `/v1/assets/${s}/replace`),
   );
 
+  const lifecycle: fc.Arbitrary<HostileRequest> = fc
+    .record({
+      call: fc.oneof(
+        fc.constant(['PATCH', `/v1/assets/${targets.assetId}`] as const),
+        hostileSegment(targets).map((s) => ['PATCH', `/v1/assets/${s}`] as const),
+        fc.constant(['POST', `/v1/assets/${targets.assetId}/signed-url`] as const),
+        fc.constant(['PUT', '/v1/workspace/policy'] as const),
+        fc.constant(['POST', '/v1/assets:batchDelete'] as const),
+      ),
+      body: apiBody,
+      type: fc.option(jsonContentType, { nil: undefined }),
+      auth,
+      headers,
+      framing: fc.constantFrom<HostileRequest['framing']>('length', 'length', 'chunked'),
+    })
+    .map((r) => ({
+      kind: 'json',
+      method: r.call[0],
+      target: r.call[1],
+      headers: withAuth(r.auth, [...(r.type === undefined ? [] : [['Content-Type', r.type] as [string, string]]), ...r.headers]),
+      body: r.body,
+      framing: r.framing,
+    }));
+
   const file: fc.Arbitrary<HostileRequest> = fc.record({ path: fc.constant(targets.filePath), headers, method: fc.constantFrom('GET', 'HEAD') }).map((r) => ({
     kind: 'file',
     method: r.method,
@@ -360,6 +414,7 @@ export function hostileRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
   return fc.oneof(
     { arbitrary: json, weight: 3 },
     { arbitrary: lookup, weight: 3 },
+    { arbitrary: lifecycle, weight: 2 },
     { arbitrary: multipartRequest(targets, uploadPath), weight: 3 },
     { arbitrary: file, weight: 1 },
   );

@@ -11,7 +11,7 @@ export interface Stored {
   readonly files: readonly string[];
 }
 
-const NOT_BLOBS = /(\.sqlite(-wal|-shm|-journal)?|auth-secret)$/;
+const NOT_BLOBS = /(\.sqlite(-wal|-shm|-journal)?|auth-secret|url-signing-key)$/;
 
 /** Reads what a SQLite + disk stack in `dataDir` holds, straight from its database and folder. */
 export async function storedIn(dataDir: string, storage: StorageConfig = loadServiceConfig({ DATA_DIR: dataDir }).storage): Promise<Stored> {

@@ -40,7 +40,8 @@ export function testChannel(): 'in-process' | 'grpc' {
 
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-rest-'));
-  const secret = randomBytes(32).toString('base64url');
+  // A given AUTH_SECRET (a deployment several stacks share) is the one tokens are minted with.
+  const secret = env['AUTH_SECRET'] ?? randomBytes(32).toString('base64url');
   const listener = await listen('127.0.0.1', 0);
   const fullEnv = { HOST: '127.0.0.1', PORT: String(listener.port), GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, LOG_LEVEL: 'info', ...env };
   const serviceConfig = loadServiceConfig(fullEnv);

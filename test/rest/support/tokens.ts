@@ -1,6 +1,6 @@
 import { SignJWT, UnsecuredJWT } from 'jose';
 
-export const ALL_SCOPES = 'routes:read routes:write assets:read assets:write';
+export const ALL_SCOPES = 'routes:read routes:write assets:read assets:write workspace:admin';
 
 export interface Claims {
   readonly workspace?: string | undefined;

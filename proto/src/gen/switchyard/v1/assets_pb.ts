@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/assets.proto.
  */
 export const file_switchyard_v1_assets: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL2Fzc2V0cy5wcm90bxINc3dpdGNoeWFyZC52MSL6AQoFQXNzZXQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRzaXplGAMgASgDEgsKA3VybBgEIAEoCRIvCgt1cGxvYWRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGFiZWwYBiABKAkSDgoGc2hhMjU2GAcgASgJEhIKBXdpZHRoGAggASgNSACIAQESEwoGaGVpZ2h0GAkgASgNSAGIAQESLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCAoGX3dpZHRoQgkKB19oZWlnaHQiSAoOVXBsb2FkTWV0YWRhdGESDQoFbGFiZWwYASABKAkSEAoIZmlsZW5hbWUYAiABKAkSFQoNZGVjbGFyZWRfdHlwZRgDIAEoCSJ9ChJVcGxvYWRBc3NldFJlcXVlc3QSMQoIbWV0YWRhdGEYASABKAsyHS5zd2l0Y2h5YXJkLnYxLlVwbG9hZE1ldGFkYXRhSAASDwoFY2h1bmsYAiABKAxIABIYCg50cmFpbGluZ19sYWJlbBgDIAEoCUgAQgkKB3BheWxvYWQiRgoPUmVwbGFjZU1ldGFkYXRhEgoKAmlkGAEgASgJEhAKCGZpbGVuYW1lGAIgASgJEhUKDWRlY2xhcmVkX3R5cGUYAyABKAkiZQoTUmVwbGFjZUFzc2V0UmVxdWVzdBIyCghtZXRhZGF0YRgBIAEoCzIeLnN3aXRjaHlhcmQudjEuUmVwbGFjZU1ldGFkYXRhSAASDwoFY2h1bmsYAiABKAxIAEIJCgdwYXlsb2FkIh0KD0dldEFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSJmChFMaXN0QXNzZXRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIMCgR0eXBlGAMgASgJEhIKBWxhYmVsGAQgASgJSACIAQFCCAoGX2xhYmVsIlMKEkxpc3RBc3NldHNSZXNwb25zZRIkCgZhc3NldHMYASADKAsyFC5zd2l0Y2h5YXJkLnYxLkFzc2V0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIgChJEZWxldGVBc3NldFJlcXVlc3QSCgoCaWQYASABKAkiFQoTRGVsZXRlQXNzZXRSZXNwb25zZSInChhCYXRjaERlbGV0ZUFzc2V0c1JlcXVlc3QSCwoDaWRzGAEgAygJIk4KGUJhdGNoRGVsZXRlQXNzZXRzUmVzcG9uc2USMQoHcmVzdWx0cxgBIAMoCzIgLnN3aXRjaHlhcmQudjEuQmF0Y2hEZWxldGVSZXN1bHQiLQoRQmF0Y2hEZWxldGVSZXN1bHQSCgoCaWQYASABKAkSDAoEY29kZRgCIAEoCSIaChhHZXRXb3Jrc3BhY2VVc2FnZVJlcXVlc3QiPwoOV29ya3NwYWNlVXNhZ2USDgoGYXNzZXRzGAEgASgDEg0KBWJ5dGVzGAIgASgDEg4KBnJvdXRlcxgDIAEoAzLUBAoMQXNzZXRTZXJ2aWNlEkgKC1VwbG9hZEFzc2V0EiEuc3dpdGNoeWFyZC52MS5VcGxvYWRBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0KAESSgoMUmVwbGFjZUFzc2V0EiIuc3dpdGNoeWFyZC52MS5SZXBsYWNlQXNzZXRSZXF1ZXN0GhQuc3dpdGNoeWFyZC52MS5Bc3NldCgBEkAKCEdldEFzc2V0Eh4uc3dpdGNoeWFyZC52MS5HZXRBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0ElEKCkxpc3RBc3NldHMSIC5zd2l0Y2h5YXJkLnYxLkxpc3RBc3NldHNSZXF1ZXN0GiEuc3dpdGNoeWFyZC52MS5MaXN0QXNzZXRzUmVzcG9uc2USVAoLRGVsZXRlQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLkRlbGV0ZUFzc2V0UmVxdWVzdBoiLnN3aXRjaHlhcmQudjEuRGVsZXRlQXNzZXRSZXNwb25zZRJmChFCYXRjaERlbGV0ZUFzc2V0cxInLnN3aXRjaHlhcmQudjEuQmF0Y2hEZWxldGVBc3NldHNSZXF1ZXN0Giguc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZUFzc2V0c1Jlc3BvbnNlElsKEUdldFdvcmtzcGFjZVVzYWdlEicuc3dpdGNoeWFyZC52MS5HZXRXb3Jrc3BhY2VVc2FnZVJlcXVlc3QaHS5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVVzYWdlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL2Fzc2V0cy5wcm90bxINc3dpdGNoeWFyZC52MSKOAgoFQXNzZXQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRzaXplGAMgASgDEgsKA3VybBgEIAEoCRIvCgt1cGxvYWRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGFiZWwYBiABKAkSDgoGc2hhMjU2GAcgASgJEhIKBXdpZHRoGAggASgNSACIAQESEwoGaGVpZ2h0GAkgASgNSAGIAQESLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKdmlzaWJpbGl0eRgLIAEoCUIICgZfd2lkdGhCCQoHX2hlaWdodCJcCg5VcGxvYWRNZXRhZGF0YRINCgVsYWJlbBgBIAEoCRIQCghmaWxlbmFtZRgCIAEoCRIVCg1kZWNsYXJlZF90eXBlGAMgASgJEhIKCnZpc2liaWxpdHkYBCABKAkinAEKElVwbG9hZEFzc2V0UmVxdWVzdBIxCghtZXRhZGF0YRgBIAEoCzIdLnN3aXRjaHlhcmQudjEuVXBsb2FkTWV0YWRhdGFIABIPCgVjaHVuaxgCIAEoDEgAEhgKDnRyYWlsaW5nX2xhYmVsGAMgASgJSAASHQoTdHJhaWxpbmdfdmlzaWJpbGl0eRgEIAEoCUgAQgkKB3BheWxvYWQiWgoPUmVwbGFjZU1ldGFkYXRhEgoKAmlkGAEgASgJEhAKCGZpbGVuYW1lGAIgASgJEhUKDWRlY2xhcmVkX3R5cGUYAyABKAkSEgoKdmlzaWJpbGl0eRgEIAEoCSKEAQoTUmVwbGFjZUFzc2V0UmVxdWVzdBIyCghtZXRhZGF0YRgBIAEoCzIeLnN3aXRjaHlhcmQudjEuUmVwbGFjZU1ldGFkYXRhSAASDwoFY2h1bmsYAiABKAxIABIdChN0cmFpbGluZ192aXNpYmlsaXR5GAMgASgJSABCCQoHcGF5bG9hZCIdCg9HZXRBc3NldFJlcXVlc3QSCgoCaWQYASABKAkiZgoRTGlzdEFzc2V0c1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSDAoEdHlwZRgDIAEoCRISCgVsYWJlbBgEIAEoCUgAiAEBQggKBl9sYWJlbCJTChJMaXN0QXNzZXRzUmVzcG9uc2USJAoGYXNzZXRzGAEgAygLMhQuc3dpdGNoeWFyZC52MS5Bc3NldBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiIAoSRGVsZXRlQXNzZXRSZXF1ZXN0EgoKAmlkGAEgASgJIhUKE0RlbGV0ZUFzc2V0UmVzcG9uc2UiJwoYQmF0Y2hEZWxldGVBc3NldHNSZXF1ZXN0EgsKA2lkcxgBIAMoCSJOChlCYXRjaERlbGV0ZUFzc2V0c1Jlc3BvbnNlEjEKB3Jlc3VsdHMYASADKAsyIC5zd2l0Y2h5YXJkLnYxLkJhdGNoRGVsZXRlUmVzdWx0Ii0KEUJhdGNoRGVsZXRlUmVzdWx0EgoKAmlkGAEgASgJEgwKBGNvZGUYAiABKAkiGgoYR2V0V29ya3NwYWNlVXNhZ2VSZXF1ZXN0Ij8KDldvcmtzcGFjZVVzYWdlEg4KBmFzc2V0cxgBIAEoAxINCgVieXRlcxgCIAEoAxIOCgZyb3V0ZXMYAyABKAMiZgoSVXBkYXRlQXNzZXRSZXF1ZXN0EgoKAmlkGAEgASgJEhIKBWxhYmVsGAIgASgJSACIAQESFwoKdmlzaWJpbGl0eRgDIAEoCUgBiAEBQggKBl9sYWJlbEINCgtfdmlzaWJpbGl0eSJqChZDcmVhdGVTaWduZWRVcmxSZXF1ZXN0EgoKAmlkGAEgASgJEhIKCmV4cGlyZXNfaW4YAiABKAMSMAoJdHJhbnNmb3JtGAMgASgLMh0uc3dpdGNoeWFyZC52MS5JbWFnZVRyYW5zZm9ybSKMAQoOSW1hZ2VUcmFuc2Zvcm0SDgoBdxgBIAEoDUgAiAEBEg4KAWgYAiABKA1IAYgBARIQCgNmaXQYAyABKAlIAogBARITCgZmb3JtYXQYBCABKAlIA4gBARIOCgFxGAUgASgNSASIAQFCBAoCX3dCBAoCX2hCBgoEX2ZpdEIJCgdfZm9ybWF0QgQKAl9xIkgKCVNpZ25lZFVybBILCgN1cmwYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJQoXUmV2b2tlU2lnbmVkVXJsc1JlcXVlc3QSCgoCaWQYASABKAkiGgoYUmV2b2tlU2lnbmVkVXJsc1Jlc3BvbnNlIhsKGUdldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QiggEKGVNldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QSFQoNYWxsb3dlZF90eXBlcxgBIAMoCRIdChBtYXhfdXBsb2FkX2J5dGVzGAIgASgDSACIAQESGgoSZGVmYXVsdF92aXNpYmlsaXR5GAMgASgJQhMKEV9tYXhfdXBsb2FkX2J5dGVzIl4KD1dvcmtzcGFjZVBvbGljeRIVCg1hbGxvd2VkX3R5cGVzGAEgAygJEhgKEG1heF91cGxvYWRfYnl0ZXMYAiABKAMSGgoSZGVmYXVsdF92aXNpYmlsaXR5GAMgASgJMpUICgxBc3NldFNlcnZpY2USSAoLVXBsb2FkQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLlVwbG9hZEFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQoARJKCgxSZXBsYWNlQXNzZXQSIi5zd2l0Y2h5YXJkLnYxLlJlcGxhY2VBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0KAESQAoIR2V0QXNzZXQSHi5zd2l0Y2h5YXJkLnYxLkdldEFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSUQoKTGlzdEFzc2V0cxIgLnN3aXRjaHlhcmQudjEuTGlzdEFzc2V0c1JlcXVlc3QaIS5zd2l0Y2h5YXJkLnYxLkxpc3RBc3NldHNSZXNwb25zZRJUCgtEZWxldGVBc3NldBIhLnN3aXRjaHlhcmQudjEuRGVsZXRlQXNzZXRSZXF1ZXN0GiIuc3dpdGNoeWFyZC52MS5EZWxldGVBc3NldFJlc3BvbnNlEmYKEUJhdGNoRGVsZXRlQXNzZXRzEicuc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZUFzc2V0c1JlcXVlc3QaKC5zd2l0Y2h5YXJkLnYxLkJhdGNoRGVsZXRlQXNzZXRzUmVzcG9uc2USWwoRR2V0V29ya3NwYWNlVXNhZ2USJy5zd2l0Y2h5YXJkLnYxLkdldFdvcmtzcGFjZVVzYWdlUmVxdWVzdBodLnN3aXRjaHlhcmQudjEuV29ya3NwYWNlVXNhZ2USRgoLVXBkYXRlQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLlVwZGF0ZUFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSUgoPQ3JlYXRlU2lnbmVkVXJsEiUuc3dpdGNoeWFyZC52MS5DcmVhdGVTaWduZWRVcmxSZXF1ZXN0Ghguc3dpdGNoeWFyZC52MS5TaWduZWRVcmwSYwoQUmV2b2tlU2lnbmVkVXJscxImLnN3aXRjaHlhcmQudjEuUmV2b2tlU2lnbmVkVXJsc1JlcXVlc3QaJy5zd2l0Y2h5YXJkLnYxLlJldm9rZVNpZ25lZFVybHNSZXNwb25zZRJeChJHZXRXb3Jrc3BhY2VQb2xpY3kSKC5zd2l0Y2h5YXJkLnYxLkdldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QaHi5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVBvbGljeRJeChJTZXRXb3Jrc3BhY2VQb2xpY3kSKC5zd2l0Y2h5YXJkLnYxLlNldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QaHi5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVBvbGljeWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * An asset record.
@@ -88,6 +88,13 @@ export type Asset = Message<"switchyard.v1.Asset"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 10;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * "public" (the file url works for anyone) or "private" (only signed urls).
+   *
+   * @generated from field: string visibility = 11;
+   */
+  visibility: string;
 };
 
 /**
@@ -123,6 +130,13 @@ export type UploadMetadata = Message<"switchyard.v1.UploadMetadata"> & {
    * @generated from field: string declared_type = 3;
    */
   declaredType: string;
+
+  /**
+   * "public" or "private"; empty: the workspace policy's default.
+   *
+   * @generated from field: string visibility = 4;
+   */
+  visibility: string;
 };
 
 /**
@@ -167,6 +181,14 @@ export type UploadAssetRequest = Message<"switchyard.v1.UploadAssetRequest"> & {
      */
     value: string;
     case: "trailingLabel";
+  } | {
+    /**
+     * Like trailing_label, for the visibility.
+     *
+     * @generated from field: string trailing_visibility = 4;
+     */
+    value: string;
+    case: "trailingVisibility";
   } | { case: undefined; value?: undefined };
 };
 
@@ -203,6 +225,13 @@ export type ReplaceMetadata = Message<"switchyard.v1.ReplaceMetadata"> & {
    * @generated from field: string declared_type = 3;
    */
   declaredType: string;
+
+  /**
+   * "public" or "private"; empty: unchanged.
+   *
+   * @generated from field: string visibility = 4;
+   */
+  visibility: string;
 };
 
 /**
@@ -235,6 +264,15 @@ export type ReplaceAssetRequest = Message<"switchyard.v1.ReplaceAssetRequest"> &
      */
     value: Uint8Array;
     case: "chunk";
+  } | {
+    /**
+     * Optional last message: the visibility, for clients that learn it only
+     * after the bytes. INVALID_ARGUMENT when metadata.visibility was set too.
+     *
+     * @generated from field: string trailing_visibility = 3;
+     */
+    value: string;
+    case: "trailingVisibility";
   } | { case: undefined; value?: undefined };
 };
 
@@ -470,6 +508,246 @@ export const WorkspaceUsageSchema: GenMessage<WorkspaceUsage> = /*@__PURE__*/
   messageDesc(file_switchyard_v1_assets, 14);
 
 /**
+ * @generated from message switchyard.v1.UpdateAssetRequest
+ */
+export type UpdateAssetRequest = Message<"switchyard.v1.UpdateAssetRequest"> & {
+  /**
+   * Asset id ("as_…").
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The new label, when set ("" clears it).
+   *
+   * @generated from field: optional string label = 2;
+   */
+  label?: string | undefined;
+
+  /**
+   * "public" or "private", when set.
+   *
+   * @generated from field: optional string visibility = 3;
+   */
+  visibility?: string | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.UpdateAssetRequest.
+ * Use `create(UpdateAssetRequestSchema)` to create a new message.
+ */
+export const UpdateAssetRequestSchema: GenMessage<UpdateAssetRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 15);
+
+/**
+ * @generated from message switchyard.v1.CreateSignedUrlRequest
+ */
+export type CreateSignedUrlRequest = Message<"switchyard.v1.CreateSignedUrlRequest"> & {
+  /**
+   * Asset id ("as_…").
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Seconds the url works, 1-604800.
+   *
+   * @generated from field: int64 expires_in = 2;
+   */
+  expiresIn: bigint;
+
+  /**
+   * Image transformation parameters the url carries (signed with it).
+   *
+   * @generated from field: switchyard.v1.ImageTransform transform = 3;
+   */
+  transform?: ImageTransform | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.CreateSignedUrlRequest.
+ * Use `create(CreateSignedUrlRequestSchema)` to create a new message.
+ */
+export const CreateSignedUrlRequestSchema: GenMessage<CreateSignedUrlRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 16);
+
+/**
+ * Parameters of a derived image; unset fields are not in the url.
+ *
+ * @generated from message switchyard.v1.ImageTransform
+ */
+export type ImageTransform = Message<"switchyard.v1.ImageTransform"> & {
+  /**
+   * @generated from field: optional uint32 w = 1;
+   */
+  w?: number | undefined;
+
+  /**
+   * @generated from field: optional uint32 h = 2;
+   */
+  h?: number | undefined;
+
+  /**
+   * @generated from field: optional string fit = 3;
+   */
+  fit?: string | undefined;
+
+  /**
+   * @generated from field: optional string format = 4;
+   */
+  format?: string | undefined;
+
+  /**
+   * @generated from field: optional uint32 q = 5;
+   */
+  q?: number | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.ImageTransform.
+ * Use `create(ImageTransformSchema)` to create a new message.
+ */
+export const ImageTransformSchema: GenMessage<ImageTransform> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 17);
+
+/**
+ * @generated from message switchyard.v1.SignedUrl
+ */
+export type SignedUrl = Message<"switchyard.v1.SignedUrl"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * The url is refused from this instant on.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 2;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.SignedUrl.
+ * Use `create(SignedUrlSchema)` to create a new message.
+ */
+export const SignedUrlSchema: GenMessage<SignedUrl> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 18);
+
+/**
+ * @generated from message switchyard.v1.RevokeSignedUrlsRequest
+ */
+export type RevokeSignedUrlsRequest = Message<"switchyard.v1.RevokeSignedUrlsRequest"> & {
+  /**
+   * Asset id ("as_…").
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message switchyard.v1.RevokeSignedUrlsRequest.
+ * Use `create(RevokeSignedUrlsRequestSchema)` to create a new message.
+ */
+export const RevokeSignedUrlsRequestSchema: GenMessage<RevokeSignedUrlsRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 19);
+
+/**
+ * @generated from message switchyard.v1.RevokeSignedUrlsResponse
+ */
+export type RevokeSignedUrlsResponse = Message<"switchyard.v1.RevokeSignedUrlsResponse"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.RevokeSignedUrlsResponse.
+ * Use `create(RevokeSignedUrlsResponseSchema)` to create a new message.
+ */
+export const RevokeSignedUrlsResponseSchema: GenMessage<RevokeSignedUrlsResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 20);
+
+/**
+ * @generated from message switchyard.v1.GetWorkspacePolicyRequest
+ */
+export type GetWorkspacePolicyRequest = Message<"switchyard.v1.GetWorkspacePolicyRequest"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.GetWorkspacePolicyRequest.
+ * Use `create(GetWorkspacePolicyRequestSchema)` to create a new message.
+ */
+export const GetWorkspacePolicyRequestSchema: GenMessage<GetWorkspacePolicyRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 21);
+
+/**
+ * @generated from message switchyard.v1.SetWorkspacePolicyRequest
+ */
+export type SetWorkspacePolicyRequest = Message<"switchyard.v1.SetWorkspacePolicyRequest"> & {
+  /**
+   * Media types ("image/png", "image/*") a file's sniffed type must match;
+   * empty allows every type.
+   *
+   * @generated from field: repeated string allowed_types = 1;
+   */
+  allowedTypes: string[];
+
+  /**
+   * Largest file in bytes, at most the server's maximum; unset: the server's
+   * maximum.
+   *
+   * @generated from field: optional int64 max_upload_bytes = 2;
+   */
+  maxUploadBytes?: bigint | undefined;
+
+  /**
+   * "public" or "private"; empty: "public".
+   *
+   * @generated from field: string default_visibility = 3;
+   */
+  defaultVisibility: string;
+};
+
+/**
+ * Describes the message switchyard.v1.SetWorkspacePolicyRequest.
+ * Use `create(SetWorkspacePolicyRequestSchema)` to create a new message.
+ */
+export const SetWorkspacePolicyRequestSchema: GenMessage<SetWorkspacePolicyRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 22);
+
+/**
+ * The rules uploads to a workspace are held to.
+ *
+ * @generated from message switchyard.v1.WorkspacePolicy
+ */
+export type WorkspacePolicy = Message<"switchyard.v1.WorkspacePolicy"> & {
+  /**
+   * @generated from field: repeated string allowed_types = 1;
+   */
+  allowedTypes: string[];
+
+  /**
+   * In force: the workspace's limit or the server's maximum, the smaller.
+   *
+   * @generated from field: int64 max_upload_bytes = 2;
+   */
+  maxUploadBytes: bigint;
+
+  /**
+   * @generated from field: string default_visibility = 3;
+   */
+  defaultVisibility: string;
+};
+
+/**
+ * Describes the message switchyard.v1.WorkspacePolicy.
+ * Use `create(WorkspacePolicySchema)` to create a new message.
+ */
+export const WorkspacePolicySchema: GenMessage<WorkspacePolicy> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 23);
+
+/**
  * AssetService stores uploaded files per workspace and serves their metadata.
  * The media type is sniffed from the bytes; client-supplied names and types are
  * hints only.
@@ -567,6 +845,67 @@ export const AssetService: GenService<{
     methodKind: "unary";
     input: typeof GetWorkspaceUsageRequestSchema;
     output: typeof WorkspaceUsageSchema;
+  },
+  /**
+   * UpdateAsset changes an asset's label or visibility; its file, url and
+   * version stay. Scope: assets:write. INVALID_ARGUMENT: malformed id, bad
+   * label or visibility. NOT_FOUND: no such asset in this workspace.
+   *
+   * @generated from rpc switchyard.v1.AssetService.UpdateAsset
+   */
+  updateAsset: {
+    methodKind: "unary";
+    input: typeof UpdateAssetRequestSchema;
+    output: typeof AssetSchema;
+  },
+  /**
+   * CreateSignedUrl returns a url of the asset's current file that works,
+   * also when the asset is private, until `expires_at` (refused from that
+   * second on). A replace, a delete or RevokeSignedUrls ends it. Scope:
+   * assets:read. INVALID_ARGUMENT: malformed id, expires_in outside
+   * 1-604800. NOT_FOUND: no such asset in this workspace.
+   *
+   * @generated from rpc switchyard.v1.AssetService.CreateSignedUrl
+   */
+  createSignedUrl: {
+    methodKind: "unary";
+    input: typeof CreateSignedUrlRequestSchema;
+    output: typeof SignedUrlSchema;
+  },
+  /**
+   * RevokeSignedUrls ends every signed url of the asset made so far (their
+   * signatures cover the asset's link epoch, which this raises). Scope:
+   * assets:write. NOT_FOUND: no such asset in this workspace.
+   *
+   * @generated from rpc switchyard.v1.AssetService.RevokeSignedUrls
+   */
+  revokeSignedUrls: {
+    methodKind: "unary";
+    input: typeof RevokeSignedUrlsRequestSchema;
+    output: typeof RevokeSignedUrlsResponseSchema;
+  },
+  /**
+   * GetWorkspacePolicy reads the policy uploads to the caller's workspace
+   * are held to. Scope: workspace:admin.
+   *
+   * @generated from rpc switchyard.v1.AssetService.GetWorkspacePolicy
+   */
+  getWorkspacePolicy: {
+    methodKind: "unary";
+    input: typeof GetWorkspacePolicyRequestSchema;
+    output: typeof WorkspacePolicySchema;
+  },
+  /**
+   * SetWorkspacePolicy replaces the workspace's policy and returns it as in
+   * force. Scope: workspace:admin. INVALID_ARGUMENT: a malformed media type,
+   * a limit above the server's, a bad visibility.
+   *
+   * @generated from rpc switchyard.v1.AssetService.SetWorkspacePolicy
+   */
+  setWorkspacePolicy: {
+    methodKind: "unary";
+    input: typeof SetWorkspacePolicyRequestSchema;
+    output: typeof WorkspacePolicySchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchyard_v1_assets, 0);

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/files.proto.
  */
 export const file_switchyard_v1_files: GenFile = /*@__PURE__*/
-  fileDesc("Chlzd2l0Y2h5YXJkL3YxL2ZpbGVzLnByb3RvEg1zd2l0Y2h5YXJkLnYxIoIBCg9SZWFkRmlsZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIYCgtyYW5nZV9zdGFydBgCIAEoA0gAiAEBEhYKCXJhbmdlX2VuZBgDIAEoA0gBiAEBEhEKCWluZm9fb25seRgEIAEoCEIOCgxfcmFuZ2Vfc3RhcnRCDAoKX3JhbmdlX2VuZCKPAQoIRmlsZUluZm8SDAoEdHlwZRgBIAEoCRIMCgRzaXplGAIgASgDEg4KBnNoYTI1NhgDIAEoCRIvCgt1cGxvYWRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLcmFuZ2Vfc3RhcnQYBSABKAMSEQoJcmFuZ2VfZW5kGAYgASgDIlcKEFJlYWRGaWxlUmVzcG9uc2USJwoEaW5mbxgBIAEoCzIXLnN3aXRjaHlhcmQudjEuRmlsZUluZm9IABIPCgVjaHVuaxgCIAEoDEgAQgkKB3BheWxvYWQyXAoLRmlsZVNlcnZpY2USTQoIUmVhZEZpbGUSHi5zd2l0Y2h5YXJkLnYxLlJlYWRGaWxlUmVxdWVzdBofLnN3aXRjaHlhcmQudjEuUmVhZEZpbGVSZXNwb25zZTABYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Chlzd2l0Y2h5YXJkL3YxL2ZpbGVzLnByb3RvEg1zd2l0Y2h5YXJkLnYxIpEBCg9SZWFkRmlsZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIYCgtyYW5nZV9zdGFydBgCIAEoA0gAiAEBEhYKCXJhbmdlX2VuZBgDIAEoA0gBiAEBEhEKCWluZm9fb25seRgEIAEoCBINCgVxdWVyeRgFIAEoCUIOCgxfcmFuZ2Vfc3RhcnRCDAoKX3JhbmdlX2VuZCKjAQoIRmlsZUluZm8SDAoEdHlwZRgBIAEoCRIMCgRzaXplGAIgASgDEg4KBnNoYTI1NhgDIAEoCRIvCgt1cGxvYWRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLcmFuZ2Vfc3RhcnQYBSABKAMSEQoJcmFuZ2VfZW5kGAYgASgDEhIKCnZpc2liaWxpdHkYByABKAkiVwoQUmVhZEZpbGVSZXNwb25zZRInCgRpbmZvGAEgASgLMhcuc3dpdGNoeWFyZC52MS5GaWxlSW5mb0gAEg8KBWNodW5rGAIgASgMSABCCQoHcGF5bG9hZDJcCgtGaWxlU2VydmljZRJNCghSZWFkRmlsZRIeLnN3aXRjaHlhcmQudjEuUmVhZEZpbGVSZXF1ZXN0Gh8uc3dpdGNoeWFyZC52MS5SZWFkRmlsZVJlc3BvbnNlMAFiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message switchyard.v1.ReadFileRequest
@@ -43,6 +43,13 @@ export type ReadFileRequest = Message<"switchyard.v1.ReadFileRequest"> & {
    * @generated from field: bool info_only = 4;
    */
   infoOnly: boolean;
+
+  /**
+   * The url's query string without "?": a private file's signature.
+   *
+   * @generated from field: string query = 5;
+   */
+  query: string;
 };
 
 /**
@@ -91,6 +98,13 @@ export type FileInfo = Message<"switchyard.v1.FileInfo"> & {
    * @generated from field: int64 range_end = 6;
    */
   rangeEnd: bigint;
+
+  /**
+   * "public" or "private" (served only because the url was signed).
+   *
+   * @generated from field: string visibility = 7;
+   */
+  visibility: string;
 };
 
 /**
@@ -130,10 +144,11 @@ export const ReadFileResponseSchema: GenMessage<ReadFileResponse> = /*@__PURE__*
   messageDesc(file_switchyard_v1_files, 2);
 
 /**
- * FileService streams the stored bytes behind public asset URLs, so gateways
- * serve files without access to the blob store. Asset URLs are public links, so
- * these calls need no token; they answer only for the current file of an asset
- * (a replaced-away file is NOT_FOUND).
+ * FileService streams the stored bytes behind asset URLs, so gateways serve
+ * files without access to the blob store. Asset URLs are links, so these calls
+ * need no token; they answer only for the current file of an asset (a
+ * replaced-away file is NOT_FOUND), and a private asset's file only with a
+ * valid signature in `query` (else PERMISSION_DENIED).
  *
  * @generated from service switchyard.v1.FileService
  */

@@ -53,7 +53,11 @@ export interface Asset {
     | number
     | undefined;
   /** Time of the first upload (UTC). */
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** "public" (the file url works for anyone) or "private" (only signed urls). */
+  visibility: string;
 }
 
 /** Hints and attributes sent before the bytes of an upload. */
@@ -64,6 +68,8 @@ export interface UploadMetadata {
   filename: string;
   /** The client's declared media type; a hint only. */
   declaredType: string;
+  /** "public" or "private"; empty: the workspace policy's default. */
+  visibility: string;
 }
 
 export interface UploadAssetRequest {
@@ -82,7 +88,11 @@ export interface UploadAssetRequest {
    * INVALID_ARGUMENT when `metadata.label` was set too, when it is sent
    * twice, or when a chunk follows it.
    */
-  trailingLabel?: string | undefined;
+  trailingLabel?:
+    | string
+    | undefined;
+  /** Like trailing_label, for the visibility. */
+  trailingVisibility?: string | undefined;
 }
 
 /** Sent before the bytes of a replacement. */
@@ -93,6 +103,8 @@ export interface ReplaceMetadata {
   filename: string;
   /** The client's declared media type; a hint only. */
   declaredType: string;
+  /** "public" or "private"; empty: unchanged. */
+  visibility: string;
 }
 
 export interface ReplaceAssetRequest {
@@ -101,7 +113,14 @@ export interface ReplaceAssetRequest {
     | ReplaceMetadata
     | undefined;
   /** Every later message: the next bytes of the file. */
-  chunk?: Buffer | undefined;
+  chunk?:
+    | Buffer
+    | undefined;
+  /**
+   * Optional last message: the visibility, for clients that learn it only
+   * after the bytes. INVALID_ARGUMENT when metadata.visibility was set too.
+   */
+  trailingVisibility?: string | undefined;
 }
 
 export interface GetAssetRequest {
@@ -165,6 +184,77 @@ export interface WorkspaceUsage {
   routes: number;
 }
 
+export interface UpdateAssetRequest {
+  /** Asset id ("as_…"). */
+  id: string;
+  /** The new label, when set ("" clears it). */
+  label?:
+    | string
+    | undefined;
+  /** "public" or "private", when set. */
+  visibility?: string | undefined;
+}
+
+export interface CreateSignedUrlRequest {
+  /** Asset id ("as_…"). */
+  id: string;
+  /** Seconds the url works, 1-604800. */
+  expiresIn: number;
+  /** Image transformation parameters the url carries (signed with it). */
+  transform?: ImageTransform | undefined;
+}
+
+/** Parameters of a derived image; unset fields are not in the url. */
+export interface ImageTransform {
+  w?: number | undefined;
+  h?: number | undefined;
+  fit?: string | undefined;
+  format?: string | undefined;
+  q?: number | undefined;
+}
+
+export interface SignedUrl {
+  url: string;
+  /** The url is refused from this instant on. */
+  expiresAt?: Date | undefined;
+}
+
+export interface RevokeSignedUrlsRequest {
+  /** Asset id ("as_…"). */
+  id: string;
+}
+
+export interface RevokeSignedUrlsResponse {
+}
+
+export interface GetWorkspacePolicyRequest {
+}
+
+export interface SetWorkspacePolicyRequest {
+  /**
+   * Media types ("image/png", "image/*") a file's sniffed type must match;
+   * empty allows every type.
+   */
+  allowedTypes: string[];
+  /**
+   * Largest file in bytes, at most the server's maximum; unset: the server's
+   * maximum.
+   */
+  maxUploadBytes?:
+    | number
+    | undefined;
+  /** "public" or "private"; empty: "public". */
+  defaultVisibility: string;
+}
+
+/** The rules uploads to a workspace are held to. */
+export interface WorkspacePolicy {
+  allowedTypes: string[];
+  /** In force: the workspace's limit or the server's maximum, the smaller. */
+  maxUploadBytes: number;
+  defaultVisibility: string;
+}
+
 function createBaseAsset(): Asset {
   return {
     id: "",
@@ -177,6 +267,7 @@ function createBaseAsset(): Asset {
     width: undefined,
     height: undefined,
     createdAt: undefined,
+    visibility: "",
   };
 }
 
@@ -211,6 +302,9 @@ export const Asset: MessageFns<Asset> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(82).fork()).join();
+    }
+    if (message.visibility !== "") {
+      writer.uint32(90).string(message.visibility);
     }
     return writer;
   },
@@ -308,6 +402,14 @@ export const Asset: MessageFns<Asset> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.visibility = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -340,6 +442,7 @@ export const Asset: MessageFns<Asset> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      visibility: isSet(object.visibility) ? globalThis.String(object.visibility) : "",
     };
   },
 
@@ -375,6 +478,9 @@ export const Asset: MessageFns<Asset> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.visibility !== "") {
+      obj.visibility = message.visibility;
+    }
     return obj;
   },
 
@@ -393,12 +499,13 @@ export const Asset: MessageFns<Asset> = {
     message.width = object.width ?? undefined;
     message.height = object.height ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
+    message.visibility = object.visibility ?? "";
     return message;
   },
 };
 
 function createBaseUploadMetadata(): UploadMetadata {
-  return { label: "", filename: "", declaredType: "" };
+  return { label: "", filename: "", declaredType: "", visibility: "" };
 }
 
 export const UploadMetadata: MessageFns<UploadMetadata> = {
@@ -411,6 +518,9 @@ export const UploadMetadata: MessageFns<UploadMetadata> = {
     }
     if (message.declaredType !== "") {
       writer.uint32(26).string(message.declaredType);
+    }
+    if (message.visibility !== "") {
+      writer.uint32(34).string(message.visibility);
     }
     return writer;
   },
@@ -452,6 +562,14 @@ export const UploadMetadata: MessageFns<UploadMetadata> = {
             message.declaredType = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.visibility = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -473,6 +591,7 @@ export const UploadMetadata: MessageFns<UploadMetadata> = {
         : isSet(object.declared_type)
         ? globalThis.String(object.declared_type)
         : "",
+      visibility: isSet(object.visibility) ? globalThis.String(object.visibility) : "",
     };
   },
 
@@ -487,6 +606,9 @@ export const UploadMetadata: MessageFns<UploadMetadata> = {
     if (message.declaredType !== "") {
       obj.declaredType = message.declaredType;
     }
+    if (message.visibility !== "") {
+      obj.visibility = message.visibility;
+    }
     return obj;
   },
 
@@ -498,12 +620,13 @@ export const UploadMetadata: MessageFns<UploadMetadata> = {
     message.label = object.label ?? "";
     message.filename = object.filename ?? "";
     message.declaredType = object.declaredType ?? "";
+    message.visibility = object.visibility ?? "";
     return message;
   },
 };
 
 function createBaseUploadAssetRequest(): UploadAssetRequest {
-  return { metadata: undefined, chunk: undefined, trailingLabel: undefined };
+  return { metadata: undefined, chunk: undefined, trailingLabel: undefined, trailingVisibility: undefined };
 }
 
 export const UploadAssetRequest: MessageFns<UploadAssetRequest> = {
@@ -516,6 +639,9 @@ export const UploadAssetRequest: MessageFns<UploadAssetRequest> = {
     }
     if (message.trailingLabel !== undefined) {
       writer.uint32(26).string(message.trailingLabel);
+    }
+    if (message.trailingVisibility !== undefined) {
+      writer.uint32(34).string(message.trailingVisibility);
     }
     return writer;
   },
@@ -557,6 +683,14 @@ export const UploadAssetRequest: MessageFns<UploadAssetRequest> = {
             message.trailingLabel = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.trailingVisibility = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -578,6 +712,11 @@ export const UploadAssetRequest: MessageFns<UploadAssetRequest> = {
         : isSet(object.trailing_label)
         ? globalThis.String(object.trailing_label)
         : undefined,
+      trailingVisibility: isSet(object.trailingVisibility)
+        ? globalThis.String(object.trailingVisibility)
+        : isSet(object.trailing_visibility)
+        ? globalThis.String(object.trailing_visibility)
+        : undefined,
     };
   },
 
@@ -592,6 +731,9 @@ export const UploadAssetRequest: MessageFns<UploadAssetRequest> = {
     if (message.trailingLabel !== undefined) {
       obj.trailingLabel = message.trailingLabel;
     }
+    if (message.trailingVisibility !== undefined) {
+      obj.trailingVisibility = message.trailingVisibility;
+    }
     return obj;
   },
 
@@ -605,12 +747,13 @@ export const UploadAssetRequest: MessageFns<UploadAssetRequest> = {
       : undefined;
     message.chunk = object.chunk ?? undefined;
     message.trailingLabel = object.trailingLabel ?? undefined;
+    message.trailingVisibility = object.trailingVisibility ?? undefined;
     return message;
   },
 };
 
 function createBaseReplaceMetadata(): ReplaceMetadata {
-  return { id: "", filename: "", declaredType: "" };
+  return { id: "", filename: "", declaredType: "", visibility: "" };
 }
 
 export const ReplaceMetadata: MessageFns<ReplaceMetadata> = {
@@ -623,6 +766,9 @@ export const ReplaceMetadata: MessageFns<ReplaceMetadata> = {
     }
     if (message.declaredType !== "") {
       writer.uint32(26).string(message.declaredType);
+    }
+    if (message.visibility !== "") {
+      writer.uint32(34).string(message.visibility);
     }
     return writer;
   },
@@ -664,6 +810,14 @@ export const ReplaceMetadata: MessageFns<ReplaceMetadata> = {
             message.declaredType = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.visibility = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -685,6 +839,7 @@ export const ReplaceMetadata: MessageFns<ReplaceMetadata> = {
         : isSet(object.declared_type)
         ? globalThis.String(object.declared_type)
         : "",
+      visibility: isSet(object.visibility) ? globalThis.String(object.visibility) : "",
     };
   },
 
@@ -699,6 +854,9 @@ export const ReplaceMetadata: MessageFns<ReplaceMetadata> = {
     if (message.declaredType !== "") {
       obj.declaredType = message.declaredType;
     }
+    if (message.visibility !== "") {
+      obj.visibility = message.visibility;
+    }
     return obj;
   },
 
@@ -710,12 +868,13 @@ export const ReplaceMetadata: MessageFns<ReplaceMetadata> = {
     message.id = object.id ?? "";
     message.filename = object.filename ?? "";
     message.declaredType = object.declaredType ?? "";
+    message.visibility = object.visibility ?? "";
     return message;
   },
 };
 
 function createBaseReplaceAssetRequest(): ReplaceAssetRequest {
-  return { metadata: undefined, chunk: undefined };
+  return { metadata: undefined, chunk: undefined, trailingVisibility: undefined };
 }
 
 export const ReplaceAssetRequest: MessageFns<ReplaceAssetRequest> = {
@@ -725,6 +884,9 @@ export const ReplaceAssetRequest: MessageFns<ReplaceAssetRequest> = {
     }
     if (message.chunk !== undefined) {
       writer.uint32(18).bytes(message.chunk);
+    }
+    if (message.trailingVisibility !== undefined) {
+      writer.uint32(26).string(message.trailingVisibility);
     }
     return writer;
   },
@@ -758,6 +920,14 @@ export const ReplaceAssetRequest: MessageFns<ReplaceAssetRequest> = {
             message.chunk = Buffer.from(reader.bytes());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.trailingVisibility = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -774,6 +944,11 @@ export const ReplaceAssetRequest: MessageFns<ReplaceAssetRequest> = {
     return {
       metadata: isSet(object.metadata) ? ReplaceMetadata.fromJSON(object.metadata) : undefined,
       chunk: isSet(object.chunk) ? Buffer.from(bytesFromBase64(object.chunk)) : undefined,
+      trailingVisibility: isSet(object.trailingVisibility)
+        ? globalThis.String(object.trailingVisibility)
+        : isSet(object.trailing_visibility)
+        ? globalThis.String(object.trailing_visibility)
+        : undefined,
     };
   },
 
@@ -784,6 +959,9 @@ export const ReplaceAssetRequest: MessageFns<ReplaceAssetRequest> = {
     }
     if (message.chunk !== undefined) {
       obj.chunk = base64FromBytes(message.chunk);
+    }
+    if (message.trailingVisibility !== undefined) {
+      obj.trailingVisibility = message.trailingVisibility;
     }
     return obj;
   },
@@ -797,6 +975,7 @@ export const ReplaceAssetRequest: MessageFns<ReplaceAssetRequest> = {
       ? ReplaceMetadata.fromPartial(object.metadata)
       : undefined;
     message.chunk = object.chunk ?? undefined;
+    message.trailingVisibility = object.trailingVisibility ?? undefined;
     return message;
   },
 };
@@ -1577,6 +1756,833 @@ export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
   },
 };
 
+function createBaseUpdateAssetRequest(): UpdateAssetRequest {
+  return { id: "", label: undefined, visibility: undefined };
+}
+
+export const UpdateAssetRequest: MessageFns<UpdateAssetRequest> = {
+  encode(message: UpdateAssetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.label !== undefined) {
+      writer.uint32(18).string(message.label);
+    }
+    if (message.visibility !== undefined) {
+      writer.uint32(26).string(message.visibility);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateAssetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateAssetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.label = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.visibility = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateAssetRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      label: isSet(object.label) ? globalThis.String(object.label) : undefined,
+      visibility: isSet(object.visibility) ? globalThis.String(object.visibility) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateAssetRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.label !== undefined) {
+      obj.label = message.label;
+    }
+    if (message.visibility !== undefined) {
+      obj.visibility = message.visibility;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateAssetRequest>, I>>(base?: I): UpdateAssetRequest {
+    return UpdateAssetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateAssetRequest>, I>>(object: I): UpdateAssetRequest {
+    const message = createBaseUpdateAssetRequest();
+    message.id = object.id ?? "";
+    message.label = object.label ?? undefined;
+    message.visibility = object.visibility ?? undefined;
+    return message;
+  },
+};
+
+function createBaseCreateSignedUrlRequest(): CreateSignedUrlRequest {
+  return { id: "", expiresIn: 0, transform: undefined };
+}
+
+export const CreateSignedUrlRequest: MessageFns<CreateSignedUrlRequest> = {
+  encode(message: CreateSignedUrlRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.expiresIn !== 0) {
+      writer.uint32(16).int64(message.expiresIn);
+    }
+    if (message.transform !== undefined) {
+      ImageTransform.encode(message.transform, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateSignedUrlRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateSignedUrlRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expiresIn = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.transform = ImageTransform.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateSignedUrlRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      expiresIn: isSet(object.expiresIn)
+        ? globalThis.Number(object.expiresIn)
+        : isSet(object.expires_in)
+        ? globalThis.Number(object.expires_in)
+        : 0,
+      transform: isSet(object.transform) ? ImageTransform.fromJSON(object.transform) : undefined,
+    };
+  },
+
+  toJSON(message: CreateSignedUrlRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.expiresIn !== 0) {
+      obj.expiresIn = Math.round(message.expiresIn);
+    }
+    if (message.transform !== undefined) {
+      obj.transform = ImageTransform.toJSON(message.transform);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateSignedUrlRequest>, I>>(base?: I): CreateSignedUrlRequest {
+    return CreateSignedUrlRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateSignedUrlRequest>, I>>(object: I): CreateSignedUrlRequest {
+    const message = createBaseCreateSignedUrlRequest();
+    message.id = object.id ?? "";
+    message.expiresIn = object.expiresIn ?? 0;
+    message.transform = (object.transform !== undefined && object.transform !== null)
+      ? ImageTransform.fromPartial(object.transform)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseImageTransform(): ImageTransform {
+  return { w: undefined, h: undefined, fit: undefined, format: undefined, q: undefined };
+}
+
+export const ImageTransform: MessageFns<ImageTransform> = {
+  encode(message: ImageTransform, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.w !== undefined) {
+      writer.uint32(8).uint32(message.w);
+    }
+    if (message.h !== undefined) {
+      writer.uint32(16).uint32(message.h);
+    }
+    if (message.fit !== undefined) {
+      writer.uint32(26).string(message.fit);
+    }
+    if (message.format !== undefined) {
+      writer.uint32(34).string(message.format);
+    }
+    if (message.q !== undefined) {
+      writer.uint32(40).uint32(message.q);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ImageTransform {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseImageTransform();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.w = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.h = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.fit = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.format = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.q = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ImageTransform {
+    return {
+      w: isSet(object.w) ? globalThis.Number(object.w) : undefined,
+      h: isSet(object.h) ? globalThis.Number(object.h) : undefined,
+      fit: isSet(object.fit) ? globalThis.String(object.fit) : undefined,
+      format: isSet(object.format) ? globalThis.String(object.format) : undefined,
+      q: isSet(object.q) ? globalThis.Number(object.q) : undefined,
+    };
+  },
+
+  toJSON(message: ImageTransform): unknown {
+    const obj: any = {};
+    if (message.w !== undefined) {
+      obj.w = Math.round(message.w);
+    }
+    if (message.h !== undefined) {
+      obj.h = Math.round(message.h);
+    }
+    if (message.fit !== undefined) {
+      obj.fit = message.fit;
+    }
+    if (message.format !== undefined) {
+      obj.format = message.format;
+    }
+    if (message.q !== undefined) {
+      obj.q = Math.round(message.q);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ImageTransform>, I>>(base?: I): ImageTransform {
+    return ImageTransform.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ImageTransform>, I>>(object: I): ImageTransform {
+    const message = createBaseImageTransform();
+    message.w = object.w ?? undefined;
+    message.h = object.h ?? undefined;
+    message.fit = object.fit ?? undefined;
+    message.format = object.format ?? undefined;
+    message.q = object.q ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSignedUrl(): SignedUrl {
+  return { url: "", expiresAt: undefined };
+}
+
+export const SignedUrl: MessageFns<SignedUrl> = {
+  encode(message: SignedUrl, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignedUrl {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignedUrl();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignedUrl {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SignedUrl): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignedUrl>, I>>(base?: I): SignedUrl {
+    return SignedUrl.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignedUrl>, I>>(object: I): SignedUrl {
+    const message = createBaseSignedUrl();
+    message.url = object.url ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRevokeSignedUrlsRequest(): RevokeSignedUrlsRequest {
+  return { id: "" };
+}
+
+export const RevokeSignedUrlsRequest: MessageFns<RevokeSignedUrlsRequest> = {
+  encode(message: RevokeSignedUrlsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeSignedUrlsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeSignedUrlsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RevokeSignedUrlsRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: RevokeSignedUrlsRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeSignedUrlsRequest>, I>>(base?: I): RevokeSignedUrlsRequest {
+    return RevokeSignedUrlsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeSignedUrlsRequest>, I>>(object: I): RevokeSignedUrlsRequest {
+    const message = createBaseRevokeSignedUrlsRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseRevokeSignedUrlsResponse(): RevokeSignedUrlsResponse {
+  return {};
+}
+
+export const RevokeSignedUrlsResponse: MessageFns<RevokeSignedUrlsResponse> = {
+  encode(_: RevokeSignedUrlsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RevokeSignedUrlsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRevokeSignedUrlsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RevokeSignedUrlsResponse {
+    return {};
+  },
+
+  toJSON(_: RevokeSignedUrlsResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RevokeSignedUrlsResponse>, I>>(base?: I): RevokeSignedUrlsResponse {
+    return RevokeSignedUrlsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RevokeSignedUrlsResponse>, I>>(_: I): RevokeSignedUrlsResponse {
+    const message = createBaseRevokeSignedUrlsResponse();
+    return message;
+  },
+};
+
+function createBaseGetWorkspacePolicyRequest(): GetWorkspacePolicyRequest {
+  return {};
+}
+
+export const GetWorkspacePolicyRequest: MessageFns<GetWorkspacePolicyRequest> = {
+  encode(_: GetWorkspacePolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetWorkspacePolicyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetWorkspacePolicyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetWorkspacePolicyRequest {
+    return {};
+  },
+
+  toJSON(_: GetWorkspacePolicyRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetWorkspacePolicyRequest>, I>>(base?: I): GetWorkspacePolicyRequest {
+    return GetWorkspacePolicyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetWorkspacePolicyRequest>, I>>(_: I): GetWorkspacePolicyRequest {
+    const message = createBaseGetWorkspacePolicyRequest();
+    return message;
+  },
+};
+
+function createBaseSetWorkspacePolicyRequest(): SetWorkspacePolicyRequest {
+  return { allowedTypes: [], maxUploadBytes: undefined, defaultVisibility: "" };
+}
+
+export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = {
+  encode(message: SetWorkspacePolicyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.allowedTypes) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.maxUploadBytes !== undefined) {
+      writer.uint32(16).int64(message.maxUploadBytes);
+    }
+    if (message.defaultVisibility !== "") {
+      writer.uint32(26).string(message.defaultVisibility);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetWorkspacePolicyRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetWorkspacePolicyRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.allowedTypes.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.maxUploadBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.defaultVisibility = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetWorkspacePolicyRequest {
+    return {
+      allowedTypes: globalThis.Array.isArray(object?.allowedTypes)
+        ? object.allowedTypes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.allowed_types)
+        ? object.allowed_types.map((e: any) => globalThis.String(e))
+        : [],
+      maxUploadBytes: isSet(object.maxUploadBytes)
+        ? globalThis.Number(object.maxUploadBytes)
+        : isSet(object.max_upload_bytes)
+        ? globalThis.Number(object.max_upload_bytes)
+        : undefined,
+      defaultVisibility: isSet(object.defaultVisibility)
+        ? globalThis.String(object.defaultVisibility)
+        : isSet(object.default_visibility)
+        ? globalThis.String(object.default_visibility)
+        : "",
+    };
+  },
+
+  toJSON(message: SetWorkspacePolicyRequest): unknown {
+    const obj: any = {};
+    if (message.allowedTypes?.length) {
+      obj.allowedTypes = message.allowedTypes;
+    }
+    if (message.maxUploadBytes !== undefined) {
+      obj.maxUploadBytes = Math.round(message.maxUploadBytes);
+    }
+    if (message.defaultVisibility !== "") {
+      obj.defaultVisibility = message.defaultVisibility;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetWorkspacePolicyRequest>, I>>(base?: I): SetWorkspacePolicyRequest {
+    return SetWorkspacePolicyRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetWorkspacePolicyRequest>, I>>(object: I): SetWorkspacePolicyRequest {
+    const message = createBaseSetWorkspacePolicyRequest();
+    message.allowedTypes = object.allowedTypes?.map((e) => e) || [];
+    message.maxUploadBytes = object.maxUploadBytes ?? undefined;
+    message.defaultVisibility = object.defaultVisibility ?? "";
+    return message;
+  },
+};
+
+function createBaseWorkspacePolicy(): WorkspacePolicy {
+  return { allowedTypes: [], maxUploadBytes: 0, defaultVisibility: "" };
+}
+
+export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
+  encode(message: WorkspacePolicy, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.allowedTypes) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.maxUploadBytes !== 0) {
+      writer.uint32(16).int64(message.maxUploadBytes);
+    }
+    if (message.defaultVisibility !== "") {
+      writer.uint32(26).string(message.defaultVisibility);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WorkspacePolicy {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWorkspacePolicy();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.allowedTypes.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.maxUploadBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.defaultVisibility = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WorkspacePolicy {
+    return {
+      allowedTypes: globalThis.Array.isArray(object?.allowedTypes)
+        ? object.allowedTypes.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.allowed_types)
+        ? object.allowed_types.map((e: any) => globalThis.String(e))
+        : [],
+      maxUploadBytes: isSet(object.maxUploadBytes)
+        ? globalThis.Number(object.maxUploadBytes)
+        : isSet(object.max_upload_bytes)
+        ? globalThis.Number(object.max_upload_bytes)
+        : 0,
+      defaultVisibility: isSet(object.defaultVisibility)
+        ? globalThis.String(object.defaultVisibility)
+        : isSet(object.default_visibility)
+        ? globalThis.String(object.default_visibility)
+        : "",
+    };
+  },
+
+  toJSON(message: WorkspacePolicy): unknown {
+    const obj: any = {};
+    if (message.allowedTypes?.length) {
+      obj.allowedTypes = message.allowedTypes;
+    }
+    if (message.maxUploadBytes !== 0) {
+      obj.maxUploadBytes = Math.round(message.maxUploadBytes);
+    }
+    if (message.defaultVisibility !== "") {
+      obj.defaultVisibility = message.defaultVisibility;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WorkspacePolicy>, I>>(base?: I): WorkspacePolicy {
+    return WorkspacePolicy.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WorkspacePolicy>, I>>(object: I): WorkspacePolicy {
+    const message = createBaseWorkspacePolicy();
+    message.allowedTypes = object.allowedTypes?.map((e) => e) || [];
+    message.maxUploadBytes = object.maxUploadBytes ?? 0;
+    message.defaultVisibility = object.defaultVisibility ?? "";
+    return message;
+  },
+};
+
 /**
  * AssetService stores uploaded files per workspace and serves their metadata.
  * The media type is sniffed from the bytes; client-supplied names and types are
@@ -1692,6 +2698,82 @@ export const AssetServiceService = {
     responseSerialize: (value: WorkspaceUsage): Buffer => Buffer.from(WorkspaceUsage.encode(value).finish()),
     responseDeserialize: (value: Buffer): WorkspaceUsage => WorkspaceUsage.decode(value),
   },
+  /**
+   * UpdateAsset changes an asset's label or visibility; its file, url and
+   * version stay. Scope: assets:write. INVALID_ARGUMENT: malformed id, bad
+   * label or visibility. NOT_FOUND: no such asset in this workspace.
+   */
+  updateAsset: {
+    path: "/switchyard.v1.AssetService/UpdateAsset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateAssetRequest): Buffer => Buffer.from(UpdateAssetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateAssetRequest => UpdateAssetRequest.decode(value),
+    responseSerialize: (value: Asset): Buffer => Buffer.from(Asset.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Asset => Asset.decode(value),
+  },
+  /**
+   * CreateSignedUrl returns a url of the asset's current file that works,
+   * also when the asset is private, until `expires_at` (refused from that
+   * second on). A replace, a delete or RevokeSignedUrls ends it. Scope:
+   * assets:read. INVALID_ARGUMENT: malformed id, expires_in outside
+   * 1-604800. NOT_FOUND: no such asset in this workspace.
+   */
+  createSignedUrl: {
+    path: "/switchyard.v1.AssetService/CreateSignedUrl" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateSignedUrlRequest): Buffer =>
+      Buffer.from(CreateSignedUrlRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateSignedUrlRequest => CreateSignedUrlRequest.decode(value),
+    responseSerialize: (value: SignedUrl): Buffer => Buffer.from(SignedUrl.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SignedUrl => SignedUrl.decode(value),
+  },
+  /**
+   * RevokeSignedUrls ends every signed url of the asset made so far (their
+   * signatures cover the asset's link epoch, which this raises). Scope:
+   * assets:write. NOT_FOUND: no such asset in this workspace.
+   */
+  revokeSignedUrls: {
+    path: "/switchyard.v1.AssetService/RevokeSignedUrls" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RevokeSignedUrlsRequest): Buffer =>
+      Buffer.from(RevokeSignedUrlsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RevokeSignedUrlsRequest => RevokeSignedUrlsRequest.decode(value),
+    responseSerialize: (value: RevokeSignedUrlsResponse): Buffer =>
+      Buffer.from(RevokeSignedUrlsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RevokeSignedUrlsResponse => RevokeSignedUrlsResponse.decode(value),
+  },
+  /**
+   * GetWorkspacePolicy reads the policy uploads to the caller's workspace
+   * are held to. Scope: workspace:admin.
+   */
+  getWorkspacePolicy: {
+    path: "/switchyard.v1.AssetService/GetWorkspacePolicy" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetWorkspacePolicyRequest): Buffer =>
+      Buffer.from(GetWorkspacePolicyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetWorkspacePolicyRequest => GetWorkspacePolicyRequest.decode(value),
+    responseSerialize: (value: WorkspacePolicy): Buffer => Buffer.from(WorkspacePolicy.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WorkspacePolicy => WorkspacePolicy.decode(value),
+  },
+  /**
+   * SetWorkspacePolicy replaces the workspace's policy and returns it as in
+   * force. Scope: workspace:admin. INVALID_ARGUMENT: a malformed media type,
+   * a limit above the server's, a bad visibility.
+   */
+  setWorkspacePolicy: {
+    path: "/switchyard.v1.AssetService/SetWorkspacePolicy" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetWorkspacePolicyRequest): Buffer =>
+      Buffer.from(SetWorkspacePolicyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetWorkspacePolicyRequest => SetWorkspacePolicyRequest.decode(value),
+    responseSerialize: (value: WorkspacePolicy): Buffer => Buffer.from(WorkspacePolicy.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WorkspacePolicy => WorkspacePolicy.decode(value),
+  },
 } as const;
 
 export interface AssetServiceServer extends UntypedServiceImplementation {
@@ -1740,6 +2822,37 @@ export interface AssetServiceServer extends UntypedServiceImplementation {
    * assets:read.
    */
   getWorkspaceUsage: handleUnaryCall<GetWorkspaceUsageRequest, WorkspaceUsage>;
+  /**
+   * UpdateAsset changes an asset's label or visibility; its file, url and
+   * version stay. Scope: assets:write. INVALID_ARGUMENT: malformed id, bad
+   * label or visibility. NOT_FOUND: no such asset in this workspace.
+   */
+  updateAsset: handleUnaryCall<UpdateAssetRequest, Asset>;
+  /**
+   * CreateSignedUrl returns a url of the asset's current file that works,
+   * also when the asset is private, until `expires_at` (refused from that
+   * second on). A replace, a delete or RevokeSignedUrls ends it. Scope:
+   * assets:read. INVALID_ARGUMENT: malformed id, expires_in outside
+   * 1-604800. NOT_FOUND: no such asset in this workspace.
+   */
+  createSignedUrl: handleUnaryCall<CreateSignedUrlRequest, SignedUrl>;
+  /**
+   * RevokeSignedUrls ends every signed url of the asset made so far (their
+   * signatures cover the asset's link epoch, which this raises). Scope:
+   * assets:write. NOT_FOUND: no such asset in this workspace.
+   */
+  revokeSignedUrls: handleUnaryCall<RevokeSignedUrlsRequest, RevokeSignedUrlsResponse>;
+  /**
+   * GetWorkspacePolicy reads the policy uploads to the caller's workspace
+   * are held to. Scope: workspace:admin.
+   */
+  getWorkspacePolicy: handleUnaryCall<GetWorkspacePolicyRequest, WorkspacePolicy>;
+  /**
+   * SetWorkspacePolicy replaces the workspace's policy and returns it as in
+   * force. Scope: workspace:admin. INVALID_ARGUMENT: a malformed media type,
+   * a limit above the server's, a bad visibility.
+   */
+  setWorkspacePolicy: handleUnaryCall<SetWorkspacePolicyRequest, WorkspacePolicy>;
 }
 
 export interface AssetServiceClient extends Client {
@@ -1884,6 +2997,107 @@ export interface AssetServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: WorkspaceUsage) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateAsset changes an asset's label or visibility; its file, url and
+   * version stay. Scope: assets:write. INVALID_ARGUMENT: malformed id, bad
+   * label or visibility. NOT_FOUND: no such asset in this workspace.
+   */
+  updateAsset(
+    request: UpdateAssetRequest,
+    callback: (error: ServiceError | null, response: Asset) => void,
+  ): ClientUnaryCall;
+  updateAsset(
+    request: UpdateAssetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Asset) => void,
+  ): ClientUnaryCall;
+  updateAsset(
+    request: UpdateAssetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Asset) => void,
+  ): ClientUnaryCall;
+  /**
+   * CreateSignedUrl returns a url of the asset's current file that works,
+   * also when the asset is private, until `expires_at` (refused from that
+   * second on). A replace, a delete or RevokeSignedUrls ends it. Scope:
+   * assets:read. INVALID_ARGUMENT: malformed id, expires_in outside
+   * 1-604800. NOT_FOUND: no such asset in this workspace.
+   */
+  createSignedUrl(
+    request: CreateSignedUrlRequest,
+    callback: (error: ServiceError | null, response: SignedUrl) => void,
+  ): ClientUnaryCall;
+  createSignedUrl(
+    request: CreateSignedUrlRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SignedUrl) => void,
+  ): ClientUnaryCall;
+  createSignedUrl(
+    request: CreateSignedUrlRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SignedUrl) => void,
+  ): ClientUnaryCall;
+  /**
+   * RevokeSignedUrls ends every signed url of the asset made so far (their
+   * signatures cover the asset's link epoch, which this raises). Scope:
+   * assets:write. NOT_FOUND: no such asset in this workspace.
+   */
+  revokeSignedUrls(
+    request: RevokeSignedUrlsRequest,
+    callback: (error: ServiceError | null, response: RevokeSignedUrlsResponse) => void,
+  ): ClientUnaryCall;
+  revokeSignedUrls(
+    request: RevokeSignedUrlsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RevokeSignedUrlsResponse) => void,
+  ): ClientUnaryCall;
+  revokeSignedUrls(
+    request: RevokeSignedUrlsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RevokeSignedUrlsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetWorkspacePolicy reads the policy uploads to the caller's workspace
+   * are held to. Scope: workspace:admin.
+   */
+  getWorkspacePolicy(
+    request: GetWorkspacePolicyRequest,
+    callback: (error: ServiceError | null, response: WorkspacePolicy) => void,
+  ): ClientUnaryCall;
+  getWorkspacePolicy(
+    request: GetWorkspacePolicyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WorkspacePolicy) => void,
+  ): ClientUnaryCall;
+  getWorkspacePolicy(
+    request: GetWorkspacePolicyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WorkspacePolicy) => void,
+  ): ClientUnaryCall;
+  /**
+   * SetWorkspacePolicy replaces the workspace's policy and returns it as in
+   * force. Scope: workspace:admin. INVALID_ARGUMENT: a malformed media type,
+   * a limit above the server's, a bad visibility.
+   */
+  setWorkspacePolicy(
+    request: SetWorkspacePolicyRequest,
+    callback: (error: ServiceError | null, response: WorkspacePolicy) => void,
+  ): ClientUnaryCall;
+  setWorkspacePolicy(
+    request: SetWorkspacePolicyRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: WorkspacePolicy) => void,
+  ): ClientUnaryCall;
+  setWorkspacePolicy(
+    request: SetWorkspacePolicyRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: WorkspacePolicy) => void,
   ): ClientUnaryCall;
 }
 

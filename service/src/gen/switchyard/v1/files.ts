@@ -33,6 +33,8 @@ export interface ReadFileRequest {
     | undefined;
   /** When true, only `info` is sent (for HEAD and conditional requests). */
   infoOnly: boolean;
+  /** The url's query string without "?": a private file's signature. */
+  query: string;
 }
 
 /** What a file server needs for its headers. */
@@ -47,6 +49,8 @@ export interface FileInfo {
   /** The range actually sent (inclusive); equals [0, size-1] for a whole file. */
   rangeStart: number;
   rangeEnd: number;
+  /** "public" or "private" (served only because the url was signed). */
+  visibility: string;
 }
 
 export interface ReadFileResponse {
@@ -55,7 +59,7 @@ export interface ReadFileResponse {
 }
 
 function createBaseReadFileRequest(): ReadFileRequest {
-  return { path: "", rangeStart: undefined, rangeEnd: undefined, infoOnly: false };
+  return { path: "", rangeStart: undefined, rangeEnd: undefined, infoOnly: false, query: "" };
 }
 
 export const ReadFileRequest: MessageFns<ReadFileRequest> = {
@@ -71,6 +75,9 @@ export const ReadFileRequest: MessageFns<ReadFileRequest> = {
     }
     if (message.infoOnly !== false) {
       writer.uint32(32).bool(message.infoOnly);
+    }
+    if (message.query !== "") {
+      writer.uint32(42).string(message.query);
     }
     return writer;
   },
@@ -120,6 +127,14 @@ export const ReadFileRequest: MessageFns<ReadFileRequest> = {
             message.infoOnly = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.query = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -150,6 +165,7 @@ export const ReadFileRequest: MessageFns<ReadFileRequest> = {
         : isSet(object.info_only)
         ? globalThis.Boolean(object.info_only)
         : false,
+      query: isSet(object.query) ? globalThis.String(object.query) : "",
     };
   },
 
@@ -167,6 +183,9 @@ export const ReadFileRequest: MessageFns<ReadFileRequest> = {
     if (message.infoOnly !== false) {
       obj.infoOnly = message.infoOnly;
     }
+    if (message.query !== "") {
+      obj.query = message.query;
+    }
     return obj;
   },
 
@@ -179,12 +198,13 @@ export const ReadFileRequest: MessageFns<ReadFileRequest> = {
     message.rangeStart = object.rangeStart ?? undefined;
     message.rangeEnd = object.rangeEnd ?? undefined;
     message.infoOnly = object.infoOnly ?? false;
+    message.query = object.query ?? "";
     return message;
   },
 };
 
 function createBaseFileInfo(): FileInfo {
-  return { type: "", size: 0, sha256: "", uploadedAt: undefined, rangeStart: 0, rangeEnd: 0 };
+  return { type: "", size: 0, sha256: "", uploadedAt: undefined, rangeStart: 0, rangeEnd: 0, visibility: "" };
 }
 
 export const FileInfo: MessageFns<FileInfo> = {
@@ -206,6 +226,9 @@ export const FileInfo: MessageFns<FileInfo> = {
     }
     if (message.rangeEnd !== 0) {
       writer.uint32(48).int64(message.rangeEnd);
+    }
+    if (message.visibility !== "") {
+      writer.uint32(58).string(message.visibility);
     }
     return writer;
   },
@@ -271,6 +294,14 @@ export const FileInfo: MessageFns<FileInfo> = {
             message.rangeEnd = longToNumber(reader.int64());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.visibility = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -303,6 +334,7 @@ export const FileInfo: MessageFns<FileInfo> = {
         : isSet(object.range_end)
         ? globalThis.Number(object.range_end)
         : 0,
+      visibility: isSet(object.visibility) ? globalThis.String(object.visibility) : "",
     };
   },
 
@@ -326,6 +358,9 @@ export const FileInfo: MessageFns<FileInfo> = {
     if (message.rangeEnd !== 0) {
       obj.rangeEnd = Math.round(message.rangeEnd);
     }
+    if (message.visibility !== "") {
+      obj.visibility = message.visibility;
+    }
     return obj;
   },
 
@@ -340,6 +375,7 @@ export const FileInfo: MessageFns<FileInfo> = {
     message.uploadedAt = object.uploadedAt ?? undefined;
     message.rangeStart = object.rangeStart ?? 0;
     message.rangeEnd = object.rangeEnd ?? 0;
+    message.visibility = object.visibility ?? "";
     return message;
   },
 };
@@ -430,10 +466,11 @@ export const ReadFileResponse: MessageFns<ReadFileResponse> = {
 };
 
 /**
- * FileService streams the stored bytes behind public asset URLs, so gateways
- * serve files without access to the blob store. Asset URLs are public links, so
- * these calls need no token; they answer only for the current file of an asset
- * (a replaced-away file is NOT_FOUND).
+ * FileService streams the stored bytes behind asset URLs, so gateways serve
+ * files without access to the blob store. Asset URLs are links, so these calls
+ * need no token; they answer only for the current file of an asset (a
+ * replaced-away file is NOT_FOUND), and a private asset's file only with a
+ * valid signature in `query` (else PERMISSION_DENIED).
  */
 export type FileServiceService = typeof FileServiceService;
 export const FileServiceService = {

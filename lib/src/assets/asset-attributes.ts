@@ -1,0 +1,61 @@
+import { requireScope, type Principal } from '../auth/principal.js';
+import { invalidArgument } from '../errors.js';
+import { assertId } from '../ids.js';
+import type { AssetStore } from '../ports/asset-store.js';
+import type { Clock } from '../clock.js';
+import { assetNotFound } from './asset-errors.js';
+import { publicPathFor } from './blob-naming.js';
+import { validateLabel } from './label.js';
+import { MAX_SIGNED_URL_SECONDS, MIN_SIGNED_URL_SECONDS, type UrlSigner } from './signed-urls.js';
+import { toAsset } from './to-asset.js';
+import type { Asset, AssetUpdate, SignedUrl, SignedUrlInput } from './types.js';
+import { validateVisibility } from './visibility.js';
+
+interface Deps {
+  readonly assetStore: AssetStore;
+  readonly clock: Clock;
+  readonly cdnUrl: string;
+  readonly urlSigner: UrlSigner;
+}
+
+/** Changes an asset's label or visibility; its file, url and version stay. */
+export async function updateAsset(deps: Deps, principal: Principal, id: string, changes: AssetUpdate): Promise<Asset> {
+  requireScope(principal, 'assets:write');
+  const assetId = assertId('asset', id);
+  if (typeof changes !== 'object' || changes === null) throw invalidArgument('changes', 'must be an object');
+  const label = changes.label === undefined ? undefined : validateLabel(changes.label);
+  const visibility = validateVisibility(changes.visibility);
+  const record = await deps.assetStore.update(principal.workspace, assetId, { label, visibility });
+  if (!record) throw assetNotFound(assetId);
+  return toAsset(record, deps.cdnUrl);
+}
+
+/**
+ * A url of the asset's current file with a signature that expires. It names
+ * the current blob, so a replace or delete ends it like the plain url; a
+ * revocation ends it through the link epoch it was signed with.
+ */
+export async function createSignedUrl(deps: Deps, principal: Principal, id: string, input: SignedUrlInput): Promise<SignedUrl> {
+  requireScope(principal, 'assets:read');
+  const assetId = assertId('asset', id);
+  const expiresIn = input?.expiresIn;
+  if (!Number.isSafeInteger(expiresIn) || expiresIn < MIN_SIGNED_URL_SECONDS || expiresIn > MAX_SIGNED_URL_SECONDS) {
+    throw invalidArgument('expiresIn', `must be a whole number of seconds from ${MIN_SIGNED_URL_SECONDS} to ${MAX_SIGNED_URL_SECONDS}`);
+  }
+  if (input.transform !== undefined && Object.values(input.transform).some((value) => value !== undefined)) {
+    throw invalidArgument('transform', 'image transformations are not available on this server yet');
+  }
+  const record = await deps.assetStore.get(principal.workspace, assetId);
+  if (!record) throw assetNotFound(assetId);
+  const expires = Math.floor(deps.clock.now().getTime() / 1000) + expiresIn;
+  const path = publicPathFor(record.id, record.blobId, record.type);
+  const query = deps.urlSigner.sign(path, record.linkEpoch, expires);
+  return Object.freeze({ url: `${deps.cdnUrl}/${path}?${query}`, expiresAt: new Date(expires * 1000) });
+}
+
+/** Raises the asset's link epoch: every signed url made before stops working at once. */
+export async function revokeSignedUrls(deps: Deps, principal: Principal, id: string): Promise<void> {
+  requireScope(principal, 'assets:write');
+  const assetId = assertId('asset', id);
+  if (!(await deps.assetStore.update(principal.workspace, assetId, { revokeLinks: true }))) throw assetNotFound(assetId);
+}
