@@ -10,6 +10,8 @@ import { grpcGetAssetBench } from './benchmarks/grpc.js';
 import { matchRoute } from './benchmarks/match-route.js';
 import { fileServe } from './benchmarks/file-serve.js';
 import { metricsCost } from './benchmarks/metrics-cost.js';
+import { watchedMatch } from './benchmarks/watched-match.js';
+import { routeSyncLatency } from './benchmarks/route-sync.js';
 import { plan } from './harness/plan.js';
 import { formatLine, writeResults, type BenchResult } from './harness/results.js';
 
@@ -24,6 +26,8 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'lib-match-route': matchRoute,
   'mysql-get-asset': getAsset(true),
   'metrics-cost': metricsCost,
+  'watched-match': watchedMatch,
+  'route-sync-latency': routeSyncLatency,
 };
 
 const wanted = process.argv.slice(2);

@@ -4,8 +4,8 @@ import { plan } from '../harness/plan.js';
 import { result, type BenchResult } from '../harness/results.js';
 import { buildRouteSet, type Probe } from './route-set.js';
 
-type Match = { pattern: string; params: Record<string, string | undefined> } | undefined;
-type MatchFn = (method: string, path: string) => unknown;
+export type Match = { pattern: string; params: Record<string, string | undefined> } | undefined;
+export type MatchFn = (method: string, path: string) => unknown;
 
 /**
  * Benchmark 5, in-process: our RouteTable against find-my-way's `find` with the
@@ -43,7 +43,7 @@ export async function matchRoute(): Promise<BenchResult[]> {
 }
 
 /** Matches every probe repeatedly for about `millis`; returns matches per second. */
-function time(match: MatchFn, probes: readonly Probe[], millis: number): number {
+export function time(match: MatchFn, probes: readonly Probe[], millis: number): number {
   let ops = 0;
   let hits = 0;
   const started = performance.now();
@@ -58,7 +58,7 @@ function time(match: MatchFn, probes: readonly Probe[], millis: number): number 
 }
 
 /** Every probe must find its expected pattern with exactly its params (or nothing, for a miss). */
-function crossCheck(label: string, match: (method: string, path: string) => Match, probes: readonly Probe[]): void {
+export function crossCheck(label: string, match: (method: string, path: string) => Match, probes: readonly Probe[]): void {
   for (const probe of probes) {
     const found = match(probe.method, probe.path);
     const ok = probe.expected === undefined

@@ -2,6 +2,8 @@
 export { createRestClient, SwitchyardRestError } from './rest.js';
 export type { RestAsset, RestClient, RestClientOptions, RestErrorDetail, RestMatch, RestRoute, RestUploadSource } from './rest.js';
 export type { ClientOptions, Protocol, TokenSource } from './options.js';
+export { watchRouteTable, RouteWatchRefused } from './route-watch.js';
+export type { WatchRouteTableOptions, WatchedRouteTable } from './route-watch.js';
 export type { WebByteSource } from './web-sources.js';
 export type { RpcClient } from './rpc-client.js';
 export type { ReplaceOptions, UploadOptions } from './uploads.js';

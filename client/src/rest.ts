@@ -11,6 +11,15 @@ export interface RestRoute {
   readonly middleware: readonly string[];
   readonly handler: string;
   readonly createdAt: string;
+  readonly updatedAt: string;
+  /** The workspace's route-table revision this route was last written at. */
+  readonly revision: number;
+}
+
+export interface RestRoutePage {
+  readonly routes: readonly RestRoute[];
+  /** Empty on the last page. */
+  readonly nextPageToken: string;
 }
 
 export interface RestAsset {
@@ -90,6 +99,9 @@ export interface RestClient {
   createRoute(route: { method: string; path: string; middleware?: readonly string[]; handler: string }): Promise<RestRoute>;
   getRoute(id: string): Promise<RestRoute>;
   matchRoute(method: string, path: string): Promise<RestMatch>;
+  listRoutes(query?: { pageSize?: number; pageToken?: string }): Promise<RestRoutePage>;
+  updateRoute(id: string, changes: { method?: string; path?: string; middleware?: readonly string[]; handler?: string }): Promise<RestRoute>;
+  deleteRoute(id: string): Promise<void>;
   uploadAsset(file: RestUploadSource, options?: { label?: string; filename?: string; visibility?: Visibility }): Promise<RestAsset>;
   replaceAsset(id: string, file: RestUploadSource, options?: { filename?: string; visibility?: Visibility }): Promise<RestAsset>;
   getAsset(id: string): Promise<RestAsset>;
@@ -131,14 +143,13 @@ export function createRestClient(options: RestClientOptions): RestClient {
     createRoute: (route) => call<RestRoute>('POST', '/v1/routing', json(route), 'application/json'),
     getRoute: (id) => call<RestRoute>('GET', `/v1/routing/${segment(id)}`),
     matchRoute: (method, path) => call<RestMatch>('GET', `/v1/routing:match?${new URLSearchParams({ method, path })}`),
+    listRoutes: (query = {}) => call<RestRoutePage>('GET', `/v1/routing${queryOf(query)}`),
+    updateRoute: (id, changes) => call<RestRoute>('PATCH', `/v1/routing/${segment(id)}`, json(changes), 'application/json'),
+    deleteRoute: (id) => call<void>('DELETE', `/v1/routing/${segment(id)}`),
     uploadAsset: (file, upload = {}) => call<RestAsset>('POST', '/v1/assets/upload', form(file, { label: upload.label, visibility: upload.visibility }, upload.filename)),
     replaceAsset: (id, file, replace = {}) => call<RestAsset>('POST', `/v1/assets/${segment(id)}/replace`, form(file, { visibility: replace.visibility }, replace.filename)),
     getAsset: (id) => call<RestAsset>('GET', `/v1/assets/${segment(id)}`),
-    listAssets: (query = {}) => {
-      const params = new URLSearchParams();
-      for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
-      return call<RestAssetPage>('GET', `/v1/assets${params.size > 0 ? `?${params}` : ''}`);
-    },
+    listAssets: (query = {}) => call<RestAssetPage>('GET', `/v1/assets${queryOf(query)}`),
     updateAsset: (id, changes) => call<RestAsset>('PATCH', `/v1/assets/${segment(id)}`, json(changes), 'application/json'),
     deleteAsset: (id) => call<void>('DELETE', `/v1/assets/${segment(id)}`),
     batchDeleteAssets: (ids) => call('POST', '/v1/assets:batchDelete', json({ ids }), 'application/json'),
@@ -148,6 +159,13 @@ export function createRestClient(options: RestClientOptions): RestClient {
     setWorkspacePolicy: (policy) => call<RestWorkspacePolicy>('PUT', '/v1/workspace/policy', json(policy), 'application/json'),
     getWorkspaceUsage: () => call<RestWorkspaceUsage>('GET', '/v1/workspace/usage'),
   } satisfies RestClient);
+}
+
+/** `?a=1&b=2` of the given parameters, or nothing. */
+function queryOf(query: Readonly<Record<string, string | number | undefined>>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  return params.size > 0 ? `?${params}` : '';
 }
 
 async function restError(response: Response): Promise<SwitchyardRestError> {

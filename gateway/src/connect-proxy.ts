@@ -61,6 +61,10 @@ export function createConnectProxy(
         createRoute: (request, ctx) => relay(clients.routes.createRoute(request, forward(ctx))),
         getRoute: (request, ctx) => relay(clients.routes.getRoute(request, forward(ctx))),
         matchRoute: (request, ctx) => relay(clients.routes.matchRoute(request, forward(ctx))),
+        listRoutes: (request, ctx) => relay(clients.routes.listRoutes(request, forward(ctx))),
+        updateRoute: (request, ctx) => relay(clients.routes.updateRoute(request, forward(ctx))),
+        deleteRoute: (request, ctx) => relay(clients.routes.deleteRoute(request, forward(ctx))),
+        watchRoutes: (request, ctx) => relayStream(clients.routes.watchRoutes(request, forward(ctx, true))),
       } satisfies ServiceImpl<typeof RouteService>);
       router.service(AssetService, {
         uploadAsset: (requests, ctx) => inSlot(uploadSlots, () => relay(clients.assets.uploadAsset(requests, forward(ctx, true)))),

@@ -54,6 +54,8 @@ export interface Gateway {
   handle(req: IncomingMessage, res: ServerResponse): void;
   /** Counts a refusal at a capacity bound outside Fastify (MAX_CONNECTIONS, in the listener). */
   countRefusal(bound: 'connections'): void;
+  /** Ends long-lived responses (route watches) so a graceful shutdown need not wait for them. */
+  endStreams(): void;
   close(): Promise<void>;
 }
 
@@ -141,7 +143,8 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
 
   await app.register(cors, corsOptions(config.corsOrigins));
   await app.register(openApiPlugin, { filesPath });
-  await app.register(routingRoutes, { clients, log });
+  const streams = new AbortController();
+  await app.register(routingRoutes, { clients, log, closing: streams.signal });
   await app.register(assetRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log });
   await app.register(healthRoute, { clients, log });
   await app.register(fileRoutes, { clients, filesPath, log });
@@ -168,7 +171,7 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
     }
   });
   await app.ready();
-  return { app, routes, handle: app.routing, countRefusal: (bound) => void (refused[bound] && (refused[bound].value += 1)), close: () => app.close() };
+  return { app, routes, handle: app.routing, countRefusal: (bound) => void (refused[bound] && (refused[bound].value += 1)), endStreams: () => streams.abort(), close: () => app.close() };
 }
 
 function hasEmptyParam(params: unknown): boolean {

@@ -48,6 +48,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
 
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
+    gateway.endStreams();
     await listener.close(options.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS);
     await gateway.close();
     clients.close();

@@ -16,8 +16,9 @@ export type { Principal, Scope } from './auth/principal.js';
 export { createHmacTokenVerifier, createJwksTokenVerifier, signToken, parseBearer } from './auth/tokens.js';
 export type { SignTokenOptions, TokenVerifierOptions, VerifiedTokenCacheOptions } from './auth/tokens.js';
 
-export type { Route, CreateRouteInput, MatchRouteInput, RouteMatch, RouteService } from './routes/types.js';
+export type { Route, CreateRouteInput, MatchRouteInput, RouteMatch, RouteService, UpdateRouteInput, RouteListInput, RoutePage, RouteEvent, WatchRoutesOptions } from './routes/types.js';
 export { RouteTable } from './routes/route-table.js';
+export { SyncedRouteTable } from './routes/synced-route-table.js';
 
 export type {
   Asset,
@@ -44,7 +45,7 @@ export { MAX_SIGNED_URL_SECONDS, MIN_URL_KEY_BYTES } from './assets/signed-urls.
 export type { UrlSigningKey } from './assets/signed-urls.js';
 export { sniffMediaType } from './assets/sniff.js';
 
-export type { RouteRecord, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, BlobStore, BlobInfo, ByteRange, AbandonedWrites, TokenVerifier } from './ports/index.js';
+export type { RouteRecord, NewRouteRecord, RouteRecordUpdate, RouteChange, RouteCursor, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, BlobStore, BlobInfo, ByteRange, AbandonedWrites, TokenVerifier } from './ports/index.js';
 export { assertBlobKey } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';

@@ -26,6 +26,8 @@ export interface SwitchyardOptions {
    * Default: one random key, so signed urls last as long as the process.
    */
   readonly urlSigningKeys?: readonly UrlSigningKey[] | undefined;
+  /** Route watches: how often a watched workspace is checked for changes made through other instances (ms, default 250), and the heartbeat interval (ms, default 15000). */
+  readonly routeWatch?: { readonly pollMs?: number | undefined; readonly heartbeatMs?: number | undefined } | undefined;
   readonly clock?: Clock | undefined;
   readonly ids?: IdSource | undefined;
 }
@@ -46,7 +48,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
   }
   const cdnUrl = normalizeCdnUrl(options.cdnUrl);
   return Object.freeze({
-    routes: createRouteService({ store: options.routeStore, clock, ids }),
+    routes: createRouteService({ store: options.routeStore, clock, ids, watchPollMs: options.routeWatch?.pollMs, watchHeartbeatMs: options.routeWatch?.heartbeatMs }),
     assets: createAssetService({
       assetStore: options.assetStore,
       routeStore: options.routeStore,

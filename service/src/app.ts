@@ -71,10 +71,11 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       cdnUrl: config.cdnUrl,
       maxUploadBytes: config.maxUploadBytes,
       urlSigningKeys: await resolveUrlSigningKeys(config),
+      routeWatch: config.routeWatch,
     });
     await health.start();
     const metrics = options.metrics ? new GrpcMetrics(options.metrics) : undefined;
-    const { server, handlers, settled } = createGrpcServer({ switchyard, authenticate, health, log, uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs, metrics, tracing: options.tracing });
+    const { server, handlers, settled, endStreams } = createGrpcServer({ switchyard, authenticate, health, log, uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs, metrics, tracing: options.tracing });
     const port = await bindServer(server, `${urlHost(config.host)}:${config.grpcPort}`).catch(async (error: unknown) => {
       server.forceShutdown();
       throw error;
@@ -85,6 +86,8 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     let closing: Promise<void> | undefined;
     const inProcess = createInProcessChannel(handlers, { accepting: () => closing === undefined });
     const close = async (): Promise<void> => {
+      // Watches end now (their clients resume elsewhere) rather than at the shutdown deadline.
+      endStreams();
       await health.stop();
       const timeoutMs = options.shutdownTimeoutMs ?? 10_000;
       const deadline = performance.now() + timeoutMs;

@@ -24,10 +24,13 @@ test('defaults follow the README configuration table', (t) => {
   t.deepEqual(config.storage, {
     database: { kind: 'sqlite', file: join(resolve('./data'), 'switchyard.sqlite') },
     blobs: { kind: 'disk', root: join(resolve('./data'), 'files') },
+    routeHistory: 10_000,
   });
   t.deepEqual(config.auth, { kind: 'hmac' });
   t.is(config.maxUploadBytes, 104_857_600);
   t.is(config.logLevel, 'info');
+  t.deepEqual(config.routeWatch, { pollMs: 250, heartbeatMs: 15_000 });
+  t.is(config.urlSigningKeys, undefined);
 });
 
 test('the config is frozen all the way down', (t) => {

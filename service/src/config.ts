@@ -47,6 +47,8 @@ export interface ServiceConfig {
   readonly traces: TracesConfig;
   /** Upload idle timeout and per-workspace rate limit (limits/limits-config.ts). */
   readonly limits: ServiceLimits;
+  /** WATCH_POLL_MS and WATCH_HEARTBEAT_MS: how route watches notice changes made through other instances, and how often an idle one says it is alive. */
+  readonly routeWatch: { readonly pollMs: number; readonly heartbeatMs: number };
   /** URL_SIGNING_KEYS; unset: one key generated in DATA_DIR (url-signing-keys.ts). */
   readonly urlSigningKeys?: readonly ConfiguredUrlKey[] | undefined;
 }
@@ -82,6 +84,9 @@ export const serviceEnv = envSchema(
     AUTH_JWKS_URL: httpUrlVariable(),
     // Never echoed either.
     URL_SIGNING_KEYS: shownAs(reasonedRule(parseUrlSigningKeys).optional(), () => undefined),
+    ROUTE_HISTORY: wholeNumberVariable(10_000, 1, 10_000_000, 'is not a whole number of changes between 1 and 10000000'),
+    WATCH_POLL_MS: wholeNumberVariable(250, 10, 60_000, 'is not a number of milliseconds between 10 and 60000'),
+    WATCH_HEARTBEAT_MS: wholeNumberVariable(15_000, 100, 3_600_000, 'is not a number of milliseconds between 100 and 3600000'),
     ...SERVICE_LIMIT_VARIABLES,
   },
   (values, refuse) => {
@@ -120,7 +125,7 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     grpcPort: env.GRPC_PORT,
     dataDir: env.DATA_DIR,
     cdnUrl,
-    storage: { database, blobs },
+    storage: { database, blobs, routeHistory: env.ROUTE_HISTORY },
     auth,
     maxUploadBytes: env.MAX_UPLOAD_BYTES,
     logLevel: env.LOG_LEVEL,
@@ -128,6 +133,7 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     traces: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME },
     limits: serviceLimitsFrom(env),
     urlSigningKeys: env.URL_SIGNING_KEYS,
+    routeWatch: { pollMs: env.WATCH_POLL_MS, heartbeatMs: env.WATCH_HEARTBEAT_MS },
   });
 }
 

@@ -119,7 +119,7 @@ test('the REST client: routes, uploads from bytes and a Blob, replace, and the g
   const route = await rest.createRoute({ method: 'post', path: '/orders/:id/items', handler: 'addItem' });
   t.is(route.method, 'POST');
   // The gateway's JSON has exactly the fields the client's types declare.
-  t.deepEqual(Object.keys(route).sort(), ['createdAt', 'handler', 'id', 'method', 'middleware', 'path'] satisfies (keyof RestRoute)[]);
+  t.deepEqual(Object.keys(route).sort(), ['createdAt', 'handler', 'id', 'method', 'middleware', 'path', 'revision', 'updatedAt'] satisfies (keyof RestRoute)[]);
   t.deepEqual((await rest.matchRoute('POST', '/orders/7/items')).params, { id: '7' });
   t.is((await rest.getRoute(route.id)).handler, 'addItem');
   const png = await PNG;

@@ -54,8 +54,12 @@ test('buf curl --list-methods through reflection lists every method of our servi
     'switchyard.v1.AssetService/UploadAsset',
     'switchyard.v1.FileService/ReadFile',
     'switchyard.v1.RouteService/CreateRoute',
+    'switchyard.v1.RouteService/DeleteRoute',
     'switchyard.v1.RouteService/GetRoute',
+    'switchyard.v1.RouteService/ListRoutes',
     'switchyard.v1.RouteService/MatchRoute',
+    'switchyard.v1.RouteService/UpdateRoute',
+    'switchyard.v1.RouteService/WatchRoutes',
   ]);
 });
 

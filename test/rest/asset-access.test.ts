@@ -124,7 +124,8 @@ for (const [name, deploy] of backends) {
       return copy.href;
     };
     t.is((await fetch(tampered('expires', String(Number(query.get('expires')) + 3600)))).status, 403, 'a later expiry');
-    t.is((await fetch(tampered('sig', `${query.get('sig')!.slice(0, -2)}AA`))).status, 403, 'another signature');
+    const sig = query.get('sig')!;
+    t.is((await fetch(tampered('sig', `${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`))).status, 403, 'another signature');
     t.is((await fetch(tampered('kid', 'b'))).status, 403, 'an unknown key id');
     t.is((await fetch(`${signed.url}&w=64`)).status, 403, 'an added parameter is not signed');
     t.is((await fetch(`${signed.url}&sig=${query.get('sig')}`)).status, 403, 'a repeated signature');

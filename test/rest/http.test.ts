@@ -113,6 +113,7 @@ test('GET /v1/openapi.json serves an OpenAPI 3.1 document of the real paths, wit
     '/v1/routing',
     '/v1/routing/{id}',
     '/v1/routing:match',
+    '/v1/routing:watch',
     '/v1/workspace/policy',
     '/v1/workspace/usage',
   ]);

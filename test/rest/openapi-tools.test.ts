@@ -55,6 +55,10 @@ export async function everyOperation(file: File): Promise<void> {
   const middleware: string[] = created.data.middleware;
   await api.v1.createRoute({ method: 'POST', path: '/users', handler: 'createUser', middleware: ['auth'] });
   await api.v1.getRoute(id);
+  const routes = await api.v1.listRoutes({ pageSize: 10, pageToken: '' });
+  const revision: number = routes.data.routes[0]?.revision ?? 0;
+  await api.v1.updateRoute(id, { middleware: ['auth'] });
+  await api.v1.deleteRoute(id);
   // swagger-typescript-api reads the AIP-136 custom method ':match' as an Express-style parameter; passing it back builds the right URL.
   const match = await api.v1.matchRoute(':match', { method: 'GET', path: '/users/7' });
   const param: string | undefined = match.data.params['id'];
@@ -82,7 +86,7 @@ export async function everyOperation(file: File): Promise<void> {
   await api.files.getFile('as_x', 'bl_x.png');
   await api.healthz.health();
   await api.v1.openapi();
-  void [middleware, param, size, width, next, outcome, stored, visibility, link, limit];
+  void [middleware, param, size, width, next, outcome, stored, visibility, link, limit, revision];
 }
 `;
 
@@ -125,6 +129,15 @@ test('every documented operation answers with one of its documented statuses', a
   };
   const route = (await call('createRoute', () => api.v1['createRoute']!({ method: 'GET', path: '/users/:id', handler: 'getUser' }))).data as { id: string };
   await call('getRoute', () => api.v1['getRoute']!(route.id));
+  await call('listRoutes', () => api.v1['listRoutes']!({ pageSize: 10 }));
+  await call('updateRoute', () => api.v1['updateRoute']!(route.id, { handler: 'renamed' }));
+  // The event stream never ends by itself: its status is what counts.
+  const watch = new AbortController();
+  await call('watchRoutes', async () => {
+    const response = await fetch(`${stack.url}/v1/routing:watch`, { headers: await stack.auth(workspace), signal: watch.signal });
+    watch.abort();
+    return response;
+  });
   await call('matchRoute', () => api.v1['matchRoute']!(':match', { method: 'GET', path: '/users/7' }));
   const asset = (await call('uploadAsset', () => api.v1['uploadAsset']!({ file, label: 'pixel' }))).data as { id: string; url: string };
   await call('getAsset', () => api.v1['getAsset']!(asset.id));
@@ -141,6 +154,8 @@ test('every documented operation answers with one of its documented statuses', a
   await call('batchDeleteAssets', () => api.v1['batchDeleteAssets']!(':batchDelete', { ids: [spare.id] }));
   await call('deleteAsset', () => api.v1['deleteAsset']!(asset.id));
   await call('getWorkspaceUsage', () => api.v1['getWorkspaceUsage']!());
+  const spareRoute = (await call('createRoute', () => api.v1['createRoute']!({ method: 'GET', path: '/spare', handler: 'h' }))).data as { id: string };
+  await call('deleteRoute', () => api.v1['deleteRoute']!(spareRoute.id));
   const kept = (await call('uploadAsset', () => api.v1['uploadAsset']!({ file }))).data as { id: string };
   await call('updateAsset', () => api.v1['updateAsset']!(kept.id, { visibility: 'private' }));
   await call('createSignedUrl', () => api.v1['createSignedUrl']!(kept.id, { expiresIn: 60 }));

@@ -32,7 +32,7 @@ test('create answers 201 with Location and exactly the spec fields; get returns 
   t.is(created.status, 201);
   t.regex(created.headers.get('content-type') ?? '', /^application\/json/);
   const route = await json(created);
-  t.deepEqual(Object.keys(route).sort(), ['createdAt', 'handler', 'id', 'method', 'middleware', 'path']);
+  t.deepEqual(Object.keys(route).sort(), ['createdAt', 'handler', 'id', 'method', 'middleware', 'path', 'revision', 'updatedAt']);
   t.regex(String(route['id']), /^rt_[0-9a-z]{26}$/);
   t.is(route['method'], 'GET', 'methods come out upper-case');
   t.is(route['path'], '/users/:id');
@@ -183,10 +183,10 @@ test('the wrong method on a known path is 405 with Allow; an unknown path is a J
   const auth = await stack.auth(freshWorkspace());
   const put = await fetch(`${stack.url}/v1/routing`, { method: 'PUT', headers: auth });
   await errorOf(put.clone(), 405, 'unimplemented');
-  t.is(put.headers.get('allow'), 'POST');
-  const del = await fetch(`${stack.url}/v1/routing/rt_00000000000000000000000000`, { method: 'DELETE', headers: auth });
-  t.is(del.status, 405);
-  t.is(del.headers.get('allow'), 'GET, HEAD');
+  t.is(put.headers.get('allow'), 'POST, GET, HEAD');
+  const post = await fetch(`${stack.url}/v1/routing/rt_00000000000000000000000000`, { method: 'POST', headers: auth });
+  t.is(post.status, 405);
+  t.is(post.headers.get('allow'), 'PATCH, DELETE, GET, HEAD');
   await errorOf(await fetch(`${stack.url}/v2/routing`, { headers: auth }), 404, 'not_found');
   await errorOf(await fetch(`${stack.url}/v1/routing/`, { headers: auth }), 404, 'not_found');
 });

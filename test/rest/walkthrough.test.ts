@@ -51,6 +51,9 @@ test('every command of the curl walk-through in README.md works as printed', asy
   t.regex(output, /Switchyar/, 'the first ten bytes of notes.txt');
   t.regex(output, /"type":"application\/pdf"/);
   t.regex(output, /^404$/m, 'the replaced-away url');
+  t.regex(output, /"middleware":\["auth","audit"\],"handler":"createUser".*"revision":\d+\}/, 'the patched route');
+  t.regex(output, /^204$/m, 'the deleted route');
+  t.regex(output, /event: reset\n[\s\S]*event: upsert\n[\s\S]*event: synced\nid: \d+\n/, 'the watch: a snapshot');
   t.regex(output, /"label":"contract".*"visibility":"private"/);
   t.regex(output, /^403\n200\n204\n403$/m, 'private without a signature, signed, revoked, the signed url after the revocation');
   t.regex(output, /\{"allowedTypes":\["image\/\*"\],"maxUploadBytes":10485760,"defaultVisibility":"public"\}/);

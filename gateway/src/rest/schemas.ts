@@ -23,8 +23,23 @@ export const RouteSchema = z
     middleware: z.array(z.string()).meta({ description: 'Ordered middleware names.' }),
     handler: z.string().meta({ description: 'Handler function name.' }),
     createdAt: isoTime('When the route was created.'),
+    updatedAt: isoTime('When the route was last changed (createdAt until then).'),
+    revision: z.number().int().min(1).meta({ description: "The workspace's route-table revision this route was last written at." }),
   })
   .meta({ id: 'Route' });
+
+/** Any of a route's fields; the others stay. Unknown fields are refused. */
+export const UpdateRouteBodySchema = z
+  .strictObject(
+    {
+      method: text('HTTP method, case-insensitive.').optional(),
+      path: text('Path pattern, e.g. `/users/:id`.').optional(),
+      middleware: z.array(z.string({ error: 'must be an array of strings' }), { error: 'must be an array of strings' }).optional().meta({ description: 'Ordered middleware names (replaces the list).' }),
+      handler: text('Handler function name.').optional(),
+    },
+    { error: (issue) => (issue.code === 'invalid_type' ? 'must be a JSON object' : undefined) },
+  )
+  .meta({ id: 'UpdateRouteRequest', description: 'Any of the fields; unknown fields are refused (400).' });
 
 /**
  * The fields of the spec with their JSON types, nothing else (a misspelt
@@ -202,7 +217,7 @@ const pageSize = z.coerce
   .min(1, { error: PAGE_SIZE_REASON })
   .max(1000, { error: PAGE_SIZE_REASON })
   .optional()
-  .meta({ description: 'Assets per page (default 50).', examples: [50] });
+  .meta({ description: 'Items per page (default 50).', examples: [50] });
 
 const optionalQuery = (description: string, example: string) =>
   z
@@ -215,6 +230,29 @@ export const ListAssetsQuerySchema = z.object({
   pageToken: optionalQuery("The previous page's `nextPageToken`; a token from another listing is 400.", 'MS5hc18wMWo…'),
   type: optionalQuery('Only this media type, or every subtype of a top-level type with `/*`.', 'image/*'),
   label: optionalQuery('Only assets with exactly this label.', 'avatars'),
+});
+
+export const ListRoutesQuerySchema = z.object({
+  pageSize,
+  pageToken: optionalQuery("The previous page's `nextPageToken`; a token from another listing is 400.", 'MS4xNzM…'),
+});
+
+export const RoutePageSchema = z
+  .object({
+    routes: z.array(RouteSchema),
+    nextPageToken: z.string().meta({ description: 'Pass as `pageToken` for the next page; empty on the last page.' }),
+  })
+  .meta({ id: 'RoutePage' });
+
+const REVISION_REASON = 'must be a whole number, 0 or more';
+const revision = z.coerce.number({ error: REVISION_REASON }).int({ error: REVISION_REASON }).min(0, { error: REVISION_REASON }).max(Number.MAX_SAFE_INTEGER, { error: REVISION_REASON });
+
+export const WatchRoutesQuerySchema = z.object({
+  sinceRevision: revision.optional().meta({ description: '0 (default): a snapshot first. Else only the changes after this revision (a snapshot when they are no longer kept). `Last-Event-ID` wins over it.', examples: [0] }),
+});
+
+export const WatchRoutesHeadersSchema = z.looseObject({
+  'last-event-id': revision.optional().meta({ description: 'Set by a reconnecting EventSource: resumes after this revision.' }),
 });
 
 export const AssetPageSchema = z

@@ -17,6 +17,8 @@ export function routeView(route: Route): RouteView {
     middleware: [...route.middleware],
     handler: route.handler,
     createdAt: isoTime(route.createdAt, 'createdAt'),
+    updatedAt: isoTime(route.updatedAt ?? route.createdAt, 'updatedAt'),
+    revision: Number(route.revision),
   };
 }
 

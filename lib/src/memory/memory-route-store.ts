@@ -1,48 +1,128 @@
 import { SwitchyardError } from '../errors.js';
-import type { RouteRecord, RouteStore } from '../ports/route-store.js';
+import type { NewRouteRecord, RouteChange, RouteCursor, RouteRecord, RouteRecordUpdate, RouteStore } from '../ports/route-store.js';
 
-/** RouteStore in process memory: for tests and embedders that need no persistence. */
+/** Changes kept per workspace before the oldest are dropped (watchers further behind get a snapshot). */
+export const DEFAULT_ROUTE_HISTORY = 10_000;
+
+interface WorkspaceRoutes {
+  readonly byId: Map<string, RouteRecord>;
+  /** `method shape` → route id. */
+  readonly shapes: Map<string, string>;
+  revision: number;
+  /** Oldest first; revisions consecutive. */
+  readonly changes: RouteChange[];
+}
+
+/** RouteStore in process memory: for tests and embedders that need no persistence. Every operation is synchronous inside, so atomic. */
 export class MemoryRouteStore implements RouteStore {
-  readonly #byId = new Map<string, RouteRecord>();
-  readonly #byWorkspace = new Map<string, RouteRecord[]>();
-  readonly #shapes = new Set<string>();
+  readonly #workspaces = new Map<string, WorkspaceRoutes>();
+  readonly #ids = new Set<string>();
+  readonly #history: number;
 
-  async insert(record: RouteRecord): Promise<void> {
-    const shapeKey = JSON.stringify([record.workspace, record.method, record.shape]);
-    if (this.#shapes.has(shapeKey)) {
-      throw new SwitchyardError('already_exists', `a ${record.method} route with this path shape already exists`, [
-        { field: 'path', reason: 'duplicate method and path shape' },
-      ]);
-    }
-    if (this.#byId.has(record.id)) throw new SwitchyardError('already_exists', 'route id already exists');
-    const copy = freezeRoute(record);
-    this.#shapes.add(shapeKey);
-    this.#byId.set(copy.id, copy);
-    const list = this.#byWorkspace.get(copy.workspace) ?? [];
-    // Kept oldest first (by createdAt, then id) whatever the insertion order, as the contract says.
-    const at = list.findIndex((other) => compareAge(copy, other) < 0);
-    list.splice(at === -1 ? list.length : at, 0, copy);
-    this.#byWorkspace.set(copy.workspace, list);
+  constructor(options: { history?: number } = {}) {
+    this.#history = options.history ?? DEFAULT_ROUTE_HISTORY;
+  }
+
+  async insert(record: NewRouteRecord): Promise<RouteRecord> {
+    const routes = this.#routes(record.workspace);
+    this.#refuseDuplicate(routes, record.method, record.shape, undefined);
+    if (this.#ids.has(record.id)) throw new SwitchyardError('already_exists', 'route id already exists');
+    const stored = freezeRoute({ ...record, revision: routes.revision + 1 });
+    this.#ids.add(stored.id);
+    routes.byId.set(stored.id, stored);
+    routes.shapes.set(shapeKey(stored), stored.id);
+    this.#log(routes, { kind: 'upsert', revision: stored.revision, record: stored });
+    return stored;
+  }
+
+  async update(workspace: string, id: string, update: RouteRecordUpdate): Promise<RouteRecord | undefined> {
+    const routes = this.#workspaces.get(workspace);
+    const current = routes?.byId.get(id);
+    if (!routes || !current) return undefined;
+    this.#refuseDuplicate(routes, update.method, update.shape, id);
+    const stored = freezeRoute({ ...current, ...update, revision: routes.revision + 1 });
+    routes.shapes.delete(shapeKey(current));
+    routes.shapes.set(shapeKey(stored), id);
+    routes.byId.set(id, stored);
+    this.#log(routes, { kind: 'upsert', revision: stored.revision, record: stored });
+    return stored;
+  }
+
+  async delete(workspace: string, id: string): Promise<{ readonly revision: number } | undefined> {
+    const routes = this.#workspaces.get(workspace);
+    const current = routes?.byId.get(id);
+    if (!routes || !current) return undefined;
+    routes.byId.delete(id);
+    routes.shapes.delete(shapeKey(current));
+    const revision = routes.revision + 1;
+    this.#log(routes, { kind: 'delete', revision, id });
+    return { revision };
   }
 
   async get(workspace: string, id: string): Promise<RouteRecord | undefined> {
-    const record = this.#byId.get(id);
-    return record?.workspace === workspace ? record : undefined;
+    return this.#workspaces.get(workspace)?.byId.get(id);
   }
 
   async list(workspace: string): Promise<RouteRecord[]> {
-    return [...(this.#byWorkspace.get(workspace) ?? [])];
+    return [...(this.#workspaces.get(workspace)?.byId.values() ?? [])].sort(compareAge);
+  }
+
+  async page(workspace: string, after: RouteCursor | undefined, limit: number): Promise<RouteRecord[]> {
+    const all = await this.list(workspace);
+    const start = after === undefined ? 0 : all.findIndex((record) => compareAge(record, after) > 0);
+    return start === -1 ? [] : all.slice(start, start + limit);
   }
 
   async count(workspace: string): Promise<number> {
-    return this.#byWorkspace.get(workspace)?.length ?? 0;
+    return this.#workspaces.get(workspace)?.byId.size ?? 0;
+  }
+
+  async revision(workspace: string): Promise<number> {
+    return this.#workspaces.get(workspace)?.revision ?? 0;
+  }
+
+  async snapshot(workspace: string): Promise<{ readonly revision: number; readonly records: RouteRecord[] }> {
+    return { revision: await this.revision(workspace), records: await this.list(workspace) };
+  }
+
+  async changesSince(workspace: string, revision: number, limit: number): Promise<RouteChange[] | undefined> {
+    const routes = this.#workspaces.get(workspace);
+    const current = routes?.revision ?? 0;
+    if (revision > current || revision < 0) return undefined;
+    if (revision === current) return [];
+    const oldest = routes!.changes[0]?.revision ?? current + 1;
+    if (oldest > revision + 1) return undefined;
+    return routes!.changes.slice(revision + 1 - oldest, revision + 1 - oldest + limit);
+  }
+
+  #routes(workspace: string): WorkspaceRoutes {
+    let routes = this.#workspaces.get(workspace);
+    if (!routes) this.#workspaces.set(workspace, (routes = { byId: new Map(), shapes: new Map(), revision: 0, changes: [] }));
+    return routes;
+  }
+
+  #refuseDuplicate(routes: WorkspaceRoutes, method: string, shape: string, self: string | undefined): void {
+    const holder = routes.shapes.get(`${method} ${shape}`);
+    if (holder !== undefined && holder !== self) {
+      throw new SwitchyardError('already_exists', `a ${method} route with this path shape already exists`, [{ field: 'path', reason: 'duplicate method and path shape' }]);
+    }
+  }
+
+  #log(routes: WorkspaceRoutes, change: RouteChange): void {
+    routes.revision = change.revision;
+    routes.changes.push(change);
+    if (routes.changes.length > this.#history) routes.changes.splice(0, routes.changes.length - this.#history);
   }
 }
 
-function compareAge(a: RouteRecord, b: RouteRecord): number {
+function shapeKey(record: Pick<RouteRecord, 'method' | 'shape'>): string {
+  return `${record.method} ${record.shape}`;
+}
+
+function compareAge(a: Pick<RouteRecord, 'createdAt' | 'id'>, b: Pick<RouteRecord, 'createdAt' | 'id'>): number {
   return a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 function freezeRoute(record: RouteRecord): RouteRecord {
-  return Object.freeze({ ...record, middleware: Object.freeze([...record.middleware]), createdAt: new Date(record.createdAt) });
+  return Object.freeze({ ...record, middleware: Object.freeze([...record.middleware]), createdAt: new Date(record.createdAt), updatedAt: new Date(record.updatedAt) });
 }

@@ -1,4 +1,4 @@
-export type { RouteRecord, RouteStore } from './route-store.js';
+export type { NewRouteRecord, RouteChange, RouteCursor, RouteRecord, RouteRecordUpdate, RouteStore } from './route-store.js';
 export type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore } from './asset-store.js';
 export type { BlobStore, BlobInfo, ByteRange, AbandonedWrites } from './blob-store.js';
 export type { TokenVerifier } from './token-verifier.js';

@@ -14,25 +14,69 @@ export interface RouteRecord {
   readonly middleware: readonly string[];
   readonly handler: string;
   readonly createdAt: Date;
+  /** Time of the latest update (`createdAt` until the first one). */
+  readonly updatedAt: Date;
+  /** The workspace's route-table revision this record was last written at. */
+  readonly revision: number;
+}
+
+/** A record to insert: the store gives it its revision. */
+export type NewRouteRecord = Omit<RouteRecord, 'revision'>;
+
+/** What an update writes: the route's new definition and time. */
+export type RouteRecordUpdate = Pick<RouteRecord, 'method' | 'path' | 'shape' | 'middleware' | 'handler' | 'updatedAt'>;
+
+/** One entry of a workspace's change log: the table as of `revision` differs from the one before by this. */
+export type RouteChange =
+  | { readonly kind: 'upsert'; readonly revision: number; readonly record: RouteRecord }
+  | { readonly kind: 'delete'; readonly revision: number; readonly id: string };
+
+/** Where a page of `page` starts: after this record (oldest-first order is createdAt, then id). */
+export interface RouteCursor {
+  readonly createdAt: Date;
+  readonly id: string;
 }
 
 /**
- * Persistence for route records.
+ * Persistence for route records, with a per-workspace revision and change log.
  *
  * Contract (checked by `routeStoreConformance` in `switchyard/testing`):
- * - `insert` stores a record or throws `SwitchyardError('already_exists')` when
- *   the workspace already has one with the same method and shape; concurrent
- *   inserts of a duplicate yield exactly one success.
+ * - Every successful `insert`, `update` and `delete` raises the workspace's
+ *   revision by exactly one and appends one change with that revision, in the
+ *   same transaction as the write: a change that was rolled back is never in
+ *   the log, one that was committed always is, and revisions are gap-free in
+ *   commit order. A refused write (duplicate, unknown id) changes nothing.
+ * - `insert` stores a record and returns it with its revision, or throws
+ *   `SwitchyardError('already_exists')` when the workspace already has one with
+ *   the same method and shape; concurrent inserts of a duplicate yield exactly
+ *   one success.
+ * - `update` replaces the definition of a record of the workspace (same
+ *   duplicate rule, ignoring the record itself) and returns it as written;
+ *   `undefined` for an unknown id or another workspace's.
+ * - `delete` removes a record of the workspace and returns the revision of the
+ *   deletion; `undefined` for an unknown id or another workspace's.
  * - `get` returns the record only within its own workspace, else `undefined`.
- * - `list` returns every record of a workspace, oldest first.
- * - `count` is cheap; routes are never deleted, so it changes exactly when a
- *   route is added, which makes it a cache version for compiled matchers.
+ * - `list` returns every record of a workspace, oldest first (createdAt, id);
+ *   `page` the next `limit` of them after a cursor.
+ * - `revision` is the workspace's current revision (0 before its first write).
+ * - `snapshot` reads the records and the revision they are the table of, consistently.
+ * - `changesSince(workspace, revision, limit)` returns the changes after
+ *   `revision` in order, at most `limit`, or `undefined` when the log no longer
+ *   holds all of them (the store keeps a bounded history), or when `revision`
+ *   is ahead of the workspace's.
+ * - `count` is the number of records of the workspace.
  * - Times round-trip with millisecond precision.
  * - Infrastructure failures throw `SwitchyardError('unavailable')`.
  */
 export interface RouteStore {
-  insert(record: RouteRecord): Promise<void>;
+  insert(record: NewRouteRecord): Promise<RouteRecord>;
+  update(workspace: string, id: string, update: RouteRecordUpdate): Promise<RouteRecord | undefined>;
+  delete(workspace: string, id: string): Promise<{ readonly revision: number } | undefined>;
   get(workspace: string, id: string): Promise<RouteRecord | undefined>;
   list(workspace: string): Promise<RouteRecord[]>;
+  page(workspace: string, after: RouteCursor | undefined, limit: number): Promise<RouteRecord[]>;
   count(workspace: string): Promise<number>;
+  revision(workspace: string): Promise<number>;
+  snapshot(workspace: string): Promise<{ readonly revision: number; readonly records: RouteRecord[] }>;
+  changesSince(workspace: string, revision: number, limit: number): Promise<RouteChange[] | undefined>;
 }

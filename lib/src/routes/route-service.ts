@@ -2,7 +2,10 @@ import { requireScope, type Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors.js';
 import { assertId, type IdSource } from '../ids.js';
-import type { RouteRecord, RouteStore } from '../ports/route-store.js';
+import type { NewRouteRecord, RouteStore } from '../ports/route-store.js';
+import { RevisionWatch } from './revision-watch.js';
+import { deleteRoute, listRoutes, routeNotFound, updateRoute } from './route-lifecycle.js';
+import { watchRoutes } from './watch-routes.js';
 import { validateCreateRoute, validateMatchRoute } from './route-input.js';
 import { RouteTableCache } from './route-table-cache.js';
 import { toRoute } from './route-view.js';
@@ -14,7 +17,14 @@ export interface RouteServiceDeps {
   readonly ids: IdSource;
   /** How many workspaces keep a compiled matcher in memory (default 1000). */
   readonly cachedWorkspaces?: number | undefined;
+  /** How often watchers' workspaces are checked for changes made elsewhere (default 250 ms). */
+  readonly watchPollMs?: number | undefined;
+  /** A watch sends a heartbeat after this long without another event (default 15 s). */
+  readonly watchHeartbeatMs?: number | undefined;
 }
+
+export const DEFAULT_WATCH_POLL_MS = 250;
+export const DEFAULT_WATCH_HEARTBEAT_MS = 15_000;
 
 /**
  * Route operations over a RouteStore. Each one checks the principal's scope
@@ -24,12 +34,16 @@ export interface RouteServiceDeps {
 export function createRouteService(deps: RouteServiceDeps): RouteService {
   const { store, clock, ids } = deps;
   const tables = new RouteTableCache(store, deps.cachedWorkspaces ?? 1000);
+  const revisions = new RevisionWatch(store, deps.watchPollMs ?? DEFAULT_WATCH_POLL_MS);
+  const lifecycle = { store, clock, changed: (workspace: string) => revisions.nudge(workspace) };
+  const watch = { store, revisions, heartbeatMs: deps.watchHeartbeatMs ?? DEFAULT_WATCH_HEARTBEAT_MS };
 
   return Object.freeze({
     async create(principal: Principal, input: CreateRouteInput): Promise<Route> {
       requireScope(principal, 'routes:write');
       const { method, pattern, middleware, handler } = validateCreateRoute(input);
-      const record: RouteRecord = {
+      const createdAt = new Date(Math.trunc(clock.now().getTime()));
+      const record: NewRouteRecord = {
         id: ids.next('route'),
         workspace: principal.workspace,
         method,
@@ -38,17 +52,19 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
         middleware,
         handler,
         // Stores keep milliseconds; a Date never holds more, and copying detaches it from the clock.
-        createdAt: new Date(Math.trunc(clock.now().getTime())),
+        createdAt,
+        updatedAt: createdAt,
       };
-      await store.insert(record);
-      return toRoute(record);
+      const stored = await store.insert(record);
+      lifecycle.changed(principal.workspace);
+      return toRoute(stored);
     },
 
     async get(principal: Principal, id: string): Promise<Route> {
       requireScope(principal, 'routes:read');
       const routeId = assertId('route', id);
       const record = await store.get(principal.workspace, routeId);
-      if (record === undefined) throw new SwitchyardError('not_found', 'route not found', [{ field: 'id', reason: 'no such route in this workspace' }]);
+      if (record === undefined) throw routeNotFound();
       return toRoute(record);
     },
 
@@ -60,5 +76,13 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
       if (found === undefined) throw new SwitchyardError('not_found', `no route matches ${method} ${path}`, [{ field: 'path', reason: 'no route matches' }]);
       return { route: toRoute(found.route), params: found.params };
     },
-  });
+
+    list: (principal, input) => listRoutes(store, principal, input),
+
+    update: (principal, id, input) => updateRoute(lifecycle, principal, id, input),
+
+    delete: (principal, id) => deleteRoute(lifecycle, principal, id),
+
+    watch: (principal, options) => watchRoutes(watch, principal, options),
+  } satisfies RouteService);
 }

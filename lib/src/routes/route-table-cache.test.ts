@@ -1,7 +1,7 @@
 import test from 'ava';
 import { SwitchyardError } from '../errors.js';
 import { MemoryRouteStore } from '../memory/memory-route-store.js';
-import type { RouteRecord } from '../ports/route-store.js';
+import type { NewRouteRecord, RouteRecord } from '../ports/route-store.js';
 import { RouteTableCache } from './route-table-cache.js';
 
 /** The memory store, counting how often tables are rebuilt (one `list` per build) and able to fail once. */
@@ -19,9 +19,9 @@ class CountingStore extends MemoryRouteStore {
 }
 
 let serial = 0;
-function record(workspace: string, path: string, shape = path): RouteRecord {
+function record(workspace: string, path: string, shape = path): NewRouteRecord {
   serial++;
-  return { id: `rt_${String(serial).padStart(26, '0')}`, workspace, method: 'GET', path, shape, middleware: [], handler: 'h', createdAt: new Date(0) };
+  return { id: `rt_${String(serial).padStart(26, '0')}`, workspace, method: 'GET', path, shape, middleware: [], handler: 'h', createdAt: new Date(0), updatedAt: new Date(0) };
 }
 
 test('builds a table once and reuses it while the route count is unchanged', async (t) => {

@@ -1,11 +1,10 @@
 /**
  * Compiled RouteTables per workspace, so `match` does not rebuild a trie per call.
  *
- * The version of a workspace's table is `store.count(workspace)`: routes are
- * never deleted, so the count changes exactly when a route is added, and one
- * cheap count per match tells whether the cached table is current. Every
- * instance of a scaled-out service sees the same count, so no invalidation
- * messages are needed. Least recently used workspaces are dropped past
+ * The version of a workspace's table is `store.revision(workspace)`, which
+ * grows with every create, update and delete, so one cheap read per match
+ * tells whether the cached table is current. Every instance of a scaled-out
+ * service sees the same revision, so no invalidation messages are needed. Least recently used workspaces are dropped past
  * `capacity`. Concurrent matches of a stale workspace share one rebuild.
  */
 import { SwitchyardError } from '../errors.js';
@@ -36,9 +35,9 @@ export class RouteTableCache {
   }
 
   async tableFor(workspace: string): Promise<RouteTable<Route>> {
-    const version = await this.#store.count(workspace);
+    const version = await this.#store.revision(workspace);
     const cached = this.#byWorkspace.get(workspace);
-    // A table at least as new as the count read is current (counts only grow).
+    // A table at least as new as the revision read is current (revisions only grow).
     if (cached !== undefined && cached.version >= version) {
       this.#touch(workspace, cached);
       return cached.table;
@@ -52,7 +51,7 @@ export class RouteTableCache {
   }
 
   async #build(workspace: string): Promise<RouteTable<Route>> {
-    const records = await this.#store.list(workspace);
+    const { records } = await this.#store.snapshot(workspace);
     try {
       return new RouteTable(records.map(toRoute));
     } catch (error) {

@@ -13,5 +13,7 @@ export function toRoute(record: Route | RouteRecord): Route {
     middleware: Object.freeze([...record.middleware]),
     handler: record.handler,
     createdAt: new Date(record.createdAt.getTime()),
+    updatedAt: new Date(record.updatedAt.getTime()),
+    revision: record.revision,
   });
 }

@@ -1,5 +1,5 @@
 import { createUlidSource } from '../ids.js';
-import type { RouteRecord, RouteStore } from '../ports/route-store.js';
+import type { NewRouteRecord, RouteRecord, RouteStore } from '../ports/route-store.js';
 import { assertRejectsWithCode, defineCase, tally, uniqueName, type ConformanceOptions, type RegisterTest } from './conformance.js';
 import type { Check } from './assertions.js';
 
@@ -7,7 +7,8 @@ const ids = createUlidSource();
 const BASE_TIME = Date.parse('2024-03-04T05:06:07.089Z');
 
 /** A valid route record; fields can be overridden. Times carry milliseconds on purpose. */
-export function sampleRoute(workspace: string, overrides: Partial<RouteRecord> = {}): RouteRecord {
+export function sampleRoute(workspace: string, overrides: Partial<NewRouteRecord> = {}): NewRouteRecord {
+  const createdAt = overrides.createdAt ?? new Date(BASE_TIME);
   return {
     id: ids.next('route'),
     workspace,
@@ -16,14 +17,16 @@ export function sampleRoute(workspace: string, overrides: Partial<RouteRecord> =
     shape: '/users/:',
     middleware: ['auth', 'rate-limit', 'audit.log'],
     handler: 'users.show',
-    createdAt: new Date(BASE_TIME),
+    createdAt,
+    updatedAt: createdAt,
     ...overrides,
   };
 }
 
 /** Every field, spelled out, so `undefined` vs missing or `null` vs `undefined` differences show. */
-function view(record: RouteRecord | undefined): unknown {
+function view(record: NewRouteRecord | undefined): unknown {
   if (!record) return record;
+  const time = (value: Date) => (value instanceof Date ? value.toISOString() : `not a Date: ${String(value)}`);
   return {
     id: record.id,
     workspace: record.workspace,
@@ -32,13 +35,16 @@ function view(record: RouteRecord | undefined): unknown {
     shape: record.shape,
     middleware: [...record.middleware],
     handler: record.handler,
-    createdAt: record.createdAt instanceof Date ? record.createdAt.toISOString() : `not a Date: ${String(record.createdAt)}`,
+    createdAt: time(record.createdAt),
+    updatedAt: time(record.updatedAt),
   };
 }
 
-function assertSameRoute(t: Check, actual: RouteRecord | undefined, expected: RouteRecord, what: string): void {
+function assertSameRoute(t: Check, actual: NewRouteRecord | undefined, expected: NewRouteRecord, what: string): void {
   t.deepEqual(view(actual), view(expected), what);
 }
+
+const revisionsOf = (records: readonly (RouteRecord | undefined)[]) => records.map((record) => record?.revision);
 
 /** Registers the RouteStore contract tests (see `ports/route-store.ts`). */
 export function routeStoreConformance(test: RegisterTest, options: ConformanceOptions<RouteStore>): void {
@@ -117,11 +123,80 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     t.is(await store.count(workspace), 2, 'a refused duplicate does not count');
   });
 
+  define('every write raises the revision by one and logs one change; refused writes change nothing', async (t, store) => {
+    const workspace = uniqueName();
+    t.is(await store.revision(workspace), 0, 'no write yet');
+    t.deepEqual(await store.changesSince(workspace, 0, 10), [], 'nothing after revision 0');
+    const a = await store.insert(sampleRoute(workspace, { path: '/a', shape: '/a' }));
+    const b = await store.insert(sampleRoute(workspace, { path: '/b', shape: '/b', createdAt: new Date(BASE_TIME + 1) }));
+    t.deepEqual(revisionsOf([a, b]), [1, 2], 'insert returns the record at its revision');
+    await assertRejectsWithCode(t, store.insert(sampleRoute(workspace, { path: '/a', shape: '/a' })), 'already_exists', 'a duplicate');
+    const updatedAt = new Date(BASE_TIME + 5000);
+    const moved = await store.update(workspace, a.id, { method: 'POST', path: '/a2/:x', shape: '/a2/:', middleware: ['m'], handler: 'h2', updatedAt });
+    t.deepEqual(view(moved), view({ ...a, method: 'POST', path: '/a2/:x', shape: '/a2/:', middleware: ['m'], handler: 'h2', updatedAt }), 'update writes the new definition, keeps id and createdAt');
+    t.is(moved?.revision, 3);
+    await assertRejectsWithCode(t, store.update(workspace, a.id, { ...b, updatedAt }), 'already_exists', "an update onto another route's method and shape");
+    t.is(await store.update(uniqueName(), a.id, { ...b, path: '/z', shape: '/z', updatedAt }), undefined, 'another workspace');
+    t.is(await store.update(workspace, ids.next('route'), { ...b, path: '/z', shape: '/z', updatedAt }), undefined, 'an unknown id');
+    t.deepEqual(await store.delete(workspace, b.id), { revision: 4 });
+    t.is(await store.delete(workspace, b.id), undefined, 'a second delete');
+    t.is(await store.delete(uniqueName(), a.id), undefined, 'another workspace');
+    t.is(await store.get(workspace, b.id), undefined);
+    const again = await store.insert(sampleRoute(workspace, { path: '/b', shape: '/b' }));
+    t.is(again.revision, 5, "a deleted route's method and shape are free again");
+    t.is(await store.revision(workspace), 5);
+    const changes = await store.changesSince(workspace, 0, 100);
+    t.deepEqual(
+      changes?.map((change) => (change.kind === 'upsert' ? [change.revision, 'upsert', change.record.id, change.record.revision] : [change.revision, 'delete', change.id])),
+      [
+        [1, 'upsert', a.id, 1],
+        [2, 'upsert', b.id, 2],
+        [3, 'upsert', a.id, 3],
+        [4, 'delete', b.id],
+        [5, 'upsert', again.id, 5],
+      ],
+    );
+    const third = changes?.[2];
+    t.deepEqual(third?.kind === 'upsert' ? view(third.record) : undefined, view(moved), 'a change carries the record as written');
+    t.deepEqual((await store.changesSince(workspace, 3, 1))?.map((change) => change.revision), [4], 'after a revision, at most limit');
+    t.deepEqual(await store.changesSince(workspace, 5, 10), [], 'nothing after the current revision');
+    t.is(await store.changesSince(workspace, 6, 10), undefined, 'a revision the workspace never had');
+    t.is(await store.revision(uniqueName()), 0, 'other workspaces have their own revision');
+  });
+
+  define('concurrent writes to one workspace get distinct, gap-free revisions, logged in order', async (t, store) => {
+    const workspace = uniqueName();
+    const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => store.insert(sampleRoute(workspace, { path: `/c${i}`, shape: `/c${i}` }))));
+    const { fulfilled, rejectedCodes } = tally(results);
+    t.deepEqual(rejectedCodes, []);
+    t.deepEqual(fulfilled.map((record) => record.revision).sort((x, y) => x - y), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    const changes = (await store.changesSince(workspace, 0, 100)) ?? [];
+    t.deepEqual(changes.map((change) => change.revision), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    t.deepEqual(
+      changes.map((change) => (change.kind === 'upsert' ? change.record.id : '')),
+      [...fulfilled].sort((x, y) => x.revision - y.revision).map((record) => record.id),
+    );
+  });
+
+  define('snapshot is the records and the revision they are the table of; page cuts the list by cursor', async (t, store) => {
+    const workspace = uniqueName();
+    const records = [];
+    for (let i = 0; i < 5; i++) records.push(await store.insert(sampleRoute(workspace, { path: `/p${i}`, shape: `/p${i}`, createdAt: new Date(BASE_TIME + (i % 2) * 1000) })));
+    const ordered = [...records].sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime() || (x.id < y.id ? -1 : 1));
+    const snapshot = await store.snapshot(workspace);
+    t.is(snapshot.revision, 5);
+    t.deepEqual(snapshot.records.map(view), ordered.map(view));
+    t.deepEqual((await store.page(workspace, undefined, 2)).map((record) => record.id), ordered.slice(0, 2).map((record) => record.id));
+    t.deepEqual((await store.page(workspace, ordered[1], 2)).map((record) => record.id), ordered.slice(2, 4).map((record) => record.id), 'after a cursor with the same createdAt as later records');
+    t.deepEqual((await store.page(workspace, ordered[4], 2)), []);
+    t.deepEqual(await store.page(uniqueName(), undefined, 2), []);
+  });
+
   define('stored records do not change when the caller mutates its objects', async (t, store) => {
     const workspace = uniqueName();
     const record = sampleRoute(workspace, { middleware: ['a', 'b'] });
     const expected = view(record);
-    const mutable = { ...record, middleware: [...record.middleware], createdAt: new Date(record.createdAt) };
+    const mutable = { ...record, middleware: [...record.middleware], createdAt: new Date(record.createdAt), updatedAt: new Date(record.updatedAt) };
     await store.insert(mutable);
     mutable.middleware.push('c');
     mutable.createdAt.setTime(0);
@@ -135,6 +210,9 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
       await assertRejectsWithCode(t, store.get(workspace, ids.next('route')), 'unavailable', 'get');
       await assertRejectsWithCode(t, store.list(workspace), 'unavailable', 'list');
       await assertRejectsWithCode(t, store.count(workspace), 'unavailable', 'count');
+      await assertRejectsWithCode(t, store.revision(workspace), 'unavailable', 'revision');
+      await assertRejectsWithCode(t, store.changesSince(workspace, 0, 10), 'unavailable', 'changesSince');
+      await assertRejectsWithCode(t, store.delete(workspace, ids.next('route')), 'unavailable', 'delete');
     }, options.createUnavailable);
   }
 }

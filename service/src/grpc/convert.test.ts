@@ -29,13 +29,15 @@ for (const [start, end, field] of [
 
 test('records become messages field by field', (t) => {
   const createdAt = new Date('2026-01-02T03:04:05.678Z');
-  t.deepEqual(routeToMessage({ id: 'rt_1', method: 'GET', path: '/a/:b', middleware: ['auth'], handler: 'h', createdAt }), {
+  t.deepEqual(routeToMessage({ id: 'rt_1', method: 'GET', path: '/a/:b', middleware: ['auth'], handler: 'h', createdAt, updatedAt: createdAt, revision: 7 }), {
     id: 'rt_1',
     method: 'GET',
     path: '/a/:b',
     middleware: ['auth'],
     handler: 'h',
     createdAt,
+    updatedAt: createdAt,
+    revision: 7,
   });
   const asset = assetToMessage({
     id: 'as_1',

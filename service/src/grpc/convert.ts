@@ -1,7 +1,7 @@
-import { invalidArgument, type Asset, type StoredFile, type ByteRange, type Route, type RouteMatch } from '@switchyard/core';
+import { invalidArgument, type Asset, type StoredFile, type ByteRange, type Route, type RouteEvent, type RouteMatch } from '@switchyard/core';
 import type { Asset as AssetMessage } from '../gen/switchyard/v1/assets.js';
 import type { FileInfo, ReadFileRequest } from '../gen/switchyard/v1/files.js';
-import type { MatchRouteResponse, Route as RouteMessage } from '../gen/switchyard/v1/routes.js';
+import type { MatchRouteResponse, Route as RouteMessage, RouteEvent as RouteEventMessage } from '../gen/switchyard/v1/routes.js';
 
 // Library records ↔ wire messages. ts-proto maps Timestamp to Date (useDate),
 // int64 to number (forceLong=number) and bytes to Buffer.
@@ -14,7 +14,25 @@ export function routeToMessage(route: Route): RouteMessage {
     middleware: [...route.middleware],
     handler: route.handler,
     createdAt: route.createdAt,
+    updatedAt: route.updatedAt,
+    revision: route.revision,
   };
+}
+
+export function routeEventToMessage(event: RouteEvent): RouteEventMessage {
+  const { revision } = event;
+  switch (event.type) {
+    case 'reset':
+      return { revision, reset: {} };
+    case 'upsert':
+      return { revision, upsert: routeToMessage(event.route) };
+    case 'delete':
+      return { revision, deletedId: event.id };
+    case 'synced':
+      return { revision, synced: {} };
+    case 'heartbeat':
+      return { revision, heartbeat: {} };
+  }
 }
 
 export function matchToMessage(match: RouteMatch): MatchRouteResponse {

@@ -1,6 +1,22 @@
+import { once } from 'node:events';
+import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { RouteService } from '@switchyard/core';
-import type { CreateRouteRequest, GetRouteRequest, MatchRouteRequest, MatchRouteResponse, Route, RouteServiceServer } from '../gen/switchyard/v1/routes.js';
-import { matchToMessage, routeToMessage } from './convert.js';
+import type {
+  CreateRouteRequest,
+  DeleteRouteRequest,
+  DeleteRouteResponse,
+  GetRouteRequest,
+  ListRoutesRequest,
+  ListRoutesResponse,
+  MatchRouteRequest,
+  MatchRouteResponse,
+  Route,
+  RouteEvent,
+  RouteServiceServer,
+  UpdateRouteRequest,
+  WatchRoutesRequest,
+} from '../gen/switchyard/v1/routes.js';
+import { matchToMessage, routeEventToMessage, routeToMessage } from './convert.js';
 import type { Rpc } from './rpc.js';
 
 export function routeHandlers(routes: RouteService, rpc: Rpc): RouteServiceServer {
@@ -19,5 +35,32 @@ export function routeHandlers(routes: RouteService, rpc: Rpc): RouteServiceServe
     matchRoute: rpc.unary<MatchRouteRequest, MatchRouteResponse>('MatchRoute', async (request, { principal }) =>
       matchToMessage(await routes.match(principal, { method: request.method, path: request.path })),
     ),
+    listRoutes: rpc.unary<ListRoutesRequest, ListRoutesResponse>('ListRoutes', async (request, { principal }) => {
+      const page = await routes.list(principal, { pageSize: request.pageSize, pageToken: request.pageToken });
+      return { routes: page.routes.map(routeToMessage), nextPageToken: page.nextPageToken };
+    }),
+    updateRoute: rpc.unary<UpdateRouteRequest, Route>('UpdateRoute', async (request, { principal }) =>
+      routeToMessage(await routes.update(principal, request.id, { method: request.method, path: request.path, middleware: request.middleware?.names, handler: request.handler })),
+    ),
+    deleteRoute: rpc.unary<DeleteRouteRequest, DeleteRouteResponse>('DeleteRoute', async (request, { principal }) => {
+      await routes.delete(principal, request.id);
+      return {};
+    }),
+    watchRoutes: rpc.serverStream<WatchRoutesRequest, RouteEvent>('WatchRoutes', async (call, { principal, closing }) => {
+      // The watch ends when the client goes away or the server shuts down.
+      const stop = AbortSignal.any([closing, cancelled(call)]);
+      for await (const event of routes.watch(principal, { sinceRevision: Number(call.request.sinceRevision), signal: stop })) {
+        if (stop.aborted) break;
+        // A slow reader slows the watch (it catches up from the change log) instead of filling memory.
+        if (!call.write(routeEventToMessage(event))) await once(call, 'drain', { signal: stop }).catch(() => undefined);
+      }
+    }),
   };
+}
+
+function cancelled(call: ServerWritableStream<unknown, unknown>): AbortSignal {
+  const controller = new AbortController();
+  if (call.cancelled) controller.abort();
+  else call.once('cancelled', () => controller.abort());
+  return controller.signal;
 }

@@ -37,6 +37,14 @@ export interface Rpc {
   clientStream<Req, Res>(method: string, run: (call: ServerReadableStream<Req, Res>, context: AuthedContext) => Promise<Res>): handleClientStreamingCall<Req, Res>;
   /** Public (no token): the handler writes to `call`; the wrapper ends it. */
   publicServerStream<Req, Res>(method: string, run: (call: ServerWritableStream<Req, Res>, context: CallContext) => Promise<void>): handleServerStreamingCall<Req, Res>;
+  /**
+   * An authenticated stream that may run for as long as the client listens
+   * (a watch): `closing` aborts when the server starts to shut down, and the
+   * handler should then end, so shutdown need not wait for its deadline.
+   */
+  serverStream<Req, Res>(method: string, run: (call: ServerWritableStream<Req, Res>, context: AuthedContext & { readonly closing: AbortSignal }) => Promise<void>): handleServerStreamingCall<Req, Res>;
+  /** Aborts every serverStream's `closing` signal (shutdown begins). */
+  endStreams(): void;
   /** Resolves once no handler is running (shutdown waits for this before closing storage). */
   settled(): Promise<void>;
 }
@@ -51,6 +59,7 @@ const SERVER_FAILURES = new Set<number>([Status.UNKNOWN, Status.DEADLINE_EXCEEDE
 
 export function createRpc(log: Logger, authenticate: Authenticate, tracing: Tracing = idOnlyTracing()): Rpc {
   const running = new Set<Promise<unknown>>();
+  const closing = new AbortController();
   /** Remembers a handler's work until it settles; the caller handles its outcome. */
   function track<T>(work: Promise<T>): Promise<T> {
     const done: Promise<boolean> = work.then(
@@ -157,6 +166,22 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
         },
       );
     },
+
+    serverStream: (method, run) => (call) => {
+      const tracker = begin(method, call, false);
+      track(tracker.authenticate().then((context) => run(call, { ...context, closing: closing.signal }))).then(
+        () => {
+          tracker.finish();
+          call.end();
+        },
+        (error: unknown) => {
+          const failed = tracker.finish(error);
+          if (failed && !call.cancelled) call.emit('error', failed);
+        },
+      );
+    },
+
+    endStreams: () => closing.abort(),
 
     settled: async () => {
       while (running.size > 0) await Promise.all(running);

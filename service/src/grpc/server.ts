@@ -53,6 +53,8 @@ export interface GrpcServer {
   readonly handlers: HandlerTable;
   /** Resolves once no handler is running, so storage can be closed under none. */
   settled(): Promise<void>;
+  /** Ends long-lived streams (route watches) so shutdown does not wait on them. */
+  endStreams(): void;
 }
 
 export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
@@ -70,7 +72,7 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
   add(FileServiceService, fileHandlers(parts.switchyard.assets, rpc));
   parts.health.implementation.addToServer(handlers.recorder(server));
   createReflectionService().addToServer(server);
-  return { server, handlers, settled: () => rpc.settled() };
+  return { server, handlers, settled: () => rpc.settled(), endStreams: () => rpc.endStreams() };
 }
 
 /** Binds without TLS (an internal service behind the gateway); resolves to the bound port. */

@@ -5,6 +5,7 @@ import type { Database } from '../stores/schema.js';
 import * as initial from './0001-initial.js';
 import * as assetsByWorkspace from './0002-assets-by-workspace.js';
 import * as assetVisibilityAndPolicies from './0003-asset-visibility-and-policies.js';
+import * as routeRevisions from './0004-route-revisions.js';
 
 /**
  * Every migration, by name, in order. A static list rather than a folder scan,
@@ -15,6 +16,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0001-initial': initial,
   '0002-assets-by-workspace': assetsByWorkspace,
   '0003-asset-visibility-and-policies': assetVisibilityAndPolicies,
+  '0004-route-revisions': routeRevisions,
 });
 
 export const migrationProvider: MigrationProvider = Object.freeze({

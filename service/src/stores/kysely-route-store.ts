@@ -1,45 +1,73 @@
 import { createHash } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
-import { SwitchyardError, type RouteRecord, type RouteStore } from '@switchyard/core';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { SwitchyardError, type NewRouteRecord, type RouteChange, type RouteCursor, type RouteRecord, type RouteRecordUpdate, type RouteStore } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
-import type { Database, RoutesTable } from './schema.js';
+import { dialectOf } from './database.js';
+import type { Database, RouteChangesTable, RoutesTable } from './schema.js';
 
-const COLUMNS = ['id', 'workspace', 'method', 'path', 'shape', 'middleware', 'handler', 'created_at'] as const;
+const COLUMNS = ['id', 'workspace', 'method', 'path', 'shape', 'middleware', 'handler', 'created_at', 'updated_at', 'revision'] as const;
 type RouteRow = Pick<Selectable<RoutesTable>, (typeof COLUMNS)[number]>;
 
-/** RouteStore on MySQL or SQLite; the unique key (workspace, method, shape hash) decides duplicates, even across instances. */
+/** Changes kept per workspace before the oldest go (a watcher further behind gets a snapshot). */
+export const DEFAULT_ROUTE_HISTORY = 10_000;
+/** A MySQL deadlock victim (two first writes of a new workspace) is retried this often before `aborted`. */
+const DEADLOCK_RETRIES = 5;
+
+/** Thrown inside a write transaction to roll it back when its target does not exist; never escapes. */
+class NothingToWrite extends Error {}
+
+/**
+ * RouteStore on MySQL or SQLite. The unique key (workspace, method, shape
+ * hash) decides duplicates, even across instances. Every write runs in one
+ * transaction that first raises the workspace's row in route_revisions (its
+ * lock orders concurrent writers, so revisions are gap-free in commit order),
+ * then writes the route and its change-log row, then trims the log past
+ * `history` changes.
+ */
 export class KyselyRouteStore implements RouteStore {
   readonly #db: Kysely<Database>;
+  readonly #history: number;
+  readonly #mysql: boolean;
 
-  constructor(db: Kysely<Database>) {
+  constructor(db: Kysely<Database>, options: { history?: number } = {}) {
     this.#db = db;
+    this.#history = options.history ?? DEFAULT_ROUTE_HISTORY;
+    this.#mysql = dialectOf(db) === 'mysql';
   }
 
-  async insert(record: RouteRecord): Promise<void> {
-    try {
-      await this.#db
-        .insertInto('routes')
-        .values({
-          id: record.id,
-          workspace: record.workspace,
-          method: record.method,
-          path: record.path,
-          shape: record.shape,
-          shape_hash: createHash('sha256').update(record.shape).digest('hex'),
-          middleware: JSON.stringify(record.middleware),
-          handler: record.handler,
-          created_at: record.createdAt.getTime(),
-        })
-        .execute();
-    } catch (error) {
-      throw databaseError(error, () => duplicateRoute(error));
-    }
+  async insert(record: NewRouteRecord): Promise<RouteRecord> {
+    const written = await this.#write(record.workspace, async (trx, revision) => {
+      const stored: RouteRecord = { ...record, revision };
+      await trx.insertInto('routes').values(toRow(stored)).execute();
+      return stored;
+    }, duplicateRoute);
+    return freeze(written!);
+  }
+
+  async update(workspace: string, id: string, update: RouteRecordUpdate): Promise<RouteRecord | undefined> {
+    const written = await this.#write(workspace, async (trx, revision) => {
+      const current = await trx.selectFrom('routes').select(COLUMNS).where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+      if (current === undefined) return undefined;
+      const stored: RouteRecord = { ...toRecord(current), ...update, revision };
+      const { id: _id, workspace: _workspace, created_at: _created, ...columns } = toRow(stored);
+      await trx.updateTable('routes').set(columns).where('id', '=', id).execute();
+      return stored;
+    }, duplicateRoute);
+    return written && freeze(written);
+  }
+
+  async delete(workspace: string, id: string): Promise<{ readonly revision: number } | undefined> {
+    const written = await this.#write(workspace, async (trx, revision) => {
+      const result = await trx.deleteFrom('routes').where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+      return Number(result.numDeletedRows) === 1 ? { revision, deleted: id } : undefined;
+    });
+    return written && { revision: written.revision };
   }
 
   async get(workspace: string, id: string): Promise<RouteRecord | undefined> {
     try {
       const row = await this.#db.selectFrom('routes').select(COLUMNS).where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
-      return row && toRecord(row);
+      return row && freeze(toRecord(row));
     } catch (error) {
       throw databaseError(error);
     }
@@ -47,8 +75,22 @@ export class KyselyRouteStore implements RouteStore {
 
   async list(workspace: string): Promise<RouteRecord[]> {
     try {
-      const rows = await this.#db.selectFrom('routes').select(COLUMNS).where('workspace', '=', workspace).orderBy('created_at').orderBy('id').execute();
-      return rows.map(toRecord);
+      return (await this.#listed(this.#db, workspace)).map((row) => freeze(toRecord(row)));
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  /** A keyset query on (workspace, created_at, id), served by the index of the same columns. */
+  async page(workspace: string, after: RouteCursor | undefined, limit: number): Promise<RouteRecord[]> {
+    try {
+      let select = this.#db.selectFrom('routes').select(COLUMNS).where('workspace', '=', workspace);
+      if (after !== undefined) {
+        const at = after.createdAt.getTime();
+        select = select.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>', after.id)])]));
+      }
+      const rows = await select.orderBy('created_at').orderBy('id').limit(limit).execute();
+      return rows.map((row) => freeze(toRecord(row)));
     } catch (error) {
       throw databaseError(error);
     }
@@ -56,16 +98,98 @@ export class KyselyRouteStore implements RouteStore {
 
   async count(workspace: string): Promise<number> {
     try {
-      const row = await this.#db
-        .selectFrom('routes')
-        .select((eb) => eb.fn.countAll().as('count'))
-        .where('workspace', '=', workspace)
-        .executeTakeFirstOrThrow();
+      const row = await this.#db.selectFrom('routes').select((eb) => eb.fn.countAll().as('count')).where('workspace', '=', workspace).executeTakeFirstOrThrow();
       return Number(row.count);
     } catch (error) {
       throw databaseError(error);
     }
   }
+
+  async revision(workspace: string): Promise<number> {
+    try {
+      return await this.#revisionIn(this.#db, workspace);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async snapshot(workspace: string): Promise<{ readonly revision: number; readonly records: RouteRecord[] }> {
+    try {
+      // One transaction, so the records are exactly the table at the revision read with them.
+      return await this.#db.transaction().execute(async (trx) => {
+        const revision = await this.#revisionIn(trx, workspace);
+        const rows = await this.#listed(trx, workspace);
+        return { revision, records: rows.map((row) => freeze(toRecord(row))) };
+      });
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async changesSince(workspace: string, revision: number, limit: number): Promise<RouteChange[] | undefined> {
+    try {
+      const current = await this.#revisionIn(this.#db, workspace);
+      if (revision > current || revision < 0) return undefined;
+      if (revision === current) return [];
+      const rows = await this.#db.selectFrom('route_changes').selectAll().where('workspace', '=', workspace).where('revision', '>', revision).orderBy('revision').limit(limit).execute();
+      // Revisions are gap-free: a missing first one was trimmed away.
+      if (rows.length === 0 || Number(rows[0]!.revision) !== revision + 1) return undefined;
+      return rows.map(toChange);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  #listed(db: Kysely<Database>, workspace: string): Promise<RouteRow[]> {
+    return db.selectFrom('routes').select(COLUMNS).where('workspace', '=', workspace).orderBy('created_at').orderBy('id').execute();
+  }
+
+  async #revisionIn(db: Kysely<Database>, workspace: string): Promise<number> {
+    const row = await db.selectFrom('route_revisions').select('revision').where('workspace', '=', workspace).executeTakeFirst();
+    return row === undefined ? 0 : Number(row.revision);
+  }
+
+  /**
+   * One write: raise the revision, run `work` at it, log the change, trim the
+   * log. `work` answering `undefined` (its target is gone) rolls everything
+   * back, the revision included.
+   */
+  async #write<T extends RouteRecord | { revision: number; deleted: string }>(
+    workspace: string,
+    work: (trx: Transaction<Database>, revision: number) => Promise<T | undefined>,
+    duplicate?: (error: unknown) => SwitchyardError,
+  ): Promise<T | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#db.transaction().execute(async (trx) => {
+          const revision = await this.#raiseRevision(trx, workspace);
+          const written = await work(trx, revision);
+          if (written === undefined) throw new NothingToWrite();
+          await trx.insertInto('route_changes').values(changeRow(workspace, revision, written)).execute();
+          if (revision > this.#history) await trx.deleteFrom('route_changes').where('workspace', '=', workspace).where('revision', '<=', revision - this.#history).execute();
+          return written;
+        });
+      } catch (error) {
+        if (error instanceof NothingToWrite) return undefined;
+        if (isDeadlock(error) && attempt < DEADLOCK_RETRIES) continue;
+        throw databaseError(error, duplicate && (() => duplicate(error)));
+      }
+    }
+  }
+
+  async #raiseRevision(trx: Transaction<Database>, workspace: string): Promise<number> {
+    const raised = { revision: sql<number>`revision + 1` };
+    await trx
+      .insertInto('route_revisions')
+      .values({ workspace, revision: 1 })
+      .$call((insert) => (this.#mysql ? insert.onDuplicateKeyUpdate(raised) : insert.onConflict((conflict) => conflict.column('workspace').doUpdateSet(raised))))
+      .execute();
+    return this.#revisionIn(trx, workspace);
+  }
+}
+
+function isDeadlock(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ER_LOCK_DEADLOCK';
 }
 
 /** Both dialects name the violated key in the message: the shape key's name and column both say "shape". */
@@ -76,17 +200,51 @@ function duplicateRoute(error: unknown): SwitchyardError {
   ], { cause: error });
 }
 
+function toRow(record: RouteRecord): RoutesTable {
+  return {
+    id: record.id,
+    workspace: record.workspace,
+    method: record.method,
+    path: record.path,
+    shape: record.shape,
+    shape_hash: createHash('sha256').update(record.shape).digest('hex'),
+    middleware: JSON.stringify(record.middleware),
+    handler: record.handler,
+    created_at: record.createdAt.getTime(),
+    updated_at: record.updatedAt.getTime(),
+    revision: record.revision,
+  };
+}
+
+function changeRow(workspace: string, revision: number, written: RouteRecord | { revision: number; deleted: string }): RouteChangesTable {
+  if ('deleted' in written) return { workspace, revision, kind: 'delete', route_id: written.deleted, record: null };
+  const { shape_hash: _hash, ...row } = toRow(written);
+  return { workspace, revision, kind: 'upsert', route_id: written.id, record: JSON.stringify(row) };
+}
+
+function toChange(row: Selectable<RouteChangesTable>): RouteChange {
+  const revision = Number(row.revision);
+  if (row.kind === 'delete' || row.record === null) return { kind: 'delete', revision, id: row.route_id };
+  return { kind: 'upsert', revision, record: freeze(toRecord(JSON.parse(row.record) as RouteRow)) };
+}
+
 function toRecord(row: RouteRow): RouteRecord {
-  return Object.freeze({
+  return {
     id: row.id,
     workspace: row.workspace,
     method: row.method,
     path: row.path,
     shape: row.shape,
-    middleware: Object.freeze(parseMiddleware(row.middleware)),
+    middleware: parseMiddleware(row.middleware),
     handler: row.handler,
     createdAt: new Date(Number(row.created_at)),
-  });
+    updatedAt: new Date(Number(row.updated_at)),
+    revision: Number(row.revision),
+  };
+}
+
+function freeze(record: RouteRecord): RouteRecord {
+  return Object.freeze({ ...record, middleware: Object.freeze([...record.middleware]) });
 }
 
 function parseMiddleware(text: string): string[] {

@@ -44,7 +44,7 @@ export async function openStorage(config: StorageConfig, options: OpenStorageOpt
   let closing: Promise<void> | undefined;
   return Object.freeze({
     db,
-    routeStore: new KyselyRouteStore(db),
+    routeStore: new KyselyRouteStore(db, { history: config.routeHistory }),
     assetStore: new KyselyAssetStore(db),
     blobStore: blobs.store,
     check: async () => {

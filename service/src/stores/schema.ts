@@ -17,6 +17,25 @@ export interface RoutesTable {
   middleware: string;
   handler: string;
   created_at: number;
+  updated_at: number;
+  /** The workspace revision this row was last written at. */
+  revision: number;
+}
+
+/** Each workspace's route-table revision (absent: 0). */
+export interface RouteRevisionsTable {
+  workspace: string;
+  revision: number;
+}
+
+/** The change log: one row per revision of a workspace's route table. */
+export interface RouteChangesTable {
+  workspace: string;
+  revision: number;
+  kind: 'upsert' | 'delete';
+  route_id: string;
+  /** The record as written, JSON; NULL for a delete. */
+  record: string | null;
 }
 
 export interface AssetsTable {
@@ -48,6 +67,8 @@ export interface WorkspacePoliciesTable {
 
 export interface Database {
   routes: RoutesTable;
+  route_revisions: RouteRevisionsTable;
+  route_changes: RouteChangesTable;
   assets: AssetsTable;
   workspace_policies: WorkspacePoliciesTable;
 }

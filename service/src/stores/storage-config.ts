@@ -33,4 +33,6 @@ export type BlobStoreConfig =
 export interface StorageConfig {
   readonly database: DatabaseConfig;
   readonly blobs: BlobStoreConfig;
+  /** ROUTE_HISTORY: route-table changes kept per workspace for watchers that resume (default 10000). */
+  readonly routeHistory?: number | undefined;
 }

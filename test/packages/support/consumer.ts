@@ -25,21 +25,41 @@ const MAP_ROUTE_STORE = `// @ts-check
 import { SwitchyardError } from '@switchyard/core';
 
 /** @typedef {import('@switchyard/core').RouteRecord} RouteRecord */
+/** @typedef {import('@switchyard/core').NewRouteRecord} NewRouteRecord */
+/** @typedef {import('@switchyard/core').RouteRecordUpdate} RouteRecordUpdate */
+/** @typedef {import('@switchyard/core').RouteChange} RouteChange */
+/** @typedef {import('@switchyard/core').RouteCursor} RouteCursor */
 /** @typedef {import('@switchyard/core').RouteStore} RouteStore */
 
-/** @implements {RouteStore} */
+/** Routes kept as JSON rows, with a revision and a change log per workspace, as a consumer might write one. @implements {RouteStore} */
 export class JsonRowRouteStore {
   /** @type {Map<string, string>} id → JSON row */
   #rows = new Map();
+  /** @type {Map<string, RouteChange[]>} workspace → every change, oldest first */
+  #log = new Map();
 
-  /** @param {RouteRecord} record */
+  /** @param {NewRouteRecord} record @returns {Promise<RouteRecord>} */
   async insert(record) {
-    const rows = [...this.#rows.values()].map(parse);
-    if (rows.some((row) => row.workspace === record.workspace && row.method === record.method && row.shape === record.shape)) {
-      throw new SwitchyardError('already_exists', 'a route with this method and path shape already exists', [{ field: 'path', reason: 'duplicate' }]);
-    }
+    this.#refuseDuplicate(record, undefined);
     if (this.#rows.has(record.id)) throw new SwitchyardError('already_exists', 'route id already exists');
-    this.#rows.set(record.id, JSON.stringify({ ...record, createdAt: record.createdAt.toISOString() }));
+    return this.#write({ ...record, revision: this.#revisionOf(record.workspace) + 1 });
+  }
+
+  /** @param {string} workspace @param {string} id @param {RouteRecordUpdate} update */
+  async update(workspace, id, update) {
+    const current = await this.get(workspace, id);
+    if (!current) return undefined;
+    this.#refuseDuplicate({ ...current, ...update }, id);
+    return this.#write({ ...current, ...update, revision: this.#revisionOf(workspace) + 1 });
+  }
+
+  /** @param {string} workspace @param {string} id */
+  async delete(workspace, id) {
+    if (!(await this.get(workspace, id))) return undefined;
+    this.#rows.delete(id);
+    const revision = this.#revisionOf(workspace) + 1;
+    this.#changes(workspace).push({ kind: 'delete', revision, id });
+    return { revision };
   }
 
   /** @param {string} workspace @param {string} id */
@@ -57,16 +77,67 @@ export class JsonRowRouteStore {
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1));
   }
 
+  /** @param {string} workspace @param {RouteCursor | undefined} after @param {number} limit */
+  async page(workspace, after, limit) {
+    const all = await this.list(workspace);
+    const later = after === undefined ? all : all.filter((r) => r.createdAt.getTime() > after.createdAt.getTime() || (r.createdAt.getTime() === after.createdAt.getTime() && r.id > after.id));
+    return later.slice(0, limit);
+  }
+
   /** @param {string} workspace */
   async count(workspace) {
     return (await this.list(workspace)).length;
+  }
+
+  /** @param {string} workspace */
+  async revision(workspace) {
+    return this.#revisionOf(workspace);
+  }
+
+  /** @param {string} workspace */
+  async snapshot(workspace) {
+    return { revision: this.#revisionOf(workspace), records: await this.list(workspace) };
+  }
+
+  /** @param {string} workspace @param {number} revision @param {number} limit */
+  async changesSince(workspace, revision, limit) {
+    if (revision < 0 || revision > this.#revisionOf(workspace)) return undefined;
+    return this.#changes(workspace).filter((change) => change.revision > revision).slice(0, limit);
+  }
+
+  /** @param {RouteRecord} record */
+  #write(record) {
+    this.#rows.set(record.id, JSON.stringify({ ...record, createdAt: record.createdAt.toISOString(), updatedAt: record.updatedAt.toISOString() }));
+    const stored = parse(/** @type {string} */ (this.#rows.get(record.id)));
+    this.#changes(record.workspace).push({ kind: 'upsert', revision: record.revision, record: stored });
+    return stored;
+  }
+
+  /** @param {{ workspace: string, method: string, shape: string }} record @param {string | undefined} self */
+  #refuseDuplicate(record, self) {
+    const rows = [...this.#rows.values()].map(parse);
+    if (rows.some((row) => row.id !== self && row.workspace === record.workspace && row.method === record.method && row.shape === record.shape)) {
+      throw new SwitchyardError('already_exists', 'a route with this method and path shape already exists', [{ field: 'path', reason: 'duplicate' }]);
+    }
+  }
+
+  /** @param {string} workspace */
+  #changes(workspace) {
+    let changes = this.#log.get(workspace);
+    if (!changes) this.#log.set(workspace, (changes = []));
+    return changes;
+  }
+
+  /** @param {string} workspace */
+  #revisionOf(workspace) {
+    return this.#changes(workspace).at(-1)?.revision ?? 0;
   }
 }
 
 /** @param {string} row @returns {RouteRecord} */
 function parse(row) {
   const fields = JSON.parse(row);
-  return { ...fields, createdAt: new Date(fields.createdAt) };
+  return { ...fields, createdAt: new Date(fields.createdAt), updatedAt: new Date(fields.updatedAt) };
 }
 `;
 

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/routes.proto.
  */
 export const file_switchyard_v1_routes: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlcy5wcm90bxINc3dpdGNoeWFyZC52MSKGAQoFUm91dGUSCgoCaWQYASABKAkSDgoGbWV0aG9kGAIgASgJEgwKBHBhdGgYAyABKAkSEgoKbWlkZGxld2FyZRgEIAMoCRIPCgdoYW5kbGVyGAUgASgJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlcKEkNyZWF0ZVJvdXRlUmVxdWVzdBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRISCgptaWRkbGV3YXJlGAMgAygJEg8KB2hhbmRsZXIYBCABKAkiHQoPR2V0Um91dGVSZXF1ZXN0EgoKAmlkGAEgASgJIjEKEU1hdGNoUm91dGVSZXF1ZXN0Eg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJIqcBChJNYXRjaFJvdXRlUmVzcG9uc2USIwoFcm91dGUYASABKAsyFC5zd2l0Y2h5YXJkLnYxLlJvdXRlEj0KBnBhcmFtcxgCIAMoCzItLnN3aXRjaHlhcmQudjEuTWF0Y2hSb3V0ZVJlc3BvbnNlLlBhcmFtc0VudHJ5Gi0KC1BhcmFtc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEy6wEKDFJvdXRlU2VydmljZRJGCgtDcmVhdGVSb3V0ZRIhLnN3aXRjaHlhcmQudjEuQ3JlYXRlUm91dGVSZXF1ZXN0GhQuc3dpdGNoeWFyZC52MS5Sb3V0ZRJACghHZXRSb3V0ZRIeLnN3aXRjaHlhcmQudjEuR2V0Um91dGVSZXF1ZXN0GhQuc3dpdGNoeWFyZC52MS5Sb3V0ZRJRCgpNYXRjaFJvdXRlEiAuc3dpdGNoeWFyZC52MS5NYXRjaFJvdXRlUmVxdWVzdBohLnN3aXRjaHlhcmQudjEuTWF0Y2hSb3V0ZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlcy5wcm90bxINc3dpdGNoeWFyZC52MSLIAQoFUm91dGUSCgoCaWQYASABKAkSDgoGbWV0aG9kGAIgASgJEgwKBHBhdGgYAyABKAkSEgoKbWlkZGxld2FyZRgEIAMoCRIPCgdoYW5kbGVyGAUgASgJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCHJldmlzaW9uGAggASgDIlcKEkNyZWF0ZVJvdXRlUmVxdWVzdBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRISCgptaWRkbGV3YXJlGAMgAygJEg8KB2hhbmRsZXIYBCABKAkiHQoPR2V0Um91dGVSZXF1ZXN0EgoKAmlkGAEgASgJIjEKEU1hdGNoUm91dGVSZXF1ZXN0Eg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJIqcBChJNYXRjaFJvdXRlUmVzcG9uc2USIwoFcm91dGUYASABKAsyFC5zd2l0Y2h5YXJkLnYxLlJvdXRlEj0KBnBhcmFtcxgCIAMoCzItLnN3aXRjaHlhcmQudjEuTWF0Y2hSb3V0ZVJlc3BvbnNlLlBhcmFtc0VudHJ5Gi0KC1BhcmFtc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiOgoRTGlzdFJvdXRlc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiUwoSTGlzdFJvdXRlc1Jlc3BvbnNlEiQKBnJvdXRlcxgBIAMoCzIULnN3aXRjaHlhcmQudjEuUm91dGUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIrEBChJVcGRhdGVSb3V0ZVJlcXVlc3QSCgoCaWQYASABKAkSEwoGbWV0aG9kGAIgASgJSACIAQESEQoEcGF0aBgDIAEoCUgBiAEBEjEKCm1pZGRsZXdhcmUYBCABKAsyHS5zd2l0Y2h5YXJkLnYxLk1pZGRsZXdhcmVMaXN0EhQKB2hhbmRsZXIYBSABKAlIAogBAUIJCgdfbWV0aG9kQgcKBV9wYXRoQgoKCF9oYW5kbGVyIh8KDk1pZGRsZXdhcmVMaXN0Eg0KBW5hbWVzGAEgAygJIiAKEkRlbGV0ZVJvdXRlUmVxdWVzdBIKCgJpZBgBIAEoCSIVChNEZWxldGVSb3V0ZVJlc3BvbnNlIiwKEldhdGNoUm91dGVzUmVxdWVzdBIWCg5zaW5jZV9yZXZpc2lvbhgBIAEoAyL4AQoKUm91dGVFdmVudBIQCghyZXZpc2lvbhgBIAEoAxIvCgVyZXNldBgCIAEoCzIeLnN3aXRjaHlhcmQudjEuUm91dGVUYWJsZVJlc2V0SAASJgoGdXBzZXJ0GAMgASgLMhQuc3dpdGNoeWFyZC52MS5Sb3V0ZUgAEhQKCmRlbGV0ZWRfaWQYBCABKAlIABIxCgZzeW5jZWQYBSABKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRlVGFibGVTeW5jZWRIABItCgloZWFydGJlYXQYBiABKAsyGC5zd2l0Y2h5YXJkLnYxLkhlYXJ0YmVhdEgAQgcKBWV2ZW50IhEKD1JvdXRlVGFibGVSZXNldCISChBSb3V0ZVRhYmxlU3luY2VkIgsKCUhlYXJ0YmVhdDKrBAoMUm91dGVTZXJ2aWNlEkYKC0NyZWF0ZVJvdXRlEiEuc3dpdGNoeWFyZC52MS5DcmVhdGVSb3V0ZVJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLlJvdXRlEkAKCEdldFJvdXRlEh4uc3dpdGNoeWFyZC52MS5HZXRSb3V0ZVJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLlJvdXRlElEKCk1hdGNoUm91dGUSIC5zd2l0Y2h5YXJkLnYxLk1hdGNoUm91dGVSZXF1ZXN0GiEuc3dpdGNoeWFyZC52MS5NYXRjaFJvdXRlUmVzcG9uc2USUQoKTGlzdFJvdXRlcxIgLnN3aXRjaHlhcmQudjEuTGlzdFJvdXRlc1JlcXVlc3QaIS5zd2l0Y2h5YXJkLnYxLkxpc3RSb3V0ZXNSZXNwb25zZRJGCgtVcGRhdGVSb3V0ZRIhLnN3aXRjaHlhcmQudjEuVXBkYXRlUm91dGVSZXF1ZXN0GhQuc3dpdGNoeWFyZC52MS5Sb3V0ZRJUCgtEZWxldGVSb3V0ZRIhLnN3aXRjaHlhcmQudjEuRGVsZXRlUm91dGVSZXF1ZXN0GiIuc3dpdGNoeWFyZC52MS5EZWxldGVSb3V0ZVJlc3BvbnNlEk0KC1dhdGNoUm91dGVzEiEuc3dpdGNoeWFyZC52MS5XYXRjaFJvdXRlc1JlcXVlc3QaGS5zd2l0Y2h5YXJkLnYxLlJvdXRlRXZlbnQwAWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * A route record.
@@ -61,6 +61,20 @@ export type Route = Message<"switchyard.v1.Route"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 6;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * Time of the latest update (created_at until the first one).
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 7;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * The workspace's route-table revision this route was last written at.
+   *
+   * @generated from field: int64 revision = 8;
+   */
+  revision: bigint;
 };
 
 /**
@@ -183,6 +197,272 @@ export const MatchRouteResponseSchema: GenMessage<MatchRouteResponse> = /*@__PUR
   messageDesc(file_switchyard_v1_routes, 4);
 
 /**
+ * @generated from message switchyard.v1.ListRoutesRequest
+ */
+export type ListRoutesRequest = Message<"switchyard.v1.ListRoutesRequest"> & {
+  /**
+   * Routes per page, 1-1000; 0 means the default, 50.
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page; empty for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ListRoutesRequest.
+ * Use `create(ListRoutesRequestSchema)` to create a new message.
+ */
+export const ListRoutesRequestSchema: GenMessage<ListRoutesRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 5);
+
+/**
+ * @generated from message switchyard.v1.ListRoutesResponse
+ */
+export type ListRoutesResponse = Message<"switchyard.v1.ListRoutesResponse"> & {
+  /**
+   * @generated from field: repeated switchyard.v1.Route routes = 1;
+   */
+  routes: Route[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ListRoutesResponse.
+ * Use `create(ListRoutesResponseSchema)` to create a new message.
+ */
+export const ListRoutesResponseSchema: GenMessage<ListRoutesResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 6);
+
+/**
+ * @generated from message switchyard.v1.UpdateRouteRequest
+ */
+export type UpdateRouteRequest = Message<"switchyard.v1.UpdateRouteRequest"> & {
+  /**
+   * Route id ("rt_…").
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Each field, when set, replaces the stored one.
+   *
+   * @generated from field: optional string method = 2;
+   */
+  method?: string | undefined;
+
+  /**
+   * @generated from field: optional string path = 3;
+   */
+  path?: string | undefined;
+
+  /**
+   * @generated from field: switchyard.v1.MiddlewareList middleware = 4;
+   */
+  middleware?: MiddlewareList | undefined;
+
+  /**
+   * @generated from field: optional string handler = 5;
+   */
+  handler?: string | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.UpdateRouteRequest.
+ * Use `create(UpdateRouteRequestSchema)` to create a new message.
+ */
+export const UpdateRouteRequestSchema: GenMessage<UpdateRouteRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 7);
+
+/**
+ * Middleware names, as a message so that "unset" and "empty" differ.
+ *
+ * @generated from message switchyard.v1.MiddlewareList
+ */
+export type MiddlewareList = Message<"switchyard.v1.MiddlewareList"> & {
+  /**
+   * @generated from field: repeated string names = 1;
+   */
+  names: string[];
+};
+
+/**
+ * Describes the message switchyard.v1.MiddlewareList.
+ * Use `create(MiddlewareListSchema)` to create a new message.
+ */
+export const MiddlewareListSchema: GenMessage<MiddlewareList> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 8);
+
+/**
+ * @generated from message switchyard.v1.DeleteRouteRequest
+ */
+export type DeleteRouteRequest = Message<"switchyard.v1.DeleteRouteRequest"> & {
+  /**
+   * Route id ("rt_…").
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message switchyard.v1.DeleteRouteRequest.
+ * Use `create(DeleteRouteRequestSchema)` to create a new message.
+ */
+export const DeleteRouteRequestSchema: GenMessage<DeleteRouteRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 9);
+
+/**
+ * @generated from message switchyard.v1.DeleteRouteResponse
+ */
+export type DeleteRouteResponse = Message<"switchyard.v1.DeleteRouteResponse"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.DeleteRouteResponse.
+ * Use `create(DeleteRouteResponseSchema)` to create a new message.
+ */
+export const DeleteRouteResponseSchema: GenMessage<DeleteRouteResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 10);
+
+/**
+ * @generated from message switchyard.v1.WatchRoutesRequest
+ */
+export type WatchRoutesRequest = Message<"switchyard.v1.WatchRoutesRequest"> & {
+  /**
+   * 0 for a snapshot first; else the revision the caller's table is at.
+   *
+   * @generated from field: int64 since_revision = 1;
+   */
+  sinceRevision: bigint;
+};
+
+/**
+ * Describes the message switchyard.v1.WatchRoutesRequest.
+ * Use `create(WatchRoutesRequestSchema)` to create a new message.
+ */
+export const WatchRoutesRequestSchema: GenMessage<WatchRoutesRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 11);
+
+/**
+ * One event of a route-table watch.
+ *
+ * @generated from message switchyard.v1.RouteEvent
+ */
+export type RouteEvent = Message<"switchyard.v1.RouteEvent"> & {
+  /**
+   * The revision the table is at once this event is applied.
+   *
+   * @generated from field: int64 revision = 1;
+   */
+  revision: bigint;
+
+  /**
+   * @generated from oneof switchyard.v1.RouteEvent.event
+   */
+  event: {
+    /**
+     * A snapshot begins: drop the table held so far.
+     *
+     * @generated from field: switchyard.v1.RouteTableReset reset = 2;
+     */
+    value: RouteTableReset;
+    case: "reset";
+  } | {
+    /**
+     * This route was created or changed (or is part of a snapshot).
+     *
+     * @generated from field: switchyard.v1.Route upsert = 3;
+     */
+    value: Route;
+    case: "upsert";
+  } | {
+    /**
+     * The route with this id was deleted.
+     *
+     * @generated from field: string deleted_id = 4;
+     */
+    value: string;
+    case: "deletedId";
+  } | {
+    /**
+     * The snapshot is complete: the table is whole at `revision`.
+     *
+     * @generated from field: switchyard.v1.RouteTableSynced synced = 5;
+     */
+    value: RouteTableSynced;
+    case: "synced";
+  } | {
+    /**
+     * Nothing changed for a while; the watch is alive.
+     *
+     * @generated from field: switchyard.v1.Heartbeat heartbeat = 6;
+     */
+    value: Heartbeat;
+    case: "heartbeat";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message switchyard.v1.RouteEvent.
+ * Use `create(RouteEventSchema)` to create a new message.
+ */
+export const RouteEventSchema: GenMessage<RouteEvent> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 12);
+
+/**
+ * @generated from message switchyard.v1.RouteTableReset
+ */
+export type RouteTableReset = Message<"switchyard.v1.RouteTableReset"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.RouteTableReset.
+ * Use `create(RouteTableResetSchema)` to create a new message.
+ */
+export const RouteTableResetSchema: GenMessage<RouteTableReset> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 13);
+
+/**
+ * @generated from message switchyard.v1.RouteTableSynced
+ */
+export type RouteTableSynced = Message<"switchyard.v1.RouteTableSynced"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.RouteTableSynced.
+ * Use `create(RouteTableSyncedSchema)` to create a new message.
+ */
+export const RouteTableSyncedSchema: GenMessage<RouteTableSynced> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 14);
+
+/**
+ * @generated from message switchyard.v1.Heartbeat
+ */
+export type Heartbeat = Message<"switchyard.v1.Heartbeat"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.Heartbeat.
+ * Use `create(HeartbeatSchema)` to create a new message.
+ */
+export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 15);
+
+/**
  * RouteService stores route records: an HTTP method and a path pattern bound to
  * ordered middleware names and one handler name, per workspace.
  *
@@ -229,6 +509,61 @@ export const RouteService: GenService<{
     methodKind: "unary";
     input: typeof MatchRouteRequestSchema;
     output: typeof MatchRouteResponseSchema;
+  },
+  /**
+   * ListRoutes pages through the workspace's routes, oldest first. Scope:
+   * routes:read. The order is stable while routes change: none is skipped or
+   * repeated across pages. INVALID_ARGUMENT: page_size outside 1-1000, a page
+   * token that is not from this listing.
+   *
+   * @generated from rpc switchyard.v1.RouteService.ListRoutes
+   */
+  listRoutes: {
+    methodKind: "unary";
+    input: typeof ListRoutesRequestSchema;
+    output: typeof ListRoutesResponseSchema;
+  },
+  /**
+   * UpdateRoute changes any of a route's fields, validated as in CreateRoute.
+   * Scope: routes:write. INVALID_ARGUMENT: a field breaks the grammar.
+   * NOT_FOUND: no such route. ALREADY_EXISTS: another route of the workspace
+   * has the new method and path shape.
+   *
+   * @generated from rpc switchyard.v1.RouteService.UpdateRoute
+   */
+  updateRoute: {
+    methodKind: "unary";
+    input: typeof UpdateRouteRequestSchema;
+    output: typeof RouteSchema;
+  },
+  /**
+   * DeleteRoute removes a route; its id is NOT_FOUND afterwards. Scope:
+   * routes:write.
+   *
+   * @generated from rpc switchyard.v1.RouteService.DeleteRoute
+   */
+  deleteRoute: {
+    methodKind: "unary";
+    input: typeof DeleteRouteRequestSchema;
+    output: typeof DeleteRouteResponseSchema;
+  },
+  /**
+   * WatchRoutes streams the workspace's route table. With since_revision 0: a
+   * snapshot (reset, one upsert per route, synced, all at the snapshot's
+   * revision), then every change as it happens. With a revision: only the
+   * changes after it, or a fresh snapshot when that history is no longer kept.
+   * Every event carries the revision it brings the table to; a heartbeat comes
+   * after a quiet spell, so a dead peer is noticed. Changes made through any
+   * instance sharing the database arrive within a second. The stream ends (OK)
+   * when the service shuts down: resume from the last revision elsewhere.
+   * Scope: routes:read.
+   *
+   * @generated from rpc switchyard.v1.RouteService.WatchRoutes
+   */
+  watchRoutes: {
+    methodKind: "server_streaming";
+    input: typeof WatchRoutesRequestSchema;
+    output: typeof RouteEventSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchyard_v1_routes, 0);

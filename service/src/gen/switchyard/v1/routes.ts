@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -37,7 +39,15 @@ export interface Route {
   /** Handler function name. */
   handler: string;
   /** Creation time (UTC, millisecond precision). */
-  createdAt?: Date | undefined;
+  createdAt?:
+    | Date
+    | undefined;
+  /** Time of the latest update (created_at until the first one). */
+  updatedAt?:
+    | Date
+    | undefined;
+  /** The workspace's route-table revision this route was last written at. */
+  revision: number;
 }
 
 export interface CreateRouteRequest {
@@ -80,8 +90,91 @@ export interface MatchRouteResponse_ParamsEntry {
   value: string;
 }
 
+export interface ListRoutesRequest {
+  /** Routes per page, 1-1000; 0 means the default, 50. */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first page. */
+  pageToken: string;
+}
+
+export interface ListRoutesResponse {
+  routes: Route[];
+  /** Empty on the last page. */
+  nextPageToken: string;
+}
+
+export interface UpdateRouteRequest {
+  /** Route id ("rt_…"). */
+  id: string;
+  /** Each field, when set, replaces the stored one. */
+  method?: string | undefined;
+  path?: string | undefined;
+  middleware?: MiddlewareList | undefined;
+  handler?: string | undefined;
+}
+
+/** Middleware names, as a message so that "unset" and "empty" differ. */
+export interface MiddlewareList {
+  names: string[];
+}
+
+export interface DeleteRouteRequest {
+  /** Route id ("rt_…"). */
+  id: string;
+}
+
+export interface DeleteRouteResponse {
+}
+
+export interface WatchRoutesRequest {
+  /** 0 for a snapshot first; else the revision the caller's table is at. */
+  sinceRevision: number;
+}
+
+/** One event of a route-table watch. */
+export interface RouteEvent {
+  /** The revision the table is at once this event is applied. */
+  revision: number;
+  /** A snapshot begins: drop the table held so far. */
+  reset?:
+    | RouteTableReset
+    | undefined;
+  /** This route was created or changed (or is part of a snapshot). */
+  upsert?:
+    | Route
+    | undefined;
+  /** The route with this id was deleted. */
+  deletedId?:
+    | string
+    | undefined;
+  /** The snapshot is complete: the table is whole at `revision`. */
+  synced?:
+    | RouteTableSynced
+    | undefined;
+  /** Nothing changed for a while; the watch is alive. */
+  heartbeat?: Heartbeat | undefined;
+}
+
+export interface RouteTableReset {
+}
+
+export interface RouteTableSynced {
+}
+
+export interface Heartbeat {
+}
+
 function createBaseRoute(): Route {
-  return { id: "", method: "", path: "", middleware: [], handler: "", createdAt: undefined };
+  return {
+    id: "",
+    method: "",
+    path: "",
+    middleware: [],
+    handler: "",
+    createdAt: undefined,
+    updatedAt: undefined,
+    revision: 0,
+  };
 }
 
 export const Route: MessageFns<Route> = {
@@ -103,6 +196,12 @@ export const Route: MessageFns<Route> = {
     }
     if (message.createdAt !== undefined) {
       Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(50).fork()).join();
+    }
+    if (message.updatedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(58).fork()).join();
+    }
+    if (message.revision !== 0) {
+      writer.uint32(64).int64(message.revision);
     }
     return writer;
   },
@@ -168,6 +267,22 @@ export const Route: MessageFns<Route> = {
             message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.revision = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -194,6 +309,12 @@ export const Route: MessageFns<Route> = {
         : isSet(object.created_at)
         ? fromJsonTimestamp(object.created_at)
         : undefined,
+      updatedAt: isSet(object.updatedAt)
+        ? fromJsonTimestamp(object.updatedAt)
+        : isSet(object.updated_at)
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
+      revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
     };
   },
 
@@ -217,6 +338,12 @@ export const Route: MessageFns<Route> = {
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
     }
+    if (message.updatedAt !== undefined) {
+      obj.updatedAt = message.updatedAt.toISOString();
+    }
+    if (message.revision !== 0) {
+      obj.revision = Math.round(message.revision);
+    }
     return obj;
   },
 
@@ -231,6 +358,8 @@ export const Route: MessageFns<Route> = {
     message.middleware = object.middleware?.map((e) => e) || [];
     message.handler = object.handler ?? "";
     message.createdAt = object.createdAt ?? undefined;
+    message.updatedAt = object.updatedAt ?? undefined;
+    message.revision = object.revision ?? 0;
     return message;
   },
 };
@@ -708,6 +837,906 @@ export const MatchRouteResponse_ParamsEntry: MessageFns<MatchRouteResponse_Param
   },
 };
 
+function createBaseListRoutesRequest(): ListRoutesRequest {
+  return { pageSize: 0, pageToken: "" };
+}
+
+export const ListRoutesRequest: MessageFns<ListRoutesRequest> = {
+  encode(message: ListRoutesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRoutesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRoutesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRoutesRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRoutesRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRoutesRequest>, I>>(base?: I): ListRoutesRequest {
+    return ListRoutesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRoutesRequest>, I>>(object: I): ListRoutesRequest {
+    const message = createBaseListRoutesRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListRoutesResponse(): ListRoutesResponse {
+  return { routes: [], nextPageToken: "" };
+}
+
+export const ListRoutesResponse: MessageFns<ListRoutesResponse> = {
+  encode(message: ListRoutesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.routes) {
+      Route.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRoutesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRoutesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.routes.push(Route.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRoutesResponse {
+    return {
+      routes: globalThis.Array.isArray(object?.routes) ? object.routes.map((e: any) => Route.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRoutesResponse): unknown {
+    const obj: any = {};
+    if (message.routes?.length) {
+      obj.routes = message.routes.map((e) => Route.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRoutesResponse>, I>>(base?: I): ListRoutesResponse {
+    return ListRoutesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRoutesResponse>, I>>(object: I): ListRoutesResponse {
+    const message = createBaseListRoutesResponse();
+    message.routes = object.routes?.map((e) => Route.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateRouteRequest(): UpdateRouteRequest {
+  return { id: "", method: undefined, path: undefined, middleware: undefined, handler: undefined };
+}
+
+export const UpdateRouteRequest: MessageFns<UpdateRouteRequest> = {
+  encode(message: UpdateRouteRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.method !== undefined) {
+      writer.uint32(18).string(message.method);
+    }
+    if (message.path !== undefined) {
+      writer.uint32(26).string(message.path);
+    }
+    if (message.middleware !== undefined) {
+      MiddlewareList.encode(message.middleware, writer.uint32(34).fork()).join();
+    }
+    if (message.handler !== undefined) {
+      writer.uint32(42).string(message.handler);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateRouteRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateRouteRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.method = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.middleware = MiddlewareList.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.handler = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateRouteRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      method: isSet(object.method) ? globalThis.String(object.method) : undefined,
+      path: isSet(object.path) ? globalThis.String(object.path) : undefined,
+      middleware: isSet(object.middleware) ? MiddlewareList.fromJSON(object.middleware) : undefined,
+      handler: isSet(object.handler) ? globalThis.String(object.handler) : undefined,
+    };
+  },
+
+  toJSON(message: UpdateRouteRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.method !== undefined) {
+      obj.method = message.method;
+    }
+    if (message.path !== undefined) {
+      obj.path = message.path;
+    }
+    if (message.middleware !== undefined) {
+      obj.middleware = MiddlewareList.toJSON(message.middleware);
+    }
+    if (message.handler !== undefined) {
+      obj.handler = message.handler;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateRouteRequest>, I>>(base?: I): UpdateRouteRequest {
+    return UpdateRouteRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateRouteRequest>, I>>(object: I): UpdateRouteRequest {
+    const message = createBaseUpdateRouteRequest();
+    message.id = object.id ?? "";
+    message.method = object.method ?? undefined;
+    message.path = object.path ?? undefined;
+    message.middleware = (object.middleware !== undefined && object.middleware !== null)
+      ? MiddlewareList.fromPartial(object.middleware)
+      : undefined;
+    message.handler = object.handler ?? undefined;
+    return message;
+  },
+};
+
+function createBaseMiddlewareList(): MiddlewareList {
+  return { names: [] };
+}
+
+export const MiddlewareList: MessageFns<MiddlewareList> = {
+  encode(message: MiddlewareList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.names) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MiddlewareList {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMiddlewareList();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.names.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): MiddlewareList {
+    return { names: globalThis.Array.isArray(object?.names) ? object.names.map((e: any) => globalThis.String(e)) : [] };
+  },
+
+  toJSON(message: MiddlewareList): unknown {
+    const obj: any = {};
+    if (message.names?.length) {
+      obj.names = message.names;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<MiddlewareList>, I>>(base?: I): MiddlewareList {
+    return MiddlewareList.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<MiddlewareList>, I>>(object: I): MiddlewareList {
+    const message = createBaseMiddlewareList();
+    message.names = object.names?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseDeleteRouteRequest(): DeleteRouteRequest {
+  return { id: "" };
+}
+
+export const DeleteRouteRequest: MessageFns<DeleteRouteRequest> = {
+  encode(message: DeleteRouteRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteRouteRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteRouteRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeleteRouteRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: DeleteRouteRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteRouteRequest>, I>>(base?: I): DeleteRouteRequest {
+    return DeleteRouteRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteRouteRequest>, I>>(object: I): DeleteRouteRequest {
+    const message = createBaseDeleteRouteRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseDeleteRouteResponse(): DeleteRouteResponse {
+  return {};
+}
+
+export const DeleteRouteResponse: MessageFns<DeleteRouteResponse> = {
+  encode(_: DeleteRouteResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteRouteResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeleteRouteResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): DeleteRouteResponse {
+    return {};
+  },
+
+  toJSON(_: DeleteRouteResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DeleteRouteResponse>, I>>(base?: I): DeleteRouteResponse {
+    return DeleteRouteResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DeleteRouteResponse>, I>>(_: I): DeleteRouteResponse {
+    const message = createBaseDeleteRouteResponse();
+    return message;
+  },
+};
+
+function createBaseWatchRoutesRequest(): WatchRoutesRequest {
+  return { sinceRevision: 0 };
+}
+
+export const WatchRoutesRequest: MessageFns<WatchRoutesRequest> = {
+  encode(message: WatchRoutesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sinceRevision !== 0) {
+      writer.uint32(8).int64(message.sinceRevision);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchRoutesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchRoutesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sinceRevision = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchRoutesRequest {
+    return {
+      sinceRevision: isSet(object.sinceRevision)
+        ? globalThis.Number(object.sinceRevision)
+        : isSet(object.since_revision)
+        ? globalThis.Number(object.since_revision)
+        : 0,
+    };
+  },
+
+  toJSON(message: WatchRoutesRequest): unknown {
+    const obj: any = {};
+    if (message.sinceRevision !== 0) {
+      obj.sinceRevision = Math.round(message.sinceRevision);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchRoutesRequest>, I>>(base?: I): WatchRoutesRequest {
+    return WatchRoutesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchRoutesRequest>, I>>(object: I): WatchRoutesRequest {
+    const message = createBaseWatchRoutesRequest();
+    message.sinceRevision = object.sinceRevision ?? 0;
+    return message;
+  },
+};
+
+function createBaseRouteEvent(): RouteEvent {
+  return {
+    revision: 0,
+    reset: undefined,
+    upsert: undefined,
+    deletedId: undefined,
+    synced: undefined,
+    heartbeat: undefined,
+  };
+}
+
+export const RouteEvent: MessageFns<RouteEvent> = {
+  encode(message: RouteEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revision !== 0) {
+      writer.uint32(8).int64(message.revision);
+    }
+    if (message.reset !== undefined) {
+      RouteTableReset.encode(message.reset, writer.uint32(18).fork()).join();
+    }
+    if (message.upsert !== undefined) {
+      Route.encode(message.upsert, writer.uint32(26).fork()).join();
+    }
+    if (message.deletedId !== undefined) {
+      writer.uint32(34).string(message.deletedId);
+    }
+    if (message.synced !== undefined) {
+      RouteTableSynced.encode(message.synced, writer.uint32(42).fork()).join();
+    }
+    if (message.heartbeat !== undefined) {
+      Heartbeat.encode(message.heartbeat, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RouteEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRouteEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.revision = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reset = RouteTableReset.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.upsert = Route.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.deletedId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.synced = RouteTableSynced.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.heartbeat = Heartbeat.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RouteEvent {
+    return {
+      revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
+      reset: isSet(object.reset) ? RouteTableReset.fromJSON(object.reset) : undefined,
+      upsert: isSet(object.upsert) ? Route.fromJSON(object.upsert) : undefined,
+      deletedId: isSet(object.deletedId)
+        ? globalThis.String(object.deletedId)
+        : isSet(object.deleted_id)
+        ? globalThis.String(object.deleted_id)
+        : undefined,
+      synced: isSet(object.synced) ? RouteTableSynced.fromJSON(object.synced) : undefined,
+      heartbeat: isSet(object.heartbeat) ? Heartbeat.fromJSON(object.heartbeat) : undefined,
+    };
+  },
+
+  toJSON(message: RouteEvent): unknown {
+    const obj: any = {};
+    if (message.revision !== 0) {
+      obj.revision = Math.round(message.revision);
+    }
+    if (message.reset !== undefined) {
+      obj.reset = RouteTableReset.toJSON(message.reset);
+    }
+    if (message.upsert !== undefined) {
+      obj.upsert = Route.toJSON(message.upsert);
+    }
+    if (message.deletedId !== undefined) {
+      obj.deletedId = message.deletedId;
+    }
+    if (message.synced !== undefined) {
+      obj.synced = RouteTableSynced.toJSON(message.synced);
+    }
+    if (message.heartbeat !== undefined) {
+      obj.heartbeat = Heartbeat.toJSON(message.heartbeat);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RouteEvent>, I>>(base?: I): RouteEvent {
+    return RouteEvent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RouteEvent>, I>>(object: I): RouteEvent {
+    const message = createBaseRouteEvent();
+    message.revision = object.revision ?? 0;
+    message.reset = (object.reset !== undefined && object.reset !== null)
+      ? RouteTableReset.fromPartial(object.reset)
+      : undefined;
+    message.upsert = (object.upsert !== undefined && object.upsert !== null)
+      ? Route.fromPartial(object.upsert)
+      : undefined;
+    message.deletedId = object.deletedId ?? undefined;
+    message.synced = (object.synced !== undefined && object.synced !== null)
+      ? RouteTableSynced.fromPartial(object.synced)
+      : undefined;
+    message.heartbeat = (object.heartbeat !== undefined && object.heartbeat !== null)
+      ? Heartbeat.fromPartial(object.heartbeat)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseRouteTableReset(): RouteTableReset {
+  return {};
+}
+
+export const RouteTableReset: MessageFns<RouteTableReset> = {
+  encode(_: RouteTableReset, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RouteTableReset {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRouteTableReset();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RouteTableReset {
+    return {};
+  },
+
+  toJSON(_: RouteTableReset): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RouteTableReset>, I>>(base?: I): RouteTableReset {
+    return RouteTableReset.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RouteTableReset>, I>>(_: I): RouteTableReset {
+    const message = createBaseRouteTableReset();
+    return message;
+  },
+};
+
+function createBaseRouteTableSynced(): RouteTableSynced {
+  return {};
+}
+
+export const RouteTableSynced: MessageFns<RouteTableSynced> = {
+  encode(_: RouteTableSynced, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RouteTableSynced {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRouteTableSynced();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): RouteTableSynced {
+    return {};
+  },
+
+  toJSON(_: RouteTableSynced): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RouteTableSynced>, I>>(base?: I): RouteTableSynced {
+    return RouteTableSynced.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RouteTableSynced>, I>>(_: I): RouteTableSynced {
+    const message = createBaseRouteTableSynced();
+    return message;
+  },
+};
+
+function createBaseHeartbeat(): Heartbeat {
+  return {};
+}
+
+export const Heartbeat: MessageFns<Heartbeat> = {
+  encode(_: Heartbeat, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Heartbeat {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseHeartbeat();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): Heartbeat {
+    return {};
+  },
+
+  toJSON(_: Heartbeat): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Heartbeat>, I>>(base?: I): Heartbeat {
+    return Heartbeat.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Heartbeat>, I>>(_: I): Heartbeat {
+    const message = createBaseHeartbeat();
+    return message;
+  },
+};
+
 /**
  * RouteService stores route records: an HTTP method and a path pattern bound to
  * ordered middleware names and one handler name, per workspace.
@@ -761,6 +1790,69 @@ export const RouteServiceService = {
     responseSerialize: (value: MatchRouteResponse): Buffer => Buffer.from(MatchRouteResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): MatchRouteResponse => MatchRouteResponse.decode(value),
   },
+  /**
+   * ListRoutes pages through the workspace's routes, oldest first. Scope:
+   * routes:read. The order is stable while routes change: none is skipped or
+   * repeated across pages. INVALID_ARGUMENT: page_size outside 1-1000, a page
+   * token that is not from this listing.
+   */
+  listRoutes: {
+    path: "/switchyard.v1.RouteService/ListRoutes" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRoutesRequest): Buffer => Buffer.from(ListRoutesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRoutesRequest => ListRoutesRequest.decode(value),
+    responseSerialize: (value: ListRoutesResponse): Buffer => Buffer.from(ListRoutesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRoutesResponse => ListRoutesResponse.decode(value),
+  },
+  /**
+   * UpdateRoute changes any of a route's fields, validated as in CreateRoute.
+   * Scope: routes:write. INVALID_ARGUMENT: a field breaks the grammar.
+   * NOT_FOUND: no such route. ALREADY_EXISTS: another route of the workspace
+   * has the new method and path shape.
+   */
+  updateRoute: {
+    path: "/switchyard.v1.RouteService/UpdateRoute" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateRouteRequest): Buffer => Buffer.from(UpdateRouteRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateRouteRequest => UpdateRouteRequest.decode(value),
+    responseSerialize: (value: Route): Buffer => Buffer.from(Route.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Route => Route.decode(value),
+  },
+  /**
+   * DeleteRoute removes a route; its id is NOT_FOUND afterwards. Scope:
+   * routes:write.
+   */
+  deleteRoute: {
+    path: "/switchyard.v1.RouteService/DeleteRoute" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: DeleteRouteRequest): Buffer => Buffer.from(DeleteRouteRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteRouteRequest => DeleteRouteRequest.decode(value),
+    responseSerialize: (value: DeleteRouteResponse): Buffer => Buffer.from(DeleteRouteResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DeleteRouteResponse => DeleteRouteResponse.decode(value),
+  },
+  /**
+   * WatchRoutes streams the workspace's route table. With since_revision 0: a
+   * snapshot (reset, one upsert per route, synced, all at the snapshot's
+   * revision), then every change as it happens. With a revision: only the
+   * changes after it, or a fresh snapshot when that history is no longer kept.
+   * Every event carries the revision it brings the table to; a heartbeat comes
+   * after a quiet spell, so a dead peer is noticed. Changes made through any
+   * instance sharing the database arrive within a second. The stream ends (OK)
+   * when the service shuts down: resume from the last revision elsewhere.
+   * Scope: routes:read.
+   */
+  watchRoutes: {
+    path: "/switchyard.v1.RouteService/WatchRoutes" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchRoutesRequest): Buffer => Buffer.from(WatchRoutesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchRoutesRequest => WatchRoutesRequest.decode(value),
+    responseSerialize: (value: RouteEvent): Buffer => Buffer.from(RouteEvent.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RouteEvent => RouteEvent.decode(value),
+  },
 } as const;
 
 export interface RouteServiceServer extends UntypedServiceImplementation {
@@ -783,6 +1875,37 @@ export interface RouteServiceServer extends UntypedServiceImplementation {
    * INVALID_ARGUMENT: bad method or path. NOT_FOUND: no route matches.
    */
   matchRoute: handleUnaryCall<MatchRouteRequest, MatchRouteResponse>;
+  /**
+   * ListRoutes pages through the workspace's routes, oldest first. Scope:
+   * routes:read. The order is stable while routes change: none is skipped or
+   * repeated across pages. INVALID_ARGUMENT: page_size outside 1-1000, a page
+   * token that is not from this listing.
+   */
+  listRoutes: handleUnaryCall<ListRoutesRequest, ListRoutesResponse>;
+  /**
+   * UpdateRoute changes any of a route's fields, validated as in CreateRoute.
+   * Scope: routes:write. INVALID_ARGUMENT: a field breaks the grammar.
+   * NOT_FOUND: no such route. ALREADY_EXISTS: another route of the workspace
+   * has the new method and path shape.
+   */
+  updateRoute: handleUnaryCall<UpdateRouteRequest, Route>;
+  /**
+   * DeleteRoute removes a route; its id is NOT_FOUND afterwards. Scope:
+   * routes:write.
+   */
+  deleteRoute: handleUnaryCall<DeleteRouteRequest, DeleteRouteResponse>;
+  /**
+   * WatchRoutes streams the workspace's route table. With since_revision 0: a
+   * snapshot (reset, one upsert per route, synced, all at the snapshot's
+   * revision), then every change as it happens. With a revision: only the
+   * changes after it, or a fresh snapshot when that history is no longer kept.
+   * Every event carries the revision it brings the table to; a heartbeat comes
+   * after a quiet spell, so a dead peer is noticed. Changes made through any
+   * instance sharing the database arrive within a second. The stream ends (OK)
+   * when the service shuts down: resume from the last revision elsewhere.
+   * Scope: routes:read.
+   */
+  watchRoutes: handleServerStreamingCall<WatchRoutesRequest, RouteEvent>;
 }
 
 export interface RouteServiceClient extends Client {
@@ -844,6 +1967,84 @@ export interface RouteServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: MatchRouteResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * ListRoutes pages through the workspace's routes, oldest first. Scope:
+   * routes:read. The order is stable while routes change: none is skipped or
+   * repeated across pages. INVALID_ARGUMENT: page_size outside 1-1000, a page
+   * token that is not from this listing.
+   */
+  listRoutes(
+    request: ListRoutesRequest,
+    callback: (error: ServiceError | null, response: ListRoutesResponse) => void,
+  ): ClientUnaryCall;
+  listRoutes(
+    request: ListRoutesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRoutesResponse) => void,
+  ): ClientUnaryCall;
+  listRoutes(
+    request: ListRoutesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRoutesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * UpdateRoute changes any of a route's fields, validated as in CreateRoute.
+   * Scope: routes:write. INVALID_ARGUMENT: a field breaks the grammar.
+   * NOT_FOUND: no such route. ALREADY_EXISTS: another route of the workspace
+   * has the new method and path shape.
+   */
+  updateRoute(
+    request: UpdateRouteRequest,
+    callback: (error: ServiceError | null, response: Route) => void,
+  ): ClientUnaryCall;
+  updateRoute(
+    request: UpdateRouteRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Route) => void,
+  ): ClientUnaryCall;
+  updateRoute(
+    request: UpdateRouteRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Route) => void,
+  ): ClientUnaryCall;
+  /**
+   * DeleteRoute removes a route; its id is NOT_FOUND afterwards. Scope:
+   * routes:write.
+   */
+  deleteRoute(
+    request: DeleteRouteRequest,
+    callback: (error: ServiceError | null, response: DeleteRouteResponse) => void,
+  ): ClientUnaryCall;
+  deleteRoute(
+    request: DeleteRouteRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: DeleteRouteResponse) => void,
+  ): ClientUnaryCall;
+  deleteRoute(
+    request: DeleteRouteRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: DeleteRouteResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * WatchRoutes streams the workspace's route table. With since_revision 0: a
+   * snapshot (reset, one upsert per route, synced, all at the snapshot's
+   * revision), then every change as it happens. With a revision: only the
+   * changes after it, or a fresh snapshot when that history is no longer kept.
+   * Every event carries the revision it brings the table to; a heartbeat comes
+   * after a quiet spell, so a dead peer is noticed. Changes made through any
+   * instance sharing the database arrive within a second. The stream ends (OK)
+   * when the service shuts down: resume from the last revision elsewhere.
+   * Scope: routes:read.
+   */
+  watchRoutes(request: WatchRoutesRequest, options?: Partial<CallOptions>): ClientReadableStream<RouteEvent>;
+  watchRoutes(
+    request: WatchRoutesRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<RouteEvent>;
 }
 
 export const RouteServiceClient = makeGenericClientConstructor(
@@ -887,6 +2088,17 @@ function fromJsonTimestamp(o: any): Date {
   } else {
     return fromTimestamp(Timestamp.fromJSON(o));
   }
+}
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
 }
 
 function isObject(value: any): boolean {

@@ -1,0 +1,90 @@
+import { RouteTable, type RouteTableMatch } from './route-table.js';
+import type { Route, RouteEvent } from './types.js';
+
+/**
+ * A workspace's route table kept in step with a watch (`routes.watch`, the
+ * gRPC WatchRoutes stream, the REST event stream, or any source of the same
+ * events), matched in-process at RouteTable speed.
+ *
+ * A snapshot is collected aside and swapped in whole on `synced`, so matches
+ * meanwhile (and while a source is disconnected) see the last complete table,
+ * never half of one. The compiled matcher is rebuilt on the first match after
+ * a change, so a burst of changes costs one rebuild.
+ */
+export class SyncedRouteTable {
+  #routes = new Map<string, Route>();
+  /** The snapshot being received, between `reset` and `synced`. */
+  #incoming: Map<string, Route> | undefined;
+  #revision = 0;
+  #synced = false;
+  #compiled: RouteTable<Route> | undefined;
+  readonly #listeners = new Set<(event: RouteEvent) => void>();
+
+  /** The revision of the table matches see. */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** True once a whole table has been received. */
+  get ready(): boolean {
+    return this.#synced;
+  }
+
+  /** The routes matches see, in no particular order. */
+  routes(): Route[] {
+    return [...this.#routes.values()];
+  }
+
+  match(method: string, path: string): RouteTableMatch<Route> | undefined {
+    this.#compiled ??= new RouteTable(this.#routes.values());
+    return this.#compiled.match(method, path);
+  }
+
+  /** Called after each event that changed what matches see (a change, or a snapshot swapped in). */
+  onChange(listener: (event: RouteEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Applies one event. Events older than the table (a replay after a reconnect) are ignored. */
+  apply(event: RouteEvent): void {
+    switch (event.type) {
+      case 'reset':
+        this.#incoming = new Map();
+        return;
+      case 'upsert':
+        if (this.#incoming) return void this.#incoming.set(event.route.id, event.route);
+        if (event.revision <= this.#revision) return;
+        this.#routes.set(event.route.id, event.route);
+        return this.#changed(event);
+      case 'delete':
+        if (this.#incoming || event.revision <= this.#revision) return;
+        this.#routes.delete(event.id);
+        return this.#changed(event);
+      case 'synced':
+        if (!this.#incoming) return;
+        this.#routes = this.#incoming;
+        this.#incoming = undefined;
+        this.#synced = true;
+        return this.#changed(event);
+      case 'heartbeat':
+        return;
+    }
+  }
+
+  /** Applies every event of `events` until it ends (or throws). */
+  async follow(events: AsyncIterable<RouteEvent>): Promise<void> {
+    for await (const event of events) this.apply(event);
+  }
+
+  /** A snapshot cut short (the source went away mid-way) is dropped; the last whole table stays. */
+  abandonSnapshot(): void {
+    this.#incoming = undefined;
+  }
+
+  #changed(event: RouteEvent): void {
+    this.#revision = event.revision;
+    this.#compiled = undefined;
+    for (const listener of this.#listeners) listener(event);
+  }
+}

@@ -1,0 +1,58 @@
+import { requireScope, type Principal } from '../auth/principal.js';
+import { invalidArgument } from '../errors.js';
+import type { RouteChange, RouteStore } from '../ports/route-store.js';
+import type { RevisionWatch } from './revision-watch.js';
+import { toRoute } from './route-view.js';
+import type { RouteEvent, WatchRoutesOptions } from './types.js';
+
+/** Changes read per store call while catching up. */
+const CHANGE_BATCH = 500;
+
+export interface WatchDeps {
+  readonly store: RouteStore;
+  readonly revisions: RevisionWatch;
+  /** A heartbeat after this long without another event. */
+  readonly heartbeatMs: number;
+}
+
+/**
+ * The workspace's route table as events: a snapshot (or, from a known
+ * revision, only what changed since), then every change in revision order.
+ * When the history a watcher needs is gone (trimmed, or the revision is not
+ * one this workspace ever had), a fresh snapshot takes its place, starting
+ * with `reset`. Ends, without an error, when `signal` aborts.
+ */
+export async function* watchRoutes(deps: WatchDeps, principal: Principal, options: WatchRoutesOptions = {}): AsyncGenerator<RouteEvent> {
+  requireScope(principal, 'routes:read');
+  const since = options.sinceRevision ?? 0;
+  if (!Number.isSafeInteger(since) || since < 0) throw invalidArgument('sinceRevision', 'must be a non-negative whole number');
+  const { workspace } = principal;
+  const signal = options.signal;
+  let revision = since;
+  let pending: RouteChange[] | undefined = since === 0 ? undefined : await deps.store.changesSince(workspace, since, CHANGE_BATCH);
+  // Already current: say so at once, so the caller knows the watch is up (and at which revision).
+  if (pending?.length === 0) yield { type: 'heartbeat', revision };
+
+  while (!signal?.aborted) {
+    if (pending === undefined) {
+      const snapshot = await deps.store.snapshot(workspace);
+      revision = snapshot.revision;
+      yield { type: 'reset', revision };
+      for (const record of snapshot.records) yield { type: 'upsert', revision, route: toRoute(record) };
+      yield { type: 'synced', revision };
+      pending = [];
+    }
+    for (const change of pending) {
+      revision = change.revision;
+      yield change.kind === 'upsert' ? { type: 'upsert', revision, route: toRoute(change.record) } : { type: 'delete', revision, id: change.id };
+    }
+    // A full batch: more are waiting; else wait for the next change, or send a heartbeat.
+    if (pending.length < CHANGE_BATCH) {
+      const before = Date.now();
+      await deps.revisions.wait(workspace, revision, deps.heartbeatMs, signal);
+      if (signal?.aborted) return;
+      if (Date.now() - before >= deps.heartbeatMs) yield { type: 'heartbeat', revision };
+    }
+    pending = await deps.store.changesSince(workspace, revision, CHANGE_BATCH);
+  }
+}

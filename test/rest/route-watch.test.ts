@@ -1,0 +1,265 @@
+// Route tables that live, end to end: two service instances (each with its
+// gateway) on one MySQL database. A watcher on instance B sees what is done
+// through instance A within a second, resumes after a disconnect with only
+// what it missed, gets a snapshot when its revision is too old, follows the
+// watched table through the loss of its instance, and never sees another
+// workspace's events. Skipped only when MySQL is unreachable and not required.
+import test from 'ava';
+import { SyncedRouteTable, type Route, type RouteEvent } from '@switchyard/core';
+import { watchRouteTable } from '@switchyard/client';
+import { mysqlS3Deployment, type Deployment } from '../hardening/support/deployments.js';
+import { freshWorkspace, startStack, type Stack } from './support/stack.js';
+
+process.env['AWS_ACCESS_KEY_ID'] = 'S3RVER';
+process.env['AWS_SECRET_ACCESS_KEY'] = 'S3RVER';
+
+/** Small enough that a watcher 1,000 changes behind is past it. */
+const HISTORY = 400;
+
+let deployment: Deployment | undefined;
+let a: Stack;
+let b: Stack;
+
+test.before(async () => {
+  deployment = await mysqlS3Deployment();
+  if (!deployment) return;
+  const { CDN_URL: _cdn, ...env } = deployment.env;
+  const shared = { ...env, ROUTE_HISTORY: String(HISTORY), WATCH_HEARTBEAT_MS: '1000' };
+  a = await startStack(shared);
+  b = await startStack(shared);
+});
+test.after.always(async () => {
+  await a?.stop();
+  await b?.stop();
+  await deployment?.cleanup();
+});
+
+const skipped = (t: import('ava').ExecutionContext) => (deployment ? false : (t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)'), true));
+
+/** A Server-Sent Events watch read by hand: every event with the time it arrived. */
+class SseWatch {
+  readonly events: { event: string; id: string | undefined; data: Record<string, unknown>; at: number }[] = [];
+  readonly #abort = new AbortController();
+  readonly done: Promise<void>;
+  status = 0;
+
+  constructor(stack: Stack, headers: Record<string, string>, query = '') {
+    this.done = (async () => {
+      const response = await fetch(`${stack.url}/v1/routing:watch${query}`, { headers: { ...headers, accept: 'text/event-stream' }, signal: this.#abort.signal });
+      this.status = response.status;
+      if (!response.ok || !response.body) return;
+      const decoder = new TextDecoder();
+      let buffer = '';
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          buffer += decoder.decode(chunk, { stream: true });
+          for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const field = (name: string): string | undefined => [...block.matchAll(/^(\w+): ?(.*)$/gm)].find((m) => m[1] === name)?.[2];
+            const event = field('event');
+            const data = field('data');
+            if (event && data) this.events.push({ event, id: field('id'), data: JSON.parse(data) as Record<string, unknown>, at: performance.now() });
+          }
+        }
+      } catch {
+        // Closed by us.
+      }
+    })();
+  }
+
+  /** Resolves with the first event (from index `from`) that `matches`, or rejects after `ms`. */
+  async waitFor(matches: (event: SseWatch['events'][number]) => boolean, ms = 5_000, from = 0): Promise<SseWatch['events'][number]> {
+    const deadline = performance.now() + ms;
+    for (;;) {
+      const found = this.events.slice(from).find(matches);
+      if (found) return found;
+      if (performance.now() > deadline) throw new Error(`no such event within ${ms} ms; got ${this.events.map((e) => `${e.event}@${String(e.data['revision'])}`).join(' ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
+  close(): Promise<void> {
+    this.#abort.abort();
+    return this.done;
+  }
+}
+
+async function send(stack: Stack, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${stack.url}${path}`, {
+    method,
+    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, json: response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>) };
+}
+
+/** Every route of the workspace, through ListRoutes pages. */
+async function listAll(stack: Stack, headers: Record<string, string>): Promise<Record<string, unknown>[]> {
+  const routes: Record<string, unknown>[] = [];
+  let token = '';
+  do {
+    const { json } = await send(stack, 'GET', `/v1/routing?pageSize=100&pageToken=${encodeURIComponent(token)}`, headers);
+    routes.push(...(json['routes'] as Record<string, unknown>[]));
+    token = json['nextPageToken'] as string;
+  } while (token !== '');
+  return routes;
+}
+
+test.serial('a watcher on instance B sees a route created, updated and deleted through instance A, in order, within 1 s each', async (t) => {
+  if (skipped(t)) return;
+  const headers = await a.auth(freshWorkspace('watch'));
+  const watch = new SseWatch(b, headers);
+  await watch.waitFor((e) => e.event === 'synced');
+  const latencies: number[] = [];
+  const timed = async (change: () => Promise<unknown>, matches: (e: SseWatch['events'][number]) => boolean) => {
+    const from = watch.events.length;
+    const started = performance.now();
+    await change();
+    const seen = await watch.waitFor(matches, 5_000, from);
+    latencies.push(seen.at - started);
+  };
+  let id = '';
+  await timed(async () => (id = (await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/users/:id', handler: 'show' })).json['id'] as string), (e) => e.event === 'upsert');
+  await timed(() => send(a, 'PATCH', `/v1/routing/${id}`, headers, { middleware: ['auth'] }), (e) => e.event === 'upsert' && (e.data['route'] as { middleware: string[] }).middleware[0] === 'auth');
+  await timed(() => send(a, 'DELETE', `/v1/routing/${id}`, headers), (e) => e.event === 'delete');
+  await watch.close();
+  const changes = watch.events.filter((e) => e.event === 'upsert' || e.event === 'delete');
+  t.deepEqual(changes.map((e) => [e.event, e.id]), [['upsert', '1'], ['upsert', '2'], ['delete', '3']], 'in order, each with its revision as id');
+  t.log(`latencies through the other instance: ${latencies.map((ms) => `${Math.round(ms)} ms`).join(', ')}`);
+  for (const ms of latencies) t.true(ms < 1_000, `${Math.round(ms)} ms`);
+});
+
+test.serial('a watcher that was away during 1,000 changes resumes with only those and ends with the same table as a fresh snapshot', async (t) => {
+  if (skipped(t)) return;
+  const headers = await a.auth(freshWorkspace('resume'));
+  for (let i = 0; i < 20; i++) await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: `/base/${i}`, handler: 'h' });
+  const table = new SyncedRouteTable();
+  const first = new SseWatch(b, headers);
+  await first.waitFor((e) => e.event === 'synced');
+  await first.close();
+  for (const e of first.events) table.apply(eventOf(e));
+  const lastSeen = table.revision;
+  // 1,000 changes while away: creates, updates and deletes, some refused.
+  const ids: string[] = [];
+  let changes = 0;
+  for (let i = 0; changes < 1_000; i++) {
+    const op = i % 4;
+    const result =
+      op === 0 || ids.length === 0
+        ? await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: `/r/${i % 300}/:x`, handler: 'h' })
+        : op === 3
+          ? await send(a, 'DELETE', `/v1/routing/${ids.shift()}`, headers)
+          : await send(a, 'PATCH', `/v1/routing/${ids[i % ids.length]}`, headers, { handler: `h${i}` });
+    if (result.status === 201) ids.push(result.json['id'] as string);
+    if (result.status < 300) changes += 1;
+  }
+  // Within the history (ROUTE_HISTORY=400)? No: 1,000 > 400, so resume with the last 300 only first…
+  const recent = new SseWatch(b, { ...headers, 'last-event-id': String(lastSeen + 1_000 - 300) });
+  const recentLast = await recent.waitFor((e) => e.event === 'delete' || e.event === 'upsert');
+  await recent.close();
+  t.is(recent.events[0]?.event, 'upsert', 'a revision within the history: only changes, no snapshot');
+  t.is(Number(recentLast.id), lastSeen + 1_000 - 300 + 1);
+  // …and from where the first watcher stopped, 1,000 back: past the history, so a snapshot.
+  const resumed = new SseWatch(b, { ...headers, 'last-event-id': String(lastSeen) });
+  await resumed.waitFor((e) => e.event === 'synced');
+  await resumed.close();
+  t.is(resumed.events[0]?.event, 'reset', 'too old: a fresh snapshot');
+  for (const e of resumed.events) table.apply(eventOf(e));
+  const listed = await listAll(a, headers);
+  t.is(table.revision, lastSeen + 1_000);
+  t.deepEqual(table.routes().map((route) => route.id).sort(), listed.map((route) => route['id'] as string).sort());
+  t.deepEqual(
+    table.routes().map((route) => [route.id, route.handler, route.path, route.revision]).sort(),
+    listed.map((route) => [route['id'], route['handler'], route['path'], route['revision']]).sort(),
+  );
+});
+
+test.serial('resuming within the history replays exactly the missed changes; the table equals ListRoutes', async (t) => {
+  if (skipped(t)) return;
+  const headers = await a.auth(freshWorkspace('replay'));
+  // One route first: a watch from revision 0 would be a snapshot by definition.
+  await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/first', handler: 'h' });
+  const table = new SyncedRouteTable();
+  const first = new SseWatch(b, headers);
+  await first.waitFor((e) => e.event === 'synced');
+  await first.close();
+  for (const e of first.events) table.apply(eventOf(e));
+  const ids: string[] = [];
+  for (let i = 0; i < 300; i++) {
+    if (i % 3 === 2) await send(a, 'DELETE', `/v1/routing/${ids.shift()}`, headers);
+    else ids.push((await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: `/q/${i}`, handler: 'h' })).json['id'] as string);
+  }
+  const resumed = new SseWatch(b, headers, `?sinceRevision=${table.revision}`);
+  await resumed.waitFor((e) => Number(e.id) === 301);
+  await resumed.close();
+  t.false(resumed.events.some((e) => e.event === 'reset'), 'no snapshot');
+  t.deepEqual(resumed.events.filter((e) => e.id !== undefined).map((e) => Number(e.id)), Array.from({ length: 300 }, (_, i) => i + 2));
+  for (const e of resumed.events) table.apply(eventOf(e));
+  t.deepEqual(table.routes().map((route) => route.id).sort(), (await listAll(a, headers)).map((route) => route['id'] as string).sort());
+});
+
+test.serial("a watcher never receives another workspace's events; a bad token or revision is refused before the stream starts", async (t) => {
+  if (skipped(t)) return;
+  const mine = await a.auth(freshWorkspace('mine'));
+  const theirs = await a.auth(freshWorkspace('theirs'));
+  const watch = new SseWatch(b, mine);
+  await watch.waitFor((e) => e.event === 'synced');
+  for (let i = 0; i < 20; i++) await send(a, 'POST', '/v1/routing', theirs, { method: 'GET', path: `/theirs/${i}`, handler: 'h' });
+  await send(a, 'POST', '/v1/routing', mine, { method: 'GET', path: '/mine', handler: 'h' });
+  const mineSeen = await watch.waitFor((e) => e.event === 'upsert');
+  await watch.close();
+  t.is((mineSeen.data['route'] as { path: string }).path, '/mine');
+  t.deepEqual(watch.events.filter((e) => e.event === 'upsert').length, 1, 'only its own workspace');
+  t.is(Number(mineSeen.id), 1, "its own workspace's revision");
+
+  const refused = await fetch(`${b.url}/v1/routing:watch`, { headers: { authorization: 'Bearer nope' } });
+  t.is(refused.status, 401);
+  t.like(await refused.json(), { code: 'unauthenticated' });
+  const noScope = await fetch(`${b.url}/v1/routing:watch`, { headers: await a.auth(freshWorkspace(), { scope: 'routes:write' }) });
+  t.is(noScope.status, 403);
+  const badRevision = await fetch(`${b.url}/v1/routing:watch?sinceRevision=x`, { headers: mine });
+  t.is(badRevision.status, 400);
+});
+
+test.serial('watchRouteTable: ready, matches locally, follows changes, and converges through another instance when its own goes away', async (t) => {
+  if (skipped(t)) return;
+  const workspace = freshWorkspace('client');
+  const headers = await a.auth(workspace);
+  await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/users/:id', handler: 'show' });
+  const { CDN_URL: _cdn, ...env } = deployment!.env;
+  // A third instance the watcher starts on, stopped under it.
+  const doomed = await startStack({ ...env, ROUTE_HISTORY: String(HISTORY), WATCH_HEARTBEAT_MS: '1000' });
+  const watched = watchRouteTable({ url: [doomed.url, b.url], token: await a.token(workspace), minBackoffMs: 20, maxBackoffMs: 200, idleTimeoutMs: 5_000 });
+  try {
+    await watched.ready;
+    t.is(watched.match('GET', '/users/7')?.params['id'], '7');
+    const changed = new Promise<RouteEvent>((resolve) => watched.onChange(resolve));
+    await send(a, 'POST', '/v1/routing', headers, { method: 'POST', path: '/users', handler: 'create' });
+    t.is((await changed).type, 'upsert');
+    t.is(watched.match('POST', '/users')?.route.handler, 'create');
+
+    await doomed.stop();
+    // While it reconnects, the last table keeps serving.
+    t.is(watched.match('GET', '/users/8')?.route.handler, 'show');
+    await send(a, 'DELETE', `/v1/routing/${watched.match('POST', '/users')!.route.id}`, headers);
+    const deadline = Date.now() + 5_000;
+    while (watched.match('POST', '/users') !== undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    t.is(watched.match('POST', '/users'), undefined, 'the delete arrived through the other instance');
+    t.true(watched.connected);
+    t.deepEqual(watched.routes().map((route) => route.path), ['/users/:id']);
+  } finally {
+    watched.close();
+  }
+});
+
+/** An SSE event as the library's RouteEvent. */
+function eventOf(e: SseWatch['events'][number]): RouteEvent {
+  const revision = e.data['revision'] as number;
+  if (e.event === 'upsert') {
+    const route = e.data['route'] as Record<string, unknown>;
+    return { type: 'upsert', revision, route: { ...(route as unknown as Route), createdAt: new Date(route['createdAt'] as string), updatedAt: new Date(route['updatedAt'] as string) } };
+  }
+  if (e.event === 'delete') return { type: 'delete', revision, id: e.data['id'] as string };
+  return { type: e.event as 'reset' | 'synced' | 'heartbeat', revision };
+}
