@@ -86,6 +86,18 @@ function run(call: Call): Promise<{ code: number; details: string }> {
   for (const [key, value] of call.metadata) metadata.add(key, value);
   return new Promise((resolve) => {
     const done = (error: ServiceError | null): void => resolve(error ? { code: error.code, details: error.details } : { code: Status.OK, details: '' });
+    if (call.rpc.endless) {
+      // A watch: its first message means the call was let in; then the client leaves.
+      const stream = raw.makeServerStreamRequest(call.rpc.path, pass, pass, call.messages[0]!, metadata, {});
+      let started = false;
+      stream.on('data', () => {
+        started = true;
+        stream.cancel();
+      });
+      stream.on('error', (error: ServiceError) => done(started && error.code === Status.CANCELLED ? null : error));
+      stream.on('end', () => setImmediate(() => done(null)));
+      return;
+    }
     if (call.rpc.path.endsWith('/ReadFile')) {
       const stream = raw.makeServerStreamRequest(call.rpc.path, pass, pass, call.messages[0]!, metadata, {});
       stream.on('data', () => undefined);

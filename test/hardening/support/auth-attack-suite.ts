@@ -59,7 +59,9 @@ async function seed(s: Setup, ws: string): Promise<Targets> {
   // Each test's successful deletes (valid tokens, and batch deletes that succeed for a stranger) take one each.
   const spares: string[] = [];
   for (let i = 0; i < SPARES; i++) spares.push((await s.wires.clients.upload(metadataOf(auth), { label: 'spare', filename: 'spare.txt' }, OWNER_BYTES)).id);
-  return { routeId: route.id, matchPath, assetId: asset.id, spares };
+  const spareRoutes: string[] = [];
+  for (let i = 0; i < SPARES; i++) spareRoutes.push((await s.wires.clients.createRoute(metadataOf(auth), { method: 'GET', path: `${matchPath}/spare-${i}`, handler: 'spare' })).id);
+  return { routeId: route.id, matchPath, assetId: asset.id, spares, spareRoutes };
 }
 
 function metadataOf(authorization: string): Metadata {

@@ -12,6 +12,10 @@ import {
   AssetSchema,
   BatchDeleteAssetsRequestSchema,
   CreateRouteRequestSchema,
+  DeleteRouteRequestSchema,
+  ListRoutesRequestSchema,
+  UpdateRouteRequestSchema,
+  WatchRoutesRequestSchema,
   CreateSignedUrlRequestSchema,
   DeleteAssetRequestSchema,
   GetAssetRequestSchema,
@@ -36,6 +40,10 @@ export const SCOPE_OF = {
   CreateRoute: 'routes:write',
   GetRoute: 'routes:read',
   MatchRoute: 'routes:read',
+  ListRoutes: 'routes:read',
+  UpdateRoute: 'routes:write',
+  DeleteRoute: 'routes:write',
+  WatchRoutes: 'routes:read',
   UploadAsset: 'assets:write',
   ReplaceAsset: 'assets:write',
   GetAsset: 'assets:read',
@@ -57,10 +65,17 @@ const OPERATIONS = Object.keys(SCOPE_OF) as Operation[];
  * stranger's token makes them succeed there, never reach the owner's records.
  * A batch delete answers `not_found` per foreign id inside a successful call.
  */
-export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set(['CreateRoute', 'UploadAsset', 'ListAssets', 'GetWorkspaceUsage', 'GetWorkspacePolicy', 'SetWorkspacePolicy', 'BatchDeleteAssets']);
+export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set(['CreateRoute', 'ListRoutes', 'WatchRoutes', 'UploadAsset', 'ListAssets', 'GetWorkspaceUsage', 'GetWorkspacePolicy', 'SetWorkspacePolicy', 'BatchDeleteAssets']);
 
-/** Operations that consume the asset they succeed on: each success moves on to the next spare. */
-const CONSUMING: ReadonlySet<Operation> = new Set(['DeleteAsset', 'BatchDeleteAssets']);
+/** Operations that consume the record they succeed on, and which spares they take: each success moves on to the next. */
+const CONSUMING: ReadonlyMap<Operation, (targets: Targets) => string[]> = new Map([
+  ['DeleteAsset', (targets: Targets) => targets.spares],
+  ['BatchDeleteAssets', (targets: Targets) => targets.spares],
+  ['DeleteRoute', (targets: Targets) => targets.spareRoutes],
+]);
+
+/** Operations whose answer is a stream that does not end by itself (a watch): the first message decides. */
+const STREAMING_ANSWER: ReadonlySet<Operation> = new Set(['WatchRoutes']);
 
 /** What the records an operation is aimed at: a route, a path it matches, an asset, and spare assets for deletes. */
 export interface Targets {
@@ -69,9 +84,12 @@ export interface Targets {
   readonly assetId: string;
   /** Assets of the owner that a successful delete may take, first one first. */
   readonly spares: string[];
+  /** Routes of the owner that a successful DeleteRoute may take. */
+  readonly spareRoutes: string[];
 }
 
 const spareOf = (targets: Targets): string => targets.spares[0] ?? 'as_00000000000000000000000000';
+const spareRouteOf = (targets: Targets): string => targets.spareRoutes[0] ?? 'rt_00000000000000000000000000';
 
 /** A call's outcome in the contract's terms: `ok` or a Connect code name, with the HTTP status and body where there was one. */
 export interface Outcome {
@@ -161,6 +179,34 @@ function httpCall(base: string, method: string, path: string, headers: Record<st
   });
 }
 
+/**
+ * Like httpCall, for answers that may be endless streams: an error status is
+ * read whole; a 200 is read only until its first bytes (or `firstEnvelope`:
+ * its first complete envelope), then the request is dropped.
+ */
+function httpFirst(base: string, method: string, path: string, headers: Record<string, string | readonly string[]>, body?: Buffer, firstEnvelope = false): Promise<HttpAnswer> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path, method, headers: headers as Record<string, string | string[]> }, (res) => {
+      const chunks: Buffer[] = [];
+      const done = () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        if (res.statusCode !== 200) return;
+        const all = Buffer.concat(chunks);
+        if (!firstEnvelope || (all.length >= 5 && all.length >= 5 + all.readUInt32BE(1))) {
+          done();
+          req.destroy();
+        }
+      });
+      res.on('end', done);
+      res.on('error', () => done());
+    });
+    req.on('error', (error) => setImmediate(() => reject(error)));
+    req.end(body);
+  });
+}
+
 function withAuth(headers: Record<string, string | readonly string[]>, authorization: AuthValue, extra?: Extra): Record<string, string | readonly string[]> {
   const all: Record<string, string | readonly string[]> = { ...headers, ...extra?.headers };
   if (authorization !== undefined) all['authorization'] = authorization;
@@ -229,7 +275,7 @@ function restSurfaces(gatewayUrl: string): Surface[] {
     (['GET', 'HEAD'] as const).map((method) => ({
       transport: method === 'GET' ? 'rest' : 'rest-head',
       operation,
-      name: `${method} ${path({ routeId: '{id}', assetId: '{id}', matchPath: '{path}', spares: [] })}`,
+      name: `${method} ${path({ routeId: '{id}', assetId: '{id}', matchPath: '{path}', spares: [], spareRoutes: [] })}`,
       call: async (authorization, targets, extra) =>
         restOutcome(await httpCall(gatewayUrl, method, withQuery(path(targets), extra), withAuth({}, authorization, extra)), method === 'HEAD'),
     }));
@@ -250,6 +296,20 @@ function restSurfaces(gatewayUrl: string): Surface[] {
     post('UploadAsset', '/v1/assets/upload', () => '/v1/assets/upload', () => multipart({ label: 'attack' }, { name: 'attack.txt', bytes: ATTACK_BYTES })),
     ...get('GetAsset', (t) => `/v1/assets/${t.assetId}`),
     post('ReplaceAsset', '/v1/assets/{id}/replace', (t) => `/v1/assets/${t.assetId}/replace`, () => multipart({}, { name: 'attack.txt', bytes: ATTACK_BYTES })),
+    ...get('ListRoutes', () => '/v1/routing?pageSize=10'),
+    sendJson('UpdateRoute', 'PATCH', '/v1/routing/{id}', (t) => `/v1/routing/${t.routeId}`, () => ({ handler: 'owner' })),
+    sendJson('DeleteRoute', 'DELETE', '/v1/routing/{id}', (t) => `/v1/routing/${spareRouteOf(t)}`),
+    {
+      transport: 'rest',
+      operation: 'WatchRoutes',
+      name: 'GET /v1/routing:watch',
+      call: async (authorization, _targets, extra) => {
+        const answer = await httpFirst(gatewayUrl, 'GET', withQuery('/v1/routing:watch', extra), withAuth({}, authorization, extra));
+        // An event stream, not JSON: its start is the success.
+        if (answer.status === 200) return { code: 'ok', status: 200, message: '', raw: `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}` };
+        return restOutcome(answer, false);
+      },
+    },
     ...get('ListAssets', () => '/v1/assets?pageSize=10&type=text/*'),
     sendJson('UpdateAsset', 'PATCH', '/v1/assets/{id}', (t) => `/v1/assets/${t.assetId}`, () => ({ label: 'owner' })),
     sendJson('DeleteAsset', 'DELETE', '/v1/assets/{id}', (t) => `/v1/assets/${spareOf(t)}`),
@@ -287,6 +347,14 @@ function messagesOf(operation: Operation, targets: Targets): { schema: DescMessa
         streaming: true,
         path: '/switchyard.v1.AssetService/ReplaceAsset',
       };
+    case 'ListRoutes':
+      return unaryCall('RouteService', operation, ListRoutesRequestSchema, { pageSize: 10 });
+    case 'UpdateRoute':
+      return unaryCall('RouteService', operation, UpdateRouteRequestSchema, { id: targets.routeId, handler: 'owner' });
+    case 'DeleteRoute':
+      return unaryCall('RouteService', operation, DeleteRouteRequestSchema, { id: spareRouteOf(targets) });
+    case 'WatchRoutes':
+      return unaryCall('RouteService', operation, WatchRoutesRequestSchema, { sinceRevision: 0n });
     case 'ListAssets':
       return assetCall(operation, ListAssetsRequestSchema, { pageSize: 10, type: 'text/*' });
     case 'UpdateAsset':
@@ -309,7 +377,12 @@ function messagesOf(operation: Operation, targets: Targets): { schema: DescMessa
 }
 
 function assetCall<S extends DescMessage>(operation: Operation, schema: S, message: MessageInitShape<S>) {
-  return { schema, messages: [message as MessageInitShape<DescMessage>], streaming: false, path: `/switchyard.v1.AssetService/${operation}` };
+  return unaryCall('AssetService', operation, schema, message);
+}
+
+/** One request message (the answer may still be a stream: see STREAMING_ANSWER). */
+function unaryCall<S extends DescMessage>(service: string, operation: Operation, schema: S, message: MessageInitShape<S>) {
+  return { schema, messages: [message as MessageInitShape<DescMessage>], streaming: false, path: `/switchyard.v1.${service}/${operation}` };
 }
 
 function envelope(flags: number, payload: Buffer): Buffer {
@@ -342,6 +415,18 @@ function connectSurfaces(gatewayUrl: string): Surface[] {
     name: `Connect ${operation}`,
     call: async (authorization, targets, extra) => {
       const { messages, streaming, path } = messagesOf(operation, targets);
+      if (STREAMING_ANSWER.has(operation)) {
+        const body = envelope(0, Buffer.from(JSON.stringify(connectJson(messages[0]!), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))));
+        const answer = await httpFirst(gatewayUrl, 'POST', withQuery(path, extra), withAuth({ 'content-type': 'application/connect+json', 'connect-protocol-version': '1' }, authorization, extra), body, true);
+        if (answer.status !== 200) return restOutcome(answer, false, true);
+        const raw = `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}`;
+        for (const { flags, payload } of envelopes(answer.body)) {
+          if ((flags & 0x02) === 0) return { code: 'ok', status: 200, message: '', raw };
+          const error = (JSON.parse(payload.toString('utf8')) as { error?: { code: string; message?: string } }).error;
+          return error ? { code: error.code, status: 200, message: error.message ?? '', raw } : { code: 'ok', status: 200, message: '', raw };
+        }
+        return { code: 'no message', status: 200, message: '', raw };
+      }
       if (!streaming) {
         const body = Buffer.from(JSON.stringify(connectJson(messages[0]!), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)));
         const answer = await httpCall(gatewayUrl, 'POST', withQuery(path, extra), withAuth({ 'content-type': 'application/json', 'connect-protocol-version': '1' }, authorization, extra), body);
@@ -379,12 +464,15 @@ function grpcWebSurfaces(gatewayUrl: string): Surface[] {
     call: async (authorization, targets, extra) => {
       const { schema, messages, path } = messagesOf(operation, targets);
       const body = Buffer.concat(messages.map((message) => envelope(0, Buffer.from(toBinary(schema, create(schema, message))))));
-      const answer = await httpCall(gatewayUrl, 'POST', withQuery(path, extra), withAuth({ 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1' }, authorization, extra), body);
+      const headers = withAuth({ 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1' }, authorization, extra);
+      const answer = STREAMING_ANSWER.has(operation) ? await httpFirst(gatewayUrl, 'POST', withQuery(path, extra), headers, body, true) : await httpCall(gatewayUrl, 'POST', withQuery(path, extra), headers, body);
       const raw = `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}`;
       if (answer.status !== 200) return restOutcome(answer, false);
       const inHeaders = grpcStatusOf(answer.headers);
       if (inHeaders) return { ...inHeaders, status: 200, raw };
       for (const { flags, payload } of envelopes(answer.body)) {
+        // A message before any trailers: a stream that started (the call was let in).
+        if ((flags & 0x80) === 0 && STREAMING_ANSWER.has(operation)) return { code: 'ok', status: 200, message: '', raw };
         if ((flags & 0x80) === 0) continue;
         const trailers = Object.fromEntries(
           payload
@@ -437,6 +525,7 @@ function grpcSurfaces(serviceAddress: string, clients: GrpcClients, rawSession: 
     }
   };
   const viaHttp2 = (operation: Operation, authorization: readonly string[], targets: Targets): Promise<Outcome> => {
+    const streamingAnswer = STREAMING_ANSWER.has(operation);
     const { schema, messages, path } = messagesOf(operation, targets);
     const body = Buffer.concat(messages.map((message) => envelope(0, Buffer.from(toBinary(schema, create(schema, message))))));
     return new Promise((resolve, reject) => {
@@ -444,7 +533,14 @@ function grpcSurfaces(serviceAddress: string, clients: GrpcClients, rawSession: 
       let headers: Http2Headers = {};
       const chunks: Buffer[] = [];
       stream.on('response', (received) => (headers = received));
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        // A watch never ends by itself: its first message means the call was let in.
+        if (streamingAnswer) {
+          resolve({ code: 'ok', message: '', raw: `${JSON.stringify(headers)} ${Buffer.concat(chunks).toString('latin1')}` });
+          stream.close();
+        }
+      });
       stream.on('trailers', (trailers) => (headers = { ...headers, ...trailers }));
       stream.on('error', reject);
       stream.on('close', () => {
@@ -472,13 +568,14 @@ function grpcSurfaces(serviceAddress: string, clients: GrpcClients, rawSession: 
 }
 
 /** A delete that succeeded took its spare: the next call aims at the next one. */
-function consuming(surface: Surface): Surface {
+function consuming(surface: Surface, spares: (targets: Targets) => string[]): Surface {
   return {
     ...surface,
     call: async (authorization, targets, extra) => {
-      const spare = spareOf(targets);
+      const list = spares(targets);
+      const spare = list[0];
       const outcome = await surface.call(authorization, targets, extra);
-      if (outcome.code === 'ok' && targets.spares[0] === spare) targets.spares.shift();
+      if (outcome.code === 'ok' && list[0] === spare) list.shift();
       return outcome;
     },
   };
@@ -508,7 +605,10 @@ export function wiresOf(gatewayUrl: string, serviceAddress: string): Wires {
   };
   const surfaces = [...restSurfaces(gatewayUrl), ...connectSurfaces(gatewayUrl), ...grpcWebSurfaces(gatewayUrl), ...grpcSurfaces(serviceAddress, clients, rawSession)];
   return {
-    surfaces: surfaces.map((surface) => (CONSUMING.has(surface.operation) ? consuming(surface) : surface)),
+    surfaces: surfaces.map((surface) => {
+      const take = CONSUMING.get(surface.operation);
+      return take ? consuming(surface, take) : surface;
+    }),
     clients,
     close: () => {
       clients.close();

@@ -6,6 +6,10 @@ import {
   BatchDeleteAssetsRequestSchema,
   CreateRouteRequestSchema,
   CreateSignedUrlRequestSchema,
+  DeleteRouteRequestSchema,
+  ListRoutesRequestSchema,
+  UpdateRouteRequestSchema,
+  WatchRoutesRequestSchema,
   DeleteAssetRequestSchema,
   GetAssetRequestSchema,
   GetRouteRequestSchema,
@@ -57,6 +61,8 @@ export interface Rpc {
   readonly path: string;
   readonly streaming: boolean;
   readonly message: fc.Arbitrary<Buffer>;
+  /** The answer is a stream that ends only when the client leaves (a watch): callers stop at its first message. */
+  readonly endless?: boolean;
 }
 
 /** Each RPC's path and hostile messages (for a stream, a JSON list of base64 messages). */
@@ -90,6 +96,23 @@ export function rpcs(targets: Targets): Rpc[] {
     { path: '/switchyard.v1.RouteService/GetRoute', streaming: false, message: fc.oneof(id.map((value) => bin(GetRouteRequestSchema, { id: value })), rawId) },
     { path: '/switchyard.v1.RouteService/MatchRoute', streaming: false, message: fc.record({ method: nastyString, path: nastyString }).map((r) => bin(MatchRouteRequestSchema, r)) },
     { path: '/switchyard.v1.AssetService/GetAsset', streaming: false, message: fc.oneof(id.map((value) => bin(GetAssetRequestSchema, { id: value })), rawId) },
+    { path: '/switchyard.v1.RouteService/ListRoutes', streaming: false, message: fc.record({ pageSize: fc.integer(), pageToken: nastyString }).map((r) => bin(ListRoutesRequestSchema, r)) },
+    {
+      path: '/switchyard.v1.RouteService/UpdateRoute',
+      streaming: false,
+      message: fc
+        .record({
+          id,
+          method: fc.option(nastyString, { nil: undefined }),
+          path: fc.option(nastyString, { nil: undefined }),
+          middleware: fc.option(fc.record({ names: fc.array(nastyString, { maxLength: 40 }) }), { nil: undefined }),
+          handler: fc.option(nastyString, { nil: undefined }),
+        })
+        .map((r) => bin(UpdateRouteRequestSchema, r)),
+    },
+    { path: '/switchyard.v1.RouteService/DeleteRoute', streaming: false, message: fc.oneof(id.map((value) => bin(DeleteRouteRequestSchema, { id: value })), rawId) },
+    // Mostly revisions that are never valid; mangled bytes may still make a valid request, which streams until the client leaves.
+    { path: '/switchyard.v1.RouteService/WatchRoutes', streaming: false, endless: true, message: fc.bigInt({ min: -(2n ** 63n), max: -1n }).map((sinceRevision) => bin(WatchRoutesRequestSchema, { sinceRevision })) },
     { path: '/switchyard.v1.AssetService/ListAssets', streaming: false, message: fc.record({ pageSize: fc.integer(), pageToken: nastyString, type: nastyString, label: fc.option(nastyString, { nil: undefined }) }).map((r) => bin(ListAssetsRequestSchema, r)) },
     { path: '/switchyard.v1.AssetService/UpdateAsset', streaming: false, message: fc.record({ id, label: fc.option(nastyString, { nil: undefined }), visibility: fc.option(visibility, { nil: undefined }) }).map((r) => bin(UpdateAssetRequestSchema, r)) },
     { path: '/switchyard.v1.AssetService/DeleteAsset', streaming: false, message: fc.oneof(id.map((value) => bin(DeleteAssetRequestSchema, { id: value })), rawId) },
@@ -134,7 +157,8 @@ function envelope(flags: number, data: Buffer, declared = data.length): Buffer {
 
 /** Hostile calls over the Connect protocol (unary and streaming) and gRPC-Web. */
 export function hostileConnectCall(targets: Targets): fc.Arbitrary<HostileRequest> {
-  const call = fc.constantFrom(...rpcs(targets)).chain((rpc) =>
+  // Raw HTTP requests wait for the whole answer: endless ones are the gRPC fuzzer's.
+  const call = fc.constantFrom(...rpcs(targets).filter((rpc) => !rpc.endless)).chain((rpc) =>
     fc.record({
       rpc: fc.constant(rpc),
       payload: rpc.streaming ? rpc.message : fc.oneof(rpc.message, rpc.message, mangled(rpc.message)),

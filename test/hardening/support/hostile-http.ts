@@ -201,6 +201,9 @@ function hostilePath(targets: Targets): fc.Arbitrary<string> {
     segment.map((s) => `${targets.filePath}${s}`),
     fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => `/${parts.join('/')}`),
     fc.tuple(fc.constantFrom('method', 'path', 'method=GET&path', '__proto__', 'constructor'), segment, segment).map(([name, a, b]) => `/v1/routing:match?${name}=${a}&path=/${b}&path=${b}`),
+    // A watch with a revision that is never valid (a valid one would stream forever): the refusal must be JSON.
+    fc.tuple(fc.constantFrom('-', 'x', '1.', '0x', ' '), segment).map(([prefix, s]) => `/v1/routing:watch?sinceRevision=${prefix}${s}`),
+    fc.constantFrom('/v1/routing?pageSize=0', '/v1/routing?pageSize=1001', '/v1/routing?pageToken=MS4x', '/v1/routing?pageSize=1&pageSize=2', '/v1/routing:watch/x', '/v1/routing::watch'),
     segment.map((s) => `/v1/assets/${s}/signed-url`),
     segment.map((s) => `/v1/assets/${s}/signed-urls`),
     fc.constantFrom('/v1/workspace/policy', '/v1/workspace/usage', '/v1/assets:batchDelete', '/v1/assets', '/v1/workspace', '/v1/workspace/', '/v1/assets:batchDelete/x'),
@@ -385,6 +388,8 @@ export function hostileRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
         hostileSegment(targets).map((s) => ['PATCH', `/v1/assets/${s}`] as const),
         fc.constant(['POST', `/v1/assets/${targets.assetId}/signed-url`] as const),
         fc.constant(['PUT', '/v1/workspace/policy'] as const),
+        fc.constant(['PATCH', `/v1/routing/${targets.routeId}`] as const),
+        hostileSegment(targets).map((s) => ['PATCH', `/v1/routing/${s}`] as const),
         fc.constant(['POST', '/v1/assets:batchDelete'] as const),
       ),
       body: apiBody,
