@@ -13,6 +13,7 @@ import type { Logger } from '@switchyard/runtime';
 import { copyHookHeaders } from './app/raw-reply.js';
 import { contextOf } from './app/request-context.js';
 import { PRECONDITION_FAILED, RANGE_NOT_SATISFIABLE } from './http-status.js';
+import { TRANSFORM_PARAMS } from '@switchyard/core';
 import type { ServiceClients } from './service/clients.js';
 
 /** One segment of a file path (`<asset id>/<blob id>.<ext>`); anything else cannot name a file. */
@@ -58,7 +59,9 @@ async function serveFile(clients: ServiceClients, ctx: RequestContext): Promise<
   // A private file's signature is in the query; the service checks it (and ignores it for public files).
   const url = ctx.req.url ?? '';
   const queryAt = url.indexOf('?');
-  const file = { path, query: queryAt === -1 ? '' : url.slice(queryAt + 1) };
+  const query = queryAt === -1 ? '' : url.slice(queryAt + 1);
+  const transform = query === '' ? undefined : transformOf(ctx);
+  const file: FileRef = { path, query, ...(transform ? { transform } : {}) };
   const head = ctx.req.method === 'HEAD';
   // Range means nothing to HEAD (RFC 9110 §14.2).
   const rangeHeader = head ? undefined : ctx.req.headers.range;
@@ -78,6 +81,40 @@ async function serveFile(clients: ServiceClients, ctx: RequestContext): Promise<
 interface FileRef {
   readonly path: string;
   readonly query: string;
+  readonly transform?: TransformMessage;
+}
+
+type TransformMessage = { w?: number; h?: number; fit?: string; format?: string; q?: number };
+
+/**
+ * The transform parameters of a file url, each at most once, numbers as
+ * numbers; `format=auto` becomes the best format the client accepts (AVIF,
+ * then WebP, else the source's own), and the answer then varies by Accept.
+ * Their values are the service's to judge (TRANSFORM_SIZES and the rest).
+ */
+function transformOf(ctx: RequestContext): TransformMessage | undefined {
+  const query = ctx.query;
+  if (!TRANSFORM_PARAMS.some((name) => query.has(name))) return undefined;
+  const transform: TransformMessage = {};
+  for (const name of TRANSFORM_PARAMS) {
+    const values = query.getAll(name);
+    if (values.length === 0) continue;
+    if (values.length > 1) throw new ApiError('invalid_argument', `${name}: given more than once`, [{ field: name, reason: 'given more than once' }]);
+    const value = values[0]!;
+    if (name === 'fit' || name === 'format') transform[name] = value;
+    else {
+      if (!/^\d{1,5}$/.test(value)) throw new ApiError('invalid_argument', `${name}: must be a whole number`, [{ field: name, reason: 'must be a whole number' }]);
+      transform[name] = Number(value);
+    }
+  }
+  if (transform.format === 'auto') {
+    ctx.res.setHeader('vary', 'Accept');
+    const accept = String(ctx.req.headers.accept ?? '');
+    const format = /image\/avif/.test(accept) ? 'avif' : /image\/webp/.test(accept) ? 'webp' : undefined;
+    if (format === undefined) delete transform.format;
+    else transform.format = format;
+  }
+  return transform;
 }
 
 async function streamFile(clients: ServiceClients, ctx: RequestContext, file: FileRef, range: Exclude<ByteRange, 'unsatisfiable'>): Promise<void> {
@@ -109,7 +146,7 @@ async function streamFile(clients: ServiceClients, ctx: RequestContext, file: Fi
     // Half sent: only a cut connection tells the client its copy is short.
     if (res.headersSent) return void res.destroy();
     if (failure.code === 'out_of_range') throw unsatisfiable((await readMeta(clients, ctx, file)).size);
-    throw failure.code === 'invalid_argument' ? noSuchFile() : failure;
+    throw notAFile(failure);
   }
   // Fewer bytes than announced: cut the connection so the client cannot take a short file for a whole one.
   if (expected < 0 || sent !== expected) return void res.destroy();
@@ -122,8 +159,7 @@ async function readMeta(clients: ServiceClients, ctx: RequestContext, file: File
       if (message.payload.case === 'info') return metaOf(message.payload.value);
     }
   } catch (error) {
-    const failure = toApiError(error);
-    throw failure.code === 'invalid_argument' ? noSuchFile() : failure;
+    throw notAFile(toApiError(error));
   }
   throw new ApiError('internal', 'internal error', [], { cause: new Error('ReadFile sent no info') });
 }
@@ -164,6 +200,11 @@ function unsatisfiable(size: number): ApiError {
     status: RANGE_NOT_SATISFIABLE.status,
     headers: { 'content-range': `bytes */${size}` },
   });
+}
+
+/** A malformed path names no file (404); a bad transform parameter is the caller's request error (400, JSON). */
+function notAFile(failure: ApiError): ApiError {
+  return failure.code === 'invalid_argument' && failure.details.some((detail) => detail.field === 'path') ? noSuchFile() : failure;
 }
 
 export function noSuchFile(): ApiError {

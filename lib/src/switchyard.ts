@@ -8,6 +8,9 @@ import type { BlobStore } from './ports/blob-store.js';
 import type { RouteStore } from './ports/route-store.js';
 import { createRouteService } from './routes/route-service.js';
 import { createUrlSigner, randomUrlSigningKey, type UrlSigningKey } from './assets/signed-urls.js';
+import { availableParallelism } from 'node:os';
+import { VariantMaker, type TransformConfig } from './assets/transform/variants.js';
+import { DEFAULT_TRANSFORM_SIZES } from './assets/transform/transform-params.js';
 import type { RouteService } from './routes/types.js';
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 104_857_600;
@@ -26,6 +29,8 @@ export interface SwitchyardOptions {
    * Default: one random key, so signed urls last as long as the process.
    */
   readonly urlSigningKeys?: readonly UrlSigningKey[] | undefined;
+  /** Image transformations: allowed sizes, the pixel limit of sources, how many run at once and how many may wait. */
+  readonly transforms?: Partial<TransformConfig> | undefined;
   /** Route watches: how often a watched workspace is checked for changes made through other instances (ms, default 250), and the heartbeat interval (ms, default 15000). */
   readonly routeWatch?: { readonly pollMs?: number | undefined; readonly heartbeatMs?: number | undefined } | undefined;
   readonly clock?: Clock | undefined;
@@ -58,7 +63,21 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       cdnUrl,
       maxUploadBytes,
       urlSigner: createUrlSigner(options.urlSigningKeys ?? [randomUrlSigningKey()]),
+      variants: new VariantMaker(options.blobStore, transformConfig(options.transforms)),
     }),
+  });
+}
+
+export const DEFAULT_TRANSFORM_MAX_PIXELS = 50_000_000;
+
+/** Transform settings with their defaults: concurrency as many as the CPUs, a queue of eight per slot. */
+function transformConfig(given: Partial<TransformConfig> = {}): TransformConfig {
+  const concurrency = given.concurrency ?? Math.max(1, availableParallelism());
+  return Object.freeze({
+    sizes: Object.freeze([...(given.sizes ?? DEFAULT_TRANSFORM_SIZES)]),
+    maxPixels: given.maxPixels ?? DEFAULT_TRANSFORM_MAX_PIXELS,
+    concurrency,
+    queue: given.queue ?? concurrency * 8,
   });
 }
 

@@ -72,6 +72,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       maxUploadBytes: config.maxUploadBytes,
       urlSigningKeys: await resolveUrlSigningKeys(config),
       routeWatch: config.routeWatch,
+      transforms: config.transforms,
     });
     await health.start();
     const metrics = options.metrics ? new GrpcMetrics(options.metrics) : undefined;

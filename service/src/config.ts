@@ -1,4 +1,6 @@
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { DEFAULT_TRANSFORM_SIZES } from '@switchyard/core';
 import { join, resolve } from 'node:path';
 import {
   deepFreeze,
@@ -47,6 +49,8 @@ export interface ServiceConfig {
   readonly traces: TracesConfig;
   /** Upload idle timeout and per-workspace rate limit (limits/limits-config.ts). */
   readonly limits: ServiceLimits;
+  /** TRANSFORM_SIZES, TRANSFORM_MAX_PIXELS and TRANSFORM_CONCURRENCY (image transformations on file urls). */
+  readonly transforms: { readonly sizes: readonly number[]; readonly maxPixels: number; readonly concurrency: number };
   /** WATCH_POLL_MS and WATCH_HEARTBEAT_MS: how route watches notice changes made through other instances, and how often an idle one says it is alive. */
   readonly routeWatch: { readonly pollMs: number; readonly heartbeatMs: number };
   /** URL_SIGNING_KEYS; unset: one key generated in DATA_DIR (url-signing-keys.ts). */
@@ -84,6 +88,9 @@ export const serviceEnv = envSchema(
     AUTH_JWKS_URL: httpUrlVariable(),
     // Never echoed either.
     URL_SIGNING_KEYS: shownAs(reasonedRule(parseUrlSigningKeys).optional(), () => undefined),
+    TRANSFORM_SIZES: reasonedRule(parseSizes).optional(),
+    TRANSFORM_MAX_PIXELS: wholeNumberVariable(50_000_000, 1, 1_000_000_000, 'is not a whole number of pixels between 1 and 1000000000'),
+    TRANSFORM_CONCURRENCY: wholeNumberVariable(Math.max(1, availableParallelism()), 1, 1024, 'is not a whole number between 1 and 1024'),
     ROUTE_HISTORY: wholeNumberVariable(10_000, 1, 10_000_000, 'is not a whole number of changes between 1 and 10000000'),
     WATCH_POLL_MS: wholeNumberVariable(250, 10, 60_000, 'is not a number of milliseconds between 10 and 60000'),
     WATCH_HEARTBEAT_MS: wholeNumberVariable(15_000, 100, 3_600_000, 'is not a number of milliseconds between 100 and 3600000'),
@@ -134,7 +141,15 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     limits: serviceLimitsFrom(env),
     urlSigningKeys: env.URL_SIGNING_KEYS,
     routeWatch: { pollMs: env.WATCH_POLL_MS, heartbeatMs: env.WATCH_HEARTBEAT_MS },
+    transforms: { sizes: env.TRANSFORM_SIZES ?? DEFAULT_TRANSFORM_SIZES, maxPixels: env.TRANSFORM_MAX_PIXELS, concurrency: env.TRANSFORM_CONCURRENCY },
   });
+}
+
+/** TRANSFORM_SIZES: a comma-separated list of pixel sizes from 1 to 10000. */
+function parseSizes(raw: string): number[] | Refusal {
+  const sizes = raw.split(',').map((part) => part.trim());
+  if (sizes.length > 64 || !sizes.every((size) => /^\d{1,5}$/.test(size) && Number(size) >= 1 && Number(size) <= 10_000)) return no('is not a comma-separated list of at most 64 sizes from 1 to 10000');
+  return [...new Set(sizes.map(Number))].sort((a, b) => a - b);
 }
 
 /** `[::1]` for IPv6 literals, as URLs and grpc-js addresses need. */

@@ -13,8 +13,8 @@ import { freshWorkspace, startStack, type Stack } from './support/stack.js';
 process.env['AWS_ACCESS_KEY_ID'] = 'S3RVER';
 process.env['AWS_SECRET_ACCESS_KEY'] = 'S3RVER';
 
-/** Small enough that a watcher 1,000 changes behind is past it. */
-const HISTORY = 400;
+/** Changes kept per workspace: a watcher 1,000 behind replays them; one 1,210 behind gets a snapshot. */
+const HISTORY = 1_200;
 
 let deployment: Deployment | undefined;
 let a: Stack;
@@ -130,7 +130,32 @@ test.serial('a watcher on instance B sees a route created, updated and deleted t
   for (const ms of latencies) t.true(ms < 1_000, `${Math.round(ms)} ms`);
 });
 
-test.serial('a watcher that was away during 1,000 changes resumes with only those and ends with the same table as a fresh snapshot', async (t) => {
+/** `count` successful changes through `stack`: creates, updates and deletes, with refused duplicates in between. */
+async function churn(stack: Stack, headers: Record<string, string>, count: number, prefix: string): Promise<void> {
+  const ids: string[] = [];
+  let changes = 0;
+  for (let i = 0; changes < count; i++) {
+    const op = i % 4;
+    const result =
+      op === 0 || ids.length === 0
+        ? await send(stack, 'POST', '/v1/routing', headers, { method: 'GET', path: `/${prefix}/${i % 300}/:x`, handler: 'h' })
+        : op === 3
+          ? await send(stack, 'DELETE', `/v1/routing/${ids.shift()}`, headers)
+          : await send(stack, 'PATCH', `/v1/routing/${ids[i % ids.length]}`, headers, { handler: `h${i}` });
+    if (result.status === 201) ids.push(result.json['id'] as string);
+    if (result.status < 300) changes += 1;
+  }
+}
+
+/** Watches from `since` until an event with revision `until` (or `synced`, for a snapshot) arrived. */
+async function watchUntil(stack: Stack, headers: Record<string, string>, since: number, until: number): Promise<SseWatch> {
+  const watch = new SseWatch(stack, { ...headers, 'last-event-id': String(since) });
+  await watch.waitFor((e) => Number(e.id) === until || e.event === 'synced', 15_000);
+  await watch.close();
+  return watch;
+}
+
+test.serial('a watcher that was away during 1,000 changes resumes with exactly those and ends with the same table as a fresh snapshot', async (t) => {
   if (skipped(t)) return;
   const headers = await a.auth(freshWorkspace('resume'));
   for (let i = 0; i < 20; i++) await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: `/base/${i}`, handler: 'h' });
@@ -139,40 +164,31 @@ test.serial('a watcher that was away during 1,000 changes resumes with only thos
   await first.waitFor((e) => e.event === 'synced');
   await first.close();
   for (const e of first.events) table.apply(eventOf(e));
-  const lastSeen = table.revision;
-  // 1,000 changes while away: creates, updates and deletes, some refused.
-  const ids: string[] = [];
-  let changes = 0;
-  for (let i = 0; changes < 1_000; i++) {
-    const op = i % 4;
-    const result =
-      op === 0 || ids.length === 0
-        ? await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: `/r/${i % 300}/:x`, handler: 'h' })
-        : op === 3
-          ? await send(a, 'DELETE', `/v1/routing/${ids.shift()}`, headers)
-          : await send(a, 'PATCH', `/v1/routing/${ids[i % ids.length]}`, headers, { handler: `h${i}` });
-    if (result.status === 201) ids.push(result.json['id'] as string);
-    if (result.status < 300) changes += 1;
-  }
-  // Within the history (ROUTE_HISTORY=400)? No: 1,000 > 400, so resume with the last 300 only first…
-  const recent = new SseWatch(b, { ...headers, 'last-event-id': String(lastSeen + 1_000 - 300) });
-  const recentLast = await recent.waitFor((e) => e.event === 'delete' || e.event === 'upsert');
-  await recent.close();
-  t.is(recent.events[0]?.event, 'upsert', 'a revision within the history: only changes, no snapshot');
-  t.is(Number(recentLast.id), lastSeen + 1_000 - 300 + 1);
-  // …and from where the first watcher stopped, 1,000 back: past the history, so a snapshot.
-  const resumed = new SseWatch(b, { ...headers, 'last-event-id': String(lastSeen) });
-  await resumed.waitFor((e) => e.event === 'synced');
-  await resumed.close();
-  t.is(resumed.events[0]?.event, 'reset', 'too old: a fresh snapshot');
+  const away = table.revision;
+  await churn(a, headers, 1_000, 'r');
+  const resumed = await watchUntil(b, headers, away, away + 1_000);
+  t.false(resumed.events.some((e) => e.event === 'reset'), 'within the history: no snapshot');
+  t.deepEqual(resumed.events.filter((e) => e.id !== undefined).map((e) => Number(e.id)), Array.from({ length: 1_000 }, (_, i) => away + i + 1), 'every missed change, once, in order');
   for (const e of resumed.events) table.apply(eventOf(e));
-  const listed = await listAll(a, headers);
-  t.is(table.revision, lastSeen + 1_000);
-  t.deepEqual(table.routes().map((route) => route.id).sort(), listed.map((route) => route['id'] as string).sort());
-  t.deepEqual(
-    table.routes().map((route) => [route.id, route.handler, route.path, route.revision]).sort(),
-    listed.map((route) => [route['id'], route['handler'], route['path'], route['revision']]).sort(),
-  );
+  const fresh = new SyncedRouteTable();
+  for (const e of (await watchUntil(b, headers, 0, -1)).events) fresh.apply(eventOf(e));
+  t.is(table.revision, fresh.revision);
+  t.deepEqual(table.routes().map(summary).sort(), fresh.routes().map(summary).sort(), 'the same table as a fresh snapshot');
+  t.deepEqual(table.routes().map((route) => route.id).sort(), (await listAll(a, headers)).map((route) => route['id'] as string).sort(), 'and as ListRoutes');
+});
+
+test.serial('a watcher whose revision is older than the kept history gets a fresh snapshot', async (t) => {
+  if (skipped(t)) return;
+  const headers = await a.auth(freshWorkspace('old'));
+  await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/first', handler: 'h' });
+  await churn(a, headers, HISTORY + 10, 'o');
+  const resumed = await watchUntil(b, headers, 1, -1);
+  t.is(resumed.events[0]?.event, 'reset', 'a snapshot, not a replay');
+  t.is(resumed.events.at(-1)?.event, 'synced');
+  t.is(Number(resumed.events.at(-1)?.id), HISTORY + 11);
+  const table = new SyncedRouteTable();
+  for (const e of resumed.events) table.apply(eventOf(e));
+  t.deepEqual(table.routes().map((route) => route.id).sort(), (await listAll(a, headers)).map((route) => route['id'] as string).sort());
 });
 
 test.serial('resuming within the history replays exactly the missed changes; the table equals ListRoutes', async (t) => {
@@ -252,6 +268,10 @@ test.serial('watchRouteTable: ready, matches locally, follows changes, and conve
     watched.close();
   }
 });
+
+function summary(route: Route): string {
+  return JSON.stringify([route.id, route.method, route.path, route.middleware, route.handler, route.revision]);
+}
 
 /** An SSE event as the library's RouteEvent. */
 function eventOf(e: SseWatch['events'][number]): RouteEvent {

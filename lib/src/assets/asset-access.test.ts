@@ -76,7 +76,8 @@ test('a private file opens only through a valid, unexpired, unrevoked signed url
   await t.throwsAsync(service.openFile(path, { query: again }), { message: /not valid/ });
   await t.throwsAsync(service.createSignedUrl(bob, asset.id, { expiresIn: 60 }), { message: /not found/ });
   await t.throwsAsync(service.createSignedUrl(alice, asset.id, { expiresIn: 604_801 }), { message: /expiresIn/ });
-  await t.throwsAsync(service.createSignedUrl(alice, asset.id, { expiresIn: 60, transform: { w: 64 } }), { message: /transform/ });
+  t.regex((await service.createSignedUrl(alice, asset.id, { expiresIn: 60, transform: { w: 64, format: 'auto' } })).url, /\?format=auto&w=64&expires=|\?w=64&format=auto&expires=/, 'transform parameters are signed with the url');
+  await t.throwsAsync(service.createSignedUrl(alice, asset.id, { expiresIn: 60, transform: { w: 65 } }), { message: /w: must be one of/ });
   await t.throwsAsync(service.revokeSignedUrls(principalWith('assets:read'), asset.id), { message: /assets:write/ });
 });
 

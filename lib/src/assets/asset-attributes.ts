@@ -10,12 +10,15 @@ import { MAX_SIGNED_URL_SECONDS, MIN_SIGNED_URL_SECONDS, type UrlSigner } from '
 import { toAsset } from './to-asset.js';
 import type { Asset, AssetUpdate, SignedUrl, SignedUrlInput } from './types.js';
 import { validateVisibility } from './visibility.js';
+import { parseTransform, TRANSFORM_PARAMS } from './transform/transform-params.js';
+import type { VariantMaker } from './transform/variants.js';
 
 interface Deps {
   readonly assetStore: AssetStore;
   readonly clock: Clock;
   readonly cdnUrl: string;
   readonly urlSigner: UrlSigner;
+  readonly variants: VariantMaker;
 }
 
 /** Changes an asset's label or visibility; its file, url and version stay. */
@@ -42,15 +45,28 @@ export async function createSignedUrl(deps: Deps, principal: Principal, id: stri
   if (!Number.isSafeInteger(expiresIn) || expiresIn < MIN_SIGNED_URL_SECONDS || expiresIn > MAX_SIGNED_URL_SECONDS) {
     throw invalidArgument('expiresIn', `must be a whole number of seconds from ${MIN_SIGNED_URL_SECONDS} to ${MAX_SIGNED_URL_SECONDS}`);
   }
-  if (input.transform !== undefined && Object.values(input.transform).some((value) => value !== undefined)) {
-    throw invalidArgument('transform', 'image transformations are not available on this server yet');
-  }
+  const params = transformParams(input.transform, deps.variants.config.sizes);
   const record = await deps.assetStore.get(principal.workspace, assetId);
   if (!record) throw assetNotFound(assetId);
   const expires = Math.floor(deps.clock.now().getTime() / 1000) + expiresIn;
   const path = publicPathFor(record.id, record.blobId, record.type);
-  const query = deps.urlSigner.sign(path, record.linkEpoch, expires);
+  const query = deps.urlSigner.sign(path, record.linkEpoch, expires, params);
   return Object.freeze({ url: `${deps.cdnUrl}/${path}?${query}`, expiresAt: new Date(expires * 1000) });
+}
+
+/** A signed url's transform as query parameters, validated as a file url's would be (`format=auto` included). */
+function transformParams(transform: SignedUrlInput['transform'], sizes: readonly number[]): [string, string][] {
+  if (transform === undefined || transform === null) return [];
+  if (typeof transform !== 'object') throw invalidArgument('transform', 'must be an object');
+  const params: [string, string][] = [];
+  for (const name of TRANSFORM_PARAMS) {
+    const value = transform[name];
+    if (value !== undefined) params.push([name, String(value)]);
+  }
+  if (params.length === 0) return [];
+  const query = Object.fromEntries(params);
+  parseTransform({ ...query, format: query['format'] === 'auto' ? undefined : query['format'] }, sizes);
+  return params;
 }
 
 /** Raises the asset's link epoch: every signed url made before stops working at once. */

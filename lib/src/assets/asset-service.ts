@@ -17,6 +17,7 @@ import { storeContent } from './store-content.js';
 import { toAsset } from './to-asset.js';
 import type { AssetService } from './types.js';
 import type { UrlSigner } from './signed-urls.js';
+import type { VariantMaker } from './transform/variants.js';
 import { createSignedUrl, revokeSignedUrls, updateAsset } from './asset-attributes.js';
 import { getPolicy, policyInForce, setPolicy } from './policy-operations.js';
 import { validateVisibility } from './visibility.js';
@@ -33,6 +34,8 @@ export interface AssetServiceDeps {
   /** The server's largest file; a workspace policy may only lower it. */
   readonly maxUploadBytes: number;
   readonly urlSigner: UrlSigner;
+  /** Derived images (transformations), stored beside their source blobs. */
+  readonly variants: VariantMaker;
 }
 
 /** Asset operations over the given stores; every operation checks scope and workspace. */

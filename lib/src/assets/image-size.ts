@@ -14,7 +14,7 @@ let sharpModule: Promise<Sharp | undefined> | undefined;
  * does not install it gets assets without width and height (WebP aside, whose
  * header is read here), and everything else works the same.
  */
-function loadSharp(): Promise<Sharp | undefined> {
+export function loadSharp(): Promise<Sharp | undefined> {
   sharpModule ??= import('sharp').then(
     (module) => module.default,
     () => undefined,

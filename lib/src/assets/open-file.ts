@@ -7,12 +7,16 @@ import { extensionFor } from './extension.js';
 import type { OpenFileOptions, StoredFile } from './types.js';
 import type { Clock } from '../clock.js';
 import type { UrlSigner } from './signed-urls.js';
+import type { AssetRecord } from '../ports/asset-store.js';
+import { hasTransform, parseTransform } from './transform/transform-params.js';
+import type { VariantMaker } from './transform/variants.js';
 
 interface Deps {
   readonly assetStore: AssetStore;
   readonly blobStore: BlobStore;
   readonly clock: Clock;
   readonly urlSigner: UrlSigner;
+  readonly variants: VariantMaker;
 }
 
 /**
@@ -26,10 +30,23 @@ export async function openFile(deps: Deps, path: string, options: OpenFileOption
   if (!record || record.id !== assetId || extensionFor(record.type) !== extension) throw fileNotFound();
   // Not found comes first: a signature never tells whether a path existed.
   if (record.visibility === 'private') deps.urlSigner.verify(path, record.linkEpoch, options.query ?? '', deps.clock.now().getTime());
+  if (options.transform !== undefined && hasTransform(options.transform)) return openVariant(deps, record, options);
   const range = resolveRange(options.range, record.size);
   const info: StoredFile = { type: record.type, size: record.size, sha256: record.sha256, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, range };
   if (options.infoOnly || record.size === 0) return Object.freeze(info);
   const body = await deps.blobStore.get(record.blobKey, options.range ? range : undefined);
+  if (!body) throw fileNotFound();
+  return Object.freeze({ ...info, body });
+}
+
+/** A derived image of the file: made (once) and stored on first use, then read like a file. Its `sha256` names the variant (its ETag). */
+async function openVariant(deps: Deps, record: AssetRecord, options: OpenFileOptions): Promise<StoredFile> {
+  const transform = parseTransform(options.transform!, deps.variants.config.sizes);
+  const variant = await deps.variants.variant(record, transform);
+  const range = resolveRange(options.range, variant.info.size);
+  const info: StoredFile = { type: variant.type, size: variant.info.size, sha256: variant.digest, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, range };
+  if (options.infoOnly || variant.info.size === 0) return Object.freeze(info);
+  const body = await deps.blobStore.get(variant.key, options.range ? range : undefined);
   if (!body) throw fileNotFound();
   return Object.freeze({ ...info, body });
 }

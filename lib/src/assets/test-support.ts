@@ -1,5 +1,7 @@
 // Shared by the asset tests (not part of the library's API).
 import { createUrlSigner, type UrlSigningKey } from './signed-urls.js';
+import { VariantMaker } from './transform/variants.js';
+import { DEFAULT_TRANSFORM_SIZES } from './transform/transform-params.js';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createPrincipal, SCOPES, type Principal } from '../auth/principal.js';
@@ -63,6 +65,7 @@ export function setup(options: { maxUploadBytes?: number; assetStore?: AssetStor
     ids: createSequentialIds(),
     cdnUrl: CDN_URL,
     urlSigner: createUrlSigner([TEST_URL_KEY]),
+    variants: new VariantMaker(blobStore, { sizes: DEFAULT_TRANSFORM_SIZES, maxPixels: 50_000_000, concurrency: 2, queue: 4 }),
     maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
   });
   return { service, assetStore, blobStore, clock };

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Principal } from '../auth/principal.js';
 import type { ByteRange } from '../ports/blob-store.js';
 import type { Visibility } from './visibility.js';
+import type { TransformQuery } from './transform/transform-params.js';
 import type { WorkspacePolicy, WorkspacePolicyInput } from './workspace-policy.js';
 
 /** An asset as callers see it. */
@@ -58,7 +59,7 @@ export interface AssetUpdate {
   readonly visibility?: Visibility | undefined;
 }
 
-/** Image transformation parameters a signed url may carry (see the transformation docs). */
+/** Image transformation parameters a signed url carries (and its signature covers); `format` may be `auto`. */
 export interface SignedUrlTransform {
   readonly w?: number | undefined;
   readonly h?: number | undefined;
@@ -86,6 +87,8 @@ export interface OpenFileOptions {
   readonly infoOnly?: boolean | undefined;
   /** The url's query string (without `?`): a private file needs its signature there. */
   readonly query?: string | undefined;
+  /** Transform parameters (`w`, `h`, `fit`, `format`, `q`, `format` resolved from `auto`): the file is a derived image. */
+  readonly transform?: TransformQuery | undefined;
 }
 
 /** A current file behind a public asset URL. */

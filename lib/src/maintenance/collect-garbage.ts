@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { SwitchyardError } from '../errors.js';
 import type { AssetStore } from '../ports/asset-store.js';
 import type { BlobStore } from '../ports/blob-store.js';
+import { sourceOfVariantKey } from '../assets/transform/variants.js';
 
 /** Long enough for any upload to finish and have its record written. */
 export const DEFAULT_GC_GRACE_MS = 60 * 60 * 1000;
@@ -45,7 +46,8 @@ export async function collectGarbage(options: CollectGarbageOptions): Promise<Ga
   for await (const blob of options.blobStore.list()) {
     scanned++;
     if (blob.modifiedAt.getTime() > cutoff) continue;
-    if (await options.assetStore.hasBlobKey(blob.key)) continue;
+    // A variant (derived image) is kept while its source blob is current.
+    if (await options.assetStore.hasBlobKey(sourceOfVariantKey(blob.key) ?? blob.key)) continue;
     if (!options.dryRun) await options.blobStore.delete(blob.key);
     deleted.push(blob.key);
   }

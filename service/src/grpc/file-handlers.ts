@@ -1,9 +1,17 @@
 import { once } from 'node:events';
 import type { ServerWritableStream } from '@grpc/grpc-js';
-import type { AssetService } from '@switchyard/core';
+import type { AssetService, TransformQuery } from '@switchyard/core';
 import type { FileServiceServer, ReadFileRequest, ReadFileResponse } from '../gen/switchyard/v1/files.js';
 import { fileInfoToMessage, rangeFromRequest } from './convert.js';
 import type { Rpc } from './rpc.js';
+
+/** The request's transform as the query strings the core validates; none when no field is set. */
+function transformQuery(request: ReadFileRequest): TransformQuery | undefined {
+  const transform = request.transform;
+  if (transform === undefined) return undefined;
+  const text = (value: number | string | undefined) => (value === undefined ? undefined : String(value));
+  return { w: text(transform.w), h: text(transform.h), fit: text(transform.fit), format: text(transform.format), q: text(transform.q) };
+}
 
 /** Chunk size on the wire: well under the 4 MiB message limit, large enough to be cheap. */
 export const FILE_CHUNK_BYTES = 64 * 1024;
@@ -12,7 +20,7 @@ export function fileHandlers(assets: AssetService, rpc: Rpc): FileServiceServer 
   return {
     readFile: rpc.publicServerStream<ReadFileRequest, ReadFileResponse>('ReadFile', async (call) => {
       const request = call.request;
-      const file = await assets.openFile(request.path, { range: rangeFromRequest(request), infoOnly: request.infoOnly, query: request.query });
+      const file = await assets.openFile(request.path, { range: rangeFromRequest(request), infoOnly: request.infoOnly, query: request.query, transform: transformQuery(request) });
       call.write({ info: fileInfoToMessage(file) });
       if (file.body) await streamChunks(file.body, call);
     }),

@@ -179,11 +179,13 @@ export class KyselyRouteStore implements RouteStore {
 
   async #raiseRevision(trx: Transaction<Database>, workspace: string): Promise<number> {
     const raised = { revision: sql<number>`revision + 1` };
-    await trx
-      .insertInto('route_revisions')
-      .values({ workspace, revision: 1 })
-      .$call((insert) => (this.#mysql ? insert.onDuplicateKeyUpdate(raised) : insert.onConflict((conflict) => conflict.column('workspace').doUpdateSet(raised))))
-      .execute();
+    const insert = trx.insertInto('route_revisions').values({ workspace, revision: 1 });
+    if (!this.#mysql) {
+      // SQLite answers the new value in the same statement.
+      const row = await insert.onConflict((conflict) => conflict.column('workspace').doUpdateSet(raised)).returning('revision').executeTakeFirstOrThrow();
+      return Number(row.revision);
+    }
+    await insert.onDuplicateKeyUpdate(raised).execute();
     return this.#revisionIn(trx, workspace);
   }
 }

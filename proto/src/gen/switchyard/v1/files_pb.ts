@@ -6,13 +6,15 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { ImageTransform } from "./assets_pb.js";
+import { file_switchyard_v1_assets } from "./assets_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file switchyard/v1/files.proto.
  */
 export const file_switchyard_v1_files: GenFile = /*@__PURE__*/
-  fileDesc("Chlzd2l0Y2h5YXJkL3YxL2ZpbGVzLnByb3RvEg1zd2l0Y2h5YXJkLnYxIpEBCg9SZWFkRmlsZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIYCgtyYW5nZV9zdGFydBgCIAEoA0gAiAEBEhYKCXJhbmdlX2VuZBgDIAEoA0gBiAEBEhEKCWluZm9fb25seRgEIAEoCBINCgVxdWVyeRgFIAEoCUIOCgxfcmFuZ2Vfc3RhcnRCDAoKX3JhbmdlX2VuZCKjAQoIRmlsZUluZm8SDAoEdHlwZRgBIAEoCRIMCgRzaXplGAIgASgDEg4KBnNoYTI1NhgDIAEoCRIvCgt1cGxvYWRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLcmFuZ2Vfc3RhcnQYBSABKAMSEQoJcmFuZ2VfZW5kGAYgASgDEhIKCnZpc2liaWxpdHkYByABKAkiVwoQUmVhZEZpbGVSZXNwb25zZRInCgRpbmZvGAEgASgLMhcuc3dpdGNoeWFyZC52MS5GaWxlSW5mb0gAEg8KBWNodW5rGAIgASgMSABCCQoHcGF5bG9hZDJcCgtGaWxlU2VydmljZRJNCghSZWFkRmlsZRIeLnN3aXRjaHlhcmQudjEuUmVhZEZpbGVSZXF1ZXN0Gh8uc3dpdGNoeWFyZC52MS5SZWFkRmlsZVJlc3BvbnNlMAFiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Chlzd2l0Y2h5YXJkL3YxL2ZpbGVzLnByb3RvEg1zd2l0Y2h5YXJkLnYxIsMBCg9SZWFkRmlsZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIYCgtyYW5nZV9zdGFydBgCIAEoA0gAiAEBEhYKCXJhbmdlX2VuZBgDIAEoA0gBiAEBEhEKCWluZm9fb25seRgEIAEoCBINCgVxdWVyeRgFIAEoCRIwCgl0cmFuc2Zvcm0YBiABKAsyHS5zd2l0Y2h5YXJkLnYxLkltYWdlVHJhbnNmb3JtQg4KDF9yYW5nZV9zdGFydEIMCgpfcmFuZ2VfZW5kIqMBCghGaWxlSW5mbxIMCgR0eXBlGAEgASgJEgwKBHNpemUYAiABKAMSDgoGc2hhMjU2GAMgASgJEi8KC3VwbG9hZGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtyYW5nZV9zdGFydBgFIAEoAxIRCglyYW5nZV9lbmQYBiABKAMSEgoKdmlzaWJpbGl0eRgHIAEoCSJXChBSZWFkRmlsZVJlc3BvbnNlEicKBGluZm8YASABKAsyFy5zd2l0Y2h5YXJkLnYxLkZpbGVJbmZvSAASDwoFY2h1bmsYAiABKAxIAEIJCgdwYXlsb2FkMlwKC0ZpbGVTZXJ2aWNlEk0KCFJlYWRGaWxlEh4uc3dpdGNoeWFyZC52MS5SZWFkRmlsZVJlcXVlc3QaHy5zd2l0Y2h5YXJkLnYxLlJlYWRGaWxlUmVzcG9uc2UwAWIGcHJvdG8z", [file_google_protobuf_timestamp, file_switchyard_v1_assets]);
 
 /**
  * @generated from message switchyard.v1.ReadFileRequest
@@ -50,6 +52,18 @@ export type ReadFileRequest = Message<"switchyard.v1.ReadFileRequest"> & {
    * @generated from field: string query = 5;
    */
   query: string;
+
+  /**
+   * A derived image instead of the file: w and h from TRANSFORM_SIZES, fit
+   * (cover, contain, inside, fill), format (jpeg, png, webp, avif; "auto" is
+   * the caller's to resolve from Accept), q 1-100. INVALID_ARGUMENT for bad
+   * parameters or a source that is not a transformable image or has more than
+   * TRANSFORM_MAX_PIXELS pixels; UNAVAILABLE (with a retry hint) when the
+   * transformation queue is full. The variant is made once and stored.
+   *
+   * @generated from field: switchyard.v1.ImageTransform transform = 6;
+   */
+  transform?: ImageTransform | undefined;
 };
 
 /**

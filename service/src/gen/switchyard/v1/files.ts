@@ -18,6 +18,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
+import { ImageTransform } from "./assets.js";
 
 export const protobufPackage = "switchyard.v1";
 
@@ -35,6 +36,15 @@ export interface ReadFileRequest {
   infoOnly: boolean;
   /** The url's query string without "?": a private file's signature. */
   query: string;
+  /**
+   * A derived image instead of the file: w and h from TRANSFORM_SIZES, fit
+   * (cover, contain, inside, fill), format (jpeg, png, webp, avif; "auto" is
+   * the caller's to resolve from Accept), q 1-100. INVALID_ARGUMENT for bad
+   * parameters or a source that is not a transformable image or has more than
+   * TRANSFORM_MAX_PIXELS pixels; UNAVAILABLE (with a retry hint) when the
+   * transformation queue is full. The variant is made once and stored.
+   */
+  transform?: ImageTransform | undefined;
 }
 
 /** What a file server needs for its headers. */
@@ -59,7 +69,7 @@ export interface ReadFileResponse {
 }
 
 function createBaseReadFileRequest(): ReadFileRequest {
-  return { path: "", rangeStart: undefined, rangeEnd: undefined, infoOnly: false, query: "" };
+  return { path: "", rangeStart: undefined, rangeEnd: undefined, infoOnly: false, query: "", transform: undefined };
 }
 
 export const ReadFileRequest: MessageFns<ReadFileRequest> = {
@@ -78,6 +88,9 @@ export const ReadFileRequest: MessageFns<ReadFileRequest> = {
     }
     if (message.query !== "") {
       writer.uint32(42).string(message.query);
+    }
+    if (message.transform !== undefined) {
+      ImageTransform.encode(message.transform, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -135,6 +148,14 @@ export const ReadFileRequest: MessageFns<ReadFileRequest> = {
             message.query = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.transform = ImageTransform.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -166,6 +187,7 @@ export const ReadFileRequest: MessageFns<ReadFileRequest> = {
         ? globalThis.Boolean(object.info_only)
         : false,
       query: isSet(object.query) ? globalThis.String(object.query) : "",
+      transform: isSet(object.transform) ? ImageTransform.fromJSON(object.transform) : undefined,
     };
   },
 
@@ -186,6 +208,9 @@ export const ReadFileRequest: MessageFns<ReadFileRequest> = {
     if (message.query !== "") {
       obj.query = message.query;
     }
+    if (message.transform !== undefined) {
+      obj.transform = ImageTransform.toJSON(message.transform);
+    }
     return obj;
   },
 
@@ -199,6 +224,9 @@ export const ReadFileRequest: MessageFns<ReadFileRequest> = {
     message.rangeEnd = object.rangeEnd ?? undefined;
     message.infoOnly = object.infoOnly ?? false;
     message.query = object.query ?? "";
+    message.transform = (object.transform !== undefined && object.transform !== null)
+      ? ImageTransform.fromPartial(object.transform)
+      : undefined;
     return message;
   },
 };

@@ -1,0 +1,100 @@
+import test from 'ava';
+import type { Readable } from 'node:stream';
+import sharp from 'sharp';
+import { SwitchyardError } from '../../errors.js';
+import { MemoryAssetStore, MemoryBlobStore } from '../../memory/index.js';
+import { collectGarbage } from '../../maintenance/collect-garbage.js';
+import { createManualClock } from '../../testing/index.js';
+import { alice, chunked, pathOf, setup } from '../test-support.js';
+import { parseTransform } from './transform-params.js';
+import { sourceOfVariantKey, variantKeyFor, VariantMaker } from './variants.js';
+
+const SIZES = [64, 128, 256];
+
+async function jpeg(width: number, height: number): Promise<Buffer> {
+  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 40 } } }).jpeg().toBuffer();
+}
+
+test('parameters: sizes from the list, fit and format from theirs, q 1-100; every refusal names its parameter', (t) => {
+  t.deepEqual({ ...parseTransform({ w: '64' }, SIZES) }, { width: 64, height: undefined, fit: 'inside', format: undefined, quality: undefined });
+  t.deepEqual({ ...parseTransform({ w: '64', h: '128', fit: 'cover', format: 'webp', q: '75' }, SIZES) }, { width: 64, height: 128, fit: 'cover', format: 'webp', quality: 75 });
+  for (const [query, field] of [
+    [{ w: '65' }, 'w'],
+    [{ w: '064x' }, 'w'],
+    [{ h: '1e2' }, 'h'],
+    [{ fit: 'cover' }, 'w'],
+    [{ w: '64', fit: 'squash' }, 'fit'],
+    [{ w: '64', format: 'gif' }, 'format'],
+    [{ w: '64', format: 'auto' }, 'format'],
+    [{ w: '64', q: '0' }, 'q'],
+    [{ w: '64', q: '101' }, 'q'],
+  ] as const) {
+    const error = t.throws(() => parseTransform(query, SIZES), { instanceOf: SwitchyardError });
+    t.is(error?.details[0]?.field, field, JSON.stringify(query));
+  }
+});
+
+test('a variant is made once for any number of concurrent requests, stored beside its source, and read back after', async (t) => {
+  const { service, blobStore } = setup();
+  const asset = await service.upload(alice, { body: chunked(await jpeg(800, 600)) });
+  let puts = 0;
+  const put = blobStore.put.bind(blobStore);
+  blobStore.put = async (key: string, body: Readable) => {
+    puts += 1;
+    return put(key, body);
+  };
+  const opened = await Promise.all(Array.from({ length: 200 }, () => service.openFile(pathOf(asset.url), { transform: { w: '128', format: 'webp' }, infoOnly: true })));
+  t.is(puts, 1, 'made once');
+  t.is(new Set(opened.map((file) => file.sha256)).size, 1);
+  t.is(opened[0]!.type, 'image/webp');
+  const file = await service.openFile(pathOf(asset.url), { transform: { w: '128', format: 'webp' } });
+  const chunks: Buffer[] = [];
+  for await (const chunk of file.body!) chunks.push(chunk as Buffer);
+  const metadata = await sharp(Buffer.concat(chunks)).metadata();
+  t.deepEqual([metadata.format, metadata.width, metadata.height], ['webp', 128, 96]);
+  t.is(puts, 1, 'the second request is a read');
+});
+
+test('beyond the queue a transformation is refused with unavailable and a retry hint, before any work', async (t) => {
+  const blobs = new MemoryBlobStore();
+  const assets = new MemoryAssetStore();
+  const { service } = setup({ assetStore: assets, blobStore: blobs });
+  const asset = await service.upload(alice, { body: chunked(await jpeg(2000, 1500)) });
+  const record = (await assets.get('ws-alice', asset.id))!;
+  const maker = new VariantMaker(blobs, { sizes: SIZES, maxPixels: 50_000_000, concurrency: 1, queue: 2 });
+  const results = await Promise.allSettled(SIZES.flatMap((w) => ['jpeg', 'png', 'webp'].map((format) => maker.variant(record, parseTransform({ w: String(w), format }, SIZES)))));
+  const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected').map((result) => result.reason as SwitchyardError);
+  t.is(results.length - refused.length, 3, 'one running, two waiting');
+  t.true(refused.every((error) => error.code === 'unavailable' && error.retryAfterMs === 1_000));
+});
+
+test('sources over the pixel limit, undecodable bytes and non-images are invalid_argument', async (t) => {
+  const { service, assetStore } = setup();
+  const big = await service.upload(alice, { body: chunked(await jpeg(300, 200)) });
+  const limited = setup();
+  await t.notThrowsAsync(service.openFile(pathOf(big.url), { transform: { w: '64' }, infoOnly: true }));
+  const truncated = (await jpeg(300, 200)).subarray(0, 400);
+  const broken = await limited.service.upload(alice, { body: chunked(truncated) });
+  t.is(broken.type, 'image/jpeg');
+  const undecodable = await t.throwsAsync(limited.service.openFile(pathOf(broken.url), { transform: { w: '64' } }), { instanceOf: SwitchyardError });
+  t.is(undecodable?.code, 'invalid_argument');
+  const text = await service.upload(alice, { body: chunked(Buffer.from('plain text\n')) });
+  t.is((await t.throwsAsync(service.openFile(pathOf(text.url), { transform: { w: '64' } }), { instanceOf: SwitchyardError }))?.code, 'invalid_argument');
+  const maker = new VariantMaker(new MemoryBlobStore(), { sizes: SIZES, maxPixels: 1000, concurrency: 1, queue: 1 });
+  const record = (await assetStore.get('ws-alice', big.id))!;
+  await t.throwsAsync(maker.variant(record, parseTransform({ w: '64' }, SIZES)), { message: /TRANSFORM_MAX_PIXELS/ }, '300 × 200 is over a limit of 1,000');
+});
+
+test('variant keys sit beside their source; gc keeps the variants of current blobs and removes those of replaced ones', async (t) => {
+  t.is(sourceOfVariantKey(variantKeyFor('ws/as_1/bl_1', 'x')), 'ws/as_1/bl_1');
+  t.is(sourceOfVariantKey('ws/as_1/bl_1'), undefined);
+  const { service, assetStore, blobStore } = setup();
+  const asset = await service.upload(alice, { body: chunked(await jpeg(400, 300)) });
+  await service.openFile(pathOf(asset.url), { transform: { w: '64' }, infoOnly: true });
+  const clock = createManualClock(Date.now() + 2 * 3_600_000);
+  t.deepEqual((await collectGarbage({ blobStore, assetStore, clock })).deleted, [], 'a current blob keeps its variants');
+  await service.replace(alice, asset.id, { body: chunked(await jpeg(200, 100)) });
+  const report = await collectGarbage({ blobStore, assetStore, clock });
+  t.is(report.deleted.length, 1);
+  t.truthy(sourceOfVariantKey(report.deleted[0]!), 'the old blob went with the replace; its variant goes now');
+});

@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { SwitchyardError } from '../../errors.js';
+import type { AssetRecord } from '../../ports/asset-store.js';
+import { assertBlobKey } from '../../ports/blob-key.js';
+import type { BlobInfo, BlobStore } from '../../ports/blob-store.js';
+import { outputFormat, tooManyPixels, transformImage, TRANSFORMABLE_TYPES, TYPE_OF_FORMAT } from './transform-image.js';
+import { canonicalTransform, type ImageTransform } from './transform-params.js';
+
+export interface TransformConfig {
+  /** Widths and heights allowed (TRANSFORM_SIZES). */
+  readonly sizes: readonly number[];
+  /** Sources with more pixels are refused (TRANSFORM_MAX_PIXELS). */
+  readonly maxPixels: number;
+  /** Transformations running at once (TRANSFORM_CONCURRENCY). */
+  readonly concurrency: number;
+  /** Transformations waiting for a slot; one more is refused with `unavailable` and a retry hint. */
+  readonly queue: number;
+}
+
+/** Where a variant's bytes live: beside its source blob, so they go with it and never outlive what they were made of. */
+const VARIANT_SEGMENT = '.variants/';
+
+export function variantKeyFor(sourceKey: string, canonical: string): string {
+  return assertBlobKey(`${sourceKey}${VARIANT_SEGMENT}${createHash('sha256').update(canonical).digest('hex').slice(0, 32)}`);
+}
+
+/** The source blob key of a variant key, or `undefined` for a key that is not a variant's. */
+export function sourceOfVariantKey(key: string): string | undefined {
+  const at = key.lastIndexOf(VARIANT_SEGMENT);
+  return at > 0 && !key.slice(at + VARIANT_SEGMENT.length).includes('/') ? key.slice(0, at) : undefined;
+}
+
+export interface Variant {
+  readonly key: string;
+  readonly type: string;
+  readonly info: BlobInfo;
+  /** A hex digest naming the variant (source content and transform): its ETag. */
+  readonly digest: string;
+}
+
+/**
+ * Makes and finds the variants of images. A variant is stored once in the
+ * blob store, keyed by its source blob and canonical parameters, so later
+ * requests (on any instance) are plain reads; concurrent requests for one new
+ * variant in this process share its making. At most `concurrency` are made at
+ * once and `queue` wait; beyond that the answer is `unavailable` with a retry
+ * hint, before any work is done.
+ */
+export class VariantMaker {
+  readonly #blobs: BlobStore;
+  readonly #config: TransformConfig;
+  readonly #making = new Map<string, Promise<void>>();
+  readonly #waiting: (() => void)[] = [];
+  #running = 0;
+
+  constructor(blobs: BlobStore, config: TransformConfig) {
+    this.#blobs = blobs;
+    this.#config = config;
+  }
+
+  get config(): TransformConfig {
+    return this.#config;
+  }
+
+  async variant(record: AssetRecord, transform: ImageTransform): Promise<Variant> {
+    if (!TRANSFORMABLE_TYPES.has(record.type)) {
+      throw new SwitchyardError('invalid_argument', `files of type ${record.type} are not transformed; leave out w, h, fit, format and q`, [{ field: 'w', reason: `not a transformable image (${record.type})` }]);
+    }
+    // The recorded size is the shown size of the first frame; the pixel limit also holds per frame inside sharp.
+    if (record.width !== undefined && record.height !== undefined && record.width * record.height > this.#config.maxPixels) throw tooManyPixels(this.#config.maxPixels);
+    const format = outputFormat(transform, record.type);
+    const canonical = canonicalTransform(transform, format);
+    const key = variantKeyFor(record.blobKey, canonical);
+    const digest = createHash('sha256').update(`${record.sha256}\n${canonical}`).digest('hex');
+    let info = await this.#blobs.stat(key);
+    if (info === undefined) {
+      await this.#makeOnce(key, () => this.#make(record, transform, format, key));
+      info = await this.#blobs.stat(key);
+      if (info === undefined) throw new SwitchyardError('unavailable', 'the transformed image was made but cannot be read back yet; try again');
+    }
+    return { key, type: TYPE_OF_FORMAT[format], info, digest };
+  }
+
+  #makeOnce(key: string, make: () => Promise<void>): Promise<void> {
+    let making = this.#making.get(key);
+    if (making === undefined) {
+      making = make().finally(() => this.#making.delete(key));
+      this.#making.set(key, making);
+    }
+    return making;
+  }
+
+  async #make(record: AssetRecord, transform: ImageTransform, format: Parameters<typeof transformImage>[2], key: string): Promise<void> {
+    const release = await this.#slot();
+    try {
+      const body = await this.#blobs.get(record.blobKey);
+      if (body === undefined) throw new SwitchyardError('not_found', 'file not found', [{ field: 'path', reason: 'no current file at this path' }]);
+      const source = await readAll(body);
+      const output = await transformImage(source, transform, format, { maxPixels: this.#config.maxPixels });
+      await this.#blobs.put(key, Readable.from([output], { objectMode: false }));
+    } finally {
+      release();
+    }
+  }
+
+  /** A running slot, after waiting in the queue if need be; refused when the queue is full. */
+  async #slot(): Promise<() => void> {
+    if (this.#running >= this.#config.concurrency) {
+      if (this.#waiting.length >= this.#config.queue) {
+        throw new SwitchyardError('unavailable', `${this.#config.concurrency} image transformations are running and ${this.#config.queue} waiting (TRANSFORM_CONCURRENCY); try again shortly`, [], { retryAfterMs: 1_000 });
+      }
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    } else {
+      this.#running += 1;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#waiting.shift();
+      // The slot passes straight to the next in line.
+      if (next) next();
+      else this.#running -= 1;
+    };
+  }
+}
+
+async function readAll(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
+}
