@@ -234,8 +234,11 @@ test.serial("a watcher never receives another workspace's events; a bad token or
   t.like(await refused.json(), { code: 'unauthenticated' });
   const noScope = await fetch(`${b.url}/v1/routing:watch`, { headers: await a.auth(freshWorkspace(), { scope: 'routes:write' }) });
   t.is(noScope.status, 403);
-  const badRevision = await fetch(`${b.url}/v1/routing:watch?sinceRevision=x`, { headers: mine });
-  t.is(badRevision.status, 400);
+  // Only decimal digits: what Number() would take from hex, a fraction or a space is refused too.
+  for (const bad of ['x', '-1', '0x1', '1.0', '%205', '1e3', '']) {
+    t.is((await fetch(`${b.url}/v1/routing:watch?sinceRevision=${bad}`, { headers: mine })).status, 400, `sinceRevision=${bad}`);
+  }
+  t.is((await fetch(`${b.url}/v1/routing:watch`, { headers: { ...mine, 'last-event-id': '0x2' } })).status, 400, 'Last-Event-ID too');
 });
 
 test.serial('watchRouteTable: ready, matches locally, follows changes, and converges through another instance when its own goes away', async (t) => {

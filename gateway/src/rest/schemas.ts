@@ -245,7 +245,12 @@ export const RoutePageSchema = z
   .meta({ id: 'RoutePage' });
 
 const REVISION_REASON = 'must be a whole number, 0 or more';
-const revision = z.coerce.number({ error: REVISION_REASON }).int({ error: REVISION_REASON }).min(0, { error: REVISION_REASON }).max(Number.MAX_SAFE_INTEGER, { error: REVISION_REASON });
+/** Decimal digits only: `0x10`, `1.0` or ` 5` are not revisions, whatever Number() makes of them. */
+const revision = z
+  .string({ error: REVISION_REASON })
+  .regex(/^\d{1,15}$/, { error: REVISION_REASON })
+  .transform(Number)
+  .meta({ type: 'integer', minimum: 0 });
 
 export const WatchRoutesQuerySchema = z.object({
   sinceRevision: revision.optional().meta({ description: '0 (default): a snapshot first. Else only the changes after this revision (a snapshot when they are no longer kept). `Last-Event-ID` wins over it.', examples: [0] }),
