@@ -54,6 +54,8 @@ test('every command of the curl walk-through in README.md works as printed', asy
   t.regex(output, /"middleware":\["auth","audit"\],"handler":"createUser".*"revision":\d+\}/, 'the patched route');
   t.regex(output, /^204$/m, 'the deleted route');
   t.regex(output, /event: reset\n[\s\S]*event: upsert\n[\s\S]*event: synced\nid: \d+\n/, 'the watch: a snapshot');
+  t.regex(output, /^200 image\/webp$/m, 'a transformed image');
+  t.regex(output, /"code":"invalid_argument","message":"w: must be one of 16, 32/, 'a size not in the list');
   t.regex(output, /"label":"contract".*"visibility":"private"/);
   t.regex(output, /^403\n200\n204\n403$/m, 'private without a signature, signed, revoked, the signed url after the revocation');
   t.regex(output, /\{"allowedTypes":\["image\/\*"\],"maxUploadBytes":10485760,"defaultVisibility":"public"\}/);
