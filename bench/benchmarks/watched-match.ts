@@ -1,8 +1,7 @@
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { createPrincipal, createSwitchyard, memoryAdapters, SCOPES, SyncedRouteTable } from '@switchyard/core';
-import { plan } from '../harness/plan.js';
 import { result, type BenchResult } from '../harness/results.js';
-import { crossCheck, time, type Match, type MatchFn } from './match-route.js';
+import { alternate, crossCheck, type Match } from './match-route.js';
 import { buildRouteSet } from './route-set.js';
 
 /**
@@ -33,17 +32,7 @@ export async function watchedMatch(): Promise<BenchResult[]> {
     return found ? { pattern: found.route.path, params: found.params } : undefined;
   }, probes);
 
-  const candidates: Record<'ours' | 'baseline', MatchFn> = {
-    ours: (method, path) => table.match(method, path),
-    baseline: (method, path) => router.find(method as HTTPMethod, path),
-  };
-  const opsPerSecond = { ours: 0, baseline: 0 };
-  for (const side of ['ours', 'baseline'] as const) time(candidates[side], probes, plan.matchMillis / 4);
-  for (let round = 0; round < plan.rounds; round++) {
-    for (const side of round % 2 ? (['baseline', 'ours'] as const) : (['ours', 'baseline'] as const)) {
-      opsPerSecond[side] += time(candidates[side], probes, plan.matchMillis) / plan.rounds;
-    }
-  }
+  const opsPerSecond = alternate({ ours: (method, path) => table.match(method, path), baseline: (method, path) => router.find(method as HTTPMethod, path) }, probes);
   stop.abort();
   await following;
   return [result('watched-match', opsPerSecond.ours, opsPerSecond.baseline, 'ops/s', 'higher', { goal: 'ratio >= 1.5', notes: { routes: routes.length, paths: probes.length } })];

@@ -4,6 +4,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { SyncedRouteTable, type Route, type RouteEvent, type RouteTableMatch } from '@switchyard/core/routes';
 import type { TokenSource } from './options.js';
+import type { RestRoute } from './rest.js';
 
 export interface WatchRouteTableOptions {
   /** The gateway (`http://127.0.0.1:8080`), or several: after a failure the next one is tried. */
@@ -158,17 +159,6 @@ function applyMessage(table: SyncedRouteTable, message: EventSourceMessage): voi
     case 'error':
       throw new Error(`the watch failed: ${data.code ?? 'unknown'}: ${data.message ?? ''}`);
   }
-}
-
-interface RestRoute {
-  readonly id: string;
-  readonly method: string;
-  readonly path: string;
-  readonly middleware: readonly string[];
-  readonly handler: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly revision: number;
 }
 
 function routeOf(route: RestRoute): Route {

@@ -124,6 +124,20 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
     };
   }
 
+  /** Ends a server stream when its handler settles: OK, or the failure's status (grpc-js takes an 'error' event as the final status). */
+  function endStream(call: ServerWritableStream<unknown, unknown>, tracker: { finish(error?: unknown): ReturnType<typeof toGrpcStatus> | undefined }, work: Promise<void>): void {
+    work.then(
+      () => {
+        tracker.finish();
+        call.end();
+      },
+      (error: unknown) => {
+        const failed = tracker.finish(error);
+        if (failed && !call.cancelled) call.emit('error', failed);
+      },
+    );
+  }
+
   return {
     unary: (method, run) => (call, callback) => {
       const tracker = begin(method, call);
@@ -154,31 +168,12 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
 
     publicServerStream: (method, run) => (call) => {
       const tracker = begin(method, call, false);
-      track(Promise.resolve().then(() => decoded(call.request)).then(() => run(call, tracker.context))).then(
-        () => {
-          tracker.finish();
-          call.end();
-        },
-        (error: unknown) => {
-          const failed = tracker.finish(error);
-          // grpc-js turns an 'error' event into the call's final status.
-          if (failed && !call.cancelled) call.emit('error', failed);
-        },
-      );
+      endStream(call, tracker, track(Promise.resolve().then(() => decoded(call.request)).then(() => run(call, tracker.context))));
     },
 
     serverStream: (method, run) => (call) => {
       const tracker = begin(method, call, false);
-      track(tracker.authenticate().then((context) => run(call, { ...context, closing: closing.signal }))).then(
-        () => {
-          tracker.finish();
-          call.end();
-        },
-        (error: unknown) => {
-          const failed = tracker.finish(error);
-          if (failed && !call.cancelled) call.emit('error', failed);
-        },
-      );
+      endStream(call, tracker, track(tracker.authenticate().then((context) => run(call, { ...context, closing: closing.signal }))));
     },
 
     endStreams: () => closing.abort(),
