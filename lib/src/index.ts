@@ -57,3 +57,5 @@ export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garba
 export type { CollectGarbageOptions, GarbageReport } from './maintenance/collect-garbage.js';
 
 export { MemoryRouteStore, MemoryAssetStore, MemoryBlobStore, memoryAdapters } from './memory/index.js';
+export { DEFAULT_ROUTE_HISTORY } from './memory/memory-route-store.js';
+export { DEFAULT_WATCH_POLL_MS, DEFAULT_WATCH_HEARTBEAT_MS } from './routes/route-service.js';

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { DEFAULT_TRANSFORM_SIZES } from '@switchyard/core';
+import { DEFAULT_ROUTE_HISTORY, DEFAULT_TRANSFORM_MAX_PIXELS, DEFAULT_TRANSFORM_SIZES, DEFAULT_WATCH_HEARTBEAT_MS, DEFAULT_WATCH_POLL_MS } from '@switchyard/core';
 import { join, resolve } from 'node:path';
 import {
   deepFreeze,
@@ -89,11 +89,11 @@ export const serviceEnv = envSchema(
     // Never echoed either.
     URL_SIGNING_KEYS: shownAs(reasonedRule(parseUrlSigningKeys).optional(), () => undefined),
     TRANSFORM_SIZES: reasonedRule(parseSizes).optional(),
-    TRANSFORM_MAX_PIXELS: wholeNumberVariable(50_000_000, 1, 1_000_000_000, 'is not a whole number of pixels between 1 and 1000000000'),
+    TRANSFORM_MAX_PIXELS: wholeNumberVariable(DEFAULT_TRANSFORM_MAX_PIXELS, 1, 1_000_000_000, 'is not a whole number of pixels between 1 and 1000000000'),
     TRANSFORM_CONCURRENCY: wholeNumberVariable(Math.max(1, availableParallelism()), 1, 1024, 'is not a whole number between 1 and 1024'),
-    ROUTE_HISTORY: wholeNumberVariable(10_000, 1, 10_000_000, 'is not a whole number of changes between 1 and 10000000'),
-    WATCH_POLL_MS: wholeNumberVariable(250, 10, 60_000, 'is not a number of milliseconds between 10 and 60000'),
-    WATCH_HEARTBEAT_MS: wholeNumberVariable(15_000, 100, 3_600_000, 'is not a number of milliseconds between 100 and 3600000'),
+    ROUTE_HISTORY: wholeNumberVariable(DEFAULT_ROUTE_HISTORY, 1, 10_000_000, 'is not a whole number of changes between 1 and 10000000'),
+    WATCH_POLL_MS: wholeNumberVariable(DEFAULT_WATCH_POLL_MS, 10, 60_000, 'is not a number of milliseconds between 10 and 60000'),
+    WATCH_HEARTBEAT_MS: wholeNumberVariable(DEFAULT_WATCH_HEARTBEAT_MS, 100, 3_600_000, 'is not a number of milliseconds between 100 and 3600000'),
     ...SERVICE_LIMIT_VARIABLES,
   },
   (values, refuse) => {

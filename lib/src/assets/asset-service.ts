@@ -21,6 +21,7 @@ import type { VariantMaker } from './transform/variants.js';
 import { createSignedUrl, revokeSignedUrls, updateAsset } from './asset-attributes.js';
 import { getPolicy, policyInForce, setPolicy } from './policy-operations.js';
 import { validateVisibility } from './visibility.js';
+import { lateField } from './late-field.js';
 
 export interface AssetServiceDeps {
   readonly assetStore: AssetStore;
@@ -47,8 +48,8 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
     async upload(principal, input) {
       requireScope(principal, 'assets:write');
       // A label given up front is judged before any byte is read.
-      const labelUpFront = typeof input.label === 'function' ? undefined : validateLabel(input.label);
-      const visibilityUpFront = typeof input.visibility === 'function' ? undefined : validateVisibility(input.visibility);
+      const labelOf = lateField(input.label, validateLabel);
+      const visibilityOf = lateField(input.visibility, validateVisibility);
       const { workspace } = principal;
       const policy = await policyInForce(deps, workspace);
       const id = ids.next('asset');
@@ -58,8 +59,8 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
       const now = new Date(clock.now().getTime());
       let record: AssetRecord;
       try {
-        const label = labelUpFront ?? validateLabel((input.label as () => string | undefined)());
-        const visibility = visibilityUpFront ?? (typeof input.visibility === 'function' ? validateVisibility(input.visibility()) : undefined) ?? policy.defaultVisibility;
+        const label = labelOf();
+        const visibility = visibilityOf() ?? policy.defaultVisibility;
         record = { id, workspace, label, blobId, blobKey, ...content, uploadedAt: now, createdAt: now, version: 1, visibility, linkEpoch: 0 };
         await assetStore.insert(record);
       } catch (error) {

@@ -11,6 +11,7 @@ import { toAsset } from './to-asset.js';
 import type { Asset, ReplaceInput } from './types.js';
 import { policyInForce } from './policy-operations.js';
 import { validateVisibility, type Visibility } from './visibility.js';
+import { lateField } from './late-field.js';
 
 /** Compare-and-set attempts before giving up with `aborted`; each lost attempt means another replace won. */
 export const MAX_SWAP_ATTEMPTS = 100;
@@ -25,7 +26,7 @@ export async function replaceAsset(deps: AssetServiceDeps, principal: Principal,
   requireScope(principal, 'assets:write');
   const assetId = assertId('asset', id);
   const { workspace } = principal;
-  const visibilityUpFront = typeof input.visibility === 'function' ? undefined : validateVisibility(input.visibility);
+  const visibilityOf = lateField(input.visibility, validateVisibility);
   // Fail before reading a possibly large body.
   const [current, policy] = await Promise.all([deps.assetStore.get(workspace, assetId), policyInForce(deps, workspace)]);
   if (!current) throw assetNotFound(assetId);
@@ -37,8 +38,7 @@ export async function replaceAsset(deps: AssetServiceDeps, principal: Principal,
 
   let swapped: { record: AssetRecord; replacedKey: string };
   try {
-    const visibility = visibilityUpFront ?? (typeof input.visibility === 'function' ? validateVisibility(input.visibility()) : undefined);
-    swapped = await swapIn(deps.assetStore, workspace, assetId, content, visibility);
+    swapped = await swapIn(deps.assetStore, workspace, assetId, content, visibilityOf());
   } catch (error) {
     await discardUnreferencedBlob(deps.assetStore, deps.blobStore, blobKey);
     throw toSwitchyardError(error);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import { SwitchyardError, type NewRouteRecord, type RouteChange, type RouteCursor, type RouteRecord, type RouteRecordUpdate, type RouteStore } from '@switchyard/core';
+import { DEFAULT_ROUTE_HISTORY, SwitchyardError, type NewRouteRecord, type RouteChange, type RouteCursor, type RouteRecord, type RouteRecordUpdate, type RouteStore } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import { dialectOf } from './database.js';
 import type { Database, RouteChangesTable, RoutesTable } from './schema.js';
@@ -8,8 +8,6 @@ import type { Database, RouteChangesTable, RoutesTable } from './schema.js';
 const COLUMNS = ['id', 'workspace', 'method', 'path', 'shape', 'middleware', 'handler', 'created_at', 'updated_at', 'revision'] as const;
 type RouteRow = Pick<Selectable<RoutesTable>, (typeof COLUMNS)[number]>;
 
-/** Changes kept per workspace before the oldest go (a watcher further behind gets a snapshot). */
-export const DEFAULT_ROUTE_HISTORY = 10_000;
 /** A MySQL deadlock victim (two first writes of a new workspace) is retried this often before `aborted`. */
 const DEADLOCK_RETRIES = 5;
 
