@@ -50,12 +50,18 @@ export { DEFAULT_TRANSFORM_MAX_PIXELS } from './switchyard.js';
 export type { UrlSigningKey } from './assets/signed-urls.js';
 export { sniffMediaType } from './assets/sniff.js';
 
+export type { ResumableUploads, Upload, CreateUploadInput, AppendInput, UploadIntentInput, UploadChecksum, UploadChecksumAlgorithm } from './uploads/types.js';
+export { UPLOAD_CHECKSUM_ALGORITHMS } from './uploads/types.js';
+export { CHECKSUM_MISMATCH_FIELD } from './uploads/store-part.js';
+export { DEFAULT_UPLOAD_EXPIRY_MS, MAX_CONCAT_PARTS } from './uploads/resumable-uploads.js';
+
+export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './ports/index.js';
 export type { RouteRecord, NewRouteRecord, RouteRecordUpdate, RouteChange, RouteCursor, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, BlobStore, BlobInfo, ByteRange, AbandonedWrites, TokenVerifier } from './ports/index.js';
 export { assertBlobKey } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';
 export type { CollectGarbageOptions, GarbageReport } from './maintenance/collect-garbage.js';
 
-export { MemoryRouteStore, MemoryAssetStore, MemoryBlobStore, memoryAdapters } from './memory/index.js';
+export { MemoryRouteStore, MemoryAssetStore, MemoryBlobStore, MemoryUploadStore, memoryAdapters } from './memory/index.js';
 export { DEFAULT_ROUTE_HISTORY } from './memory/memory-route-store.js';
 export { DEFAULT_WATCH_POLL_MS, DEFAULT_WATCH_HEARTBEAT_MS } from './routes/route-service.js';

@@ -12,6 +12,9 @@ import { availableParallelism } from 'node:os';
 import { VariantMaker, type TransformConfig } from './assets/transform/variants.js';
 import { DEFAULT_TRANSFORM_SIZES } from './assets/transform/transform-params.js';
 import type { RouteService } from './routes/types.js';
+import type { UploadStore } from './ports/upload-store.js';
+import { createResumableUploads, DEFAULT_UPLOAD_EXPIRY_MS } from './uploads/resumable-uploads.js';
+import type { ResumableUploads } from './uploads/types.js';
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 104_857_600;
 
@@ -19,6 +22,10 @@ export interface SwitchyardOptions {
   readonly routeStore: RouteStore;
   readonly assetStore: AssetStore;
   readonly blobStore: BlobStore;
+  /** Where resumable uploads keep their state; without one, `uploads` is absent. Shared by every instance that may continue an upload. */
+  readonly uploadStore?: UploadStore | undefined;
+  /** How long an unfinished resumable upload lives after its last append (ms, default one day). */
+  readonly uploadExpiryMs?: number | undefined;
   /** Public base URL of stored files, e.g. `https://cdn.example.com/files`. */
   readonly cdnUrl: string;
   /** Largest accepted file in bytes (default 100 MiB). */
@@ -41,6 +48,8 @@ export interface SwitchyardOptions {
 export interface Switchyard {
   readonly routes: RouteService;
   readonly assets: AssetService;
+  /** Resumable uploads (tus), when an `uploadStore` was given. */
+  readonly uploads: ResumableUploads | undefined;
 }
 
 /** Wires the core to its adapters. Options are validated and frozen here, once. */
@@ -52,9 +61,11 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     throw new SwitchyardError('invalid_argument', 'maxUploadBytes must be a non-negative integer', [{ field: 'maxUploadBytes', reason: 'not a non-negative integer' }]);
   }
   const cdnUrl = normalizeCdnUrl(options.cdnUrl);
-  return Object.freeze({
-    routes: createRouteService({ store: options.routeStore, clock, ids, watchPollMs: options.routeWatch?.pollMs, watchHeartbeatMs: options.routeWatch?.heartbeatMs }),
-    assets: createAssetService({
+  const expiryMs = options.uploadExpiryMs ?? DEFAULT_UPLOAD_EXPIRY_MS;
+  if (!Number.isSafeInteger(expiryMs) || expiryMs <= 0) {
+    throw new SwitchyardError('invalid_argument', 'uploadExpiryMs must be a positive integer', [{ field: 'uploadExpiryMs', reason: 'not a positive integer' }]);
+  }
+  const assets = createAssetService({
       assetStore: options.assetStore,
       routeStore: options.routeStore,
       blobStore: options.blobStore,
@@ -64,7 +75,12 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       maxUploadBytes,
       urlSigner: createUrlSigner(options.urlSigningKeys ?? [randomUrlSigningKey()]),
       variants: new VariantMaker(options.blobStore, transformConfig(options.transforms)),
-    }),
+  });
+  const { uploadStore } = options;
+  return Object.freeze({
+    routes: createRouteService({ store: options.routeStore, clock, ids, watchPollMs: options.routeWatch?.pollMs, watchHeartbeatMs: options.routeWatch?.heartbeatMs }),
+    assets,
+    uploads: uploadStore ? createResumableUploads({ uploadStore, assetStore: options.assetStore, blobStore: options.blobStore, assets, clock, ids, maxUploadBytes, expiryMs }) : undefined,
   });
 }
 

@@ -112,7 +112,7 @@ function tooLarge(maxBytes: number): SwitchyardError {
 }
 
 /** Our own errors keep their code; a sender that went away is `canceled`; any other broken body is the caller's input. */
-function bodyFailure(error: unknown): SwitchyardError {
+export function bodyFailure(error: unknown): SwitchyardError {
   if (error instanceof SwitchyardError) return error;
   if (isAbort(error)) return new SwitchyardError('canceled', 'the upload was canceled before its end; nothing was stored', [], { cause: error });
   return new SwitchyardError('invalid_argument', 'the upload body failed before its end; nothing was stored', [{ field: 'file', reason: 'the byte stream failed' }], {

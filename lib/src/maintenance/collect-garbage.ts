@@ -3,6 +3,8 @@ import { SwitchyardError } from '../errors.js';
 import type { AssetStore } from '../ports/asset-store.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { sourceOfVariantKey } from '../assets/transform/variants.js';
+import type { UploadStore } from '../ports/upload-store.js';
+import { sweepExpiredUploads, uploadOfPartKey } from '../uploads/sweep-uploads.js';
 
 /** Long enough for any upload to finish and have its record written. */
 export const DEFAULT_GC_GRACE_MS = 60 * 60 * 1000;
@@ -10,6 +12,8 @@ export const DEFAULT_GC_GRACE_MS = 60 * 60 * 1000;
 export interface CollectGarbageOptions {
   readonly blobStore: BlobStore;
   readonly assetStore: AssetStore;
+  /** Resumable uploads: expired ones are removed with their parts, and the parts of live ones kept. */
+  readonly uploadStore?: UploadStore | undefined;
   readonly clock?: Clock | undefined;
   /** Blobs modified more recently than this are kept, referenced or not (default one hour). */
   readonly graceMs?: number | undefined;
@@ -22,6 +26,8 @@ export interface GarbageReport {
   readonly scanned: number;
   /** Keys removed (or, in a dry run, that would have been). */
   readonly deleted: string[];
+  /** Expired resumable uploads removed (in a dry run: that would be), with their stored parts. */
+  readonly expiredUploads: string[];
   /** Partial writes a crash left outside any key (temp files, multipart uploads), removed or, in a dry run, found. */
   readonly abandoned: string[];
   /** What could not be collected, and why (e.g. a store that cannot list its partial writes). */
@@ -40,18 +46,27 @@ export async function collectGarbage(options: CollectGarbageOptions): Promise<Ga
   if (!Number.isFinite(graceMs) || graceMs < 0) {
     throw new SwitchyardError('invalid_argument', 'graceMs must be a non-negative number', [{ field: 'graceMs', reason: 'not a non-negative number' }]);
   }
-  const cutoff = (options.clock ?? systemClock).now().getTime() - graceMs;
+  const now = (options.clock ?? systemClock).now();
+  const cutoff = now.getTime() - graceMs;
+  const dryRun = options.dryRun === true;
+  const { uploadStore } = options;
+  const expiredUploads = uploadStore ? await sweepExpiredUploads(uploadStore, options.blobStore, now, dryRun) : [];
   let scanned = 0;
   const deleted: string[] = [];
   for await (const blob of options.blobStore.list()) {
     scanned++;
     if (blob.modifiedAt.getTime() > cutoff) continue;
-    // A variant (derived image) is kept while its source blob is current.
-    if (await options.assetStore.hasBlobKey(sourceOfVariantKey(blob.key) ?? blob.key)) continue;
+    if (await isReferenced(options.assetStore, uploadStore, blob.key)) continue;
     if (!options.dryRun) await options.blobStore.delete(blob.key);
     deleted.push(blob.key);
   }
-  const dryRun = options.dryRun === true;
   const sweep = (await options.blobStore.sweepAbandonedWrites?.(new Date(cutoff), { dryRun })) ?? { removed: [] };
-  return { scanned, deleted, abandoned: sweep.removed, warnings: sweep.unsupported === undefined ? [] : [sweep.unsupported] };
+  return { scanned, deleted, expiredUploads, abandoned: sweep.removed, warnings: sweep.unsupported === undefined ? [] : [sweep.unsupported] };
+}
+
+/** A blob is in use when an asset's current file is it or its source (variants), or a live resumable upload holds it. */
+async function isReferenced(assetStore: AssetStore, uploadStore: UploadStore | undefined, key: string): Promise<boolean> {
+  const uploadId = uploadOfPartKey(key);
+  if (uploadId !== undefined) return uploadStore !== undefined && (await uploadStore.has(uploadId));
+  return assetStore.hasBlobKey(sourceOfVariantKey(key) ?? key);
 }

@@ -1,10 +1,11 @@
 import { MemoryAssetStore } from './memory-asset-store.js';
 import { MemoryBlobStore } from './memory-blob-store.js';
 import { MemoryRouteStore } from './memory-route-store.js';
+import { MemoryUploadStore } from './memory-upload-store.js';
 
-export { MemoryAssetStore, MemoryBlobStore, MemoryRouteStore };
+export { MemoryAssetStore, MemoryBlobStore, MemoryRouteStore, MemoryUploadStore };
 
 /** One fresh set of in-memory stores, ready to spread into `createSwitchyard`. */
-export function memoryAdapters(): { routeStore: MemoryRouteStore; assetStore: MemoryAssetStore; blobStore: MemoryBlobStore } {
-  return { routeStore: new MemoryRouteStore(), assetStore: new MemoryAssetStore(), blobStore: new MemoryBlobStore() };
+export function memoryAdapters(): { routeStore: MemoryRouteStore; assetStore: MemoryAssetStore; blobStore: MemoryBlobStore; uploadStore: MemoryUploadStore } {
+  return { routeStore: new MemoryRouteStore(), assetStore: new MemoryAssetStore(), blobStore: new MemoryBlobStore() , uploadStore: new MemoryUploadStore() };
 }

@@ -3,3 +3,4 @@ export type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStor
 export type { BlobStore, BlobInfo, ByteRange, AbandonedWrites } from './blob-store.js';
 export type { TokenVerifier } from './token-verifier.js';
 export { assertBlobKey } from './blob-key.js';
+export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './upload-store.js';

@@ -3,6 +3,7 @@
 
 export { routeStoreConformance, sampleRoute } from './route-store-conformance.js';
 export { assetStoreConformance, sampleAsset, sampleContent } from './asset-store-conformance.js';
+export { uploadStoreConformance, sampleUpload } from './upload-store-conformance.js';
 export { blobStoreConformance, UNSAFE_BLOB_KEYS } from './blob-store-conformance.js';
 export type { ConformanceOptions, RegisterTest, StoreHandle } from './conformance.js';
 export type { Check } from './assertions.js';

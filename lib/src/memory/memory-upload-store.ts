@@ -1,0 +1,83 @@
+import { SwitchyardError } from '../errors.js';
+import type { UploadCommit, UploadRecord, UploadStore } from '../ports/upload-store.js';
+
+interface Entry {
+  record: UploadRecord;
+  /** When the current finish claim was taken, if one is held. */
+  finishingSince: Date | undefined;
+}
+
+/** UploadStore in process memory: each operation runs without awaiting inside, so compare-and-set is atomic. */
+export class MemoryUploadStore implements UploadStore {
+  readonly #byId = new Map<string, Entry>();
+
+  async insert(record: UploadRecord): Promise<void> {
+    if (this.#byId.has(record.id)) throw new SwitchyardError('already_exists', 'upload id already exists');
+    this.#byId.set(record.id, { record: freezeUpload(record), finishingSince: undefined });
+  }
+
+  async get(workspace: string, id: string): Promise<UploadRecord | undefined> {
+    return this.#entry(workspace, id)?.record;
+  }
+
+  async commit(workspace: string, id: string, expectedOffset: number, change: UploadCommit): Promise<UploadRecord | undefined> {
+    const entry = this.#entry(workspace, id);
+    if (!entry || entry.record.offset !== expectedOffset || entry.record.assetId !== undefined) return undefined;
+    const { record } = entry;
+    entry.record = freezeUpload({
+      ...record,
+      offset: record.offset + (change.part?.size ?? 0),
+      parts: change.part ? [...record.parts, change.part] : record.parts,
+      length: change.length ?? record.length,
+      expiresAt: change.expiresAt,
+    });
+    return entry.record;
+  }
+
+  async claimFinish(workspace: string, id: string, now: Date, staleBefore: Date): Promise<boolean> {
+    const entry = this.#entry(workspace, id);
+    if (!entry || entry.record.assetId !== undefined) return false;
+    if (entry.finishingSince !== undefined && entry.finishingSince >= staleBefore) return false;
+    entry.finishingSince = now;
+    return true;
+  }
+
+  async releaseFinish(workspace: string, id: string): Promise<void> {
+    const entry = this.#entry(workspace, id);
+    if (entry) entry.finishingSince = undefined;
+  }
+
+  async finish(workspace: string, id: string, assetId: string, expiresAt: Date): Promise<void> {
+    const entry = this.#entry(workspace, id);
+    if (!entry) return;
+    entry.record = freezeUpload({ ...entry.record, assetId, parts: [], expiresAt });
+    entry.finishingSince = undefined;
+  }
+
+  async delete(workspace: string, id: string): Promise<boolean> {
+    if (!this.#entry(workspace, id)) return false;
+    return this.#byId.delete(id);
+  }
+
+  async expired(now: Date, limit: number): Promise<UploadRecord[]> {
+    const found: UploadRecord[] = [];
+    for (const { record } of this.#byId.values()) {
+      if (found.length >= limit) break;
+      if (record.expiresAt < now) found.push(record);
+    }
+    return found;
+  }
+
+  async has(id: string): Promise<boolean> {
+    return this.#byId.has(id);
+  }
+
+  #entry(workspace: string, id: string): Entry | undefined {
+    const entry = this.#byId.get(id);
+    return entry?.record.workspace === workspace ? entry : undefined;
+  }
+}
+
+function freezeUpload(record: UploadRecord): UploadRecord {
+  return Object.freeze({ ...record, parts: Object.freeze(record.parts.map((part) => Object.freeze({ ...part }))), intent: Object.freeze({ ...record.intent }) });
+}

@@ -1,0 +1,78 @@
+import type { Visibility } from '../assets/visibility.js';
+
+/** One stored run of an upload's bytes: a blob holding `size` bytes from the upload's offset at the time. */
+export interface UploadPart {
+  readonly key: string;
+  readonly size: number;
+}
+
+/** What the client said about the file when it created the upload. */
+export interface UploadIntent {
+  /** The client's file name; a hint only. */
+  readonly filename?: string | undefined;
+  readonly label?: string | undefined;
+  readonly visibility?: Visibility | undefined;
+  /** The asset whose file the finished upload replaces; absent: a new asset. */
+  readonly replace?: string | undefined;
+}
+
+/** A resumable upload, as the upload store keeps it. */
+export interface UploadRecord {
+  /** `up_…` */
+  readonly id: string;
+  readonly workspace: string;
+  /** The total size, once known (absent while the client defers it). */
+  readonly length: number | undefined;
+  /** Bytes received and stored so far. */
+  readonly offset: number;
+  /** The stored runs of bytes, in order; their sizes add up to `offset`. */
+  readonly parts: readonly UploadPart[];
+  /** A part of a later concatenation: it never becomes an asset on its own. */
+  readonly partial: boolean;
+  readonly intent: UploadIntent;
+  readonly createdAt: Date;
+  /** Unfinished past this time, the upload is gone. */
+  readonly expiresAt: Date;
+  /** The asset the finished upload made or replaced. */
+  readonly assetId: string | undefined;
+}
+
+/** What `commit` changes in one step, if the upload is still at the expected offset. */
+export interface UploadCommit {
+  /** The run of bytes just stored, from `expectedOffset` on. */
+  readonly part?: UploadPart | undefined;
+  /** The total size, declared late (creation-defer-length). */
+  readonly length?: number | undefined;
+  readonly expiresAt: Date;
+}
+
+/**
+ * Persistence for resumable uploads, shared by every service instance so any
+ * of them can continue any upload.
+ *
+ * Contract (checked by `uploadStoreConformance` in `switchyard/testing`):
+ * - `insert` stores a new record (a repeated id throws `already_exists`).
+ * - `get` returns the record only within its own workspace, else `undefined`.
+ * - `commit` is a compare-and-set on the offset: it applies the change and
+ *   returns the new record only when the upload exists and is still at
+ *   `expectedOffset` and unfinished; otherwise it changes nothing and returns
+ *   `undefined`. Two appends racing at one offset: exactly one wins.
+ * - `claimFinish` lets one caller at a time finish a complete upload: true
+ *   when no claim younger than `staleBefore` is held and no asset is recorded.
+ * - `finish` records the asset and clears the parts list; `releaseFinish`
+ *   drops a claim whose finish failed and may be retried.
+ * - `delete` removes the record; true when there was one.
+ * - `expired` lists records (any workspace) whose `expiresAt` is before `now`.
+ * - `has` tells whether an upload id exists in any workspace (garbage collection).
+ */
+export interface UploadStore {
+  insert(record: UploadRecord): Promise<void>;
+  get(workspace: string, id: string): Promise<UploadRecord | undefined>;
+  commit(workspace: string, id: string, expectedOffset: number, change: UploadCommit): Promise<UploadRecord | undefined>;
+  claimFinish(workspace: string, id: string, now: Date, staleBefore: Date): Promise<boolean>;
+  releaseFinish(workspace: string, id: string): Promise<void>;
+  finish(workspace: string, id: string, assetId: string, expiresAt: Date): Promise<void>;
+  delete(workspace: string, id: string): Promise<boolean>;
+  expired(now: Date, limit: number): Promise<UploadRecord[]>;
+  has(id: string): Promise<boolean>;
+}

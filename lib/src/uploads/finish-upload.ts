@@ -1,0 +1,63 @@
+import { Readable } from 'node:stream';
+import type { Principal } from '../auth/principal.js';
+import { SwitchyardError, toSwitchyardError } from '../errors.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import type { UploadPart, UploadRecord, UploadStore } from '../ports/upload-store.js';
+import type { Asset, AssetService } from '../assets/types.js';
+
+/** Codes after which the same finish may succeed if tried again: the upload and its bytes are kept. */
+const RETRYABLE = new Set(['unavailable', 'internal', 'canceled', 'deadline_exceeded', 'aborted']);
+
+/** A part gone from the store: trying again cannot help. */
+const MISSING_PART = 'parts';
+
+export function isRetryable(error: SwitchyardError): boolean {
+  return RETRYABLE.has(error.code) && !error.details.some((detail) => detail.field === MISSING_PART);
+}
+
+/**
+ * Turns a complete upload into an asset through the plain upload (or replace)
+ * path, so the sniffing, the workspace policy, the size limit, the sha256 and
+ * the all-or-nothing guarantees are exactly those of a direct upload.
+ */
+export async function makeAsset(assets: AssetService, blobStore: BlobStore, principal: Principal, record: UploadRecord): Promise<Asset> {
+  const body = Readable.from(partBytes(blobStore, record.parts), { objectMode: false });
+  const { intent } = record;
+  try {
+    if (intent.replace !== undefined) return await assets.replace(principal, intent.replace, { body, filename: intent.filename, visibility: intent.visibility });
+    return await assets.upload(principal, { body, filename: intent.filename, label: intent.label, visibility: intent.visibility });
+  } catch (error) {
+    body.destroy();
+    throw toSwitchyardError(error);
+  }
+}
+
+/** The parts' bytes in order, one part open at a time. */
+async function* partBytes(blobStore: BlobStore, parts: readonly UploadPart[]): AsyncGenerator<Uint8Array> {
+  for (const part of parts) {
+    const stream = await blobStore.get(part.key);
+    // A part lost from the store (a crash mid-way, an operator): the upload cannot be finished, and must not pretend to.
+    if (stream === undefined) throw partLost(`a stored part of the upload is missing (${part.key})`);
+    let size = 0;
+    for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+      size += chunk.length;
+      yield chunk;
+    }
+    if (size !== part.size) throw partLost(`a stored part of the upload has ${size} bytes instead of ${part.size} (${part.key})`);
+  }
+}
+
+function partLost(message: string): SwitchyardError {
+  return new SwitchyardError('internal', message, [{ field: MISSING_PART, reason: 'the upload lost stored bytes and cannot be finished' }]);
+}
+
+export async function deleteParts(blobStore: BlobStore, parts: readonly UploadPart[]): Promise<void> {
+  // Best effort: what stays behind is found by gc, which removes parts of uploads that no longer exist.
+  await Promise.all(parts.map((part) => blobStore.delete(part.key).catch(() => undefined)));
+}
+
+/** Removes an upload and its stored bytes. */
+export async function discardUpload(uploadStore: UploadStore, blobStore: BlobStore, record: UploadRecord): Promise<void> {
+  await uploadStore.delete(record.workspace, record.id).catch(() => undefined);
+  await deleteParts(blobStore, record.parts);
+}

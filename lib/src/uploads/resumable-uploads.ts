@@ -1,0 +1,252 @@
+import { requireScope, type Principal } from '../auth/principal.js';
+import type { Clock } from '../clock.js';
+import { invalidArgument, SwitchyardError, toSwitchyardError } from '../errors.js';
+import { assertId, type IdSource } from '../ids.js';
+import type { AssetStore } from '../ports/asset-store.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import type { UploadRecord, UploadStore } from '../ports/upload-store.js';
+import { assertBlobKey } from '../ports/blob-key.js';
+import { assetNotFound } from '../assets/asset-errors.js';
+import { policyInForce } from '../assets/policy-operations.js';
+import type { AssetService } from '../assets/types.js';
+import { deleteParts, discardUpload, isRetryable, makeAsset } from './finish-upload.js';
+import { validateIntent, validateLength } from './intent.js';
+import { storePart } from './store-part.js';
+import type { AppendInput, CreateUploadInput, ResumableUploads, Upload } from './types.js';
+
+export const DEFAULT_UPLOAD_EXPIRY_MS = 24 * 60 * 60 * 1000;
+/** Most partial uploads one concatenation may join. */
+export const MAX_CONCAT_PARTS = 1000;
+/** A finish not done after this long is presumed dead (its process crashed), and another may take over. */
+const FINISH_CLAIM_MS = 15 * 60 * 1000;
+/** Blob keys of upload parts start here: a workspace name cannot begin with `_`, so no asset key ever does. */
+export const UPLOAD_PARTS_PREFIX = '_uploads';
+
+export interface ResumableUploadDeps {
+  readonly uploadStore: UploadStore;
+  readonly assetStore: AssetStore;
+  readonly blobStore: BlobStore;
+  /** Finished uploads become assets through it. */
+  readonly assets: AssetService;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly maxUploadBytes: number;
+  /** How long an unfinished upload lives after its last append. */
+  readonly expiryMs: number;
+}
+
+export function createResumableUploads(options: ResumableUploadDeps): ResumableUploads {
+  const deps: ResumableUploadDeps = Object.freeze({ ...options });
+  const { uploadStore, blobStore, clock } = deps;
+  const now = (): Date => new Date(clock.now().getTime());
+  const expiresFrom = (time: Date): Date => new Date(time.getTime() + deps.expiryMs);
+
+  async function load(principal: Principal, id: string): Promise<UploadRecord> {
+    requireScope(principal, 'assets:write');
+    const uploadId = assertId('upload', id);
+    const record = await uploadStore.get(principal.workspace, uploadId);
+    // An expired upload is gone, whether or not gc has swept it yet.
+    if (!record || (record.assetId === undefined && record.expiresAt <= now())) throw uploadNotFound(uploadId);
+    return record;
+  }
+
+  async function maxBytesOf(workspace: string): Promise<number> {
+    return (await policyInForce(deps, workspace)).maxUploadBytes;
+  }
+
+  async function requireReplaceTarget(principal: Principal, assetId: string | undefined): Promise<void> {
+    if (assetId !== undefined && !(await deps.assetStore.get(principal.workspace, assetId))) throw assetNotFound(assetId);
+  }
+
+  /** Makes the asset of a complete upload, once: concurrent callers leave it to the one holding the claim. */
+  async function finish(principal: Principal, record: UploadRecord): Promise<UploadRecord> {
+    const time = now();
+    if (!(await uploadStore.claimFinish(record.workspace, record.id, time, new Date(time.getTime() - FINISH_CLAIM_MS)))) {
+      return (await uploadStore.get(record.workspace, record.id)) ?? record;
+    }
+    let assetId: string;
+    try {
+      assetId = (await makeAsset(deps.assets, blobStore, principal, record)).id;
+    } catch (error) {
+      const failure = toSwitchyardError(error);
+      if (isRetryable(failure)) {
+        await uploadStore.releaseFinish(record.workspace, record.id).catch(() => undefined);
+      } else {
+        // Refused for good (policy, size, a replaced asset gone): nothing of it is kept.
+        await discard(record);
+      }
+      throw failure;
+    }
+    // Kept a while after finishing, so a client that lost the answer can still learn the asset id.
+    await uploadStore.finish(record.workspace, record.id, assetId, expiresFrom(now()));
+    await deleteParts(blobStore, record.parts);
+    return { ...record, assetId, parts: [] };
+  }
+
+  const discard = (record: UploadRecord): Promise<void> => discardUpload(uploadStore, blobStore, record);
+
+  const isComplete = (record: UploadRecord): boolean => record.length !== undefined && record.offset === record.length && record.assetId === undefined;
+
+  async function createFinal(principal: Principal, input: CreateUploadInput, partialIds: readonly string[]): Promise<Upload> {
+    if (!Array.isArray(partialIds) || partialIds.length === 0 || partialIds.length > MAX_CONCAT_PARTS) {
+      throw invalidArgument('concat', `a final upload joins 1 to ${MAX_CONCAT_PARTS} partial uploads`);
+    }
+    if (input.length !== undefined) throw invalidArgument('length', 'a final upload has no length of its own: it is the sum of its partial uploads');
+    const intent = validateIntent(input.intent);
+    const partials: UploadRecord[] = [];
+    for (const partialId of partialIds) {
+      const partial = await load(principal, partialId);
+      if (!partial.partial) throw invalidArgument('concat', `${partialId} is not a partial upload`);
+      if (partial.length === undefined || partial.offset !== partial.length) throw invalidArgument('concat', `partial upload ${partialId} is not complete`);
+      partials.push(partial);
+    }
+    if (new Set(partialIds).size !== partialIds.length) throw invalidArgument('concat', 'a partial upload is named twice');
+    const length = partials.reduce((sum, partial) => sum + partial.offset, 0);
+    const maxBytes = await maxBytesOf(principal.workspace);
+    if (length > maxBytes) throw tooLarge(maxBytes);
+    await requireReplaceTarget(principal, intent.replace);
+    const time = now();
+    const record: UploadRecord = {
+      id: deps.ids.next('upload'),
+      workspace: principal.workspace,
+      length,
+      offset: length,
+      parts: partials.flatMap((partial) => partial.parts),
+      partial: false,
+      intent,
+      createdAt: time,
+      expiresAt: expiresFrom(time),
+      assetId: undefined,
+    };
+    await uploadStore.insert(record);
+    try {
+      return toUpload(await finish(principal, record));
+    } finally {
+      // The partials' bytes now belong to the final upload (or are gone with it).
+      const settled = await uploadStore.get(record.workspace, record.id).catch(() => record);
+      if (settled === undefined || settled.assetId !== undefined) {
+        await Promise.all(partials.map((partial) => uploadStore.delete(partial.workspace, partial.id).catch(() => undefined)));
+      }
+    }
+  }
+
+  return Object.freeze({
+    async create(principal, input) {
+      requireScope(principal, 'assets:write');
+      if (typeof input !== 'object' || input === null) throw invalidArgument('upload', 'must be an object');
+      const { concat } = input;
+      if (concat !== undefined && concat !== 'partial') return createFinal(principal, input, concat.final);
+      const intent = validateIntent(input.intent);
+      const length = input.length === undefined ? undefined : validateLength(input.length);
+      const maxBytes = await maxBytesOf(principal.workspace);
+      if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes);
+      const partial = concat === 'partial';
+      if (!partial) await requireReplaceTarget(principal, intent.replace);
+      const time = now();
+      const record: UploadRecord = {
+        id: deps.ids.next('upload'),
+        workspace: principal.workspace,
+        length,
+        offset: 0,
+        parts: [],
+        partial,
+        intent,
+        createdAt: time,
+        expiresAt: expiresFrom(time),
+        assetId: undefined,
+      };
+      await uploadStore.insert(record);
+      // An empty file is complete from the start.
+      return toUpload(length === 0 && !partial ? await finish(principal, record) : record);
+    },
+
+    async append(principal, id, input) {
+      const record = await load(principal, id);
+      if (typeof input !== 'object' || input === null) throw invalidArgument('append', 'must be an object');
+      const offset = validateLength(input.offset, 'offset');
+      if (offset !== record.offset) throw offsetMismatch(record.offset, offset);
+      const declared = input.length === undefined ? undefined : validateLength(input.length);
+      if (declared !== undefined && record.length !== undefined && declared !== record.length) {
+        throw invalidArgument('length', `the upload's length is ${record.length} already and cannot change`);
+      }
+      const length = record.length ?? declared;
+      if (length !== undefined && length < record.offset) throw invalidArgument('length', `must be at least the ${record.offset} bytes received`);
+      if (record.assetId !== undefined) return toUpload(record);
+      if (isComplete(record)) return toUpload(record.partial ? record : await finish(principal, record));
+
+      const maxBytes = await maxBytesOf(record.workspace);
+      if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes);
+      const key = assertBlobKey(`${UPLOAD_PARTS_PREFIX}/${record.workspace}/${record.id}/${deps.ids.next('blob')}`);
+      const room = length === undefined ? { maxBytes: maxBytes - offset, tooLarge: () => tooLarge(maxBytes) } : { maxBytes: length - offset, tooLarge: () => pastLength(length) };
+      const stored = await storePart(blobStore, key, input.body, room, input.checksum);
+      const part = stored.size > 0 ? { key, size: stored.size } : undefined;
+      let committed: UploadRecord | undefined;
+      try {
+        committed = await uploadStore.commit(record.workspace, record.id, offset, { part, length: declared, expiresAt: expiresFrom(now()) });
+      } catch (error) {
+        if (part) await deleteParts(blobStore, [part]);
+        throw toSwitchyardError(error);
+      }
+      if (!committed) {
+        // Another request moved the upload on first (or ended it): these bytes are not part of it.
+        if (part) await deleteParts(blobStore, [part]);
+        const current = await uploadStore.get(record.workspace, record.id);
+        if (!current) throw uploadNotFound(record.id);
+        throw offsetMismatch(current.offset, offset);
+      }
+      // A cut body's bytes are kept; the request itself still failed.
+      if (stored.cut) throw stored.cut;
+      return toUpload(isComplete(committed) && !committed.partial ? await finish(principal, committed) : committed);
+    },
+
+    async get(principal, id) {
+      const record = await load(principal, id);
+      // A finish that failed for a passing reason (the database was down) is taken up again.
+      return toUpload(isComplete(record) && !record.partial ? await finish(principal, record).catch(() => record) : record);
+    },
+
+    async terminate(principal, id) {
+      const record = await load(principal, id);
+      if (await uploadStore.delete(record.workspace, record.id)) await deleteParts(blobStore, record.parts);
+    },
+
+  } satisfies ResumableUploads);
+}
+
+function toUpload(record: UploadRecord): Upload {
+  const { intent } = record;
+  return Object.freeze({
+    id: record.id,
+    offset: record.offset,
+    length: record.length,
+    partial: record.partial,
+    filename: intent.filename,
+    label: intent.label,
+    visibility: intent.visibility,
+    replace: intent.replace,
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt,
+    assetId: record.assetId,
+  });
+}
+
+export function uploadNotFound(id: string): SwitchyardError {
+  return new SwitchyardError('not_found', `upload ${id} not found (it may have expired or been terminated)`, [{ field: 'id', reason: 'no such upload' }]);
+}
+
+/** The client's idea of the offset is stale: it should ask for the current one and go on from there (HTTP 409). */
+function offsetMismatch(actual: number, given: number): SwitchyardError {
+  return new SwitchyardError('aborted', `the upload is at offset ${actual}, not ${given}; ask for its offset and continue from there`, [
+    { field: 'offset', reason: `the upload is at ${actual}` },
+  ]);
+}
+
+function tooLarge(maxBytes: number): SwitchyardError {
+  return new SwitchyardError('resource_exhausted', `the file is larger than the maximum of ${maxBytes} bytes`, [{ field: 'length', reason: `larger than ${maxBytes} bytes` }]);
+}
+
+function pastLength(length: number): SwitchyardError {
+  return new SwitchyardError('resource_exhausted', `the bytes go past the upload's length of ${length}; none of this request's bytes were kept`, [
+    { field: 'body', reason: `past the declared length of ${length} bytes` },
+  ]);
+}
