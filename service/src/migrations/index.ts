@@ -6,6 +6,7 @@ import * as initial from './0001-initial.js';
 import * as assetsByWorkspace from './0002-assets-by-workspace.js';
 import * as assetVisibilityAndPolicies from './0003-asset-visibility-and-policies.js';
 import * as routeRevisions from './0004-route-revisions.js';
+import * as resumableUploads from './0005-resumable-uploads.js';
 
 /**
  * Every migration, by name, in order. A static list rather than a folder scan,
@@ -17,6 +18,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0002-assets-by-workspace': assetsByWorkspace,
   '0003-asset-visibility-and-policies': assetVisibilityAndPolicies,
   '0004-route-revisions': routeRevisions,
+  '0005-resumable-uploads': resumableUploads,
 });
 
 export const migrationProvider: MigrationProvider = Object.freeze({

@@ -1,12 +1,13 @@
 // The record stores on MySQL (MariaDB): the library's conformance suites, in a database of their own.
 import test from 'ava';
 import type { Kysely } from 'kysely';
-import { assetStoreConformance, routeStoreConformance } from '@switchyard/core/testing';
+import { assetStoreConformance, routeStoreConformance, uploadStoreConformance } from '@switchyard/core/testing';
 import { migrateToLatest } from '../migrations/index.js';
 import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
 import { openDatabase } from './database.js';
 import { KyselyAssetStore } from './kysely-asset-store.js';
 import { KyselyRouteStore } from './kysely-route-store.js';
+import { KyselyUploadStore } from './kysely-upload-store.js';
 import type { Database } from './schema.js';
 
 /** Nothing listens on port 1: connections are refused at once. */
@@ -40,4 +41,5 @@ if (!database) {
     create: async () => ({ store: new KyselyAssetStore(db) }),
     createUnavailable: unreachable((closed) => new KyselyAssetStore(closed)),
   });
+  uploadStoreConformance(test, { name: 'mysql', create: async () => ({ store: new KyselyUploadStore(db) }) });
 }

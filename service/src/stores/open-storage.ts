@@ -1,10 +1,11 @@
 import { sql, type Kysely } from 'kysely';
-import { SwitchyardError, type AssetStore, type BlobStore, type RouteStore } from '@switchyard/core';
+import { SwitchyardError, type AssetStore, type BlobStore, type RouteStore, type UploadStore } from '@switchyard/core';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from './database.js';
 import { DiskBlobStore } from './disk-blob-store.js';
 import { KyselyAssetStore } from './kysely-asset-store.js';
 import { KyselyRouteStore } from './kysely-route-store.js';
+import { KyselyUploadStore } from './kysely-upload-store.js';
 import { S3BlobStore } from './s3-blob-store.js';
 import type { Database } from './schema.js';
 import type { BlobStoreConfig, StorageConfig } from './storage-config.js';
@@ -14,6 +15,8 @@ export interface Storage {
   readonly routeStore: RouteStore;
   readonly assetStore: AssetStore;
   readonly blobStore: BlobStore;
+  /** Resumable uploads' state, in the same database as the records. */
+  readonly uploadStore: UploadStore;
   /** Resolves when the database and the blob store both answer; else throws `unavailable`. */
   check(): Promise<void>;
   /** Ends the database pool and the blob store's client. Idempotent. */
@@ -46,6 +49,7 @@ export async function openStorage(config: StorageConfig, options: OpenStorageOpt
     db,
     routeStore: new KyselyRouteStore(db, { history: config.routeHistory }),
     assetStore: new KyselyAssetStore(db),
+    uploadStore: new KyselyUploadStore(db),
     blobStore: blobs.store,
     check: async () => {
       await Promise.all([checkDatabase(db), blobs.store.check()]);

@@ -65,10 +65,29 @@ export interface WorkspacePoliciesTable {
   default_visibility: string;
 }
 
+export interface ResumableUploadsTable {
+  id: string;
+  workspace: string;
+  /** NULL while the client defers it. */
+  upload_length: number | null;
+  upload_offset: number;
+  /** JSON array of {key, size}. */
+  parts: string;
+  is_partial: number;
+  /** JSON object: filename, label, visibility, replace. */
+  intent: string;
+  created_at: number;
+  expires_at: number;
+  asset_id: string | null;
+  /** When the current finish claim was taken; NULL when none is held. */
+  finishing_since: number | null;
+}
+
 export interface Database {
   routes: RoutesTable;
   route_revisions: RouteRevisionsTable;
   route_changes: RouteChangesTable;
   assets: AssetsTable;
   workspace_policies: WorkspacePoliciesTable;
+  resumable_uploads: ResumableUploadsTable;
 }

@@ -4,11 +4,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import { assetStoreConformance, routeStoreConformance } from '@switchyard/core/testing';
+import { assetStoreConformance, routeStoreConformance, uploadStoreConformance } from '@switchyard/core/testing';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from './database.js';
 import { KyselyAssetStore } from './kysely-asset-store.js';
 import { KyselyRouteStore } from './kysely-route-store.js';
+import { KyselyUploadStore } from './kysely-upload-store.js';
 import type { Database } from './schema.js';
 
 let dir: string;
@@ -28,3 +29,4 @@ test.after.always(async () => {
 // One shared database: every conformance test uses its own workspaces.
 routeStoreConformance(test, { name: 'sqlite', create: async () => ({ store: new KyselyRouteStore(db) }) });
 assetStoreConformance(test, { name: 'sqlite', create: async () => ({ store: new KyselyAssetStore(db) }) });
+uploadStoreConformance(test, { name: 'sqlite', create: async () => ({ store: new KyselyUploadStore(db) }) });
