@@ -39,6 +39,8 @@ export interface GatewayConfig {
   readonly traces: TracesConfig;
   /** Protections against slow and greedy clients. */
   readonly clientLimits: ClientLimits;
+  /** TRUST_PROXY: the gateway is behind a proxy whose X-Forwarded-Proto and X-Forwarded-Host name the public origin (tus `Location` urls). */
+  readonly trustProxy: boolean;
 }
 
 /** How long clients may take and how many may be served at once (one gateway process). */
@@ -73,6 +75,7 @@ export const GATEWAY_DEFAULTS = Object.freeze({
 });
 
 const DAY_MS = 86_400_000;
+const BOOLEAN_WORDS = new Map([['true', true], ['1', true], ['false', false], ['0', false]]);
 const limits = GATEWAY_DEFAULTS.clientLimits;
 const milliseconds = (fallback: number, min: number) =>
   wholeNumberVariable(fallback, min, DAY_MS, `is not a number of milliseconds between ${min}${min === 0 ? ' (none)' : ''} and ${DAY_MS}`);
@@ -98,6 +101,7 @@ export const gatewayEnv = envSchema(
     BODY_IDLE_TIMEOUT_MS: milliseconds(limits.bodyIdleTimeoutMs, 0),
     MAX_CONNECTIONS: count(limits.maxConnections),
     MAX_INFLIGHT_UPLOADS: count(limits.maxInflightUploads),
+    TRUST_PROXY: rule((raw) => BOOLEAN_WORDS.get(raw.toLowerCase()), 'is not true, false, 1 or 0').optional().default(false),
   },
   (values, refuse) => {
     // Node counts the headers inside the whole request's time, so they cannot be given longer than it.
@@ -140,6 +144,7 @@ export function gatewayConfigFrom(env: GatewayEnv): GatewayConfig {
       maxConnections: env.MAX_CONNECTIONS,
       maxInflightUploads: env.MAX_INFLIGHT_UPLOADS,
     },
+    trustProxy: env.TRUST_PROXY,
   });
 }
 

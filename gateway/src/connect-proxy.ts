@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Code, ConnectError, createContextKey, createContextValues, type CallOptions, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
-import { AssetService, FileService, RouteService } from '@switchyard/proto';
+import { AssetService, FileService, RouteService, UploadService } from '@switchyard/proto';
 import { connectAdapter, type ConnectEndpoints, type NodeHandler } from './connect-adapter.js';
 import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError, type ApiError } from './http/api-error.js';
 import { authorizationOf } from './http/authorization.js';
@@ -83,6 +83,12 @@ export function createConnectProxy(
       router.service(FileService, {
         readFile: (request, ctx) => relayStream(clients.files.readFile(request, forward(ctx, true))),
       } satisfies ServiceImpl<typeof FileService>);
+      router.service(UploadService, {
+        createUpload: (request, ctx) => relay(clients.uploads.createUpload(request, forward(ctx))),
+        appendUpload: (requests, ctx) => inSlot(uploadSlots, () => relay(clients.uploads.appendUpload(requests, forward(ctx, true)))),
+        getUpload: (request, ctx) => relay(clients.uploads.getUpload(request, forward(ctx))),
+        terminateUpload: (request, ctx) => relay(clients.uploads.terminateUpload(request, forward(ctx))),
+      } satisfies ServiceImpl<typeof UploadService>);
     },
   });
 }

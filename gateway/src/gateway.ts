@@ -22,6 +22,7 @@ import { sendError } from './http/respond.js';
 import { Slots } from './http/slots.js';
 import { openApiPlugin } from './openapi/document.js';
 import { assetRoutes } from './rest/assets.js';
+import { uploadRoutes } from './rest/uploads.js';
 import { healthRoute } from './rest/health.js';
 import { routingRoutes } from './rest/routing.js';
 import type { ServiceClients } from './service/clients.js';
@@ -146,6 +147,7 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
   const streams = new AbortController();
   await app.register(routingRoutes, { clients, log, closing: streams.signal });
   await app.register(assetRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log });
+  await app.register(uploadRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log, trustProxy: config.trustProxy });
   await app.register(healthRoute, { clients, log });
   await app.register(fileRoutes, { clients, filesPath, log });
   await app.register(async (rpc) => {

@@ -1,4 +1,4 @@
-import { UNSUPPORTED_MEDIA_TYPE_FIELD } from '@switchyard/core';
+import { CHECKSUM_MISMATCH_FIELD, UNSUPPORTED_MEDIA_TYPE_FIELD } from '@switchyard/core';
 import { Code } from '@connectrpc/connect';
 
 /**
@@ -46,6 +46,10 @@ export const HEADERS_TOO_LARGE = Object.freeze({ code: 'resource_exhausted', sta
 export const PRECONDITION_FAILED = Object.freeze({ code: 'failed_precondition', status: 412 } as const);
 /** A file whose sniffed type the workspace policy refuses: `invalid_argument` with a detail on this field but 415. */
 export const UNSUPPORTED_MEDIA_TYPE = Object.freeze({ code: 'invalid_argument', status: 415, field: UNSUPPORTED_MEDIA_TYPE_FIELD } as const);
+/** Bytes that do not match the request's Upload-Checksum: `invalid_argument` with a detail on this field but 460, tus's Checksum Mismatch. */
+export const CHECKSUM_MISMATCH = Object.freeze({ code: 'invalid_argument', status: 460, field: CHECKSUM_MISMATCH_FIELD } as const);
+/** Refinements recognised by a detail field of the error. */
+export const DETAIL_FIELD_STATUSES = Object.freeze([UNSUPPORTED_MEDIA_TYPE, CHECKSUM_MISMATCH]);
 
 /** Connect's numeric codes to their names (`Code.InvalidArgument` → `invalid_argument`). */
 export const CODE_NAME_OF: Readonly<Record<Code, ErrorCodeName>> = Object.freeze({

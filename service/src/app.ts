@@ -68,6 +68,8 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       routeStore: stores.routeStore,
       assetStore: stores.assetStore,
       blobStore: stores.blobStore,
+      uploadStore: stores.uploadStore,
+      uploadExpiryMs: config.uploadExpiryMs,
       cdnUrl: config.cdnUrl,
       maxUploadBytes: config.maxUploadBytes,
       urlSigningKeys: await resolveUrlSigningKeys(config),

@@ -4,7 +4,10 @@ import type { CorsOrigins } from '../config.js';
 import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY } from '../http/api-error.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 
-const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'OPTIONS'];
+const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+/** What tus clients send and read (tus-js-client, Uppy). */
+const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-offset', 'upload-metadata', 'upload-defer-length', 'upload-concat', 'upload-checksum', 'x-requested-with'];
+const TUS_RESPONSE_HEADERS = ['tus-resumable', 'tus-version', 'tus-extension', 'tus-max-size', 'tus-checksum-algorithm', 'upload-offset', 'upload-length', 'upload-metadata', 'upload-defer-length', 'upload-concat', 'upload-expires', 'switchyard-asset-id'];
 const ALLOWED_HEADERS = [
   'authorization',
   'content-type',
@@ -15,6 +18,7 @@ const ALLOWED_HEADERS = [
   'if-range',
   'if-match',
   'if-unmodified-since',
+  ...TUS_REQUEST_HEADERS,
   ...connectCors.allowedHeaders.map((name) => name.toLowerCase()),
 ]
   .filter((name, index, all) => all.indexOf(name) === index);
@@ -34,6 +38,7 @@ const EXPOSED_HEADERS = [
   `trailer-${SERVICE_ERROR_DETAILS_KEY}`,
   SERVICE_RETRY_AFTER_MS_KEY,
   `trailer-${SERVICE_RETRY_AFTER_MS_KEY}`,
+  ...TUS_RESPONSE_HEADERS,
   ...connectCors.exposedHeaders.map((name) => name.toLowerCase()),
 ]
   .filter((name, index, all) => all.indexOf(name) === index);

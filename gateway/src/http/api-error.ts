@@ -1,6 +1,6 @@
 import { ConnectError } from '@connectrpc/connect';
 import { isSwitchyardError, type ErrorDetail } from '@switchyard/core';
-import { CODE_NAME_OF, CONTENT_TOO_LARGE, HTTP_STATUS_OF, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, UNSUPPORTED_MEDIA_TYPE, type ErrorCodeName } from '../http-status.js';
+import { CODE_NAME_OF, CONTENT_TOO_LARGE, HTTP_STATUS_OF, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, DETAIL_FIELD_STATUSES, type ErrorCodeName } from '../http-status.js';
 
 /** Trailer in which the service sends an error's details as JSON (service/src/grpc/error-mapping.ts). */
 export const SERVICE_ERROR_DETAILS_KEY = 'switchyard-error-details';
@@ -75,15 +75,14 @@ const GENERIC_MESSAGES: Partial<Record<ErrorCodeName, string>> = {
  * reaches a client. `bodyLimited` marks calls that consume a request body,
  * where `resource_exhausted` without a retry hint means the body is over its
  * limit (413; with a hint it is a rate limit, 429), `invalid_argument` on
- * the media type means the workspace does not take that type (415), and `deadline_exceeded`
+ * the media type means the workspace does not take that type (415) and on the checksum that the bytes did not match it (460), and `deadline_exceeded`
  * means the client stopped sending it (408).
  */
 export function toApiError(error: unknown, options: { bodyLimited?: boolean } = {}): ApiError {
   const converted = convert(error);
   if (!options.bodyLimited) return converted;
-  if (converted.code === UNSUPPORTED_MEDIA_TYPE.code && converted.details.some((detail) => detail.field === UNSUPPORTED_MEDIA_TYPE.field)) {
-    return new ApiError(converted.code, converted.message, converted.details, { status: UNSUPPORTED_MEDIA_TYPE.status, cause: error });
-  }
+  const refined = DETAIL_FIELD_STATUSES.find((refinement) => converted.code === refinement.code && converted.details.some((detail) => detail.field === refinement.field));
+  if (refined !== undefined) return new ApiError(converted.code, converted.message, converted.details, { status: refined.status, cause: error });
   if (converted.code === CONTENT_TOO_LARGE.code && converted.retryAfterSeconds === undefined && converted.status !== CONTENT_TOO_LARGE.status) {
     return new ApiError(converted.code, converted.message, converted.details, { status: CONTENT_TOO_LARGE.status, cause: error });
   }

@@ -1,6 +1,6 @@
 import { createClient, type Client, type Transport } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
-import { AssetService, FileService, Health as HealthService, RouteService } from '@switchyard/proto';
+import { AssetService, FileService, Health as HealthService, RouteService, UploadService } from '@switchyard/proto';
 import { withDirectCalls } from './direct-transport.js';
 
 /** Typed gRPC clients of the service, sharing one HTTP/2 connection. */
@@ -8,6 +8,7 @@ export interface ServiceClients {
   readonly routes: Client<typeof RouteService>;
   readonly assets: Client<typeof AssetService>;
   readonly files: Client<typeof FileService>;
+  readonly uploads: Client<typeof UploadService>;
   readonly health: Client<typeof HealthService>;
   /** Closes the connection; calls still running fail. */
   close(): void;
@@ -34,6 +35,7 @@ function clientsOver(transport: Transport, close: () => void): ServiceClients {
     routes: createClient(RouteService, transport),
     assets: createClient(AssetService, transport),
     files: createClient(FileService, transport),
+    uploads: createClient(UploadService, transport),
     health: createClient(HealthService, transport),
     close,
   });

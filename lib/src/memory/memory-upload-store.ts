@@ -5,6 +5,7 @@ interface Entry {
   record: UploadRecord;
   /** When the current finish claim was taken, if one is held. */
   finishingSince: Date | undefined;
+  appending: { holder: string; since: Date } | undefined;
 }
 
 /** UploadStore in process memory: each operation runs without awaiting inside, so compare-and-set is atomic. */
@@ -13,7 +14,7 @@ export class MemoryUploadStore implements UploadStore {
 
   async insert(record: UploadRecord): Promise<void> {
     if (this.#byId.has(record.id)) throw new SwitchyardError('already_exists', 'upload id already exists');
-    this.#byId.set(record.id, { record: freezeUpload(record), finishingSince: undefined });
+    this.#byId.set(record.id, { record: freezeUpload(record), finishingSince: undefined, appending: undefined });
   }
 
   async get(workspace: string, id: string): Promise<UploadRecord | undefined> {
@@ -31,7 +32,26 @@ export class MemoryUploadStore implements UploadStore {
       length: change.length ?? record.length,
       expiresAt: change.expiresAt,
     });
+    if (change.holder !== undefined && entry.appending?.holder === change.holder) entry.appending = undefined;
     return entry.record;
+  }
+
+  async acquireAppend(workspace: string, id: string, holder: string, now: Date, staleBefore: Date): Promise<boolean> {
+    const entry = this.#entry(workspace, id);
+    if (!entry || entry.record.assetId !== undefined) return false;
+    if (entry.appending !== undefined && entry.appending.holder !== holder && entry.appending.since >= staleBefore) return false;
+    entry.appending = { holder, since: now };
+    return true;
+  }
+
+  async renewAppend(workspace: string, id: string, holder: string, now: Date): Promise<void> {
+    const entry = this.#entry(workspace, id);
+    if (entry?.appending?.holder === holder) entry.appending = { holder, since: now };
+  }
+
+  async releaseAppend(workspace: string, id: string, holder: string): Promise<void> {
+    const entry = this.#entry(workspace, id);
+    if (entry?.appending?.holder === holder) entry.appending = undefined;
   }
 
   async claimFinish(workspace: string, id: string, now: Date, staleBefore: Date): Promise<boolean> {

@@ -44,6 +44,8 @@ export interface UploadCommit {
   /** The total size, declared late (creation-defer-length). */
   readonly length?: number | undefined;
   readonly expiresAt: Date;
+  /** The append lease this commit ends, if the committer holds one. */
+  readonly holder?: string | undefined;
 }
 
 /**
@@ -57,6 +59,10 @@ export interface UploadCommit {
  *   returns the new record only when the upload exists and is still at
  *   `expectedOffset` and unfinished; otherwise it changes nothing and returns
  *   `undefined`. Two appends racing at one offset: exactly one wins.
+ * - `acquireAppend` takes the upload's append lease for `holder`: true when
+ *   no lease taken at or after `staleBefore` is held by another holder and
+ *   the upload is unfinished. `renewAppend` moves the holder's lease time on;
+ *   `releaseAppend` (and a `commit` naming the holder) drops it.
  * - `claimFinish` lets one caller at a time finish a complete upload: true
  *   when no claim younger than `staleBefore` is held and no asset is recorded.
  * - `finish` records the asset and clears the parts list; `releaseFinish`
@@ -69,6 +75,9 @@ export interface UploadStore {
   insert(record: UploadRecord): Promise<void>;
   get(workspace: string, id: string): Promise<UploadRecord | undefined>;
   commit(workspace: string, id: string, expectedOffset: number, change: UploadCommit): Promise<UploadRecord | undefined>;
+  acquireAppend(workspace: string, id: string, holder: string, now: Date, staleBefore: Date): Promise<boolean>;
+  renewAppend(workspace: string, id: string, holder: string, now: Date): Promise<void>;
+  releaseAppend(workspace: string, id: string, holder: string): Promise<void>;
   claimFinish(workspace: string, id: string, now: Date, staleBefore: Date): Promise<boolean>;
   releaseFinish(workspace: string, id: string): Promise<void>;
   finish(workspace: string, id: string, assetId: string, expiresAt: Date): Promise<void>;

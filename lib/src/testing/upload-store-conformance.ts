@@ -110,6 +110,29 @@ export function uploadStoreConformance(test: RegisterTest, options: ConformanceO
     t.is(await store.commit(workspace, record.id, 10, { expiresAt: record.expiresAt }), undefined, 'a finished upload takes no commit');
   });
 
+  defineCase(test, options, `${name}: one append lease at a time; a commit naming its holder or a release ends it; a stale one is taken over`, async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleUpload(workspace);
+    await store.insert(record);
+    const now = new Date('2024-05-06T08:00:00.000Z');
+    const staleBefore = new Date(now.getTime() - 20_000);
+    const racing = await Promise.all(['a', 'b', 'c'].map((holder) => store.acquireAppend(workspace, record.id, holder, now, staleBefore)));
+    t.is(racing.filter(Boolean).length, 1, 'one of racing holders gets the lease');
+    const winner = ['a', 'b', 'c'][racing.indexOf(true)]!;
+    const other = winner === 'a' ? 'b' : 'a';
+    t.false(await store.acquireAppend(workspace, record.id, other, now, staleBefore));
+    await store.releaseAppend(workspace, record.id, other);
+    t.false(await store.acquireAppend(workspace, record.id, other, now, staleBefore), 'only the holder releases its lease');
+    await store.renewAppend(workspace, record.id, winner, new Date(now.getTime() + 30_000));
+    t.false(await store.acquireAppend(workspace, record.id, other, new Date(now.getTime() + 40_000), new Date(now.getTime() + 20_000)), 'a renewed lease is not stale');
+    await store.commit(workspace, record.id, 0, { part: { key: `_uploads/${workspace}/${record.id}/a`, size: 10 }, expiresAt: record.expiresAt, holder: winner });
+    t.true(await store.acquireAppend(workspace, record.id, other, now, staleBefore), 'the commit ended the lease');
+    t.true(await store.acquireAppend(workspace, record.id, winner, new Date(now.getTime() + 60_000), new Date(now.getTime() + 40_000)), 'a stale lease is taken over');
+    await store.releaseAppend(workspace, record.id, winner);
+    t.true(await store.acquireAppend(workspace, record.id, other, now, staleBefore), 'a released lease is free');
+    t.false(await store.acquireAppend(uniqueName(), record.id, 'z', now, staleBefore), 'not from another workspace');
+  });
+
   defineCase(test, options, `${name}: delete removes the record within its workspace; expired lists past-expiry records of any workspace`, async (t, store) => {
     const workspace = uniqueName();
     const old = sampleUpload(workspace, { expiresAt: new Date('2001-01-01T00:00:00.000Z') });

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { requireScope, type Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { invalidArgument, SwitchyardError, toSwitchyardError } from '../errors.js';
@@ -19,6 +20,12 @@ export const DEFAULT_UPLOAD_EXPIRY_MS = 24 * 60 * 60 * 1000;
 export const MAX_CONCAT_PARTS = 1000;
 /** A finish not done after this long is presumed dead (its process crashed), and another may take over. */
 const FINISH_CLAIM_MS = 15 * 60 * 1000;
+/** An append lease not renewed for this long is taken to be dead (its process crashed). */
+const APPEND_LEASE_STALE_MS = 20_000;
+/** How often an append renews its lease while bytes flow. */
+const APPEND_LEASE_RENEW_MS = 5_000;
+/** How long an append waits for another one on the same upload to end (usually one cut short, committing what it got). */
+const APPEND_LEASE_WAIT_MS = 3_000;
 /** Blob keys of upload parts start here: a workspace name cannot begin with `_`, so no asset key ever does. */
 export const UPLOAD_PARTS_PREFIX = '_uploads';
 
@@ -48,6 +55,31 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     // An expired upload is gone, whether or not gc has swept it yet.
     if (!record || (record.assetId === undefined && record.expiresAt <= now())) throw uploadNotFound(uploadId);
     return record;
+  }
+
+  /**
+   * Takes the upload's append lease, waiting a little for another append to
+   * end: when a connection drops, the client's retry often arrives while the
+   * cut append is still committing the bytes it got, and would otherwise
+   * stream its whole body only to lose the compare-and-set. Returns the
+   * upload as read under the lease.
+   */
+  async function acquireAppendLease(record: UploadRecord, holder: string): Promise<UploadRecord> {
+    const deadline = Date.now() + APPEND_LEASE_WAIT_MS;
+    for (;;) {
+      const time = now();
+      if (await uploadStore.acquireAppend(record.workspace, record.id, holder, time, new Date(time.getTime() - APPEND_LEASE_STALE_MS))) {
+        const current = await uploadStore.get(record.workspace, record.id);
+        if (current) return current;
+      }
+      const latest = await uploadStore.get(record.workspace, record.id);
+      if (!latest) throw uploadNotFound(record.id);
+      if (latest.assetId !== undefined || latest.offset !== record.offset) throw offsetMismatch(latest.offset, record.offset);
+      if (Date.now() >= deadline) {
+        throw new SwitchyardError('unavailable', 'another request is appending to this upload; try again shortly', [{ field: 'id', reason: 'an append is in progress' }], { retryAfterMs: 1_000 });
+      }
+      await delay(50);
+    }
   }
 
   async function maxBytesOf(workspace: string): Promise<number> {
@@ -176,23 +208,33 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
 
       const maxBytes = await maxBytesOf(record.workspace);
       if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes);
-      const key = assertBlobKey(`${UPLOAD_PARTS_PREFIX}/${record.workspace}/${record.id}/${deps.ids.next('blob')}`);
-      const room = length === undefined ? { maxBytes: maxBytes - offset, tooLarge: () => tooLarge(maxBytes) } : { maxBytes: length - offset, tooLarge: () => pastLength(length) };
-      const stored = await storePart(blobStore, key, input.body, room, input.checksum);
-      const part = stored.size > 0 ? { key, size: stored.size } : undefined;
+      const holder = deps.ids.next('blob');
+      const current = await acquireAppendLease(record, holder);
+      const renewal = setInterval(() => void uploadStore.renewAppend(record.workspace, record.id, holder, now()).catch(() => undefined), APPEND_LEASE_RENEW_MS);
+      renewal.unref();
       let committed: UploadRecord | undefined;
+      let stored: { size: number; cut: SwitchyardError | undefined };
       try {
-        committed = await uploadStore.commit(record.workspace, record.id, offset, { part, length: declared, expiresAt: expiresFrom(now()) });
-      } catch (error) {
-        if (part) await deleteParts(blobStore, [part]);
-        throw toSwitchyardError(error);
-      }
-      if (!committed) {
-        // Another request moved the upload on first (or ended it): these bytes are not part of it.
-        if (part) await deleteParts(blobStore, [part]);
-        const current = await uploadStore.get(record.workspace, record.id);
-        if (!current) throw uploadNotFound(record.id);
-        throw offsetMismatch(current.offset, offset);
+        // Read again under the lease: an append that held it may have moved the offset on.
+        if (current.offset !== offset) throw offsetMismatch(current.offset, offset);
+        const key = assertBlobKey(`${UPLOAD_PARTS_PREFIX}/${record.workspace}/${record.id}/${holder}`);
+        const room = length === undefined ? { maxBytes: maxBytes - offset, tooLarge: () => tooLarge(maxBytes) } : { maxBytes: length - offset, tooLarge: () => pastLength(length) };
+        stored = await storePart(blobStore, key, input.body, room, input.checksum);
+        const part = stored.size > 0 ? { key, size: stored.size } : undefined;
+        try {
+          committed = await uploadStore.commit(record.workspace, record.id, offset, { part, length: declared, expiresAt: expiresFrom(now()), holder });
+        } finally {
+          // Another request moved the upload on first (or ended it), or the database failed: these bytes are not part of it.
+          if (part && !committed) await deleteParts(blobStore, [part]);
+        }
+        if (!committed) {
+          const latest = await uploadStore.get(record.workspace, record.id);
+          if (!latest) throw uploadNotFound(record.id);
+          throw offsetMismatch(latest.offset, offset);
+        }
+      } finally {
+        clearInterval(renewal);
+        if (!committed) await uploadStore.releaseAppend(record.workspace, record.id, holder).catch(() => undefined);
       }
       // A cut body's bytes are kept; the request itself still failed.
       if (stored.cut) throw stored.cut;

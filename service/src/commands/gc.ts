@@ -1,4 +1,4 @@
-// `switchyard gc [--grace 1h] [--dry-run]`: removes blobs that no asset record points at, and partial writes a crash left.
+// `switchyard gc [--grace 1h] [--dry-run]`: removes blobs that no asset record points at, expired resumable uploads, and partial writes a crash left.
 import { collectGarbage, DEFAULT_GC_GRACE_MS, SwitchyardError } from '@switchyard/core';
 import { parseCommandArgs, parseDuration } from '@switchyard/runtime';
 import { loadServiceConfig } from '../config.js';
@@ -8,7 +8,8 @@ import { openStorage } from '../stores/open-storage.js';
 export const GC_USAGE = `usage: switchyard gc [--grace <30m|2h|1d|0>] [--dry-run]
 
 Removes what a crash or a lost replace race left: blobs no record points at,
-partial writes on disk and unfinished S3 multipart uploads.
+partial writes on disk and unfinished S3 multipart uploads; and resumable
+uploads past their expiry (UPLOAD_EXPIRY_SECONDS), with their stored parts.
   --grace 1h   keep anything younger than this (default: 1h); 0 for none
   --dry-run    report what would go, delete nothing`;
 
@@ -31,12 +32,13 @@ export async function gcCommand(args: readonly string[], env: NodeJS.ProcessEnv)
     if (pending.length > 0) {
       throw new SwitchyardError('unavailable', `the database schema is not current (pending: ${pending.map((m) => m.name).join(', ')}): run switchyard migrate first`);
     }
-    const { scanned, deleted, abandoned, warnings } = await collectGarbage({ blobStore: storage.blobStore, assetStore: storage.assetStore, graceMs, dryRun });
+    const { scanned, deleted, abandoned, expiredUploads, warnings } = await collectGarbage({ blobStore: storage.blobStore, assetStore: storage.assetStore, uploadStore: storage.uploadStore, graceMs, dryRun });
     const verb = dryRun ? 'would delete' : 'deleted';
+    for (const id of expiredUploads) console.log(`${verb} expired upload ${id}`);
     for (const key of deleted) console.log(`${verb} ${key}`);
     for (const name of abandoned) console.log(`${verb} partial write ${name}`);
     // Partial writes are named only when there are some, so the usual summary stays one short line.
-    const partials = abandoned.length > 0 ? ` and ${abandoned.length} partial writes` : '';
+    const partials = (abandoned.length > 0 ? ` and ${abandoned.length} partial writes` : '') + (expiredUploads.length > 0 ? ` and ${expiredUploads.length} expired uploads` : '');
     console.log(`scanned ${scanned} blobs, ${verb} ${deleted.length}${partials} (grace ${graceMs / 1000} s)`);
     for (const warning of warnings) console.error(`warning: ${warning}`);
   } finally {

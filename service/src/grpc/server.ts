@@ -3,6 +3,8 @@ import type { Switchyard } from '@switchyard/core';
 import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
 import { FileServiceService } from '../gen/switchyard/v1/files.js';
 import { RouteServiceService } from '../gen/switchyard/v1/routes.js';
+import { UploadServiceService } from '../gen/switchyard/v1/uploads.js';
+import { uploadHandlers } from './upload-handlers.js';
 import type { Logger, Tracing } from '@switchyard/runtime';
 import { assetHandlers } from './asset-handlers.js';
 import { tolerantDeserializers } from './decoding.js';
@@ -70,6 +72,7 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
   add(RouteServiceService, routeHandlers(parts.switchyard.routes, rpc));
   add(AssetServiceService, assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
   add(FileServiceService, fileHandlers(parts.switchyard.assets, rpc));
+  add(UploadServiceService, uploadHandlers(parts.switchyard.uploads, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
   parts.health.implementation.addToServer(handlers.recorder(server));
   createReflectionService().addToServer(server);
   return { server, handlers, settled: () => rpc.settled(), endStreams: () => rpc.endStreams() };

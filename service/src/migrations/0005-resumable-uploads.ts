@@ -3,7 +3,8 @@ import { dialectOf } from '../stores/database.js';
 
 // Resumable uploads (tus): one row per upload, shared by every instance so any
 // of them can continue any upload. The offset is the compare-and-set token of
-// appends; `finishing_since` is the claim of the one caller turning a
+// appends; `appending_by` the lease that keeps a second append from streaming
+// bytes that could not be kept; `finishing_since` is the claim of the one caller turning a
 // complete upload into an asset.
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -27,6 +28,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('expires_at', 'bigint', (column) => column.notNull())
     .addColumn('asset_id', 'varchar(40)')
     .addColumn('finishing_since', 'bigint')
+    // The append lease: who is appending, since (or last renewed) when.
+    .addColumn('appending_by', 'varchar(40)')
+    .addColumn('appending_since', 'bigint')
     .modifyEnd(exact)
     .execute();
   // gc looks for expired uploads.

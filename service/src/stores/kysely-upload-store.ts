@@ -33,6 +33,8 @@ export class KyselyUploadStore implements UploadStore {
           expires_at: record.expiresAt.getTime(),
           asset_id: record.assetId ?? null,
           finishing_since: null,
+          appending_by: null,
+          appending_since: null,
         })
         .execute();
     } catch (error) {
@@ -61,6 +63,7 @@ export class KyselyUploadStore implements UploadStore {
           expires_at: change.expiresAt.getTime(),
           ...(change.part ? { parts: JSON.stringify(parts) } : {}),
           ...(change.length === undefined ? {} : { upload_length: change.length }),
+          ...(change.holder === undefined ? {} : { appending_by: null, appending_since: null }),
         })
         .where('id', '=', id)
         .where('workspace', '=', workspace)
@@ -69,6 +72,45 @@ export class KyselyUploadStore implements UploadStore {
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return undefined;
       return { ...current, parts, offset: expectedOffset + (change.part?.size ?? 0), length: change.length ?? current.length, expiresAt: change.expiresAt };
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async acquireAppend(workspace: string, id: string, holder: string, now: Date, staleBefore: Date): Promise<boolean> {
+    try {
+      const result = await this.#db
+        .updateTable('resumable_uploads')
+        .set({ appending_by: holder, appending_since: now.getTime() })
+        .where('id', '=', id)
+        .where('workspace', '=', workspace)
+        .where('asset_id', 'is', null)
+        .where((eb) => eb.or([eb('appending_by', 'is', null), eb('appending_by', '=', holder), eb('appending_since', '<', staleBefore.getTime())]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async renewAppend(workspace: string, id: string, holder: string, now: Date): Promise<void> {
+    await this.#setLease(workspace, id, holder, now.getTime());
+  }
+
+  async releaseAppend(workspace: string, id: string, holder: string): Promise<void> {
+    await this.#setLease(workspace, id, holder, null);
+  }
+
+  /** Renews (a time) or drops (null) the lease, if `holder` still holds it. */
+  async #setLease(workspace: string, id: string, holder: string, since: number | null): Promise<void> {
+    try {
+      await this.#db
+        .updateTable('resumable_uploads')
+        .set(since === null ? { appending_by: null, appending_since: null } : { appending_since: since })
+        .where('id', '=', id)
+        .where('workspace', '=', workspace)
+        .where('appending_by', '=', holder)
+        .execute();
     } catch (error) {
       throw databaseError(error);
     }

@@ -81,6 +81,9 @@ export interface ResumableUploadsTable {
   asset_id: string | null;
   /** When the current finish claim was taken; NULL when none is held. */
   finishing_since: number | null;
+  /** The append lease's holder and when it was taken or last renewed. */
+  appending_by: string | null;
+  appending_since: number | null;
 }
 
 export interface Database {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { AssetStore, BlobStore, RouteStore } from '@switchyard/core';
+import type { AssetStore, BlobStore, RouteStore, UploadStore } from '@switchyard/core';
 import { HistogramFamily, type HistogramCell, type Registry } from '@switchyard/runtime';
 
 /** Store calls take from well under a millisecond (SQLite) to seconds (a large S3 put). */
@@ -9,6 +9,7 @@ export interface Stores {
   readonly routeStore: RouteStore;
   readonly assetStore: AssetStore;
   readonly blobStore: BlobStore;
+  readonly uploadStore?: UploadStore | undefined;
 }
 
 /**
@@ -20,7 +21,7 @@ export interface Stores {
 export function timedStores<S extends Stores>(stores: S, registry: Registry): S {
   const histogram = new HistogramFamily(registry, {
     name: 'switchyard_store_operation_seconds',
-    help: 'Time of calls to the route, asset and blob stores, by operation and outcome.',
+    help: 'Time of calls to the route, asset, upload and blob stores, by operation and outcome.',
     labelNames: ['store', 'operation', 'outcome'] as const,
     buckets: BUCKETS,
   });
@@ -70,5 +71,11 @@ export function timedStores<S extends Stores>(stores: S, registry: Registry): S 
       },
     });
   };
-  return { ...stores, routeStore: timed(stores.routeStore, 'route'), assetStore: timed(stores.assetStore, 'asset'), blobStore: timed(stores.blobStore, 'blob') };
+  return {
+    ...stores,
+    routeStore: timed(stores.routeStore, 'route'),
+    assetStore: timed(stores.assetStore, 'asset'),
+    blobStore: timed(stores.blobStore, 'blob'),
+    ...(stores.uploadStore ? { uploadStore: timed(stores.uploadStore, 'upload') } : {}),
+  };
 }
