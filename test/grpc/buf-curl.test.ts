@@ -60,6 +60,10 @@ test('buf curl --list-methods through reflection lists every method of our servi
     'switchyard.v1.RouteService/MatchRoute',
     'switchyard.v1.RouteService/UpdateRoute',
     'switchyard.v1.RouteService/WatchRoutes',
+    'switchyard.v1.UploadService/AppendUpload',
+    'switchyard.v1.UploadService/CreateUpload',
+    'switchyard.v1.UploadService/GetUpload',
+    'switchyard.v1.UploadService/TerminateUpload',
   ]);
 });
 

@@ -1,4 +1,6 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { MessageInitShape } from '@bufbuild/protobuf';
+import { Code, ConnectError } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { AppendUploadRequestSchema, Upload } from '@switchyard/proto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -50,6 +52,9 @@ export const UPLOADS_PATH = '/v1/uploads';
 /** The header that names the asset a finished upload made or replaced. */
 export const ASSET_ID_HEADER = 'switchyard-asset-id';
 
+/** How long a HEAD waits for an unreachable service to come back (see getUploadPatiently). */
+const SERVICE_RESTART_WAIT_MS = 10_000;
+const SERVICE_RESTART_POLL_MS = 250;
 const CHUNK_BYTES = 1024 * 1024;
 const CHUNK_HOLD_MS = 1_000;
 
@@ -134,10 +139,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
   app.head(`${UPLOADS_PATH}/:id`, { schema: { hide: true } }, async (request, reply) => {
     requireTusVersion(request);
     const { id } = request.params as { id: string };
-    const ctx = contextOf(request, reply, log);
-    const upload = await clients.uploads.getUpload({ id }, ctx.callOptions()).catch((error: unknown) => {
-      throw toApiError(error);
-    });
+    const upload = await getUploadPatiently(id, contextOf(request, reply, log));
     const metadata = formatMetadata({ filename: upload.filename, label: upload.label, visibility: upload.visibility, replace: upload.replace });
     return reply
       .code(200)
@@ -169,6 +171,24 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
     });
     return reply.code(204).send();
   });
+
+  /**
+   * GetUpload, riding out a service restart: tus-js-client takes any HEAD
+   * answer but 2xx and 423 as "the upload is gone" and starts over from byte
+   * 0, so a 503 during a restart would throw away everything uploaded.
+   */
+  async function getUploadPatiently(id: string, ctx: RequestContext): Promise<Upload> {
+    const deadline = performance.now() + SERVICE_RESTART_WAIT_MS;
+    for (;;) {
+      try {
+        return await clients.uploads.getUpload({ id }, ctx.callOptions());
+      } catch (error) {
+        const unavailable = error instanceof ConnectError && error.code === Code.Unavailable;
+        if (!unavailable || performance.now() >= deadline || ctx.signal.aborted) throw toApiError(error);
+        await delay(SERVICE_RESTART_POLL_MS);
+      }
+    }
+  }
 
   /** Streams the request body to the service as one append; its bytes are kept up to a dropped connection. */
   async function append(request: FastifyRequest, ctx: RequestContext, id: string, offset: bigint, length: bigint | undefined, checksum: ParsedChecksum | undefined): Promise<Upload> {

@@ -14,11 +14,14 @@ export class MemoryUploadStore implements UploadStore {
 
   async insert(record: UploadRecord): Promise<void> {
     if (this.#byId.has(record.id)) throw new SwitchyardError('already_exists', 'upload id already exists');
-    this.#byId.set(record.id, { record: freezeUpload(record), finishingSince: undefined, appending: undefined });
+    const { appendLeaseSince: _ignored, ...stored } = record;
+    this.#byId.set(record.id, { record: freezeUpload(stored), finishingSince: undefined, appending: undefined });
   }
 
   async get(workspace: string, id: string): Promise<UploadRecord | undefined> {
-    return this.#entry(workspace, id)?.record;
+    const entry = this.#entry(workspace, id);
+    if (!entry) return undefined;
+    return entry.appending ? Object.freeze({ ...entry.record, appendLeaseSince: entry.appending.since }) : entry.record;
   }
 
   async commit(workspace: string, id: string, expectedOffset: number, change: UploadCommit): Promise<UploadRecord | undefined> {

@@ -35,6 +35,8 @@ export interface UploadRecord {
   readonly expiresAt: Date;
   /** The asset the finished upload made or replaced. */
   readonly assetId: string | undefined;
+  /** When the append lease now held was taken or last renewed (set by the store when reading; ignored on insert). */
+  readonly appendLeaseSince?: Date | undefined;
 }
 
 /** What `commit` changes in one step, if the upload is still at the expected offset. */

@@ -242,7 +242,14 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     },
 
     async get(principal, id) {
-      const record = await load(principal, id);
+      let record = await load(principal, id);
+      // While an append is running (often one cut short, committing what it got), its offset is about to move:
+      // answering the old one would send the client's retry into a conflict after it has sent its bytes.
+      const deadline = Date.now() + APPEND_LEASE_WAIT_MS;
+      while (isLeased(record, now()) && Date.now() < deadline) {
+        await delay(25);
+        record = await load(principal, id);
+      }
       // A finish that failed for a passing reason (the database was down) is taken up again.
       return toUpload(isComplete(record) && !record.partial ? await finish(principal, record).catch(() => record) : record);
     },
@@ -253,6 +260,10 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     },
 
   } satisfies ResumableUploads);
+}
+
+function isLeased(record: UploadRecord, time: Date): boolean {
+  return record.appendLeaseSince !== undefined && record.appendLeaseSince.getTime() >= time.getTime() - APPEND_LEASE_STALE_MS;
 }
 
 function toUpload(record: UploadRecord): Upload {

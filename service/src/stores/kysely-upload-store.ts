@@ -71,7 +71,8 @@ export class KyselyUploadStore implements UploadStore {
         .where('asset_id', 'is', null)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return undefined;
-      return { ...current, parts, offset: expectedOffset + (change.part?.size ?? 0), length: change.length ?? current.length, expiresAt: change.expiresAt };
+      const { appendLeaseSince: _lease, ...unleased } = current;
+      return { ...(change.holder === undefined ? current : unleased), parts, offset: expectedOffset + (change.part?.size ?? 0), length: change.length ?? current.length, expiresAt: change.expiresAt };
     } catch (error) {
       throw databaseError(error);
     }
@@ -192,6 +193,7 @@ function toRecord(row: UploadRow): UploadRecord {
     createdAt: new Date(Number(row.created_at)),
     expiresAt: new Date(Number(row.expires_at)),
     assetId: row.asset_id ?? undefined,
+    ...(row.appending_by !== null && row.appending_since !== null ? { appendLeaseSince: new Date(Number(row.appending_since)) } : {}),
   };
 }
 

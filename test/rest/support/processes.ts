@@ -29,6 +29,8 @@ const OWN_VARIABLES = [
   'RATE_LIMIT_PER_SECOND',
   'RATE_LIMIT_BURST',
   'METRICS_PORT',
+  'UPLOAD_EXPIRY_SECONDS',
+  'TRUST_PROXY',
 ];
 
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

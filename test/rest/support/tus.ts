@@ -70,15 +70,29 @@ export function switchingHttpStack(from: string, to: string): HttpStack {
   };
 }
 
+export interface TusExchange {
+  readonly method: string;
+  /** The request's Upload-Offset (PATCH), if any. */
+  readonly sentOffset: number | undefined;
+  readonly status: number;
+  /** The answer's Upload-Offset, if any. */
+  readonly offset: number | undefined;
+}
+
 export interface TusResult {
   readonly uploadUrl: string;
   readonly assetId: string;
+  /** Every request the client made that got an answer, in order. */
+  readonly exchanges: readonly TusExchange[];
 }
+
+const offsetOf = (value: string | undefined): number | undefined => (value === undefined || value === '' ? undefined : Number(value));
 
 /** Runs one tus-js-client upload to its end; resolves with the upload url and the asset the completing response named. */
 export function tusUpload(file: Buffer, options: UploadOptions): Promise<TusResult> {
   return new Promise((resolve, reject) => {
     let assetId = '';
+    const exchanges: TusExchange[] = [];
     const upload = new Upload(file, {
       retryDelays: [0, 100, 250, 500, 1000, 1000, 2000],
       storeFingerprintForResuming: false,
@@ -86,9 +100,10 @@ export function tusUpload(file: Buffer, options: UploadOptions): Promise<TusResu
       onAfterResponse: (request, response) => {
         const header = response.getHeader('switchyard-asset-id');
         if (header) assetId = header;
+        exchanges.push({ method: request.getMethod(), sentOffset: offsetOf(request.getHeader('Upload-Offset')), status: response.getStatus(), offset: offsetOf(response.getHeader('upload-offset')) });
         return options.onAfterResponse?.(request, response);
       },
-      onSuccess: () => (assetId ? resolve({ uploadUrl: upload.url ?? '', assetId }) : reject(new Error('the upload finished without naming an asset'))),
+      onSuccess: () => (assetId ? resolve({ uploadUrl: upload.url ?? '', assetId, exchanges }) : reject(new Error('the upload finished without naming an asset'))),
       onError: reject,
     });
     upload.start();

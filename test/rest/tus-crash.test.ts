@@ -1,0 +1,81 @@
+// A SIGKILL of the service mid-upload loses only the append in flight: the client resumes after the restart.
+import test from 'ava';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { createGatewayLogger, listen, loadGatewayConfig, startGateway } from '@switchyard/gateway';
+import { tempDir } from '../grpc/support/test-service.js';
+import { sha256 } from './support/fixtures.js';
+import { json } from './support/http.js';
+import { Child, cleanEnv } from './support/processes.js';
+import { mintToken } from './support/tokens.js';
+import { startCuttingProxy, tusUpload } from './support/tus.js';
+
+const MiB = 1024 * 1024;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+test('SIGKILL of the service mid-upload: after its restart the upload resumes, having lost no more than the append in flight', async (t) => {
+  const dir = await tempDir('tus-crash');
+  const secret = randomBytes(32).toString('base64url');
+  const grpcPort = await freePort();
+  const env = cleanEnv({ HOST: '127.0.0.1', GRPC_PORT: String(grpcPort), DATA_DIR: dir.path, AUTH_SECRET: secret, CDN_URL: 'http://cdn.test/files', METRICS_PORT: 'off', LOG_LEVEL: 'warn' });
+  const startService = async (): Promise<Child> => {
+    const child = new Child(['service'], env);
+    await child.waitFor(/listening/);
+    return child;
+  };
+  let service = await startService();
+  const listener = await listen('127.0.0.1', 0);
+  const gateway = await startGateway(
+    { ...loadGatewayConfig({ HOST: '127.0.0.1', PORT: String(listener.port) }), cdnUrl: 'http://cdn.test/files' },
+    { serviceUrl: `http://127.0.0.1:${grpcPort}`, listener, log: createGatewayLogger('error'), shutdownTimeoutMs: 2_000 },
+  );
+  const proxy = await startCuttingProxy(gateway.url, []);
+  try {
+    const workspace = `ws-${randomBytes(4).toString('hex')}`;
+    const headers = { authorization: `Bearer ${await mintToken(secret, { workspace })}` };
+    const file = randomBytes(64 * MiB);
+    const chunkSize = 8 * MiB;
+    let killed: Promise<void> | undefined;
+    let answeredBeforeKill = 0;
+    const result = await tusUpload(file, {
+      endpoint: `${proxy.url}/v1/uploads`,
+      headers,
+      chunkSize,
+      // Long enough for the service to come back.
+      retryDelays: Array.from({ length: 40 }, () => 250),
+      onChunkComplete: (_size, accepted) => {
+        if (killed === undefined) answeredBeforeKill = accepted;
+      },
+      onProgress: (sent) => {
+        if (killed === undefined && sent > 36 * MiB) {
+          killed = (async () => {
+            service.process.kill('SIGKILL');
+            await service.exited;
+            service = await startService();
+          })();
+        }
+      },
+    });
+    await killed;
+    t.truthy(killed, 'the service was killed mid-upload');
+    t.true(answeredBeforeKill >= 4 * chunkSize, `${answeredBeforeKill} bytes acknowledged before the kill`);
+    // Every append acknowledged before the kill survived it: the client never went back behind them.
+    const resumedAt = result.exchanges.filter((exchange) => exchange.method === 'PATCH' && exchange.sentOffset !== undefined && exchange.sentOffset < answeredBeforeKill).map((exchange) => exchange.sentOffset!);
+    t.deepEqual(resumedAt, [0, chunkSize, 2 * chunkSize, 3 * chunkSize, 4 * chunkSize].filter((offset) => offset < answeredBeforeKill), 'no append the service acknowledged was sent twice');
+    t.true(result.exchanges.some((exchange) => exchange.method === 'HEAD' && exchange.status === 200 && (exchange.offset ?? -1) >= answeredBeforeKill), 'after the restart the service reports at least what it had acknowledged');
+    const asset = await json(await fetch(`${gateway.url}/v1/assets/${result.assetId}`, { headers }));
+    t.is(asset['sha256'], sha256(file));
+  } finally {
+    await proxy.close();
+    await gateway.close();
+    await service.stop();
+    await dir.remove();
+  }
+});
