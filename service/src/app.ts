@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { CounterFamily, type Registry, type Tracing } from '@switchyard/runtime';
 import { GrpcMetrics } from './grpc/grpc-metrics.js';
 import { timedStores } from './stores/timed-stores.js';
+import { registerUploadGauge } from './upload-metrics.js';
 import type { Transport } from '@connectrpc/connect';
 import { createSwitchyard } from '@switchyard/core';
 import { resolveUrlSigningKeys } from './url-signing-keys.js';
@@ -64,6 +65,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     const refusals = options.metrics ? new CounterFamily(options.metrics, { name: 'switchyard_rate_limited_total', help: 'Calls refused by the per-workspace rate limit (429).' }).cell({}) : undefined;
     const authenticate = rateLimited(createAuthenticator(await createTokenVerifier(config)), createWorkspaceRateLimiter(config.limits.rateLimit), () => void (refusals && (refusals.value += 1)));
     const stores = options.metrics ? timedStores(storage, options.metrics) : storage;
+    if (options.metrics) registerUploadGauge(options.metrics, storage.uploadStore);
     const switchyard = createSwitchyard({
       routeStore: stores.routeStore,
       assetStore: stores.assetStore,

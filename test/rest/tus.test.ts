@@ -249,3 +249,22 @@ test('unfinished uploads expire after UPLOAD_EXPIRY_SECONDS', async (t) => {
     await short.stop();
   }
 });
+
+test.serial('metrics: open resumable uploads, and appends counted as uploads with their bytes', async (t) => {
+  const workspace = freshWorkspace();
+  const scrape = async (): Promise<string> => stack.metrics.metrics();
+  const value = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}"=]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const before = await scrape();
+  const created = await create(workspace, { 'upload-length': '3000' });
+  const location = created.headers.get('location')!;
+  t.is((await patch(workspace, location, 0, noise(1000))).status, 204);
+  const during = await scrape();
+  t.is(value(during, 'switchyard_resumable_uploads_open'), value(before, 'switchyard_resumable_uploads_open') + 1);
+  t.is((await patch(workspace, location, 1000, noise(2000, 3))).status, 204);
+  const after = await scrape();
+  t.is(value(after, 'switchyard_resumable_uploads_open'), value(before, 'switchyard_resumable_uploads_open'));
+  const finished = 'switchyard_uploads_finished_total{grpc_method="AppendUpload"}';
+  t.is(value(after, finished), value(before, finished) + 2, 'each append that stored its bytes');
+  const bytes = 'switchyard_upload_bytes_received_total{grpc_method="AppendUpload"}';
+  t.is(value(after, bytes), value(before, bytes) + 3000);
+});

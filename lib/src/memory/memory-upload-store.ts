@@ -91,6 +91,12 @@ export class MemoryUploadStore implements UploadStore {
     return found;
   }
 
+  async countOpen(now: Date): Promise<number> {
+    let open = 0;
+    for (const { record } of this.#byId.values()) if (record.assetId === undefined && record.expiresAt >= now) open++;
+    return open;
+  }
+
   async has(id: string): Promise<boolean> {
     return this.#byId.has(id);
   }

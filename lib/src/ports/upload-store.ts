@@ -71,6 +71,7 @@ export interface UploadCommit {
  *   drops a claim whose finish failed and may be retried.
  * - `delete` removes the record; true when there was one.
  * - `expired` lists records (any workspace) whose `expiresAt` is before `now`.
+ * - `countOpen` counts unfinished uploads (any workspace) not expired at `now`.
  * - `has` tells whether an upload id exists in any workspace (garbage collection).
  */
 export interface UploadStore {
@@ -86,4 +87,5 @@ export interface UploadStore {
   delete(workspace: string, id: string): Promise<boolean>;
   expired(now: Date, limit: number): Promise<UploadRecord[]>;
   has(id: string): Promise<boolean>;
+  countOpen(now: Date): Promise<number>;
 }

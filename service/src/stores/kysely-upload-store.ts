@@ -172,6 +172,20 @@ export class KyselyUploadStore implements UploadStore {
     }
   }
 
+  async countOpen(now: Date): Promise<number> {
+    try {
+      const row = await this.#db
+        .selectFrom('resumable_uploads')
+        .select((eb) => eb.fn.countAll<number | string | bigint>().as('open'))
+        .where('asset_id', 'is', null)
+        .where('expires_at', '>=', now.getTime())
+        .executeTakeFirstOrThrow();
+      return Number(row.open);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
   async has(id: string): Promise<boolean> {
     try {
       return (await this.#db.selectFrom('resumable_uploads').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
