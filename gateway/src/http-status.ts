@@ -1,4 +1,4 @@
-import { CHECKSUM_MISMATCH_FIELD, UNSUPPORTED_MEDIA_TYPE_FIELD } from '@switchyard/core';
+import { CHECKSUM_MISMATCH_FIELD, UNSUPPORTED_MEDIA_TYPE_FIELD, UPLOAD_BUSY_FIELD } from '@switchyard/core';
 import { Code } from '@connectrpc/connect';
 
 /**
@@ -48,8 +48,13 @@ export const PRECONDITION_FAILED = Object.freeze({ code: 'failed_precondition', 
 export const UNSUPPORTED_MEDIA_TYPE = Object.freeze({ code: 'invalid_argument', status: 415, field: UNSUPPORTED_MEDIA_TYPE_FIELD } as const);
 /** Bytes that do not match the request's Upload-Checksum: `invalid_argument` with a detail on this field but 460, tus's Checksum Mismatch. */
 export const CHECKSUM_MISMATCH = Object.freeze({ code: 'invalid_argument', status: 460, field: CHECKSUM_MISMATCH_FIELD } as const);
+/**
+ * A resumable upload another request is working on (an append, or the finish): `unavailable` with a detail on this
+ * field but 423 Locked, which tus clients retry, where on a 503 to HEAD tus-js-client would start the upload over.
+ */
+export const UPLOAD_LOCKED = Object.freeze({ code: 'unavailable', status: 423, field: UPLOAD_BUSY_FIELD } as const);
 /** Refinements recognised by a detail field of the error. */
-export const DETAIL_FIELD_STATUSES = Object.freeze([UNSUPPORTED_MEDIA_TYPE, CHECKSUM_MISMATCH]);
+export const DETAIL_FIELD_STATUSES = Object.freeze([UNSUPPORTED_MEDIA_TYPE, CHECKSUM_MISMATCH, UPLOAD_LOCKED]);
 
 /** Connect's numeric codes to their names (`Code.InvalidArgument` → `invalid_argument`). */
 export const CODE_NAME_OF: Readonly<Record<Code, ErrorCodeName>> = Object.freeze({

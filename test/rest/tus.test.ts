@@ -240,8 +240,9 @@ test('unfinished uploads expire after UPLOAD_EXPIRY_SECONDS', async (t) => {
     const headers = { ...TUS, ...(await short.auth(workspace)) };
     const created = await fetch(`${short.url}/v1/uploads`, { method: 'POST', headers: { ...headers, 'upload-length': '100' } });
     const location = created.headers.get('location')!;
-    t.is((await fetch(location, { method: 'HEAD', headers })).status, 200);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const expires = new Date(created.headers.get('upload-expires')!).getTime();
+    t.true(Math.abs(expires - (Date.now() + 1_000)) < 3_000, 'Upload-Expires says a second from now');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expires + 2_000 - Date.now())));
     t.is((await fetch(location, { method: 'HEAD', headers })).status, 404);
     const late = await fetch(location, { method: 'PATCH', headers: { ...headers, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' }, body: new Uint8Array(noise(100)) });
     t.is(late.status, 404);

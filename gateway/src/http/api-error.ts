@@ -72,17 +72,17 @@ const GENERIC_MESSAGES: Partial<Record<ErrorCodeName, string>> = {
  * from the gRPC client) keep their code, message and details; a server-side
  * failure the service did not describe itself (a refused connection, a
  * protocol error) gets a generic message, so no address, driver text or stack
- * reaches a client. `bodyLimited` marks calls that consume a request body,
- * where `resource_exhausted` without a retry hint means the body is over its
- * limit (413; with a hint it is a rate limit, 429), `invalid_argument` on
- * the media type means the workspace does not take that type (415) and on the checksum that the bytes did not match it (460), and `deadline_exceeded`
- * means the client stopped sending it (408).
+ * reaches a client. Errors marked by a detail field get their own status
+ * (http-status.ts: 415, 460, 423). `bodyLimited` marks calls that consume a
+ * request body, where `resource_exhausted` without a retry hint means the
+ * body is over its limit (413; with a hint it is a rate limit, 429), and
+ * `deadline_exceeded` means the client stopped sending it (408).
  */
 export function toApiError(error: unknown, options: { bodyLimited?: boolean } = {}): ApiError {
   const converted = convert(error);
-  if (!options.bodyLimited) return converted;
   const refined = DETAIL_FIELD_STATUSES.find((refinement) => converted.code === refinement.code && converted.details.some((detail) => detail.field === refinement.field));
-  if (refined !== undefined) return new ApiError(converted.code, converted.message, converted.details, { status: refined.status, cause: error });
+  if (refined !== undefined) return new ApiError(converted.code, converted.message, converted.details, { status: refined.status, retryAfterSeconds: converted.retryAfterSeconds, cause: error });
+  if (!options.bodyLimited) return converted;
   if (converted.code === CONTENT_TOO_LARGE.code && converted.retryAfterSeconds === undefined && converted.status !== CONTENT_TOO_LARGE.status) {
     return new ApiError(converted.code, converted.message, converted.details, { status: CONTENT_TOO_LARGE.status, cause: error });
   }

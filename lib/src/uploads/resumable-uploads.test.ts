@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { MemoryUploadStore } from '../memory/memory-upload-store.js';
 import { createSequentialIds } from '../testing/sequential-ids.js';
 import { alice, bob, chunked, listBlobs, principalWith, readFixture, setup } from '../assets/test-support.js';
-import { isSwitchyardError, type SwitchyardError } from '../errors.js';
+import { isSwitchyardError, SwitchyardError } from '../errors.js';
 import { collectGarbage } from '../maintenance/collect-garbage.js';
 import { createResumableUploads } from './resumable-uploads.js';
 import { CHECKSUM_MISMATCH_FIELD } from './store-part.js';
@@ -223,4 +223,20 @@ test('an empty upload is an empty asset at once', async (t) => {
   const { uploads, service } = uploadsSetup();
   const created = await uploads.create(alice, { length: 0, intent: { filename: 'empty.dat' } });
   t.is((await service.get(alice, created.assetId!)).size, 0);
+});
+
+test('a finish that fails for a passing reason keeps the upload; the next get finishes it, never answering "complete" without an asset', async (t) => {
+  const { uploads, service, assetStore } = uploadsSetup();
+  const insert = assetStore.insert.bind(assetStore);
+  let failures = 1;
+  assetStore.insert = async (record) => {
+    if (failures-- > 0) throw new SwitchyardError('unavailable', 'database unavailable');
+    return insert(record);
+  };
+  const file = randomBytes(5_000);
+  const { id } = await uploads.create(alice, { length: file.length });
+  t.is((await rejection(uploads.append(alice, id, { offset: 0, body: chunked(file) }))).code, 'unavailable');
+  const status = await uploads.get(alice, id);
+  t.is(status.offset, file.length);
+  t.is((await service.get(alice, status.assetId!)).sha256, sha256(file));
 });

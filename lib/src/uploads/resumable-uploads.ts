@@ -76,7 +76,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       if (!latest) throw uploadNotFound(record.id);
       if (latest.assetId !== undefined || latest.offset !== record.offset) throw offsetMismatch(latest.offset, record.offset);
       if (Date.now() >= deadline) {
-        throw new SwitchyardError('unavailable', 'another request is appending to this upload; try again shortly', [{ field: 'id', reason: 'an append is in progress' }], { retryAfterMs: 1_000 });
+        throw uploadBusy('another request is appending to this upload; try again shortly');
       }
       await delay(50);
     }
@@ -94,7 +94,9 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
   async function finish(principal: Principal, record: UploadRecord): Promise<UploadRecord> {
     const time = now();
     if (!(await uploadStore.claimFinish(record.workspace, record.id, time, new Date(time.getTime() - FINISH_CLAIM_MS)))) {
-      return (await uploadStore.get(record.workspace, record.id)) ?? record;
+      const current = await uploadStore.get(record.workspace, record.id);
+      if (current?.assetId !== undefined) return current;
+      throw uploadBusy('the upload is being turned into an asset by another request; ask again shortly');
     }
     let assetId: string;
     try {
@@ -151,15 +153,15 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       assetId: undefined,
     };
     await uploadStore.insert(record);
-    try {
-      return toUpload(await finish(principal, record));
-    } finally {
-      // The partials' bytes now belong to the final upload (or are gone with it).
-      const settled = await uploadStore.get(record.workspace, record.id).catch(() => record);
-      if (settled === undefined || settled.assetId !== undefined) {
-        await Promise.all(partials.map((partial) => uploadStore.delete(partial.workspace, partial.id).catch(() => undefined)));
+    // The partials' bytes now belong to the final upload: their records go, so their expiry cannot take the bytes.
+    // A partial another concatenation took first makes this one void (its bytes are that one's now).
+    for (const partial of partials) {
+      if (!(await uploadStore.delete(partial.workspace, partial.id))) {
+        await uploadStore.delete(record.workspace, record.id);
+        throw new SwitchyardError('aborted', `partial upload ${partial.id} was joined by another concatenation`, [{ field: 'concat', reason: 'a partial upload was taken by another request' }]);
       }
     }
+    return toUpload(await finish(principal, record));
   }
 
   return Object.freeze({
@@ -250,8 +252,15 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
         await delay(25);
         record = await load(principal, id);
       }
-      // A finish that failed for a passing reason (the database was down) is taken up again.
-      return toUpload(isComplete(record) && !record.partial ? await finish(principal, record).catch(() => record) : record);
+      if (!isComplete(record) || record.partial) return toUpload(record);
+      // A finish that failed for a passing reason (the database was down) is taken up again. Until it is done the
+      // upload answers "busy", never "complete": a client told all its bytes are in would stop without an asset.
+      try {
+        return toUpload(await finish(principal, record));
+      } catch (error) {
+        const failure = toSwitchyardError(error);
+        throw isRetryable(failure) ? uploadBusy('the upload is complete and is being turned into an asset; ask again shortly', failure) : failure;
+      }
     },
 
     async terminate(principal, id) {
@@ -285,6 +294,13 @@ function toUpload(record: UploadRecord): Upload {
 
 export function uploadNotFound(id: string): SwitchyardError {
   return new SwitchyardError('not_found', `upload ${id} not found (it may have expired or been terminated)`, [{ field: 'id', reason: 'no such upload' }]);
+}
+
+/** Detail field of "the upload is busy, ask again shortly": transports with a status for it (tus: 423 Locked) recognise it by this. */
+export const UPLOAD_BUSY_FIELD = 'upload';
+
+function uploadBusy(message: string, cause?: unknown): SwitchyardError {
+  return new SwitchyardError('unavailable', message, [{ field: UPLOAD_BUSY_FIELD, reason: 'busy; ask again shortly' }], { retryAfterMs: 1_000, cause });
 }
 
 /** The client's idea of the offset is stale: it should ask for the current one and go on from there (HTTP 409). */
