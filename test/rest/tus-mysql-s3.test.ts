@@ -1,6 +1,8 @@
 // Resumable uploads on MySQL + S3 (s3rver), across two service instances and two gateways sharing the database and the bucket.
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
+import { collectGarbage } from '@switchyard/core';
+import { openStorage } from '@switchyard/service';
 import { createGatewayLogger, listen, loadGatewayConfig, startGateway, type GatewayHandle } from '@switchyard/gateway';
 import { mysqlS3Target, type StorageTarget } from '../grpc/support/storage-targets.js';
 import { startTestService, tempDir, type TestService } from '../grpc/support/test-service.js';
@@ -95,4 +97,34 @@ test.serial('termination on one instance removes the parts the other stored', as
   t.is((await fetch(`${a.gateway.url}${path}`, { method: 'DELETE', headers })).status, 204);
   t.false((await target.snapshot()).blobKeys.some((key) => key.includes(path.split('/').pop()!)), 'and gone after termination');
   t.is((await fetch(`${b.gateway.url}${path}`, { method: 'HEAD', headers })).status, 404);
+});
+
+test.serial('gc removes an expired upload with its parts in the bucket, and keeps a live one', async (t) => {
+  if (!target) return t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)');
+  const [a] = instances as [Instance];
+  const workspace = freshWorkspace();
+  const headers = { 'tus-resumable': '1.0.0', ...(await auth(workspace)) };
+  const start = async (): Promise<string> => {
+    const created = await fetch(`${a.gateway.url}/v1/uploads`, { method: 'POST', headers: { ...headers, 'upload-length': String(4 * MiB) } });
+    const location = created.headers.get('location')!;
+    const appended = await fetch(location, { method: 'PATCH', headers: { ...headers, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' }, body: new Uint8Array(randomBytes(MiB)) });
+    t.is(appended.status, 204);
+    return location.split('/').pop()!;
+  };
+  const expiring = await start();
+  const storage = await openStorage(target.storage, { migrate: false });
+  try {
+    // Two days on, the first upload has expired; one started "then" has not.
+    const later = { now: () => new Date(Date.now() + 2 * 86_400_000) };
+    const live = await start();
+    await storage.db.updateTable('resumable_uploads').set({ expires_at: Date.now() + 3 * 86_400_000 }).where('id', '=', live).execute();
+    const report = await collectGarbage({ blobStore: storage.blobStore, assetStore: storage.assetStore, uploadStore: storage.uploadStore, clock: later, graceMs: 0 });
+    t.true(report.expiredUploads.includes(expiring));
+    t.false(report.expiredUploads.includes(live));
+    const keys = (await target.snapshot()).blobKeys;
+    t.false(keys.some((key) => key.includes(expiring)), 'the expired upload has no part left');
+    t.true(keys.some((key) => key.includes(live)), 'the live upload keeps its part');
+  } finally {
+    await storage.close();
+  }
 });
