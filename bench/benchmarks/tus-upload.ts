@@ -102,6 +102,8 @@ async function measure(server: { url: string; pid: number }, token: string, mib:
   const cpu = (side: Side) => median(samples[side].map((s) => s.cpuSeconds));
   const notes = {
     runs: samples,
+    // Each tus upload over the multipart upload next to it: drift on the shared machine moves both of a pair.
+    pairRatios: samples.ours.map((s, i) => s.mbPerSecond / samples.baseline[i]!.mbPerSecond),
     chunkBytes: chunkMib * MIB,
     client: 'tus-js-client (ours), node:http multipart (baseline)',
     peakRssMiB: { ours: peak('ours'), baseline: peak('baseline') },
