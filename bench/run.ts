@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { createRoute, getAsset, getAssetSplit, listAssets } from './benchmarks/rest.js';
 import { uploadThroughput } from './benchmarks/upload.js';
+import { tusUploadThroughput } from './benchmarks/tus-upload.js';
 import { grpcGetAssetBench } from './benchmarks/grpc.js';
 import { matchRoute } from './benchmarks/match-route.js';
 import { fileServe } from './benchmarks/file-serve.js';
@@ -22,6 +23,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'rest-get-asset-split': getAssetSplit,
   'file-serve': fileServe,
   'upload-throughput': uploadThroughput,
+  'tus-upload-throughput': tusUploadThroughput,
   'grpc-get-asset': grpcGetAssetBench,
   'lib-match-route': matchRoute,
   'mysql-get-asset': getAsset(true),

@@ -9,8 +9,11 @@ export function readRss(pid: number): number {
   return Number(match[1]) * 1024;
 }
 
-/** Samples a process's RSS until stopped; reports the peak growth over the first sample, in MiB. */
-export function sampleRssGrowth(pid: number, everyMs = 20): { stop(): number } {
+/**
+ * Samples a process's RSS until stopped; `stop` reports the peak growth over
+ * the first sample, in MiB, and `peak` (after `stop`) the peak VmRSS itself.
+ */
+export function sampleRssGrowth(pid: number, everyMs = 20): { stop(): number; peak(): number } {
   const start = readRss(pid);
   let peak = start;
   const timer = setInterval(() => {
@@ -26,6 +29,7 @@ export function sampleRssGrowth(pid: number, everyMs = 20): { stop(): number } {
       peak = Math.max(peak, readRss(pid));
       return (peak - start) / MIB;
     },
+    peak: () => peak / MIB,
   };
 }
 

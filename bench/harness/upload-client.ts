@@ -8,6 +8,11 @@ const MIB = 1024 * 1024;
 const BLOCK = randomBytes(MIB);
 BLOCK.write('BENCH', 0);
 
+/** The bytes `uploadFile` sends for `mib` MiB, as one buffer (for clients that take a whole file, such as tus-js-client). */
+export function benchBytes(mib: number): Buffer {
+  return Buffer.concat(Array.from({ length: mib }, () => BLOCK), mib * MIB);
+}
+
 export interface UploadOutcome {
   readonly status: number;
   readonly body: string;

@@ -56,7 +56,7 @@ export { CHECKSUM_MISMATCH_FIELD } from './uploads/store-part.js';
 export { DEFAULT_UPLOAD_EXPIRY_MS, MAX_CONCAT_PARTS, UPLOAD_BUSY_FIELD } from './uploads/resumable-uploads.js';
 
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './ports/index.js';
-export type { RouteRecord, NewRouteRecord, RouteRecordUpdate, RouteChange, RouteCursor, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, BlobStore, BlobInfo, ByteRange, AbandonedWrites, TokenVerifier } from './ports/index.js';
+export type { RouteRecord, NewRouteRecord, RouteRecordUpdate, RouteChange, RouteCursor, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites, TokenVerifier } from './ports/index.js';
 export { assertBlobKey } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';

@@ -14,6 +14,17 @@ export interface AbandonedWrites {
   readonly unsupported?: string | undefined;
 }
 
+/** Hints for one read; a store that has no use for them ignores them. */
+export interface ReadOptions {
+  /**
+   * Bytes to read at a time, for a reader that takes the whole blob as fast as
+   * it can (the finish of a resumable upload copying its parts) rather than a
+   * response paced by its client. Stores reading local files use it as the
+   * stream's chunk size instead of their default (64 KiB for the disk store).
+   */
+  readonly chunkBytes?: number | undefined;
+}
+
 export interface BlobInfo {
   readonly key: string;
   readonly size: number;
@@ -33,6 +44,8 @@ export interface BlobInfo {
  *   nothing is readable under `key`. A completed put is durable.
  * - `get` streams the bytes (or an inclusive range of them) or returns
  *   `undefined` for an unknown key. A range past the end is clamped to the size.
+ *   `options` are hints (`ReadOptions`): they change how a store reads, never
+ *   which bytes come back.
  * - `stat` returns size and modification time, or `undefined`.
  * - `delete` is idempotent.
  * - `list` yields every stored blob (for garbage collection), in no set order.
@@ -44,7 +57,7 @@ export interface BlobInfo {
  */
 export interface BlobStore {
   put(key: string, body: Readable): Promise<void>;
-  get(key: string, range?: ByteRange): Promise<Readable | undefined>;
+  get(key: string, range?: ByteRange, options?: ReadOptions): Promise<Readable | undefined>;
   stat(key: string): Promise<BlobInfo | undefined>;
   delete(key: string): Promise<void>;
   list(): AsyncIterable<BlobInfo>;

@@ -1,6 +1,6 @@
 export type { NewRouteRecord, RouteChange, RouteCursor, RouteRecord, RouteRecordUpdate, RouteStore } from './route-store.js';
 export type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore } from './asset-store.js';
-export type { BlobStore, BlobInfo, ByteRange, AbandonedWrites } from './blob-store.js';
+export type { BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites } from './blob-store.js';
 export type { TokenVerifier } from './token-verifier.js';
 export { assertBlobKey } from './blob-key.js';
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './upload-store.js';

@@ -128,6 +128,11 @@ export function blobStoreConformance(test: RegisterTest, options: ConformanceOpt
     t.deepEqual(await bytesOf((await store.get(key, { start, end }))!), generatedBytes(end - start + 1, { offset: start }), 'a range deep inside');
     const tail = await bytesOf((await store.get(key, { start: LARGE_SIZE - 10, end: LARGE_SIZE + MiB }))!);
     t.deepEqual(tail, generatedBytes(10, { offset: LARGE_SIZE - 10 }), 'the clamped tail');
+    // Read options are hints: they never change which bytes come back.
+    for (const chunkBytes of [MiB, 64 * MiB, 0, Number.NaN]) {
+      t.is(await sha256Of((await store.get(key, undefined, { chunkBytes }))!), expectedHash, `whole, chunkBytes ${chunkBytes}`);
+    }
+    t.deepEqual(await bytesOf((await store.get(key, { start, end }, { chunkBytes: MiB }))!), generatedBytes(end - start + 1, { offset: start }), 'a range with chunkBytes');
     await store.delete(key);
   });
 

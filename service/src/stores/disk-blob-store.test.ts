@@ -90,6 +90,21 @@ test('disk: a range starting past the end reads nothing; a malformed range is in
   }
 });
 
+test('disk: a chunkBytes hint raises the read size from 64 KiB, up to 4 MiB; smaller or odd values are ignored', async (t) => {
+  const store = new DiskBlobStore(await freshRoot());
+  await store.put('ws/large.bin', generatedStream(9 * 1024 * 1024));
+  const largestChunk = async (chunkBytes?: number) => {
+    let largest = 0;
+    for await (const chunk of (await store.get('ws/large.bin', undefined, chunkBytes === undefined ? undefined : { chunkBytes }))! as AsyncIterable<Buffer>) largest = Math.max(largest, chunk.length);
+    return largest;
+  };
+  t.is(await largestChunk(), 64 * 1024);
+  t.is(await largestChunk(1024 * 1024), 1024 * 1024);
+  t.is(await largestChunk(64 * 1024 * 1024), 4 * 1024 * 1024);
+  t.is(await largestChunk(1024), 64 * 1024);
+  t.is(await largestChunk(Number.NaN), 64 * 1024);
+});
+
 test('disk: check creates a missing root and passes; a root that is a file is unavailable', async (t) => {
   const root = join(await freshRoot(), 'later', 'files');
   await new DiskBlobStore(root).check();
