@@ -49,7 +49,7 @@ export async function ingest(source: ByteSource, blobStore: BlobStore, key: stri
 }
 
 /** All-or-nothing puts should leave nothing behind; deleting again costs little and covers stores that slip. */
-async function forget(blobStore: BlobStore, key: string): Promise<void> {
+export async function forget(blobStore: BlobStore, key: string): Promise<void> {
   await blobStore.delete(key).catch(() => undefined);
 }
 

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { invalidArgument, SwitchyardError, toSwitchyardError } from '../errors.js';
 import { bodyFailure } from '../assets/byte-meter.js';
+import { forget } from '../assets/ingest.js';
 import type { ByteSource } from '../assets/types.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { UploadChecksum } from './types.js';
@@ -80,8 +81,4 @@ async function* untilCut(
 
 function timingSafeEqualBytes(actual: Buffer, expected: Uint8Array): boolean {
   return actual.length === expected.length && timingSafeEqual(actual, expected);
-}
-
-async function forget(blobStore: BlobStore, key: string): Promise<void> {
-  await blobStore.delete(key).catch(() => undefined);
 }

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { ByteSource } from '../assets/types.js';
+import type { UploadIntent } from '../ports/upload-store.js';
 import type { Visibility } from '../assets/visibility.js';
 
 /** Digest algorithms a client may check each appended run of bytes with (tus checksum extension). */
@@ -12,15 +13,8 @@ export interface UploadChecksum {
   readonly digest: Uint8Array;
 }
 
-/** What the client says about the file; every field is optional. */
-export interface UploadIntentInput {
-  /** The client's file name: a hint only. */
-  readonly filename?: string | undefined;
-  readonly label?: string | undefined;
-  readonly visibility?: Visibility | undefined;
-  /** An asset id: the finished upload replaces that asset's file instead of making a new asset. */
-  readonly replace?: string | undefined;
-}
+/** What the client says about the file (filename, label, visibility, an asset to replace); every field is optional. */
+export type UploadIntentInput = UploadIntent;
 
 export interface CreateUploadInput {
   /** Total size in bytes; absent: the client declares it later (with an append). */
