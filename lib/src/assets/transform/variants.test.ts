@@ -68,6 +68,38 @@ test('beyond the queue a transformation is refused with unavailable and a retry 
   t.true(refused.every((error) => error.code === 'unavailable' && error.retryAfterMs === 1_000));
 });
 
+test('the observer hears the queue, each piece of work by format and outcome, and each refusal; storing happens after the slot is freed', async (t) => {
+  const blobs = new MemoryBlobStore();
+  const assets = new MemoryAssetStore();
+  const { service } = setup({ assetStore: assets, blobStore: blobs });
+  const asset = await service.upload(alice, { body: chunked(await jpeg(1200, 900)) });
+  const record = (await assets.get('ws-alice', asset.id))!;
+  const queue: [number, number][] = [];
+  const worked: string[] = [];
+  let refused = 0;
+  let runningAtPut = -1;
+  const maker = new VariantMaker(blobs, { sizes: SIZES, maxPixels: 50_000_000, concurrency: 1, queue: 1 }, {
+    queue: (waiting, running) => void queue.push([waiting, running]),
+    worked: (format, outcome, seconds) => void worked.push(`${format} ${outcome} ${seconds > 0}`),
+    refused: () => void (refused += 1),
+  });
+  const put = blobs.put.bind(blobs);
+  blobs.put = async (key: string, body: Readable) => {
+    runningAtPut = queue.at(-1)![1];
+    return put(key, body);
+  };
+  const results = await Promise.allSettled(['jpeg', 'png', 'webp'].map((format) => maker.variant(record, parseTransform({ w: '64', format }, SIZES))));
+  t.deepEqual(results.map((result) => result.status), ['fulfilled', 'fulfilled', 'rejected'], 'one running, one waiting, one refused');
+  t.is(refused, 1);
+  t.deepEqual(worked, ['jpeg ok true', 'png ok true']);
+  t.deepEqual(queue, [[0, 1], [1, 1], [0, 1], [0, 0]], 'running, one waits, it takes the slot, the slot is free');
+  t.is(runningAtPut, 0, 'the variant is stored after its slot is released');
+  const broken = await service.upload(alice, { body: chunked((await jpeg(300, 200)).subarray(0, 400)) });
+  const brokenRecord = (await assets.get('ws-alice', broken.id))!;
+  await t.throwsAsync(maker.variant(brokenRecord, parseTransform({ w: '64', format: 'webp' }, SIZES)), { instanceOf: SwitchyardError });
+  t.is(worked.at(-1), 'webp invalid true');
+});
+
 test('sources over the pixel limit, undecodable bytes and non-images are invalid_argument', async (t) => {
   const { service, assetStore } = setup();
   const big = await service.upload(alice, { body: chunked(await jpeg(300, 200)) });

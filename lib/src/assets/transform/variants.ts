@@ -5,7 +5,7 @@ import type { AssetRecord } from '../../ports/asset-store.js';
 import { assertBlobKey } from '../../ports/blob-key.js';
 import type { BlobInfo, BlobStore } from '../../ports/blob-store.js';
 import { outputFormat, tooManyPixels, transformImage, TRANSFORMABLE_TYPES, TYPE_OF_FORMAT } from './transform-image.js';
-import { canonicalTransform, type ImageTransform } from './transform-params.js';
+import { canonicalTransform, type ImageTransform, type TransformFormat } from './transform-params.js';
 
 export interface TransformConfig {
   /** Widths and heights allowed (TRANSFORM_SIZES). */
@@ -16,6 +16,23 @@ export interface TransformConfig {
   readonly concurrency: number;
   /** Transformations waiting for a slot; one more is refused with `unavailable` and a retry hint. */
   readonly queue: number;
+}
+
+/** How a transformation's work ended: made, refused by its source (undecodable, over the pixel limit), or failed otherwise (the blob store). */
+export type TransformOutcome = 'ok' | 'invalid' | 'error';
+
+/**
+ * What a VariantMaker tells its embedder, for metrics: the core knows no
+ * metrics library, the service counts. Each is called synchronously and must
+ * not throw.
+ */
+export interface TransformObserver {
+  /** Transformations waiting for a slot and running, after either changed. */
+  readonly queue?: ((waiting: number, running: number) => void) | undefined;
+  /** One transformation's work ended: the seconds it held its slot (reading the source, decoding, resizing, encoding). */
+  readonly worked?: ((format: TransformFormat, outcome: TransformOutcome, seconds: number) => void) | undefined;
+  /** One transformation refused because every slot was busy and the queue full. */
+  readonly refused?: (() => void) | undefined;
 }
 
 /** Where a variant's bytes live: beside its source blob, so they go with it and never outlive what they were made of. */
@@ -52,11 +69,13 @@ export class VariantMaker {
   readonly #config: TransformConfig;
   readonly #making = new Map<string, Promise<void>>();
   readonly #waiting: (() => void)[] = [];
+  readonly #observer: TransformObserver;
   #running = 0;
 
-  constructor(blobs: BlobStore, config: TransformConfig) {
+  constructor(blobs: BlobStore, config: TransformConfig, observer: TransformObserver = {}) {
     this.#blobs = blobs;
     this.#config = config;
+    this.#observer = observer;
   }
 
   get config(): TransformConfig {
@@ -91,28 +110,38 @@ export class VariantMaker {
     return making;
   }
 
-  async #make(record: AssetRecord, transform: ImageTransform, format: Parameters<typeof transformImage>[2], key: string): Promise<void> {
+  async #make(record: AssetRecord, transform: ImageTransform, format: TransformFormat, key: string): Promise<void> {
     const release = await this.#slot();
+    const started = performance.now();
+    let output: Buffer;
     try {
       const body = await this.#blobs.get(record.blobKey);
       if (body === undefined) throw new SwitchyardError('not_found', 'file not found', [{ field: 'path', reason: 'no current file at this path' }]);
       const source = await readAll(body);
-      const output = await transformImage(source, transform, format, { maxPixels: this.#config.maxPixels });
-      await this.#blobs.put(key, Readable.from([output], { objectMode: false }));
+      output = await transformImage(source, transform, format, { maxPixels: this.#config.maxPixels });
+      this.#observer.worked?.(format, 'ok', (performance.now() - started) / 1000);
+    } catch (error) {
+      this.#observer.worked?.(format, error instanceof SwitchyardError && error.code === 'invalid_argument' ? 'invalid' : 'error', (performance.now() - started) / 1000);
+      throw error;
     } finally {
       release();
     }
+    await this.#blobs.put(key, Readable.from([output], { objectMode: false }));
   }
 
   /** A running slot, after waiting in the queue if need be; refused when the queue is full. */
   async #slot(): Promise<() => void> {
     if (this.#running >= this.#config.concurrency) {
       if (this.#waiting.length >= this.#config.queue) {
+        this.#observer.refused?.();
         throw new SwitchyardError('unavailable', `${this.#config.concurrency} image transformations are running and ${this.#config.queue} waiting (TRANSFORM_CONCURRENCY); try again shortly`, [], { retryAfterMs: 1_000 });
       }
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      const turn = new Promise<void>((resolve) => this.#waiting.push(resolve));
+      this.#observer.queue?.(this.#waiting.length, this.#running);
+      await turn;
     } else {
       this.#running += 1;
+      this.#observer.queue?.(this.#waiting.length, this.#running);
     }
     let released = false;
     return () => {
@@ -122,6 +151,7 @@ export class VariantMaker {
       // The slot passes straight to the next in line.
       if (next) next();
       else this.#running -= 1;
+      this.#observer.queue?.(this.#waiting.length, this.#running);
     };
   }
 }
