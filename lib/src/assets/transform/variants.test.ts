@@ -55,6 +55,32 @@ test('a variant is made once for any number of concurrent requests, stored besid
   t.is(puts, 1, 'the second request is a read');
 });
 
+test('a variant found or made once is served again without a stat; one removed behind the maker\'s back is made again', async (t) => {
+  const { service, blobStore } = setup();
+  const asset = await service.upload(alice, { body: chunked(await jpeg(400, 300)) });
+  const first = await service.openFile(pathOf(asset.url), { transform: { w: '64', format: 'webp' } });
+  first.body!.resume();
+  let stats = 0;
+  const stat = blobStore.stat.bind(blobStore);
+  blobStore.stat = async (key: string) => {
+    stats += 1;
+    return stat(key);
+  };
+  const again = await service.openFile(pathOf(asset.url), { transform: { w: '64', format: 'webp' } });
+  again.body!.resume();
+  t.is(stats, 0, 'a known variant is read straight away');
+  t.is(again.sha256, first.sha256);
+  const variantKeys: string[] = [];
+  for await (const blob of blobStore.list()) if (sourceOfVariantKey(blob.key) !== undefined) variantKeys.push(blob.key);
+  t.is(variantKeys.length, 1);
+  await blobStore.delete(variantKeys[0]!);
+  const remade = await service.openFile(pathOf(asset.url), { transform: { w: '64', format: 'webp' } });
+  const chunks: Buffer[] = [];
+  for await (const chunk of remade.body!) chunks.push(chunk as Buffer);
+  t.is(Buffer.concat(chunks).length, remade.size, 'made again, not a 404');
+  t.is(remade.sha256, first.sha256);
+});
+
 test('beyond the queue a transformation is refused with unavailable and a retry hint, before any work', async (t) => {
   const blobs = new MemoryBlobStore();
   const assets = new MemoryAssetStore();

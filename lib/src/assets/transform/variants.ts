@@ -35,6 +35,9 @@ export interface TransformObserver {
   readonly refused?: (() => void) | undefined;
 }
 
+/** Variants a VariantMaker remembers (about 300 bytes each). */
+const KNOWN_VARIANTS = 10_000;
+
 /** Where a variant's bytes live: beside its source blob, so they go with it and never outlive what they were made of. */
 const VARIANT_SEGMENT = '.variants/';
 
@@ -68,6 +71,14 @@ export class VariantMaker {
   readonly #blobs: BlobStore;
   readonly #config: TransformConfig;
   readonly #making = new Map<string, Promise<void>>();
+  /**
+   * Variants found or made, by source blob and canonical parameters: a
+   * repeated request then costs no stat and no hashing (`npm run bench
+   * transform-hit`). A variant never changes (its key names its source blob,
+   * which never changes either), so an entry is never stale, only possibly
+   * gone: see forget(). At most KNOWN_VARIANTS, the oldest make room.
+   */
+  readonly #known = new Map<string, Variant>();
   readonly #waiting: (() => void)[] = [];
   readonly #observer: TransformObserver;
   #running = 0;
@@ -83,13 +94,15 @@ export class VariantMaker {
   }
 
   async variant(record: AssetRecord, transform: ImageTransform): Promise<Variant> {
+    const format = outputFormat(transform, record.type);
+    const canonical = canonicalTransform(transform, format);
+    const known = this.#known.get(`${record.blobKey}\n${canonical}`);
+    if (known !== undefined) return known;
     if (!TRANSFORMABLE_TYPES.has(record.type)) {
       throw new SwitchyardError('invalid_argument', `files of type ${record.type} are not transformed; leave out w, h, fit, format and q`, [{ field: 'w', reason: `not a transformable image (${record.type})` }]);
     }
     // The recorded size is the shown size of the first frame; the pixel limit also holds per frame inside sharp.
     if (record.width !== undefined && record.height !== undefined && record.width * record.height > this.#config.maxPixels) throw tooManyPixels(this.#config.maxPixels);
-    const format = outputFormat(transform, record.type);
-    const canonical = canonicalTransform(transform, format);
     const key = variantKeyFor(record.blobKey, canonical);
     const digest = createHash('sha256').update(`${record.sha256}\n${canonical}`).digest('hex');
     let info = await this.#blobs.stat(key);
@@ -98,7 +111,19 @@ export class VariantMaker {
       info = await this.#blobs.stat(key);
       if (info === undefined) throw new SwitchyardError('unavailable', 'the transformed image was made but cannot be read back yet; try again');
     }
-    return { key, type: TYPE_OF_FORMAT[format], info, digest };
+    const variant: Variant = Object.freeze({ key, type: TYPE_OF_FORMAT[format], info, digest });
+    this.#remember(`${record.blobKey}\n${canonical}`, variant);
+    return variant;
+  }
+
+  /** A variant found missing when read (removed behind this process's back): the next request looks for it, or makes it, again. */
+  forget(variant: Variant): void {
+    for (const [cacheKey, known] of this.#known) if (known.key === variant.key) this.#known.delete(cacheKey);
+  }
+
+  #remember(cacheKey: string, variant: Variant): void {
+    if (this.#known.size >= KNOWN_VARIANTS) this.#known.delete(this.#known.keys().next().value!);
+    this.#known.set(cacheKey, variant);
   }
 
   #makeOnce(key: string, make: () => Promise<void>): Promise<void> {
