@@ -13,6 +13,7 @@ import { fileServe } from './benchmarks/file-serve.js';
 import { metricsCost } from './benchmarks/metrics-cost.js';
 import { watchedMatch } from './benchmarks/watched-match.js';
 import { routeSyncLatency } from './benchmarks/route-sync.js';
+import { transformDiv2k, transformHit, transformMiss } from './benchmarks/transform.js';
 import { plan } from './harness/plan.js';
 import { formatLine, writeResults, type BenchResult } from './harness/results.js';
 
@@ -30,6 +31,9 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'metrics-cost': metricsCost,
   'watched-match': watchedMatch,
   'route-sync-latency': routeSyncLatency,
+  'transform-miss': transformMiss,
+  'transform-hit': transformHit,
+  'transform-div2k-jpeg': transformDiv2k,
 };
 
 const wanted = process.argv.slice(2);

@@ -12,16 +12,22 @@ export interface LoadStats {
   readonly cpuMicrosPerRequest?: number | undefined;
 }
 
+/** Rounds and their length, when a benchmark needs other than the plan's (e.g. more, shorter rounds for a slow request). */
+export interface Schedule {
+  readonly rounds?: number;
+  readonly measureSeconds?: number;
+}
+
 /**
  * Runs a load against ours and the baseline alternately: a warm-up of each,
  * then rounds in which the order flips, so drift on a shared machine hits both.
  */
-export async function alternate(measure: (side: Side, seconds: number) => Promise<LoadStats>): Promise<Record<Side, LoadStats>> {
+export async function alternate(measure: (side: Side, seconds: number) => Promise<LoadStats>, schedule: Schedule = {}): Promise<Record<Side, LoadStats>> {
   for (const side of ['ours', 'baseline'] as const) await measure(side, plan.warmupSeconds);
   const rounds: Record<Side, LoadStats[]> = { ours: [], baseline: [] };
-  for (let round = 0; round < plan.rounds; round++) {
+  for (let round = 0; round < (schedule.rounds ?? plan.rounds); round++) {
     const order: Side[] = round % 2 === 0 ? ['ours', 'baseline'] : ['baseline', 'ours'];
-    for (const side of order) rounds[side].push(await measure(side, plan.measureSeconds));
+    for (const side of order) rounds[side].push(await measure(side, schedule.measureSeconds ?? plan.measureSeconds));
   }
   return { ours: combine(rounds.ours), baseline: combine(rounds.baseline) };
 }

@@ -1,5 +1,5 @@
 import autocannon, { type Options } from 'autocannon';
-import { alternate, type LoadStats, type Side } from './alternate.js';
+import { alternate, type LoadStats, type Schedule, type Side } from './alternate.js';
 import { plan } from './plan.js';
 import { readCpuSeconds } from './proc.js';
 
@@ -9,10 +9,18 @@ export type LoadFactory = (side: Side) => Omit<Options, 'duration' | 'connection
 /** The server processes of one side: one, or several (a gateway and its service) whose CPU adds up. */
 export type Pids = number | readonly number[];
 
+export interface CompareOptions extends Schedule {
+  /** Runs before each warm-up and round (e.g. waiting for work the last one left behind to finish). */
+  readonly beforeEach?: (side: Side) => Promise<void>;
+}
+
 /** Loads ours and the baseline (server processes `pids`) over HTTP from this process with autocannon, alternately. */
-export async function compareHttp(factory: LoadFactory, pids: Record<Side, Pids>): Promise<Record<Side, LoadStats>> {
+export async function compareHttp(factory: LoadFactory, pids: Record<Side, Pids>, options: CompareOptions = {}): Promise<Record<Side, LoadStats>> {
   const targets = { ours: factory('ours'), baseline: factory('baseline') };
-  return alternate((side, seconds) => load(targets[side], seconds, pids[side]));
+  return alternate(async (side, seconds) => {
+    await options.beforeEach?.(side);
+    return load(targets[side], seconds, pids[side]);
+  }, options);
 }
 
 /** Any non-2xx answer or socket error fails the benchmark: a fast error is not a result. */

@@ -33,6 +33,24 @@ export function sampleRssGrowth(pid: number, everyMs = 20): { stop(): number; pe
   };
 }
 
+/** Samples a process's RSS until stopped; reports the peak, in MiB (the whole process, not its growth). */
+export function samplePeakRss(pid: number, everyMs = 20): { stop(): number } {
+  let peak = readRss(pid);
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, readRss(pid));
+    } catch {
+      // The process ended; the caller will notice through its own request failing.
+    }
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peak / MIB;
+    },
+  };
+}
+
 const TICKS_PER_SECOND = 100; // USER_HZ; 100 on every Linux this runs on.
 
 /** CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat. */
@@ -41,4 +59,19 @@ export function readCpuSeconds(pid: number): number {
   // Fields after the parenthesised command name; utime and stime are the 14th and 15th fields overall.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/**
+ * Waits until none of `pids` uses more than `threshold` of a core over a
+ * 250 ms window (at most `timeoutMs`): work a load left behind (requests the
+ * load generator abandoned at its deadline keep running in the server) then
+ * does not run into the next measurement.
+ */
+export async function waitForIdle(pids: readonly number[], threshold = 0.1, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const before = pids.map(readCpuSeconds);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    if (pids.every((pid, i) => (readCpuSeconds(pid) - before[i]!) / 0.25 <= threshold)) return;
+  }
 }

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { CounterFamily, idOnlyTracing, TRACEPARENT_HEADER, type Logger, type Registry, type Tracing } from '@switchyard/runtime';
+import { capacityRefusalCell, idOnlyTracing, TRACEPARENT_HEADER, type Logger, type Registry, type Tracing } from '@switchyard/runtime';
 import { setSpan } from './app/request-spans.js';
 import { httpRequestMetrics, UNMATCHED_ROUTE } from './app/http-metrics.js';
 import { corsOptions } from './app/cors.js';
@@ -76,8 +76,7 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
   const filesPath = filesPathOf(cdnUrl);
   // One bound for REST and Connect uploads alike: both hold a stream to the service and a buffer here.
-  const refusals = metrics ? new CounterFamily(metrics, { name: 'switchyard_capacity_refusals_total', help: 'Requests refused 503 at a capacity bound of the gateway (MAX_CONNECTIONS, MAX_INFLIGHT_UPLOADS).', labelNames: ['bound'] as const }) : undefined;
-  const refused = { connections: refusals?.cell({ bound: 'connections' }), uploads: refusals?.cell({ bound: 'uploads' }) };
+  const refused = { connections: metrics && capacityRefusalCell(metrics, 'connections'), uploads: metrics && capacityRefusalCell(metrics, 'uploads') };
   const uploadSlots = new Slots(config.clientLimits.maxInflightUploads, () => void (refused.uploads && (refused.uploads.value += 1)));
   const allowed = new AllowedMethods();
   const app = Fastify({

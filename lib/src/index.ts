@@ -45,7 +45,7 @@ export { MAX_SIGNED_URL_SECONDS, MIN_URL_KEY_BYTES } from './assets/signed-urls.
 export { parseTransform, hasTransform, DEFAULT_TRANSFORM_SIZES, TRANSFORM_FORMATS, TRANSFORM_FITS, TRANSFORM_PARAMS } from './assets/transform/transform-params.js';
 export type { ImageTransform, TransformQuery, TransformFormat, TransformFit } from './assets/transform/transform-params.js';
 export { transformImage, TRANSFORMABLE_TYPES } from './assets/transform/transform-image.js';
-export type { TransformConfig } from './assets/transform/variants.js';
+export type { TransformConfig, TransformObserver, TransformOutcome } from './assets/transform/variants.js';
 export { DEFAULT_TRANSFORM_MAX_PIXELS } from './switchyard.js';
 export type { UrlSigningKey } from './assets/signed-urls.js';
 export { sniffMediaType } from './assets/sniff.js';

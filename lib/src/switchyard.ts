@@ -9,7 +9,7 @@ import type { RouteStore } from './ports/route-store.js';
 import { createRouteService } from './routes/route-service.js';
 import { createUrlSigner, randomUrlSigningKey, type UrlSigningKey } from './assets/signed-urls.js';
 import { availableParallelism } from 'node:os';
-import { VariantMaker, type TransformConfig } from './assets/transform/variants.js';
+import { VariantMaker, type TransformConfig, type TransformObserver } from './assets/transform/variants.js';
 import { DEFAULT_TRANSFORM_SIZES } from './assets/transform/transform-params.js';
 import type { RouteService } from './routes/types.js';
 import type { UploadStore } from './ports/upload-store.js';
@@ -38,6 +38,8 @@ export interface SwitchyardOptions {
   readonly urlSigningKeys?: readonly UrlSigningKey[] | undefined;
   /** Image transformations: allowed sizes, the pixel limit of sources, how many run at once and how many may wait. */
   readonly transforms?: Partial<TransformConfig> | undefined;
+  /** Told of the transform queue, each transformation's work time and refusals (the service's metrics); nothing by default. */
+  readonly transformObserver?: TransformObserver | undefined;
   /** Route watches: how often a watched workspace is checked for changes made through other instances (ms, default 250), and the heartbeat interval (ms, default 15000). */
   readonly routeWatch?: { readonly pollMs?: number | undefined; readonly heartbeatMs?: number | undefined } | undefined;
   readonly clock?: Clock | undefined;
@@ -74,7 +76,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       cdnUrl,
       maxUploadBytes,
       urlSigner: createUrlSigner(options.urlSigningKeys ?? [randomUrlSigningKey()]),
-      variants: new VariantMaker(options.blobStore, transformConfig(options.transforms)),
+      variants: new VariantMaker(options.blobStore, transformConfig(options.transforms), options.transformObserver),
   });
   const { uploadStore } = options;
   return Object.freeze({

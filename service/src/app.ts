@@ -3,6 +3,7 @@ import { CounterFamily, type Registry, type Tracing } from '@switchyard/runtime'
 import { GrpcMetrics } from './grpc/grpc-metrics.js';
 import { timedStores } from './stores/timed-stores.js';
 import { registerUploadGauge } from './upload-metrics.js';
+import { transformMetrics } from './transform-metrics.js';
 import type { Transport } from '@connectrpc/connect';
 import { createSwitchyard } from '@switchyard/core';
 import { resolveUrlSigningKeys } from './url-signing-keys.js';
@@ -77,6 +78,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       urlSigningKeys: await resolveUrlSigningKeys(config),
       routeWatch: config.routeWatch,
       transforms: config.transforms,
+      transformObserver: options.metrics ? transformMetrics(options.metrics) : undefined,
     });
     await health.start();
     const metrics = options.metrics ? new GrpcMetrics(options.metrics) : undefined;

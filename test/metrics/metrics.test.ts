@@ -1,7 +1,8 @@
 // /metrics of `switchyard start` (one registry for the gateway and the
 // service): after a known mix of calls, the HTTP and gRPC series count
 // exactly what was sent, by route template and code; every gRPC method has
-// its series from the start; and promtool accepts the scrape.
+// its series from the start; image transformations are counted by format
+// and outcome; and promtool accepts the scrape.
 import test from 'ava';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -9,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import sharp from 'sharp';
 import { Child, cleanEnv } from '../rest/support/processes.js';
 import { fixtureFile, form } from '../rest/support/http.js';
 import { mintToken } from '../rest/support/tokens.js';
@@ -53,6 +55,49 @@ test('every gRPC method has its series at zero before its first call, as go-grpc
   t.is(valueOf(samples, 'grpc_server_handling_seconds_count', replace), 0);
   t.true(samples.some((sample) => sample.name === 'process_cpu_seconds_total'), 'the default process metrics');
   t.true(samples.some((sample) => sample.name === 'nodejs_eventloop_lag_seconds'), 'the default Node metrics');
+});
+
+// Serial, so it runs before the concurrent tests: its file requests must not fall into the known mix's deltas.
+test.serial('image transformations: the queue gauges and the work histogram exist from the start and count each transformation by format and outcome', async (t) => {
+  const auth = { authorization: `Bearer ${await mintToken(secret, { workspace: `transforms-${randomBytes(4).toString('hex')}` })}` };
+  const before = (await scrape()).samples;
+  for (const name of ['switchyard_transform_queue_depth', 'switchyard_transforms_in_progress']) t.true(before.some((sample) => sample.name === name), name);
+  for (const format of ['jpeg', 'png', 'webp', 'avif']) {
+    for (const outcome of ['ok', 'invalid', 'error']) t.true(before.some((sample) => sample.name === 'switchyard_transform_seconds_count' && sample.labels['format'] === format && sample.labels['outcome'] === outcome), `${format} ${outcome}`);
+  }
+  t.true(before.some((sample) => sample.name === 'switchyard_capacity_refusals_total' && sample.labels['bound'] === 'transforms'));
+  const delta = (after: Sample[], name: string, labels: Record<string, string>) => valueOf(after, name, labels) - valueOf(before, name, labels);
+
+  const upload = async (file: Awaited<ReturnType<typeof fixtureFile>>): Promise<string> => {
+    const response = await fetch(`${api}/v1/assets/upload`, { method: 'POST', headers: auth, body: form([['file', file]]) });
+    t.is(response.status, 201);
+    return ((await response.json()) as { url: string }).url;
+  };
+  const png = await upload(await fixtureFile('image.png'));
+  // A JPEG cut short: sniffed as a JPEG, but sharp cannot decode it.
+  const whole = await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 200, g: 40, b: 40 } } }).jpeg().toBuffer();
+  const broken = await upload({ bytes: new Uint8Array(whole.subarray(0, 400)), filename: 'broken.jpg' });
+  const statuses = [];
+  for (const url of [`${png}?w=32&format=webp`, `${png}?w=16&format=webp`, `${png}?w=32&format=webp`, `${png}?w=16&format=png`, `${broken}?w=16&format=jpeg`]) statuses.push((await fetch(url)).status);
+  t.deepEqual(statuses, [200, 200, 200, 200, 400], 'two WebP variants (one asked twice), a PNG one, an undecodable source');
+
+  // Wait until the gateway has observed all seven requests, so none lands in another test's deltas.
+  const files = (samples: Sample[]) => samples.filter((sample) => sample.name === 'http_server_request_duration_seconds_count' && sample.labels['route'] === '/files/:assetId/:fileName').reduce((sum, sample) => sum + sample.value, 0);
+  const uploads = (samples: Sample[]) => valueOf(samples, 'http_server_request_duration_seconds_count', { method: 'POST', route: '/v1/assets/upload', status_code: '201' });
+  let after = (await scrape()).samples;
+  for (let wait = 0; wait < 40 && (files(after) - files(before) < 5 || uploads(after) - uploads(before) < 2); wait++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    after = (await scrape()).samples;
+  }
+  t.is(delta(after, 'switchyard_transform_seconds_count', { format: 'webp', outcome: 'ok' }), 2, 'the second ask of a variant is a read, not a transformation');
+  t.is(delta(after, 'switchyard_transform_seconds_count', { format: 'png', outcome: 'ok' }), 1);
+  t.is(delta(after, 'switchyard_transform_seconds_count', { format: 'jpeg', outcome: 'invalid' }), 1);
+  t.is(delta(after, 'switchyard_transform_seconds_count', { format: 'jpeg', outcome: 'ok' }), 0);
+  t.true(delta(after, 'switchyard_transform_seconds_sum', { format: 'webp', outcome: 'ok' }) > 0);
+  t.is(delta(after, 'switchyard_store_operation_seconds_count', { store: 'blob', operation: 'put', outcome: 'ok' }), 2 + 3, 'two uploads and three variants stored');
+  t.is(valueOf(after, 'switchyard_transform_queue_depth', {}), 0);
+  t.is(valueOf(after, 'switchyard_transforms_in_progress', {}), 0);
+  t.is(valueOf(after, 'switchyard_capacity_refusals_total', { bound: 'transforms' }), 0);
 });
 
 test('after a known mix of calls, the counts match what was sent, by route template and by code', async (t) => {

@@ -42,13 +42,17 @@ export async function openFile(deps: Deps, path: string, options: OpenFileOption
 /** A derived image of the file: made (once) and stored on first use, then read like a file. Its `sha256` names the variant (its ETag). */
 async function openVariant(deps: Deps, record: AssetRecord, options: OpenFileOptions): Promise<StoredFile> {
   const transform = parseTransform(options.transform!, deps.variants.config.sizes);
-  const variant = await deps.variants.variant(record, transform);
-  const range = resolveRange(options.range, variant.info.size);
-  const info: StoredFile = { type: variant.type, size: variant.info.size, sha256: variant.digest, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, range };
-  if (options.infoOnly || variant.info.size === 0) return Object.freeze(info);
-  const body = await deps.blobStore.get(variant.key, options.range ? range : undefined);
-  if (!body) throw fileNotFound();
-  return Object.freeze({ ...info, body });
+  // A second try when a variant the maker knew of is gone from the store: it is looked for, or made, again.
+  for (let attempt = 0; ; attempt++) {
+    const variant = await deps.variants.variant(record, transform);
+    const range = resolveRange(options.range, variant.info.size);
+    const info: StoredFile = { type: variant.type, size: variant.info.size, sha256: variant.digest, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, range };
+    if (options.infoOnly || variant.info.size === 0) return Object.freeze(info);
+    const body = await deps.blobStore.get(variant.key, options.range ? range : undefined);
+    if (body) return Object.freeze({ ...info, body });
+    deps.variants.forget(variant);
+    if (attempt > 0) throw fileNotFound();
+  }
 }
 
 /**

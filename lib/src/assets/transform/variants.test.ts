@@ -55,6 +55,32 @@ test('a variant is made once for any number of concurrent requests, stored besid
   t.is(puts, 1, 'the second request is a read');
 });
 
+test('a variant found or made once is served again without a stat; one removed behind the maker\'s back is made again', async (t) => {
+  const { service, blobStore } = setup();
+  const asset = await service.upload(alice, { body: chunked(await jpeg(400, 300)) });
+  const first = await service.openFile(pathOf(asset.url), { transform: { w: '64', format: 'webp' } });
+  first.body!.resume();
+  let stats = 0;
+  const stat = blobStore.stat.bind(blobStore);
+  blobStore.stat = async (key: string) => {
+    stats += 1;
+    return stat(key);
+  };
+  const again = await service.openFile(pathOf(asset.url), { transform: { w: '64', format: 'webp' } });
+  again.body!.resume();
+  t.is(stats, 0, 'a known variant is read straight away');
+  t.is(again.sha256, first.sha256);
+  const variantKeys: string[] = [];
+  for await (const blob of blobStore.list()) if (sourceOfVariantKey(blob.key) !== undefined) variantKeys.push(blob.key);
+  t.is(variantKeys.length, 1);
+  await blobStore.delete(variantKeys[0]!);
+  const remade = await service.openFile(pathOf(asset.url), { transform: { w: '64', format: 'webp' } });
+  const chunks: Buffer[] = [];
+  for await (const chunk of remade.body!) chunks.push(chunk as Buffer);
+  t.is(Buffer.concat(chunks).length, remade.size, 'made again, not a 404');
+  t.is(remade.sha256, first.sha256);
+});
+
 test('beyond the queue a transformation is refused with unavailable and a retry hint, before any work', async (t) => {
   const blobs = new MemoryBlobStore();
   const assets = new MemoryAssetStore();
@@ -66,6 +92,38 @@ test('beyond the queue a transformation is refused with unavailable and a retry 
   const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected').map((result) => result.reason as SwitchyardError);
   t.is(results.length - refused.length, 3, 'one running, two waiting');
   t.true(refused.every((error) => error.code === 'unavailable' && error.retryAfterMs === 1_000));
+});
+
+test('the observer hears the queue, each piece of work by format and outcome, and each refusal; storing happens after the slot is freed', async (t) => {
+  const blobs = new MemoryBlobStore();
+  const assets = new MemoryAssetStore();
+  const { service } = setup({ assetStore: assets, blobStore: blobs });
+  const asset = await service.upload(alice, { body: chunked(await jpeg(1200, 900)) });
+  const record = (await assets.get('ws-alice', asset.id))!;
+  const queue: [number, number][] = [];
+  const worked: string[] = [];
+  let refused = 0;
+  let runningAtPut = -1;
+  const maker = new VariantMaker(blobs, { sizes: SIZES, maxPixels: 50_000_000, concurrency: 1, queue: 1 }, {
+    queue: (waiting, running) => void queue.push([waiting, running]),
+    worked: (format, outcome, seconds) => void worked.push(`${format} ${outcome} ${seconds > 0}`),
+    refused: () => void (refused += 1),
+  });
+  const put = blobs.put.bind(blobs);
+  blobs.put = async (key: string, body: Readable) => {
+    runningAtPut = queue.at(-1)![1];
+    return put(key, body);
+  };
+  const results = await Promise.allSettled(['jpeg', 'png', 'webp'].map((format) => maker.variant(record, parseTransform({ w: '64', format }, SIZES))));
+  t.deepEqual(results.map((result) => result.status), ['fulfilled', 'fulfilled', 'rejected'], 'one running, one waiting, one refused');
+  t.is(refused, 1);
+  t.deepEqual(worked, ['jpeg ok true', 'png ok true']);
+  t.deepEqual(queue, [[0, 1], [1, 1], [0, 1], [0, 0]], 'running, one waits, it takes the slot, the slot is free');
+  t.is(runningAtPut, 0, 'the variant is stored after its slot is released');
+  const broken = await service.upload(alice, { body: chunked((await jpeg(300, 200)).subarray(0, 400)) });
+  const brokenRecord = (await assets.get('ws-alice', broken.id))!;
+  await t.throwsAsync(maker.variant(brokenRecord, parseTransform({ w: '64', format: 'webp' }, SIZES)), { instanceOf: SwitchyardError });
+  t.is(worked.at(-1), 'webp invalid true');
 });
 
 test('sources over the pixel limit, undecodable bytes and non-images are invalid_argument', async (t) => {

@@ -5,7 +5,7 @@ import type { AssetRecord } from '../../ports/asset-store.js';
 import { assertBlobKey } from '../../ports/blob-key.js';
 import type { BlobInfo, BlobStore } from '../../ports/blob-store.js';
 import { outputFormat, tooManyPixels, transformImage, TRANSFORMABLE_TYPES, TYPE_OF_FORMAT } from './transform-image.js';
-import { canonicalTransform, type ImageTransform } from './transform-params.js';
+import { canonicalTransform, type ImageTransform, type TransformFormat } from './transform-params.js';
 
 export interface TransformConfig {
   /** Widths and heights allowed (TRANSFORM_SIZES). */
@@ -17,6 +17,26 @@ export interface TransformConfig {
   /** Transformations waiting for a slot; one more is refused with `unavailable` and a retry hint. */
   readonly queue: number;
 }
+
+/** How a transformation's work ended: made, refused by its source (undecodable, over the pixel limit), or failed otherwise (the blob store). */
+export type TransformOutcome = 'ok' | 'invalid' | 'error';
+
+/**
+ * What a VariantMaker tells its embedder, for metrics: the core knows no
+ * metrics library, the service counts. Each is called synchronously and must
+ * not throw.
+ */
+export interface TransformObserver {
+  /** Transformations waiting for a slot and running, after either changed. */
+  readonly queue?: ((waiting: number, running: number) => void) | undefined;
+  /** One transformation's work ended: the seconds it held its slot (reading the source, decoding, resizing, encoding). */
+  readonly worked?: ((format: TransformFormat, outcome: TransformOutcome, seconds: number) => void) | undefined;
+  /** One transformation refused because every slot was busy and the queue full. */
+  readonly refused?: (() => void) | undefined;
+}
+
+/** Variants a VariantMaker remembers (about 300 bytes each). */
+const KNOWN_VARIANTS = 10_000;
 
 /** Where a variant's bytes live: beside its source blob, so they go with it and never outlive what they were made of. */
 const VARIANT_SEGMENT = '.variants/';
@@ -51,12 +71,22 @@ export class VariantMaker {
   readonly #blobs: BlobStore;
   readonly #config: TransformConfig;
   readonly #making = new Map<string, Promise<void>>();
+  /**
+   * Variants found or made, by source blob and canonical parameters: a
+   * repeated request then costs no stat and no hashing (`npm run bench
+   * transform-hit`). A variant never changes (its key names its source blob,
+   * which never changes either), so an entry is never stale, only possibly
+   * gone: see forget(). At most KNOWN_VARIANTS, the oldest make room.
+   */
+  readonly #known = new Map<string, Variant>();
   readonly #waiting: (() => void)[] = [];
+  readonly #observer: TransformObserver;
   #running = 0;
 
-  constructor(blobs: BlobStore, config: TransformConfig) {
+  constructor(blobs: BlobStore, config: TransformConfig, observer: TransformObserver = {}) {
     this.#blobs = blobs;
     this.#config = config;
+    this.#observer = observer;
   }
 
   get config(): TransformConfig {
@@ -64,13 +94,15 @@ export class VariantMaker {
   }
 
   async variant(record: AssetRecord, transform: ImageTransform): Promise<Variant> {
+    const format = outputFormat(transform, record.type);
+    const canonical = canonicalTransform(transform, format);
+    const known = this.#known.get(`${record.blobKey}\n${canonical}`);
+    if (known !== undefined) return known;
     if (!TRANSFORMABLE_TYPES.has(record.type)) {
       throw new SwitchyardError('invalid_argument', `files of type ${record.type} are not transformed; leave out w, h, fit, format and q`, [{ field: 'w', reason: `not a transformable image (${record.type})` }]);
     }
     // The recorded size is the shown size of the first frame; the pixel limit also holds per frame inside sharp.
     if (record.width !== undefined && record.height !== undefined && record.width * record.height > this.#config.maxPixels) throw tooManyPixels(this.#config.maxPixels);
-    const format = outputFormat(transform, record.type);
-    const canonical = canonicalTransform(transform, format);
     const key = variantKeyFor(record.blobKey, canonical);
     const digest = createHash('sha256').update(`${record.sha256}\n${canonical}`).digest('hex');
     let info = await this.#blobs.stat(key);
@@ -79,7 +111,19 @@ export class VariantMaker {
       info = await this.#blobs.stat(key);
       if (info === undefined) throw new SwitchyardError('unavailable', 'the transformed image was made but cannot be read back yet; try again');
     }
-    return { key, type: TYPE_OF_FORMAT[format], info, digest };
+    const variant: Variant = Object.freeze({ key, type: TYPE_OF_FORMAT[format], info, digest });
+    this.#remember(`${record.blobKey}\n${canonical}`, variant);
+    return variant;
+  }
+
+  /** A variant found missing when read (removed behind this process's back): the next request looks for it, or makes it, again. */
+  forget(variant: Variant): void {
+    for (const [cacheKey, known] of this.#known) if (known.key === variant.key) this.#known.delete(cacheKey);
+  }
+
+  #remember(cacheKey: string, variant: Variant): void {
+    if (this.#known.size >= KNOWN_VARIANTS) this.#known.delete(this.#known.keys().next().value!);
+    this.#known.set(cacheKey, variant);
   }
 
   #makeOnce(key: string, make: () => Promise<void>): Promise<void> {
@@ -91,28 +135,38 @@ export class VariantMaker {
     return making;
   }
 
-  async #make(record: AssetRecord, transform: ImageTransform, format: Parameters<typeof transformImage>[2], key: string): Promise<void> {
+  async #make(record: AssetRecord, transform: ImageTransform, format: TransformFormat, key: string): Promise<void> {
     const release = await this.#slot();
+    const started = performance.now();
+    let output: Buffer;
     try {
       const body = await this.#blobs.get(record.blobKey);
       if (body === undefined) throw new SwitchyardError('not_found', 'file not found', [{ field: 'path', reason: 'no current file at this path' }]);
       const source = await readAll(body);
-      const output = await transformImage(source, transform, format, { maxPixels: this.#config.maxPixels });
-      await this.#blobs.put(key, Readable.from([output], { objectMode: false }));
+      output = await transformImage(source, transform, format, { maxPixels: this.#config.maxPixels });
+      this.#observer.worked?.(format, 'ok', (performance.now() - started) / 1000);
+    } catch (error) {
+      this.#observer.worked?.(format, error instanceof SwitchyardError && error.code === 'invalid_argument' ? 'invalid' : 'error', (performance.now() - started) / 1000);
+      throw error;
     } finally {
       release();
     }
+    await this.#blobs.put(key, Readable.from([output], { objectMode: false }));
   }
 
   /** A running slot, after waiting in the queue if need be; refused when the queue is full. */
   async #slot(): Promise<() => void> {
     if (this.#running >= this.#config.concurrency) {
       if (this.#waiting.length >= this.#config.queue) {
+        this.#observer.refused?.();
         throw new SwitchyardError('unavailable', `${this.#config.concurrency} image transformations are running and ${this.#config.queue} waiting (TRANSFORM_CONCURRENCY); try again shortly`, [], { retryAfterMs: 1_000 });
       }
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      const turn = new Promise<void>((resolve) => this.#waiting.push(resolve));
+      this.#observer.queue?.(this.#waiting.length, this.#running);
+      await turn;
     } else {
       this.#running += 1;
+      this.#observer.queue?.(this.#waiting.length, this.#running);
     }
     let released = false;
     return () => {
@@ -122,6 +176,7 @@ export class VariantMaker {
       // The slot passes straight to the next in line.
       if (next) next();
       else this.#running -= 1;
+      this.#observer.queue?.(this.#waiting.length, this.#running);
     };
   }
 }
