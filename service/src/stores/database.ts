@@ -34,8 +34,11 @@ function openSqlite(file: string): Kysely<Database> {
     const reason = error instanceof Error ? error.message : String(error);
     throw new SwitchyardError('unavailable', `cannot open the SQLite database ${file}: ${reason}`, [], { cause: error });
   }
-  // WAL lets readers run beside the writer; synchronous stays FULL (the default) so commits survive power loss.
+  // WAL lets readers run beside the writer. synchronous = FULL, said explicitly: better-sqlite3 is built with
+  // SQLITE_DEFAULT_WAL_SYNCHRONOUS=1, so entering WAL mode would drop it to NORMAL, where a commit is not fsynced
+  // and power loss may take acknowledged records (strace: 8 fsyncs for 100 inserts, 109 with FULL).
   database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = FULL');
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   database.pragma('foreign_keys = ON');
   return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
