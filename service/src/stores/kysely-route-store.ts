@@ -3,6 +3,7 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { DEFAULT_ROUTE_HISTORY, SwitchyardError, type NewRouteRecord, type RouteChange, type RouteCursor, type RouteRecord, type RouteRecordUpdate, type RouteStore } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import { dialectOf } from './database.js';
+import { preparedStatement } from './prepared-query.js';
 import type { Database, RouteChangesTable, RoutesTable } from './schema.js';
 
 const COLUMNS = ['id', 'workspace', 'method', 'path', 'shape', 'middleware', 'handler', 'created_at', 'updated_at', 'revision'] as const;
@@ -10,6 +11,19 @@ type RouteRow = Pick<Selectable<RoutesTable>, (typeof COLUMNS)[number]>;
 
 /** A MySQL deadlock victim (two first writes of a new workspace) is retried this often before `aborted`. */
 const DEADLOCK_RETRIES = 5;
+
+/**
+ * The change log is trimmed on one write in this many, not on every write past
+ * `history`: it then holds up to TRIM_EVERY - 1 changes more than `history`,
+ * and changesSince answers from the last `history` only, so callers see the
+ * same bounded history as before. A DELETE in every write transaction was
+ * the first thing a workspace past its history paid on rest-create-route
+ * (bench/README.md, "Latest results").
+ */
+const TRIM_EVERY = 64;
+
+const ROUTE_COLUMNS = ['id', 'workspace', 'method', 'path', 'shape', 'shape_hash', 'middleware', 'handler', 'created_at', 'updated_at', 'revision'] as const satisfies readonly (keyof RoutesTable)[];
+const CHANGE_COLUMNS = ['workspace', 'revision', 'kind', 'route_id', 'record'] as const satisfies readonly (keyof RouteChangesTable)[];
 
 /** Thrown inside a write transaction to roll it back when its target does not exist; never escapes. */
 class NothingToWrite extends Error {}
@@ -19,27 +33,45 @@ class NothingToWrite extends Error {}
  * hash) decides duplicates, even across instances. Every write runs in one
  * transaction that first raises the workspace's row in route_revisions (its
  * lock orders concurrent writers, so revisions are gap-free in commit order),
- * then writes the route and its change-log row, then trims the log past
- * `history` changes.
+ * then writes the route and its change-log row, then (every TRIM_EVERY
+ * revisions) trims the log to its last `history` changes.
  */
 export class KyselyRouteStore implements RouteStore {
   readonly #db: Kysely<Database>;
   readonly #history: number;
   readonly #mysql: boolean;
+  // The statements of every write, built and compiled once (prepared-query.ts): Kysely's query
+  // building was about a tenth of the server's samples in the rest-create-route profile.
+  readonly #raiseRevision;
+  readonly #selectRevision;
+  readonly #insertRoute;
+  readonly #insertChange;
+  readonly #trimChanges;
 
   constructor(db: Kysely<Database>, options: { history?: number } = {}) {
     this.#db = db;
     this.#history = options.history ?? DEFAULT_ROUTE_HISTORY;
     this.#mysql = dialectOf(db) === 'mysql';
+    const raise = (workspace: string) => db.insertInto('route_revisions').values({ workspace, revision: sql<number>`1` });
+    const raised = { revision: sql<number>`revision + 1` };
+    // SQLite answers the new value in the same statement; MySQL reads it back under the row's lock.
+    this.#raiseRevision = this.#mysql
+      ? preparedStatement<Database, unknown, [string]>((workspace) => raise(workspace).onDuplicateKeyUpdate(raised), ['\0workspace'])
+      : preparedStatement<Database, { revision: number }, [string]>((workspace) => raise(workspace).onConflict((conflict) => conflict.column('workspace').doUpdateSet(raised)).returning('revision'), ['\0workspace']);
+    this.#selectRevision = preparedStatement<Database, { revision: number }, [string]>((workspace) => db.selectFrom('route_revisions').select('revision').where('workspace', '=', workspace), ['\0workspace']);
+    this.#insertRoute = preparedStatement<Database, unknown, unknown[]>((...values) => db.insertInto('routes').values(rowOf(ROUTE_COLUMNS, values)), ROUTE_COLUMNS.map((column) => `\0${column}`));
+    this.#insertChange = preparedStatement<Database, unknown, unknown[]>((...values) => db.insertInto('route_changes').values(rowOf(CHANGE_COLUMNS, values)), CHANGE_COLUMNS.map((column) => `\0${column}`));
+    this.#trimChanges = preparedStatement<Database, unknown, [string, number]>((workspace, upTo) => db.deleteFrom('route_changes').where('workspace', '=', workspace).where('revision', '<=', upTo), ['\0workspace', -1]);
   }
 
   async insert(record: NewRouteRecord): Promise<RouteRecord> {
     const written = await this.#write(record.workspace, async (trx, revision) => {
       const stored: RouteRecord = { ...record, revision };
-      await trx.insertInto('routes').values(toRow(stored)).execute();
-      return stored;
+      const row = toRow(stored);
+      await this.#insertRoute(trx, ...ROUTE_COLUMNS.map((column) => row[column]));
+      return { record: stored, row };
     }, duplicateRoute);
-    return freeze(written!);
+    return freeze(written!.record);
   }
 
   async update(workspace: string, id: string, update: RouteRecordUpdate): Promise<RouteRecord | undefined> {
@@ -47,11 +79,12 @@ export class KyselyRouteStore implements RouteStore {
       const current = await trx.selectFrom('routes').select(COLUMNS).where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
       if (current === undefined) return undefined;
       const stored: RouteRecord = { ...toRecord(current), ...update, revision };
-      const { id: _id, workspace: _workspace, created_at: _created, ...columns } = toRow(stored);
+      const row = toRow(stored);
+      const { id: _id, workspace: _workspace, created_at: _created, ...columns } = row;
       await trx.updateTable('routes').set(columns).where('id', '=', id).execute();
-      return stored;
+      return { record: stored, row };
     }, duplicateRoute);
-    return written && freeze(written);
+    return written && freeze(written.record);
   }
 
   async delete(workspace: string, id: string): Promise<{ readonly revision: number } | undefined> {
@@ -129,6 +162,8 @@ export class KyselyRouteStore implements RouteStore {
       const current = await this.#revisionIn(this.#db, workspace);
       if (revision > current || revision < 0) return undefined;
       if (revision === current) return [];
+      // The log may still hold older changes (it is trimmed every TRIM_EVERY writes); the history is the last `history`.
+      if (revision < current - this.#history) return undefined;
       const rows = await this.#db.selectFrom('route_changes').selectAll().where('workspace', '=', workspace).where('revision', '>', revision).orderBy('revision').limit(limit).execute();
       // Revisions are gap-free: a missing first one was trimmed away.
       if (rows.length === 0 || Number(rows[0]!.revision) !== revision + 1) return undefined;
@@ -143,16 +178,16 @@ export class KyselyRouteStore implements RouteStore {
   }
 
   async #revisionIn(db: Kysely<Database>, workspace: string): Promise<number> {
-    const row = await db.selectFrom('route_revisions').select('revision').where('workspace', '=', workspace).executeTakeFirst();
+    const [row] = (await this.#selectRevision(db, workspace)).rows;
     return row === undefined ? 0 : Number(row.revision);
   }
 
   /**
    * One write: raise the revision, run `work` at it, log the change, trim the
-   * log. `work` answering `undefined` (its target is gone) rolls everything
-   * back, the revision included.
+   * log (every TRIM_EVERY revisions). `work` answering `undefined` (its target
+   * is gone) rolls everything back, the revision included.
    */
-  async #write<T extends RouteRecord | { revision: number; deleted: string }>(
+  async #write<T extends Written | Deleted>(
     workspace: string,
     work: (trx: Transaction<Database>, revision: number) => Promise<T | undefined>,
     duplicate?: (error: unknown) => SwitchyardError,
@@ -160,11 +195,12 @@ export class KyselyRouteStore implements RouteStore {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.#db.transaction().execute(async (trx) => {
-          const revision = await this.#raiseRevision(trx, workspace);
+          const revision = await this.#raise(trx, workspace);
           const written = await work(trx, revision);
           if (written === undefined) throw new NothingToWrite();
-          await trx.insertInto('route_changes').values(changeRow(workspace, revision, written)).execute();
-          if (revision > this.#history) await trx.deleteFrom('route_changes').where('workspace', '=', workspace).where('revision', '<=', revision - this.#history).execute();
+          const change = changeRow(workspace, revision, written);
+          await this.#insertChange(trx, ...CHANGE_COLUMNS.map((column) => change[column]));
+          if (revision > this.#history && revision % TRIM_EVERY === 0) await this.#trimChanges(trx, workspace, revision - this.#history);
           return written;
         });
       } catch (error) {
@@ -175,17 +211,28 @@ export class KyselyRouteStore implements RouteStore {
     }
   }
 
-  async #raiseRevision(trx: Transaction<Database>, workspace: string): Promise<number> {
-    const raised = { revision: sql<number>`revision + 1` };
-    const insert = trx.insertInto('route_revisions').values({ workspace, revision: 1 });
-    if (!this.#mysql) {
-      // SQLite answers the new value in the same statement.
-      const row = await insert.onConflict((conflict) => conflict.column('workspace').doUpdateSet(raised)).returning('revision').executeTakeFirstOrThrow();
-      return Number(row.revision);
-    }
-    await insert.onDuplicateKeyUpdate(raised).execute();
-    return this.#revisionIn(trx, workspace);
+  async #raise(trx: Transaction<Database>, workspace: string): Promise<number> {
+    const result = await this.#raiseRevision(trx, workspace);
+    if (this.#mysql) return this.#revisionIn(trx, workspace);
+    const [row] = result.rows as { revision: number }[];
+    return Number(row!.revision);
   }
+}
+
+/** A route written: the record returned, and its row as stored (the change log keeps it). */
+interface Written {
+  readonly record: RouteRecord;
+  readonly row: RoutesTable;
+}
+
+interface Deleted {
+  readonly revision: number;
+  readonly deleted: string;
+}
+
+/** An object of `columns` from values in the same order. */
+function rowOf<const C extends readonly string[]>(columns: C, values: readonly unknown[]): Record<C[number], never> {
+  return Object.fromEntries(columns.map((column, i) => [column, values[i]])) as Record<C[number], never>;
 }
 
 function isDeadlock(error: unknown): boolean {
@@ -216,10 +263,10 @@ function toRow(record: RouteRecord): RoutesTable {
   };
 }
 
-function changeRow(workspace: string, revision: number, written: RouteRecord | { revision: number; deleted: string }): RouteChangesTable {
+function changeRow(workspace: string, revision: number, written: Written | Deleted): RouteChangesTable {
   if ('deleted' in written) return { workspace, revision, kind: 'delete', route_id: written.deleted, record: null };
-  const { shape_hash: _hash, ...row } = toRow(written);
-  return { workspace, revision, kind: 'upsert', route_id: written.id, record: JSON.stringify(row) };
+  const { shape_hash: _hash, ...row } = written.row;
+  return { workspace, revision, kind: 'upsert', route_id: row.id, record: JSON.stringify(row) };
 }
 
 function toChange(row: Selectable<RouteChangesTable>): RouteChange {

@@ -21,15 +21,29 @@ export function preparedRowsQuery<DB, Params extends readonly unknown[]>(db: Kys
   return prepare(db, build(...sentinels).compile() as CompiledQuery<readonly unknown[]>, sentinels, ARRAY_ROWS);
 }
 
+/**
+ * As preparedQuery, for a statement run inside transactions: each call names
+ * the connection to run on (a transaction, or the database itself).
+ */
+export function preparedStatement<DB, Row, Params extends readonly unknown[]>(build: (...params: Params) => Compilable<Row>, sentinels: Params): (on: Kysely<DB>, ...params: Params) => Promise<QueryResult<Row>> {
+  const run = bind(build(...sentinels).compile(), sentinels, '');
+  return (on, ...params) => run(on, params);
+}
+
 function prepare<DB, Row>(db: Kysely<DB>, compiled: CompiledQuery<Row>, sentinels: readonly unknown[], prefix: string): (...params: readonly unknown[]) => Promise<QueryResult<Row>> {
+  const run = bind(compiled, sentinels, prefix);
+  return (...params) => run(db, params);
+}
+
+function bind<Row>(compiled: CompiledQuery<Row>, sentinels: readonly unknown[], prefix: string): <DB>(on: Kysely<DB>, params: readonly unknown[]) => Promise<QueryResult<Row>> {
   const template: CompiledQuery<Row> = { ...compiled, sql: prefix + compiled.sql };
   const order = sentinels.map((sentinel) => template.parameters.indexOf(sentinel));
   if (template.parameters.length !== sentinels.length || order.some((index) => index < 0) || new Set(order).size !== order.length) {
     throw new Error(`preparedQuery: cannot map parameters of ${template.sql}`);
   }
-  return (...params) => {
+  return (on, params) => {
     const parameters = new Array<unknown>(params.length);
     order.forEach((position, i) => (parameters[position] = params[i]));
-    return db.executeQuery<Row>({ ...template, parameters });
+    return on.executeQuery<Row>({ ...template, parameters });
   };
 }
