@@ -53,11 +53,11 @@ export class KyselyRouteStore implements RouteStore {
     this.#history = options.history ?? DEFAULT_ROUTE_HISTORY;
     this.#mysql = dialectOf(db) === 'mysql';
     const raise = (workspace: string) => db.insertInto('route_revisions').values({ workspace, revision: sql<number>`1` });
-    const raised = { revision: sql<number>`revision + 1` };
-    // SQLite answers the new value in the same statement; MySQL reads it back under the row's lock.
+    // SQLite answers the new value in the same statement. MySQL reports it as the statement's insert id
+    // (LAST_INSERT_ID(expr), the documented sequence idiom), so it needs no second round trip either.
     this.#raiseRevision = this.#mysql
-      ? preparedStatement<Database, unknown, [string]>((workspace) => raise(workspace).onDuplicateKeyUpdate(raised), ['\0workspace'])
-      : preparedStatement<Database, { revision: number }, [string]>((workspace) => raise(workspace).onConflict((conflict) => conflict.column('workspace').doUpdateSet(raised)).returning('revision'), ['\0workspace']);
+      ? preparedStatement<Database, unknown, [string]>((workspace) => raise(workspace).onDuplicateKeyUpdate({ revision: sql<number>`LAST_INSERT_ID(revision + 1)` }), ['\0workspace'])
+      : preparedStatement<Database, { revision: number }, [string]>((workspace) => raise(workspace).onConflict((conflict) => conflict.column('workspace').doUpdateSet({ revision: sql<number>`revision + 1` })).returning('revision'), ['\0workspace']);
     this.#selectRevision = preparedStatement<Database, { revision: number }, [string]>((workspace) => db.selectFrom('route_revisions').select('revision').where('workspace', '=', workspace), ['\0workspace']);
     this.#insertRoute = preparedStatement<Database, unknown, unknown[]>((...values) => db.insertInto('routes').values(rowOf(ROUTE_COLUMNS, values)), ROUTE_COLUMNS.map((column) => `\0${column}`));
     this.#insertChange = preparedStatement<Database, unknown, unknown[]>((...values) => db.insertInto('route_changes').values(rowOf(CHANGE_COLUMNS, values)), CHANGE_COLUMNS.map((column) => `\0${column}`));
@@ -213,9 +213,12 @@ export class KyselyRouteStore implements RouteStore {
 
   async #raise(trx: Transaction<Database>, workspace: string): Promise<number> {
     const result = await this.#raiseRevision(trx, workspace);
-    if (this.#mysql) return this.#revisionIn(trx, workspace);
-    const [row] = result.rows as { revision: number }[];
-    return Number(row!.revision);
+    if (!this.#mysql) return Number((result.rows as { revision: number }[])[0]!.revision);
+    // One row affected: the workspace's first write, inserted at 1. Two: an existing row raised (mysql2 counts
+    // found rows, and the value always changes), its new revision in the insert id.
+    if (result.numAffectedRows === 1n) return 1;
+    if (result.numAffectedRows !== 2n || result.insertId === undefined) throw new Error(`raising the route revision answered ${result.numAffectedRows} rows, insert id ${result.insertId}`);
+    return Number(result.insertId);
   }
 }
 
