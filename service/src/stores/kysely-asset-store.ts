@@ -21,7 +21,10 @@ export class KyselyAssetStore implements AssetStore {
   // The two reads on every request path (GetAsset, and ReadFile behind public urls).
   readonly #selectById;
   readonly #selectByBlobId;
-  /** ListAssets' query for each combination of cursor and filters met so far (at most 12), built once. */
+  /**
+   * ListAssets' query for each combination of cursor and filters met so far (at most 12), built once;
+   * building it per call was about 1 % of the server's samples in the rest-list-assets profile.
+   */
   readonly #listShapes = new Map<string, ListRun>();
 
   constructor(db: Kysely<Database>) {
