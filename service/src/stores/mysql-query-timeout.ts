@@ -1,5 +1,6 @@
 import type { MysqlPool, MysqlPoolConnection, MysqlQueryResult } from 'kysely';
 import type { Pool, PoolConnection } from 'mysql2';
+import { wantsArrayRows } from './array-rows.js';
 
 /**
  * A mysql2 pool for Kysely whose queries give up after `timeoutMs`. mysql2
@@ -8,7 +9,8 @@ import type { Pool, PoolConnection } from 'mysql2';
  * in the pool, where the next query queues behind the dead one. Here a timed
  * out connection is destroyed, so the pool replaces it and calls fail fast
  * (`PROTOCOL_SEQUENCE_TIMEOUT`, mapped to `unavailable`) until the database
- * answers again, then recover without a restart.
+ * answers again, then recover without a restart. A query marked for array
+ * rows (array-rows.ts) gets them from mysql2's `rowsAsArray`.
  */
 export function withQueryTimeout(pool: Pool, timeoutMs: number): MysqlPool {
   return {
@@ -21,7 +23,7 @@ export function withQueryTimeout(pool: Pool, timeoutMs: number): MysqlPool {
 function timed(connection: PoolConnection, timeoutMs: number): MysqlPoolConnection {
   const query = (sql: string, parameters: unknown[], callback?: (error: unknown, result: MysqlQueryResult) => void) => {
     if (callback === undefined) return connection.query(sql, parameters) as unknown as ReturnType<MysqlPoolConnection['query']>;
-    connection.query({ sql, values: parameters, timeout: timeoutMs }, (error, result) => {
+    connection.query({ sql, values: parameters, timeout: timeoutMs, rowsAsArray: wantsArrayRows(sql) }, (error, result) => {
       if ((error as { code?: unknown } | null)?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') connection.destroy();
       callback(error, result as MysqlQueryResult);
     });

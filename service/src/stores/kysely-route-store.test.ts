@@ -1,0 +1,63 @@
+// The route store's bounded change log, on SQLite and (when reachable) MySQL: trimmed in batches, answered exactly.
+import test, { type ExecutionContext } from 'ava';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import { createUlidSource } from '@switchyard/core';
+import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
+import { migrateToLatest } from '../migrations/index.js';
+import { openDatabase } from './database.js';
+import { KyselyRouteStore } from './kysely-route-store.js';
+import type { Database } from './schema.js';
+
+const HISTORY = 5;
+const ids = createUlidSource();
+
+async function withDatabase(t: ExecutionContext, kind: 'sqlite' | 'mysql', run: (db: Kysely<Database>) => Promise<void>): Promise<void> {
+  if (kind === 'mysql') {
+    const database = await createTestMysqlDatabase(t);
+    if (!database) {
+      t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
+      return;
+    }
+    const db = openDatabase({ kind: 'mysql', url: database.url });
+    try {
+      await migrateToLatest(db);
+      await run(db);
+    } finally {
+      await db.destroy();
+    }
+    return;
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-route-log-'));
+  const db = openDatabase({ kind: 'sqlite', file: join(dir, 'records.sqlite') });
+  try {
+    await migrateToLatest(db);
+    await run(db);
+  } finally {
+    await db.destroy();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+for (const kind of ['sqlite', 'mysql'] as const) {
+  test(`${kind}: changesSince answers the last \`history\` changes exactly; the log is trimmed in batches, never below it`, async (t) => {
+    await withDatabase(t, kind, async (db) => {
+      const store = new KyselyRouteStore(db, { history: HISTORY });
+      const workspace = `ws-${ids.next('route')}`;
+      const logged = async () => Number((await db.selectFrom('route_changes').select((eb) => eb.fn.countAll().as('n')).where('workspace', '=', workspace).executeTakeFirstOrThrow()).n);
+      const now = new Date();
+      for (let i = 1; i <= 150; i++) {
+        await store.insert({ id: ids.next('route'), workspace, method: 'GET', path: `/r${i}`, shape: `/r${i}`, middleware: [], handler: 'h', createdAt: now, updatedAt: now });
+        const held = await logged();
+        t.true(held >= Math.min(i, HISTORY) && held < HISTORY + 64, `after ${i} writes the log holds ${held}`);
+      }
+      t.is(await store.revision(workspace), 150);
+      t.deepEqual((await store.changesSince(workspace, 150 - HISTORY, 100))?.map((change) => change.revision), [146, 147, 148, 149, 150]);
+      t.is(await store.changesSince(workspace, 150 - HISTORY - 1, 100), undefined, 'one change further back is past the history, though the log may still hold it');
+      t.true((await logged()) > HISTORY, 'here it does: the last trim was at revision 128');
+      t.deepEqual(await store.changesSince(workspace, 150, 100), []);
+    });
+  });
+}
