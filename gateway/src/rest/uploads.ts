@@ -102,6 +102,10 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
     if (final && (length !== undefined || deferred !== undefined)) throw badRequest('Upload-Length', 'a final concatenation has no length of its own');
     if (length !== undefined && length > deps.maxUploadBytes) throw tooLarge(deps.maxUploadBytes);
     const metadata = parseMetadata(headerOf(headers, 'Upload-Metadata'));
+    // creation-with-upload: what is wrong with the bytes' headers is refused before the upload exists, not after.
+    const withBytes = !final && hasBody(request);
+    if (withBytes) requireOctetStream(request);
+    const checksum = withBytes ? parseChecksum(headerOf(headers, 'Upload-Checksum')) : undefined;
     const ctx = contextOf(request, reply, log);
     let upload = await clients.uploads
       .createUpload(
@@ -121,10 +125,9 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
       });
     const location = `${publicOrigin(request, deps.trustProxy)}${UPLOADS_PATH}/${upload.id}`;
     // creation-with-upload: the first bytes ride on the creating request.
-    if (!final && hasBody(request)) {
-      requireOctetStream(request);
+    if (withBytes) {
       try {
-        upload = await append(request, ctx, upload.id, 0n, undefined, parseChecksum(headerOf(headers, 'Upload-Checksum')));
+        upload = await append(request, ctx, upload.id, 0n, undefined, checksum);
       } catch (error) {
         // The upload exists: the client can still resume it from its Location.
         if (!(error instanceof ApiError)) throw error;
