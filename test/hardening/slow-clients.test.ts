@@ -114,7 +114,8 @@ test('a stalled upload body is 408 at the body idle timeout, and nothing is stor
   await assertHealthy(t, s);
 });
 
-test('a stalled tus PATCH is 408 at the body idle timeout; the bytes that arrived are kept, and HEAD shows the offset moved by them', async (t) => {
+// Serial (ava runs them before the concurrent tests): their megabyte uploads stay out of the way of the timing-bound tests below.
+test.serial('a stalled tus PATCH is 408 at the body idle timeout; the bytes that arrived are kept, and HEAD shows the offset moved by them', async (t) => {
   const s = await stack();
   const auth = (await s.auth(freshWorkspace())).authorization!;
   const tus = { authorization: auth, 'tus-resumable': '1.0.0' };
@@ -160,7 +161,7 @@ test('a stalled tus PATCH is 408 at the body idle timeout; the bytes that arrive
   await assertHealthy(t, s);
 });
 
-test('a tus PATCH whose client goes away mid-body keeps the bytes that arrived, as HEAD shows', async (t) => {
+test.serial('a tus PATCH whose client goes away mid-body keeps the bytes that arrived, as HEAD shows', async (t) => {
   const s = await stack();
   const auth = (await s.auth(freshWorkspace())).authorization!;
   const tus = { authorization: auth, 'tus-resumable': '1.0.0' };
