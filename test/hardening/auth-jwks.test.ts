@@ -43,7 +43,7 @@ function sample(): Surface[] {
   return wires.surfaces.filter((surface) => ['GetRoute', 'CreateRoute', 'UploadAsset'].includes(surface.operation));
 }
 
-const targets: Targets = { routeId: 'rt_00000000000000000000000000', matchPath: '/nothing', assetId: 'as_00000000000000000000000000', spares: [], spareRoutes: [] };
+const targets: Targets = { routeId: 'rt_00000000000000000000000000', matchPath: '/nothing', assetId: 'as_00000000000000000000000000', spares: [], spareRoutes: [], uploadId: 'up_00000000000000000000000000', spareUploads: [], freshUploads: [] };
 
 async function expectEverywhere(t: import('ava').ExecutionContext, token: string, expected: string | ((surface: Surface) => string), why: string): Promise<void> {
   const authorization = `Bearer ${token}`;

@@ -16,6 +16,7 @@ import { scaled } from './support/soak.js';
 const ROUTE_CREATES = scaled(20, 100);
 const REPLACES = scaled(20, 50);
 const UPLOADS = scaled(50, 200);
+const TUS_ROUNDS = scaled(8, 40);
 
 interface AssetView {
   readonly id: string;
@@ -195,6 +196,58 @@ function defineTests(deployment: Deployment): void {
     t.deepEqual(stored.blobKeys, stored.rows.map((row) => row.blob_key).sort(), 'one blob per record, no orphan');
     const rss = await Promise.all([...stack.services.map((s) => s.child), ...stack.gateways.map((g) => g.child)].map((child) => residentMiB(child.process.pid)));
     t.log(`${UPLOADS} uploads through 2 gateways in ${seconds.toFixed(1)} s; resident memory afterwards: services ${rss.slice(0, 2).join(' and ')} MiB, gateways ${rss.slice(2).join(' and ')} MiB`);
+  });
+
+  test.serial(`${TUS_ROUNDS} rounds of tus concatenations racing across both gateways: one asset per set of partials, a termination never breaks a finish, never a 5xx`, async (t) => {
+    const workspace = `tus-${randomBytes(4).toString('hex')}`;
+    const auth = { ...(await authFor(workspace)), 'tus-resumable': '1.0.0' };
+    const statuses = new Map<string, number>();
+    const count = (what: string, response: Response) => statuses.set(`${what} ${response.status}`, (statuses.get(`${what} ${response.status}`) ?? 0) + 1);
+    const leftovers: string[] = [];
+    let assets = 0;
+    for (let round = 0; round < TUS_ROUNDS; round++) {
+      const pieces = [randomBytes(1_000_000 + round), randomBytes(700_000)];
+      const partials = await Promise.all(
+        pieces.map(async (piece, i) => {
+          const headers = { ...auth, 'upload-length': String(piece.length), 'upload-concat': 'partial', 'content-type': 'application/offset+octet-stream' };
+          const created = await fetch(`${gateway(i)}/v1/uploads`, { method: 'POST', headers, body: new Uint8Array(piece) });
+          t.is(created.status, 201, await created.clone().text());
+          return new URL(created.headers.get('location')!).pathname;
+        }),
+      );
+      leftovers.push(...partials);
+      // Two finals of the same partials through the two services, or a final and a termination of one of its partials.
+      const final = (i: number) => fetch(`${gateway(i)}/v1/uploads`, { method: 'POST', headers: { ...auth, 'upload-concat': `final;${partials.join(' ')}` } });
+      const rival = round % 2 === 0 ? final(round + 1) : fetch(`${gateway(round + 1)}${partials[round % 4 === 1 ? 0 : 1]}`, { method: 'DELETE', headers: auth });
+      const [first, second] = await Promise.all([final(round), rival]);
+      count('final', first!);
+      count(round % 2 === 0 ? 'final' : 'delete', second!);
+      const made = [first!, ...(round % 2 === 0 ? [second!] : [])].map((answer) => answer.headers.get('switchyard-asset-id')).filter((id) => id !== null);
+      if (round % 2 === 0) t.is(made.length, 1, `round ${round}: one asset from one set of partials (${first!.status}, ${second!.status})`);
+      for (const id of made) {
+        const asset = (await (await fetch(`${gateway(round)}/v1/assets/${id}`, { headers: auth })).json()) as AssetView;
+        t.is(asset.sha256, sha256(Buffer.concat(pieces)), `round ${round}: the asset is the partials' bytes in order`);
+        assets += 1;
+      }
+    }
+    t.log(`${TUS_ROUNDS} rounds: ${[...statuses].map(([what, n]) => `${what}×${n}`).join(' ')}`);
+    t.deepEqual([...statuses.keys()].filter((key) => Number(key.split(' ')[1]) >= 500), [], 'never a 5xx');
+    // What a refused request left is free again: terminating it takes its bytes.
+    for (const [i, path] of leftovers.entries()) {
+      const answer = await fetch(`${gateway(i)}${path}`, { method: 'DELETE', headers: auth });
+      t.true(answer.status === 204 || answer.status === 404, `${answer.status}`);
+    }
+    const stored = await storedFor(workspace);
+    t.is(stored.rows.length, assets, 'one record per asset made');
+    t.deepEqual(stored.blobKeys, stored.rows.map((row) => row.blob_key).sort(), 'one blob per record');
+    const storage = await openStorage(deployment.storage, { migrate: false });
+    try {
+      const parts: string[] = [];
+      for await (const blob of storage.blobStore.list()) if (blob.key.startsWith(`_uploads/${workspace}/`)) parts.push(blob.key);
+      t.deepEqual(parts, [], 'no part of any upload is left in the bucket');
+    } finally {
+      await storage.close();
+    }
   });
 }
 

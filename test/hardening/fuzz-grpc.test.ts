@@ -1,12 +1,14 @@
 // Property-based fuzzing of the gRPC service itself (no gateway in between): messages with hostile
 // field values, bytes that are not protobuf (sent with a pass-through serializer), broken upload
 // streams (chunk before metadata, two metadata, empty stream, a chunk after the trailing label,
-// undecodable messages mid-stream) and hostile metadata. Properties: never UNKNOWN, INTERNAL or
+// undecodable messages mid-stream; uploads and resumable appends alike) and hostile metadata. Properties: never UNKNOWN, INTERNAL or
 // DATA_LOSS, nothing logged as an error, the service still SERVING, the heap back near its baseline.
+import { create, toBinary } from '@bufbuild/protobuf';
 import { Client, credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
+import { AppendUploadRequestSchema } from '@switchyard/proto';
 import test from 'ava';
 import fc from 'fast-check';
-import { startStack, type Stack } from '../rest/support/stack.js';
+import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
 import { GrpcClients } from '../grpc/support/clients.js';
 import { failureReport } from './support/fuzz-report.js';
 import { deltaMib, memoryAfterGc, mib } from './support/heap.js';
@@ -186,6 +188,29 @@ test('broken upload streams and undecodable bytes are INVALID_ARGUMENT, named ca
     const { code, details } = await run({ rpc, messages, metadata: auth });
     t.is(Status[code], 'INVALID_ARGUMENT', `${name}: ${details}`);
   }
+  // Appends to a fresh upload of a fresh workspace (the fuzzer may have ended or moved the seeded upload, or set a tiny size limit).
+  const owner = (await stack.auth(freshWorkspace('append'))).authorization!;
+  const append = rpcOf('AppendUpload');
+  const created = await fetch(`${stack.url}/v1/uploads`, { method: 'POST', headers: { authorization: owner, 'tus-resumable': '1.0.0', 'upload-length': '100' } });
+  t.is(created.status, 201, await created.clone().text());
+  const uploadId = created.headers.get('location')!.split('/').pop()!;
+  const appendMeta = Buffer.from(toBinary(AppendUploadRequestSchema, create(AppendUploadRequestSchema, { payload: { case: 'metadata', value: { id: uploadId, offset: 0n } } })));
+  const appends: [string, Rpc, Buffer[]][] = [
+    ['an empty append stream', append, []],
+    ['a chunk before the append metadata', append, [chunk, appendMeta]],
+    ['two append metadata messages', append, [appendMeta, chunk, appendMeta]],
+    ['an append whose first message is not protobuf', append, [garbage, chunk]],
+    ['an append with a message that is not protobuf mid-stream', append, [appendMeta, chunk, garbage, chunk]],
+    ['an append whose metadata names no upload id', append, [meta, chunk]],
+  ];
+  for (const [name, rpc, messages] of appends) {
+    const { code, details } = await run({ rpc, messages, metadata: [['authorization', owner]] });
+    t.is(Status[code], 'INVALID_ARGUMENT', `${name}: ${details}`);
+  }
+  // None of those appends kept a byte.
+  const state = await fetch(`${stack.url}/v1/uploads/${uploadId}`, { method: 'HEAD', headers: { authorization: owner, 'tus-resumable': '1.0.0' } });
+  t.is(state.status, 200);
+  t.is(state.headers.get('upload-offset'), '0');
   const unary = rpcs(targets).filter((rpc) => !rpc.streaming);
   for (const rpc of unary) {
     const { code, details } = await run({ rpc, messages: [garbage], metadata: auth });

@@ -1,18 +1,20 @@
 // Property-based fuzzing of the REST gateway (and, behind it, the gRPC service) with malformed and
 // hostile requests sent as raw bytes: broken and deep JSON, wrong types, hostile keys and strings,
-// traversal/NUL/overlong ids, broken multipart, huge and repeated headers. Properties: no 5xx but
+// traversal/NUL/overlong ids, broken multipart, huge and repeated headers, tus requests at /v1/uploads
+// with every tus header malformed, wrong content types and bodies past the length. Properties: no 5xx but
 // 503, every error in the contract's JSON shape with a code matching its status, nothing logged as
 // an internal error, the stack still healthy, and the heap back near its baseline afterwards.
 import test from 'ava';
 import fc from 'fast-check';
 import { startStack, type Stack } from '../rest/support/stack.js';
-import { connectViolation, contractViolation } from './support/error-shape.js';
+import { connectViolation, contractViolation, tusViolation } from './support/error-shape.js';
 import { deltaMib, memoryAfterGc, mib } from './support/heap.js';
 import { hostileConnectCall } from './support/hostile-connect.js';
 import { describeRequest, encodeRequest, hostileRequest, type HostileRequest, type Targets } from './support/hostile-http.js';
 import { sendRaw, type RawHttpResponse } from './support/raw-http.js';
 import { failureReport } from './support/fuzz-report.js';
 import { seedTargets } from './support/seed-targets.js';
+import { storedIn } from './support/stored.js';
 import { scaled } from './support/soak.js';
 
 const REQUESTS = scaled(1_200, 12_000);
@@ -70,8 +72,8 @@ test.serial(`${REQUESTS} hostile requests: no 5xx but 503, every error in the co
         }
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         endings.set(answer.ending, (endings.get(answer.ending) ?? 0) + 1);
-        // The Connect protocol paths answer in that protocol's shapes; REST, files and the rest in the contract's.
-        const check = request.target.startsWith('/switchyard.v1.') ? connectViolation : contractViolation;
+        // The Connect protocol paths answer in that protocol's shapes; tus with its own statuses too; REST, files and the rest in the contract's.
+        const check = request.target.startsWith('/switchyard.v1.') ? connectViolation : request.target.startsWith('/v1/uploads') ? tusViolation : contractViolation;
         const violation = check(answer, request.method === 'HEAD');
         if (violation !== undefined) problems.push(`${violation}\n  request: ${describeRequest(request)}\n  body: ${answer.body.subarray(0, 300).toString('utf8')}`);
       }
@@ -146,4 +148,15 @@ test('named cases the fuzzer found: each answered in the contract shape, never 5
   const streamed = await request(`POST /switchyard.v1.AssetService/UploadAsset HTTP/1.1\r\n${bearer}Content-Type: application/connect+proto\r\n`, Buffer.concat([envelope(0, notProtobuf), envelope(2, Buffer.from('{}'))]));
   t.is(streamed.status, 200);
   t.regex(streamed.body.toString('utf8'), /"code":"invalid_argument"/);
+  // A tus creation-with-upload refused for its bytes' headers (a wrong Content-Type, a malformed Upload-Checksum)
+  // created the upload all the same, and the 415 did not even say where: each refusal left an orphan behind.
+  const uploadsBefore = (await storedIn(stack.dataDir)).uploads;
+  const tus = `${bearer}Tus-Resumable: 1.0.0\r\nUpload-Length: 5\r\n`;
+  const wrongBytesType = await request(`POST /v1/uploads HTTP/1.1\r\n${tus}Content-Type: text/plain\r\n`, Buffer.from('hello'));
+  t.is(wrongBytesType.status, 415);
+  t.like(JSON.parse(wrongBytesType.body.toString()), { code: 'invalid_argument', details: [{ field: 'Content-Type' }] });
+  const badChecksum = await request(`POST /v1/uploads HTTP/1.1\r\n${tus}Content-Type: application/offset+octet-stream\r\nUpload-Checksum: md5 AAAA\r\n`, Buffer.from('hello'));
+  t.is(badChecksum.status, 400);
+  t.like(JSON.parse(badChecksum.body.toString()), { code: 'invalid_argument', details: [{ field: 'Upload-Checksum' }] });
+  t.deepEqual((await storedIn(stack.dataDir)).uploads, uploadsBefore, 'a refused creation creates no upload');
 });

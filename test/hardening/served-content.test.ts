@@ -25,7 +25,7 @@ test.before(async () => {
   const bytes = Buffer.from(Array.from({ length: 1000 }, (_, i) => `line ${String(i).padStart(4, '0')}\n`).join(''));
   const asset = await upload(bytes, 'seed.txt', 'text/plain');
   file = { path: new URL(asset.url).pathname, bytes };
-  targets = { authorization: auth.authorization!, routeId: 'rt_00000000000000000000000000', assetId: asset.id, filePath: file.path };
+  targets = { authorization: auth.authorization!, routeId: 'rt_00000000000000000000000000', assetId: asset.id, filePath: file.path, uploadId: 'up_00000000000000000000000000' };
 });
 test.after.always(async () => stack?.stop());
 

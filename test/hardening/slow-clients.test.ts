@@ -57,7 +57,7 @@ async function assertNothingStored(t: import('ava').ExecutionContext, s: Stack):
   // The service learns of the cut a moment after the client does.
   await sleep(200);
   const stored = await storedIn(s.dataDir);
-  t.deepEqual({ ...stored, files: stored.files.filter((file) => !file.endsWith('/')) }, { assetRows: 0, routeRows: 0, blobKeys: [], files: [] });
+  t.deepEqual({ ...stored, files: stored.files.filter((file) => !file.endsWith('/')) }, { assetRows: 0, routeRows: 0, uploads: [], blobKeys: [], files: [] });
 }
 
 async function assertHealthy(t: import('ava').ExecutionContext, s: Stack): Promise<void> {
@@ -112,6 +112,89 @@ test('a stalled upload body is 408 at the body idle timeout, and nothing is stor
   t.is(calls.length, rounds);
   for (const call of calls) t.is(call['code'], 'CANCELLED');
   await assertHealthy(t, s);
+});
+
+// Serial (ava runs them before the concurrent tests): their megabyte uploads stay out of the way of the timing-bound tests below.
+test.serial('a stalled tus PATCH is 408 at the body idle timeout; the bytes that arrived are kept, and HEAD shows the offset moved by them', async (t) => {
+  const s = await stack();
+  const auth = (await s.auth(freshWorkspace())).authorization!;
+  const tus = { authorization: auth, 'tus-resumable': '1.0.0' };
+  const file = randomBytes(1_000_000);
+  const created = await fetch(`${s.url}/v1/uploads`, { method: 'POST', headers: { ...tus, 'upload-length': String(file.length) } });
+  t.is(created.status, 201, await created.clone().text());
+  const path = new URL(created.headers.get('location')!).pathname;
+  const rounds = scaled(3, 30);
+  let offset = 0;
+  for (let round = 0; round < rounds; round++) {
+    const client = await RawClient.open(s.url);
+    await client.write(
+      `PATCH ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nTus-Resumable: 1.0.0\r\nContent-Type: application/offset+octet-stream\r\n` +
+        `Upload-Offset: ${offset}\r\nContent-Length: ${file.length - offset}\r\n\r\n`,
+    );
+    // Some bytes of the rest (a different amount each round), then silence.
+    const sent = Math.floor((file.length - offset) / (rounds + 1 - round)) - round * 1_000;
+    await client.write(file.subarray(offset, offset + sent));
+    assertTimeoutAnswer(t, await client.answer(), BODY_IDLE_MS + SLACK_MS + 500);
+    // What a tus client does next: ask where the upload stands, and go on from there.
+    const head = await fetch(`${s.url}${path}`, { method: 'HEAD', headers: tus });
+    t.is(head.status, 200);
+    t.is(head.headers.get('upload-length'), String(file.length));
+    t.is(Number(head.headers.get('upload-offset')), offset + sent, `round ${round}: every byte that arrived before the stall is kept`);
+    offset = Number(head.headers.get('upload-offset'));
+  }
+  // The rest, and the asset is the whole file.
+  const rest = await fetch(`${s.url}${path}`, {
+    method: 'PATCH',
+    headers: { ...tus, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
+    body: new Uint8Array(file.subarray(offset)),
+  });
+  t.is(rest.status, 204, await rest.clone().text());
+  t.is(rest.headers.get('upload-offset'), String(file.length));
+  const assetId = rest.headers.get('switchyard-asset-id');
+  t.truthy(assetId);
+  const asset = (await (await fetch(`${s.url}/v1/assets/${assetId}`, { headers: { authorization: auth } })).json()) as Record<string, unknown>;
+  t.is(asset['sha256'], createHash('sha256').update(file).digest('hex'));
+  // Nothing else is left behind: one asset, its blob, no part of the upload.
+  const stored = await storedIn(s.dataDir);
+  t.is(stored.assetRows, 1);
+  t.is(stored.blobKeys.length, 1, stored.blobKeys.join(', '));
+  await assertHealthy(t, s);
+});
+
+test.serial('a tus PATCH whose client goes away mid-body keeps the bytes that arrived, as HEAD shows', async (t) => {
+  const s = await stack();
+  const auth = (await s.auth(freshWorkspace())).authorization!;
+  const tus = { authorization: auth, 'tus-resumable': '1.0.0' };
+  const file = randomBytes(1_000_000);
+  const created = await fetch(`${s.url}/v1/uploads`, { method: 'POST', headers: { ...tus, 'upload-length': String(file.length) } });
+  const path = new URL(created.headers.get('location')!).pathname;
+  const rounds = scaled(3, 30);
+  let offset = 0;
+  for (let round = 0; round < rounds; round++) {
+    const client = await RawClient.open(s.url);
+    await client.write(
+      `PATCH ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nTus-Resumable: 1.0.0\r\nContent-Type: application/offset+octet-stream\r\n` +
+        `Upload-Offset: ${offset}\r\nContent-Length: ${file.length - offset}\r\n\r\n`,
+    );
+    // Some of the rest (a different amount each round), then the client leaves.
+    const sent = Math.floor((file.length - offset) / (rounds + 1 - round)) - round * 1_000;
+    await client.write(file.subarray(offset, offset + sent));
+    // Well inside the body idle timeout: the client leaves, nobody timed it out.
+    await sleep(100);
+    client.socket.destroy();
+    const head = await fetch(`${s.url}${path}`, { method: 'HEAD', headers: tus });
+    t.is(head.status, 200);
+    t.is(Number(head.headers.get('upload-offset')), offset + sent, `round ${round}: every byte that arrived before the client left is kept`);
+    offset = Number(head.headers.get('upload-offset'));
+  }
+  const rest = await fetch(`${s.url}${path}`, {
+    method: 'PATCH',
+    headers: { ...tus, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
+    body: new Uint8Array(file.subarray(offset)),
+  });
+  t.is(rest.status, 204, await rest.clone().text());
+  const asset = (await (await fetch(`${s.url}/v1/assets/${rest.headers.get('switchyard-asset-id')}`, { headers: { authorization: auth } })).json()) as Record<string, unknown>;
+  t.is(asset['sha256'], createHash('sha256').update(file).digest('hex'));
 });
 
 test('a stalled JSON body is 408 and creates nothing', async (t) => {

@@ -102,6 +102,10 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
     if (final && (length !== undefined || deferred !== undefined)) throw badRequest('Upload-Length', 'a final concatenation has no length of its own');
     if (length !== undefined && length > deps.maxUploadBytes) throw tooLarge(deps.maxUploadBytes);
     const metadata = parseMetadata(headerOf(headers, 'Upload-Metadata'));
+    // creation-with-upload: what is wrong with the bytes' headers is refused before the upload exists, not after.
+    const withBytes = !final && hasBody(request);
+    if (withBytes) requireOctetStream(request);
+    const checksum = withBytes ? parseChecksum(headerOf(headers, 'Upload-Checksum')) : undefined;
     const ctx = contextOf(request, reply, log);
     let upload = await clients.uploads
       .createUpload(
@@ -121,10 +125,9 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
       });
     const location = `${publicOrigin(request, deps.trustProxy)}${UPLOADS_PATH}/${upload.id}`;
     // creation-with-upload: the first bytes ride on the creating request.
-    if (!final && hasBody(request)) {
-      requireOctetStream(request);
+    if (withBytes) {
       try {
-        upload = await append(request, ctx, upload.id, 0n, undefined, parseChecksum(headerOf(headers, 'Upload-Checksum')));
+        upload = await append(request, ctx, upload.id, 0n, undefined, checksum);
       } catch (error) {
         // The upload exists: the client can still resume it from its Location.
         if (!(error instanceof ApiError)) throw error;
@@ -211,7 +214,24 @@ async function* appendMessages(request: FastifyRequest, id: string, offset: bigi
       value: { id, offset, length, checksumAlgorithm: checksum?.algorithm ?? '', checksum: checksum?.digest ?? new Uint8Array() },
     },
   };
-  for await (const chunk of coalesce(request.raw as AsyncIterable<Uint8Array>, CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS })) yield { payload: { case: 'chunk', value: chunk } };
+  for await (const chunk of coalesce(untilCut(request.raw as AsyncIterable<Uint8Array>), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS })) yield { payload: { case: 'chunk', value: chunk } };
+}
+
+/**
+ * The body's bytes until it ends or breaks off: a client that stalls (answered
+ * 408 at BODY_IDLE_TIMEOUT_MS, its request destroyed) or goes away ends the
+ * append with what arrived, as a shorter append, rather than failing it. A
+ * failed append would lose the bytes still held for coalescing (up to 1 MiB)
+ * and race the service's cancel against the bytes in flight; keeping what
+ * arrived is the point of a resumable upload. With Upload-Checksum the
+ * service then finds the digest wrong and keeps nothing, as it should.
+ */
+async function* untilCut(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const piece of body) yield piece;
+  } catch {
+    // The request broke off; what arrived is this append.
+  }
 }
 
 /** The headers that tell a client where its upload stands. */

@@ -205,6 +205,30 @@ test('gc keeps the parts of live uploads whatever their age, and removes parts w
   t.is((await listBlobs(blobStore)).length, 1);
 });
 
+test('concurrent finals of the same partials make one asset, the other is refused; a termination never breaks a concatenation under way', async (t) => {
+  const { uploads, service, blobStore } = uploadsSetup();
+  for (let round = 0; round < 10; round++) {
+    const pieces = [randomBytes(150_000), randomBytes(150_000)];
+    const partials = await Promise.all(pieces.map((piece) => uploads.create(alice, { length: piece.length, concat: 'partial' })));
+    await Promise.all(partials.map((partial, index) => uploads.append(alice, partial.id, { offset: 0, body: chunked(pieces[index]!) })));
+    const final = { concat: { final: partials.map((partial) => partial.id) } };
+    // Two finals at once, or a final and a termination of one of its partials.
+    const rival = round % 2 === 0 ? uploads.create(alice, final) : uploads.terminate(alice, partials[round % 4 === 1 ? 0 : 1]!.id);
+    const outcomes = await Promise.allSettled([uploads.create(alice, final), rival]);
+    const codes = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? 'ok' : (outcome.reason as SwitchyardError).code));
+    // Before, both ran: the one that finished first removed the parts the other was reading (a 500 for a "missing part").
+    t.false(codes.includes('internal'), `round ${round}: ${codes.join(', ')}`);
+    t.is(codes.filter((code) => code === 'ok').length, round % 2 === 0 ? 1 : codes[0] === 'ok' ? 2 : 1, `round ${round}: ${codes.join(', ')}`);
+    for (const outcome of outcomes) {
+      const made = outcome.status === 'fulfilled' ? (outcome.value as { assetId?: string } | undefined)?.assetId : undefined;
+      if (made) t.is((await service.get(alice, made)).sha256, sha256(Buffer.concat(pieces)));
+    }
+    // A partial the refused request left is free again: it terminates at once (no claim is left on it).
+    for (const partial of partials) await uploads.terminate(alice, partial.id).catch((error: SwitchyardError) => t.is(error.code, 'not_found'));
+  }
+  t.false((await listBlobs(blobStore)).some((blob) => blob.key.startsWith('_uploads/')), 'no part is left behind');
+});
+
 test('termination removes the upload and its bytes; scopes and workspaces are enforced', async (t) => {
   const { uploads, blobStore } = uploadsSetup();
   const { id } = await uploads.create(alice, { length: 100 });

@@ -26,6 +26,8 @@ const APPEND_LEASE_STALE_MS = 20_000;
 const APPEND_LEASE_RENEW_MS = 5_000;
 /** How long an append waits for another one on the same upload to end (usually one cut short, committing what it got). */
 const APPEND_LEASE_WAIT_MS = 3_000;
+/** How long a termination waits for a finish (or a concatenation reading the upload's bytes) to end. */
+const FINISH_WAIT_MS = 3_000;
 /** Blob keys of upload parts start here: a workspace name cannot begin with `_`, so no asset key ever does. */
 export const UPLOAD_PARTS_PREFIX = '_uploads';
 
@@ -139,6 +141,8 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     const maxBytes = await maxBytesOf(principal.workspace);
     if (length > maxBytes) throw tooLarge(maxBytes);
     await requireReplaceTarget(principal, intent.replace);
+    // The partials' finish claims keep a concurrent final, or a termination, from removing bytes this one is reading.
+    const releasePartials = await claimPartials(partials);
     const time = now();
     const record: UploadRecord = {
       id: deps.ids.next('upload'),
@@ -152,16 +156,40 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       expiresAt: expiresFrom(time),
       assetId: undefined,
     };
-    await uploadStore.insert(record);
-    // The partials' bytes now belong to the final upload: their records go, so their expiry cannot take the bytes.
-    // A partial another concatenation took first makes this one void (its bytes are that one's now).
-    for (const partial of partials) {
-      if (!(await uploadStore.delete(partial.workspace, partial.id))) {
-        await uploadStore.delete(record.workspace, record.id);
-        throw new SwitchyardError('aborted', `partial upload ${partial.id} was joined by another concatenation`, [{ field: 'concat', reason: 'a partial upload was taken by another request' }]);
-      }
+    try {
+      await uploadStore.insert(record);
+    } catch (error) {
+      await releasePartials();
+      throw error;
     }
+    // The partials' bytes now belong to the final upload: their records go at once (we hold their claims), so
+    // neither their expiry nor a termination can take bytes the final still needs, even if its finish must be retried.
+    await Promise.all(partials.map((partial) => uploadStore.delete(partial.workspace, partial.id).catch(() => undefined)));
     return toUpload(await finish(principal, record));
+  }
+
+  /**
+   * Takes the finish claim of each partial upload for a final one (a partial
+   * never finishes on its own, so its claim is free for this), or none: a
+   * partial claimed by another final, or by a termination under way, is
+   * `aborted`. Resolves with a function that releases the claims.
+   */
+  async function claimPartials(partials: readonly UploadRecord[]): Promise<() => Promise<void>> {
+    const claimed: UploadRecord[] = [];
+    const release = async (): Promise<void> => {
+      await Promise.all(claimed.map((partial) => uploadStore.releaseFinish(partial.workspace, partial.id).catch(() => undefined)));
+    };
+    for (const partial of partials) {
+      const time = now();
+      if (await uploadStore.claimFinish(partial.workspace, partial.id, time, new Date(time.getTime() - FINISH_CLAIM_MS))) {
+        claimed.push(partial);
+        continue;
+      }
+      await release();
+      if (!(await uploadStore.get(partial.workspace, partial.id))) throw uploadNotFound(partial.id);
+      throw new SwitchyardError('aborted', `partial upload ${partial.id} is being concatenated or terminated by another request`, [{ field: 'concat', reason: `${partial.id} is in use` }]);
+    }
+    return release;
   }
 
   return Object.freeze({
@@ -264,7 +292,22 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     },
 
     async terminate(principal, id) {
-      const record = await load(principal, id);
+      let record = await load(principal, id);
+      // Holding the finish claim, nothing finishes the upload (or concatenates it into another) while its bytes are removed:
+      // removing them under a running finish failed that finish for a missing part. A finished upload's record goes; its asset stays.
+      const deadline = Date.now() + FINISH_WAIT_MS;
+      for (;;) {
+        if (record.assetId !== undefined) break;
+        const time = now();
+        if (await uploadStore.claimFinish(record.workspace, record.id, time, new Date(time.getTime() - FINISH_CLAIM_MS))) break;
+        if (Date.now() >= deadline) {
+          throw new SwitchyardError('aborted', 'the upload is being finished, or concatenated into another upload; ask for its state and try again', [
+            { field: 'id', reason: 'a finish is in progress' },
+          ]);
+        }
+        await delay(50);
+        record = await load(principal, id);
+      }
       if (await uploadStore.delete(record.workspace, record.id)) await deleteParts(blobStore, record.parts);
     },
 

@@ -11,7 +11,7 @@ import { Metadata } from '@grpc/grpc-js';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { inProcessDeployment, processDeployment, type AuthDeployment } from './auth-deployments.js';
-import { SCOPE_OF, WORKSPACE_WIDE, wiresOf, type Outcome, type Surface, type Targets, type Wires } from './auth-wire.js';
+import { ATTACK_BYTES, createTusUpload, SCOPE_OF, tusState, WORKSPACE_WIDE, wiresOf, type Outcome, type Surface, type Targets, type Wires } from './auth-wire.js';
 import {
   authenticationAttacks,
   fingerprint,
@@ -48,9 +48,14 @@ const SPARES = 16;
 /** What the owner stored; attacks try to overwrite it with other bytes. */
 const OWNER_BYTES = Buffer.from('the owner’s bytes, which no attack may change');
 
+/** Spare resumable uploads per seed, for successful terminations and appends (4 wires, one pass of valid calls per test). */
+const SPARE_UPLOADS = 6;
+/** The length of the owner's resumable upload, which holds OWNER_BYTES so far. */
+const OWNER_UPLOAD_LENGTH = 4096;
+
 const workspace = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex')}`;
 
-/** Creates a route and an asset in `ws` with a valid token over gRPC; the targets every attack aims at. */
+/** Creates a route and assets in `ws` with a valid token over gRPC, and resumable uploads over tus; the targets every attack aims at. */
 async function seed(s: Setup, ws: string): Promise<Targets> {
   const auth = `Bearer ${await s.issuer.token(ws)}`;
   const matchPath = `/owned-${randomBytes(3).toString('hex')}/1`;
@@ -61,7 +66,13 @@ async function seed(s: Setup, ws: string): Promise<Targets> {
   for (let i = 0; i < SPARES; i++) spares.push((await s.wires.clients.upload(metadataOf(auth), { label: 'spare', filename: 'spare.txt' }, OWNER_BYTES)).id);
   const spareRoutes: string[] = [];
   for (let i = 0; i < SPARES; i++) spareRoutes.push((await s.wires.clients.createRoute(metadataOf(auth), { method: 'GET', path: `${matchPath}/spare-${i}`, handler: 'spare' })).id);
-  return { routeId: route.id, matchPath, assetId: asset.id, spares, spareRoutes };
+  // A resumable upload part way through (GetUpload's target), and uploads that terminations and appends may take.
+  const uploadId = await createTusUpload(s.deployment.url, auth, OWNER_UPLOAD_LENGTH, OWNER_BYTES);
+  const spareUploads: string[] = [];
+  for (let i = 0; i < SPARE_UPLOADS; i++) spareUploads.push(await createTusUpload(s.deployment.url, auth, OWNER_UPLOAD_LENGTH));
+  const freshUploads: string[] = [];
+  for (let i = 0; i < SPARE_UPLOADS; i++) freshUploads.push(await createTusUpload(s.deployment.url, auth, 2 * ATTACK_BYTES.length));
+  return { routeId: route.id, matchPath, assetId: asset.id, spares, spareRoutes, uploadId, spareUploads, freshUploads };
 }
 
 function metadataOf(authorization: string): Metadata {
@@ -237,7 +248,11 @@ export function authAttackSuite(name: Mode): void {
       }
       t.deepEqual(problems, []);
       const after = await storedIn(s.deployment.dataDir);
-      t.true(after.routeRows > before.routeRows && after.assetRows > before.assetRows, 'the stranger created in its own workspace');
+      t.true(after.routeRows > before.routeRows && after.assetRows > before.assetRows && after.uploads.length > before.uploads.length, 'the stranger created in its own workspace');
+      // The owner's resumable uploads are where they were: no append landed, no termination took one.
+      t.like(await tusState(s.deployment.url, ownerAuth, targets.uploadId), { status: 200, offset: OWNER_BYTES.length, length: OWNER_UPLOAD_LENGTH }, 'the owner’s upload is unchanged');
+      t.like(await tusState(s.deployment.url, ownerAuth, targets.freshUploads[0]!), { status: 200, offset: 0 }, 'the upload the appends aimed at is still at 0');
+      t.like(await tusState(s.deployment.url, ownerAuth, targets.spareUploads[0]!), { status: 200, offset: 0 }, 'the upload the terminations aimed at is still there');
       // The owner's records are as they were: the replaces never landed.
       t.deepEqual((await grpcGet.call(ownerAuth, targets)).value, original, 'the owner’s asset is unchanged');
       const match = await s.wires.surfaces.find((x) => x.transport === 'grpc' && x.operation === 'MatchRoute')!.call(ownerAuth, targets);

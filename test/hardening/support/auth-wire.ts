@@ -1,5 +1,6 @@
 // Every operation of the service on every wire a client can reach it by, with
-// the `Authorization` value(s) an attack chooses: REST (and HEAD of its GETs),
+// the `Authorization` value(s) an attack chooses: REST (and HEAD of its GETs;
+// the resumable uploads as the tus protocol at /v1/uploads),
 // the Connect protocol (JSON, unary and client streaming) and gRPC-Web (binary)
 // on the gateway, and gRPC on the service itself. Requests are written by hand
 // (node:http, node:http2) so that duplicate and non-ASCII header values, which
@@ -9,8 +10,12 @@ import { Agent, request } from 'node:http';
 import { connect as http2Connect, type ClientHttp2Session, type IncomingHttpHeaders as Http2Headers } from 'node:http2';
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import {
+  AppendUploadRequestSchema,
   AssetSchema,
   BatchDeleteAssetsRequestSchema,
+  CreateUploadRequestSchema,
+  GetUploadRequestSchema,
+  TerminateUploadRequestSchema,
   CreateRouteRequestSchema,
   DeleteRouteRequestSchema,
   ListRoutesRequestSchema,
@@ -56,6 +61,10 @@ export const SCOPE_OF = {
   GetWorkspaceUsage: 'assets:read',
   GetWorkspacePolicy: 'workspace:admin',
   SetWorkspacePolicy: 'workspace:admin',
+  CreateUpload: 'assets:write',
+  AppendUpload: 'assets:write',
+  GetUpload: 'assets:write',
+  TerminateUpload: 'assets:write',
 } as const;
 export type Operation = keyof typeof SCOPE_OF;
 const OPERATIONS = Object.keys(SCOPE_OF) as Operation[];
@@ -65,19 +74,25 @@ const OPERATIONS = Object.keys(SCOPE_OF) as Operation[];
  * stranger's token makes them succeed there, never reach the owner's records.
  * A batch delete answers `not_found` per foreign id inside a successful call.
  */
-export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set(['CreateRoute', 'ListRoutes', 'WatchRoutes', 'UploadAsset', 'ListAssets', 'GetWorkspaceUsage', 'GetWorkspacePolicy', 'SetWorkspacePolicy', 'BatchDeleteAssets']);
+export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set(['CreateRoute', 'ListRoutes', 'WatchRoutes', 'UploadAsset', 'ListAssets', 'GetWorkspaceUsage', 'GetWorkspacePolicy', 'SetWorkspacePolicy', 'BatchDeleteAssets', 'CreateUpload']);
 
 /** Operations that consume the record they succeed on, and which spares they take: each success moves on to the next. */
 const CONSUMING: ReadonlyMap<Operation, (targets: Targets) => string[]> = new Map([
   ['DeleteAsset', (targets: Targets) => targets.spares],
   ['BatchDeleteAssets', (targets: Targets) => targets.spares],
   ['DeleteRoute', (targets: Targets) => targets.spareRoutes],
+  ['TerminateUpload', (targets: Targets) => targets.spareUploads],
+  // An append that succeeds moves its upload's offset on: the next one aims at another upload still at 0.
+  ['AppendUpload', (targets: Targets) => targets.freshUploads],
 ]);
 
 /** Operations whose answer is a stream that does not end by itself (a watch): the first message decides. */
 const STREAMING_ANSWER: ReadonlySet<Operation> = new Set(['WatchRoutes']);
 
-/** What the records an operation is aimed at: a route, a path it matches, an asset, and spare assets for deletes. */
+/**
+ * What the records an operation is aimed at: a route, a path it matches, an
+ * asset, a resumable upload, and spares for the calls that use theirs up.
+ */
 export interface Targets {
   readonly routeId: string;
   readonly matchPath: string;
@@ -86,10 +101,31 @@ export interface Targets {
   readonly spares: string[];
   /** Routes of the owner that a successful DeleteRoute may take. */
   readonly spareRoutes: string[];
+  /** An unfinished resumable upload of the owner (GetUpload). */
+  readonly uploadId: string;
+  /** Unfinished uploads of the owner that a successful TerminateUpload may take. */
+  readonly spareUploads: string[];
+  /** Uploads of the owner at offset 0 (with room for ATTACK_BYTES): each successful append moves one on. */
+  readonly freshUploads: string[];
 }
 
+const NO_UPLOAD = 'up_00000000000000000000000000';
 const spareOf = (targets: Targets): string => targets.spares[0] ?? 'as_00000000000000000000000000';
 const spareRouteOf = (targets: Targets): string => targets.spareRoutes[0] ?? 'rt_00000000000000000000000000';
+const spareUploadOf = (targets: Targets): string => targets.spareUploads[0] ?? NO_UPLOAD;
+const freshUploadOf = (targets: Targets): string => targets.freshUploads[0] ?? NO_UPLOAD;
+
+/** Targets that name records nobody has: for calls whose authentication is all that matters. */
+export const NOWHERE: Targets = Object.freeze({
+  routeId: 'rt_00000000000000000000000000',
+  matchPath: '/nothing',
+  assetId: 'as_00000000000000000000000000',
+  spares: [],
+  spareRoutes: [],
+  uploadId: NO_UPLOAD,
+  spareUploads: [],
+  freshUploads: [],
+});
 
 /** A call's outcome in the contract's terms: `ok` or a Connect code name, with the HTTP status and body where there was one. */
 export interface Outcome {
@@ -275,7 +311,7 @@ function restSurfaces(gatewayUrl: string): Surface[] {
     (['GET', 'HEAD'] as const).map((method) => ({
       transport: method === 'GET' ? 'rest' : 'rest-head',
       operation,
-      name: `${method} ${path({ routeId: '{id}', assetId: '{id}', matchPath: '{path}', spares: [], spareRoutes: [] })}`,
+      name: `${method} ${path({ ...NOWHERE, routeId: '{id}', assetId: '{id}', matchPath: '{path}' })}`,
       call: async (authorization, targets, extra) =>
         restOutcome(await httpCall(gatewayUrl, method, withQuery(path(targets), extra), withAuth({}, authorization, extra)), method === 'HEAD'),
     }));
@@ -319,7 +355,56 @@ function restSurfaces(gatewayUrl: string): Surface[] {
     ...get('GetWorkspaceUsage', () => '/v1/workspace/usage'),
     ...get('GetWorkspacePolicy', () => '/v1/workspace/policy'),
     sendJson('SetWorkspacePolicy', 'PUT', '/v1/workspace/policy', () => '/v1/workspace/policy', () => ({})),
+    ...tusSurfaces(gatewayUrl),
   ];
+}
+
+/** The tus protocol's version header, which every tus request but OPTIONS carries. */
+export const TUS_RESUMABLE = { 'tus-resumable': '1.0.0' } as const;
+const OFFSET_OCTET_STREAM = 'application/offset+octet-stream';
+const tusMetadata = (fields: Record<string, string>) =>
+  Object.entries(fields)
+    .map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`)
+    .join(',');
+
+/**
+ * The resumable uploads as tus at /v1/uploads: creation (with the attack's
+ * bytes riding on it), PATCH, HEAD (answers without a body, like the other
+ * HEADs) and DELETE. OPTIONS needs no token by design (a CORS preflight cannot
+ * carry one) and so is no surface here.
+ */
+function tusSurfaces(gatewayUrl: string): Surface[] {
+  const tus = (operation: Operation, method: 'POST' | 'PATCH' | 'HEAD' | 'DELETE', name: string, path: (t: Targets) => string, headers: Record<string, string>, body?: Buffer): Surface => ({
+    transport: method === 'HEAD' ? 'rest-head' : 'rest',
+    operation,
+    name: `${method} ${name}`,
+    call: async (authorization, targets, extra) => {
+      const all = { ...TUS_RESUMABLE, ...headers, ...(body ? { 'content-length': String(body.length) } : {}) };
+      return restOutcome(await httpCall(gatewayUrl, method, withQuery(path(targets), extra), withAuth(all, authorization, extra), body), method === 'HEAD');
+    },
+  });
+  return [
+    tus('CreateUpload', 'POST', '/v1/uploads', () => '/v1/uploads', { 'upload-length': String(ATTACK_BYTES.length), 'upload-metadata': tusMetadata({ filename: 'attack.txt', label: 'attack' }), 'content-type': OFFSET_OCTET_STREAM }, ATTACK_BYTES),
+    tus('AppendUpload', 'PATCH', '/v1/uploads/{id}', (t) => `/v1/uploads/${freshUploadOf(t)}`, { 'upload-offset': '0', 'content-type': OFFSET_OCTET_STREAM }, ATTACK_BYTES),
+    tus('GetUpload', 'HEAD', '/v1/uploads/{id}', (t) => `/v1/uploads/${t.uploadId}`, {}),
+    tus('TerminateUpload', 'DELETE', '/v1/uploads/{id}', (t) => `/v1/uploads/${spareUploadOf(t)}`, {}),
+  ];
+}
+
+/** A tus upload's state as a HEAD with `authorization` tells it: the status, and the offset and length when found. */
+export async function tusState(gatewayUrl: string, authorization: string, id: string): Promise<{ status: number; offset?: number; length?: number }> {
+  const answer = await httpCall(gatewayUrl, 'HEAD', `/v1/uploads/${id}`, { ...TUS_RESUMABLE, authorization });
+  const header = (name: string) => (answer.headers[name] === undefined ? {} : { [name.slice('upload-'.length)]: Number(answer.headers[name]) });
+  return { status: answer.status, ...header('upload-offset'), ...header('upload-length') };
+}
+
+/** Creates a tus upload of `length` bytes with `authorization`, its `first` bytes sent with the creation; its id. */
+export async function createTusUpload(gatewayUrl: string, authorization: string, length: number, first?: Buffer): Promise<string> {
+  const headers = { ...TUS_RESUMABLE, authorization, 'upload-length': String(length), 'content-length': String(first?.length ?? 0), ...(first ? { 'content-type': OFFSET_OCTET_STREAM } : {}) };
+  const answer = await httpCall(gatewayUrl, 'POST', '/v1/uploads', headers, first);
+  const location = answer.headers['location'];
+  if (answer.status !== 201 || typeof location !== 'string') throw new Error(`creating an upload: ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}`);
+  return location.slice(location.lastIndexOf('/') + 1);
 }
 
 /** The request messages of each operation, as protobuf init shapes. */
@@ -373,6 +458,19 @@ function messagesOf(operation: Operation, targets: Targets): { schema: DescMessa
       return assetCall(operation, GetWorkspacePolicyRequestSchema, {});
     case 'SetWorkspacePolicy':
       return assetCall(operation, SetWorkspacePolicyRequestSchema, {});
+    case 'CreateUpload':
+      return unaryCall('UploadService', operation, CreateUploadRequestSchema, { length: BigInt(ATTACK_BYTES.length), filename: 'attack.txt', label: 'attack' });
+    case 'AppendUpload':
+      return {
+        schema: AppendUploadRequestSchema,
+        messages: [{ payload: { case: 'metadata', value: { id: freshUploadOf(targets), offset: 0n } } }, { payload: { case: 'chunk', value: ATTACK_BYTES } }],
+        streaming: true,
+        path: '/switchyard.v1.UploadService/AppendUpload',
+      };
+    case 'GetUpload':
+      return unaryCall('UploadService', operation, GetUploadRequestSchema, { id: targets.uploadId });
+    case 'TerminateUpload':
+      return unaryCall('UploadService', operation, TerminateUploadRequestSchema, { id: spareUploadOf(targets) });
   }
 }
 
@@ -432,7 +530,7 @@ function connectSurfaces(gatewayUrl: string): Surface[] {
         const answer = await httpCall(gatewayUrl, 'POST', withQuery(path, extra), withAuth({ 'content-type': 'application/json', 'connect-protocol-version': '1' }, authorization, extra), body);
         return restOutcome(answer, false, true);
       }
-      const body = Buffer.concat(messages.map((message) => envelope(0, Buffer.from(JSON.stringify(connectJson(message))))));
+      const body = Buffer.concat(messages.map((message) => envelope(0, Buffer.from(JSON.stringify(connectJson(message), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))))));
       const answer = await httpCall(gatewayUrl, 'POST', withQuery(path, extra), withAuth({ 'content-type': 'application/connect+json', 'connect-protocol-version': '1' }, authorization, extra), body);
       if (answer.status !== 200) return restOutcome(answer, false, true);
       const raw = `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}`;

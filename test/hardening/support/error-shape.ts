@@ -66,6 +66,44 @@ export function errorBodyViolation(status: number, body: unknown): string | unde
   return undefined;
 }
 
+/**
+ * The statuses the tus 1.0 protocol gives its own refusals, each tied to the
+ * code it refines and to the detail field that names the cause: 412 for a
+ * Tus-Resumable the server does not speak, 415 for bytes not sent as
+ * application/offset+octet-stream (or a type the workspace policy refuses at
+ * finish), 460 Checksum Mismatch.
+ */
+const TUS_REFINEMENTS: readonly { code: string; status: number; fields: readonly string[] }[] = [
+  { code: 'failed_precondition', status: 412, fields: ['Tus-Resumable'] },
+  { code: 'invalid_argument', status: 415, fields: ['Content-Type', 'mediaType'] },
+  { code: 'invalid_argument', status: 460, fields: ['checksum'] },
+];
+
+/**
+ * For the tus paths (/v1/uploads): contractViolation, where an error may also
+ * carry one of the protocol's statuses above, in the contract's shape, with
+ * its code and a detail on its field.
+ */
+export function tusViolation(response: RawHttpResponse, head: boolean): string | undefined {
+  const refinement = TUS_REFINEMENTS.find((candidate) => candidate.status === response.status);
+  if (refinement === undefined) return contractViolation(response, head);
+  const type = response.header('content-type') ?? '';
+  if (!/^application\/json\b/.test(type)) return `error ${response.status} with content-type ${JSON.stringify(type)}`;
+  if (head) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body.toString('utf8'));
+  } catch {
+    return `error ${response.status} whose body is not JSON: ${JSON.stringify(response.body.subarray(0, 200).toString('utf8'))}`;
+  }
+  const { code, details } = body as { code?: unknown; details?: unknown };
+  if (code !== refinement.code) return `status ${response.status} with code ${JSON.stringify(code)}, not ${refinement.code}`;
+  const fields = Array.isArray(details) ? details.map((detail) => (detail as { field?: unknown } | null)?.field) : [];
+  if (!fields.some((field) => refinement.fields.includes(field as string))) return `status ${response.status} without a detail on ${refinement.fields.join(' or ')}`;
+  // The shape, checked against the usual status of the code.
+  return errorBodyViolation(STATUSES_OF_CODE[refinement.code]![0]!, body);
+}
+
 /** gRPC status numbers a hostile request must never get: UNKNOWN (2), INTERNAL (13), DATA_LOSS (15). */
 const SERVER_FAULTS = new Set([2, 13, 15]);
 const SERVER_FAULT_NAMES = new Set(['unknown', 'internal', 'data_loss']);

@@ -3,7 +3,11 @@
 import { create, toBinary, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
 import fc from 'fast-check';
 import {
+  AppendUploadRequestSchema,
   BatchDeleteAssetsRequestSchema,
+  CreateUploadRequestSchema,
+  GetUploadRequestSchema,
+  TerminateUploadRequestSchema,
   CreateRouteRequestSchema,
   CreateSignedUrlRequestSchema,
   DeleteRouteRequestSchema,
@@ -91,6 +95,41 @@ export function rpcs(targets: Targets): Rpc[] {
     { maxLength: 5 },
   );
   const rawId = rawStringBytes.map((bytes) => rawStringField(1, bytes));
+  const uploadId = fc.oneof(
+    nastyString,
+    fc.constantFrom(targets.uploadId, targets.uploadId, `${targets.uploadId}\u0000`, targets.uploadId.toUpperCase(), targets.uploadId.slice(0, -1), targets.assetId, 'up_00000000000000000000000000', '', '/v1/uploads/x'),
+  );
+  // Mostly sizes near the seeded upload's; the whole int64 range too.
+  const size = fc.oneof(fc.bigInt({ min: 0n, max: 70_000n }), fc.constantFrom(0n, 0n, 16_384n), bigint);
+  const createUpload = fc
+    .record({
+      length: fc.option(size, { nil: undefined }),
+      filename: nastyString,
+      label: nastyString,
+      visibility,
+      replace: fc.oneof(fc.constant(''), id),
+      partial: fc.boolean(),
+      finalOf: fc.oneof(fc.constant([] as string[]), fc.array(uploadId, { maxLength: 5 }), fc.array(uploadId, { minLength: 990, maxLength: 1_100 })),
+    })
+    .map((r) => bin(CreateUploadRequestSchema, r));
+  const appendMetadata = fc
+    .record({
+      id: uploadId,
+      offset: size,
+      length: fc.option(size, { nil: undefined }),
+      checksumAlgorithm: fc.oneof(fc.constantFrom('', 'sha1', 'sha256', 'md5', 'SHA1'), nastyString),
+      checksum: fc.uint8Array({ maxLength: 40 }),
+    })
+    .map((value) => bin(AppendUploadRequestSchema, { payload: { case: 'metadata', value } }));
+  const append = fc.array(
+    fc.oneof(
+      { arbitrary: appendMetadata, weight: 2 },
+      { arbitrary: fc.uint8Array({ maxLength: 4_096 }).map((chunk) => bin(AppendUploadRequestSchema, { payload: { case: 'chunk', value: chunk } })), weight: 2 },
+      { arbitrary: fc.integer({ min: 16_000, max: 70_000 }).map((n) => bin(AppendUploadRequestSchema, { payload: { case: 'chunk', value: new Uint8Array(n) } })), weight: 1 },
+      { arbitrary: fc.constant(bin(AppendUploadRequestSchema, {})), weight: 1 },
+    ),
+    { maxLength: 5 },
+  );
   return [
     { path: '/switchyard.v1.RouteService/CreateRoute', streaming: false, message: fc.record({ method: nastyString, path: nastyString, handler: nastyString, middleware: fc.array(nastyString, { maxLength: 40 }) }).map((r) => bin(CreateRouteRequestSchema, r)) },
     { path: '/switchyard.v1.RouteService/GetRoute', streaming: false, message: fc.oneof(id.map((value) => bin(GetRouteRequestSchema, { id: value })), rawId) },
@@ -145,6 +184,10 @@ export function rpcs(targets: Targets): Rpc[] {
     // Streams: each element is one message; joined into envelopes below.
     { path: '/switchyard.v1.AssetService/UploadAsset', streaming: true, message: upload.map((messages) => Buffer.from(JSON.stringify(messages.map((m) => m.toString('base64'))))) },
     { path: '/switchyard.v1.AssetService/ReplaceAsset', streaming: true, message: replace.map((messages) => Buffer.from(JSON.stringify(messages.map((m) => m.toString('base64'))))) },
+    { path: '/switchyard.v1.UploadService/CreateUpload', streaming: false, message: createUpload },
+    { path: '/switchyard.v1.UploadService/GetUpload', streaming: false, message: fc.oneof(uploadId.map((value) => bin(GetUploadRequestSchema, { id: value })), rawId) },
+    { path: '/switchyard.v1.UploadService/TerminateUpload', streaming: false, message: fc.oneof(uploadId.map((value) => bin(TerminateUploadRequestSchema, { id: value })), rawId) },
+    { path: '/switchyard.v1.UploadService/AppendUpload', streaming: true, message: append.map((messages) => Buffer.from(JSON.stringify(messages.map((m) => m.toString('base64'))))) },
   ];
 }
 

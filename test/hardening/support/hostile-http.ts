@@ -8,7 +8,12 @@ export interface Targets {
   readonly assetId: string;
   /** `/files/<asset id>/<file name>` of the asset's current file. */
   readonly filePath: string;
+  /** An unfinished resumable upload (`up_…`) of SEEDED_UPLOAD_LENGTH bytes, at /v1/uploads/<id>. */
+  readonly uploadId: string;
 }
+
+/** The length of the seeded resumable upload: below every fuzzed stack's upload limit. */
+export const SEEDED_UPLOAD_LENGTH = 16 * 1024;
 
 /** A request as bytes will carry it: nothing is checked or normalised. */
 export interface HostileRequest {
@@ -170,7 +175,7 @@ const jsonContentType = fc.oneof(
 
 /** Path segments that try to escape, confuse a decoder or hide a real id. */
 export function hostileSegment(targets: Targets): fc.Arbitrary<string> {
-  const real = [targets.routeId, targets.assetId];
+  const real = [targets.routeId, targets.assetId, targets.uploadId];
   return fc.oneof(
     fc.constantFrom(
       '..', '.', '%2e%2e', '%2E%2e', '.%2e', '..%2f..%2fauth-secret', '..%5c..%5cauth-secret', '%2f', '%5c', '%00', 'a%00b', '%25', '%', '%zz', '%u002e',
@@ -422,5 +427,165 @@ export function hostileRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
     { arbitrary: lifecycle, weight: 2 },
     { arbitrary: multipartRequest(targets, uploadPath), weight: 3 },
     { arbitrary: file, weight: 1 },
+    { arbitrary: tusRequest(targets), weight: 3 },
   );
+}
+
+// ---------------------------------------------------------------- tus
+
+/** Header values without CR or LF: a hostile value, not a second request smuggled into the first. */
+const headerValue = (value: string): string => value.replace(/[\r\n]/g, ' ');
+
+/**
+ * A nasty string now and then: most carry control characters that Node's
+ * parser refuses before any handler runs, so the tus values are mostly ones
+ * that get through to the tus code.
+ */
+const rarelyNasty = { arbitrary: nastyString, weight: 1 };
+
+/** What a tus size header (`Upload-Length`, `Upload-Offset`) might say: plausible, off by a little, or not a number at all. */
+const tusSize = fc.oneof(
+  fc.constantFrom('0', '0', '1', String(SEEDED_UPLOAD_LENGTH), String(SEEDED_UPLOAD_LENGTH - 1), String(SEEDED_UPLOAD_LENGTH + 1), '4096', '131072', '131073'),
+  fc.nat({ max: 300_000 }).map(String),
+  fc.constantFrom('-1', '-0', '1.5', '1e3', '0x10', ' 5', '5 ', '+5', '05', '00000000000000001', '99999999999999999999', '9007199254740991', '9007199254740992', '18446744073709551616', '', ' ', 'abc', '1,2', '1, 1', 'NaN', 'Infinity', '１２', '\u0000', '5\u0000'),
+  rarelyNasty,
+);
+
+/** `Upload-Metadata`: pairs with keys and values good and bad, and things that are not pairs at all. */
+function tusMetadata(targets: Targets): fc.Arbitrary<string> {
+  const b64 = (text: string | Buffer): string => Buffer.from(text).toString('base64');
+  const key = fc.constantFrom('filename', 'filename', 'label', 'visibility', 'replace', 'name', 'filetype', '', 'a b', 'kéy', '__proto__', 'constructor', 'FILENAME');
+  const value = fc.oneof(
+    fc.constantFrom('', b64('a.txt'), b64('public'), b64('private'), b64('secret'), b64(targets.assetId), b64('as_00000000000000000000000000'), b64('../../auth-secret')),
+    nastyString.map(b64),
+    fc.constantFrom('=', 'a', 'a===', 'QQ', 'QQ=', '!!!!', 'Zg==Zg==', b64(Buffer.from([0xff, 0xfe])), b64(Buffer.from([0xc0, 0xae])), b64(Buffer.from([0xed, 0xa0, 0x80])), b64('a\u0000b'), b64('x'.repeat(300))),
+    rarelyNasty,
+  );
+  const pair = fc.tuple(key, value, fc.constantFrom(' ', ' ', '  ', '\t', '')).map(([k, v, gap]) => (v === '' ? k : `${k}${gap}${v}`));
+  return fc.oneof(
+    fc.array(pair, { maxLength: 6 }).map((pairs) => pairs.join(',')),
+    fc.array(pair, { maxLength: 6 }).map((pairs) => pairs.join(', ')),
+    fc.constantFrom(',', ',,', 'filename', `filename ${b64('a')},filename ${b64('b')}`, `label ${b64('x'.repeat(201))}`, `replace ${b64('not-an-id')}`, `visibility ${b64('PUBLIC')}`),
+    fc.integer({ min: 8_000, max: 20_000 }).map((n) => `filename ${'QUFB'.repeat(Math.ceil(n / 4))}`),
+    rarelyNasty,
+  );
+}
+
+/** `Upload-Concat`: partial, final with urls of this server and others, broken urls, too many urls. */
+function tusConcat(targets: Targets): fc.Arbitrary<string> {
+  const own = `/v1/uploads/${targets.uploadId}`;
+  return fc.oneof(
+    fc.constantFrom('partial', 'partial', 'Partial', 'final', 'final;', 'final; ', `final;${own}`, `final;http://localhost${own}`, `final;https://evil.example${own}`, `final;${own} ${own}`, `final;${own}/x`, 'final;/v1/uploads/', 'final;/v1/uploads', 'final;%zz', 'final;http://[::1', 'final;http://', `final;${own}?x=1#y`, `final; ${own}`, `partial;${own}`),
+    fc.array(hostileSegment(targets), { minLength: 1, maxLength: 5 }).map((segments) => `final;${segments.map((segment) => `/v1/uploads/${segment}`).join(' ')}`),
+    fc.integer({ min: 900, max: 1_100 }).map((n) => `final;${Array.from({ length: n }, () => own).join(' ')}`),
+    { arbitrary: nastyString.map((text) => `final;${text}`), weight: 1 },
+  );
+}
+
+/** `Upload-Checksum`: the algorithms the server takes and others, digests of the wrong size or not base64. */
+const tusChecksum = fc.oneof(
+  fc.tuple(fc.constantFrom('sha1', 'sha256'), fc.uint8Array({ minLength: 20, maxLength: 32 })).map(([algorithm, digest]) => `${algorithm} ${Buffer.from(digest).toString('base64')}`),
+  fc.constantFrom('sha1', 'sha256 ', 'md5 1B2M2Y8AsgTpgAmY7PhCfg==', 'crc32 AAAAAA==', 'SHA1 2jmj7l5rSw0yVb/vlWAYkK/YBwk=', 'sha1 2jmj7l5rSw0yVb/vlWAYkK/YBwk', 'sha1  2jmj7l5rSw0yVb/vlWAYkK/YBwk=', 'sha1 2jmj7l5rSw0yVb/vlWAYkK/YBwk= extra', 'sha256 !!!!', ''),
+  // The sha1 and sha256 of no bytes: right for an empty body.
+  fc.constantFrom('sha1 2jmj7l5rSw0yVb/vlWAYkK/YBwk=', 'sha256 47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='),
+  rarelyNasty,
+);
+
+const tusVersion = fc.oneof({ arbitrary: fc.constant('1.0.0'), weight: 12 }, fc.constantFrom('0.2.2', '1.0', '1.0.0 ', '1.0.0, 1.0.0', '1.0.1', 'v1.0.0', '', '*'), rarelyNasty);
+
+const tusContentType = fc.oneof(
+  { arbitrary: fc.constant('application/offset+octet-stream'), weight: 6 },
+  fc.constantFrom('application/offset+octet-stream; charset=utf-8', 'APPLICATION/OFFSET+OCTET-STREAM', ' application/offset+octet-stream', 'application/octet-stream', 'application/json', 'multipart/form-data; boundary=x', 'text/plain', '', ';', 'application/offset+octet-stream\u0001'),
+  repeat('a', 1_000, 12_000).map((text) => `application/offset+octet-stream; x=${text}`),
+);
+
+/** Bytes: none, a few, past the seeded upload's length, past the stack's upload limit. */
+const tusBody = fc.oneof(
+  fc.constant(Buffer.alloc(0)),
+  fc.constant(Buffer.alloc(0)),
+  fc.uint8Array({ maxLength: 4_096 }).map((bytes) => Buffer.from(bytes)),
+  fc.integer({ min: SEEDED_UPLOAD_LENGTH - 10, max: SEEDED_UPLOAD_LENGTH + 4_096 }).map((n) => Buffer.alloc(n, 0x61)),
+  fc.integer({ min: 128 * 1024, max: 200 * 1024 }).map((n) => Buffer.alloc(n, 0x62)),
+);
+
+/**
+ * Hostile tus 1.0 requests at /v1/uploads: a plausible request of each kind
+ * (creation, with and without bytes, append, HEAD, termination; OPTIONS and
+ * methods tus does not use too), aimed at the seeded upload, a new one or a
+ * hostile url, and then up to three of its tus headers malformed, dropped or
+ * repeated: sizes that are not numbers, broken metadata and concatenations,
+ * wrong checksums, wrong content types and versions, huge values, bodies
+ * past the length.
+ */
+export function tusRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
+  const own = `/v1/uploads/${targets.uploadId}`;
+  const target = fc.oneof(
+    { arbitrary: fc.constant('/v1/uploads'), weight: 4 },
+    { arbitrary: fc.constant(own), weight: 6 },
+    hostileSegment(targets).map((segment) => `/v1/uploads/${segment}`),
+    fc.constantFrom('/v1/uploads/', '/v1/uploads//', `${own}/`, `${own}/x`, '/v1/uploads?Upload-Length=1', `${own}?Upload-Offset=0`, '/v1/uploads/up_00000000000000000000000000', `/v1/uploads/${targets.uploadId.toUpperCase()}`, `/v1/uploads/${targets.assetId}`, '/v1/uploads/%2e%2e', '/v1//uploads', '/v1/uploads:x'),
+  );
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  // What a well-behaved client would send with each method.
+  const plausible = fc.oneof(
+    { arbitrary: fc.record({ length: fc.constantFrom(0, 1, 100, SEEDED_UPLOAD_LENGTH), metadata: fc.constantFrom(undefined, `filename ${b64('a.txt')},label ${b64('fuzz')}`, `filename ${b64('p.txt')},visibility ${b64('private')}`), partial: fc.boolean(), withBytes: fc.boolean() }).map((r) => ({
+        method: 'POST',
+        headers: [
+          ['Upload-Length', String(r.length)],
+          ...(r.metadata ? [['Upload-Metadata', r.metadata]] : []),
+          ...(r.partial ? [['Upload-Concat', 'partial']] : []),
+          ...(r.withBytes ? [['Content-Type', 'application/offset+octet-stream']] : []),
+        ] as [string, string][],
+        bytes: r.withBytes,
+      })), weight: 4 },
+    { arbitrary: fc.constant({ method: 'POST', headers: [['Upload-Defer-Length', '1']] as [string, string][], bytes: false }), weight: 1 },
+    { arbitrary: fc.constant({ method: 'POST', headers: [['Upload-Concat', `final;${own}`]] as [string, string][], bytes: false }), weight: 1 },
+    { arbitrary: fc.constantFrom('0', '0', '0', '1', '100').map((offset) => ({ method: 'PATCH', headers: [['Upload-Offset', offset], ['Content-Type', 'application/offset+octet-stream']] as [string, string][], bytes: true })), weight: 6 },
+    { arbitrary: fc.constantFrom('HEAD', 'HEAD', 'DELETE', 'OPTIONS', 'GET', 'PUT', 'patch', 'FOO').map((method) => ({ method, headers: [] as [string, string][], bytes: false })), weight: 3 },
+  );
+  const hostileValue: Readonly<Record<string, fc.Arbitrary<string>>> = {
+    'Tus-Resumable': tusVersion,
+    'Upload-Length': tusSize,
+    'Upload-Offset': tusSize,
+    'Upload-Defer-Length': fc.constantFrom('1', '0', '2', 'true', '', ' 1', '1, 1'),
+    'Upload-Metadata': tusMetadata(targets),
+    'Upload-Concat': tusConcat(targets),
+    'Upload-Checksum': tusChecksum,
+    'Content-Type': tusContentType,
+    'X-HTTP-Method-Override': fc.constantFrom('PATCH', 'DELETE', 'HEAD', 'GET'),
+  };
+  const mutation = fc.constantFrom(...Object.keys(hostileValue)).chain((name) =>
+    fc.oneof(
+      { arbitrary: hostileValue[name]!.map((value) => ({ name, change: 'set' as const, value })), weight: 6 },
+      fc.constant({ name, change: 'drop' as const, value: '' }),
+      fc.constant({ name, change: 'repeat' as const, value: '' }),
+    ),
+  );
+  return fc
+    .record({
+      plausible,
+      target,
+      auth: fc.constantFrom(true, true, true, true, true, false),
+      mutations: fc.array(mutation, { maxLength: 3 }),
+      body: tusBody,
+      // Terminations mostly aim elsewhere, so the seeded upload lives long enough for appends to reach it.
+      spareSeed: fc.nat(9),
+      framing: fc.constantFrom<HostileRequest['framing']>('length', 'length', 'length', 'chunked'),
+      headers: fc.oneof({ arbitrary: fc.constant([] as [string, string][]), weight: 4 }, extraHeaders(targets)),
+    })
+    .map((r): HostileRequest => {
+      const { method } = r.plausible;
+      // Creation goes to the collection, everything else to an upload's url (mostly).
+      const path = method === 'DELETE' && r.target === own && r.spareSeed > 0 ? '/v1/uploads/up_00000000000000000000000000' : method === 'POST' && r.target === own ? '/v1/uploads' : method !== 'POST' && r.target === '/v1/uploads' && r.spareSeed > 2 ? own : r.target;
+      let tus: [string, string][] = [['Tus-Resumable', '1.0.0'], ...r.plausible.headers];
+      for (const { name, change, value } of r.mutations) {
+        const at = tus.findIndex(([existing]) => existing === name);
+        if (change === 'set') tus = at === -1 ? [...tus, [name, headerValue(value)]] : tus.map((header, i) => (i === at ? [name, headerValue(value)] : header));
+        else if (change === 'drop') tus = tus.filter(([existing]) => existing !== name);
+        else if (at !== -1) tus.push(tus[at]!);
+      }
+      const headers: [string, string][] = [...(r.auth ? [['Authorization', targets.authorization] as [string, string]] : []), ...tus, ...r.headers];
+      const body = r.plausible.bytes || r.mutations.length > 0 ? (method === 'HEAD' ? Buffer.alloc(0) : r.body) : Buffer.alloc(0);
+      return { kind: 'tus', method, target: path, headers, body, framing: body.length === 0 && method !== 'POST' && method !== 'PATCH' ? 'none' : r.framing };
+    });
 }

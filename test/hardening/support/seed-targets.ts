@@ -1,9 +1,10 @@
 import { freshWorkspace, type Stack } from '../../rest/support/stack.js';
-import type { Targets } from './hostile-http.js';
+import { SEEDED_UPLOAD_LENGTH, type Targets } from './hostile-http.js';
 
 /**
- * A fresh workspace on `stack` with one route (`GET routePath`) and one small
- * text asset, as the fuzzers' targets: real ids, a real file and a valid token.
+ * A fresh workspace on `stack` with one route (`GET routePath`), one small
+ * text asset and one unfinished resumable upload, as the fuzzers' targets:
+ * real ids, a real file and a valid token.
  */
 export async function seedTargets(stack: Stack, workspacePrefix: string, routePath: string): Promise<Targets> {
   const auth = await stack.auth(freshWorkspace(workspacePrefix));
@@ -15,8 +16,10 @@ export async function seedTargets(stack: Stack, workspacePrefix: string, routePa
   const form = new FormData();
   form.append('file', new Blob(['seed file\n'], { type: 'text/plain' }), 'seed.txt');
   const asset = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers: auth, body: form });
-  if (route.status !== 201 || asset.status !== 201) throw new Error(`seeding failed: route ${route.status}, asset ${asset.status}`);
+  const upload = await fetch(`${stack.url}/v1/uploads`, { method: 'POST', headers: { ...auth, 'tus-resumable': '1.0.0', 'upload-length': String(SEEDED_UPLOAD_LENGTH) } });
+  if (route.status !== 201 || asset.status !== 201 || upload.status !== 201) throw new Error(`seeding failed: route ${route.status}, asset ${asset.status}, upload ${upload.status}`);
+  const location = upload.headers.get('location')!;
   const { id: routeId } = (await route.json()) as { id: string };
   const { id: assetId, url } = (await asset.json()) as { id: string; url: string };
-  return { authorization: auth.authorization!, routeId, assetId, filePath: new URL(url).pathname };
+  return { authorization: auth.authorization!, routeId, assetId, filePath: new URL(url).pathname, uploadId: location.slice(location.lastIndexOf('/') + 1) };
 }

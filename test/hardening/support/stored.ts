@@ -2,10 +2,12 @@ import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { loadServiceConfig, openStorage, type StorageConfig } from '@switchyard/service';
 
-/** What a stack has stored: records, blobs, and any other file under DATA_DIR (temp files included). */
+/** What a stack has stored: records (resumable uploads with their offsets), blobs, and any other file under DATA_DIR (temp files included). */
 export interface Stored {
   readonly assetRows: number;
   readonly routeRows: number;
+  /** Resumable uploads, one `id offset/length parts` line each, sorted: a refused call moves no offset and adds no part. */
+  readonly uploads: readonly string[];
   readonly blobKeys: readonly string[];
   /** Files under DATA_DIR but the database and the secret. */
   readonly files: readonly string[];
@@ -26,7 +28,10 @@ export async function storedIn(dataDir: string, storage: StorageConfig = loadSer
       .filter((entry) => entry.isFile())
       .map((entry) => relative(dataDir, join(entry.parentPath, entry.name)))
       .filter((path) => !NOT_BLOBS.test(path));
-    return { assetRows: await count('assets'), routeRows: await count('routes'), blobKeys: blobKeys.sort(), files: files.sort() };
+    const uploads = (await reader.db.selectFrom('resumable_uploads').select(['id', 'upload_offset', 'upload_length', 'parts']).execute())
+      .map((row) => `${row.id} ${row.upload_offset}/${row.upload_length ?? '?'} ${row.parts}`)
+      .sort();
+    return { assetRows: await count('assets'), routeRows: await count('routes'), uploads, blobKeys: blobKeys.sort(), files: files.sort() };
   } finally {
     await reader.close();
   }
