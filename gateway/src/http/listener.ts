@@ -51,7 +51,7 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
     inFlight.add(res);
     responseOf.set(req.socket, res);
     watchBodyIdle(req, res, limits.bodyIdleTimeoutMs, () =>
-      answerThenDestroy(req, res, requestTimeout(`no request body bytes arrived for ${limits.bodyIdleTimeoutMs} ms; nothing was stored`)),
+      answerThenDestroy(req, res, requestTimeout(`no request body bytes arrived for ${limits.bodyIdleTimeoutMs} ms; the request was cut off (an upload stored nothing, a resumable upload kept the bytes that arrived)`)),
     );
     res.once('close', () => {
       inFlight.delete(res);
