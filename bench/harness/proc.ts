@@ -35,18 +35,11 @@ export function sampleRssGrowth(pid: number, everyMs = 20): { stop(): number; pe
 
 /** Samples a process's RSS until stopped; reports the peak, in MiB (the whole process, not its growth). */
 export function samplePeakRss(pid: number, everyMs = 20): { stop(): number } {
-  let peak = readRss(pid);
-  const timer = setInterval(() => {
-    try {
-      peak = Math.max(peak, readRss(pid));
-    } catch {
-      // The process ended; the caller will notice through its own request failing.
-    }
-  }, everyMs);
+  const sampler = sampleRssGrowth(pid, everyMs);
   return {
     stop() {
-      clearInterval(timer);
-      return peak / MIB;
+      sampler.stop();
+      return sampler.peak();
     },
   };
 }

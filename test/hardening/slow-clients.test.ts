@@ -114,23 +114,34 @@ test('a stalled upload body is 408 at the body idle timeout, and nothing is stor
   await assertHealthy(t, s);
 });
 
-// Serial (ava runs them before the concurrent tests): their megabyte uploads stay out of the way of the timing-bound tests below.
-test.serial('a stalled tus PATCH is 408 at the body idle timeout; the bytes that arrived are kept, and HEAD shows the offset moved by them', async (t) => {
-  const s = await stack();
+/** A fresh workspace's resumable upload of a 1 MB file, created and empty. */
+async function startTusUpload(t: import('ava').ExecutionContext, s: Stack): Promise<{ auth: string; tus: Record<string, string>; file: Buffer; path: string }> {
   const auth = (await s.auth(freshWorkspace())).authorization!;
   const tus = { authorization: auth, 'tus-resumable': '1.0.0' };
   const file = randomBytes(1_000_000);
   const created = await fetch(`${s.url}/v1/uploads`, { method: 'POST', headers: { ...tus, 'upload-length': String(file.length) } });
   t.is(created.status, 201, await created.clone().text());
-  const path = new URL(created.headers.get('location')!).pathname;
+  return { auth, tus, file, path: new URL(created.headers.get('location')!).pathname };
+}
+
+/** A raw connection with a tus PATCH's head written: its body is the caller's to send (or not). */
+async function openTusPatch(url: string, path: string, auth: string, offset: number, length: number): Promise<RawClient> {
+  const client = await RawClient.open(url);
+  await client.write(
+    `PATCH ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nTus-Resumable: 1.0.0\r\nContent-Type: application/offset+octet-stream\r\n` +
+      `Upload-Offset: ${offset}\r\nContent-Length: ${length}\r\n\r\n`,
+  );
+  return client;
+}
+
+// Serial (ava runs them before the concurrent tests): their megabyte uploads stay out of the way of the timing-bound tests below.
+test.serial('a stalled tus PATCH is 408 at the body idle timeout; the bytes that arrived are kept, and HEAD shows the offset moved by them', async (t) => {
+  const s = await stack();
+  const { auth, tus, file, path } = await startTusUpload(t, s);
   const rounds = scaled(3, 30);
   let offset = 0;
   for (let round = 0; round < rounds; round++) {
-    const client = await RawClient.open(s.url);
-    await client.write(
-      `PATCH ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nTus-Resumable: 1.0.0\r\nContent-Type: application/offset+octet-stream\r\n` +
-        `Upload-Offset: ${offset}\r\nContent-Length: ${file.length - offset}\r\n\r\n`,
-    );
+    const client = await openTusPatch(s.url, path, auth, offset, file.length - offset);
     // Some bytes of the rest (a different amount each round), then silence.
     const sent = Math.floor((file.length - offset) / (rounds + 1 - round)) - round * 1_000;
     await client.write(file.subarray(offset, offset + sent));
@@ -163,19 +174,11 @@ test.serial('a stalled tus PATCH is 408 at the body idle timeout; the bytes that
 
 test.serial('a tus PATCH whose client goes away mid-body keeps the bytes that arrived, as HEAD shows', async (t) => {
   const s = await stack();
-  const auth = (await s.auth(freshWorkspace())).authorization!;
-  const tus = { authorization: auth, 'tus-resumable': '1.0.0' };
-  const file = randomBytes(1_000_000);
-  const created = await fetch(`${s.url}/v1/uploads`, { method: 'POST', headers: { ...tus, 'upload-length': String(file.length) } });
-  const path = new URL(created.headers.get('location')!).pathname;
+  const { auth, tus, file, path } = await startTusUpload(t, s);
   const rounds = scaled(3, 30);
   let offset = 0;
   for (let round = 0; round < rounds; round++) {
-    const client = await RawClient.open(s.url);
-    await client.write(
-      `PATCH ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nTus-Resumable: 1.0.0\r\nContent-Type: application/offset+octet-stream\r\n` +
-        `Upload-Offset: ${offset}\r\nContent-Length: ${file.length - offset}\r\n\r\n`,
-    );
+    const client = await openTusPatch(s.url, path, auth, offset, file.length - offset);
     // Some of the rest (a different amount each round), then the client leaves.
     const sent = Math.floor((file.length - offset) / (rounds + 1 - round)) - round * 1_000;
     await client.write(file.subarray(offset, offset + sent));
