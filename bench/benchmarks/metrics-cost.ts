@@ -7,7 +7,9 @@ import { createWorkspace, seedAsset, startOurs, startPair } from '../harness/ser
 import { uploadFile } from '../harness/upload-client.js';
 
 const UPLOAD_MIB = 64;
-const UPLOAD_RUNS = 3;
+/** Per-upload process CPU moved by a factor of three between single uploads (JIT, GC and page-cache timing): a median of 9 after two full-size warm-ups per side. */
+const UPLOAD_RUNS = 9;
+const WARM_UPS = 2;
 
 /**
  * What metrics cost: `npm start` with metrics on (METRICS_PORT=0: every
@@ -30,7 +32,7 @@ export async function metricsCost(): Promise<BenchResult[]> {
 
       // Uploads alternate sides; server CPU per upload from /proc.
       const uploadCpu: Record<Side, number[]> = { ours: [], baseline: [] };
-      for (const side of ['ours', 'baseline'] as const) await uploadFile(urls[side], ws.token, 8);
+      for (let warm = 0; warm < WARM_UPS; warm++) for (const side of ['ours', 'baseline'] as const) await uploadFile(urls[side], ws.token, UPLOAD_MIB);
       for (let run = 0; run < UPLOAD_RUNS; run++) {
         for (const side of run % 2 === 0 ? (['ours', 'baseline'] as const) : (['baseline', 'ours'] as const)) {
           execFileSync('sync');

@@ -18,6 +18,7 @@ import { coalesce } from './coalesce.js';
 import { uploadsBusy } from './assets.js';
 import { UPLOAD_CHECKSUM_ALGORITHMS } from '@switchyard/core';
 import {
+  badHeader,
   formatMetadata,
   headerOf,
   OFFSET_OCTET_STREAM,
@@ -95,11 +96,11 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
     const headers = request.headers;
     const length = parseSize(headerOf(headers, 'Upload-Length'), 'Upload-Length');
     const deferred = headerOf(headers, 'Upload-Defer-Length');
-    if (deferred !== undefined && deferred !== '1') throw badRequest('Upload-Defer-Length', 'must be 1');
+    if (deferred !== undefined && deferred !== '1') throw badHeader('Upload-Defer-Length', 'must be 1');
     const concat = parseConcat(headerOf(headers, 'Upload-Concat'), UPLOADS_PATH);
     const final = concat?.kind === 'final';
-    if (!final && (length === undefined) === (deferred === undefined)) throw badRequest('Upload-Length', 'send either Upload-Length or Upload-Defer-Length: 1');
-    if (final && (length !== undefined || deferred !== undefined)) throw badRequest('Upload-Length', 'a final concatenation has no length of its own');
+    if (!final && (length === undefined) === (deferred === undefined)) throw badHeader('Upload-Length', 'send either Upload-Length or Upload-Defer-Length: 1');
+    if (final && (length !== undefined || deferred !== undefined)) throw badHeader('Upload-Length', 'a final concatenation has no length of its own');
     if (length !== undefined && length > deps.maxUploadBytes) throw tooLarge(deps.maxUploadBytes);
     const metadata = parseMetadata(headerOf(headers, 'Upload-Metadata'));
     // creation-with-upload: what is wrong with the bytes' headers is refused before the upload exists, not after.
@@ -156,7 +157,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
     const { id } = request.params as { id: string };
     const headers = request.headers;
     const offset = parseSize(headerOf(headers, 'Upload-Offset'), 'Upload-Offset');
-    if (offset === undefined) throw badRequest('Upload-Offset', 'is required');
+    if (offset === undefined) throw badHeader('Upload-Offset', 'is required');
     const length = parseSize(headerOf(headers, 'Upload-Length'), 'Upload-Length');
     if (length !== undefined && length > deps.maxUploadBytes) throw tooLarge(deps.maxUploadBytes);
     const checksum = parseChecksum(headerOf(headers, 'Upload-Checksum'));
@@ -186,8 +187,10 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
       try {
         return await clients.uploads.getUpload({ id }, ctx.callOptions());
       } catch (error) {
-        const unavailable = error instanceof ConnectError && error.code === Code.Unavailable;
-        if (!unavailable || performance.now() >= deadline || ctx.signal.aborted) throw toApiError(error);
+        const failure = toApiError(error);
+        // Only the service being away is waited out; an upload busy with another request is answered (423) at once.
+        const serviceAway = error instanceof ConnectError && error.code === Code.Unavailable && failure.status === 503;
+        if (!serviceAway || performance.now() >= deadline || ctx.signal.aborted) throw failure;
         await delay(SERVICE_RESTART_POLL_MS);
       }
     }
@@ -267,10 +270,6 @@ function requireOctetStream(request: FastifyRequest): void {
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
-
-function badRequest(header: string, reason: string): ApiError {
-  return new ApiError('invalid_argument', `${header}: ${reason}`, [{ field: header, reason }]);
 }
 
 function tooLarge(maxBytes: number): ApiError {

@@ -23,7 +23,8 @@ const KEY = /^[\x21-\x2b\x2d-\x7e]+$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const DECIMAL = /^\d{1,16}$/;
 
-function badHeader(header: string, reason: string): ApiError {
+/** A refused tus header: 400 naming it. */
+export function badHeader(header: string, reason: string): ApiError {
   return new ApiError('invalid_argument', `${header}: ${reason}`, [{ field: header, reason }]);
 }
 

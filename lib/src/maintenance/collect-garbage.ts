@@ -64,9 +64,10 @@ export async function collectGarbage(options: CollectGarbageOptions): Promise<Ga
   return { scanned, deleted, expiredUploads, abandoned: sweep.removed, warnings: sweep.unsupported === undefined ? [] : [sweep.unsupported] };
 }
 
-/** A blob is in use when an asset's current file is it or its source (variants), or a live resumable upload holds it. */
+/** A blob is in use when an asset's current file is it or its source (variants), or a live resumable upload holds it (its own, or one a concatenation took over). */
 async function isReferenced(assetStore: AssetStore, uploadStore: UploadStore | undefined, key: string): Promise<boolean> {
   const uploadId = uploadOfPartKey(key);
-  if (uploadId !== undefined) return uploadStore !== undefined && (await uploadStore.has(uploadId));
+  // Without the upload store nothing is known about uploads: their parts are kept.
+  if (uploadId !== undefined) return uploadStore === undefined || (await uploadStore.has(uploadId)) || (await uploadStore.referencesPart(key));
   return assetStore.hasBlobKey(sourceOfVariantKey(key) ?? key);
 }

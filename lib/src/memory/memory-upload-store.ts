@@ -27,6 +27,7 @@ export class MemoryUploadStore implements UploadStore {
   async commit(workspace: string, id: string, expectedOffset: number, change: UploadCommit): Promise<UploadRecord | undefined> {
     const entry = this.#entry(workspace, id);
     if (!entry || entry.record.offset !== expectedOffset || entry.record.assetId !== undefined) return undefined;
+    if (change.length !== undefined && entry.record.length !== undefined && entry.record.length !== change.length) return undefined;
     const { record } = entry;
     entry.record = freezeUpload({
       ...record,
@@ -77,9 +78,15 @@ export class MemoryUploadStore implements UploadStore {
     entry.finishingSince = undefined;
   }
 
-  async delete(workspace: string, id: string): Promise<boolean> {
-    if (!this.#entry(workspace, id)) return false;
+  async delete(workspace: string, id: string, expiredBefore?: Date): Promise<boolean> {
+    const entry = this.#entry(workspace, id);
+    if (!entry || (expiredBefore !== undefined && entry.record.expiresAt >= expiredBefore)) return false;
     return this.#byId.delete(id);
+  }
+
+  async referencesPart(key: string): Promise<boolean> {
+    for (const { record } of this.#byId.values()) if (record.parts.some((part) => part.key === key)) return true;
+    return false;
   }
 
   async expired(now: Date, limit: number): Promise<UploadRecord[]> {

@@ -59,8 +59,10 @@ export interface UploadCommit {
  * - `get` returns the record only within its own workspace, else `undefined`.
  * - `commit` is a compare-and-set on the offset: it applies the change and
  *   returns the new record only when the upload exists and is still at
- *   `expectedOffset` and unfinished; otherwise it changes nothing and returns
- *   `undefined`. Two appends racing at one offset: exactly one wins.
+ *   `expectedOffset` and unfinished, and a `length` given agrees with the
+ *   upload's (or it has none yet); otherwise it changes nothing and returns
+ *   `undefined`. Two appends racing at one offset: exactly one wins. It ends
+ *   the append lease only if `holder` holds it.
  * - `acquireAppend` takes the upload's append lease for `holder`: true when
  *   no lease taken at or after `staleBefore` is held by another holder and
  *   the upload is unfinished. `renewAppend` moves the holder's lease time on;
@@ -69,7 +71,11 @@ export interface UploadCommit {
  *   when no claim younger than `staleBefore` is held and no asset is recorded.
  * - `finish` records the asset and clears the parts list; `releaseFinish`
  *   drops a claim whose finish failed and may be retried.
- * - `delete` removes the record; true when there was one.
+ * - `delete` removes the record; true when there was one. With
+ *   `expiredBefore`, only a record whose `expiresAt` is before it.
+ * - `referencesPart` tells whether any upload (any workspace) lists a part
+ *   with this blob key (garbage collection, for parts a concatenation took
+ *   over from partial uploads that are gone).
  * - `expired` lists records (any workspace) whose `expiresAt` is before `now`.
  * - `countOpen` counts unfinished uploads (any workspace) not expired at `now`.
  * - `has` tells whether an upload id exists in any workspace (garbage collection).
@@ -84,7 +90,8 @@ export interface UploadStore {
   claimFinish(workspace: string, id: string, now: Date, staleBefore: Date): Promise<boolean>;
   releaseFinish(workspace: string, id: string): Promise<void>;
   finish(workspace: string, id: string, assetId: string, expiresAt: Date): Promise<void>;
-  delete(workspace: string, id: string): Promise<boolean>;
+  delete(workspace: string, id: string, expiredBefore?: Date): Promise<boolean>;
+  referencesPart(key: string): Promise<boolean>;
   expired(now: Date, limit: number): Promise<UploadRecord[]>;
   has(id: string): Promise<boolean>;
   countOpen(now: Date): Promise<number>;

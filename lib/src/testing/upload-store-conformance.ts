@@ -86,6 +86,31 @@ export function uploadStoreConformance(test: RegisterTest, options: ConformanceO
     t.deepEqual(after?.parts, []);
   });
 
+  defineCase(test, options, `${name}: a commit that contradicts the upload's length changes nothing; a commit ends only its own holder's lease`, async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleUpload(workspace, { length: undefined });
+    await store.insert(record);
+    t.truthy(await store.commit(workspace, record.id, 0, { length: 100, expiresAt: record.expiresAt }));
+    t.is(await store.commit(workspace, record.id, 0, { length: 90, expiresAt: record.expiresAt }), undefined, 'a second, different length is refused');
+    t.is((await store.get(workspace, record.id))?.length, 100);
+    const now = new Date('2024-05-06T08:00:00.000Z');
+    t.true(await store.acquireAppend(workspace, record.id, 'runner', now, new Date(now.getTime() - 20_000)));
+    await store.commit(workspace, record.id, 0, { part: { key: `_uploads/${workspace}/${record.id}/a`, size: 10 }, expiresAt: record.expiresAt, holder: 'stranger' });
+    t.false(await store.acquireAppend(workspace, record.id, 'third', now, new Date(now.getTime() - 20_000)), 'the runner still holds its lease');
+    t.truthy((await store.get(workspace, record.id))?.appendLeaseSince, 'and it still reads as leased');
+  });
+
+  defineCase(test, options, `${name}: referencesPart finds a part's key in any upload's parts list`, async (t, store) => {
+    const workspace = uniqueName();
+    const record = sampleUpload(workspace);
+    await store.insert(record);
+    const key = `_uploads/${uniqueName()}/up_${'0'.repeat(26)}/bl_${uniqueName()}`;
+    t.false(await store.referencesPart(key));
+    await store.commit(workspace, record.id, 0, { part: { key, size: 10 }, expiresAt: record.expiresAt });
+    t.true(await store.referencesPart(key));
+    t.false(await store.referencesPart(key.slice(0, -1)), 'a prefix of a key is not the key');
+  });
+
   defineCase(test, options, `${name}: one finish claim at a time; finish records the asset and ends commits`, async (t, store) => {
     const workspace = uniqueName();
     const record = sampleUpload(workspace, { length: 10 });
@@ -150,7 +175,8 @@ export function uploadStoreConformance(test: RegisterTest, options: ConformanceO
     await store.finish(far.workspace, far.id, ids.next('asset'), horizon);
     t.is(await store.countOpen(horizon), 0, 'a finished one is not');
     t.false(await store.delete(uniqueName(), old.id), 'another workspace deletes nothing');
-    t.true(await store.delete(workspace, old.id));
+    t.false(await store.delete(workspace, old.id, new Date('2000-01-01T00:00:00.000Z')), 'not expired before that time: kept');
+    t.true(await store.delete(workspace, old.id, new Date('2002-01-01T00:00:00.000Z')));
     t.false(await store.delete(workspace, old.id));
     t.is(await store.get(workspace, old.id), undefined);
     t.false(await store.has(old.id));

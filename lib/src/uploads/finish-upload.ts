@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Principal } from '../auth/principal.js';
-import { SwitchyardError, toSwitchyardError } from '../errors.js';
+import { isSwitchyardError, SwitchyardError, toSwitchyardError } from '../errors.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { UploadPart, UploadRecord, UploadStore } from '../ports/upload-store.js';
 import type { Asset, AssetService } from '../assets/types.js';
@@ -48,9 +48,14 @@ async function* partBytes(blobStore: BlobStore, parts: readonly UploadPart[]): A
     // A part lost from the store (a crash mid-way, an operator): the upload cannot be finished, and must not pretend to.
     if (stream === undefined) throw partLost(`a stored part of the upload is missing (${part.key})`);
     let size = 0;
-    for await (const chunk of stream as AsyncIterable<Uint8Array>) {
-      size += chunk.length;
-      yield chunk;
+    try {
+      for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+        size += chunk.length;
+        yield chunk;
+      }
+    } catch (error) {
+      // The store failed mid-read (a socket timeout, EIO): a passing failure, which must not read as a broken body.
+      throw isSwitchyardError(error) ? error : new SwitchyardError('unavailable', 'reading a stored part of the upload failed; try again', [], { cause: error });
     }
     if (size !== part.size) throw partLost(`a stored part of the upload has ${size} bytes instead of ${part.size} (${part.key})`);
   }
@@ -65,8 +70,9 @@ export async function deleteParts(blobStore: BlobStore, parts: readonly UploadPa
   await Promise.all(parts.map((part) => blobStore.delete(part.key).catch(() => undefined)));
 }
 
-/** Removes an upload and its stored bytes. */
-export async function discardUpload(uploadStore: UploadStore, blobStore: BlobStore, record: UploadRecord): Promise<void> {
-  await uploadStore.delete(record.workspace, record.id).catch(() => undefined);
-  await deleteParts(blobStore, record.parts);
+/** Removes an upload and its stored bytes; with `expiredBefore`, only if it is still expired then (a commit may have renewed it). */
+export async function discardUpload(uploadStore: UploadStore, blobStore: BlobStore, record: UploadRecord, expiredBefore?: Date): Promise<boolean> {
+  const deleted = await uploadStore.delete(record.workspace, record.id, expiredBefore).catch(() => false);
+  if (deleted) await deleteParts(blobStore, record.parts);
+  return deleted;
 }

@@ -264,3 +264,26 @@ test('a finish that fails for a passing reason keeps the upload; the next get fi
   t.is(status.offset, file.length);
   t.is((await service.get(alice, status.assetId!)).sha256, sha256(file));
 });
+
+test('a concatenation whose finish fails for a passing reason answers the final upload; gc keeps the parts it took over; a get finishes it', async (t) => {
+  const { uploads, service, assetStore, blobStore, uploadStore, clock } = uploadsSetup();
+  // The memory blob store stamps blobs with the real time.
+  clock.set(Date.now());
+  const file = randomBytes(20_000);
+  const pieces = [file.subarray(0, 8_000), file.subarray(8_000)];
+  const partials = await Promise.all(pieces.map((piece) => uploads.create(alice, { length: piece.length, concat: 'partial' })));
+  await Promise.all(partials.map((partial, index) => uploads.append(alice, partial.id, { offset: 0, body: chunked(pieces[index]!) })));
+  const insert = assetStore.insert.bind(assetStore);
+  let failures = 1;
+  assetStore.insert = async (record) => {
+    if (failures-- > 0) throw new SwitchyardError('unavailable', 'database unavailable');
+    return insert(record);
+  };
+  const final = await uploads.create(alice, { concat: { final: partials.map((partial) => partial.id) } });
+  t.is(final.assetId, undefined, 'answered, not finished');
+  t.is(final.offset, file.length);
+  const report = await collectGarbage({ blobStore, assetStore, uploadStore, clock: { now: () => new Date(Date.now() + 60_000) }, graceMs: 0 });
+  t.deepEqual(report.deleted, [], 'the parts the final took over are kept, though their partial uploads are gone');
+  const done = await uploads.get(alice, final.id);
+  t.is((await service.get(alice, done.assetId!)).sha256, sha256(file));
+});

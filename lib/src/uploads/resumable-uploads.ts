@@ -5,7 +5,7 @@ import { invalidArgument, SwitchyardError, toSwitchyardError } from '../errors.j
 import { assertId, type IdSource } from '../ids.js';
 import type { AssetStore } from '../ports/asset-store.js';
 import type { BlobStore } from '../ports/blob-store.js';
-import type { UploadRecord, UploadStore } from '../ports/upload-store.js';
+import type { UploadCommit, UploadRecord, UploadStore } from '../ports/upload-store.js';
 import { assertBlobKey } from '../ports/blob-key.js';
 import { assetNotFound } from '../assets/asset-errors.js';
 import { policyInForce } from '../assets/policy-operations.js';
@@ -84,6 +84,28 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     }
   }
 
+  /**
+   * Commits a stored part. Bytes that did not become part of the upload (another request moved it on, or ended
+   * it) are deleted; when the commit failed without an answer (a lost connection after the write) the record is
+   * read again first, since the part may be in it after all: a part deleted under its record would lose the upload.
+   */
+  async function commitPart(record: UploadRecord, offset: number, change: UploadCommit): Promise<UploadRecord | undefined> {
+    const { part } = change;
+    let committed: UploadRecord | undefined;
+    try {
+      committed = await uploadStore.commit(record.workspace, record.id, offset, change);
+    } catch (error) {
+      if (part) {
+        const latest = await uploadStore.get(record.workspace, record.id).catch(() => undefined);
+        // Unknown either way: keep the bytes, gc removes them once the upload is gone.
+        if (latest !== undefined && !latest.parts.some((kept) => kept.key === part.key)) await deleteParts(blobStore, [part]);
+      }
+      throw toSwitchyardError(error);
+    }
+    if (part && !committed) await deleteParts(blobStore, [part]);
+    return committed;
+  }
+
   async function maxBytesOf(workspace: string): Promise<number> {
     return (await policyInForce(deps, workspace)).maxUploadBytes;
   }
@@ -113,13 +135,14 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       }
       throw failure;
     }
-    // Kept a while after finishing, so a client that lost the answer can still learn the asset id.
-    await uploadStore.finish(record.workspace, record.id, assetId, expiresFrom(now()));
+    // Kept a while after finishing, so a client that lost the answer can still learn the asset id. Recording it is
+    // idempotent and tried a few times: an asset made but not recorded would be made again once the claim goes stale.
+    await withRetries(() => uploadStore.finish(record.workspace, record.id, assetId, expiresFrom(now())));
     await deleteParts(blobStore, record.parts);
     return { ...record, assetId, parts: [] };
   }
 
-  const discard = (record: UploadRecord): Promise<void> => discardUpload(uploadStore, blobStore, record);
+  const discard = async (record: UploadRecord): Promise<void> => void (await discardUpload(uploadStore, blobStore, record));
 
   const isComplete = (record: UploadRecord): boolean => record.length !== undefined && record.offset === record.length && record.assetId === undefined;
 
@@ -129,6 +152,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     }
     if (input.length !== undefined) throw invalidArgument('length', 'a final upload has no length of its own: it is the sum of its partial uploads');
     const intent = validateIntent(input.intent);
+    if (new Set(partialIds).size !== partialIds.length) throw invalidArgument('concat', 'a partial upload is named twice');
     const partials: UploadRecord[] = [];
     for (const partialId of partialIds) {
       const partial = await load(principal, partialId);
@@ -136,7 +160,6 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       if (partial.length === undefined || partial.offset !== partial.length) throw invalidArgument('concat', `partial upload ${partialId} is not complete`);
       partials.push(partial);
     }
-    if (new Set(partialIds).size !== partialIds.length) throw invalidArgument('concat', 'a partial upload is named twice');
     const length = partials.reduce((sum, partial) => sum + partial.offset, 0);
     const maxBytes = await maxBytesOf(principal.workspace);
     if (length > maxBytes) throw tooLarge(maxBytes);
@@ -165,7 +188,20 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     // The partials' bytes now belong to the final upload: their records go at once (we hold their claims), so
     // neither their expiry nor a termination can take bytes the final still needs, even if its finish must be retried.
     await Promise.all(partials.map((partial) => uploadStore.delete(partial.workspace, partial.id).catch(() => undefined)));
-    return toUpload(await finish(principal, record));
+    return toUpload(await finishOrKeep(principal, record));
+  }
+
+  /**
+   * Finishes an upload created complete (a final concatenation, an empty file). A failure for a passing reason
+   * still answers the upload, so the client learns where it is and a later `get` takes the finish up again.
+   */
+  async function finishOrKeep(principal: Principal, record: UploadRecord): Promise<UploadRecord> {
+    try {
+      return await finish(principal, record);
+    } catch (error) {
+      if (isRetryable(toSwitchyardError(error))) return record;
+      throw error;
+    }
   }
 
   /**
@@ -219,7 +255,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       };
       await uploadStore.insert(record);
       // An empty file is complete from the start.
-      return toUpload(length === 0 && !partial ? await finish(principal, record) : record);
+      return toUpload(length === 0 && !partial ? await finishOrKeep(principal, record) : record);
     },
 
     async append(principal, id, input) {
@@ -228,16 +264,11 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       const offset = validateLength(input.offset, 'offset');
       if (offset !== record.offset) throw offsetMismatch(record.offset, offset);
       const declared = input.length === undefined ? undefined : validateLength(input.length);
-      if (declared !== undefined && record.length !== undefined && declared !== record.length) {
-        throw invalidArgument('length', `the upload's length is ${record.length} already and cannot change`);
-      }
-      const length = record.length ?? declared;
-      if (length !== undefined && length < record.offset) throw invalidArgument('length', `must be at least the ${record.offset} bytes received`);
+      checkLength(record, declared);
       if (record.assetId !== undefined) return toUpload(record);
       if (isComplete(record)) return toUpload(record.partial ? record : await finish(principal, record));
 
       const maxBytes = await maxBytesOf(record.workspace);
-      if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes);
       const holder = deps.ids.next('blob');
       const current = await acquireAppendLease(record, holder);
       const renewal = setInterval(() => void uploadStore.renewAppend(record.workspace, record.id, holder, now()).catch(() => undefined), APPEND_LEASE_RENEW_MS);
@@ -245,18 +276,16 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       let committed: UploadRecord | undefined;
       let stored: { size: number; cut: SwitchyardError | undefined };
       try {
-        // Read again under the lease: an append that held it may have moved the offset on.
+        // Judged again under the lease, on the upload as it is now: an append that held it may have moved the
+        // offset on, or declared the length.
         if (current.offset !== offset) throw offsetMismatch(current.offset, offset);
+        const length = checkLength(current, declared);
+        if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes);
         const key = assertBlobKey(`${UPLOAD_PARTS_PREFIX}/${record.workspace}/${record.id}/${holder}`);
         const room = length === undefined ? { maxBytes: maxBytes - offset, tooLarge: () => tooLarge(maxBytes) } : { maxBytes: length - offset, tooLarge: () => pastLength(length) };
         stored = await storePart(blobStore, key, input.body, room, input.checksum);
         const part = stored.size > 0 ? { key, size: stored.size } : undefined;
-        try {
-          committed = await uploadStore.commit(record.workspace, record.id, offset, { part, length: declared, expiresAt: expiresFrom(now()), holder });
-        } finally {
-          // Another request moved the upload on first (or ended it), or the database failed: these bytes are not part of it.
-          if (part && !committed) await deleteParts(blobStore, [part]);
-        }
+        committed = await commitPart(record, offset, { part, length: declared, expiresAt: expiresFrom(now()), holder });
         if (!committed) {
           const latest = await uploadStore.get(record.workspace, record.id);
           if (!latest) throw uploadNotFound(record.id);
@@ -312,6 +341,28 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     },
 
   } satisfies ResumableUploads);
+}
+
+/** The upload's length after a request that may declare it: a declared one must agree with the upload's and cover its bytes. */
+function checkLength(record: UploadRecord, declared: number | undefined): number | undefined {
+  if (declared !== undefined && record.length !== undefined && declared !== record.length) {
+    throw invalidArgument('length', `the upload's length is ${record.length} already and cannot change`);
+  }
+  const length = record.length ?? declared;
+  if (length !== undefined && length < record.offset) throw invalidArgument('length', `must be at least the ${record.offset} bytes received`);
+  return length;
+}
+
+/** Runs an idempotent store write, again on a failure, a few times. */
+async function withRetries(write: () => Promise<void>, attempts = 3): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await delay(100 * attempt);
+    }
+  }
 }
 
 function isLeased(record: UploadRecord, time: Date): boolean {

@@ -12,8 +12,7 @@ export async function sweepExpiredUploads(uploadStore: UploadStore, blobStore: B
     if (batch.length === 0) return removed;
     for (const record of batch) {
       seen.add(record.id);
-      removed.push(record.id);
-      if (!dryRun) await discardUpload(uploadStore, blobStore, record);
+      if (dryRun || (await discardUpload(uploadStore, blobStore, record, now))) removed.push(record.id);
     }
     if (dryRun) return removed;
   }

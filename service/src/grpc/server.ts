@@ -72,7 +72,9 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
   add(RouteServiceService, routeHandlers(parts.switchyard.routes, rpc));
   add(AssetServiceService, assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
   add(FileServiceService, fileHandlers(parts.switchyard.assets, rpc));
-  add(UploadServiceService, uploadHandlers(parts.switchyard.uploads, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
+  // Without an upload store there is no UploadService: grpc-js answers its calls UNIMPLEMENTED.
+  const { uploads } = parts.switchyard;
+  if (uploads) add(UploadServiceService, uploadHandlers(uploads, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
   parts.health.implementation.addToServer(handlers.recorder(server));
   createReflectionService().addToServer(server);
   return { server, handlers, settled: () => rpc.settled(), endStreams: () => rpc.endStreams() };

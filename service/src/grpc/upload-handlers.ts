@@ -1,4 +1,4 @@
-import { invalidArgument, SwitchyardError, UPLOAD_CHECKSUM_ALGORITHMS, type ResumableUploads, type Upload, type UploadChecksum, type UploadChecksumAlgorithm, type Visibility } from '@switchyard/core';
+import { invalidArgument, UPLOAD_CHECKSUM_ALGORITHMS, type ResumableUploads, type Upload, type UploadChecksum, type UploadChecksumAlgorithm, type Visibility } from '@switchyard/core';
 import type {
   AppendMetadata,
   AppendUploadRequest,
@@ -18,30 +18,26 @@ export interface UploadHandlerOptions {
   readonly uploadIdleTimeoutMs?: number | undefined;
 }
 
-export function uploadHandlers(uploads: ResumableUploads | undefined, rpc: Rpc, options: UploadHandlerOptions = {}): UploadServiceServer {
+export function uploadHandlers(uploads: ResumableUploads, rpc: Rpc, options: UploadHandlerOptions = {}): UploadServiceServer {
   const idleTimeoutMs = options.uploadIdleTimeoutMs ?? 0;
-  const service = (): ResumableUploads => {
-    if (uploads === undefined) throw new SwitchyardError('unavailable', 'this service keeps no resumable uploads (no upload store)');
-    return uploads;
-  };
   return {
     createUpload: rpc.unary<CreateUploadRequest, UploadMessage>('CreateUpload', async (request, { principal }) => {
       const intent = { filename: optional(request.filename), label: optional(request.label), visibility: optional(request.visibility) as Visibility | undefined, replace: optional(request.replace) };
       if (request.partial && request.finalOf.length > 0) throw invalidArgument('final_of', 'an upload is either partial or the final concatenation, not both');
       const concat = request.finalOf.length > 0 ? { final: request.finalOf } : request.partial ? ('partial' as const) : undefined;
-      return uploadToMessage(await service().create(principal, { length: request.length, intent, concat }));
+      return uploadToMessage(await uploads.create(principal, { length: request.length, intent, concat }));
     }),
 
     appendUpload: rpc.clientStream<AppendUploadRequest, UploadMessage>('AppendUpload', async (call, { principal }) => {
       const append = await readUploadStream<AppendMetadata>(call, { idleTimeoutMs });
       const { id, offset, length, checksumAlgorithm, checksum } = append.metadata;
-      return uploadToMessage(await service().append(principal, id, { offset, length, body: append.body, checksum: checksumOf(checksumAlgorithm, checksum) }));
+      return uploadToMessage(await uploads.append(principal, id, { offset, length, body: append.body, checksum: checksumOf(checksumAlgorithm, checksum) }));
     }),
 
-    getUpload: rpc.unary<GetUploadRequest, UploadMessage>('GetUpload', async (request, { principal }) => uploadToMessage(await service().get(principal, request.id))),
+    getUpload: rpc.unary<GetUploadRequest, UploadMessage>('GetUpload', async (request, { principal }) => uploadToMessage(await uploads.get(principal, request.id))),
 
     terminateUpload: rpc.unary<TerminateUploadRequest, TerminateUploadResponse>('TerminateUpload', async (request, { principal }) => {
-      await service().terminate(principal, request.id);
+      await uploads.terminate(principal, request.id);
       return {};
     }),
   };

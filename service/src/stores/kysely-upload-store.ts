@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { isVisibility, SwitchyardError, type UploadCommit, type UploadIntent, type UploadPart, type UploadRecord, type UploadStore } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import type { Database, ResumableUploadsTable } from './schema.js';
@@ -63,12 +63,20 @@ export class KyselyUploadStore implements UploadStore {
           expires_at: change.expiresAt.getTime(),
           ...(change.part ? { parts: JSON.stringify(parts) } : {}),
           ...(change.length === undefined ? {} : { upload_length: change.length }),
-          ...(change.holder === undefined ? {} : { appending_by: null, appending_since: null }),
+          // The committer's own lease ends; anyone else's stays. `appending_since` first: MySQL applies SET
+          // assignments in order, so the second CASE would otherwise see appending_by already cleared.
+          ...(change.holder === undefined
+            ? {}
+            : {
+                appending_since: sql<number | null>`CASE WHEN appending_by = ${change.holder} THEN NULL ELSE appending_since END`,
+                appending_by: sql<string | null>`CASE WHEN appending_by = ${change.holder} THEN NULL ELSE appending_by END`,
+              }),
         })
         .where('id', '=', id)
         .where('workspace', '=', workspace)
         .where('upload_offset', '=', expectedOffset)
         .where('asset_id', 'is', null)
+        .$if(change.length !== undefined, (query) => query.where((eb) => eb.or([eb('upload_length', 'is', null), eb('upload_length', '=', change.length!)])))
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return undefined;
       const { appendLeaseSince: _lease, ...unleased } = current;
@@ -154,10 +162,26 @@ export class KyselyUploadStore implements UploadStore {
     }
   }
 
-  async delete(workspace: string, id: string): Promise<boolean> {
+  async delete(workspace: string, id: string, expiredBefore?: Date): Promise<boolean> {
     try {
-      const result = await this.#db.deleteFrom('resumable_uploads').where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+      const result = await this.#db
+        .deleteFrom('resumable_uploads')
+        .where('id', '=', id)
+        .where('workspace', '=', workspace)
+        .$if(expiredBefore !== undefined, (query) => query.where('expires_at', '<', expiredBefore!.getTime()))
+        .executeTakeFirst();
       return Number(result.numDeletedRows) === 1;
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async referencesPart(key: string): Promise<boolean> {
+    try {
+      // A scan of the parts lists: only gc asks, and only for part blobs whose own upload is gone.
+      const needle = JSON.stringify(key);
+      const row = await this.#db.selectFrom('resumable_uploads').select('id').where(sql<boolean>`INSTR(parts, ${needle}) > 0`).limit(1).executeTakeFirst();
+      return row !== undefined;
     } catch (error) {
       throw databaseError(error);
     }

@@ -151,6 +151,8 @@ export class VariantMaker {
     } finally {
       release();
     }
+    // Stored outside the slot, so a slow blob store does not hold the CPU slots idle. What waits here is the
+    // encoded output only (a 512 px WebP is tens of KiB, against the tens of MiB a decoded 12 MP source takes in the slot).
     await this.#blobs.put(key, Readable.from([output], { objectMode: false }));
   }
 
