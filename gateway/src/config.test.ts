@@ -26,6 +26,7 @@ test('defaults follow the README configuration table', (t) => {
     metricsPort: 9464,
     traces: { endpoint: undefined, serviceName: undefined },
     clientLimits: { headersTimeoutMs: 20_000, requestTimeoutMs: 900_000, bodyIdleTimeoutMs: 30_000, maxConnections: 1024, maxInflightUploads: 256 },
+    trustProxy: false,
   });
   t.is(resolveCdnUrl(config, 8080), 'http://127.0.0.1:8080/files');
 });
