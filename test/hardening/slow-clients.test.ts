@@ -11,6 +11,7 @@ import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js
 import { RawClient, uploadBody, uploadHead, type RawAnswer } from './support/raw-client.js';
 import { scaled, SOAK } from './support/soak.js';
 import { storedIn } from './support/stored.js';
+import { exclusive } from '../support/exclusive.js';
 
 // Short limits so the quick run stays quick; the defaults are 20 s, 15 min, 30 s and 60 s.
 const HEADERS_MS = 400;
@@ -41,8 +42,14 @@ async function stack(env: Record<string, string> = SLOW_ENV): Promise<Stack> {
   stacks.push(started);
   return started;
 }
+// Its bounds are in milliseconds: it never runs beside the suites that load the machine for long (support/exclusive.ts).
+let releaseMachine: (() => Promise<void>) | undefined;
+test.before(async () => {
+  releaseMachine = await exclusive('machine');
+});
 test.after.always(async () => {
   await Promise.all(stacks.map((s) => s.stop()));
+  await releaseMachine?.();
 });
 
 function assertTimeoutAnswer(t: import('ava').ExecutionContext, answer: RawAnswer, withinMs: number): void {

@@ -11,6 +11,7 @@ import { json } from './support/http.js';
 import { mintToken } from './support/tokens.js';
 import { freshWorkspace } from './support/stack.js';
 import { startCuttingProxy, switchingHttpStack, tusUpload } from './support/tus.js';
+import { exclusive } from '../support/exclusive.js';
 
 const MiB = 1024 * 1024;
 
@@ -23,7 +24,10 @@ let target: StorageTarget | undefined;
 let instances: Instance[] = [];
 const secret = randomBytes(32).toString('base64url');
 
+// Its 200 MiB uploads load the machine: never beside the time-bound slow-client suites (support/exclusive.ts).
+let releaseMachine: (() => Promise<void>) | undefined;
 test.before(async () => {
+  releaseMachine = await exclusive('machine');
   target = await mysqlS3Target();
   if (!target) return;
   const dir = await tempDir('tus-mysql');
@@ -46,6 +50,7 @@ test.after.always(async () => {
   }
   instances = [];
   await target?.cleanup();
+  await releaseMachine?.();
 });
 
 const auth = async (workspace: string) => ({ authorization: `Bearer ${await mintToken(secret, { workspace })}` });
