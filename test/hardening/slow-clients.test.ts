@@ -75,7 +75,8 @@ async function assertHealthy(t: import('ava').ExecutionContext, s: Stack): Promi
   t.is(response.status, 201, await response.clone().text());
 }
 
-test('slow headers: a request whose headers trickle in is answered 408 and closed, however many at once', async (t) => {
+// Serial: its bound is a few hundred milliseconds past the server's timeout, which the file's concurrent floods would eat.
+test.serial('slow headers: a request whose headers trickle in is answered 408 and closed, however many at once', async (t) => {
   const s = await stack();
   const count = scaled(20, 500);
   const started = performance.now();
@@ -91,7 +92,8 @@ test('slow headers: a request whose headers trickle in is answered 408 and close
   await assertHealthy(t, s);
 });
 
-test('a connection that sends nothing is closed after the headers timeout', async (t) => {
+// Serial: its bound is a few hundred milliseconds past the server's timeout, which the file's concurrent floods would eat.
+test.serial('a connection that sends nothing is closed after the headers timeout', async (t) => {
   const s = await stack();
   const client = await RawClient.open(s.url);
   const answer = await client.answer(HEADERS_MS + SLACK_MS + 2_000);
@@ -233,7 +235,8 @@ test('a body that trickles forever (never idle) is cut at the request timeout, a
   await assertHealthy(t, s);
 });
 
-test('a slow but steady upload is not mistaken for a stalled one, at the gateway or at the service', async (t) => {
+// Serial: its bound is a few hundred milliseconds past the server's timeout, which the file's concurrent floods would eat.
+test.serial('a slow but steady upload is not mistaken for a stalled one, at the gateway or at the service', async (t) => {
   const s = await stack();
   const bytes = randomBytes(16 * 1024);
   const boundary = 'steady';
