@@ -46,6 +46,7 @@ export { parseTransform, hasTransform, DEFAULT_TRANSFORM_SIZES, TRANSFORM_FORMAT
 export type { ImageTransform, TransformQuery, TransformFormat, TransformFit } from './assets/transform/transform-params.js';
 export { transformImage, TRANSFORMABLE_TYPES } from './assets/transform/transform-image.js';
 export type { TransformConfig, TransformObserver, TransformOutcome } from './assets/transform/variants.js';
+export { DEFAULT_FILE_CACHE, type FileCacheConfig } from './assets/file-cache.js';
 export { DEFAULT_TRANSFORM_MAX_PIXELS } from './switchyard.js';
 export type { UrlSigningKey } from './assets/signed-urls.js';
 export { sniffMediaType } from './assets/sniff.js';

@@ -15,6 +15,7 @@ import type { RouteService } from './routes/types.js';
 import type { UploadStore } from './ports/upload-store.js';
 import { createResumableUploads, DEFAULT_UPLOAD_EXPIRY_MS } from './uploads/resumable-uploads.js';
 import type { ResumableUploads } from './uploads/types.js';
+import { DEFAULT_FILE_CACHE, FileCache, type FileCacheConfig } from './assets/file-cache.js';
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 104_857_600;
 
@@ -40,6 +41,8 @@ export interface SwitchyardOptions {
   readonly transforms?: Partial<TransformConfig> | undefined;
   /** Told of the transform queue, each transformation's work time and refusals (the service's metrics); nothing by default. */
   readonly transformObserver?: TransformObserver | undefined;
+  /** Small files served by url kept in memory: at most `maxBytes` in all (default 64 MiB; 0 turns it off), files up to `maxFileBytes` (default 256 KiB). */
+  readonly fileCache?: Partial<FileCacheConfig> | undefined;
   /** Route watches: how often a watched workspace is checked for changes made through other instances (ms, default 250), and the heartbeat interval (ms, default 15000). */
   readonly routeWatch?: { readonly pollMs?: number | undefined; readonly heartbeatMs?: number | undefined } | undefined;
   readonly clock?: Clock | undefined;
@@ -77,6 +80,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       maxUploadBytes,
       urlSigner: createUrlSigner(options.urlSigningKeys ?? [randomUrlSigningKey()]),
       variants: new VariantMaker(options.blobStore, transformConfig(options.transforms), options.transformObserver),
+      fileCache: new FileCache(fileCacheConfig(options.fileCache)),
   });
   const { uploadStore } = options;
   return Object.freeze({
@@ -84,6 +88,17 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     assets,
     uploads: uploadStore ? createResumableUploads({ uploadStore, assetStore: options.assetStore, blobStore: options.blobStore, assets, clock, ids, maxUploadBytes, expiryMs }) : undefined,
   });
+}
+
+/** The file cache's bounds with their defaults; each a whole number of bytes. */
+function fileCacheConfig(given: Partial<FileCacheConfig> = {}): FileCacheConfig {
+  const config = { ...DEFAULT_FILE_CACHE, ...given };
+  for (const field of ['maxBytes', 'maxFileBytes'] as const) {
+    if (!Number.isSafeInteger(config[field]) || config[field] < 0) {
+      throw new SwitchyardError('invalid_argument', `fileCache.${field} must be a non-negative integer`, [{ field: `fileCache.${field}`, reason: 'not a non-negative integer' }]);
+    }
+  }
+  return Object.freeze(config);
 }
 
 export const DEFAULT_TRANSFORM_MAX_PIXELS = 50_000_000;

@@ -73,6 +73,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       blobStore: stores.blobStore,
       uploadStore: stores.uploadStore,
       uploadExpiryMs: config.uploadExpiryMs,
+      fileCache: { maxBytes: config.fileCacheBytes },
       cdnUrl: config.cdnUrl,
       maxUploadBytes: config.maxUploadBytes,
       urlSigningKeys: await resolveUrlSigningKeys(config),

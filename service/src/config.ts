@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { DEFAULT_ROUTE_HISTORY, DEFAULT_TRANSFORM_MAX_PIXELS, DEFAULT_TRANSFORM_SIZES, DEFAULT_UPLOAD_EXPIRY_MS, DEFAULT_WATCH_HEARTBEAT_MS, DEFAULT_WATCH_POLL_MS } from '@switchyard/core';
+import { DEFAULT_FILE_CACHE, DEFAULT_ROUTE_HISTORY, DEFAULT_TRANSFORM_MAX_PIXELS, DEFAULT_TRANSFORM_SIZES, DEFAULT_UPLOAD_EXPIRY_MS, DEFAULT_WATCH_HEARTBEAT_MS, DEFAULT_WATCH_POLL_MS } from '@switchyard/core';
 import { join, resolve } from 'node:path';
 import {
   deepFreeze,
@@ -55,6 +55,8 @@ export interface ServiceConfig {
   readonly routeWatch: { readonly pollMs: number; readonly heartbeatMs: number };
   /** UPLOAD_EXPIRY_SECONDS, in ms: how long an unfinished resumable upload lives after its last append. */
   readonly uploadExpiryMs: number;
+  /** FILE_CACHE_BYTES: memory for small files served by url (0: none). */
+  readonly fileCacheBytes: number;
   /** URL_SIGNING_KEYS; unset: one key generated in DATA_DIR (url-signing-keys.ts). */
   readonly urlSigningKeys?: readonly ConfiguredUrlKey[] | undefined;
 }
@@ -94,6 +96,7 @@ export const serviceEnv = envSchema(
     TRANSFORM_MAX_PIXELS: wholeNumberVariable(DEFAULT_TRANSFORM_MAX_PIXELS, 1, 1_000_000_000, 'is not a whole number of pixels between 1 and 1000000000'),
     TRANSFORM_CONCURRENCY: wholeNumberVariable(Math.max(1, availableParallelism()), 1, 1024, 'is not a whole number between 1 and 1024'),
     UPLOAD_EXPIRY_SECONDS: wholeNumberVariable(DEFAULT_UPLOAD_EXPIRY_MS / 1000, 1, 365 * 86_400, 'is not a whole number of seconds between 1 and 31536000 (a year)'),
+    FILE_CACHE_BYTES: wholeNumberVariable(DEFAULT_FILE_CACHE.maxBytes, 0, Number.MAX_SAFE_INTEGER, 'is not a whole number of bytes'),
     ROUTE_HISTORY: wholeNumberVariable(DEFAULT_ROUTE_HISTORY, 1, 10_000_000, 'is not a whole number of changes between 1 and 10000000'),
     WATCH_POLL_MS: wholeNumberVariable(DEFAULT_WATCH_POLL_MS, 10, 60_000, 'is not a number of milliseconds between 10 and 60000'),
     WATCH_HEARTBEAT_MS: wholeNumberVariable(DEFAULT_WATCH_HEARTBEAT_MS, 100, 3_600_000, 'is not a number of milliseconds between 100 and 3600000'),
@@ -144,6 +147,7 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     limits: serviceLimitsFrom(env),
     urlSigningKeys: env.URL_SIGNING_KEYS,
     uploadExpiryMs: env.UPLOAD_EXPIRY_SECONDS * 1000,
+    fileCacheBytes: env.FILE_CACHE_BYTES,
     routeWatch: { pollMs: env.WATCH_POLL_MS, heartbeatMs: env.WATCH_HEARTBEAT_MS },
     transforms: { sizes: env.TRANSFORM_SIZES ?? DEFAULT_TRANSFORM_SIZES, maxPixels: env.TRANSFORM_MAX_PIXELS, concurrency: env.TRANSFORM_CONCURRENCY },
   });

@@ -18,6 +18,7 @@ import { toAsset } from './to-asset.js';
 import type { AssetService } from './types.js';
 import type { UrlSigner } from './signed-urls.js';
 import type { VariantMaker } from './transform/variants.js';
+import type { FileCache } from './file-cache.js';
 import { createSignedUrl, revokeSignedUrls, updateAsset } from './asset-attributes.js';
 import { getPolicy, policyInForce, setPolicy } from './policy-operations.js';
 import { validateVisibility } from './visibility.js';
@@ -37,6 +38,8 @@ export interface AssetServiceDeps {
   readonly urlSigner: UrlSigner;
   /** Derived images (transformations), stored beside their source blobs. */
   readonly variants: VariantMaker;
+  /** Small files served by url, kept in memory. */
+  readonly fileCache: FileCache;
 }
 
 /** Asset operations over the given stores; every operation checks scope and workspace. */

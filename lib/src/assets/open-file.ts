@@ -10,6 +10,7 @@ import type { UrlSigner } from './signed-urls.js';
 import type { AssetRecord } from '../ports/asset-store.js';
 import { hasTransform, parseTransform } from './transform/transform-params.js';
 import type { VariantMaker } from './transform/variants.js';
+import type { FileCache } from './file-cache.js';
 
 interface Deps {
   readonly assetStore: AssetStore;
@@ -17,6 +18,7 @@ interface Deps {
   readonly clock: Clock;
   readonly urlSigner: UrlSigner;
   readonly variants: VariantMaker;
+  readonly fileCache: FileCache;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function openFile(deps: Deps, path: string, options: OpenFileOption
   const range = resolveRange(options.range, record.size);
   const info: StoredFile = { type: record.type, size: record.size, sha256: record.sha256, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, range };
   if (options.infoOnly || record.size === 0) return Object.freeze(info);
-  const body = await deps.blobStore.get(record.blobKey, options.range ? range : undefined);
+  const body = await deps.fileCache.open(deps.blobStore, record.blobKey, record.size, options.range ? range : undefined);
   if (!body) throw fileNotFound();
   return Object.freeze({ ...info, body });
 }
@@ -48,7 +50,7 @@ async function openVariant(deps: Deps, record: AssetRecord, options: OpenFileOpt
     const range = resolveRange(options.range, variant.info.size);
     const info: StoredFile = { type: variant.type, size: variant.info.size, sha256: variant.digest, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, range };
     if (options.infoOnly || variant.info.size === 0) return Object.freeze(info);
-    const body = await deps.blobStore.get(variant.key, options.range ? range : undefined);
+    const body = await deps.fileCache.open(deps.blobStore, variant.key, variant.info.size, options.range ? range : undefined);
     if (body) return Object.freeze({ ...info, body });
     deps.variants.forget(variant);
     if (attempt > 0) throw fileNotFound();

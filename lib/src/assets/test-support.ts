@@ -1,4 +1,5 @@
 // Shared by the asset tests (not part of the library's API).
+import { DEFAULT_FILE_CACHE, FileCache, type FileCacheConfig } from './file-cache.js';
 import { createUrlSigner, type UrlSigningKey } from './signed-urls.js';
 import { VariantMaker } from './transform/variants.js';
 import { DEFAULT_TRANSFORM_SIZES } from './transform/transform-params.js';
@@ -53,7 +54,7 @@ export function principalWith(...scopes: string[]): Principal {
 export const TEST_URL_KEY: UrlSigningKey = Object.freeze({ id: 'test', secret: new Uint8Array(32).fill(7) });
 
 /** A service over fresh memory stores, a manual clock and sequential ids. */
-export function setup(options: { maxUploadBytes?: number; assetStore?: AssetStore; blobStore?: BlobStore } = {}) {
+export function setup(options: { maxUploadBytes?: number; assetStore?: AssetStore; blobStore?: BlobStore; fileCache?: FileCacheConfig } = {}) {
   const assetStore = options.assetStore ?? new MemoryAssetStore();
   const blobStore = options.blobStore ?? new MemoryBlobStore();
   const clock = createManualClock('2024-05-01T12:00:00.000Z');
@@ -67,6 +68,7 @@ export function setup(options: { maxUploadBytes?: number; assetStore?: AssetStor
     urlSigner: createUrlSigner([TEST_URL_KEY]),
     variants: new VariantMaker(blobStore, { sizes: DEFAULT_TRANSFORM_SIZES, maxPixels: 50_000_000, concurrency: 2, queue: 4 }),
     maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
+    fileCache: new FileCache(options.fileCache ?? DEFAULT_FILE_CACHE),
   });
   return { service, assetStore, blobStore, clock };
 }

@@ -1,0 +1,62 @@
+import { Readable } from 'node:stream';
+import { LRUCache } from 'lru-cache';
+import type { BlobStore, ByteRange } from '../ports/blob-store.js';
+
+/** How much memory small files may take, and what counts as small. */
+export interface FileCacheConfig {
+  /** Total bytes kept (0: no cache). */
+  readonly maxBytes: number;
+  /** Files larger than this are always streamed from the store. */
+  readonly maxFileBytes: number;
+}
+
+export const DEFAULT_FILE_CACHE: FileCacheConfig = Object.freeze({ maxBytes: 64 * 1024 * 1024, maxFileBytes: 256 * 1024 });
+
+/**
+ * The bytes of small files served by url, kept in memory by blob key (least
+ * recently used out first). Opening a file from the disk store costs four
+ * thread-pool round trips (open, fstat, read, close), from S3 a request; for a
+ * small file that is most of the work of serving it (`npm run bench
+ * file-serve`, see bench/README.md).
+ *
+ * An entry is never stale: a blob's bytes never change under its key (an upload
+ * or a replace writes a new blob id; a variant's key names its source blob
+ * and its transformation). The asset record is still read on every request,
+ * so a delete, a visibility change or a revocation counts at once.
+ */
+export class FileCache {
+  readonly #entries: LRUCache<string, Buffer> | undefined;
+  readonly #maxFileBytes: number;
+
+  constructor(config: FileCacheConfig) {
+    this.#maxFileBytes = config.maxFileBytes;
+    this.#entries = config.maxBytes > 0 && config.maxFileBytes > 0 ? new LRUCache({ maxSize: config.maxBytes, sizeCalculation: (bytes) => Math.max(1, bytes.length) }) : undefined;
+  }
+
+  /**
+   * `key`'s bytes (or `range` of them) as a stream, from memory when the file
+   * is small; `undefined` when the store has no such blob. `size` is the size
+   * the asset record gives: bytes read that do not match it are served but not
+   * kept.
+   */
+  async open(blobs: BlobStore, key: string, size: number, range: ByteRange | undefined): Promise<Readable | undefined> {
+    const entries = this.#entries;
+    if (entries === undefined || size > this.#maxFileBytes || size > (entries.maxSize ?? 0)) return blobs.get(key, range);
+    let bytes = entries.get(key);
+    if (bytes === undefined) {
+      const body = await blobs.get(key);
+      if (body === undefined) return undefined;
+      bytes = await readAll(body);
+      if (bytes.length === size) entries.set(key, bytes);
+    }
+    // A range is already clamped to the file's size by the caller.
+    return Readable.from(range === undefined ? [bytes] : [bytes.subarray(range.start, range.end + 1)]);
+  }
+}
+
+/** The whole stream in one buffer of its own (a copy: a read chunk may be a view of a larger buffer that an entry must not keep alive). */
+async function readAll(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
