@@ -10,6 +10,8 @@ export interface LoadStats {
   readonly requests: number;
   /** Server CPU time per request in µs, when the server's pid is known: steadier than req/s on a busy machine. */
   readonly cpuMicrosPerRequest?: number | undefined;
+  /** The measured rounds these figures combine (means; a caller wanting medians takes them from here). */
+  readonly rounds?: readonly LoadStats[] | undefined;
 }
 
 /** Rounds and their length, when a benchmark needs other than the plan's (e.g. more, shorter rounds for a slow request). */
@@ -35,7 +37,7 @@ export async function alternate(measure: (side: Side, seconds: number) => Promis
 function combine(rounds: readonly LoadStats[]): LoadStats {
   const mean = (pick: (s: LoadStats) => number) => rounds.reduce((sum, s) => sum + pick(s), 0) / rounds.length;
   const cpu = rounds.every((s) => s.cpuMicrosPerRequest !== undefined) ? mean((s) => s.cpuMicrosPerRequest!) : undefined;
-  return { rps: mean((s) => s.rps), p99: mean((s) => s.p99), requests: rounds.reduce((sum, s) => sum + s.requests, 0), cpuMicrosPerRequest: cpu };
+  return { rps: mean((s) => s.rps), p99: mean((s) => s.p99), requests: rounds.reduce((sum, s) => sum + s.requests, 0), cpuMicrosPerRequest: cpu, rounds };
 }
 
 /** Server CPU per request beside the throughput: the figure that explains it, and the steadier one on a busy machine. */

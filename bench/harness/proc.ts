@@ -48,10 +48,16 @@ const TICKS_PER_SECOND = 100; // USER_HZ; 100 on every Linux this runs on.
 
 /** CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat. */
 export function readCpuSeconds(pid: number): number {
+  const { user, system } = readCpuTimes(pid);
+  return user + system;
+}
+
+/** A process's CPU seconds so far, in user space and in the kernel on its behalf (/proc/<pid>/stat). */
+export function readCpuTimes(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the parenthesised command name; utime and stime are the 14th and 15th fields overall.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  return { user: Number(fields[11]) / TICKS_PER_SECOND, system: Number(fields[12]) / TICKS_PER_SECOND };
 }
 
 /**
