@@ -1,4 +1,5 @@
 import { Server, ServerCredentials, type ChannelOptions, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { withFastChunks } from './chunk-encoding.js';
 import type { Switchyard } from '@switchyard/core';
 import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
 import { FileServiceService } from '../gen/switchyard/v1/files.js';
@@ -71,7 +72,7 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
   };
   add(RouteServiceService, routeHandlers(parts.switchyard.routes, rpc));
   add(AssetServiceService, assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
-  add(FileServiceService, fileHandlers(parts.switchyard.assets, rpc));
+  add(withFastChunks(FileServiceService), fileHandlers(parts.switchyard.assets, rpc));
   // Without an upload store there is no UploadService: grpc-js answers its calls UNIMPLEMENTED.
   const { uploads } = parts.switchyard;
   if (uploads) add(UploadServiceService, uploadHandlers(uploads, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
