@@ -124,7 +124,14 @@ test('a stalled upload body is 408 at the body idle timeout, and nothing is stor
 });
 
 /** A fresh workspace's resumable upload of a 1 MB file, created and empty. */
-async function startTusUpload(t: import('ava').ExecutionContext, s: Stack): Promise<{ auth: string; tus: Record<string, string>; file: Buffer; path: string }> {
+interface TusUpload {
+  readonly auth: string;
+  readonly tus: Record<string, string>;
+  readonly file: Buffer;
+  readonly path: string;
+}
+
+async function startTusUpload(t: import('ava').ExecutionContext, s: Stack): Promise<TusUpload> {
   const auth = (await s.auth(freshWorkspace())).authorization!;
   const tus = { authorization: auth, 'tus-resumable': '1.0.0' };
   const file = randomBytes(1_000_000);
@@ -143,26 +150,32 @@ async function openTusPatch(url: string, path: string, auth: string, offset: num
   return client;
 }
 
-// Serial (ava runs them before the concurrent tests): their megabyte uploads stay out of the way of the timing-bound tests below.
-test.serial('a stalled tus PATCH is 408 at the body idle timeout; the bytes that arrived are kept, and HEAD shows the offset moved by them', async (t) => {
-  const s = await stack();
-  const { auth, tus, file, path } = await startTusUpload(t, s);
+/**
+ * Rounds of a PATCH cut short: each sends some of the rest (a different amount
+ * each round), then `cut` ends it as a client would (stalling, leaving); HEAD,
+ * as a tus client asks next, must show every byte that arrived. Resolves with
+ * the offset reached.
+ */
+async function cutPatches(t: import('ava').ExecutionContext, s: Stack, upload: TusUpload, cut: (client: RawClient) => Promise<void>, how: string): Promise<number> {
+  const { auth, tus, file, path } = upload;
   const rounds = scaled(3, 30);
   let offset = 0;
   for (let round = 0; round < rounds; round++) {
     const client = await openTusPatch(s.url, path, auth, offset, file.length - offset);
-    // Some bytes of the rest (a different amount each round), then silence.
     const sent = Math.floor((file.length - offset) / (rounds + 1 - round)) - round * 1_000;
     await client.write(file.subarray(offset, offset + sent));
-    assertTimeoutAnswer(t, await client.answer(), BODY_IDLE_MS + SLACK_MS + 500);
-    // What a tus client does next: ask where the upload stands, and go on from there.
+    await cut(client);
     const head = await fetch(`${s.url}${path}`, { method: 'HEAD', headers: tus });
     t.is(head.status, 200);
     t.is(head.headers.get('upload-length'), String(file.length));
-    t.is(Number(head.headers.get('upload-offset')), offset + sent, `round ${round}: every byte that arrived before the stall is kept`);
+    t.is(Number(head.headers.get('upload-offset')), offset + sent, `round ${round}: every byte that arrived before ${how} is kept`);
     offset = Number(head.headers.get('upload-offset'));
   }
-  // The rest, and the asset is the whole file.
+  return offset;
+}
+
+/** Sends the rest from `offset`; the upload's asset must be the whole file. Resolves with the asset's id. */
+async function finishTusUpload(t: import('ava').ExecutionContext, s: Stack, { auth, tus, file, path }: TusUpload, offset: number): Promise<string> {
   const rest = await fetch(`${s.url}${path}`, {
     method: 'PATCH',
     headers: { ...tus, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
@@ -174,6 +187,15 @@ test.serial('a stalled tus PATCH is 408 at the body idle timeout; the bytes that
   t.truthy(assetId);
   const asset = (await (await fetch(`${s.url}/v1/assets/${assetId}`, { headers: { authorization: auth } })).json()) as Record<string, unknown>;
   t.is(asset['sha256'], createHash('sha256').update(file).digest('hex'));
+  return assetId!;
+}
+
+// Serial (ava runs them before the concurrent tests): their megabyte uploads stay out of the way of the timing-bound tests below.
+test.serial('a stalled tus PATCH is 408 at the body idle timeout; the bytes that arrived are kept, and HEAD shows the offset moved by them', async (t) => {
+  const s = await stack();
+  const upload = await startTusUpload(t, s);
+  const stall = async (client: RawClient): Promise<void> => assertTimeoutAnswer(t, await client.answer(), BODY_IDLE_MS + SLACK_MS + 500);
+  await finishTusUpload(t, s, upload, await cutPatches(t, s, upload, stall, 'the stall'));
   // Nothing else is left behind: one asset, its blob, no part of the upload.
   const stored = await storedIn(s.dataDir);
   t.is(stored.assetRows, 1);
@@ -183,30 +205,13 @@ test.serial('a stalled tus PATCH is 408 at the body idle timeout; the bytes that
 
 test.serial('a tus PATCH whose client goes away mid-body keeps the bytes that arrived, as HEAD shows', async (t) => {
   const s = await stack();
-  const { auth, tus, file, path } = await startTusUpload(t, s);
-  const rounds = scaled(3, 30);
-  let offset = 0;
-  for (let round = 0; round < rounds; round++) {
-    const client = await openTusPatch(s.url, path, auth, offset, file.length - offset);
-    // Some of the rest (a different amount each round), then the client leaves.
-    const sent = Math.floor((file.length - offset) / (rounds + 1 - round)) - round * 1_000;
-    await client.write(file.subarray(offset, offset + sent));
+  const upload = await startTusUpload(t, s);
+  const leave = async (client: RawClient): Promise<void> => {
     // Well inside the body idle timeout: the client leaves, nobody timed it out.
     await sleep(100);
     client.socket.destroy();
-    const head = await fetch(`${s.url}${path}`, { method: 'HEAD', headers: tus });
-    t.is(head.status, 200);
-    t.is(Number(head.headers.get('upload-offset')), offset + sent, `round ${round}: every byte that arrived before the client left is kept`);
-    offset = Number(head.headers.get('upload-offset'));
-  }
-  const rest = await fetch(`${s.url}${path}`, {
-    method: 'PATCH',
-    headers: { ...tus, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
-    body: new Uint8Array(file.subarray(offset)),
-  });
-  t.is(rest.status, 204, await rest.clone().text());
-  const asset = (await (await fetch(`${s.url}/v1/assets/${rest.headers.get('switchyard-asset-id')}`, { headers: { authorization: auth } })).json()) as Record<string, unknown>;
-  t.is(asset['sha256'], createHash('sha256').update(file).digest('hex'));
+  };
+  await finishTusUpload(t, s, upload, await cutPatches(t, s, upload, leave, 'the client left'));
 });
 
 test('a stalled JSON body is 408 and creates nothing', async (t) => {
