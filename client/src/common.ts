@@ -8,4 +8,4 @@ export type { WebByteSource } from './web-sources.js';
 export type { RpcClient } from './rpc-client.js';
 export type { ReplaceOptions, UploadOptions } from './uploads.js';
 export { Code, ConnectError } from '@connectrpc/connect';
-export type { Asset, Route, MatchRouteResponse } from '@switchyard/proto';
+export type { Asset, Route, MatchRouteResponse, Upload } from '@switchyard/proto';

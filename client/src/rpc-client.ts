@@ -1,13 +1,15 @@
 import { createClient, type Client, type Interceptor, type Transport } from '@connectrpc/connect';
-import { AssetService, FileService, RouteService, type Asset } from '@switchyard/proto';
+import { AssetService, FileService, RouteService, UploadService, type Asset } from '@switchyard/proto';
 import { headersInterceptor, type ClientOptions } from './options.js';
 import { replace, upload, type ReplaceOptions, type UploadOptions } from './uploads.js';
 
-/** The typed clients of Switchyard's three services, and upload helpers, over one transport. */
+/** The typed clients of Switchyard's services, and upload helpers, over one transport. */
 export interface RpcClient<Source> {
   readonly routes: Client<typeof RouteService>;
   readonly assets: Client<typeof AssetService>;
   readonly files: Client<typeof FileService>;
+  /** Resumable uploads (what the gateway serves as tus); `resumableUpload` drives them from Node. */
+  readonly uploads: Client<typeof UploadService>;
   /** Uploads a file (streamed in chunks; the service sniffs its type). */
   uploadAsset(source: Source, options?: UploadOptions): Promise<Asset>;
   /** Replaces an asset's file; the id stays the same. */
@@ -28,6 +30,7 @@ export function createRpcClient<Source>(
     routes: createClient(RouteService, transport),
     assets,
     files: createClient(FileService, transport),
+    uploads: createClient(UploadService, transport),
     uploadAsset: (source: Source, uploadOptions: UploadOptions = {}) => upload(assets, bytesOf(source), uploadOptions),
     replaceAsset: (id: string, source: Source, replaceOptions: ReplaceOptions = {}) => replace(assets, id, bytesOf(source), replaceOptions),
     close,

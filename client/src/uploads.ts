@@ -17,7 +17,7 @@ export interface UploadOptions {
 export type ReplaceOptions = Omit<UploadOptions, 'label'>;
 
 /** Re-slices any byte chunks into messages of at most CHUNK_BYTES. */
-async function* chunksOf(bytes: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+export async function* chunksOf(bytes: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   for await (const chunk of bytes) {
     for (let offset = 0; offset < chunk.byteLength; offset += CHUNK_BYTES) yield chunk.subarray(offset, offset + CHUNK_BYTES);
   }

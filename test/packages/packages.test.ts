@@ -78,7 +78,7 @@ test('a custom adapter written in the consumer project passes the conformance su
   t.regex(suite.output, /^# pass [1-9]\d*$/m);
 });
 
-test('`npx switchyard start` serves on free ports: /healthz answers, and the client creates a route and uploads a file over gRPC and Connect', async (t) => {
+test('`npx switchyard start` serves on free ports: /healthz answers, and the client creates a route and uploads a file (also resumably) over gRPC and Connect', async (t) => {
   t.timeout(5 * 60_000);
   const dir = await fullProject();
   const env = { ...process.env, PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), AUTH_SECRET: 'packages-test-secret-at-least-32-bytes-long', LOG_LEVEL: 'warn' };
@@ -109,6 +109,6 @@ test('`npx switchyard start` serves on free ports: /healthz answers, and the cli
     const baseUrl = protocol === 'grpc' ? addresses.grpc : addresses.rest;
     const roundTrip = await run(process.execPath, ['round-trip.mjs', protocol, baseUrl, token.stdout.trim()], { cwd: dir });
     t.is(roundTrip.code, 0, `${protocol}: ${roundTrip.output}`);
-    t.regex(roundTrip.stdout, new RegExp(`^${protocol} route rt_[0-9a-z]{26} GET /${protocol}/users/:id\\n${protocol} asset as_[0-9a-z]{26} image/png kept its id on replace\\n$`), protocol);
+    t.regex(roundTrip.stdout, new RegExp(`^${protocol} route rt_[0-9a-z]{26} GET /${protocol}/users/:id\\n${protocol} asset as_[0-9a-z]{26} image/png kept its id on replace\\n${protocol} resumable as_[0-9a-z]{26} image/png same sha256\\n$`), protocol);
   }
 });

@@ -151,7 +151,7 @@ routeStoreConformance(test, { name: 'json-rows', create: async () => ({ store: n
 
 const CONSUMER = `import { createReadStream } from 'node:fs';
 import { createSwitchyard, createHmacTokenVerifier, isSwitchyardError, MemoryAssetStore, MemoryBlobStore, type Asset, type RouteMatch, type Switchyard } from '@switchyard/core';
-import { createSwitchyardClient, type SwitchyardClient } from '@switchyard/client';
+import { createSwitchyardClient, resumableUpload, type ResumableUploadOptions, type SwitchyardClient } from '@switchyard/client';
 import { JsonRowRouteStore } from './map-route-store.mjs';
 
 const switchyard: Switchyard = createSwitchyard({
@@ -180,7 +180,10 @@ export async function remote(baseUrl: string, token: string): Promise<string> {
     const created = await client.routes.createRoute({ method: 'GET', path: '/users/:id', middleware: ['auth'], handler: 'getUser' });
     const uploaded = await client.uploadAsset(new Uint8Array([1, 2, 3]), { label: 'bytes' });
     const fetched = await client.assets.getAsset({ id: uploaded.id });
-    return \`\${created.id} \${fetched.url}\`;
+    const options: ResumableUploadOptions = { label: 'big', chunkBytes: 8 * 1024 * 1024, onProgress: (committed: number, total: number | undefined) => void [committed, total] };
+    const resumed = await resumableUpload(client, createReadStream('logo.png'), options);
+    const upload = await client.uploads.getUpload({ id: 'up_00000000000000000000000000' });
+    return \`\${created.id} \${fetched.url} \${resumed.sha256} \${upload.offset}\`;
   } finally {
     client.close();
   }
