@@ -29,7 +29,8 @@ export interface IngestResult {
  * as fast as the store takes them. On any failure (too large, the body fails
  * or is cancelled, the store fails) nothing stays stored under `key` and the
  * error says why. A body that is a stored blob (`StoredBlobBody`) is only
- * read, and its blob linked to `key` once all of it passed.
+ * read (only its head, when its sha256 is known), and its blob linked to
+ * `key` once it passed.
  */
 export async function ingest(source: ByteSource, blobStore: BlobStore, key: string, options: IngestOptions): Promise<IngestResult> {
   if (!isByteSource(source)) throw invalidArgument('file', 'a file body is required');
@@ -68,8 +69,13 @@ export async function ingest(source: ByteSource, blobStore: BlobStore, key: stri
 async function linkDigested(source: StoredBlobBody, sha256: string, key: string, options: IngestOptions): Promise<IngestResult> {
   const { size } = source;
   if (size > options.maxBytes && options.maxBytes < options.headBytes) throw tooLarge(options.maxBytes);
-  const head = await readHead(source, options.headBytes);
-  await options.admit?.(head, size > options.headBytes ? undefined : size);
+  let head: Uint8Array;
+  try {
+    head = await readHead(source, options.headBytes);
+    await options.admit?.(head, size > options.headBytes ? undefined : size);
+  } catch (error) {
+    throw bodyFailure(error);
+  }
   if (size > options.maxBytes) throw tooLarge(options.maxBytes);
   try {
     await source.blobStore.link!(source.key, key);
@@ -84,14 +90,10 @@ async function linkDigested(source: StoredBlobBody, sha256: string, key: string,
 async function readHead(source: AsyncIterable<Uint8Array>, headBytes: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let length = 0;
-  try {
-    for await (const chunk of source) {
-      chunks.push(chunk.subarray(0, headBytes - length));
-      length += chunks.at(-1)!.length;
-      if (length >= headBytes) break;
-    }
-  } catch (error) {
-    throw bodyFailure(error);
+  for await (const chunk of source) {
+    chunks.push(chunk.subarray(0, headBytes - length));
+    length += chunks.at(-1)!.length;
+    if (length >= headBytes) break;
   }
   return Buffer.concat(chunks, length);
 }
