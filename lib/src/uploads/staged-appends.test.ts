@@ -142,6 +142,20 @@ test('a lease taken over from an append that never gave it back starts a new blo
   t.deepEqual(await partBlobs(blobStore), []);
 });
 
+test('an append that waited for a lease given back goes on in the same blob', async (t) => {
+  const { uploads, uploadStore, service, blobStore, clock } = uploadsSetup();
+  const file = randomBytes(30_000);
+  const { id } = await uploads.create(alice, { length: file.length });
+  await uploads.append(alice, id, { offset: 0, body: chunked(file.subarray(0, 10_000)) });
+  // Another append holds the lease (say, one cut short, committing nothing) and gives it back while this one waits.
+  t.true(await uploadStore.acquireAppend('ws-alice', id, 'bl_other', clock.now(), clock.now()));
+  setTimeout(() => void uploadStore.releaseAppend('ws-alice', id, 'bl_other'), 200);
+  await uploads.append(alice, id, { offset: 10_000, body: chunked(file.subarray(10_000, 20_000)) });
+  t.deepEqual((await partBlobs(blobStore)).map((blob) => blob.size), [20_000], 'one blob still');
+  const done = await uploads.append(alice, id, { offset: 20_000, body: chunked(file.subarray(20_000)) });
+  t.is((await service.get(alice, done.assetId!)).sha256, sha256(file));
+});
+
 test('a replace through an upload links the blob under the asset, keeping its id', async (t) => {
   const { uploads, service } = uploadsSetup();
   const original = await service.upload(alice, { body: chunked(await readFixture('image.png')) });
