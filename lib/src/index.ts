@@ -58,7 +58,7 @@ export { DEFAULT_UPLOAD_EXPIRY_MS, MAX_CONCAT_PARTS, UPLOAD_BUSY_FIELD } from '.
 
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './ports/index.js';
 export type { RouteRecord, NewRouteRecord, RouteRecordUpdate, RouteChange, RouteCursor, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites, TokenVerifier } from './ports/index.js';
-export { assertBlobKey } from './ports/index.js';
+export { assertBlobKey, assertBlobOffset, blobTooShort } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';
 export type { CollectGarbageOptions, GarbageReport } from './maintenance/collect-garbage.js';

@@ -105,7 +105,7 @@ function asBytes(chunk: unknown): Uint8Array {
   throw invalidArgument('file', 'the body must yield bytes (Uint8Array chunks), not strings or objects');
 }
 
-function tooLarge(maxBytes: number): SwitchyardError {
+export function tooLarge(maxBytes: number): SwitchyardError {
   return new SwitchyardError('resource_exhausted', `the file is larger than the maximum of ${maxBytes} bytes; nothing was stored`, [
     { field: 'file', reason: `larger than ${maxBytes} bytes` },
   ]);

@@ -6,6 +6,7 @@ import { MemoryBlobStore } from '../memory/memory-blob-store.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { bytesOf, failingStream, generatedBytes, generatedStream } from '../testing/streams.js';
 import { ingest } from './ingest.js';
+import { StoredBlobBody } from './stored-blob-body.js';
 import { chunked, listBlobs } from './test-support.js';
 
 const KEY = 'ws/as_x/bl_y';
@@ -100,4 +101,43 @@ test('a store that resolves without reading the whole body does not keep half a 
   const error = await t.throwsAsync<SwitchyardError>(ingest(generatedStream(10_000), store, KEY, options(1e6)));
   t.is(error?.code, 'internal');
   t.deepEqual(await listBlobs(store), []);
+});
+
+test('a stored blob as the body is read, then linked under the key: the same result as streaming its bytes, and no put', async (t) => {
+  const store = new MemoryBlobStore();
+  const bytes = generatedBytes(300_000);
+  await store.put('_uploads/ws/up_x/bl_a', Readable.from([bytes], { objectMode: false }));
+  let puts = 0;
+  const put = store.put.bind(store);
+  store.put = async (key, body) => {
+    puts++;
+    return put(key, body);
+  };
+  const streamed = await ingest(Readable.from([bytes], { objectMode: false }), new MemoryBlobStore(), KEY, options(1e6));
+  const stored = (sha256?: string) => new StoredBlobBody({ blobStore: store, key: '_uploads/ws/up_x/bl_a', size: bytes.length, sha256, bytes: Readable.from([bytes], { objectMode: false }) });
+  for (const known of [undefined, sha256(bytes)]) {
+    const key = `ws/as_x/bl_${known === undefined ? 'read' : 'known'}`;
+    const result = await ingest(stored(known), store, key, options(1e6));
+    t.deepEqual(result, streamed, known === undefined ? 'read whole' : 'sha256 known: head only');
+    t.deepEqual(await bytesOf((await store.get(key))!), bytes);
+  }
+  t.is(puts, 0);
+});
+
+test('a stored blob with a known sha256 is judged like a streamed body: too large or refused by admit, nothing is linked', async (t) => {
+  const store = new MemoryBlobStore();
+  const bytes = generatedBytes(5_000);
+  await store.put('_uploads/ws/up_x/bl_a', Readable.from([bytes], { objectMode: false }));
+  const stored = () => new StoredBlobBody({ blobStore: store, key: '_uploads/ws/up_x/bl_a', size: bytes.length, sha256: sha256(bytes), bytes: Readable.from([bytes], { objectMode: false }) });
+  const tooLarge = await t.throwsAsync<SwitchyardError>(ingest(stored(), store, KEY, options(4_999)));
+  t.is(tooLarge?.code, 'resource_exhausted');
+  const refusal = new SwitchyardError('invalid_argument', 'not allowed');
+  const seen: Array<number | undefined> = [];
+  const admit = async (head: Uint8Array, totalSize: number | undefined) => {
+    seen.push(head.length, totalSize);
+    throw refusal;
+  };
+  t.is(await t.throwsAsync(ingest(stored(), store, KEY, { maxBytes: 1e6, headBytes: 1024, admit })), refusal);
+  t.deepEqual(seen, [1024, undefined], 'the head, the size unknown to admit as for a streamed body longer than its head');
+  t.is(await store.stat(KEY), undefined);
 });

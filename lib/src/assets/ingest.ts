@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { invalidArgument, SwitchyardError, toSwitchyardError } from '../errors.js';
 import type { BlobStore } from '../ports/blob-store.js';
-import { ByteMeter, type AdmitHead } from './byte-meter.js';
+import { bodyFailure, ByteMeter, tooLarge, type AdmitHead } from './byte-meter.js';
+import { linkableBody, type StoredBlobBody } from './stored-blob-body.js';
 import type { ByteSource } from './types.js';
 
 export interface IngestOptions {
@@ -27,16 +28,27 @@ export interface IngestResult {
  * keeping its head on the way. Memory stays constant: chunks are pulled only
  * as fast as the store takes them. On any failure (too large, the body fails
  * or is cancelled, the store fails) nothing stays stored under `key` and the
- * error says why.
+ * error says why. A body that is a stored blob (`StoredBlobBody`) is only
+ * read (only its head, when its sha256 is known), and its blob linked to
+ * `key` once it passed.
  */
 export async function ingest(source: ByteSource, blobStore: BlobStore, key: string, options: IngestOptions): Promise<IngestResult> {
   if (!isByteSource(source)) throw invalidArgument('file', 'a file body is required');
+  const stored = linkableBody(source, blobStore);
+  if (stored?.sha256 !== undefined) return linkDigested(stored, stored.sha256, key, options);
   const meter = new ByteMeter(options.maxBytes, options.headBytes, createHash('sha256'), options.admit);
-  const body = Readable.from(meter.pass(source), { objectMode: false });
+  const passed = meter.pass(source);
+  const body = stored === undefined ? Readable.from(passed, { objectMode: false }) : undefined;
   try {
-    await blobStore.put(key, body);
+    if (body !== undefined) {
+      await blobStore.put(key, body);
+    } else {
+      // Read only, to be sniffed, judged and hashed: the bytes are in the store already.
+      for await (const _ of passed);
+      await blobStore.link!(stored!.key, key);
+    }
   } catch (error) {
-    body.destroy();
+    body?.destroy();
     await forget(blobStore, key);
     throw meter.failure ?? toSwitchyardError(error);
   }
@@ -46,6 +58,44 @@ export async function ingest(source: ByteSource, blobStore: BlobStore, key: stri
     throw meter.failure ?? new SwitchyardError('internal', 'the blob store stopped reading before the end of the file');
   }
   return meter.result();
+}
+
+/**
+ * A stored blob whose size and sha256 are known: only its head is read, and
+ * judged as the meter judges a streamed body's, with its checks in the order
+ * a streamed body meets them (the size limit first only when it falls inside
+ * the head); then the blob is linked to `key`.
+ */
+async function linkDigested(source: StoredBlobBody, sha256: string, key: string, options: IngestOptions): Promise<IngestResult> {
+  const { size } = source;
+  if (size > options.maxBytes && options.maxBytes < options.headBytes) throw tooLarge(options.maxBytes);
+  let head: Uint8Array;
+  try {
+    head = await readHead(source, options.headBytes);
+    await options.admit?.(head, size > options.headBytes ? undefined : size);
+  } catch (error) {
+    throw bodyFailure(error);
+  }
+  if (size > options.maxBytes) throw tooLarge(options.maxBytes);
+  try {
+    await source.blobStore.link!(source.key, key);
+  } catch (error) {
+    await forget(source.blobStore, key);
+    throw toSwitchyardError(error);
+  }
+  return { size, sha256, head };
+}
+
+/** The first `headBytes` bytes of a body (all of a smaller one); it is not read further. */
+async function readHead(source: AsyncIterable<Uint8Array>, headBytes: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of source) {
+    chunks.push(chunk.subarray(0, headBytes - length));
+    length += chunks.at(-1)!.length;
+    if (length >= headBytes) break;
+  }
+  return Buffer.concat(chunks, length);
 }
 
 /** All-or-nothing puts should leave nothing behind; deleting again costs little and covers stores that slip. */

@@ -53,6 +53,10 @@ export interface BlobInfo {
  * - `sweepAbandonedWrites` (optional) removes what puts cut short by a crash
  *   left outside any key (temp files, unfinished multipart uploads) that were
  *   started before the given time; a put in progress is never that old.
+ * - `writeAt` and `link` (optional, each on its own) let a resumable upload
+ *   grow one blob append by append and then give it an asset's key, so its
+ *   bytes are written once (see each method). A store without them gets one
+ *   blob per append and a copy at the end.
  * - Infrastructure failures throw `SwitchyardError('unavailable')`.
  */
 export interface BlobStore {
@@ -63,4 +67,24 @@ export interface BlobStore {
   list(): AsyncIterable<BlobInfo>;
   check(): Promise<void>;
   sweepAbandonedWrites?(startedBefore: Date, options: { readonly dryRun: boolean }): Promise<AbandonedWrites>;
+  /**
+   * Writes `body` into the blob `key` from byte `offset` on: the blob is first
+   * cut to `offset` bytes (what an earlier write left past it goes), then the
+   * body follows. Offset 0 creates the blob if need be; a blob shorter than
+   * `offset`, or none, is `out_of_range` and left as it is. Resolves once every
+   * byte is durable, and only then: no write of this call is still under way
+   * once it settles. When `body` errors, rejects with that error; the blob then
+   * holds its first `offset` bytes, perhaps followed by some of the body's,
+   * which the next write at `offset` cuts away. Not atomic: one writer at a time.
+   */
+  writeAt?(key: string, offset: number, body: Readable): Promise<void>;
+  /**
+   * Makes the bytes of blob `from` readable under `to` as well (replacing what
+   * was there, as `put` does), durably, without copying them where the store
+   * can (a hard link). `from` stays. `to` never changes afterwards, whatever
+   * is done to `from`: a store sharing storage between them refuses `writeAt`
+   * on `from` (`aborted`). An unknown `from` is `not_found`, and `to` is left
+   * as it was.
+   */
+  link?(from: string, to: string): Promise<void>;
 }

@@ -3,4 +3,5 @@ export type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStor
 export type { BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites } from './blob-store.js';
 export type { TokenVerifier } from './token-verifier.js';
 export { assertBlobKey } from './blob-key.js';
+export { assertBlobOffset, blobTooShort } from './blob-offset.js';
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './upload-store.js';

@@ -1,6 +1,11 @@
 import type { Visibility } from '../assets/visibility.js';
 
-/** One stored run of an upload's bytes: a blob holding `size` bytes from the upload's offset at the time. */
+/**
+ * One stored run of an upload's bytes, `size` of them from the upload's offset
+ * at the time: a blob of its own, or, when the part before it has the same
+ * key, the next `size` bytes of that blob (appends written with
+ * `BlobStore.writeAt`). So each blob holds the upload's bytes from its start.
+ */
 export interface UploadPart {
   readonly key: string;
   readonly size: number;

@@ -2,8 +2,9 @@ import test from 'ava';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { MemoryRouteStore } from '../memory/index.js';
-import { routeStoreConformance } from './index.js';
+import type { Readable } from 'node:stream';
+import { MemoryBlobStore, MemoryRouteStore } from '../memory/index.js';
+import { blobStoreConformance, routeStoreConformance } from './index.js';
 
 const run = promisify(execFile);
 const FIXTURE = fileURLToPath(new URL('./fixtures/node-test-conformance.ts', import.meta.url));
@@ -50,4 +51,20 @@ test('under ava a failing case rejects with the assertion error and counts as a 
   const failures = outcomes.filter((outcome) => outcome.status === 'rejected');
   t.true(failures.length >= 1, 'a store that loses what it stored fails');
   t.true(failures.every((failure) => (failure as PromiseRejectedResult).reason instanceof Error));
+});
+
+test('a blob store whose writeAt appends at the end instead of cutting the blob at the offset fails the writeAt cases', async (t) => {
+  type Case = { title: string; run: (...context: unknown[]) => Promise<void> };
+  class AppendingBlobStore extends MemoryBlobStore {
+    override async writeAt(key: string, offset: number, body: Readable): Promise<void> {
+      const size = (await this.stat(key))?.size ?? 0;
+      return super.writeAt(key, offset > size ? offset : size, body);
+    }
+  }
+  const cases: Case[] = [];
+  blobStoreConformance((title, run) => cases.push({ title, run }), { name: 'appending', create: async () => ({ store: new AppendingBlobStore() }) });
+  const writeAtCases = cases.filter((entry) => entry.title.includes('writeAt (optional)'));
+  t.true(writeAtCases.length >= 3);
+  const outcomes = await Promise.allSettled(writeAtCases.map((entry) => entry.run()));
+  t.true(outcomes.some((outcome) => outcome.status === 'rejected'), 'a store that keeps stale bytes past the offset is caught');
 });

@@ -1,48 +1,10 @@
 import test from 'ava';
 import { createHash, randomBytes } from 'node:crypto';
-import { MemoryUploadStore } from '../memory/memory-upload-store.js';
-import { createSequentialIds } from '../testing/sequential-ids.js';
-import { alice, bob, chunked, listBlobs, principalWith, readFixture, setup } from '../assets/test-support.js';
-import { isSwitchyardError, SwitchyardError } from '../errors.js';
+import { alice, bob, chunked, listBlobs, principalWith, readFixture } from '../assets/test-support.js';
+import { SwitchyardError } from '../errors.js';
 import { collectGarbage } from '../maintenance/collect-garbage.js';
-import { createResumableUploads } from './resumable-uploads.js';
 import { CHECKSUM_MISMATCH_FIELD } from './store-part.js';
-
-const DAY = 24 * 60 * 60 * 1000;
-
-function uploadsSetup(options: { maxUploadBytes?: number } = {}) {
-  const base = setup(options);
-  const uploadStore = new MemoryUploadStore();
-  const uploads = createResumableUploads({
-    uploadStore,
-    assetStore: base.assetStore,
-    blobStore: base.blobStore,
-    assets: base.service,
-    clock: base.clock,
-    ids: createSequentialIds(),
-    maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
-    expiryMs: DAY,
-  });
-  return { ...base, uploadStore, uploads };
-}
-
-const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
-
-/** A body that yields `bytes` and then fails as a dropped connection does. */
-async function* cutAfter(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  yield bytes;
-  await new Promise((resolve) => setImmediate(resolve));
-  throw Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<SwitchyardError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!isSwitchyardError(error)) throw new Error(`expected a SwitchyardError, got ${String(error)}`);
-  return error;
-}
+import { cutAfter, DAY, rejection, sha256, uploadsSetup } from './test-support.js';
 
 test('an upload in three appends becomes an asset with the sha256 of all its bytes; its parts are gone after', async (t) => {
   const { uploads, service, blobStore } = uploadsSetup();

@@ -10,9 +10,10 @@ import { assertBlobKey } from '../ports/blob-key.js';
 import { assetNotFound } from '../assets/asset-errors.js';
 import { policyInForce } from '../assets/policy-operations.js';
 import type { AssetService } from '../assets/types.js';
-import { deleteParts, discardUpload, isRetryable, makeAsset } from './finish-upload.js';
+import { blobRuns, deleteParts, discardUpload, isRetryable, makeAsset } from './finish-upload.js';
 import { validateIntent, validateLength } from './intent.js';
-import { storePart } from './store-part.js';
+import { RunningDigests } from './running-digests.js';
+import { ownsBlob, storePart, type PartTarget } from './store-part.js';
 import type { AppendInput, CreateUploadInput, ResumableUploads, Upload } from './types.js';
 
 export const DEFAULT_UPLOAD_EXPIRY_MS = 24 * 60 * 60 * 1000;
@@ -22,6 +23,8 @@ export const MAX_CONCAT_PARTS = 1000;
 const FINISH_CLAIM_MS = 15 * 60 * 1000;
 /** An append lease not renewed for this long is taken to be dead (its process crashed). */
 const APPEND_LEASE_STALE_MS = 20_000;
+/** How far apart the clocks of two instances may be for `mayHaveDisplaced` to judge right. */
+const LEASE_CLOCK_MARGIN_MS = 5_000;
 /** How often an append renews its lease while bytes flow. */
 const APPEND_LEASE_RENEW_MS = 5_000;
 /** How long an append waits for another one on the same upload to end (usually one cut short, committing what it got). */
@@ -49,6 +52,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
   const { uploadStore, blobStore, clock } = deps;
   const now = (): Date => new Date(clock.now().getTime());
   const expiresFrom = (time: Date): Date => new Date(time.getTime() + deps.expiryMs);
+  const digests = new RunningDigests();
 
   async function load(principal: Principal, id: string): Promise<UploadRecord> {
     requireScope(principal, 'assets:write');
@@ -64,45 +68,68 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
    * end: when a connection drops, the client's retry often arrives while the
    * cut append is still committing the bytes it got, and would otherwise
    * stream its whole body only to lose the compare-and-set. Returns the
-   * upload as read under the lease.
+   * upload as read under the lease, and whether taking it may have displaced
+   * a holder that never gave it back (see `mayHaveDisplaced`). `record` is the
+   * upload as read at `readAt`.
    */
-  async function acquireAppendLease(record: UploadRecord, holder: string): Promise<UploadRecord> {
+  async function acquireAppendLease(record: UploadRecord, readAt: Date, holder: string): Promise<{ current: UploadRecord; displaced: boolean }> {
     const deadline = Date.now() + APPEND_LEASE_WAIT_MS;
+    let seen = { record, at: readAt };
     for (;;) {
       const time = now();
       if (await uploadStore.acquireAppend(record.workspace, record.id, holder, time, new Date(time.getTime() - APPEND_LEASE_STALE_MS))) {
         const current = await uploadStore.get(record.workspace, record.id);
-        if (current) return current;
+        if (current) return { current, displaced: mayHaveDisplaced(seen.record, seen.at, time) };
       }
+      const readAgainAt = now();
       const latest = await uploadStore.get(record.workspace, record.id);
       if (!latest) throw uploadNotFound(record.id);
       if (latest.assetId !== undefined || latest.offset !== record.offset) throw offsetMismatch(latest.offset, record.offset);
       if (Date.now() >= deadline) {
         throw uploadBusy('another request is appending to this upload; try again shortly');
       }
+      seen = { record: latest, at: readAgainAt };
       await delay(50);
     }
   }
 
   /**
-   * Commits a stored part. Bytes that did not become part of the upload (another request moved it on, or ended
-   * it) are deleted; when the commit failed without an answer (a lost connection after the write) the record is
-   * read again first, since the part may be in it after all: a part deleted under its record would lose the upload.
+   * Where an append's bytes go. With `writeAt`, into the blob the upload's
+   * last bytes are in, after them, so that a complete upload is one blob its
+   * finish can link rather than copy; a new blob for the first bytes, and
+   * after a lease taken over from a holder that may still be writing into the
+   * old one (past the committed bytes, which it never touches, but over ours).
+   * Without `writeAt`, a blob of its own (`put`).
    */
-  async function commitPart(record: UploadRecord, offset: number, change: UploadCommit): Promise<UploadRecord | undefined> {
+  function partTarget(current: UploadRecord, holder: string, displaced: boolean): PartTarget {
+    const key = assertBlobKey(`${UPLOAD_PARTS_PREFIX}/${current.workspace}/${current.id}/${holder}`);
+    if (blobStore.writeAt === undefined) return { key };
+    const last = blobRuns(current.parts).at(-1);
+    return last === undefined || displaced ? { key, at: 0 } : { key: last.key, at: last.size };
+  }
+
+  /**
+   * Commits a stored part. Bytes that did not become part of the upload (another request moved it on, or ended
+   * it) are deleted if they are a blob of their own; when the commit failed without an answer (a lost connection
+   * after the write) the record is read again first, since the part may be in it after all: a part deleted under
+   * its record would lose the upload. A blob that held the upload's bytes before (`writeAt`) is never deleted
+   * here: what this append wrote past them is cut by the next one.
+   */
+  async function commitPart(record: UploadRecord, offset: number, target: PartTarget, change: UploadCommit): Promise<UploadRecord | undefined> {
     const { part } = change;
+    const ownBlob = ownsBlob(target);
     let committed: UploadRecord | undefined;
     try {
       committed = await uploadStore.commit(record.workspace, record.id, offset, change);
     } catch (error) {
-      if (part) {
+      if (part && ownBlob) {
         const latest = await uploadStore.get(record.workspace, record.id).catch(() => undefined);
         // Unknown either way: keep the bytes, gc removes them once the upload is gone.
         if (latest !== undefined && !latest.parts.some((kept) => kept.key === part.key)) await deleteParts(blobStore, [part]);
       }
       throw toSwitchyardError(error);
     }
-    if (part && !committed) await deleteParts(blobStore, [part]);
+    if (part && ownBlob && !committed) await deleteParts(blobStore, [part]);
     return committed;
   }
 
@@ -124,7 +151,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     }
     let assetId: string;
     try {
-      assetId = (await makeAsset(deps.assets, blobStore, principal, record)).id;
+      assetId = (await makeAsset(deps.assets, blobStore, principal, record, digests)).id;
     } catch (error) {
       const failure = toSwitchyardError(error);
       if (isRetryable(failure)) {
@@ -138,11 +165,15 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     // Kept a while after finishing, so a client that lost the answer can still learn the asset id. Recording it is
     // idempotent and tried a few times: an asset made but not recorded would be made again once the claim goes stale.
     await withRetries(() => uploadStore.finish(record.workspace, record.id, assetId, expiresFrom(now())));
+    digests.forget(record.id);
     await deleteParts(blobStore, record.parts);
     return { ...record, assetId, parts: [] };
   }
 
-  const discard = async (record: UploadRecord): Promise<void> => void (await discardUpload(uploadStore, blobStore, record));
+  const discard = async (record: UploadRecord): Promise<void> => {
+    digests.forget(record.id);
+    await discardUpload(uploadStore, blobStore, record);
+  };
 
   const isComplete = (record: UploadRecord): boolean => record.length !== undefined && record.offset === record.length && record.assetId === undefined;
 
@@ -187,6 +218,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     }
     // The partials' bytes now belong to the final upload: their records go at once (we hold their claims), so
     // neither their expiry nor a termination can take bytes the final still needs, even if its finish must be retried.
+    for (const partial of partials) digests.forget(partial.id);
     await Promise.all(partials.map((partial) => uploadStore.delete(partial.workspace, partial.id).catch(() => undefined)));
     return toUpload(await finishOrKeep(principal, record));
   }
@@ -259,6 +291,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     },
 
     async append(principal, id, input) {
+      const readAt = now();
       const record = await load(principal, id);
       if (typeof input !== 'object' || input === null) throw invalidArgument('append', 'must be an object');
       const offset = validateLength(input.offset, 'offset');
@@ -270,7 +303,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
 
       const maxBytes = await maxBytesOf(record.workspace);
       const holder = deps.ids.next('blob');
-      const current = await acquireAppendLease(record, holder);
+      const { current, displaced } = await acquireAppendLease(record, readAt, holder);
       const renewal = setInterval(() => void uploadStore.renewAppend(record.workspace, record.id, holder, now()).catch(() => undefined), APPEND_LEASE_RENEW_MS);
       renewal.unref();
       let committed: UploadRecord | undefined;
@@ -281,11 +314,15 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
         if (current.offset !== offset) throw offsetMismatch(current.offset, offset);
         const length = checkLength(current, declared);
         if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes);
-        const key = assertBlobKey(`${UPLOAD_PARTS_PREFIX}/${record.workspace}/${record.id}/${holder}`);
+        const target = partTarget(current, holder, displaced);
         const room = length === undefined ? { maxBytes: maxBytes - offset, tooLarge: () => tooLarge(maxBytes) } : { maxBytes: length - offset, tooLarge: () => pastLength(length) };
-        stored = await storePart(blobStore, key, input.body, room, input.checksum);
-        const part = stored.size > 0 ? { key, size: stored.size } : undefined;
-        committed = await commitPart(record, offset, { part, length: declared, expiresAt: expiresFrom(now()), holder });
+        const digest = target.at === undefined ? undefined : digests.resume(record.id, target.key, target.at);
+        stored = await storePart(blobStore, target, input.body, room, input.checksum, digest);
+        const part = stored.size > 0 ? { key: target.key, size: stored.size } : undefined;
+        // An empty run is no part: a blob made for it alone goes.
+        if (!part && ownsBlob(target)) await blobStore.delete(target.key).catch(() => undefined);
+        committed = await commitPart(record, offset, target, { part, length: declared, expiresAt: expiresFrom(now()), holder });
+        if (committed && digest && part) digests.keep(record.id, part.key, target.at! + part.size, digest);
         if (!committed) {
           const latest = await uploadStore.get(record.workspace, record.id);
           if (!latest) throw uploadNotFound(record.id);
@@ -337,6 +374,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
         await delay(50);
         record = await load(principal, id);
       }
+      digests.forget(record.id);
       if (await uploadStore.delete(record.workspace, record.id)) await deleteParts(blobStore, record.parts);
     },
 
@@ -363,6 +401,20 @@ async function withRetries(write: () => Promise<void>, attempts = 3): Promise<vo
       await delay(100 * attempt);
     }
   }
+}
+
+/**
+ * Whether taking the append lease at `acquiredAt` may have displaced a holder
+ * that never gave it back, and so may still be writing (hung, or cut off from
+ * the database). A lease is taken from its holder only once not renewed for
+ * APPEND_LEASE_STALE_MS; lease times only grow, and one taken after `seen` was
+ * read is younger than `seenAt`. So when the lease seen last (or, seen free,
+ * `seenAt`) is younger than that, with a margin for clocks apart, the holder
+ * gave the lease back.
+ */
+function mayHaveDisplaced(seen: UploadRecord, seenAt: Date, acquiredAt: Date): boolean {
+  const oldestLease = (seen.appendLeaseSince ?? seenAt).getTime();
+  return oldestLease < acquiredAt.getTime() - APPEND_LEASE_STALE_MS + LEASE_CLOCK_MARGIN_MS;
 }
 
 function isLeased(record: UploadRecord, time: Date): boolean {

@@ -5,6 +5,7 @@ import { bodyFailure } from '../assets/byte-meter.js';
 import { forget } from '../assets/ingest.js';
 import type { ByteSource } from '../assets/types.js';
 import type { BlobStore } from '../ports/blob-store.js';
+import { partLost } from './finish-upload.js';
 import type { UploadChecksum } from './types.js';
 
 /** Detail field of a checksum mismatch: transports with a status for it (tus: 460) recognise it by this. */
@@ -19,6 +20,21 @@ export interface StoredPart {
   readonly cut: SwitchyardError | undefined;
 }
 
+/** Where a run of bytes goes. */
+export interface PartTarget {
+  readonly key: string;
+  /**
+   * Absent: a blob of its own, written with `put`. Set: the blob is written
+   * with `writeAt` from this byte on, after the upload's bytes it already holds.
+   */
+  readonly at?: number | undefined;
+}
+
+/** Whether the target's blob held none of the upload's bytes before: it is then the run's alone, to delete if the run is not kept. */
+export function ownsBlob({ at }: PartTarget): boolean {
+  return at === undefined || at === 0;
+}
+
 interface PartLimit {
   readonly maxBytes: number;
   /** Says what was passed, for the refusal. */
@@ -26,24 +42,37 @@ interface PartLimit {
 }
 
 /**
- * Stores one run of an upload's bytes under `key`. Unlike a plain upload, a
+ * Stores one run of an upload's bytes at `target`. Unlike a plain upload, a
  * body cut short keeps what arrived: that is the point of resuming. With a
  * checksum it is all or nothing instead (the digest covers the whole run).
- * Any other failure, or a mismatch, stores nothing.
+ * Any other failure, or a mismatch, stores nothing: the bytes written are
+ * removed again (a `writeAt` blob is cut back to `at`).
  */
-export async function storePart(blobStore: BlobStore, key: string, source: ByteSource, limit: PartLimit, checksum: UploadChecksum | undefined): Promise<StoredPart> {
-  const hash = checksum ? createHash(checksum.algorithm) : undefined;
+export async function storePart(
+  blobStore: BlobStore,
+  target: PartTarget,
+  source: ByteSource,
+  limit: PartLimit,
+  checksum: UploadChecksum | undefined,
+  /** Takes the run's bytes too (the upload's running sha256), whatever becomes of them. */
+  digest?: Hash | undefined,
+): Promise<StoredPart> {
+  const checked = checksum ? createHash(checksum.algorithm) : undefined;
+  const hashes = [checked, digest].filter((hash) => hash !== undefined);
   const state: { size: number; cut: SwitchyardError | undefined; failure: SwitchyardError | undefined } = { size: 0, cut: undefined, failure: undefined };
-  const body = Readable.from(untilCut(source, state, limit, hash), { objectMode: false });
+  const body = Readable.from(untilCut(source, state, limit, hashes), { objectMode: false });
+  const { key, at } = target;
   try {
-    await blobStore.put(key, body);
+    await (at === undefined ? blobStore.put(key, body) : blobStore.writeAt!(key, at, body));
   } catch (error) {
     body.destroy();
-    await forget(blobStore, key);
-    throw state.failure ?? toSwitchyardError(error);
+    await unwrite(blobStore, target);
+    const failure = state.failure ?? toSwitchyardError(error);
+    // The blob lost the bytes it held of the upload (a crash, an operator): nothing can be appended to them.
+    throw failure.code === 'out_of_range' && at !== undefined ? partLost(`a stored part of the upload is missing or short (${key})`) : failure;
   }
-  if (checksum && (state.cut || !timingSafeEqualBytes(hash!.digest(), checksum.digest))) {
-    await forget(blobStore, key);
+  if (checksum && (state.cut || !timingSafeEqualBytes(checked!.digest(), checksum.digest))) {
+    await unwrite(blobStore, target);
     if (state.cut) throw state.cut;
     throw new SwitchyardError('invalid_argument', `the ${checksum.algorithm} of the ${state.size} bytes received does not match Upload-Checksum; they were not kept`, [
       { field: CHECKSUM_MISMATCH_FIELD, reason: 'checksum mismatch' },
@@ -52,11 +81,17 @@ export async function storePart(blobStore: BlobStore, key: string, source: ByteS
   return { size: state.size, cut: state.cut };
 }
 
+/** Removes what a run that is not kept wrote: its own blob, or its bytes past `at` in a shared one (best effort: they are past the committed offset either way). */
+async function unwrite(blobStore: BlobStore, target: PartTarget): Promise<void> {
+  if (ownsBlob(target)) return forget(blobStore, target.key);
+  await blobStore.writeAt!(target.key, target.at!, Readable.from([], { objectMode: false })).catch(() => undefined);
+}
+
 async function* untilCut(
   source: ByteSource,
   state: { size: number; cut: SwitchyardError | undefined; failure: SwitchyardError | undefined },
   limit: PartLimit,
-  hash: Hash | undefined,
+  hashes: readonly Hash[],
 ): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of source as AsyncIterable<unknown>) {
@@ -64,7 +99,7 @@ async function* untilCut(
       if (chunk.length === 0) continue;
       if (state.size + chunk.length > limit.maxBytes) throw limit.tooLarge(limit.maxBytes);
       state.size += chunk.length;
-      hash?.update(chunk);
+      for (const hash of hashes) hash.update(chunk);
       yield chunk;
     }
   } catch (error) {
