@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { median } from '../harness/stats.js';
 import type { Side } from '../harness/alternate.js';
 import { plan } from '../harness/plan.js';
 import { readCpuSeconds, sampleRssGrowth } from '../harness/proc.js';
@@ -115,10 +116,4 @@ async function measure(server: { url: string; pid: number }, token: string, mib:
     result(`${name}-rss`, growth('ours'), growth('baseline'), 'MiB', 'lower', { notes: { peakRssMiB: notes.peakRssMiB } }),
     result(`${name}-cpu`, cpu('ours'), cpu('baseline'), 's CPU/upload', 'lower'),
   ];
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }

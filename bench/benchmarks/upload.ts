@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { median } from '../harness/stats.js';
 import type { Side } from '../harness/alternate.js';
 import { plan } from '../harness/plan.js';
 import { result, type BenchResult } from '../harness/results.js';
@@ -55,10 +56,4 @@ async function measureSize(mib: number, runs: number): Promise<BenchResult[]> {
     await Promise.all([ours.stop(), baseline.stop()]);
     await ws.cleanup();
   }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }

@@ -6,6 +6,7 @@
 // before/after of a change when `npm run bench` ratios move with the load:
 // build the old commit in a copy of the tree (`git archive <commit> | tar -x`,
 // node_modules copied with `cp -a`, `npx tsc -b`) and pass both CLIs.
+import { median } from '../harness/stats.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import autocannon, { type Options } from 'autocannon';
@@ -54,7 +55,6 @@ try {
       stats[side].cpu.push(((readCpuSeconds(server.pid) - cpuBefore) * 1e6) / r['2xx']);
     }
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const list = (values: number[]) => values.map((value) => value.toFixed(0)).join(' ');
   for (const side of ['old', 'new'] as const) {
     console.log(`${load} ${side}: req/s ${list(stats[side].rps)} (median ${median(stats[side].rps).toFixed(0)}); CPU µs/request ${list(stats[side].cpu)} (median ${median(stats[side].cpu).toFixed(0)})`);

@@ -152,12 +152,14 @@ async function* appendMessages(
 /**
  * How long to wait before trying again after `error`, or undefined when it is
  * for good. Passing: the service or the connection down or cut (unavailable,
- * aborted, canceled by the other end, internal, unknown), a deadline, an
- * offset conflict (aborted), a busy upload (unavailable), and a rate limit
+ * aborted, canceled by the other end, unknown), a deadline, an offset
+ * conflict (aborted), a busy upload (unavailable), and a rate limit
  * (resource_exhausted with a retry-after). For good: anything the request
  * itself is wrong for (invalid_argument, such as a type the workspace policy
- * refuses; not_found; permission_denied; unauthenticated; a size limit), and
- * any error not from the call (a source that failed).
+ * refuses; not_found; permission_denied; unauthenticated; a size limit), an
+ * internal error (the service's own fault, such as an upload that lost stored
+ * bytes: asking again does not mend it), and any error not from the call (a
+ * source that failed).
  */
 function retryDelay(error: unknown, failures: number): number | undefined {
   if (!(error instanceof ConnectError)) return undefined;
@@ -168,7 +170,6 @@ function retryDelay(error: unknown, failures: number): number | undefined {
     case Code.Aborted:
     case Code.Canceled:
     case Code.DeadlineExceeded:
-    case Code.Internal:
     case Code.Unknown:
       return Number.isFinite(retryAfter) ? Math.max(backoff, retryAfter) : backoff;
     case Code.ResourceExhausted:

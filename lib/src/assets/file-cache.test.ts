@@ -2,7 +2,7 @@ import test from 'ava';
 import { Readable } from 'node:stream';
 import { MemoryBlobStore } from '../memory/memory-blob-store.js';
 import type { BlobStore, ByteRange } from '../ports/blob-store.js';
-import { bytesOf } from '../testing/streams.js';
+import { bytesOf, failingStream } from '../testing/streams.js';
 import { FileCache } from './file-cache.js';
 import { alice, chunked, pathOf, setup } from './test-support.js';
 
@@ -86,4 +86,22 @@ test('a cached file still answers to its record: deleted is not_found at once, m
   await t.throwsAsync(service.openFile(path), { code: 'permission_denied' });
   await service.delete(alice, asset.id);
   await t.throwsAsync(service.openFile(path), { code: 'not_found' });
+});
+
+test('a store failing mid-read is unavailable (retryable), and nothing is kept', async (t) => {
+  const inner = new MemoryBlobStore();
+  await put(inner, 'ws/a', Buffer.from('0123456789'));
+  let failing = true;
+  const store: BlobStore = {
+    put: (key, body) => inner.put(key, body),
+    get: async (key) => (failing ? failingStream({ bytesBeforeFailure: 4 }) : inner.get(key)),
+    stat: (key) => inner.stat(key),
+    delete: (key) => inner.delete(key),
+    list: () => inner.list(),
+    check: () => inner.check(),
+  };
+  const cache = new FileCache({ maxBytes: 1024, maxFileBytes: 100 });
+  await t.throwsAsync(cache.open(store, 'ws/a', 10, undefined), { code: 'unavailable' });
+  failing = false;
+  t.is((await bytesOf((await cache.open(store, 'ws/a', 10, undefined))!)).toString(), '0123456789');
 });

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import type { BlobStore, ByteRange } from '../ports/blob-store.js';
+import { isSwitchyardError, SwitchyardError } from '../errors.js';
 
 /** How much memory small files may take, and what counts as small. */
 export interface FileCacheConfig {
@@ -45,6 +46,8 @@ export class FileCache {
     const entries = this.#entries;
     if (entries === undefined || size > this.#maxFileBytes || size > (entries.maxSize ?? 0)) return blobs.get(key, range);
     let bytes = entries.get(key);
+    // What the record says must be what is served: an entry of another size is not the file's (never expected).
+    if (bytes !== undefined && bytes.length !== size) bytes = undefined;
     if (bytes === undefined) {
       const body = await blobs.get(key);
       if (body === undefined) return undefined;
@@ -56,9 +59,25 @@ export class FileCache {
   }
 }
 
-/** The whole stream in one buffer of its own (a copy: a read chunk may be a view of a larger buffer that an entry must not keep alive). */
+/**
+ * The whole stream in one buffer of its own, so an entry keeps alive only its
+ * own bytes: a read chunk may be a view of a larger buffer, and Buffer.concat
+ * puts small results in Node's shared 8 KiB pool. A store's failure mid-read
+ * is `unavailable`, as a failed open would be.
+ */
 async function readAll(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  let total = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk as Buffer);
+      total += (chunk as Buffer).length;
+    }
+  } catch (error) {
+    throw isSwitchyardError(error) ? error : new SwitchyardError('unavailable', 'the file could not be read from the blob store', [], { cause: error });
+  }
+  const bytes = Buffer.allocUnsafeSlow(total);
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(bytes, at);
+  return bytes;
 }

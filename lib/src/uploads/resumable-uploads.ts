@@ -109,6 +109,22 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
   }
 
   /**
+   * After taking over a lease its holder never gave back: records the new blob
+   * (as an empty run) before any byte goes into it, so every later append
+   * continues the new blob even if this one stores nothing. The old holder may
+   * still be writing into the old blob past the committed bytes; an append that
+   * went on there would share the file with it. No holder is named, so the
+   * lease stays this append's.
+   */
+  async function moveToNewBlob(current: UploadRecord, offset: number, target: PartTarget): Promise<void> {
+    const moved = await uploadStore.commit(current.workspace, current.id, offset, { part: { key: target.key, size: 0 }, expiresAt: current.expiresAt });
+    if (moved) return;
+    const latest = await uploadStore.get(current.workspace, current.id);
+    if (!latest) throw uploadNotFound(current.id);
+    throw offsetMismatch(latest.offset, offset);
+  }
+
+  /**
    * Commits a stored part. Bytes that did not become part of the upload (another request moved it on, or ended
    * it) are deleted if they are a blob of their own; when the commit failed without an answer (a lost connection
    * after the write) the record is read again first, since the part may be in it after all: a part deleted under
@@ -315,6 +331,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
         const length = checkLength(current, declared);
         if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes);
         const target = partTarget(current, holder, displaced);
+        if (displaced && target.at !== undefined) await moveToNewBlob(current, offset, target);
         const room = length === undefined ? { maxBytes: maxBytes - offset, tooLarge: () => tooLarge(maxBytes) } : { maxBytes: length - offset, tooLarge: () => pastLength(length) };
         const digest = target.at === undefined ? undefined : digests.resume(record.id, target.key, target.at);
         stored = await storePart(blobStore, target, input.body, room, input.checksum, digest);

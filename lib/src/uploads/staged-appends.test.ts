@@ -142,6 +142,26 @@ test('a lease taken over from an append that never gave it back starts a new blo
   t.deepEqual(await partBlobs(blobStore), []);
 });
 
+test('after a takeover that stored nothing, later appends still keep away from the old blob its hung holder may write into', async (t) => {
+  const { uploads, uploadStore, service, blobStore, clock } = uploadsSetup();
+  const file = randomBytes(60_000);
+  const { id } = await uploads.create(alice, { length: file.length });
+  await uploads.append(alice, id, { offset: 0, body: chunked(file.subarray(0, 20_000)) });
+  const [old] = await partBlobs(blobStore);
+  t.true(await uploadStore.acquireAppend('ws-alice', id, 'bl_hung', clock.now(), clock.now()));
+  clock.advance(21_000);
+  // The append that takes the lease over stores nothing (its client sent no byte), and gives the lease back.
+  await uploads.append(alice, id, { offset: 20_000, body: chunked(Buffer.alloc(0)) });
+  // The next append must not go on in the old blob: the hung holder may still be writing there.
+  await uploads.append(alice, id, { offset: 20_000, body: chunked(file.subarray(20_000, 40_000)) });
+  const blobs = await partBlobs(blobStore);
+  t.is(blobs.find((blob) => blob.key === old!.key)?.size, 20_000, 'the old blob holds only what was committed into it');
+  t.deepEqual(blobs.map((blob) => blob.size).sort(), [20_000, 20_000]);
+  const done = await uploads.append(alice, id, { offset: 40_000, body: chunked(file.subarray(40_000)) });
+  t.is((await service.get(alice, done.assetId!)).sha256, sha256(file));
+  t.deepEqual(await partBlobs(blobStore), []);
+});
+
 test('an append that waited for a lease given back goes on in the same blob', async (t) => {
   const { uploads, uploadStore, service, blobStore, clock } = uploadsSetup();
   const file = randomBytes(30_000);
@@ -157,13 +177,16 @@ test('an append that waited for a lease given back goes on in the same blob', as
 });
 
 test('a replace through an upload links the blob under the asset, keeping its id', async (t) => {
-  const { uploads, service } = uploadsSetup();
+  const blobStore = new MemoryBlobStore();
+  const { uploads, service } = uploadsSetup({ blobStore });
   const original = await service.upload(alice, { body: chunked(await readFixture('image.png')) });
   const jpeg = await readFixture('photo.jpg');
   const { id } = await uploads.create(alice, { length: jpeg.length, intent: { replace: original.id } });
   const half = Math.floor(jpeg.length / 2);
+  const seen = counting(blobStore);
   await uploads.append(alice, id, { offset: 0, body: chunked(jpeg.subarray(0, half)) });
   const done = await uploads.append(alice, id, { offset: half, body: chunked(jpeg.subarray(half)) });
+  t.is(seen.puts, 0, 'no byte of the file written again: the blob was linked');
   t.is(done.assetId, original.id);
   const replaced = await service.get(alice, original.id);
   t.is(replaced.type, 'image/jpeg');

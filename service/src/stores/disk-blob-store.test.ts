@@ -1,5 +1,5 @@
 import test from 'ava';
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -42,6 +42,20 @@ test('disk: each blob is one file at its key path, and puts leave no temp files 
   t.is((await stat(join(root, 'ws', 'as_1', 'bl_1.txt'))).size, 'two, replacing'.length);
   t.deepEqual(await readdir(join(root, '.tmp')), [], 'no temp file survives, failed or not');
   t.deepEqual((await readdir(join(root, 'ws'))).sort(), ['as_1', 'large.bin']);
+});
+
+test('disk: a link is as young as the link, not as the bytes: gc and the abandoned-write sweep judge a key by its age', async (t) => {
+  const root = await freshRoot();
+  const store = new DiskBlobStore(root);
+  await store.put('_uploads/ws/up_1/bl_1', bytes('the bytes of a long upload'));
+  // The upload's last write was an hour ago.
+  const anHourAgo = new Date(Date.now() - 3_600_000);
+  await utimes(join(root, '_uploads', 'ws', 'up_1', 'bl_1'), anHourAgo, anHourAgo);
+  const before = Date.now();
+  await store.link('_uploads/ws/up_1/bl_1', 'ws/as_1/bl_2.txt');
+  const linked = await store.stat('ws/as_1/bl_2.txt');
+  t.true(linked!.modifiedAt.getTime() >= before - 1_000, `modified at ${linked!.modifiedAt.toISOString()}`);
+  t.is(await bytesOf((await store.get('ws/as_1/bl_2.txt'))!).then(String), 'the bytes of a long upload');
 });
 
 test('disk: delete prunes folders it empties, up to but not including the root', async (t) => {

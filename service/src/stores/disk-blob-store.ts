@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { close, constants, createReadStream, createWriteStream, fstat, open as openCallback } from 'node:fs';
-import { access, copyFile, link, mkdir, open, opendir, rename, rm, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { access, copyFile, link, mkdir, open, opendir, rename, rm, rmdir, stat, unlink, utimes, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -110,6 +110,10 @@ export class DiskBlobStore implements BlobStore {
       await linkOrCopy(source, temp).catch(async (error: unknown) => {
         if ((await this.#absent(error)) === undefined) throw notFound(from);
       });
+      // A link keeps the file's modification time, that of the upload's last write, perhaps hours ago: gc and the
+      // sweep of abandoned writes spare only young files, and no record names this key until the caller inserts one.
+      const linkedAt = new Date();
+      await utimes(temp, linkedAt, linkedAt);
       await this.#moveIntoPlace(temp, target);
     } catch (error) {
       await rm(temp, { force: true }).catch(() => undefined);
