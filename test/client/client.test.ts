@@ -1,11 +1,12 @@
 // @switchyard/client against a real service and gateway: every RPC over each
 // protocol, uploads from every kind of source, tokens, and error codes.
+import { codeOf } from './support/codes.js';
 import test from 'ava';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { build } from 'esbuild';
-import { Code, ConnectError, createRestClient, createSwitchyardClient, SwitchyardRestError, type Protocol, type RestAsset, type RestRoute, type SwitchyardClient } from '@switchyard/client';
+import { Code, createRestClient, createSwitchyardClient, SwitchyardRestError, type Protocol, type RestAsset, type RestRoute, type SwitchyardClient } from '@switchyard/client';
 import { createSwitchyardClient as createWebClient } from '@switchyard/client/web';
 import { startStack, type Stack } from '../rest/support/stack.js';
 import { ROOT } from '../support/cli.js';
@@ -25,14 +26,6 @@ function clientFor(protocol: Protocol, workspace: string, token: string | (() =>
   return createSwitchyardClient({ baseUrl, protocol, token });
 }
 
-async function codeOf(promise: Promise<unknown>): Promise<Code | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    return ConnectError.from(error).code;
-  }
-}
 
 for (const protocol of ['grpc', 'connect', 'grpc-web'] as const) {
   test(`${protocol}: routes are created, read and matched`, async (t) => {

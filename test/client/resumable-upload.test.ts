@@ -1,6 +1,7 @@
 // resumableUpload against a real service and gateway: whole uploads from each
 // kind of source, connections cut mid-append, an upload resumed by id, errors
 // for good that are not retried, and an abort that leaves the upload resumable.
+import { codeOf } from './support/codes.js';
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -11,7 +12,7 @@ import { Readable } from 'node:stream';
 import { createClient, type Interceptor } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { AssetService, UploadService } from '@switchyard/proto';
-import { Code, ConnectError, createSwitchyardClient, resumableUpload, type Protocol, type ResumableUploadClients, type SwitchyardClient } from '@switchyard/client';
+import { Code, createSwitchyardClient, resumableUpload, type Protocol, type ResumableUploadClients, type SwitchyardClient } from '@switchyard/client';
 import { sha256 } from '../rest/support/fixtures.js';
 import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
 import { mintToken } from '../rest/support/tokens.js';
@@ -42,14 +43,6 @@ function countingClients(baseUrl: string, token: string): ResumableUploadClients
   return { uploads: createClient(UploadService, transport), assets: createClient(AssetService, transport), calls, close: () => sessionManager.abort() };
 }
 
-async function codeOf(promise: Promise<unknown>): Promise<Code | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    return ConnectError.from(error).code;
-  }
-}
 
 /** `bytes` as a Node stream of 64 KiB chunks, read once, its size unknown to the helper. */
 const streamOf = (bytes: Buffer): Readable => Readable.from((function* () {
