@@ -124,6 +124,19 @@ test('a stored blob as the body is read, then linked under the key: the same res
   t.is(puts, 0);
 });
 
+test('a stored blob holding bytes past the body (a failed write left them) is cut to the body before it is linked', async (t) => {
+  const store = new MemoryBlobStore();
+  const bytes = generatedBytes(50_000);
+  for (const known of [undefined, sha256(bytes)]) {
+    await store.put('_uploads/ws/up_x/bl_a', Readable.from([bytes, Buffer.from('stale tail')], { objectMode: false }));
+    const key = `ws/as_x/bl_${known === undefined ? 'read' : 'known'}`;
+    const body = new StoredBlobBody({ blobStore: store, key: '_uploads/ws/up_x/bl_a', size: bytes.length, sha256: known, bytes: Readable.from([bytes], { objectMode: false }) });
+    const result = await ingest(body, store, key, options(1e6));
+    t.is(result.size, bytes.length);
+    t.deepEqual(await bytesOf((await store.get(key))!), bytes, 'the asset\'s file is the body, not the tail');
+  }
+});
+
 test('a stored blob with a known sha256 is judged like a streamed body: too large or refused by admit, nothing is linked', async (t) => {
   const store = new MemoryBlobStore();
   const bytes = generatedBytes(5_000);

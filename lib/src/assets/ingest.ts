@@ -45,7 +45,7 @@ export async function ingest(source: ByteSource, blobStore: BlobStore, key: stri
     } else {
       // Read only, to be sniffed, judged and hashed: the bytes are in the store already.
       for await (const _ of passed);
-      await blobStore.link!(stored!.key, key);
+      await linkExactly(blobStore, stored!, key);
     }
   } catch (error) {
     body?.destroy();
@@ -78,12 +78,28 @@ async function linkDigested(source: StoredBlobBody, sha256: string, key: string,
   }
   if (size > options.maxBytes) throw tooLarge(options.maxBytes);
   try {
-    await source.blobStore.link!(source.key, key);
+    await linkExactly(source.blobStore, source, key);
   } catch (error) {
     await forget(source.blobStore, key);
     throw toSwitchyardError(error);
   }
   return { size, sha256, head };
+}
+
+/**
+ * Links the stored blob to `key` holding the body's bytes and no more: a link
+ * shares the whole blob, and bytes past the ones judged and hashed (left by a
+ * failed write past the committed ones) would be served as the asset's. The
+ * blob is cut to its size first where the store can; should it still differ,
+ * it is refused with `internal` rather than stored.
+ */
+async function linkExactly(blobStore: BlobStore, source: StoredBlobBody, key: string): Promise<void> {
+  if (blobStore.writeAt) await blobStore.writeAt(source.key, source.size, Readable.from([], { objectMode: false }));
+  await blobStore.link!(source.key, key);
+  const linked = await blobStore.stat(key);
+  if (linked?.size !== source.size) {
+    throw new SwitchyardError('internal', `blob ${source.key} holds ${linked?.size ?? 'no'} bytes where the upload has ${source.size}`, [{ field: 'key', reason: 'stored bytes differ from the upload' }]);
+  }
 }
 
 /** The first `headBytes` bytes of a body (all of a smaller one); it is not read further. */
