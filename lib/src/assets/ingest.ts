@@ -94,7 +94,8 @@ async function linkDigested(source: StoredBlobBody, sha256: string, key: string,
  * it is refused with `internal` rather than stored.
  */
 async function linkExactly(blobStore: BlobStore, source: StoredBlobBody, key: string): Promise<void> {
-  if (blobStore.writeAt) await blobStore.writeAt(source.key, source.size, Readable.from([], { objectMode: false }));
+  // Only when it is longer: a cut syncs the file, a journal commit on most file systems.
+  if (blobStore.writeAt && (await blobStore.stat(source.key))?.size !== source.size) await blobStore.writeAt(source.key, source.size, Readable.from([], { objectMode: false }));
   await blobStore.link!(source.key, key);
   const linked = await blobStore.stat(key);
   if (linked?.size !== source.size) {
