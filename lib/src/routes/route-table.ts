@@ -83,16 +83,8 @@ export class RouteTable<R extends RouteTableEntry = RouteTableEntry> {
     const trie = routes.trie;
     const entry = trie.find(path);
     if (entry === undefined) return undefined;
-    const params: Record<string, string> = {};
-    const names = entry.paramNames;
-    for (let k = 0; k < names.length; k++) {
-      const value = path.slice(trie.paramStart[k], trie.paramEnd[k]);
-      params[names[k]!] = encoded ? decodeURIComponent(value) : value;
-    }
-    if (entry.hasWildcard) {
-      const rest = path.slice(trie.wildcardStart);
-      params['*'] = encoded ? decodeURIComponent(rest) : rest;
-    }
+    const params = entry.params(path, trie.paramStart, trie.paramEnd, trie.wildcardStart);
+    if (encoded) for (const name in params) params[name] = decodeURIComponent(params[name]!);
     return { route: entry.route, params };
   }
 }

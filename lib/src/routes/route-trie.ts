@@ -9,12 +9,15 @@
  * a node has many static children (then one slice for a Map lookup).
  */
 import { SwitchyardError } from '../errors.js';
+import { paramsBuilder, type ParamsBuilder } from './params-builder.js';
 import type { PathPattern } from './path-pattern.js';
 
 export interface TrieEntry<R> {
   readonly route: R;
   readonly paramNames: readonly string[];
   readonly hasWildcard: boolean;
+  /** The params of a match of a path without percent-encoding, from the bounds `find` leaves. */
+  readonly params: ParamsBuilder;
 }
 
 /** Above this many static children a Map beats comparing each key in place. */
@@ -55,7 +58,12 @@ export class RouteTrie<R> {
    * `key` turns a static segment's decoded text into the form paths are matched in.
    */
   insert(pattern: PathPattern, route: R, key: (decoded: string) => string): void {
-    const entry: TrieEntry<R> = Object.freeze({ route, paramNames: pattern.paramNames, hasWildcard: pattern.hasWildcard });
+    const entry: TrieEntry<R> = Object.freeze({
+      route,
+      paramNames: pattern.paramNames,
+      hasWildcard: pattern.hasWildcard,
+      params: paramsBuilder(pattern.paramNames, pattern.hasWildcard),
+    });
     // "/" lives under an empty static segment: the concrete "/" has one empty segment.
     let node = pattern.segments.length === 0 ? this.#root.child('') : this.#root;
     for (const segment of pattern.segments) {
