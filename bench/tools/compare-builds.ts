@@ -1,11 +1,14 @@
-// `tsx bench/tools/compare-builds.ts <list|create> <old cli/dist/bin.js> <new cli/dist/bin.js> [rounds] [seconds]`:
-// two builds of `npm start` side by side under the rest-list-assets or
-// rest-create-route load, in alternating short rounds (the order flipping each
-// round) after a warm-up, so a busy shared machine hits both alike. Prints
+// `tsx bench/tools/compare-builds.ts <list|create|get|file> <old cli/dist/bin.js> <new cli/dist/bin.js> [rounds] [seconds]`:
+// two builds of `npm start` side by side under the rest-list-assets,
+// rest-create-route, rest-get-asset or file-serve-16kib load, in alternating
+// short rounds (the order flipping each round) after a warm-up, so a busy
+// shared machine hits both alike. OLD_ENV and NEW_ENV (`NAME=value ...`) add
+// settings to one side, to compare settings of one build. Prints
 // req/s per round and server CPU per request for each, and new ÷ old. For a
 // before/after of a change when `npm run bench` ratios move with the load:
 // build the old commit in a copy of the tree (`git archive <commit> | tar -x`,
 // node_modules copied with `cp -a`, `npx tsc -b`) and pass both CLIs.
+import { randomBytes } from 'node:crypto';
 import { median } from '../harness/stats.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -17,38 +20,45 @@ import { createWorkspace, seedAsset } from '../harness/servers.js';
 import { BENCH_WORKSPACE } from '../harness/tokens.js';
 
 const [load, oldCli, newCli, roundsArg, secondsArg] = process.argv.slice(2);
-if ((load !== 'list' && load !== 'create') || !oldCli || !newCli) throw new Error('usage: compare-builds <list|create> <old bin.js> <new bin.js> [rounds] [seconds]');
+const LOADS = ['list', 'create', 'get', 'file'];
+if (!LOADS.includes(load ?? '') || !oldCli || !newCli) throw new Error(`usage: compare-builds <${LOADS.join('|')}> <old bin.js> <new bin.js> [rounds] [seconds]`);
 const rounds = Number(roundsArg ?? 6);
 const seconds = Number(secondsArg ?? 5);
 const LISTED_ASSETS = 10_000;
 
 const ws = await createWorkspace(`compare-${load}`);
-const servers: Record<'old' | 'new', { url: string; pid: number; stop(): Promise<void> }> = {} as never;
+const servers: Record<'old' | 'new', { url: string; pid: number; target: string; stop(): Promise<void> }> = {} as never;
+const sideEnv = (variable: string | undefined): Record<string, string> => Object.fromEntries((variable ?? '').split(/\s+/).filter(Boolean).map((pair) => pair.split(/=(.*)/s, 2) as [string, string]));
 try {
   for (const [side, cli] of [['old', oldCli], ['new', newCli]] as const) {
     const dataDir = join(ws.dir, side);
     const child = await startChild({
       args: [cli, 'start'],
-      env: { HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: ws.secret, RATE_LIMIT_PER_SECOND: '0', METRICS_PORT: '0' },
+      env: { HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: ws.secret, RATE_LIMIT_PER_SECOND: '0', METRICS_PORT: '0', ...sideEnv(process.env[side === 'old' ? 'OLD_ENV' : 'NEW_ENV']) },
       ready: /REST gateway\s+(http:\/\/\S+)\s+gRPC service\s+(\S+)/,
       logFile: `${dataDir}.log`,
     });
-    servers[side] = { url: child.ready[1]!, pid: child.pid, stop: child.stop };
-    await seedAsset(servers[side].url, ws.token);
+    const url = child.ready[1]!;
+    const target = load === 'file' ? await seedFile(url, ws.token) : `${url}/v1/assets/${await seedAsset(url, ws.token)}`;
+    servers[side] = { url, pid: child.pid, target, stop: child.stop };
     if (load === 'list') seed(join(dataDir, 'switchyard.sqlite'));
   }
   const auth = { authorization: `Bearer ${ws.token}` };
   let n = 0; // shared by both sides: every route created is distinct
-  const options = (url: string): Options =>
+  const options = ({ url, target }: { url: string; target: string }): Options =>
     load === 'list'
       ? { url: `${url}/v1/assets?pageSize=50`, headers: auth }
-      : { url, requests: [{ method: 'POST', path: '/v1/routing', headers: { ...auth, 'content-type': 'application/json' }, setupRequest: (request) => ({ ...request, body: JSON.stringify({ method: 'GET', path: `/bench/r${++n}/:id`, middleware: ['auth', 'log'], handler: 'showItem' }) }) }] };
+      : load === 'get'
+        ? { url: target, headers: auth }
+        : load === 'file'
+          ? { url: target }
+          : { url, requests: [{ method: 'POST', path: '/v1/routing', headers: { ...auth, 'content-type': 'application/json' }, setupRequest: (request) => ({ ...request, body: JSON.stringify({ method: 'GET', path: `/bench/r${++n}/:id`, middleware: ['auth', 'log'], handler: 'showItem' }) }) }] };
   const stats = { old: { rps: [] as number[], cpu: [] as number[] }, new: { rps: [] as number[], cpu: [] as number[] } };
   for (let round = 0; round <= rounds; round++) {
     for (const side of round % 2 ? (['new', 'old'] as const) : (['old', 'new'] as const)) {
       const server = servers[side];
       const cpuBefore = readCpuSeconds(server.pid);
-      const r = await autocannon({ ...options(server.url), connections: 10, duration: round === 0 ? 3 : seconds });
+      const r = await autocannon({ ...options(server), connections: 10, duration: round === 0 ? 3 : seconds });
       if (r.non2xx || r.errors || r.timeouts) throw new Error(`${side}: non2xx=${r.non2xx} errors=${r.errors} timeouts=${r.timeouts}`);
       if (round === 0) continue; // the warm-up
       stats[side].rps.push(r['2xx'] / r.duration);
@@ -64,6 +74,16 @@ try {
 } finally {
   await Promise.all(Object.values(servers).map((server) => server.stop()));
   await ws.cleanup();
+}
+
+/** A 16 KiB file (as file-serve-16kib serves), uploaded through the API; its public url. */
+async function seedFile(url: string, token: string): Promise<string> {
+  const form = new FormData();
+  form.set('file', new Blob([randomBytes(16 * 1024)], { type: 'application/octet-stream' }), 'bench.bin');
+  const res = await fetch(`${url}/v1/assets/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const body = (await res.json()) as { url?: string };
+  if (res.status !== 201 || !body.url) throw new Error(`uploading a file failed: ${res.status} ${JSON.stringify(body)}`);
+  return body.url;
 }
 
 /** As rest-list-assets seeds ours: the baseline's rows, straight into the running server's SQLite file. */
