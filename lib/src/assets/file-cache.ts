@@ -11,6 +11,12 @@ export interface FileCacheConfig {
   readonly maxFileBytes: number;
 }
 
+/** A file's bytes as a stream, and whole when they are in memory. */
+export interface OpenedBytes {
+  readonly body: Readable;
+  readonly bytes?: Buffer;
+}
+
 export const DEFAULT_FILE_CACHE: FileCacheConfig = Object.freeze({ maxBytes: 64 * 1024 * 1024, maxFileBytes: 256 * 1024 });
 
 /**
@@ -38,13 +44,16 @@ export class FileCache {
 
   /**
    * `key`'s bytes (or `range` of them) as a stream, from memory when the file
-   * is small; `undefined` when the store has no such blob. `size` is the size
-   * the asset record gives: bytes read that do not match it are served but not
-   * kept.
+   * is small (then also as `bytes`); `undefined` when the store has no such
+   * blob. `size` is the size the asset record gives: bytes read that do not
+   * match it are served but not kept.
    */
-  async open(blobs: BlobStore, key: string, size: number, range: ByteRange | undefined): Promise<Readable | undefined> {
+  async open(blobs: BlobStore, key: string, size: number, range: ByteRange | undefined): Promise<OpenedBytes | undefined> {
     const entries = this.#entries;
-    if (entries === undefined || size > this.#maxFileBytes || size > (entries.maxSize ?? 0)) return blobs.get(key, range);
+    if (entries === undefined || size > this.#maxFileBytes || size > (entries.maxSize ?? 0)) {
+      const body = await blobs.get(key, range);
+      return body && { body };
+    }
     let bytes = entries.get(key);
     // What the record says must be what is served: an entry of another size is not the file's (never expected).
     if (bytes !== undefined && bytes.length !== size) bytes = undefined;
@@ -55,7 +64,8 @@ export class FileCache {
       if (bytes.length === size) entries.set(key, bytes);
     }
     // A range is already clamped to the file's size by the caller.
-    return Readable.from(range === undefined ? [bytes] : [bytes.subarray(range.start, range.end + 1)]);
+    const served = range === undefined ? bytes : bytes.subarray(range.start, range.end + 1);
+    return { body: Readable.from([served]), bytes: served };
   }
 }
 

@@ -36,9 +36,9 @@ export async function openFile(deps: Deps, path: string, options: OpenFileOption
   const range = resolveRange(options.range, record.size);
   const info: StoredFile = { type: record.type, size: record.size, sha256: record.sha256, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, range };
   if (options.infoOnly || record.size === 0) return Object.freeze(info);
-  const body = await deps.fileCache.open(deps.blobStore, record.blobKey, record.size, options.range ? range : undefined);
-  if (!body) throw fileNotFound();
-  return Object.freeze({ ...info, body });
+  const opened = await deps.fileCache.open(deps.blobStore, record.blobKey, record.size, options.range ? range : undefined);
+  if (!opened) throw fileNotFound();
+  return Object.freeze({ ...info, ...opened });
 }
 
 /** A derived image of the file: made (once) and stored on first use, then read like a file. Its `sha256` names the variant (its ETag). */
@@ -50,8 +50,8 @@ async function openVariant(deps: Deps, record: AssetRecord, options: OpenFileOpt
     const range = resolveRange(options.range, variant.info.size);
     const info: StoredFile = { type: variant.type, size: variant.info.size, sha256: variant.digest, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, range };
     if (options.infoOnly || variant.info.size === 0) return Object.freeze(info);
-    const body = await deps.fileCache.open(deps.blobStore, variant.key, variant.info.size, options.range ? range : undefined);
-    if (body) return Object.freeze({ ...info, body });
+    const opened = await deps.fileCache.open(deps.blobStore, variant.key, variant.info.size, options.range ? range : undefined);
+    if (opened) return Object.freeze({ ...info, ...opened });
     deps.variants.forget(variant);
     if (attempt > 0) throw fileNotFound();
   }

@@ -103,6 +103,12 @@ export interface StoredFile {
   readonly range: ByteRange;
   /** Absent with `infoOnly` or for an empty file. */
   readonly body?: Readable | undefined;
+  /**
+   * The bytes `body` yields, when they are in memory already (a small file
+   * from the file cache): a reader may take them whole and leave `body`
+   * unread, which then holds nothing open.
+   */
+  readonly bytes?: Buffer | undefined;
 }
 
 /** Asset operations; each checks the principal's scope and workspace. */

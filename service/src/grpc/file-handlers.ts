@@ -22,7 +22,13 @@ export function fileHandlers(assets: AssetService, rpc: Rpc): FileServiceServer 
       const request = call.request;
       const file = await assets.openFile(request.path, { range: rangeFromRequest(request), infoOnly: request.infoOnly, query: request.query, transform: transformQuery(request) });
       call.write({ info: fileInfoToMessage(file) });
-      if (file.body) await streamChunks(file.body, call);
+      if (file.bytes) {
+        // In memory already (a small file from the file cache): its few chunks are written at once.
+        file.body?.destroy();
+        for (let offset = 0; offset < file.bytes.length; offset += FILE_CHUNK_BYTES) call.write({ chunk: file.bytes.subarray(offset, offset + FILE_CHUNK_BYTES) });
+      } else if (file.body) {
+        await streamChunks(file.body, call);
+      }
     }),
   };
 }
