@@ -26,10 +26,17 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
+/**
+ * BENCH_CPU_PROFILE_DIR=<dir>: every server of the run writes a `--cpu-prof`
+ * profile there when it stops (read them with tools/cpu-profile-summary.ts);
+ * NODE_OPTIONS refuses the flag.
+ */
+const PROFILE_ARGS = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
+
 /** Starts a server as a separate process (not a tsx wrapper, so `pid` is the server itself). */
 export async function startChild(options: ChildOptions): Promise<ChildServer> {
   const fd = openSync(options.logFile, 'w');
-  const child = spawn(process.execPath, [...options.args], {
+  const child = spawn(process.execPath, [...PROFILE_ARGS, ...options.args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', fd, fd],
   });
