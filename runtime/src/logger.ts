@@ -20,23 +20,7 @@ const REDACTED_PATHS = CONTAINERS.flatMap((container) => SECRET_FIELDS.map((fiel
  * logs tokens, secrets or headers wholesale; the redaction is a second line
  * of defence should one slip in.
  */
-export function createLogger(level: LogLevel, destination: DestinationStream = standardOutput(), service = 'switchyard'): Logger {
-  return pino({ level, base: { service }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
-}
-
-/** Log bytes held while standard output cannot keep up; past this, lines are dropped rather than memory grown. */
-const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
-
-let stdout: DestinationStream | undefined;
-
-/**
- * One asynchronous standard output for every logger of the process (the
- * all-in-one server has two): a line is written at once, and lines logged
- * while a write is under way go out together in the next, instead of a
- * blocking write per line on the event loop. pino flushes it on exit. An A/B
- * of `npm start` under the file-serve-16kib load (bench/tools/compare-builds.ts
- * file, 6 rounds): req/s 1.01-1.08 per round, CPU per request 0.95.
- */
-function standardOutput(): DestinationStream {
-  return (stdout ??= pino.destination({ dest: 1, sync: false, maxLength: MAX_PENDING_LOG_BYTES }));
+export function createLogger(level: LogLevel, destination?: DestinationStream, service = 'switchyard'): Logger {
+  const options = { level, base: { service }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  return destination ? pino(options, destination) : pino(options);
 }
