@@ -106,7 +106,8 @@ export interface StoredFile {
   /**
    * The bytes `body` yields, when they are in memory already (a small file
    * from the file cache): a reader may take them whole and leave `body`
-   * unread, which then holds nothing open.
+   * unread, which then holds nothing open. Read-only: the buffer is the
+   * cache's own, served to every later reader.
    */
   readonly bytes?: Buffer | undefined;
 }
