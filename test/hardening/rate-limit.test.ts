@@ -68,8 +68,11 @@ test('files under CDN_URL are public and never rate-limited; unauthenticated cal
   const form = new FormData();
   form.append('file', new Blob([Buffer.from('hello, rate limit')], { type: 'text/plain' }), 'hello.txt');
   const asset = (await (await fetch(`${s.url}/v1/assets/upload`, { method: 'POST', headers: auth, body: form })).json()) as { url: string };
-  t.is((await getAsset(s, auth)).status, 404);
-  t.is((await getAsset(s, auth)).status, 429, 'the workspace has spent its burst');
+  // The workspace spends its bucket (burst 2, refilled at 1 per second): of three calls at once, at least one is
+  // refused however long the upload took (two calls one after the other raced the refill on a busy machine).
+  const statuses = (await Promise.all(Array.from({ length: 3 }, () => getAsset(s, auth)))).map((response) => response.status);
+  t.true(statuses.includes(429), `the workspace has spent its burst: ${statuses.join(', ')}`);
+  t.true(statuses.every((status) => status === 404 || status === 429), statuses.join(', '));
   const reads = scaled(50, 2_000);
   for (let i = 0; i < reads; i++) {
     const response = await fetch(asset.url);
