@@ -53,6 +53,8 @@ export interface BlobInfo {
  * - `sweepAbandonedWrites` (optional) removes what puts cut short by a crash
  *   left outside any key (temp files, unfinished multipart uploads) that were
  *   started before the given time; a put in progress is never that old.
+ * - `localPath` (optional) names the file behind a blob, for readers that
+ *   open files themselves.
  * - `writeAt` and `link` (optional, each on its own) let a resumable upload
  *   grow one blob append by append and then give it an asset's key, so its
  *   bytes are written once (see each method). A store without them gets one
@@ -87,4 +89,12 @@ export interface BlobStore {
    * as it was.
    */
   link?(from: string, to: string): Promise<void>;
+  /**
+   * Where blob `key`'s bytes can be read on this machine, for a native reader
+   * that opens files itself (libvips decoding an image to transform it), or
+   * `undefined` for an unknown key. Only a store of local files has it. The
+   * file is read, never written; a delete may remove it after the answer, and
+   * a reader that then finds it gone takes that as `not_found`.
+   */
+  localPath?(key: string): Promise<string | undefined>;
 }

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { isSwitchyardError, SwitchyardError } from '../errors.js';
 import type { BlobInfo, BlobStore } from '../ports/blob-store.js';
@@ -171,6 +172,18 @@ export function blobStoreConformance(test: RegisterTest, options: ConformanceOpt
       await assertRejectsWithCode(t, store.writeAt(key, offset, bytesStream(Buffer.from('x'))), 'invalid_argument', `offset ${offset}`);
     }
     t.true((await collectList(store, [key])).has(key), 'listed like any blob');
+  });
+
+  define('localPath (optional): names a file holding exactly the blob\'s bytes; an unknown key is undefined', async (t, store) => {
+    if (!store.localPath) return;
+    const key = freshKey('local.bin');
+    await store.put(key, sliceStream(0, 100 * 1024));
+    const path = await store.localPath(key);
+    t.truthy(path, 'a stored blob has a path');
+    t.deepEqual(await readFile(path!), generatedBytes(100 * 1024), 'the file holds the blob\'s bytes');
+    t.is(await store.localPath(freshKey()), undefined, 'an unknown key');
+    await store.delete(key);
+    t.is(await store.localPath(key), undefined, 'a deleted blob');
   });
 
   define('writeAt (optional): a failing body rejects with its error and keeps the bytes before the offset; the next write there cuts what it left', async (t, store) => {

@@ -1,10 +1,15 @@
 import test from 'ava';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { SwitchyardError } from '../../errors.js';
 import { MemoryAssetStore, MemoryBlobStore } from '../../memory/index.js';
 import { collectGarbage } from '../../maintenance/collect-garbage.js';
+import type { BlobStore } from '../../ports/blob-store.js';
 import { createManualClock } from '../../testing/index.js';
+import { bytesOf } from '../../testing/streams.js';
 import { alice, chunked, pathOf, setup } from '../test-support.js';
 import { parseTransform } from './transform-params.js';
 import { sourceOfVariantKey, variantKeyFor, VariantMaker } from './variants.js';
@@ -141,6 +146,43 @@ test('sources over the pixel limit, undecodable bytes and non-images are invalid
   const maker = new VariantMaker(new MemoryBlobStore(), { sizes: SIZES, maxPixels: 1000, concurrency: 1, queue: 1 });
   const record = (await assetStore.get('ws-alice', big.id))!;
   await t.throwsAsync(maker.variant(record, parseTransform({ w: '64' }, SIZES)), { message: /TRANSFORM_MAX_PIXELS/ }, '300 × 200 is over a limit of 1,000');
+});
+
+test('where the store names local files, sharp reads the source from its file, not through the store; a file gone by then is not_found', async (t) => {
+  const inner = new MemoryBlobStore();
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-local-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const streamedKeys: string[] = [];
+  let filesGone = false;
+  const blobStore: BlobStore = {
+    put: (key, body) => inner.put(key, body),
+    get: (key, range) => {
+      streamedKeys.push(key);
+      return inner.get(key, range);
+    },
+    stat: (key) => inner.stat(key),
+    delete: (key) => inner.delete(key),
+    list: () => inner.list(),
+    check: () => inner.check(),
+    // A store of local files, as the disk store is: here each blob is written out when its path is asked for.
+    localPath: async (key) => {
+      const body = await inner.get(key);
+      if (body === undefined) return undefined;
+      const path = join(dir, key.replaceAll('/', '_'));
+      if (filesGone) await rm(path, { force: true });
+      else await writeFile(path, await bytesOf(body));
+      return path;
+    },
+  };
+  const { service, assetStore } = setup({ blobStore });
+  const asset = await service.upload(alice, { body: chunked(await jpeg(800, 600)) });
+  const sourceKey = (await assetStore.get('ws-alice', asset.id))!.blobKey;
+  const file = await service.openFile(pathOf(asset.url), { transform: { w: '128', format: 'webp' } });
+  t.is((await sharp(await bytesOf(file.body!)).metadata()).width, 128);
+  t.false(streamedKeys.includes(sourceKey), 'the source was not read through the store');
+  filesGone = true;
+  const gone = await t.throwsAsync(service.openFile(pathOf(asset.url), { transform: { w: '64', format: 'webp' } }), { instanceOf: SwitchyardError });
+  t.is(gone?.code, 'not_found');
 });
 
 test('variant keys sit beside their source; gc keeps the variants of current blobs and removes those of replaced ones', async (t) => {
