@@ -93,8 +93,9 @@ export interface BlobStore {
    * Where blob `key`'s bytes can be read on this machine, for a native reader
    * that opens files itself (libvips decoding an image to transform it), or
    * `undefined` for an unknown key. Only a store of local files has it. The
-   * file is read, never written; a delete may remove it after the answer, and
-   * a reader that then finds it gone takes that as `not_found`.
+   * file's bytes never change while the key exists (as for `get`); the reader
+   * never writes it. A delete may remove it after the answer: a reader that
+   * then cannot read it falls back to `get`, which says what is wrong.
    */
   localPath?(key: string): Promise<string | undefined>;
 }

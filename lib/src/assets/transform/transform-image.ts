@@ -1,5 +1,4 @@
 import { SwitchyardError } from '../../errors.js';
-import { fileNotFound } from '../asset-errors.js';
 import { loadSharp } from '../image-size.js';
 import type { ImageTransform, TransformFormat } from './transform-params.js';
 
@@ -24,8 +23,8 @@ export interface TransformLimits {
  * stripped (sharp keeps none unless told), never enlarged past the source, the
  * first frame only (none of our output formats is asked to animate). A source
  * sharp cannot decode (truncated, not what its type says) is `invalid_argument`.
- * `source` is the image's bytes or the path of a file holding them; a file
- * gone by the time it is read is `not_found`.
+ * `source` is the image's bytes or the path of a file holding them (a file
+ * libvips cannot read is, to it, an image it cannot decode).
  */
 export async function transformImage(source: Buffer | string, transform: ImageTransform, format: TransformFormat, limits: TransformLimits): Promise<Buffer> {
   const sharp = await loadSharp();
@@ -47,7 +46,6 @@ export async function transformImage(source: Buffer | string, transform: ImageTr
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/pixel limit/i.test(message)) throw tooManyPixels(limits.maxPixels);
-    if (typeof source === 'string' && /input file is missing/i.test(message)) throw fileNotFound();
     throw new SwitchyardError('invalid_argument', 'the image could not be decoded for a transformation', [{ field: 'file', reason: 'not a decodable image' }], { cause: error });
   }
 }

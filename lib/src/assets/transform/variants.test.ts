@@ -1,5 +1,5 @@
 import test from 'ava';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -148,12 +148,13 @@ test('sources over the pixel limit, undecodable bytes and non-images are invalid
   await t.throwsAsync(maker.variant(record, parseTransform({ w: '64' }, SIZES)), { message: /TRANSFORM_MAX_PIXELS/ }, '300 × 200 is over a limit of 1,000');
 });
 
-test('where the store names local files, sharp reads the source from its file, not through the store; a file gone by then is not_found', async (t) => {
+test('where the store names local files, sharp reads the source from its file, not through the store; a file it cannot read is read through the store', async (t) => {
   const inner = new MemoryBlobStore();
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-local-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const streamedKeys: string[] = [];
   let filesGone = false;
+  let unreadable = false;
   const blobStore: BlobStore = {
     put: (key, body) => inner.put(key, body),
     get: (key, range) => {
@@ -168,9 +169,8 @@ test('where the store names local files, sharp reads the source from its file, n
     localPath: async (key) => {
       const body = await inner.get(key);
       if (body === undefined) return undefined;
-      const path = join(dir, key.replaceAll('/', '_'));
-      if (filesGone) await rm(path, { force: true });
-      else await writeFile(path, await bytesOf(body));
+      const path = join(dir, key.replaceAll('/', '_')) + (unreadable ? '.d' : '');
+      if (!filesGone) await writeFile(path, await bytesOf(body));
       return path;
     },
   };
@@ -180,8 +180,17 @@ test('where the store names local files, sharp reads the source from its file, n
   const file = await service.openFile(pathOf(asset.url), { transform: { w: '128', format: 'webp' } });
   t.is((await sharp(await bytesOf(file.body!)).metadata()).width, 128);
   t.false(streamedKeys.includes(sourceKey), 'the source was not read through the store');
+  // A file libvips cannot read (here a folder where the file should be): the bytes come through the store.
   filesGone = true;
-  const gone = await t.throwsAsync(service.openFile(pathOf(asset.url), { transform: { w: '64', format: 'webp' } }), { instanceOf: SwitchyardError });
+  await mkdir(join(dir, sourceKey.replaceAll('/', '_') + '.d'));
+  unreadable = true;
+  const fallback = await service.openFile(pathOf(asset.url), { transform: { w: '64', format: 'webp' } });
+  t.is((await sharp(await bytesOf(fallback.body!)).metadata()).width, 64);
+  t.true(streamedKeys.includes(sourceKey), 'read through the store after libvips failed');
+  // Gone from the store as well (a delete meanwhile): not_found, as the store says.
+  unreadable = false;
+  await inner.delete(sourceKey);
+  const gone = await t.throwsAsync(service.openFile(pathOf(asset.url), { transform: { w: '64', h: '64', format: 'webp' } }), { instanceOf: SwitchyardError });
   t.is(gone?.code, 'not_found');
 });
 

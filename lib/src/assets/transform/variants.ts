@@ -151,7 +151,7 @@ export class VariantMaker {
     const started = performance.now();
     let output: Buffer;
     try {
-      output = await transformImage(await this.#source(record), transform, format, { maxPixels: this.#config.maxPixels });
+      output = await this.#transform(record, transform, format);
       this.#observer.worked?.(format, 'ok', (performance.now() - started) / 1000);
     } catch (error) {
       this.#observer.worked?.(format, error instanceof SwitchyardError && error.code === 'invalid_argument' ? 'invalid' : 'error', (performance.now() - started) / 1000);
@@ -165,17 +165,27 @@ export class VariantMaker {
   }
 
   /**
-   * The source image for sharp: the path of its file where the store has local
-   * files, so libvips reads it and no copy of it lands in this process's heap
-   * (transform-miss 0.80 -> 0.93 of the bare sharp server, server CPU per miss
-   * 119 -> 106 ms against the baseline's 100, `npm run bench transform-miss`,
-   * 2026-11-25); else its bytes, read whole.
+   * Where the store has local files, libvips reads the source from its path,
+   * so no copy of it lands in this process's heap (transform-miss 0.80 -> 0.93
+   * of the bare sharp server, server CPU per miss 119 -> 106 ms against the
+   * baseline's 100, `npm run bench transform-miss`, 2026-11-25). libvips
+   * reports any failure to read a file (removed meanwhile, unreadable) as an
+   * image it cannot decode; then the bytes are read through the store, which
+   * says what went wrong (`not_found`, `unavailable`), and decoded from memory.
    */
-  async #source(record: AssetRecord): Promise<Buffer | string> {
-    const blobs = this.#blobs;
-    const source = blobs.localPath ? await blobs.localPath(record.blobKey) : await blobs.get(record.blobKey, undefined, { chunkBytes: SOURCE_READ_BYTES }).then((body) => body && readAll(body));
-    if (source === undefined) throw fileNotFound();
-    return source;
+  async #transform(record: AssetRecord, transform: ImageTransform, format: TransformFormat): Promise<Buffer> {
+    const limits = { maxPixels: this.#config.maxPixels };
+    const path = await this.#blobs.localPath?.(record.blobKey);
+    if (path !== undefined) {
+      try {
+        return await transformImage(path, transform, format, limits);
+      } catch (error) {
+        if (!(error instanceof SwitchyardError && error.code === 'invalid_argument')) throw error;
+      }
+    }
+    const body = await this.#blobs.get(record.blobKey, undefined, { chunkBytes: SOURCE_READ_BYTES });
+    if (body === undefined) throw fileNotFound();
+    return transformImage(await readAll(body), transform, format, limits);
   }
 
   /** A running slot, after waiting in the queue if need be; refused when the queue is full. */
