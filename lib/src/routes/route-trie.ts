@@ -14,9 +14,7 @@ import type { PathPattern } from './path-pattern.js';
 
 export interface TrieEntry<R> {
   readonly route: R;
-  readonly paramNames: readonly string[];
-  readonly hasWildcard: boolean;
-  /** The params of a match of a path without percent-encoding, from the bounds `find` leaves. */
+  /** The params of a match (values as they are in the path), from the bounds `find` leaves. */
   readonly params: ParamsBuilder;
 }
 
@@ -50,7 +48,7 @@ export class RouteTrie<R> {
   /** Bounds of the parameters bound on the current descent. Reused: matching is synchronous. */
   readonly paramStart = new Int32Array(64);
   readonly paramEnd = new Int32Array(64);
-  /** Where the matched wildcard's rest starts, after a hit with `hasWildcard`. */
+  /** Where the matched wildcard's rest starts, after a hit on a wildcard route. */
   wildcardStart = 0;
 
   /**
@@ -58,12 +56,7 @@ export class RouteTrie<R> {
    * `key` turns a static segment's decoded text into the form paths are matched in.
    */
   insert(pattern: PathPattern, route: R, key: (decoded: string) => string): void {
-    const entry: TrieEntry<R> = Object.freeze({
-      route,
-      paramNames: pattern.paramNames,
-      hasWildcard: pattern.hasWildcard,
-      params: paramsBuilder(pattern.paramNames, pattern.hasWildcard),
-    });
+    const entry: TrieEntry<R> = Object.freeze({ route, params: paramsBuilder(pattern.paramNames, pattern.hasWildcard) });
     // "/" lives under an empty static segment: the concrete "/" has one empty segment.
     let node = pattern.segments.length === 0 ? this.#root.child('') : this.#root;
     for (const segment of pattern.segments) {

@@ -147,9 +147,7 @@ export class DiskBlobStore implements BlobStore {
   }
 
   async localPath(key: string): Promise<string | undefined> {
-    const path = this.#pathOf(key);
-    const info = await stat(path).catch((error: unknown) => this.#absent(error));
-    return info?.isFile() ? path : undefined;
+    return (await this.stat(key)) ? this.#pathOf(key) : undefined;
   }
 
   async stat(key: string): Promise<BlobInfo | undefined> {

@@ -37,12 +37,13 @@ export interface TransformObserver {
 }
 
 /**
- * A source is read whole before it is decoded, in chunks this large where the
- * store reads local files: a 12 MP JPEG (about 4 MB) in one read instead of 60
- * reads of 64 KiB and a copy, so half the bytes outside V8's heap per miss and
- * fewer major collections: transform-miss 0.695 -> 0.800 of the bare sharp
- * server, server CPU per request 134 -> 119 ms (`npm run bench transform-miss`,
- * 2026-11-25).
+ * A source read through the store (one without `localPath`) is read whole, in
+ * chunks this large where the store honours the hint: a 12 MP JPEG (about 4 MB)
+ * in one read instead of 60 reads of 64 KiB and a copy, so half the bytes
+ * outside V8's heap per miss and fewer major collections. Measured on the disk
+ * store before it had `localPath`: transform-miss 0.695 -> 0.800 of the bare
+ * sharp server, server CPU per request 134 -> 119 ms (`npm run bench
+ * transform-miss`, 2026-11-25).
  */
 const SOURCE_READ_BYTES = 4 * 1024 * 1024;
 
