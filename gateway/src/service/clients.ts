@@ -1,7 +1,8 @@
-import { createClient, type Client, type Transport } from '@connectrpc/connect';
+import type { Client, Transport } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { AssetService, FileService, Health as HealthService, RouteService, UploadService } from '@switchyard/proto';
 import { withDirectCalls } from './direct-transport.js';
+import { createLeanClient } from './lean-client.js';
 
 /** Typed gRPC clients of the service, sharing one HTTP/2 connection. */
 export interface ServiceClients {
@@ -32,11 +33,11 @@ export function createInProcessClients(transport: Transport): ServiceClients {
 
 function clientsOver(transport: Transport, close: () => void): ServiceClients {
   return Object.freeze({
-    routes: createClient(RouteService, transport),
-    assets: createClient(AssetService, transport),
-    files: createClient(FileService, transport),
-    uploads: createClient(UploadService, transport),
-    health: createClient(HealthService, transport),
+    routes: createLeanClient(RouteService, transport),
+    assets: createLeanClient(AssetService, transport),
+    files: createLeanClient(FileService, transport),
+    uploads: createLeanClient(UploadService, transport),
+    health: createLeanClient(HealthService, transport),
     close,
   });
 }

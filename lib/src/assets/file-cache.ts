@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import type { BlobStore, ByteRange } from '../ports/blob-store.js';
 import { isSwitchyardError, SwitchyardError } from '../errors.js';
@@ -12,10 +12,8 @@ export interface FileCacheConfig {
 }
 
 /** A file's bytes as a stream, and whole when they are in memory. */
-export interface OpenedBytes {
-  readonly body: Readable;
-  readonly bytes?: Buffer;
-}
+/** A file's bytes: streamed from the store, or whole from memory. */
+export type OpenedBytes = { readonly body: Readable; readonly bytes?: undefined } | { readonly body?: undefined; readonly bytes: Buffer };
 
 export const DEFAULT_FILE_CACHE: FileCacheConfig = Object.freeze({ maxBytes: 64 * 1024 * 1024, maxFileBytes: 256 * 1024 });
 
@@ -65,7 +63,7 @@ export class FileCache {
     }
     // A range is already clamped to the file's size by the caller.
     const served = range === undefined ? bytes : bytes.subarray(range.start, range.end + 1);
-    return { body: Readable.from([served]), bytes: served };
+    return { bytes: served };
   }
 }
 

@@ -105,9 +105,9 @@ export interface StoredFile {
   readonly body?: Readable | undefined;
   /**
    * The bytes `body` yields, when they are in memory already (a small file
-   * from the file cache): a reader may take them whole and leave `body`
-   * unread, which then holds nothing open. Read-only: the buffer is the
-   * cache's own, served to every later reader.
+   * from the file cache): a reader may take them whole and never touch
+   * `body`, which is then not even made. Read-only: the buffer is the cache's
+   * own, served to every later reader.
    */
   readonly bytes?: Buffer | undefined;
 }

@@ -23,10 +23,9 @@ export function fileHandlers(assets: AssetService, rpc: Rpc): FileServiceServer 
       const file = await assets.openFile(request.path, { range: rangeFromRequest(request), infoOnly: request.infoOnly, query: request.query, transform: transformQuery(request) });
       call.write({ info: fileInfoToMessage(file) });
       if (file.bytes && file.bytes.length <= FILE_CHUNK_BYTES) {
-        // In memory already and one message long (a small file from the file cache): written as is, no stream
-        // read. file-serve-16kib, the same load on the build before and after (bench/tools/compare-builds.ts
+        // In memory already and one message long (a small file from the file cache): written as is, its body
+        // never made. file-serve-16kib, the same load on the build before and after (bench/tools/compare-builds.ts
         // file): req/s 1.00-1.12 per round, server CPU per request 0.96.
-        file.body?.destroy();
         call.write({ chunk: file.bytes });
       } else if (file.body) {
         await streamChunks(file.body, call);

@@ -93,7 +93,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
   }
 
   /** One streaming call (client or server stream); the caller's signal and a deadline (when given) cancel it. */
-  async function invokeStream<I extends DescMessage, O extends DescMessage>(method: DescMethodStreaming<I, O>, header: Headers, input: AsyncIterable<MessageShape<I>>, signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<StreamResponse<I, O>> {
+  async function invokeStream<I extends DescMessage, O extends DescMessage>(method: DescMethodStreaming<I, O>, header: Headers, input: AsyncIterable<MessageInitShape<I>>, signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<StreamResponse<I, O>> {
     const registered = lookup(method);
     if (registered.requestStream && !registered.responseStream) {
       const { life, end } = begin(header);
@@ -110,7 +110,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
         let open = true;
         try {
           for (;;) {
-            let next: IteratorResult<MessageShape<I>>;
+            let next: IteratorResult<MessageInitShape<I>>;
             try {
               next = await messages.next();
             } catch (error) {
@@ -123,7 +123,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
             }
             let request: unknown;
             try {
-              request = serverSide(registered, method.input, next.value);
+              request = serverSide(registered, method.input, create(method.input, next.value));
             } catch (error) {
               return inputFailed(error);
             }
@@ -158,7 +158,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
         unwatch();
         end();
       });
-      (registered.handler as (call: unknown) => void)(writableCall(life, serverSide(registered, method.input, first), output));
+      (registered.handler as (call: unknown) => void)(writableCall(life, serverSide(registered, method.input, create(method.input, first)), output));
       return { stream: true, service: method.parent, method, header: life.responseHeader, trailer: new Headers(), message: output.messages((bytes) => clientSide(registered, method.output, bytes)) };
     }
     throw new ConnectError(`${registered.path}: bidirectional streams are not served in-process`, Code.Unimplemented);
@@ -177,7 +177,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
     },
 
     stream<I extends DescMessage, O extends DescMessage>(method: DescMethodStreaming<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeadersInit | undefined, input: AsyncIterable<MessageInitShape<I>>, contextValues?: ContextValues): Promise<StreamResponse<I, O>> {
-      if (interceptors.length === 0) return invokeStream(method, new Headers(header), normalized(method.input, input), signal, deadlineOf(timeoutMs));
+      if (interceptors.length === 0) return invokeStream(method, new Headers(header), input, signal, deadlineOf(timeoutMs));
       return runStreamingCall<I, O>({
         interceptors,
         signal,
@@ -230,18 +230,15 @@ function statusError(status: CallStatus, header: Headers): ConnectError {
   return error;
 }
 
-/** Partial messages made whole, as Connect's transports do before sending. */
-async function* normalized<I extends DescMessage>(schema: I, input: AsyncIterable<MessageInitShape<I>>): AsyncGenerator<MessageShape<I>> {
-  for await (const message of input) yield create(schema, message);
-}
-
 async function* once<T>(value: Promise<T>): AsyncGenerator<T> {
   yield await value;
 }
 
+/** A server stream's one request; the rest of its (one-message) source is not read. */
 async function firstOf<T>(messages: AsyncIterable<T>): Promise<T> {
-  for await (const message of messages) return message;
-  throw new ConnectError('the request stream ended without a message', Code.InvalidArgument);
+  const first = await messages[Symbol.asyncIterator]().next();
+  if (first.done) throw new ConnectError('the request stream ended without a message', Code.InvalidArgument);
+  return first.value;
 }
 
 /**

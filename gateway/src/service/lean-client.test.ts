@@ -1,0 +1,61 @@
+// The lean server-streaming calls against Connect's own client, on a real
+// grpc-js server over Connect's gRPC transport: the same messages, errors and
+// metadata.
+import test from 'ava';
+import { Metadata, Server, ServerCredentials, status, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { ConnectError, createClient } from '@connectrpc/connect';
+import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import { FileService, type ReadFileResponse as ReadFileMessage } from '@switchyard/proto';
+import { FileServiceService, type ReadFileRequest, type ReadFileResponse } from '@switchyard/service/gen/switchyard/v1/files.js';
+import { createLeanClient } from './lean-client.js';
+
+/** What the test server does, by requested path. */
+function readFile(call: ServerWritableStream<ReadFileRequest, ReadFileResponse>): void {
+  const header = new Metadata();
+  header.set('x-request-id', String(call.metadata.get('x-request-id')[0] ?? ''));
+  call.sendMetadata(header);
+  const path = call.request.path;
+  if (path === 'missing') return void call.emit('error', { code: status.NOT_FOUND, details: 'no file at missing' });
+  call.write({ chunk: Buffer.from('one') });
+  call.write({ chunk: Buffer.from('two') });
+  const trailer = new Metadata();
+  trailer.set('x-done', path);
+  call.end(trailer);
+}
+
+const server = new Server();
+server.addService(FileServiceService, { readFile } as unknown as UntypedServiceImplementation);
+const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+const sessionManager = new Http2SessionManager(`http://127.0.0.1:${port}`);
+const transport = createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}`, sessionManager });
+const connect = createClient(FileService, transport);
+const lean = createLeanClient(FileService, transport);
+test.after.always(() => {
+  sessionManager.abort();
+  server.forceShutdown();
+});
+
+/** Every message's chunk as text, the headers and trailers seen, or the error. */
+async function outcome(messages: (options: { onHeader(h: Headers): void; onTrailer(t: Headers): void }) => AsyncIterable<ReadFileMessage>): Promise<unknown> {
+  const seen: Record<string, unknown> = {};
+  const chunks: string[] = [];
+  try {
+    for await (const message of messages({ onHeader: (h) => (seen['requestId'] = h.get('x-request-id')), onTrailer: (t) => (seen['done'] = t.get('x-done')) })) {
+      chunks.push(message.payload.case === 'chunk' ? Buffer.from(message.payload.value).toString() : String(message.payload.case));
+    }
+  } catch (error) {
+    const failure = ConnectError.from(error);
+    return { code: failure.code, message: failure.rawMessage, ...seen };
+  }
+  return { chunks, ...seen };
+}
+
+for (const path of ['file', 'missing']) {
+  test(`${path}: the same messages, headers, trailers and errors as Connect's client`, async (t) => {
+    const headers = { 'x-request-id': `req-${path}` };
+    const expected = await outcome((hooks) => connect.readFile({ path }, { headers, ...hooks }));
+    t.deepEqual(await outcome((hooks) => lean.readFile({ path }, { headers, ...hooks })), expected);
+    if (path === 'file') t.deepEqual(expected, { chunks: ['one', 'two'], requestId: 'req-file', done: 'file' });
+    else t.like(expected, { message: 'no file at missing' });
+  });
+}

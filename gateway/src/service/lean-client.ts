@@ -1,0 +1,41 @@
+import type { DescMessage, DescMethodServerStreaming, DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
+import { createClient, type CallOptions, type Client, type Transport } from '@connectrpc/connect';
+
+/**
+ * Connect's client of `service`, whose server-streaming methods skip Connect's promise-client
+ * wrapper. That wrapper runs every call and every message through async
+ * generators compiled down to ES2017 helpers (its request iterable and
+ * `handleStreamResponse`): ~10 % of the CPU of an in-process ReadFile call
+ * (bench/README.md, "Where a file request's CPU goes"). The calls here do the
+ * same with native async generators: file-serve-16kib, the same load on the
+ * build before and after (bench/tools/compare-builds.ts file), server CPU per
+ * request 0.88 together with the in-process channel's direct first message
+ * and the file cache's lazy streams.
+ */
+export function createLeanClient<S extends DescService>(service: S, transport: Transport): Client<S> {
+  const lean: Record<string, unknown> = {};
+  for (const method of service.methods) {
+    if (method.methodKind === 'server_streaming') lean[method.localName] = serverStreamingFn(transport, method as DescMethodServerStreaming<DescMessage, DescMessage>);
+  }
+  return Object.freeze({ ...createClient(service, transport), ...lean }) as Client<S>;
+}
+
+function serverStreamingFn<I extends DescMessage, O extends DescMessage>(transport: Transport, method: DescMethodServerStreaming<I, O>) {
+  return (input: MessageInitShape<I>, options: CallOptions = {}): AsyncIterable<MessageShape<O>> => {
+    // Started at once, as Connect's client does: the call is under way before the first read.
+    const response = transport.stream(method, options.signal, options.timeoutMs, options.headers, oneMessage(input), options.contextValues);
+    // Unread when the caller never iterates: its failure must not go unhandled.
+    response.catch(() => undefined);
+    return (async function* () {
+      const { header, message, trailer } = await response;
+      options.onHeader?.(header);
+      yield* message;
+      options.onTrailer?.(trailer);
+    })();
+  };
+}
+
+/** The request stream of a server-streaming call: one message (a generator: transports may `throw` into it). */
+async function* oneMessage<T>(message: T): AsyncGenerator<T> {
+  yield message;
+}
