@@ -6,6 +6,7 @@ import { createPool } from 'mysql2';
 import { SwitchyardError } from '@switchyard/core';
 import type { Database } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
+import { allowDirectReads } from './prepared-query.js';
 import { withQueryTimeout } from './mysql-query-timeout.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS, type DatabaseConfig } from './storage-config.js';
 
@@ -41,7 +42,10 @@ function openSqlite(file: string): Kysely<Database> {
   database.pragma('synchronous = FULL');
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   database.pragma('foreign_keys = ON');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const cached = withStatementCache(database);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+  allowDirectReads(db, cached.readNow);
+  return db;
 }
 
 function openMysql(url: string, timeoutMs: number): Kysely<Database> {

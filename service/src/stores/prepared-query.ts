@@ -1,5 +1,13 @@
 import type { CompiledQuery, Compilable, Kysely, QueryResult } from 'kysely';
 import { ARRAY_ROWS } from './array-rows.js';
+import type { ReadNow } from './sqlite-statement-cache.js';
+
+/** Databases whose prepared reads may skip Kysely's executor (our SQLite ones, which have no plugins). */
+const directReads = new WeakMap<object, ReadNow>();
+
+export function allowDirectReads<DB>(db: Kysely<DB>, readNow: ReadNow): void {
+  directReads.set(db, readNow);
+}
 
 /**
  * A read built with Kysely's query builder once and run many times with new
@@ -30,20 +38,42 @@ export function preparedStatement<DB, Row, Params extends readonly unknown[]>(bu
   return (on, ...params) => run(on, params);
 }
 
+/** Runs on `db`; a SQLite database with no transaction open answers at once (sqlite-statement-cache.ts, ReadNow). */
 function prepare<DB, Row>(db: Kysely<DB>, compiled: CompiledQuery<Row>, sentinels: readonly unknown[], prefix: string): (...params: readonly unknown[]) => Promise<QueryResult<Row>> {
-  const run = bind(compiled, sentinels, prefix);
-  return (...params) => run(db, params);
+  const { sql, arrange } = template(compiled, sentinels, prefix);
+  const readNow = compiled.query.kind === 'SelectQueryNode' ? directReads.get(db) : undefined;
+  return (...params) => {
+    const parameters = arrange(params);
+    if (readNow !== undefined) {
+      try {
+        const rows = readNow(sql, parameters);
+        if (rows !== undefined) return Promise.resolve({ rows: rows as Row[] });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return db.executeQuery<Row>({ ...compiled, sql, parameters });
+  };
 }
 
 function bind<Row>(compiled: CompiledQuery<Row>, sentinels: readonly unknown[], prefix: string): <DB>(on: Kysely<DB>, params: readonly unknown[]) => Promise<QueryResult<Row>> {
-  const template: CompiledQuery<Row> = { ...compiled, sql: prefix + compiled.sql };
-  const order = sentinels.map((sentinel) => template.parameters.indexOf(sentinel));
-  if (template.parameters.length !== sentinels.length || order.some((index) => index < 0) || new Set(order).size !== order.length) {
-    throw new Error(`preparedQuery: cannot map parameters of ${template.sql}`);
+  const { sql, arrange } = template(compiled, sentinels, prefix);
+  return (on, params) => on.executeQuery<Row>({ ...compiled, sql, parameters: arrange(params) });
+}
+
+/** The query's SQL and a function putting a call's parameters in the places the sentinels had. */
+function template(compiled: CompiledQuery<unknown>, sentinels: readonly unknown[], prefix: string): { sql: string; arrange(params: readonly unknown[]): unknown[] } {
+  const sql = prefix + compiled.sql;
+  const order = sentinels.map((sentinel) => compiled.parameters.indexOf(sentinel));
+  if (compiled.parameters.length !== sentinels.length || order.some((index) => index < 0) || new Set(order).size !== order.length) {
+    throw new Error(`preparedQuery: cannot map parameters of ${sql}`);
   }
-  return (on, params) => {
-    const parameters = new Array<unknown>(params.length);
-    order.forEach((position, i) => (parameters[position] = params[i]));
-    return on.executeQuery<Row>({ ...template, parameters });
+  return {
+    sql,
+    arrange: (params) => {
+      const parameters = new Array<unknown>(params.length);
+      order.forEach((position, i) => (parameters[position] = params[i]));
+      return parameters;
+    },
   };
 }
