@@ -54,7 +54,7 @@ export { sniffMediaType } from './assets/sniff.js';
 export type { ResumableUploads, Upload, CreateUploadInput, AppendInput, UploadIntentInput, UploadChecksum, UploadChecksumAlgorithm } from './uploads/types.js';
 export { UPLOAD_CHECKSUM_ALGORITHMS } from './uploads/types.js';
 export { CHECKSUM_MISMATCH_FIELD } from './uploads/store-part.js';
-export { DEFAULT_UPLOAD_EXPIRY_MS, MAX_CONCAT_PARTS, UPLOAD_BUSY_FIELD } from './uploads/resumable-uploads.js';
+export { DEFAULT_FINISH_CLAIM_MS, DEFAULT_UPLOAD_EXPIRY_MS, MAX_CONCAT_PARTS, UPLOAD_BUSY_FIELD } from './uploads/resumable-uploads.js';
 
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './ports/index.js';
 export type { RouteRecord, NewRouteRecord, RouteRecordUpdate, RouteChange, RouteCursor, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites, TokenVerifier } from './ports/index.js';

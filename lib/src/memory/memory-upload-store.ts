@@ -66,6 +66,13 @@ export class MemoryUploadStore implements UploadStore {
     return true;
   }
 
+  async renewFinish(workspace: string, id: string, claimedAt: Date, now: Date): Promise<boolean> {
+    const entry = this.#entry(workspace, id);
+    if (!entry || entry.record.assetId !== undefined || entry.finishingSince?.getTime() !== claimedAt.getTime()) return false;
+    entry.finishingSince = now;
+    return true;
+  }
+
   async releaseFinish(workspace: string, id: string): Promise<void> {
     const entry = this.#entry(workspace, id);
     if (entry) entry.finishingSince = undefined;

@@ -74,6 +74,9 @@ export interface UploadCommit {
  *   `releaseAppend` (and a `commit` naming the holder) drops it.
  * - `claimFinish` lets one caller at a time finish a complete upload: true
  *   when no claim younger than `staleBefore` is held and no asset is recorded.
+ *   The claim's time is its holder's token: `renewFinish` moves a claim taken
+ *   (or last renewed) at `claimedAt` to `now`, true when it was still that
+ *   claim, so a long finish keeps it from going stale.
  * - `finish` records the asset and clears the parts list; `releaseFinish`
  *   drops a claim whose finish failed and may be retried.
  * - `delete` removes the record; true when there was one. With
@@ -93,6 +96,7 @@ export interface UploadStore {
   renewAppend(workspace: string, id: string, holder: string, now: Date): Promise<void>;
   releaseAppend(workspace: string, id: string, holder: string): Promise<void>;
   claimFinish(workspace: string, id: string, now: Date, staleBefore: Date): Promise<boolean>;
+  renewFinish(workspace: string, id: string, claimedAt: Date, now: Date): Promise<boolean>;
   releaseFinish(workspace: string, id: string): Promise<void>;
   finish(workspace: string, id: string, assetId: string, expiresAt: Date): Promise<void>;
   delete(workspace: string, id: string, expiredBefore?: Date): Promise<boolean>;

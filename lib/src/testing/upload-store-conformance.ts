@@ -111,7 +111,7 @@ export function uploadStoreConformance(test: RegisterTest, options: ConformanceO
     t.false(await store.referencesPart(key.slice(0, -1)), 'a prefix of a key is not the key');
   });
 
-  defineCase(test, options, `${name}: one finish claim at a time; finish records the asset and ends commits`, async (t, store) => {
+  defineCase(test, options, `${name}: one finish claim at a time, renewed by its own time; finish records the asset and ends commits`, async (t, store) => {
     const workspace = uniqueName();
     const record = sampleUpload(workspace, { length: 10 });
     await store.insert(record);
@@ -122,8 +122,16 @@ export function uploadStoreConformance(test: RegisterTest, options: ConformanceO
     const claims = await Promise.all([1, 2, 3].map(() => store.claimFinish(workspace, record.id, now, staleBefore)));
     t.is(claims.filter(Boolean).length, 1, 'one claim wins');
     t.false(await store.claimFinish(workspace, record.id, now, staleBefore), 'a fresh claim is held');
-    t.true(await store.claimFinish(workspace, record.id, new Date(now.getTime() + 2 * HOUR), new Date(now.getTime() + HOUR)), 'a stale claim is taken over');
+    // Renewed, a claim stays fresh where the first time would have gone stale; only the claim's own time renews it.
+    const renewedAt = new Date(now.getTime() + 2 * HOUR);
+    t.false(await store.renewFinish(workspace, record.id, new Date(now.getTime() + 1), renewedAt), 'another claim time does not renew it');
+    t.true(await store.renewFinish(workspace, record.id, now, renewedAt));
+    t.false(await store.claimFinish(workspace, record.id, new Date(now.getTime() + 2 * HOUR), new Date(now.getTime() + HOUR)), 'a renewed claim is not stale');
+    t.false(await store.renewFinish(workspace, record.id, now, new Date(now.getTime() + 3 * HOUR)), 'the claim moved on: its old time is no token any more');
+    t.true(await store.claimFinish(workspace, record.id, new Date(now.getTime() + 4 * HOUR), new Date(now.getTime() + 3 * HOUR)), 'a stale claim is taken over');
+    t.false(await store.renewFinish(workspace, record.id, renewedAt, new Date(now.getTime() + 4 * HOUR)), 'a claim taken over is not renewed by its old holder');
     await store.releaseFinish(workspace, record.id);
+    t.false(await store.renewFinish(workspace, record.id, new Date(now.getTime() + 4 * HOUR), new Date(now.getTime() + 5 * HOUR)), 'a released claim is not renewed');
     t.true(await store.claimFinish(workspace, record.id, now, staleBefore), 'a released claim can be taken');
     const assetId = ids.next('asset');
     await store.finish(workspace, record.id, assetId, later(record, HOUR));
@@ -132,6 +140,7 @@ export function uploadStoreConformance(test: RegisterTest, options: ConformanceO
     t.deepEqual(finished?.parts, []);
     t.is(finished?.expiresAt.toISOString(), later(record, HOUR).toISOString());
     t.false(await store.claimFinish(workspace, record.id, new Date(now.getTime() + 9 * HOUR), now), 'a finished upload is not claimed again');
+    t.false(await store.renewFinish(workspace, record.id, now, new Date(now.getTime() + 9 * HOUR)), 'nor its claim renewed');
     t.is(await store.commit(workspace, record.id, 10, { expiresAt: record.expiresAt }), undefined, 'a finished upload takes no commit');
   });
 

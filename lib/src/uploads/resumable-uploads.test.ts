@@ -3,6 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { alice, bob, chunked, listBlobs, principalWith, readFixture } from '../assets/test-support.js';
 import { SwitchyardError } from '../errors.js';
 import { collectGarbage } from '../maintenance/collect-garbage.js';
+import { MemoryAssetStore } from '../memory/memory-asset-store.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { CHECKSUM_MISMATCH_FIELD } from './store-part.js';
 import { cutAfter, DAY, rejection, sha256, uploadsSetup } from './test-support.js';
 
@@ -248,4 +250,38 @@ test('a concatenation whose finish fails for a passing reason answers the final 
   t.deepEqual(report.deleted, [], 'the parts the final took over are kept, though their partial uploads are gone');
   const done = await uploads.get(alice, final.id);
   t.is((await service.get(alice, done.assetId!)).sha256, sha256(file));
+});
+
+test('a finish that runs longer than its claim lives keeps renewing it: no other request takes the upload over meanwhile', async (t) => {
+  // The asset store holds the finish at its insert until the test lets it go.
+  let reached: () => void = () => {};
+  const atInsert = new Promise<void>((resolve) => (reached = resolve));
+  let letGo: () => void = () => {};
+  const released = new Promise<void>((resolve) => (letGo = resolve));
+  const assetStore = new (class extends MemoryAssetStore {
+    override async insert(...args: Parameters<MemoryAssetStore['insert']>): Promise<void> {
+      reached();
+      await released;
+      return super.insert(...args);
+    }
+  })();
+  const claimMs = 600;
+  const { uploads, uploadStore, clock } = uploadsSetup({ assetStore, finishClaimMs: claimMs });
+  const created = await uploads.create(alice, { length: 5 });
+  const finishing = uploads.append(alice, created.id, { offset: 0, body: chunked(Buffer.from('hello')) });
+  await atInsert;
+  // Ten claim lifetimes pass on the clock; a few renewals (every 100 ms) run meanwhile.
+  clock.advance(10 * claimMs);
+  await delay(400);
+  const time = clock.now();
+  t.false(await uploadStore.claimFinish(alice.workspace, created.id, time, new Date(time.getTime() - claimMs)), 'the claim was renewed at the later time');
+  letGo();
+  t.regex((await finishing).assetId ?? '', /^as_/);
+  t.is((await uploads.get(alice, created.id)).assetId, (await finishing).assetId);
+});
+
+test('finishClaimMs must be a whole number of milliseconds, at least 60', (t) => {
+  for (const finishClaimMs of [0, 59, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+    t.throws(() => uploadsSetup({ finishClaimMs }), { message: /finishClaimMs/ });
+  }
 });

@@ -19,8 +19,14 @@ import type { AppendInput, CreateUploadInput, ResumableUploads, Upload } from '.
 export const DEFAULT_UPLOAD_EXPIRY_MS = 24 * 60 * 60 * 1000;
 /** Most partial uploads one concatenation may join. */
 export const MAX_CONCAT_PARTS = 1000;
-/** A finish not done after this long is presumed dead (its process crashed), and another may take over. */
-const FINISH_CLAIM_MS = 15 * 60 * 1000;
+/**
+ * A finish claim not renewed for this long is presumed dead (its process
+ * crashed), and another request may take the finish over: a crash mid-finish
+ * leaves the upload busy (423) for about this long. A running finish renews
+ * its claim six times as often (making the asset of a large upload takes a
+ * while).
+ */
+export const DEFAULT_FINISH_CLAIM_MS = 60_000;
 /** An append lease not renewed for this long is taken to be dead (its process crashed). */
 const APPEND_LEASE_STALE_MS = 20_000;
 /** How far apart the clocks of two instances may be for `mayHaveDisplaced` to judge right. */
@@ -45,6 +51,8 @@ export interface ResumableUploadDeps {
   readonly maxUploadBytes: number;
   /** How long an unfinished upload lives after its last append. */
   readonly expiryMs: number;
+  /** How long a finish claim lives without renewal (DEFAULT_FINISH_CLAIM_MS). */
+  readonly finishClaimMs?: number | undefined;
 }
 
 export function createResumableUploads(options: ResumableUploadDeps): ResumableUploads {
@@ -53,6 +61,9 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
   const now = (): Date => new Date(clock.now().getTime());
   const expiresFrom = (time: Date): Date => new Date(time.getTime() + deps.expiryMs);
   const digests = new RunningDigests();
+  const finishClaimMs = deps.finishClaimMs ?? DEFAULT_FINISH_CLAIM_MS;
+  if (!Number.isSafeInteger(finishClaimMs) || finishClaimMs < 60) throw invalidArgument('finishClaimMs', 'must be a whole number of milliseconds, at least 60');
+  const staleClaimsBefore = (time: Date): Date => new Date(time.getTime() - finishClaimMs);
 
   async function load(principal: Principal, id: string): Promise<UploadRecord> {
     requireScope(principal, 'assets:write');
@@ -160,15 +171,17 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
   /** Makes the asset of a complete upload, once: concurrent callers leave it to the one holding the claim. */
   async function finish(principal: Principal, record: UploadRecord): Promise<UploadRecord> {
     const time = now();
-    if (!(await uploadStore.claimFinish(record.workspace, record.id, time, new Date(time.getTime() - FINISH_CLAIM_MS)))) {
+    if (!(await uploadStore.claimFinish(record.workspace, record.id, time, staleClaimsBefore(time)))) {
       const current = await uploadStore.get(record.workspace, record.id);
       if (current?.assetId !== undefined) return current;
       throw uploadBusy('the upload is being turned into an asset by another request; ask again shortly');
     }
+    const renewal = renewFinishClaim(record, time);
     let assetId: string;
     try {
       assetId = (await makeAsset(deps.assets, blobStore, principal, record, digests)).id;
     } catch (error) {
+      renewal.stop();
       const failure = toSwitchyardError(error);
       if (isRetryable(failure)) {
         await uploadStore.releaseFinish(record.workspace, record.id).catch(() => undefined);
@@ -180,10 +193,38 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     }
     // Kept a while after finishing, so a client that lost the answer can still learn the asset id. Recording it is
     // idempotent and tried a few times: an asset made but not recorded would be made again once the claim goes stale.
-    await withRetries(() => uploadStore.finish(record.workspace, record.id, assetId, expiresFrom(now())));
+    try {
+      await withRetries(() => uploadStore.finish(record.workspace, record.id, assetId, expiresFrom(now())));
+    } finally {
+      renewal.stop();
+    }
     digests.forget(record.id);
     await deleteParts(blobStore, record.parts);
     return { ...record, assetId, parts: [] };
+  }
+
+  /**
+   * Keeps a finish claim taken at `claimedAt` fresh until stopped: one renewal
+   * at a time, each moving the claim's time on (a failed one is tried again at
+   * the next tick; a claim lost to a takeover stays lost).
+   */
+  function renewFinishClaim(record: UploadRecord, claimedAt: Date): { stop(): void } {
+    let held = claimedAt;
+    let renewing = false;
+    const timer = setInterval(() => {
+      if (renewing) return;
+      renewing = true;
+      const time = now();
+      uploadStore
+        .renewFinish(record.workspace, record.id, held, time)
+        .then((renewed) => {
+          if (renewed) held = time;
+        })
+        .catch(() => undefined)
+        .finally(() => (renewing = false));
+    }, finishClaimMs / 6);
+    timer.unref();
+    return { stop: () => clearInterval(timer) };
   }
 
   const discard = async (record: UploadRecord): Promise<void> => {
@@ -265,7 +306,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     };
     for (const partial of partials) {
       const time = now();
-      if (await uploadStore.claimFinish(partial.workspace, partial.id, time, new Date(time.getTime() - FINISH_CLAIM_MS))) {
+      if (await uploadStore.claimFinish(partial.workspace, partial.id, time, staleClaimsBefore(time))) {
         claimed.push(partial);
         continue;
       }
@@ -382,7 +423,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       for (;;) {
         if (record.assetId !== undefined) break;
         const time = now();
-        if (await uploadStore.claimFinish(record.workspace, record.id, time, new Date(time.getTime() - FINISH_CLAIM_MS))) break;
+        if (await uploadStore.claimFinish(record.workspace, record.id, time, staleClaimsBefore(time))) break;
         if (Date.now() >= deadline) {
           throw new SwitchyardError('aborted', 'the upload is being finished, or concatenated into another upload; ask for its state and try again', [
             { field: 'id', reason: 'a finish is in progress' },

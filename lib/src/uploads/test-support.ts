@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { isSwitchyardError, type SwitchyardError } from '../errors.js';
 import { MemoryUploadStore } from '../memory/memory-upload-store.js';
+import type { AssetStore } from '../ports/asset-store.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { createSequentialIds } from '../testing/sequential-ids.js';
 import { setup } from '../assets/test-support.js';
@@ -10,7 +11,7 @@ import { createResumableUploads } from './resumable-uploads.js';
 export const DAY = 24 * 60 * 60 * 1000;
 
 /** Resumable uploads over `setup`'s services and a memory upload store; `another()` is a second instance over the same stores (another process). */
-export function uploadsSetup(options: { maxUploadBytes?: number; blobStore?: BlobStore } = {}) {
+export function uploadsSetup(options: { maxUploadBytes?: number; blobStore?: BlobStore; assetStore?: AssetStore; finishClaimMs?: number } = {}) {
   const base = setup(options);
   const uploadStore = new MemoryUploadStore();
   const ids = createSequentialIds();
@@ -24,6 +25,7 @@ export function uploadsSetup(options: { maxUploadBytes?: number; blobStore?: Blo
       ids,
       maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
       expiryMs: DAY,
+      finishClaimMs: options.finishClaimMs,
     });
   return { ...base, uploadStore, uploads: another(), another };
 }

@@ -141,6 +141,22 @@ export class KyselyUploadStore implements UploadStore {
     }
   }
 
+  async renewFinish(workspace: string, id: string, claimedAt: Date, now: Date): Promise<boolean> {
+    try {
+      const result = await this.#db
+        .updateTable('resumable_uploads')
+        .set({ finishing_since: now.getTime() })
+        .where('id', '=', id)
+        .where('workspace', '=', workspace)
+        .where('asset_id', 'is', null)
+        .where('finishing_since', '=', claimedAt.getTime())
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
   async releaseFinish(workspace: string, id: string): Promise<void> {
     try {
       await this.#db.updateTable('resumable_uploads').set({ finishing_since: null }).where('id', '=', id).where('workspace', '=', workspace).execute();
