@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { isVisibility, SwitchyardError, type UploadCommit, type UploadIntent, type UploadPart, type UploadRecord, type UploadStore } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import type { Database, ResumableUploadsTable } from './schema.js';
@@ -126,22 +126,15 @@ export class KyselyUploadStore implements UploadStore {
   }
 
   async claimFinish(workspace: string, id: string, now: Date, staleBefore: Date): Promise<boolean> {
-    try {
-      const result = await this.#db
-        .updateTable('resumable_uploads')
-        .set({ finishing_since: now.getTime() })
-        .where('id', '=', id)
-        .where('workspace', '=', workspace)
-        .where('asset_id', 'is', null)
-        .where((eb) => eb.or([eb('finishing_since', 'is', null), eb('finishing_since', '<', staleBefore.getTime())]))
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
-    } catch (error) {
-      throw databaseError(error);
-    }
+    return this.#setFinishClaim(workspace, id, now, (eb) => eb.or([eb('finishing_since', 'is', null), eb('finishing_since', '<', staleBefore.getTime())]));
   }
 
   async renewFinish(workspace: string, id: string, claimedAt: Date, now: Date): Promise<boolean> {
+    return this.#setFinishClaim(workspace, id, now, (eb) => eb('finishing_since', '=', claimedAt.getTime()));
+  }
+
+  /** Sets an unfinished upload's claim time to `now` where `claimable` holds; true when it did. */
+  async #setFinishClaim(workspace: string, id: string, now: Date, claimable: (eb: ExpressionBuilder<Database, 'resumable_uploads'>) => Expression<SqlBool>): Promise<boolean> {
     try {
       const result = await this.#db
         .updateTable('resumable_uploads')
@@ -149,7 +142,7 @@ export class KyselyUploadStore implements UploadStore {
         .where('id', '=', id)
         .where('workspace', '=', workspace)
         .where('asset_id', 'is', null)
-        .where('finishing_since', '=', claimedAt.getTime())
+        .where(claimable)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     } catch (error) {
