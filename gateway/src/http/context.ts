@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { CallOptions } from '@connectrpc/connect';
 import { TRACEPARENT_HEADER, type Logger, type ServerSpan } from '@switchyard/runtime';
 import { authorizationOf } from './authorization.js';
@@ -41,9 +40,9 @@ export function createContext(
 ): RequestContext {
   let log: Logger | undefined;
   let query: URLSearchParams | undefined;
-  const { signal, abort } = connectionAbort(req.socket);
+  const abort = new AbortController();
   res.once('close', () => {
-    if (!res.writableFinished) abort();
+    if (!res.writableFinished) abort.abort();
   });
   return {
     req,
@@ -56,36 +55,15 @@ export function createContext(
     get log() {
       return (log ??= fields.gatewayLog.child({ requestId: fields.requestId, ...(fields.span ? { traceId: fields.span.traceId } : {}) }));
     },
-    signal,
+    signal: abort.signal,
     callOptions: ({ streaming = false } = {}) => {
       const headers: Record<string, string> = { [REQUEST_ID_HEADER]: fields.requestId };
       if (fields.span) headers[TRACEPARENT_HEADER] = fields.span.traceparent;
       const authorization = authorizationOf(req);
       if (authorization !== undefined) headers['authorization'] = authorization;
-      return { headers, signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };
+      return { headers, signal: abort.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };
     },
   };
-}
-
-const connectionAborts = new WeakMap<Socket, { readonly signal: AbortSignal; abort(): void }>();
-
-/**
- * One AbortController per client connection, shared by the requests it
- * carries in turn: a response that closes before it is complete ends its
- * connection (HTTP/1.1), so aborting the connection's signal aborts exactly
- * that request. A controller per request was ~1 % of the server's samples in
- * the file-serve-16kib profile; the same load on the build before and after
- * (bench/tools/compare-builds.ts file): req/s 0.99-1.25 per round in two runs,
- * server CPU per request 0.95 and 0.89.
- */
-function connectionAbort(socket: Socket): { readonly signal: AbortSignal; abort(): void } {
-  let entry = connectionAborts.get(socket);
-  if (entry === undefined) {
-    const controller = new AbortController();
-    entry = { signal: controller.signal, abort: () => controller.abort() };
-    connectionAborts.set(socket, entry);
-  }
-  return entry;
 }
 
 function queryOf(url: string): URLSearchParams {

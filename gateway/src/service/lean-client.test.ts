@@ -1,11 +1,18 @@
 // The lean server-streaming calls against Connect's own client, on a real
 // grpc-js server over Connect's gRPC transport: the same messages, errors and
-// metadata.
+// metadata; and over the service's in-process channel, a reader that stops
+// early ends the call.
 import test from 'ava';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
+import { join } from 'node:path';
 import { Metadata, Server, ServerCredentials, status, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
-import { FileService, type ReadFileResponse as ReadFileMessage } from '@switchyard/proto';
+import { AssetService, FileService, type ReadFileResponse as ReadFileMessage } from '@switchyard/proto';
+import { signToken } from '@switchyard/core';
+import { createServiceLogger, loadServiceConfig, startService } from '@switchyard/service';
 import { FileServiceService, type ReadFileRequest, type ReadFileResponse } from '@switchyard/service/gen/switchyard/v1/files.js';
 import { createLeanClient } from './lean-client.js';
 
@@ -59,3 +66,37 @@ for (const path of ['file', 'missing']) {
     else t.like(expected, { message: 'no file at missing' });
   });
 }
+
+test('in-process (npm start): a reader that stops after the first message ends the call, and the service lets the handler go', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-lean-client-'));
+  const secret = 'lean-client-test-secret-'.padEnd(40, 'x');
+  const lines: Record<string, unknown>[] = [];
+  const logger = createServiceLogger('info', { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const config = loadServiceConfig({ DATA_DIR: dir, AUTH_SECRET: secret, GRPC_PORT: '0', CDN_URL: 'http://127.0.0.1:1/files' });
+  const service = await startService(config, { logger });
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  try {
+    const headers = { authorization: `Bearer ${await signToken(secret, { workspace: 'lean' })}` };
+    async function* upload() {
+      yield { payload: { case: 'metadata' as const, value: { label: 'streamed in many messages' } } };
+      // Past the file cache's small files: read from the store in 64 KiB messages.
+      for (let i = 0; i < 4; i++) yield { payload: { case: 'chunk' as const, value: new Uint8Array(1024 * 1024) } };
+    }
+    const asset = await createClient(AssetService, service.inProcess).uploadAsset(upload(), { headers });
+    const path = new URL(asset.url).pathname.split('/').slice(-2).join('/');
+    const files = createLeanClient(FileService, service.inProcess);
+    let read = 0;
+    for await (const message of files.readFile({ path }, { headers: { 'x-request-id': 'stops-early' } })) {
+      read += 1;
+      t.is(message.payload.case, 'info');
+      break;
+    }
+    t.is(read, 1);
+    // The handler ends (its one log line) once the reader has gone; left running, it would wait for a reader forever.
+    const ended = (): boolean => lines.some((line) => line['msg'] === 'call' && line['method'] === 'ReadFile' && line['requestId'] === 'stops-early');
+    for (const deadline = Date.now() + 5_000; !ended() && Date.now() < deadline; ) await delay(10);
+    t.true(ended(), 'the ReadFile handler ended');
+  } finally {
+    await service.close();
+  }
+});

@@ -11,7 +11,6 @@ export interface FileCacheConfig {
   readonly maxFileBytes: number;
 }
 
-/** A file's bytes as a stream, and whole when they are in memory. */
 /** A file's bytes: streamed from the store, or whole from memory. */
 export type OpenedBytes = { readonly body: Readable; readonly bytes?: undefined } | { readonly body?: undefined; readonly bytes: Buffer };
 
@@ -41,9 +40,9 @@ export class FileCache {
   }
 
   /**
-   * `key`'s bytes (or `range` of them) as a stream, from memory when the file
-   * is small (then also as `bytes`); `undefined` when the store has no such
-   * blob. `size` is the size the asset record gives: bytes read that do not
+   * `key`'s bytes (or `range` of them): whole from memory when the file is
+   * small (`bytes`), else as the store's stream (`body`); `undefined` when the
+   * store has no such blob. `size` is the size the asset record gives: bytes read that do not
    * match it are served but not kept.
    */
   async open(blobs: BlobStore, key: string, size: number, range: ByteRange | undefined): Promise<OpenedBytes | undefined> {

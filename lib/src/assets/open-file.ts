@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { invalidArgument, SwitchyardError } from '../errors.js';
 import type { AssetStore } from '../ports/asset-store.js';
 import type { BlobStore, ByteRange } from '../ports/blob-store.js';
@@ -11,7 +12,6 @@ import type { UrlSigner } from './signed-urls.js';
 import type { AssetRecord } from '../ports/asset-store.js';
 import { hasTransform, parseTransform } from './transform/transform-params.js';
 import type { VariantMaker } from './transform/variants.js';
-import { Readable } from 'node:stream';
 import type { FileCache, OpenedBytes } from './file-cache.js';
 
 interface Deps {

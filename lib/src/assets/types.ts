@@ -101,7 +101,11 @@ export interface StoredFile {
   readonly visibility: Visibility;
   /** The inclusive range `body` yields (the whole file when none was asked). */
   readonly range: ByteRange;
-  /** Absent with `infoOnly` or for an empty file. */
+  /**
+   * Absent with `infoOnly` or for an empty file. With `bytes` it is made on
+   * first read (an accessor, not an own property: read it, do not spread the
+   * file to pass it on).
+   */
   readonly body?: Readable | undefined;
   /**
    * The bytes `body` yields, when they are in memory already (a small file

@@ -43,6 +43,7 @@ function openSqlite(file: string): Kysely<Database> {
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   database.pragma('foreign_keys = ON');
   const cached = withStatementCache(database);
+  // No plugins: prepared reads may then skip Kysely's executor (allowDirectReads).
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   allowDirectReads(db, cached.readNow);
   return db;

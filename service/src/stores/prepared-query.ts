@@ -5,6 +5,12 @@ import type { ReadNow } from './sqlite-statement-cache.js';
 /** Databases whose prepared reads may skip Kysely's executor (our SQLite ones, which have no plugins). */
 const directReads = new WeakMap<object, ReadNow>();
 
+/**
+ * Lets prepared reads on `db` run through `readNow` instead of Kysely's
+ * executor. Only for a Kysely built without plugins: the direct path skips
+ * their result transforms (a `withPlugin` copy is another instance, so it
+ * keeps Kysely's path).
+ */
 export function allowDirectReads<DB>(db: Kysely<DB>, readNow: ReadNow): void {
   directReads.set(db, readNow);
 }
