@@ -17,10 +17,12 @@ export interface RawCapableDatabase extends SqliteDatabase {
  * is synchronous, so between Kysely's queries the connection is idle and a
  * read here sees only committed rows, as one queued through Kysely's
  * connection lock would; it may run ahead of writes still waiting in that
- * queue, which have not completed for anyone yet. That lock costs promises and closures per query: the heap a call
- * allocates, in-process with no HTTP (bench/tools/in-process-calls.ts), went
- * from 42.3 to 38.5 KiB for ReadFile and 28.6 to 24.8 KiB for GetAsset; CPU
- * per call moved within that machine's noise (±10 %).
+ * queue, which have not completed for anyone yet.
+ *
+ * That lock costs promises and closures per query: the heap a call allocates,
+ * in-process with no HTTP (bench/tools/in-process-calls.ts), went from 42.3 to
+ * 38.5 KiB for ReadFile and 28.6 to 24.8 KiB for GetAsset; CPU per call moved
+ * within that machine's noise (±10 %).
  */
 export type ReadNow = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
 
