@@ -36,7 +36,10 @@ interface Content {
  * Noise starts with a marker so no sniffer sees a signature in it by chance:
  * unmarked, about one random file in tens of thousands begins like MPEG-TS
  * (0x47 at bytes 0 and 188), a BMP, a gzip, ... and gets that type, which
- * this test would take for a torn replace.
+ * this test would take for a torn replace. Text lines start with a word for
+ * the same reason: a line starting with its random hex, `070707...`, is a
+ * cpio signature to file-type (one CI run saw an asset typed
+ * application/x-cpio whose sha256 was a text content's; three reruns did not).
  */
 const NOISE_MARK = Buffer.from('NOISE');
 
@@ -45,7 +48,7 @@ function content(kind: Kind, size: number): Content {
     kind === 'png'
       ? PNG
       : kind === 'text'
-        ? Buffer.from(`${randomBytes(8).toString('hex')} a line of plain text\n`.repeat(Math.max(1, Math.ceil(size / 38))))
+        ? Buffer.from(`line ${randomBytes(8).toString('hex')} of plain text\n`.repeat(Math.max(1, Math.ceil(size / 38))))
         : Buffer.concat([NOISE_MARK, randomBytes(Math.max(size, 64) - NOISE_MARK.length)]);
   return { bytes, sha256: sha256(bytes), kind };
 }
