@@ -32,6 +32,16 @@ interface MethodCells {
   readonly handling: HistogramCell;
 }
 
+/** Per counted method: counts a message sent without serializing it (the in-process channel's bridge). */
+const sentCounters = new WeakMap<object, () => void>();
+
+/** What counts a message `method` (a method definition `instrument` returned) sends; nothing for others. */
+export function sentCounterOf(method: object): () => void {
+  return sentCounters.get(method) ?? noCount;
+}
+
+const noCount = (): void => {};
+
 /**
  * The gRPC server metrics of go-grpc-middleware, with its names and labels,
  * for every method of the services given to `instrument`: calls started and
@@ -73,7 +83,10 @@ export class GrpcMetrics {
         handling: this.#handling.cell(labels),
       };
       const upload = labels.grpc_type === 'client_stream' ? this.#uploads.of(labels.grpc_method) : undefined;
-      counted[name] = {
+      const countSent = (): void => {
+        cells.sent.value += 1;
+      };
+      const countedMethod = {
         ...method,
         requestDeserialize: (bytes: Buffer): unknown => {
           cells.received.value += 1;
@@ -82,10 +95,12 @@ export class GrpcMetrics {
           return message;
         },
         responseSerialize: (message: unknown): Buffer => {
-          cells.sent.value += 1;
+          countSent();
           return method.responseSerialize(message);
         },
       };
+      sentCounters.set(countedMethod, countSent);
+      counted[name] = countedMethod;
       const handler = implementation[name] ?? implementation[method.originalName ?? ''];
       if (handler !== undefined) handlers[name] = countedHandler(handler, cells, method.responseStream, upload);
     }

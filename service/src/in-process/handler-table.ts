@@ -1,4 +1,5 @@
 import type { Server, ServiceDefinition, UntypedHandleCall, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { sentCounterOf } from '../grpc/grpc-metrics.js';
 
 /** One method as grpc-js would serve it: its (de)serializers, kind and handler. */
 export interface RegisteredMethod {
@@ -7,7 +8,16 @@ export interface RegisteredMethod {
   readonly responseStream: boolean;
   requestDeserialize(bytes: Buffer): unknown;
   responseSerialize(message: unknown): Buffer;
+  /** The handlers answer ts-proto objects, which the channel may hand over without the wire (message-bridge.ts). */
+  readonly tsProtoResponses: boolean;
+  /** Counts a response handed over that way, as `responseSerialize` counts one it serializes (metrics). */
+  countSent(): void;
   readonly handler: UntypedHandleCall;
+}
+
+export interface AddServiceOptions {
+  /** The definition's messages are ts-proto's (our generated services; not grpc-health-check's). */
+  readonly tsProto?: boolean;
 }
 
 /**
@@ -18,7 +28,7 @@ export class HandlerTable {
   readonly #methods = new Map<string, RegisteredMethod>();
 
   /** Registers on `server` and here, as `server.addService` does. */
-  addService(server: Pick<Server, 'addService'>, definition: ServiceDefinition, implementation: UntypedServiceImplementation): void {
+  addService(server: Pick<Server, 'addService'>, definition: ServiceDefinition, implementation: UntypedServiceImplementation, options: AddServiceOptions = {}): void {
     server.addService(definition, implementation);
     for (const [name, method] of Object.entries(definition)) {
       const handler = implementation[name] ?? implementation[method.originalName ?? ''];
@@ -29,6 +39,8 @@ export class HandlerTable {
         responseStream: method.responseStream,
         requestDeserialize: (bytes) => method.requestDeserialize(bytes),
         responseSerialize: (message) => method.responseSerialize(message),
+        tsProtoResponses: options.tsProto === true,
+        countSent: sentCounterOf(method),
         handler,
       });
     }

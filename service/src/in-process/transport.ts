@@ -1,9 +1,11 @@
 // The in-process channel (DESIGN.md, "Two channels"): a Connect Transport that
 // calls the service's own grpc-js handlers, with their wrappers (auth, rate
 // limits, cancellation, error mapping with details), without a socket or
-// HTTP/2. Messages cross it as the same protobuf bytes, decoded by the same
-// (tolerant) deserializers, and errors come back as a gRPC client would build
-// them from the trailers, so the gateway cannot tell the channels apart.
+// HTTP/2. Requests cross it as the same protobuf bytes, decoded by the same
+// (tolerant) deserializers; responses are handed over as the messages the wire
+// would give (message-bridge.ts, falling back to the bytes where that cannot
+// be exact), and errors come back as a gRPC client would build them from the
+// trailers, so the gateway cannot tell the channels apart.
 //
 // Calls without interceptors skip Connect's runUnaryCall/runStreamingCall,
 // whose two AbortControllers, linked signals and DOMException per call made up
@@ -17,6 +19,7 @@ import { findTrailerError } from '@connectrpc/connect/protocol-grpc';
 import type { Metadata } from '@grpc/grpc-js';
 import { MAX_MESSAGE_BYTES } from '../grpc/server.js';
 import { CallLife } from './call-life.js';
+import { bridgeMessage } from './message-bridge.js';
 import type { HandlerTable, RegisteredMethod } from './handler-table.js';
 import { headersToMetadata, metadataToHeaders, readableCall, unaryCall, writableCall, type CallStatus } from './server-calls.js';
 
@@ -65,7 +68,13 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
     return registered.requestDeserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   }
 
-  const clientSide = <O extends DescMessage>(registered: RegisteredMethod, schema: O, response: unknown): MessageShape<O> => fromBinary(schema, registered.responseSerialize(response));
+  /** The response as the gateway's client reads it: handed over (message-bridge.ts), or through the wire where that cannot be exact. */
+  function clientSide<O extends DescMessage>(registered: RegisteredMethod, schema: O, response: unknown): MessageShape<O> {
+    const bridged = registered.tsProtoResponses ? bridgeMessage(schema, response) : undefined;
+    if (bridged === undefined) return fromBinary(schema, registered.responseSerialize(response));
+    registered.countSent();
+    return bridged;
+  }
 
   /** One unary call; the caller's signal and a deadline (when given) cancel it. */
   function invokeUnary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, header: Headers, message: MessageShape<I>, signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<UnaryResponse<I, O>> {
