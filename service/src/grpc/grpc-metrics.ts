@@ -32,15 +32,19 @@ interface MethodCells {
   readonly handling: HistogramCell;
 }
 
-/** Per counted method: counts a message sent without serializing it (the in-process channel's bridge). */
-const sentCounters = new WeakMap<object, () => void>();
-
-/** What counts a message `method` (a method definition `instrument` returned) sends; nothing for others. */
-export function sentCounterOf(method: object): () => void {
-  return sentCounters.get(method) ?? noCount;
+/** What counts a method's messages that cross without being (de)serialized (the in-process channel's bridge). */
+export interface MessageCounters {
+  sent(): void;
+  received(message: unknown): void;
 }
 
-const noCount = (): void => {};
+const bridgeCounters = new WeakMap<object, MessageCounters>();
+const uncounted: MessageCounters = { sent: () => {}, received: () => {} };
+
+/** The counters of `method` (a method definition `instrument` returned); counters that count nothing for others. */
+export function messageCountersOf(method: object): MessageCounters {
+  return bridgeCounters.get(method) ?? uncounted;
+}
 
 /**
  * The gRPC server metrics of go-grpc-middleware, with its names and labels,
@@ -83,23 +87,26 @@ export class GrpcMetrics {
         handling: this.#handling.cell(labels),
       };
       const upload = labels.grpc_type === 'client_stream' ? this.#uploads.of(labels.grpc_method) : undefined;
-      const countSent = (): void => {
-        cells.sent.value += 1;
+      const counters: MessageCounters = {
+        sent: () => void (cells.sent.value += 1),
+        received: (message) => {
+          cells.received.value += 1;
+          upload?.received(message);
+        },
       };
       const countedMethod = {
         ...method,
         requestDeserialize: (bytes: Buffer): unknown => {
-          cells.received.value += 1;
           const message = method.requestDeserialize(bytes);
-          upload?.received(message);
+          counters.received(message);
           return message;
         },
         responseSerialize: (message: unknown): Buffer => {
-          countSent();
+          counters.sent();
           return method.responseSerialize(message);
         },
       };
-      sentCounters.set(countedMethod, countSent);
+      bridgeCounters.set(countedMethod, counters);
       counted[name] = countedMethod;
       const handler = implementation[name] ?? implementation[method.originalName ?? ''];
       if (handler !== undefined) handlers[name] = countedHandler(handler, cells, method.responseStream, upload);

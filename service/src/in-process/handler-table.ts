@@ -1,5 +1,5 @@
 import type { Server, ServiceDefinition, UntypedHandleCall, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { sentCounterOf } from '../grpc/grpc-metrics.js';
+import { messageCountersOf, type MessageCounters } from '../grpc/grpc-metrics.js';
 
 /** One method as grpc-js would serve it: its (de)serializers, kind and handler. */
 export interface RegisteredMethod {
@@ -8,10 +8,10 @@ export interface RegisteredMethod {
   readonly responseStream: boolean;
   requestDeserialize(bytes: Buffer): unknown;
   responseSerialize(message: unknown): Buffer;
-  /** The handlers answer ts-proto objects, which the channel may hand over without the wire (message-bridge.ts). */
-  readonly tsProtoResponses: boolean;
-  /** Counts a response handed over that way, as `responseSerialize` counts one it serializes (metrics). */
-  countSent(): void;
+  /** The handlers take and answer ts-proto objects, which the channel may hand over without the wire (message-bridge.ts). */
+  readonly tsProto: boolean;
+  /** Count messages handed over that way, as the (de)serializers count those they handle (metrics). */
+  readonly counters: MessageCounters;
   readonly handler: UntypedHandleCall;
 }
 
@@ -39,8 +39,8 @@ export class HandlerTable {
         responseStream: method.responseStream,
         requestDeserialize: (bytes) => method.requestDeserialize(bytes),
         responseSerialize: (message) => method.responseSerialize(message),
-        tsProtoResponses: options.tsProto === true,
-        countSent: sentCounterOf(method),
+        tsProto: options.tsProto === true,
+        counters: messageCountersOf(method),
         handler,
       });
     }

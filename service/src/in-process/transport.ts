@@ -19,7 +19,7 @@ import { findTrailerError } from '@connectrpc/connect/protocol-grpc';
 import type { Metadata } from '@grpc/grpc-js';
 import { MAX_MESSAGE_BYTES } from '../grpc/server.js';
 import { CallLife } from './call-life.js';
-import { bridgeMessage } from './message-bridge.js';
+import { bridgeRequest, bridgeResponse } from './message-bridge.js';
 import type { HandlerTable, RegisteredMethod } from './handler-table.js';
 import { headersToMetadata, metadataToHeaders, readableCall, unaryCall, writableCall, type CallStatus } from './server-calls.js';
 
@@ -61,8 +61,13 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
     };
   }
 
-  /** The request as the server's deserializer sees it, refused past the size a gRPC server takes. */
+  /** The request as the server's deserializer sees it (handed over where that is exact), refused past the size a gRPC server takes. */
   function serverSide(registered: RegisteredMethod, schema: DescMessage, message: MessageShape<DescMessage>): unknown {
+    const bridged = registered.tsProto ? bridgeRequest(schema, message, MAX_MESSAGE_BYTES) : undefined;
+    if (bridged !== undefined) {
+      registered.counters.received(bridged);
+      return bridged;
+    }
     const bytes = toBinary(schema, message);
     if (bytes.byteLength > MAX_MESSAGE_BYTES) throw new ConnectError(`Received message larger than max (${bytes.byteLength} vs ${MAX_MESSAGE_BYTES})`, Code.ResourceExhausted);
     return registered.requestDeserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -70,9 +75,9 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
 
   /** The response as the gateway's client reads it: handed over (message-bridge.ts), or through the wire where that cannot be exact. */
   function clientSide<O extends DescMessage>(registered: RegisteredMethod, schema: O, response: unknown): MessageShape<O> {
-    const bridged = registered.tsProtoResponses ? bridgeMessage(schema, response) : undefined;
+    const bridged = registered.tsProto ? bridgeResponse(schema, response) : undefined;
     if (bridged === undefined) return fromBinary(schema, registered.responseSerialize(response));
-    registered.countSent();
+    registered.counters.sent();
     return bridged;
   }
 

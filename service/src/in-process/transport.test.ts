@@ -1,0 +1,59 @@
+import test from 'ava';
+import { createClient } from '@connectrpc/connect';
+import type { sendUnaryData, ServerUnaryCall, ServiceDefinition } from '@grpc/grpc-js';
+import { RouteService } from '@switchyard/proto';
+import { RouteServiceService, type GetRouteRequest, type Route } from '../gen/switchyard/v1/routes.js';
+import { HandlerTable } from './handler-table.js';
+import { createInProcessChannel } from './transport.js';
+
+const route: Route = { id: 'rt_1', method: 'GET', path: '/a/:b', middleware: ['auth'], handler: 'h', createdAt: new Date(1_700_000_000_123), updatedAt: undefined, revision: 3 } as Route;
+
+/** RouteService with a GetRoute that echoes the id into the path; `wire` counts the (de)serializer calls. */
+function channel(tsProto: boolean) {
+  const wire = { serialized: 0, deserialized: 0 };
+  const definition = Object.fromEntries(
+    Object.entries(RouteServiceService).map(([name, method]) => [
+      name,
+      {
+        ...method,
+        requestDeserialize: (bytes: Buffer) => (wire.deserialized++, method.requestDeserialize(bytes)),
+        responseSerialize: (message: never) => (wire.serialized++, method.responseSerialize(message)),
+      },
+    ]),
+  ) as unknown as ServiceDefinition;
+  const seen: GetRouteRequest[] = [];
+  const table = new HandlerTable();
+  table.addService({ addService: () => {} }, definition, {
+    getRoute: (call: ServerUnaryCall<GetRouteRequest, Route>, callback: sendUnaryData<Route>) => {
+      seen.push(call.request);
+      callback(null, { ...route, path: `/${call.request.id}` });
+    },
+  }, { tsProto });
+  const { transport } = createInProcessChannel(table, { accepting: () => true });
+  return { client: createClient(RouteService, transport), wire, seen };
+}
+
+test('our services\' messages cross without the wire, and arrive as each side would decode them', async (t) => {
+  const { client, wire, seen } = channel(true);
+  const answer = await client.getRoute({ id: 'rt_9' });
+  t.deepEqual(seen, [{ id: 'rt_9' }]);
+  t.is(answer.path, '/rt_9');
+  t.is(answer.revision, 3n);
+  t.is(answer.createdAt?.seconds, 1_700_000_000n);
+  t.is(answer.createdAt?.nanos, 123_000_000);
+  t.deepEqual(wire, { serialized: 0, deserialized: 0 });
+});
+
+test('a message the bridge cannot convert exactly takes the wire, and comes out as the wire makes it', async (t) => {
+  const { client, wire, seen } = channel(true);
+  const answer = await client.getRoute({ id: 'lone \ud800' });
+  t.deepEqual(seen, [{ id: 'lone \ufffd' }]);
+  t.is(answer.path, '/lone \ufffd');
+  t.deepEqual(wire, { serialized: 0, deserialized: 1 }, 'the request took the wire; the (well-formed) answer did not need to');
+});
+
+test('a service registered without tsProto (grpc-health-check\'s) always takes the wire', async (t) => {
+  const { client, wire } = channel(false);
+  await client.getRoute({ id: 'rt_9' });
+  t.deepEqual(wire, { serialized: 1, deserialized: 1 });
+});
