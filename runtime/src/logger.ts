@@ -15,21 +15,12 @@ const SECRET_FIELDS = ['authorization', 'headers', 'token', 'secret'];
 const CONTAINERS = ['', 'err.', 'err.cause.', 'err.response.', 'err.$response.', 'err.request.', 'err.metadata.', 'req.', 'res.', 'request.', 'response.', 'metadata.'];
 const REDACTED_PATHS = CONTAINERS.flatMap((container) => SECRET_FIELDS.map((field) => `${container}${field}`));
 
-/** Log bytes held while stdout is slower than the logging: past this, lines are dropped rather than memory grown. */
-const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
-
 /**
  * Structured JSON logs, one line per event, named by `service`. Code never
  * logs tokens, secrets or headers wholesale; the redaction is a second line
  * of defence should one slip in.
- *
- * Without a destination, lines go to stdout asynchronously: those logged
- * while a write is under way go out together in the next one (pino flushes
- * what is left when the process exits), instead of a blocking write per
- * line, two per request of the all-in-one server; a stalled stdout then
- * never stalls the server.
  */
 export function createLogger(level: LogLevel, destination?: DestinationStream, service = 'switchyard'): Logger {
   const options = { level, base: { service }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, maxLength: MAX_PENDING_LOG_BYTES }));
+  return destination ? pino(options, destination) : pino(options);
 }
