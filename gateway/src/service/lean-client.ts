@@ -29,10 +29,11 @@ function serverStreamingFn<I extends DescMessage, O extends DescMessage>(transpo
     // Unread when the caller never iterates: its failure must not go unhandled.
     response.catch(() => undefined);
     return (async function* () {
-      const { header, message, trailer } = await response;
-      options.onHeader?.(header);
-      yield* message;
-      options.onTrailer?.(trailer);
+      // Headers are read only for a caller that asks: in-process, they are made when first read.
+      const answer = await response;
+      options.onHeader?.(answer.header);
+      yield* answer.message;
+      options.onTrailer?.(answer.trailer);
     })();
   };
 }

@@ -1,4 +1,5 @@
 import type { Metadata } from '@grpc/grpc-js';
+import { metadataToHeaders } from './server-calls.js';
 
 /**
  * One in-process call from start to end: the metadata it came with, the
@@ -8,12 +9,30 @@ import type { Metadata } from '@grpc/grpc-js';
  * profile (bench/README.md, "Profiling").
  */
 export class CallLife {
-  readonly responseHeader = new Headers();
+  #responseHeader: Headers | undefined;
+  /** What the handler sent before anyone read `responseHeader`: most calls' headers are never read. */
+  #sentMetadata: Metadata[] = [];
   #state: 'running' | 'cancelled' | 'settled' = 'running';
   #listeners: (() => void)[] = [];
   #reason: unknown;
 
   constructor(readonly metadata: Metadata) {}
+
+  /** The headers the handler sent, as the client reads them (made when first read). */
+  get responseHeader(): Headers {
+    if (this.#responseHeader === undefined) {
+      this.#responseHeader = new Headers();
+      for (const metadata of this.#sentMetadata) metadataToHeaders(metadata, this.#responseHeader);
+      this.#sentMetadata = [];
+    }
+    return this.#responseHeader;
+  }
+
+  /** The handler's sendMetadata; `metadata` is not changed afterwards (grpc-js would have sent it). */
+  sendHeader(metadata: Metadata): void {
+    if (this.#responseHeader === undefined) this.#sentMetadata.push(metadata);
+    else metadataToHeaders(metadata, this.#responseHeader);
+  }
 
   get cancelled(): boolean {
     return this.#state === 'cancelled';

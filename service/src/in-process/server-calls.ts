@@ -18,14 +18,31 @@ export function metadataToHeaders(metadata: Metadata, into: Headers = new Header
   return into;
 }
 
-/** The request headers a gRPC server would have read as metadata. */
-export function headersToMetadata(header: Headers): Metadata {
+/**
+ * The request headers a gRPC server would have read as metadata. A plain
+ * record (what the gateway passes) goes straight in, as a Headers object would
+ * hand it on: names lower-cased, values without surrounding whitespace; other
+ * forms go through Headers (which joins repeated names).
+ */
+export function headersToMetadata(header: HeadersInit | undefined): Metadata {
   const metadata = new Metadata();
-  header.forEach((value, key) => {
+  const add = (value: string, key: string): void => {
     if (key.endsWith('-bin')) metadata.add(key, Buffer.from(value, 'base64'));
     else metadata.add(key, value);
-  });
+  };
+  if (header === undefined) return metadata;
+  if (header instanceof Headers || Array.isArray(header)) {
+    (header instanceof Headers ? header : new Headers(header)).forEach(add);
+    return metadata;
+  }
+  for (const key of Object.keys(header)) add(withoutSurroundingWhitespace(header[key]!), key.toLowerCase());
   return metadata;
+}
+
+/** As Headers normalizes a value: HTTP whitespace (tab, LF, CR, space) off both ends. */
+function withoutSurroundingWhitespace(value: string): string {
+  const isSpace = (code: number): boolean => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+  return value.length > 0 && (isSpace(value.charCodeAt(0)) || isSpace(value.charCodeAt(value.length - 1))) ? value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '') : value;
 }
 
 /** Adds what every server call offers to `target`, and cancels it with `life`. */
@@ -36,7 +53,7 @@ function withBasics<T extends EventEmitter>(target: T, life: CallLife, onCancel:
     [IN_PROCESS_CALL]: true,
     getPeer: () => 'in-process',
     getDeadline: () => Infinity,
-    sendMetadata: (metadata: Metadata) => void metadataToHeaders(metadata, life.responseHeader),
+    sendMetadata: (metadata: Metadata) => life.sendHeader(metadata),
   });
   life.onCancel(() => {
     call.cancelled = true;
