@@ -57,3 +57,24 @@ test('a service registered without tsProto (grpc-health-check\'s) always takes t
   await client.getRoute({ id: 'rt_9' });
   t.deepEqual(wire, { serialized: 1, deserialized: 1 });
 });
+
+test('request headers reach the handler as metadata, normalized as Headers would (names lower-cased, values trimmed), in every HeadersInit form', async (t) => {
+  const seen: unknown[] = [];
+  const table = new HandlerTable();
+  table.addService({ addService: () => {} }, RouteServiceService as unknown as ServiceDefinition, {
+    getRoute: (call: ServerUnaryCall<GetRouteRequest, Route>, callback: sendUnaryData<Route>) => {
+      seen.push([call.metadata.get('x-request-id'), call.metadata.get('trace-bin')]);
+      callback(null, route);
+    },
+  }, { tsProto: true });
+  const client = createClient(RouteService, createInProcessChannel(table, { accepting: () => true }).transport);
+  const binary = Buffer.from([1, 2, 3]).toString('base64');
+  await client.getRoute({ id: 'a' }, { headers: { 'X-Request-Id': ' \tid-1 ', 'Trace-Bin': binary } });
+  await client.getRoute({ id: 'a' }, { headers: [['x-request-id', 'id-2']] });
+  await client.getRoute({ id: 'a' }, { headers: new Headers({ 'x-request-id': 'id-3 ' }) });
+  t.deepEqual(seen, [
+    [['id-1'], [Buffer.from([1, 2, 3])]],
+    [['id-2'], []],
+    [['id-3'], []],
+  ]);
+});
