@@ -15,22 +15,19 @@ const SECRET_FIELDS = ['authorization', 'headers', 'token', 'secret'];
 const CONTAINERS = ['', 'err.', 'err.cause.', 'err.response.', 'err.$response.', 'err.request.', 'err.metadata.', 'req.', 'res.', 'request.', 'response.', 'metadata.'];
 const REDACTED_PATHS = CONTAINERS.flatMap((container) => SECRET_FIELDS.map((field) => `${container}${field}`));
 
-/** Log bytes held while stdout is slower than the logging: past this, lines are dropped rather than memory grown. */
-const MAX_PENDING_LOG_BYTES = 16 * 1024 * 1024;
-
 /**
  * Structured JSON logs, one line per event, named by `service`. Code never
  * logs tokens, secrets or headers wholesale; the redaction is a second line
  * of defence should one slip in.
  *
- * Without a destination, lines go to stdout as pino's default does,
- * asynchronously (written together when they pile up during a write, the rest
- * flushed at exit), with a bound on what may pile up. A blocking write per
- * line cost 5 % more server CPU per request under the rest-get-asset load
+ * Without a destination, lines go to stdout through pino's default writer,
+ * which is asynchronous (lines logged during a write go out together in the
+ * next; the rest is flushed at exit). A blocking write per line cost 5 % more
+ * server CPU per request under the rest-get-asset load
  * (bench/tools/compare-builds.ts get, 8 alternating rounds, medians 210 and
  * 222 µs).
  */
 export function createLogger(level: LogLevel, destination?: DestinationStream, service = 'switchyard'): Logger {
   const options = { level, base: { service }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
-  return pino(options, destination ?? pino.destination({ dest: 1, sync: false, maxLength: MAX_PENDING_LOG_BYTES }));
+  return destination ? pino(options, destination) : pino(options);
 }

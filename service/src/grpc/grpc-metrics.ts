@@ -39,11 +39,10 @@ export interface MessageCounters {
 }
 
 const bridgeCounters = new WeakMap<object, MessageCounters>();
-const uncounted: MessageCounters = { sent: () => {}, received: () => {} };
 
-/** The counters of `method` (a method definition `instrument` returned); counters that count nothing for others. */
-export function messageCountersOf(method: object): MessageCounters {
-  return bridgeCounters.get(method) ?? uncounted;
+/** The counters of `method`, a method definition `instrument` returned; undefined for any other. */
+export function messageCountersOf(method: object): MessageCounters | undefined {
+  return bridgeCounters.get(method);
 }
 
 /**

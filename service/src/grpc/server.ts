@@ -68,7 +68,7 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
     // Requests that do not decode reach the handlers as `invalid_argument`, not grpc-js's INTERNAL (decoding.ts).
     const served = { definition: tolerantDeserializers(definition), implementation };
     const counted = parts.metrics ? parts.metrics.instrument(served.definition, served.implementation) : served;
-    handlers.addService(server, counted.definition, counted.implementation, { tsProto: true });
+    handlers.addService(server, counted.definition, counted.implementation, { tsProto: true, counted: parts.metrics !== undefined });
   };
   add(RouteServiceService, routeHandlers(parts.switchyard.routes, rpc));
   add(AssetServiceService, assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));

@@ -18,6 +18,18 @@ export interface RegisteredMethod {
 export interface AddServiceOptions {
   /** The definition's messages are ts-proto's (our generated services; not grpc-health-check's). */
   readonly tsProto?: boolean;
+  /** The definition is one `GrpcMetrics.instrument` returned: messages handed over must be counted too. */
+  readonly counted?: boolean;
+}
+
+const uncounted: MessageCounters = { sent: () => {}, received: () => {} };
+
+/** A counted method's counters; a definition wrapped again after `instrument` would lose them, so that fails here, at start. */
+function countersOf(method: object, path: string, counted: boolean): MessageCounters {
+  if (!counted) return uncounted;
+  const counters = messageCountersOf(method);
+  if (counters === undefined) throw new Error(`${path}: registered as counted, but its definition is not the one GrpcMetrics.instrument returned`);
+  return counters;
 }
 
 /**
@@ -40,7 +52,7 @@ export class HandlerTable {
         requestDeserialize: (bytes) => method.requestDeserialize(bytes),
         responseSerialize: (message) => method.responseSerialize(message),
         tsProto: options.tsProto === true,
-        counters: messageCountersOf(method),
+        counters: countersOf(method, method.path, options.counted === true),
         handler,
       });
     }

@@ -234,6 +234,8 @@ const toTsProto: Direction = {
     return (value) => {
       if (typeof value !== 'object' || value === null) return FAIL;
       const source = value as Record<string, unknown>;
+      // Unknown fields go on the wire (and count toward its size) but into no ts-proto property: the wire decides.
+      if (Array.isArray(source.$unknown) && source.$unknown.length > 0) return FAIL;
       for (const oneof of oneofs) if (typeof source[oneof.localName] !== 'object' || source[oneof.localName] === null) return FAIL;
       const out: Record<string, unknown> = {};
       for (const { field, tsName, convert, required } of fields) {

@@ -20,9 +20,9 @@ export function metadataToHeaders(metadata: Metadata, into: Headers = new Header
 
 /**
  * The request headers a gRPC server would have read as metadata. A plain
- * record (what the gateway passes) goes straight in, as a Headers object would
- * hand it on: names lower-cased, values without surrounding whitespace; other
- * forms go through Headers (which joins repeated names).
+ * record of lower-case names and string values (what the gateway passes) goes
+ * straight in, values trimmed as Headers would; anything else goes through
+ * Headers (which lower-cases names, joins repeated ones and refuses bad ones).
  */
 export function headersToMetadata(header: HeadersInit | undefined): Metadata {
   const metadata = new Metadata();
@@ -31,12 +31,20 @@ export function headersToMetadata(header: HeadersInit | undefined): Metadata {
     else metadata.add(key, value);
   };
   if (header === undefined) return metadata;
-  if (header instanceof Headers || Array.isArray(header)) {
+  if (!isPlainLowerCaseRecord(header)) {
     (header instanceof Headers ? header : new Headers(header)).forEach(add);
     return metadata;
   }
-  for (const key of Object.keys(header)) add(withoutSurroundingWhitespace(header[key]!), key.toLowerCase());
+  for (const key of Object.keys(header)) add(withoutSurroundingWhitespace(header[key]!), key);
   return metadata;
+}
+
+/** A record whose names are already lower-case (so none repeats another but for case) and whose values are strings. */
+function isPlainLowerCaseRecord(header: HeadersInit): header is Record<string, string> {
+  const prototype = Object.getPrototypeOf(header) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  for (const [key, value] of Object.entries(header)) if (typeof value !== 'string' || key !== key.toLowerCase()) return false;
+  return true;
 }
 
 /** As Headers normalizes a value: HTTP whitespace (tab, LF, CR, space) off both ends. */

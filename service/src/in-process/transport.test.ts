@@ -3,6 +3,8 @@ import { createClient } from '@connectrpc/connect';
 import type { sendUnaryData, ServerUnaryCall, ServiceDefinition } from '@grpc/grpc-js';
 import { RouteService } from '@switchyard/proto';
 import { RouteServiceService, type GetRouteRequest, type Route } from '../gen/switchyard/v1/routes.js';
+import { Registry } from '@switchyard/runtime';
+import { GrpcMetrics } from '../grpc/grpc-metrics.js';
 import { HandlerTable } from './handler-table.js';
 import { createInProcessChannel } from './transport.js';
 
@@ -72,9 +74,21 @@ test('request headers reach the handler as metadata, normalized as Headers would
   await client.getRoute({ id: 'a' }, { headers: { 'X-Request-Id': ' \tid-1 ', 'Trace-Bin': binary } });
   await client.getRoute({ id: 'a' }, { headers: [['x-request-id', 'id-2']] });
   await client.getRoute({ id: 'a' }, { headers: new Headers({ 'x-request-id': 'id-3 ' }) });
+  // Names repeated but for case are joined, as Headers joins them (a second Authorization never slips past the first).
+  await client.getRoute({ id: 'a' }, { headers: { 'X-Request-Id': 'id-4', 'x-request-id': 'id-5' } });
   t.deepEqual(seen, [
     [['id-1'], [Buffer.from([1, 2, 3])]],
     [['id-2'], []],
     [['id-3'], []],
+    [['id-4, id-5'], []],
   ]);
+});
+
+test('a definition registered as counted must be the one GrpcMetrics.instrument returned (else handed-over messages would go uncounted)', (t) => {
+  const getRoute = (_call: unknown, callback: sendUnaryData<Route>) => callback(null, route);
+  const server = { addService: () => {} };
+  t.throws(() => new HandlerTable().addService(server, RouteServiceService as unknown as ServiceDefinition, { getRoute }, { tsProto: true, counted: true }), { message: /GrpcMetrics\.instrument/ });
+  const metrics = new GrpcMetrics(new Registry());
+  const counted = metrics.instrument(RouteServiceService as unknown as ServiceDefinition, { getRoute });
+  t.notThrows(() => new HandlerTable().addService(server, counted.definition, counted.implementation, { tsProto: true, counted: true }));
 });

@@ -1,11 +1,11 @@
 // The in-process channel (DESIGN.md, "Two channels"): a Connect Transport that
 // calls the service's own grpc-js handlers, with their wrappers (auth, rate
 // limits, cancellation, error mapping with details), without a socket or
-// HTTP/2. Requests cross it as the same protobuf bytes, decoded by the same
-// (tolerant) deserializers; responses are handed over as the messages the wire
-// would give (message-bridge.ts, falling back to the bytes where that cannot
-// be exact), and errors come back as a gRPC client would build them from the
-// trailers, so the gateway cannot tell the channels apart.
+// HTTP/2. Requests and responses are handed over as the messages each side's
+// protobuf library would decode from the wire (message-bridge.ts); where that
+// cannot be exact, they cross as the same protobuf bytes, decoded by the same
+// (tolerant) deserializers. Errors come back as a gRPC client would build
+// them from the trailers, so the gateway cannot tell the channels apart.
 //
 // Calls without interceptors skip Connect's runUnaryCall/runStreamingCall,
 // whose two AbortControllers, linked signals and DOMException per call made up
