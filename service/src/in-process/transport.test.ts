@@ -1,7 +1,8 @@
 import test from 'ava';
 import { createClient } from '@connectrpc/connect';
-import type { sendUnaryData, ServerUnaryCall, ServiceDefinition } from '@grpc/grpc-js';
-import { RouteService } from '@switchyard/proto';
+import { Metadata, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition } from '@grpc/grpc-js';
+import { FileService, RouteService } from '@switchyard/proto';
+import { FileServiceService, type ReadFileRequest, type ReadFileResponse } from '../gen/switchyard/v1/files.js';
 import { RouteServiceService, type GetRouteRequest, type Route } from '../gen/switchyard/v1/routes.js';
 import { Registry } from '@switchyard/runtime';
 import { GrpcMetrics } from '../grpc/grpc-metrics.js';
@@ -91,4 +92,26 @@ test('a definition registered as counted must be the one GrpcMetrics.instrument 
   const metrics = new GrpcMetrics(new Registry());
   const counted = metrics.instrument(RouteServiceService as unknown as ServiceDefinition, { getRoute });
   t.notThrows(() => new HandlerTable().addService(server, counted.definition, counted.implementation, { tsProto: true, counted: true }));
+});
+
+test('headers a stream handler sends reach a client that asks for them', async (t) => {
+  const table = new HandlerTable();
+  table.addService({ addService: () => {} }, FileServiceService as unknown as ServiceDefinition, {
+    readFile: (call: ServerWritableStream<ReadFileRequest, ReadFileResponse>) => {
+      const metadata = new Metadata();
+      metadata.set('x-request-id', call.request.path);
+      metadata.set('trace-bin', Buffer.from([1, 2, 3]));
+      call.sendMetadata(metadata);
+      call.write({ chunk: Buffer.from('ab') });
+      call.write({ chunk: Buffer.from('cd') });
+      call.end();
+    },
+  }, { tsProto: true });
+  const client = createClient(FileService, createInProcessChannel(table, { accepting: () => true }).transport);
+  let header: Headers | undefined;
+  const chunks: string[] = [];
+  for await (const message of client.readFile({ path: 'p/1' }, { onHeader: (received) => (header = received) })) chunks.push(Buffer.from(message.payload.value as Uint8Array).toString());
+  t.deepEqual(chunks, ['ab', 'cd']);
+  t.is(header?.get('x-request-id'), 'p/1');
+  t.is(header?.get('trace-bin'), Buffer.from([1, 2, 3]).toString('base64').replace(/=+$/, ''));
 });
