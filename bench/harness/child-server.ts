@@ -33,10 +33,13 @@ process.once('exit', () => {
  */
 const PROFILE_ARGS = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
 
+/** BENCH_NODE_ARGS="<flags>": more node flags for every server, e.g. `--perf-basic-prof` to name JS frames for `perf record -a -g`. */
+const EXTRA_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+
 /** Starts a server as a separate process (not a tsx wrapper, so `pid` is the server itself). */
 export async function startChild(options: ChildOptions): Promise<ChildServer> {
   const fd = openSync(options.logFile, 'w');
-  const child = spawn(process.execPath, [...PROFILE_ARGS, ...options.args], {
+  const child = spawn(process.execPath, [...PROFILE_ARGS, ...EXTRA_NODE_ARGS, ...options.args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', fd, fd],
   });

@@ -6,7 +6,7 @@ import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError, type
 import { authorizationOf } from './http/authorization.js';
 import { UNARY_TIMEOUT_MS } from './http/context.js';
 import { REQUEST_ID_HEADER } from './http/request-id.js';
-import { spanOf } from './app/request-spans.js';
+import { spanOf } from './app/request-state.js';
 import { TRACEPARENT_HEADER } from '@switchyard/runtime';
 import { sendError } from './http/respond.js';
 import { CODE_NAME_OF } from './http-status.js';

@@ -141,7 +141,7 @@ async function streamFile(clients: ServiceClients, ctx: RequestContext, file: Fi
       }
     }
   } catch (error) {
-    if (ctx.signal.aborted) return;
+    if (ctx.lifetime.ended) return;
     const failure = toApiError(error);
     // Half sent: only a cut connection tells the client its copy is short.
     if (res.headersSent) return void res.destroy();

@@ -4,7 +4,7 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { capacityRefusalCell, idOnlyTracing, TRACEPARENT_HEADER, type Logger, type Registry, type Tracing } from '@switchyard/runtime';
-import { setSpan } from './app/request-spans.js';
+import { keepRequestState } from './app/request-state.js';
 import { httpRequestMetrics, UNMATCHED_ROUTE } from './app/http-metrics.js';
 import { corsOptions } from './app/cors.js';
 import { errorHandler, replyWithError } from './app/error-reply.js';
@@ -108,10 +108,12 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
     const metricRoute = emptyParam ? UNMATCHED_ROUTE : route;
     const incoming = request.headers[TRACEPARENT_HEADER];
     const span = tracing.startServerSpan(`${request.method} ${route}`, typeof incoming === 'string' ? incoming : undefined, { 'http.request.method': request.method, 'http.route': route, 'url.path': path });
-    setSpan(request.raw, span);
+    const lifetime = keepRequestState(request.raw, span);
     reply.headers(API_HEADERS);
     // One access line per request; never headers, never the query (a token pasted into a URL stays out of the logs).
     reply.raw.once('close', () => {
+      // The client went away unanswered: the service calls made for it end.
+      if (!reply.raw.writableFinished) lifetime.end();
       const elapsedMs = performance.now() - started;
       const status = reply.raw.statusCode;
       observe?.(request.method, metricRoute, status, elapsedMs / 1000);

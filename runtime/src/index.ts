@@ -15,3 +15,5 @@ export { z } from 'zod';
 export * from './metrics/index.js';
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export * from './tracing/index.js';
+export { CALLER_LIFETIME, callerSignal, EndableLifetime } from './caller-lifetime.js';
+export type { CallerLifetime } from './caller-lifetime.js';

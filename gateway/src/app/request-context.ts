@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '@switchyard/runtime';
 import { createContext, type RequestContext } from '../http/context.js';
-import { spanOf } from './request-spans.js';
+import { lifetimeOf, spanOf } from './request-state.js';
 
-/** The handler's view of one request (its id, logger, abort signal and call options to the service). */
+/** The handler's view of one request (its id, logger, lifetime and call options to the service). */
 export function contextOf(request: FastifyRequest, reply: FastifyReply, log: Logger, params: Readonly<Record<string, string>> = {}): RequestContext {
-  return createContext(request.raw, reply.raw, { requestId: request.id, gatewayLog: log, params, url: request.url, span: spanOf(request.raw) });
+  return createContext(request.raw, reply.raw, { requestId: request.id, gatewayLog: log, params, url: request.url, span: spanOf(request.raw), lifetime: lifetimeOf(request.raw, reply.raw) });
 }

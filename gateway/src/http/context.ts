@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CallOptions } from '@connectrpc/connect';
-import { TRACEPARENT_HEADER, type Logger, type ServerSpan } from '@switchyard/runtime';
+import { createContextValues, type CallOptions } from '@connectrpc/connect';
+import { CALLER_LIFETIME, TRACEPARENT_HEADER, type CallerLifetime, type Logger, type ServerSpan } from '@switchyard/runtime';
 import { authorizationOf } from './authorization.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
@@ -16,12 +16,16 @@ export interface RequestContext {
   /** Decoded path parameters of the matched route. */
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
-  /** Aborted when the client goes away before its response is complete. */
+  /** Ends when the client goes away before its response is complete. */
+  readonly lifetime: CallerLifetime;
+  /** Aborted when the client goes away before its response is complete (made when first read; `lifetime` costs less). */
   readonly signal: AbortSignal;
   /**
    * Options for a service call on behalf of this request: the caller's token
-   * and the request id, nothing else. Throws 401 when the Authorization header
-   * cannot be passed on (sent twice, not ASCII); see authorization.ts.
+   * and the request id, nothing else, and the request's lifetime in the
+   * context values (CALLER_LIFETIME; the transports end the call when it
+   * ends). Throws 401 when the Authorization header cannot be passed on (sent
+   * twice, not ASCII); see authorization.ts.
    */
   callOptions(options?: { streaming?: boolean }): CallOptions;
 }
@@ -29,7 +33,7 @@ export interface RequestContext {
 export function createContext(
   req: IncomingMessage,
   res: ServerResponse,
-  fields: Pick<RequestContext, 'requestId' | 'params'> & {
+  fields: Pick<RequestContext, 'requestId' | 'params' | 'lifetime'> & {
     /** The request target; its query is parsed into `query` when first used. */
     readonly url: string;
     /** The gateway's logger; the request's own (bound to its id) is made when first used. */
@@ -40,10 +44,7 @@ export function createContext(
 ): RequestContext {
   let log: Logger | undefined;
   let query: URLSearchParams | undefined;
-  const abort = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) abort.abort();
-  });
+  const { lifetime } = fields;
   return {
     req,
     res,
@@ -55,13 +56,16 @@ export function createContext(
     get log() {
       return (log ??= fields.gatewayLog.child({ requestId: fields.requestId, ...(fields.span ? { traceId: fields.span.traceId } : {}) }));
     },
-    signal: abort.signal,
+    lifetime,
+    get signal() {
+      return lifetime.signal;
+    },
     callOptions: ({ streaming = false } = {}) => {
       const headers: Record<string, string> = { [REQUEST_ID_HEADER]: fields.requestId };
       if (fields.span) headers[TRACEPARENT_HEADER] = fields.span.traceparent;
       const authorization = authorizationOf(req);
       if (authorization !== undefined) headers['authorization'] = authorization;
-      return { headers, signal: abort.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };
+      return { headers, contextValues: createContextValues().set(CALLER_LIFETIME, lifetime), timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };
     },
   };
 }

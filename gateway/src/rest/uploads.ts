@@ -190,7 +190,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
         const failure = toApiError(error);
         // Only the service being away is waited out; an upload busy with another request is answered (423) at once.
         const serviceAway = error instanceof ConnectError && error.code === Code.Unavailable && failure.status === 503;
-        if (!serviceAway || performance.now() >= deadline || ctx.signal.aborted) throw failure;
+        if (!serviceAway || performance.now() >= deadline || ctx.lifetime.ended) throw failure;
         await delay(SERVICE_RESTART_POLL_MS);
       }
     }

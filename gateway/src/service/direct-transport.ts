@@ -2,6 +2,7 @@ import type { ClientHttp2Stream } from 'node:http2';
 import { fromBinary, type DescMessage, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, type ContextValues, type StreamResponse, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import type { Http2SessionManager } from '@connectrpc/connect-node';
+import { CALLER_LIFETIME, callerSignal } from '@switchyard/runtime';
 import { exchange, webHeaders, type Reply, type Send } from './grpc-exchange.js';
 import { envelope, framer, requestHeaders, serialize } from './grpc-framing.js';
 
@@ -40,9 +41,10 @@ export function withDirectCalls(transport: Transport, sessionManager: Http2Sessi
     timeoutMs: number | undefined,
     header: HeadersInit | undefined,
     input: MessageInitShape<I>,
+    contextValues?: ContextValues,
   ): Promise<UnaryResponse<I, O>> {
     const body = envelope(serialize(method.input, input));
-    const reply = await call(method, signal, timeoutMs, header, (stream) => stream.end(body));
+    const reply = await call(method, callerSignal(signal, contextValues?.get(CALLER_LIFETIME)), timeoutMs, header, (stream) => stream.end(body));
     return Object.assign(replyHeaders(reply), { stream: false as const, service: method.parent, method, message: parse(method.output, reply.message) });
   }
 
@@ -54,9 +56,11 @@ export function withDirectCalls(transport: Transport, sessionManager: Http2Sessi
     input: AsyncIterable<MessageInitShape<I>>,
     contextValues?: ContextValues,
   ): Promise<StreamResponse<I, O>> {
-    if (method.methodKind !== 'client_streaming') return transport.stream(method, signal, timeoutMs, header, input, contextValues);
+    // The gateway passes its request's lifetime, not a signal: these calls take one, made from it.
+    const ended = callerSignal(signal, contextValues?.get(CALLER_LIFETIME));
+    if (method.methodKind !== 'client_streaming') return transport.stream(method, ended, timeoutMs, header, input, contextValues);
     const frames = framer(method.input);
-    const reply = await call(method, signal, timeoutMs, header, (stream, fail) => {
+    const reply = await call(method, ended, timeoutMs, header, (stream, fail) => {
       sendAll(stream, input, frames).catch((error: unknown) => fail(ConnectError.from(error)));
     });
     const message = parse(method.output, reply.message);

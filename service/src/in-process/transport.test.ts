@@ -1,10 +1,10 @@
 import test from 'ava';
-import { createClient } from '@connectrpc/connect';
+import { Code, ConnectError, createClient, createContextValues } from '@connectrpc/connect';
 import { Metadata, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition } from '@grpc/grpc-js';
 import { FileService, RouteService } from '@switchyard/proto';
 import { FileServiceService, type ReadFileRequest, type ReadFileResponse } from '../gen/switchyard/v1/files.js';
 import { RouteServiceService, type GetRouteRequest, type Route } from '../gen/switchyard/v1/routes.js';
-import { Registry } from '@switchyard/runtime';
+import { CALLER_LIFETIME, EndableLifetime, Registry, type CallerLifetime } from '@switchyard/runtime';
 import { GrpcMetrics } from '../grpc/grpc-metrics.js';
 import { HandlerTable } from './handler-table.js';
 import { createInProcessChannel } from './transport.js';
@@ -114,4 +114,95 @@ test('headers a stream handler sends reach a client that asks for them', async (
   t.deepEqual(chunks, ['ab', 'cd']);
   t.is(header?.get('x-request-id'), 'p/1');
   t.is(header?.get('trace-bin'), Buffer.from([1, 2, 3]).toString('base64').replace(/=+$/, ''));
+});
+
+/** A lifetime that counts its listeners, to see the channel let go of them. */
+class CountedLifetime implements CallerLifetime {
+  readonly #inner = new EndableLifetime();
+  listening = 0;
+  get ended(): boolean {
+    return this.#inner.ended;
+  }
+  get signal(): AbortSignal {
+    throw new Error('the in-process channel listens to the lifetime, it never asks for a signal');
+  }
+  onEnd(listener: () => void): () => void {
+    this.listening += 1;
+    const stop = this.#inner.onEnd(listener);
+    let stopped = false;
+    return () => {
+      if (!stopped) this.listening -= 1;
+      stopped = true;
+      stop();
+    };
+  }
+  end(): void {
+    this.#inner.end();
+  }
+}
+
+/** RouteService whose GetRoute answers only when `release` is called, and records a cancel. */
+function heldChannel() {
+  const held = { cancelled: false, release: (): void => {} };
+  const table = new HandlerTable();
+  table.addService({ addService: () => {} }, RouteServiceService as unknown as ServiceDefinition, {
+    getRoute: (call: ServerUnaryCall<GetRouteRequest, Route>, callback: sendUnaryData<Route>) => {
+      call.on('cancelled', () => (held.cancelled = true));
+      held.release = () => callback(null, route);
+    },
+  }, { tsProto: true });
+  const { transport } = createInProcessChannel(table, { accepting: () => true });
+  return { client: createClient(RouteService, transport), held };
+}
+
+test('the caller\'s lifetime in the context values cancels a unary call when it ends: the handler sees the cancel, the call fails as canceled', async (t) => {
+  const { client, held } = heldChannel();
+  const lifetime = new CountedLifetime();
+  const call = client.getRoute({ id: 'rt_1' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) });
+  await new Promise((resolve) => setImmediate(resolve));
+  t.is(lifetime.listening, 1);
+  lifetime.end();
+  const error = await t.throwsAsync(call);
+  t.is(ConnectError.from(error).code, Code.Canceled);
+  t.true(held.cancelled);
+  t.is(lifetime.listening, 0);
+});
+
+test('a call for a caller already gone fails as canceled; a call that ends first lets go of the lifetime', async (t) => {
+  const gone = new CountedLifetime();
+  gone.end();
+  const first = heldChannel();
+  const error = await t.throwsAsync(first.client.getRoute({ id: 'rt_1' }, { contextValues: createContextValues().set(CALLER_LIFETIME, gone) }));
+  t.is(ConnectError.from(error).code, Code.Canceled);
+  t.true(first.held.cancelled);
+
+  const second = heldChannel();
+  const lifetime = new CountedLifetime();
+  const call = second.client.getRoute({ id: 'rt_1' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) });
+  await new Promise((resolve) => setImmediate(resolve));
+  second.held.release();
+  t.is((await call).id, route.id);
+  t.is(lifetime.listening, 0);
+  lifetime.end();
+  t.false(second.held.cancelled);
+});
+
+test('a server stream ends when its caller\'s lifetime does', async (t) => {
+  const table = new HandlerTable();
+  let cancelled = false;
+  table.addService({ addService: () => {} }, FileServiceService as unknown as ServiceDefinition, {
+    readFile: (call: ServerWritableStream<ReadFileRequest, ReadFileResponse>) => {
+      call.on('cancelled', () => (cancelled = true));
+      call.write({ chunk: Buffer.from('first') });
+    },
+  }, { tsProto: true });
+  const { transport } = createInProcessChannel(table, { accepting: () => true });
+  const lifetime = new CountedLifetime();
+  const messages = createClient(FileService, transport).readFile({ path: 'p/1' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) })[Symbol.asyncIterator]();
+  t.is((await messages.next()).value?.payload.case, 'chunk');
+  lifetime.end();
+  const error = await t.throwsAsync(messages.next());
+  t.is(ConnectError.from(error).code, Code.Canceled);
+  t.true(cancelled);
+  t.is(lifetime.listening, 0);
 });

@@ -10,13 +10,15 @@
 // Calls without interceptors skip Connect's runUnaryCall/runStreamingCall,
 // whose two AbortControllers, linked signals and DOMException per call made up
 // most of the channel's own cost in the rest-get-asset profile
-// (bench/README.md, "Latest results"); deadlines and caller signals are
-// honoured here instead.
+// (bench/README.md, "Latest results"); deadlines, caller signals and the
+// caller's lifetime (CALLER_LIFETIME in the context values, which the gateway
+// hands over instead of a signal) are honoured here instead.
 import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextValues, type ContextValues, type Interceptor, type StreamResponse, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import { getAbortSignalReason, runStreamingCall, runUnaryCall } from '@connectrpc/connect/protocol';
 import { findTrailerError } from '@connectrpc/connect/protocol-grpc';
 import type { Metadata } from '@grpc/grpc-js';
+import { CALLER_LIFETIME, type CallerLifetime } from '@switchyard/runtime';
 import { MAX_MESSAGE_BYTES } from '../grpc/server.js';
 import { CallLife } from './call-life.js';
 import { bridgeRequest, bridgeResponse } from './message-bridge.js';
@@ -81,12 +83,12 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
     return bridged;
   }
 
-  /** One unary call; the caller's signal and a deadline (when given) cancel it. */
-  function invokeUnary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, header: HeadersInit | undefined, message: MessageShape<I>, signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<UnaryResponse<I, O>> {
+  /** One unary call; the caller's signal, its lifetime's end and a deadline (when given) cancel it. */
+  function invokeUnary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, header: HeadersInit | undefined, message: MessageShape<I>, ends: CallEnds): Promise<UnaryResponse<I, O>> {
     return new Promise((resolve, reject) => {
       const registered = lookup(method);
       const { life, end } = begin(header);
-      const unwatch = watch(life, signal, timeoutMs, (reason) => {
+      const unwatch = watch(life, ends, (reason) => {
         end();
         reject(reason);
       });
@@ -106,8 +108,8 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
     });
   }
 
-  /** One streaming call (client or server stream); the caller's signal and a deadline (when given) cancel it. */
-  async function invokeStream<I extends DescMessage, O extends DescMessage>(method: DescMethodStreaming<I, O>, header: HeadersInit | undefined, input: AsyncIterable<MessageInitShape<I>>, signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<StreamResponse<I, O>> {
+  /** One streaming call (client or server stream); the caller's signal, its lifetime's end and a deadline (when given) cancel it. */
+  async function invokeStream<I extends DescMessage, O extends DescMessage>(method: DescMethodStreaming<I, O>, header: HeadersInit | undefined, input: AsyncIterable<MessageInitShape<I>>, ends: CallEnds): Promise<StreamResponse<I, O>> {
     const registered = lookup(method);
     if (registered.requestStream && !registered.responseStream) {
       const { life, end } = begin(header);
@@ -153,7 +155,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
       }
       const response = new Promise<unknown>((resolve, reject) => {
         failCall = reject;
-        const unwatch = watch(life, signal, timeoutMs);
+        const unwatch = watch(life, ends);
         (registered.handler as (call: unknown, callback: Callback) => void)(readableCall(life, requests()), (status, value) => {
           unwatch();
           const reason = life.cancelled ? life.reason : undefined;
@@ -167,7 +169,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
     if (!registered.requestStream && registered.responseStream) {
       const first = await firstOf(input);
       const { life, end } = begin(header);
-      const unwatch = watch(life, signal, timeoutMs);
+      const unwatch = watch(life, ends);
       const output = new Outbox(life, () => {
         unwatch();
         end();
@@ -180,24 +182,24 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
 
   const transport: Transport = {
     unary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeadersInit | undefined, input: MessageInitShape<I>, contextValues?: ContextValues): Promise<UnaryResponse<I, O>> {
-      if (interceptors.length === 0) return invokeUnary(method, header, create(method.input, input), signal, deadlineOf(timeoutMs));
+      if (interceptors.length === 0) return invokeUnary(method, header, create(method.input, input), { signal, lifetime: contextValues?.get(CALLER_LIFETIME), timeoutMs: deadlineOf(timeoutMs) });
       return runUnaryCall<I, O>({
         interceptors,
         signal,
         timeoutMs: deadlineOf(timeoutMs),
         req: { stream: false, service: method.parent, method, requestMethod: 'POST', url: urlOf(method), header: new Headers(header), contextValues: contextValues ?? createContextValues(), message: input },
-        next: (req) => invokeUnary(method, req.header, req.message, req.signal, undefined),
+        next: (req) => invokeUnary(method, req.header, req.message, { signal: req.signal, lifetime: req.contextValues.get(CALLER_LIFETIME), timeoutMs: undefined }),
       });
     },
 
     stream<I extends DescMessage, O extends DescMessage>(method: DescMethodStreaming<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeadersInit | undefined, input: AsyncIterable<MessageInitShape<I>>, contextValues?: ContextValues): Promise<StreamResponse<I, O>> {
-      if (interceptors.length === 0) return invokeStream(method, header, input, signal, deadlineOf(timeoutMs));
+      if (interceptors.length === 0) return invokeStream(method, header, input, { signal, lifetime: contextValues?.get(CALLER_LIFETIME), timeoutMs: deadlineOf(timeoutMs) });
       return runStreamingCall<I, O>({
         interceptors,
         signal,
         timeoutMs: deadlineOf(timeoutMs),
         req: { stream: true, service: method.parent, method, requestMethod: 'POST', url: urlOf(method), header: new Headers(header), contextValues: contextValues ?? createContextValues(), message: input },
-        next: (req) => invokeStream(method, req.header, req.message, req.signal, undefined),
+        next: (req) => invokeStream(method, req.header, req.message, { signal: req.signal, lifetime: req.contextValues.get(CALLER_LIFETIME), timeoutMs: undefined }),
       });
     },
   };
@@ -236,24 +238,41 @@ const deadlineOf = (timeoutMs: number | undefined): number | undefined => (timeo
 
 const urlOf = (method: DescMethod): string => `in-process:///${method.parent.typeName}/${method.name}`;
 
+/** What may end a call before its handler does. */
+interface CallEnds {
+  readonly signal: AbortSignal | undefined;
+  readonly lifetime: CallerLifetime | undefined;
+  readonly timeoutMs: number | undefined;
+}
+
 /**
- * Cancels the call when the caller's signal aborts or the deadline passes, and
- * tells `onEnd` (which then ends the call for the caller) if given. Returns the
- * function that stops watching.
+ * Cancels the call when the caller's signal aborts, its lifetime ends or the
+ * deadline passes (and stops watching), and tells `onEnd` (which then ends the
+ * call for the caller) if given. Returns the function that stops watching.
  */
-function watch(life: CallLife, signal: AbortSignal | undefined, timeoutMs: number | undefined, onEnd?: (reason: ConnectError) => void): () => void {
+function watch(life: CallLife, { signal, lifetime, timeoutMs }: CallEnds, onEnd?: (reason: ConnectError) => void): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let unlisten: (() => void) | undefined;
+  const unwatch = (): void => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+    unlisten?.();
+  };
   const stop = (reason: ConnectError): void => {
+    unwatch();
     life.cancel(reason);
     onEnd?.(reason);
   };
   const onAbort = (): void => stop(ConnectError.from(getAbortSignalReason(signal!), Code.Canceled));
-  const timer = timeoutMs === undefined ? undefined : setTimeout(() => stop(new ConnectError('the operation timed out', Code.DeadlineExceeded)), timeoutMs);
+  const onCallerGone = (): void => stop(new ConnectError('the caller went away', Code.Canceled));
   if (signal?.aborted) onAbort();
-  else signal?.addEventListener('abort', onAbort, { once: true });
-  return () => {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-  };
+  else if (lifetime?.ended) onCallerGone();
+  else {
+    if (timeoutMs !== undefined) timer = setTimeout(() => stop(new ConnectError('the operation timed out', Code.DeadlineExceeded)), timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    unlisten = lifetime?.onEnd(onCallerGone);
+  }
+  return unwatch;
 }
 
 function statusError(status: CallStatus, header: Headers): ConnectError {
