@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { capacityRefusalCell, idOnlyTracing, TRACEPARENT_HEADER, type Logger, type Registry, type Tracing } from '@switchyard/runtime';
+import { capacityRefusalCell, idOnlyTracing, infoLine, TRACEPARENT_HEADER, type Logger, type Registry, type Tracing } from '@switchyard/runtime';
 import { keepRequestState } from './app/request-state.js';
 import { httpRequestMetrics, UNMATCHED_ROUTE } from './app/http-metrics.js';
 import { corsOptions } from './app/cors.js';
@@ -71,9 +71,21 @@ const API_HEADERS = Object.freeze({ 'cache-control': 'no-store', 'x-content-type
 /** Long enough for any id or file name a client may send; longer ones still get the contract's answer, not a bare 414. */
 const MAX_PARAM_LENGTH = 16 * 1024;
 
+/** The one line logged per request. */
+interface AccessLine {
+  requestId: string;
+  traceId: string;
+  method: string;
+  path: string;
+  status: number;
+  completed: boolean;
+  durationMs: number;
+}
+
 /** The gateway's HTTP surface on Fastify: REST /v1, files under the CDN path, the Connect protocol, health and OpenAPI. */
 export async function createGateway({ config, cdnUrl, clients, log, metrics, tracing = idOnlyTracing() }: GatewayParts): Promise<Gateway> {
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
+  const accessLine = infoLine<AccessLine>(log, 'request', { requestId: 'string', traceId: 'string', method: 'string', path: 'string', status: 'number', completed: 'boolean', durationMs: 'number' });
   const filesPath = filesPathOf(cdnUrl);
   // One bound for REST and Connect uploads alike: both hold a stream to the service and a buffer here.
   const refused = { connections: metrics && capacityRefusalCell(metrics, 'connections'), uploads: metrics && capacityRefusalCell(metrics, 'uploads') };
@@ -119,7 +131,7 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
       observe?.(request.method, metricRoute, status, elapsedMs / 1000);
       span.end({ error: status >= 500 || !reply.raw.writableFinished, attributes: { 'http.response.status_code': status } });
       const durationMs = Math.round(elapsedMs * 1000) / 1000;
-      log.info({ requestId: request.id, traceId: span.traceId, method: request.method, path, status, completed: reply.raw.writableFinished, durationMs }, 'request');
+      accessLine({ requestId: request.id, traceId: span.traceId, method: request.method, path, status, completed: reply.raw.writableFinished, durationMs });
     });
     if (emptyParam) {
       reply.callNotFound();

@@ -2,6 +2,8 @@
 // signals, operator-command error reporting, duration parsing and metrics.
 
 export { createLogger, LOG_LEVELS } from './logger.js';
+export { infoLine } from './info-line.js';
+export type { LineFields } from './info-line.js';
 export type { Logger, LogLevel } from './logger.js';
 export type { DestinationStream } from 'pino';
 export { requestIdFrom, REQUEST_ID_KEY } from './request-id.js';

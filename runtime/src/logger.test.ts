@@ -34,3 +34,37 @@ test('credentials and header sets are censored at the top and inside logged erro
   t.is((lines[1]!['err'] as { message: string }).message, 'upstream refused', 'the rest of the error stays');
   t.is(lines[3]!['requestId'], 'r1');
 });
+
+/** Runs `body` (statements using createLogger) in a fresh node process and returns its stdout as it arrived, with the times. */
+async function stdoutOf(body: string): Promise<{ text: string; arrivals: { at: number; text: string }[] }> {
+  const { spawn } = await import('node:child_process');
+  const source = `import { createLogger } from ${JSON.stringify(new URL('./logger.ts', import.meta.url).href)};\n${body}`;
+  const child = spawn(process.execPath, ['--import=tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const started = performance.now();
+  const arrivals: { at: number; text: string }[] = [];
+  child.stdout.on('data', (chunk: Buffer) => arrivals.push({ at: performance.now() - started, text: chunk.toString() }));
+  await new Promise((resolve) => child.once('close', resolve));
+  return { text: arrivals.map((arrival) => arrival.text).join(''), arrivals };
+}
+
+test('to stdout, two loggers share one writer: every line whole and in order, the pending ones written at exit', async (t) => {
+  const { text } = await stdoutOf(`
+    const a = createLogger('info', undefined, 'a');
+    const b = createLogger('info', undefined, 'b');
+    for (let i = 0; i < 3000; i++) (i % 2 ? b : a).info({ i, pad: 'x'.repeat(i % 300) }, 'line');
+    process.exit(0);
+  `);
+  const lines = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { i: number; service: string });
+  t.is(lines.length, 3000);
+  t.deepEqual(lines.map((line) => line.i), Array.from({ length: 3000 }, (_, i) => i));
+  t.true(lines.every((line) => line.service === (line.i % 2 ? 'b' : 'a')));
+});
+
+test('to stdout, a lone line goes out within about 100 ms, long before the process ends', async (t) => {
+  const { arrivals } = await stdoutOf(`
+    createLogger('info').info('alone');
+    setTimeout(() => {}, 3000);
+  `);
+  t.regex(arrivals[0]?.text ?? '', /"msg":"alone"/);
+  t.true(arrivals[0]!.at < 2500, `the line arrived after ${Math.round(arrivals[0]!.at)} ms, with the process ending at ~3000`);
+});

@@ -9,7 +9,7 @@ import {
   type ServerWritableStream,
 } from '@grpc/grpc-js';
 import type { Principal } from '@switchyard/core';
-import { idOnlyTracing, requestIdFrom, TRACEPARENT_HEADER, type Logger, type Tracing } from '@switchyard/runtime';
+import { idOnlyTracing, infoLine, requestIdFrom, TRACEPARENT_HEADER, type Logger, type Tracing } from '@switchyard/runtime';
 import type { Authenticate } from './auth.js';
 import { decoded } from './decoding.js';
 import { toGrpcStatus } from './error-mapping.js';
@@ -57,7 +57,19 @@ interface AnyCall {
 /** gRPC codes that mark a server span as failed (OpenTelemetry's RPC conventions): the server's own failures, not the caller's mistakes. */
 const SERVER_FAILURES = new Set<number>([Status.UNKNOWN, Status.DEADLINE_EXCEEDED, Status.UNIMPLEMENTED, Status.INTERNAL, Status.UNAVAILABLE, Status.DATA_LOSS]);
 
+/** The one line logged per call. */
+interface CallLine {
+  requestId: string;
+  traceId: string;
+  method: string;
+  workspace?: string | undefined;
+  subject?: string | undefined;
+  code: string;
+  durationMs: number;
+}
+
 export function createRpc(log: Logger, authenticate: Authenticate, tracing: Tracing = idOnlyTracing()): Rpc {
+  const callLine = infoLine<CallLine>(log, 'call', { requestId: 'string', traceId: 'string', method: 'string', workspace: 'string', subject: 'string', code: 'string', durationMs: 'number' });
   const running = new Set<Promise<unknown>>();
   const closing = new AbortController();
   /** Remembers a handler's work until it settles; the caller handles its outcome. */
@@ -118,7 +130,7 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
         const code = Status[status];
         const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
         span.end({ error: SERVER_FAILURES.has(status), attributes: { 'rpc.grpc.status_code': status } });
-        log.info({ requestId, traceId, method, ...who, code, durationMs }, 'call');
+        callLine({ requestId, traceId, method, workspace: who.workspace, subject: who.subject, code, durationMs });
         return failed;
       },
     };
