@@ -1,4 +1,5 @@
 import test from 'ava';
+import { pino } from 'pino';
 import { infoLine } from './info-line.js';
 import { createLogger, type LogLevel } from './logger.js';
 
@@ -49,4 +50,18 @@ test('a child logger\'s bindings come with its lines, and a logger above info wr
   const quiet = capture('warn');
   infoLine<Line>(quiet.log, 'request', FIELDS)(CASES[0]!);
   t.deepEqual(quiet.lines, []);
+});
+
+test('a destination that takes each line\'s level from pino (a multistream) gets the line through pino', (t) => {
+  const info: string[] = [];
+  const errors: string[] = [];
+  const streams = pino.multistream([
+    { level: 'info', stream: { write: (line: string) => void info.push(line) } },
+    { level: 'error', stream: { write: (line: string) => void errors.push(line) } },
+  ]);
+  const log = createLogger('info', streams, 'switchyard-test');
+  infoLine<Line>(log, 'request', FIELDS)(CASES[0]!);
+  t.is(info.length, 1);
+  t.deepEqual(errors, [], 'an info line is not an error line');
+  t.is((JSON.parse(info[0]!) as { requestId: string }).requestId, 'req_1');
 });

@@ -24,8 +24,10 @@ export type LineFields<T> = { readonly [K in keyof T]-?: 'string' | 'number' | '
 export function infoLine<T extends object>(log: Logger, message: string, fields: LineFields<T>): (values: T) => void {
   const properties = Object.fromEntries(Object.entries(fields).map(([name, type]) => [name, { type }]));
   const serialize = fastJson({ type: 'object', properties }) as (values: T) => string;
-  const destination = (log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
+  const destination = (log as unknown as Record<symbol, DestinationStream | undefined>)[pino.symbols.streamSym];
   if (destination === undefined) throw new Error('infoLine: not a pino logger');
+  // A destination that reads each line's level from pino (a multistream) gets its lines through pino.
+  if ((destination as unknown as Record<symbol, unknown>)[pino.symbols.needsMetadataGsym] === true) return (values) => log.info(values as object, message);
   const bindings = JSON.stringify(log.bindings()).slice(1, -1);
   const head = `{"level":${log.levels.values['info']},"time":`;
   const afterTime = bindings === '' ? '' : `,${bindings}`;
