@@ -1,6 +1,7 @@
-// `tsx bench/tools/compare-builds.ts <list|create|get|file> <old cli/dist/bin.js> <new cli/dist/bin.js> [rounds] [seconds]`:
+// `tsx bench/tools/compare-builds.ts <list|create|get|file|grpc> <old cli/dist/bin.js> <new cli/dist/bin.js> [rounds] [seconds]`:
 // two builds of `npm start` side by side under the rest-list-assets,
-// rest-create-route, rest-get-asset or file-serve-16kib load, in alternating
+// rest-create-route, rest-get-asset, file-serve-16kib or grpc-get-asset
+// load (GetAsset calls on the gRPC port), in alternating
 // short rounds (the order flipping each round) after a warm-up, so a busy
 // shared machine hits both alike. OLD_ENV and NEW_ENV (`NAME=value ...`) add
 // settings to one side, to compare settings of one build. Prints
@@ -16,18 +17,19 @@ import autocannon, { type Options } from 'autocannon';
 import { seedRows } from '../baselines/baseline-store.js';
 import { startChild } from '../harness/child-server.js';
 import { readCpuSeconds } from '../harness/proc.js';
+import { grpcAssetClient } from '../harness/grpc-load.js';
 import { createWorkspace, seedAsset } from '../harness/servers.js';
 import { BENCH_WORKSPACE } from '../harness/tokens.js';
 
 const [load, oldCli, newCli, roundsArg, secondsArg] = process.argv.slice(2);
-const LOADS = ['list', 'create', 'get', 'file'];
+const LOADS = ['list', 'create', 'get', 'file', 'grpc'];
 if (!LOADS.includes(load ?? '') || !oldCli || !newCli) throw new Error(`usage: compare-builds <${LOADS.join('|')}> <old bin.js> <new bin.js> [rounds] [seconds]`);
 const rounds = Number(roundsArg ?? 6);
 const seconds = Number(secondsArg ?? 5);
 const LISTED_ASSETS = 10_000;
 
 const ws = await createWorkspace(`compare-${load}`);
-const servers: Record<'old' | 'new', { url: string; pid: number; target: string; stop(): Promise<void> }> = {} as never;
+const servers: Record<'old' | 'new', { url: string; pid: number; target: string; grpc?: ReturnType<typeof grpcAssetClient>; stop(): Promise<void> }> = {} as never;
 const sideEnv = (variable: string | undefined): Record<string, string> => Object.fromEntries((variable ?? '').split(/\s+/).filter(Boolean).map((pair) => pair.split(/=(.*)/s, 2) as [string, string]));
 try {
   for (const [side, cli] of [['old', oldCli], ['new', newCli]] as const) {
@@ -40,7 +42,9 @@ try {
     });
     const url = child.ready[1]!;
     const target = load === 'file' ? await seedFile(url, ws.token) : `${url}/v1/assets/${await seedAsset(url, ws.token)}`;
-    servers[side] = { url, pid: child.pid, target, stop: child.stop };
+    const grpc = load === 'grpc' ? grpcAssetClient(child.ready[2]!, ws.token) : undefined;
+    await grpc?.seed();
+    servers[side] = { url, pid: child.pid, target, grpc, stop: async () => (grpc?.close(), child.stop()) };
     if (load === 'list') seed(join(dataDir, 'switchyard.sqlite'));
   }
   const auth = { authorization: `Bearer ${ws.token}` };
@@ -58,11 +62,20 @@ try {
     for (const side of round % 2 ? (['new', 'old'] as const) : (['old', 'new'] as const)) {
       const server = servers[side];
       const cpuBefore = readCpuSeconds(server.pid);
-      const r = await autocannon({ ...options(server), connections: 10, duration: round === 0 ? 3 : seconds });
-      if (r.non2xx || r.errors || r.timeouts) throw new Error(`${side}: non2xx=${r.non2xx} errors=${r.errors} timeouts=${r.timeouts}`);
+      const duration = round === 0 ? 3 : seconds;
+      let answered: number;
+      let rps: number;
+      if (server.grpc) {
+        ({ requests: answered, rps } = await server.grpc.load(duration));
+      } else {
+        const r = await autocannon({ ...options(server), connections: 10, duration });
+        if (r.non2xx || r.errors || r.timeouts) throw new Error(`${side}: non2xx=${r.non2xx} errors=${r.errors} timeouts=${r.timeouts}`);
+        answered = r['2xx'];
+        rps = answered / r.duration;
+      }
       if (round === 0) continue; // the warm-up
-      stats[side].rps.push(r['2xx'] / r.duration);
-      stats[side].cpu.push(((readCpuSeconds(server.pid) - cpuBefore) * 1e6) / r['2xx']);
+      stats[side].rps.push(rps);
+      stats[side].cpu.push(((readCpuSeconds(server.pid) - cpuBefore) * 1e6) / answered);
     }
   }
   const list = (values: number[]) => values.map((value) => value.toFixed(0)).join(' ');

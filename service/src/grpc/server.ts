@@ -1,6 +1,7 @@
 import { Server, ServerCredentials, type ChannelOptions, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { withFastChunks } from './chunk-encoding.js';
 import type { Switchyard } from '@switchyard/core';
+import { AssetService, FileService, RouteService, UploadService } from '@switchyard/proto';
 import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
 import { FileServiceService } from '../gen/switchyard/v1/files.js';
 import { RouteServiceService } from '../gen/switchyard/v1/routes.js';
@@ -13,6 +14,7 @@ import type { Authenticate } from './auth.js';
 import { fileHandlers } from './file-handlers.js';
 import type { HealthMonitor } from './health.js';
 import { createReflectionService } from './reflection.js';
+import { withReusedWriter } from './reused-writer.js';
 import { routeHandlers } from './route-handlers.js';
 import { createRpc } from './rpc.js';
 import type { GrpcMetrics } from './grpc-metrics.js';
@@ -70,12 +72,12 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
     const counted = parts.metrics ? parts.metrics.instrument(served.definition, served.implementation) : served;
     handlers.addService(server, counted.definition, counted.implementation, { tsProto: true, counted: parts.metrics !== undefined });
   };
-  add(RouteServiceService, routeHandlers(parts.switchyard.routes, rpc));
-  add(AssetServiceService, assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
-  add(withFastChunks(FileServiceService), fileHandlers(parts.switchyard.assets, rpc));
+  add(withReusedWriter(RouteServiceService, RouteService), routeHandlers(parts.switchyard.routes, rpc));
+  add(withReusedWriter(AssetServiceService, AssetService), assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
+  add(withFastChunks(withReusedWriter(FileServiceService, FileService)), fileHandlers(parts.switchyard.assets, rpc));
   // Without an upload store there is no UploadService: grpc-js answers its calls UNIMPLEMENTED.
   const { uploads } = parts.switchyard;
-  if (uploads) add(UploadServiceService, uploadHandlers(uploads, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
+  if (uploads) add(withReusedWriter(UploadServiceService, UploadService), uploadHandlers(uploads, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
   parts.health.implementation.addToServer(handlers.recorder(server));
   createReflectionService().addToServer(server);
   return { server, handlers, settled: () => rpc.settled(), endStreams: () => rpc.endStreams() };
