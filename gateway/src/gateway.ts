@@ -124,9 +124,9 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
     reply.headers(API_HEADERS);
     // One access line per request; never headers, never the query (a token pasted into a URL stays out of the logs).
     reply.raw.once('close', () => {
+      const elapsedMs = performance.now() - started;
       // The client went away unanswered: the service calls made for it end.
       if (!reply.raw.writableFinished) lifetime.end();
-      const elapsedMs = performance.now() - started;
       const status = reply.raw.statusCode;
       observe?.(request.method, metricRoute, status, elapsedMs / 1000);
       span.end({ error: status >= 500 || !reply.raw.writableFinished, attributes: { 'http.response.status_code': status } });

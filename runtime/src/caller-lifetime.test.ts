@@ -47,12 +47,34 @@ test('the signal aborts at the end, whether made before it or after', (t) => {
   t.true(late.signal.aborted);
 });
 
-test('a call\'s signal is the one given, else its lifetime\'s, else none; the key defaults to no lifetime', (t) => {
+test('a call\'s signal aborts with the one given or with its lifetime; without a lifetime it is the one given; the key defaults to no lifetime', (t) => {
   const lifetime = new EndableLifetime();
-  const given = new AbortController().signal;
-  t.is(callerSignal(given, lifetime), given);
-  t.is(callerSignal(undefined, lifetime), lifetime.signal);
+  const given = new AbortController();
+  const both = callerSignal(given.signal, lifetime)!;
+  t.false(both.aborted);
+  lifetime.end();
+  t.true(both.aborted, 'the lifetime ended');
+  const other = new EndableLifetime();
+  const byGiven = new AbortController();
+  const either = callerSignal(byGiven.signal, other)!;
+  byGiven.abort();
+  t.true(either.aborted, 'the given signal aborted');
+  t.is(callerSignal(given.signal, undefined), given.signal);
+  t.is(callerSignal(undefined, other), other.signal);
   t.is(callerSignal(undefined, undefined), undefined);
   t.is(createContextValues().get(CALLER_LIFETIME), undefined);
   t.is(createContextValues().set(CALLER_LIFETIME, lifetime).get(CALLER_LIFETIME), lifetime);
+});
+
+test('a listener that throws does not keep the others from running; its error is reported', (t) => {
+  const reported: unknown[] = [];
+  const lifetime = new EndableLifetime((error) => reported.push(error));
+  const ran: string[] = [];
+  lifetime.onEnd(() => {
+    throw new Error('listener failed');
+  });
+  lifetime.onEnd(() => ran.push('after'));
+  lifetime.end();
+  t.deepEqual(ran, ['after']);
+  t.deepEqual(reported.map((error) => (error as Error).message), ['listener failed']);
 });

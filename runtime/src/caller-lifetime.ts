@@ -27,9 +27,10 @@ export interface CallerLifetime {
 /** The caller's lifetime in a call's context values; none by default. */
 export const CALLER_LIFETIME = createContextKey<CallerLifetime | undefined>(undefined, { description: 'the lifetime of the caller a call is made for' });
 
-/** A call's signal: the one given, else its caller's lifetime's (made now), else none. */
+/** A call's signal for a transport that takes only signals: aborted by the signal given or by its caller's lifetime's end. */
 export function callerSignal(signal: AbortSignal | undefined, lifetime: CallerLifetime | undefined): AbortSignal | undefined {
-  return signal ?? lifetime?.signal;
+  if (lifetime === undefined) return signal;
+  return signal === undefined ? lifetime.signal : AbortSignal.any([signal, lifetime.signal]);
 }
 
 /** A caller's lifetime that `end()` ends: the gateway's, one per request. */
@@ -37,6 +38,12 @@ export class EndableLifetime implements CallerLifetime {
   #ended = false;
   #listeners: Set<() => void> | undefined;
   #controller: AbortController | undefined;
+  readonly #reportListenerError: (error: unknown) => void;
+
+  /** `reportListenerError` gets what a listener throws; by default it is thrown again in a microtask, as EventTarget reports one. */
+  constructor(reportListenerError: (error: unknown) => void = rethrowLater) {
+    this.#reportListenerError = reportListenerError;
+  }
 
   get ended(): boolean {
     return this.#ended;
@@ -57,13 +64,30 @@ export class EndableLifetime implements CallerLifetime {
     return () => void listeners.delete(listener);
   }
 
-  /** The caller went away: every listener runs once, and the signal (if made) aborts. */
+  /**
+   * The caller went away: every listener runs once, and the signal (if made)
+   * aborts. A listener that throws does not keep the others from running;
+   * its error is reported (see the constructor).
+   */
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
     const listeners = this.#listeners;
     this.#listeners = undefined;
     this.#controller?.abort();
-    if (listeners) for (const listener of listeners) listener();
+    if (listeners === undefined) return;
+    for (const listener of listeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.#reportListenerError(error);
+      }
+    }
   }
+}
+
+function rethrowLater(error: unknown): void {
+  queueMicrotask(() => {
+    throw error;
+  });
 }

@@ -1,8 +1,10 @@
 import fastJson from 'fast-json-stringify';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
-/** The JSON type of each field of a line. */
-export type LineFields<T> = { readonly [K in keyof T]-?: 'string' | 'number' | 'boolean' };
+/** The JSON type of each field of a line, as its TypeScript type says. */
+export type LineFields<T> = {
+  readonly [K in keyof T]-?: NonNullable<T[K]> extends string ? 'string' : NonNullable<T[K]> extends number ? 'number' : NonNullable<T[K]> extends boolean ? 'boolean' : never;
+};
 
 /**
  * A writer of one kind of `info` line with fixed fields, for the lines logged
@@ -19,7 +21,9 @@ export type LineFields<T> = { readonly [K in keyof T]-?: 'string' | 'number' | '
  * (bench/tools/compare-builds.ts get, 8 rounds: 163 vs 147 µs per request
  * without them), against about 1.3 µs a line measured alone.
  *
- * Not for values that may hold secrets: no redaction runs here.
+ * Not for values that may hold secrets: no redaction runs here. The
+ * logger's bindings are taken once, here. A value the compiled serializer
+ * refuses (NaN) goes through pino instead.
  */
 export function infoLine<T extends object>(log: Logger, message: string, fields: LineFields<T>): (values: T) => void {
   const properties = Object.fromEntries(Object.entries(fields).map(([name, type]) => [name, { type }]));
@@ -34,7 +38,12 @@ export function infoLine<T extends object>(log: Logger, message: string, fields:
   const tail = `,"msg":${JSON.stringify(message)}}\n`;
   return (values) => {
     if (!log.isLevelEnabled('info')) return;
-    const body = serialize(values);
+    let body: string;
+    try {
+      body = serialize(values);
+    } catch {
+      return log.info(values as object, message);
+    }
     destination.write(head + Date.now() + afterTime + (body.length > 2 ? `,${body.slice(1, -1)}` : '') + tail);
   };
 }

@@ -68,3 +68,29 @@ test('to stdout, a lone line goes out within about 100 ms, long before the proce
   t.regex(arrivals[0]?.text ?? '', /"msg":"alone"/);
   t.true(arrivals[0]!.at < 2500, `the line arrived after ${Math.round(arrivals[0]!.at)} ms, with the process ending at ~3000`);
 });
+
+test('to stdout, the last lines before an exit go out, whether the process exits itself or runs out of work', async (t) => {
+  const exited = await stdoutOf(`
+    const log = createLogger('info');
+    log.info('first');
+    setTimeout(() => {
+      log.info('last');
+      process.exit(0);
+    }, 300);
+  `);
+  t.deepEqual(exited.text.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { msg: string }).msg), ['first', 'last']);
+  const ended = await stdoutOf(`
+    createLogger('info').fatal('could not start');
+    process.exitCode = 1;
+  `);
+  t.regex(ended.text, /"msg":"could not start"/);
+});
+
+test('a replaced process.stdout.write gets the lines, as with pino', async (t) => {
+  const { text } = await stdoutOf(`
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = (chunk, ...rest) => write('captured:' + chunk, ...rest);
+    createLogger('info').info('through the replacement');
+  `);
+  t.regex(text, /^captured:\{.*"msg":"through the replacement"/);
+});

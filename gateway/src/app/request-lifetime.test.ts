@@ -42,6 +42,9 @@ test('a REST call carries its request\'s lifetime, not a signal; answered, the l
   const { url, calls } = await gatewayRecordingLifetimes(t);
   const response = await fetch(`${url}/v1/assets/as_1`, { headers: AUTH });
   t.is(response.status, 404);
+  await response.text();
+  // Time for the server's side of the response to close, which ends the lifetime only if unfinished.
+  await new Promise((resolve) => setTimeout(resolve, 200));
   t.is(calls.length, 1);
   t.is(calls[0]!.signal, undefined);
   t.false(calls[0]!.lifetime?.ended ?? true);

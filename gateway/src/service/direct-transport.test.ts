@@ -8,10 +8,11 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { createHash } from 'node:crypto';
 import { Server, ServerCredentials, status, type sendUnaryData, type ServerReadableStream, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
-import { Code, ConnectError, createClient } from '@connectrpc/connect';
+import { Code, ConnectError, createClient, createContextValues } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { pino } from 'pino';
 import { SwitchyardError } from '@switchyard/core';
+import { CALLER_LIFETIME, EndableLifetime } from '@switchyard/runtime';
 import { toGrpcStatus } from '@switchyard/service';
 import { AssetServiceService, type Asset, type GetAssetRequest, type UploadAssetRequest } from '@switchyard/service/gen/switchyard/v1/assets.js';
 import { AssetService, UploadAssetRequestSchema } from '@switchyard/proto';
@@ -131,6 +132,15 @@ test('an abort cancels the call in flight, and an aborted signal never starts on
     t.true(Date.now() - started < 1_500, 'did not wait for the reply');
     t.like(await outcome(client.getAsset({ id: 'ok' }, { signal: AbortSignal.abort() })), { code: 'Canceled' });
   }
+});
+
+test('the caller\'s lifetime in the context values cancels a call as an abort does (the gateway passes no signal)', async (t) => {
+  const lifetime = new EndableLifetime();
+  setTimeout(() => lifetime.end(), 50);
+  const started = Date.now();
+  t.like(await outcome(clients.direct.getAsset({ id: 'slow' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) })), { code: 'Canceled' });
+  t.true(Date.now() - started < 1_500, 'did not wait for the reply');
+  t.like(await outcome(clients.direct.getAsset({ id: 'ok' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) })), { code: 'Canceled' }, 'a caller already gone starts no call');
 });
 
 test('a service that is not there is unavailable, as with Connect', async (t) => {

@@ -2,17 +2,16 @@ import test from 'ava';
 import fc from 'fast-check';
 import type { DescService } from '@bufbuild/protobuf';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
-import { AssetService, FileService, RouteService, UploadService } from '@switchyard/proto';
+import { AssetService, RouteService, UploadService } from '@switchyard/proto';
 import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
-import { FileServiceService } from '../gen/switchyard/v1/files.js';
 import { RouteServiceService } from '../gen/switchyard/v1/routes.js';
 import { UploadServiceService } from '../gen/switchyard/v1/uploads.js';
 import { messageOf } from '../in-process/message-arbitraries.test-support.js';
 import { withReusedWriter } from './reused-writer.js';
 
+/** The services whose replies take the reused writer (FileService's one reply type has its own encoder, chunk-encoding.ts). */
 const services: [DescService, ServiceDefinition][] = [
   [AssetService, AssetServiceService],
-  [FileService, FileServiceService],
   [RouteService, RouteServiceService],
   [UploadService, UploadServiceService],
 ];
@@ -38,7 +37,7 @@ function generatedBytes(serialize: (message: unknown) => Buffer, message: unknow
 }
 
 test('every method\'s responses take the reused writer (each response type is found)', (t) => {
-  t.true(methods.length > 20);
+  t.true(methods.length > 15);
   for (const method of methods) t.not(method.reusing.responseSerialize, method.generated.responseSerialize, method.name);
 });
 

@@ -1,7 +1,7 @@
 import { Server, ServerCredentials, type ChannelOptions, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { withFastChunks } from './chunk-encoding.js';
 import type { Switchyard } from '@switchyard/core';
-import { AssetService, FileService, RouteService, UploadService } from '@switchyard/proto';
+import { AssetService, RouteService, UploadService } from '@switchyard/proto';
 import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
 import { FileServiceService } from '../gen/switchyard/v1/files.js';
 import { RouteServiceService } from '../gen/switchyard/v1/routes.js';
@@ -74,7 +74,8 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
   };
   add(withReusedWriter(RouteServiceService, RouteService), routeHandlers(parts.switchyard.routes, rpc));
   add(withReusedWriter(AssetServiceService, AssetService), assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
-  add(withFastChunks(withReusedWriter(FileServiceService, FileService)), fileHandlers(parts.switchyard.assets, rpc));
+  // ReadFile, its one method, has its own encoder (chunk-encoding.ts).
+  add(withFastChunks(FileServiceService), fileHandlers(parts.switchyard.assets, rpc));
   // Without an upload store there is no UploadService: grpc-js answers its calls UNIMPLEMENTED.
   const { uploads } = parts.switchyard;
   if (uploads) add(withReusedWriter(UploadServiceService, UploadService), uploadHandlers(uploads, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));

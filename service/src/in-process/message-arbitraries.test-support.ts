@@ -1,5 +1,5 @@
 // Arbitrary messages of any of our protobuf types, as either library holds
-// them, for property tests (message-bridge.test.ts, response-writer.test.ts).
+// them, for property tests (message-bridge.test.ts, grpc/reused-writer.test.ts).
 import fc from 'fast-check';
 import { create, ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
 

@@ -182,24 +182,24 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
 
   const transport: Transport = {
     unary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeadersInit | undefined, input: MessageInitShape<I>, contextValues?: ContextValues): Promise<UnaryResponse<I, O>> {
-      if (interceptors.length === 0) return invokeUnary(method, header, create(method.input, input), { signal, lifetime: contextValues?.get(CALLER_LIFETIME), timeoutMs: deadlineOf(timeoutMs) });
+      if (interceptors.length === 0) return invokeUnary(method, header, create(method.input, input), callEnds(signal, contextValues, deadlineOf(timeoutMs)));
       return runUnaryCall<I, O>({
         interceptors,
         signal,
         timeoutMs: deadlineOf(timeoutMs),
         req: { stream: false, service: method.parent, method, requestMethod: 'POST', url: urlOf(method), header: new Headers(header), contextValues: contextValues ?? createContextValues(), message: input },
-        next: (req) => invokeUnary(method, req.header, req.message, { signal: req.signal, lifetime: req.contextValues.get(CALLER_LIFETIME), timeoutMs: undefined }),
+        next: (req) => invokeUnary(method, req.header, req.message, callEnds(req.signal, req.contextValues, undefined)),
       });
     },
 
     stream<I extends DescMessage, O extends DescMessage>(method: DescMethodStreaming<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeadersInit | undefined, input: AsyncIterable<MessageInitShape<I>>, contextValues?: ContextValues): Promise<StreamResponse<I, O>> {
-      if (interceptors.length === 0) return invokeStream(method, header, input, { signal, lifetime: contextValues?.get(CALLER_LIFETIME), timeoutMs: deadlineOf(timeoutMs) });
+      if (interceptors.length === 0) return invokeStream(method, header, input, callEnds(signal, contextValues, deadlineOf(timeoutMs)));
       return runStreamingCall<I, O>({
         interceptors,
         signal,
         timeoutMs: deadlineOf(timeoutMs),
         req: { stream: true, service: method.parent, method, requestMethod: 'POST', url: urlOf(method), header: new Headers(header), contextValues: contextValues ?? createContextValues(), message: input },
-        next: (req) => invokeStream(method, req.header, req.message, { signal: req.signal, lifetime: req.contextValues.get(CALLER_LIFETIME), timeoutMs: undefined }),
+        next: (req) => invokeStream(method, req.header, req.message, callEnds(req.signal, req.contextValues, undefined)),
       });
     },
   };
@@ -244,6 +244,9 @@ interface CallEnds {
   readonly lifetime: CallerLifetime | undefined;
   readonly timeoutMs: number | undefined;
 }
+
+/** A call's ends from what the transport was given (the deadline already applied by runUnaryCall/runStreamingCall where they ran). */
+const callEnds = (signal: AbortSignal | undefined, contextValues: ContextValues | undefined, timeoutMs: number | undefined): CallEnds => ({ signal, lifetime: contextValues?.get(CALLER_LIFETIME), timeoutMs });
 
 /**
  * Cancels the call when the caller's signal aborts, its lifetime ends or the
