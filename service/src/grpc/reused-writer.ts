@@ -15,7 +15,6 @@ import type { DescService } from '@bufbuild/protobuf';
 import { BinaryWriter } from '@bufbuild/protobuf/wire';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
 import * as assets from '../gen/switchyard/v1/assets.js';
-import * as files from '../gen/switchyard/v1/files.js';
 import * as routes from '../gen/switchyard/v1/routes.js';
 import * as uploads from '../gen/switchyard/v1/uploads.js';
 
@@ -26,9 +25,9 @@ interface Encoder {
 /** A writer that grew past this is dropped after use, so one huge reply does not pin its buffer. */
 const MAX_KEPT_BYTES = 64 * 1024;
 
-/** ts-proto's message functions by full type name (`switchyard.v1.Asset`; nested `A_B` is `A.B`). */
+/** ts-proto's message functions by full type name (`switchyard.v1.Asset`; nested `A_B` is `A.B`), for the services that take this writer (FileService's reply has its own encoder, chunk-encoding.ts). */
 const ENCODERS: ReadonlyMap<string, Encoder> = new Map(
-  [assets, files, routes, uploads].flatMap((module) =>
+  [assets, routes, uploads].flatMap((module) =>
     Object.entries(module)
       .filter((entry): entry is [string, Encoder] => isEncoder(entry[1]))
       .map(([name, fns]) => [`${module.protobufPackage}.${name.replace(/_/g, '.')}`, fns] as const),
