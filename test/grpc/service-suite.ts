@@ -501,6 +501,23 @@ export function defineServiceSuite(target: StorageTarget): void {
     t.is(svc.logs.lines().filter(callLine('GetRoute', requestId)).length, 1);
   });
 
+  test('a call without a request id gets one for its log line; its reply carries it only when the call failed', async (t) => {
+    const auth = await svc.auth(ws('fresh-ids'));
+    const route = await svc.clients.createRoute(auth, { method: 'GET', path: '/fresh-ids/:id', handler: 'freshIds' });
+    const replyHeaders = (id: string) =>
+      new Promise<Metadata>((resolve) => {
+        const call = svc.clients.routes.getRoute({ id }, auth, () => undefined);
+        call.once('metadata', resolve);
+      });
+    const found = await replyHeaders(route.id);
+    t.deepEqual(found.get('x-request-id'), [], 'a success that came without an id');
+    const missing = await replyHeaders('rt_00000000000000000000000001');
+    const [fresh] = missing.get('x-request-id');
+    t.is(typeof fresh, 'string');
+    const line = await svc.logs.waitFor(callLine('GetRoute', String(fresh)));
+    t.is(line['code'], 'NOT_FOUND');
+  });
+
   test.after('no token, bearer header or secret ever reaches the log', (t) => {
     const all = svc.logs.text.join('\n');
     t.true(svc.logs.text.length > 0, 'the suite did log its calls');

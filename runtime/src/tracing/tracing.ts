@@ -2,7 +2,7 @@ import { context, SpanKind, SpanStatusCode, trace, TraceFlags, type Tracer } fro
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { formatTraceparent, newSpanId, newTraceId, parseTraceparent } from './trace-context.js';
+import { formatTraceparent, newSpanId, newTraceId, parseTraceparent, type TraceParent } from './trace-context.js';
 
 export type SpanAttributes = Readonly<Record<string, string | number | boolean>>;
 
@@ -29,14 +29,32 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+/**
+ * A span that only carries ids. Its `traceparent` (a span id of its own) is
+ * made when first read: the service never sends one on, and every id costs
+ * random bytes and a string.
+ */
+class IdOnlySpan implements ServerSpan {
+  readonly traceId: string;
+  readonly #sampled: boolean;
+  #traceparent: string | undefined;
+
+  constructor(parent: TraceParent | undefined) {
+    this.traceId = parent?.traceId ?? newTraceId();
+    this.#sampled = parent?.sampled ?? false;
+  }
+
+  get traceparent(): string {
+    return (this.#traceparent ??= formatTraceparent(this.traceId, newSpanId(), this.#sampled));
+  }
+
+  end(): void {}
+}
+
 /** Ids carried and logged, nothing recorded. */
 export function idOnlyTracing(): Tracing {
   return {
-    startServerSpan(_name, header) {
-      const parent = parseTraceparent(header);
-      const traceId = parent?.traceId ?? newTraceId();
-      return { traceId, traceparent: formatTraceparent(traceId, newSpanId(), parent?.sampled ?? false), end: () => {} };
-    },
+    startServerSpan: (_name, header) => new IdOnlySpan(parseTraceparent(header)),
     shutdown: async () => {},
   };
 }

@@ -60,8 +60,7 @@ export function createWorkspaceRateLimiter(limit: RateLimit, now: () => number =
 
 /** Verifies the caller first (only a verified token names a workspace), then charges its workspace one call. */
 export function rateLimited(authenticate: Authenticate, limiter: WorkspaceRateLimiter, onRefused: () => void = () => {}): Authenticate {
-  return async (metadata): Promise<Principal> => {
-    const principal = await authenticate(metadata);
+  const admitted = (principal: Principal): Principal => {
     try {
       limiter.admit(principal.workspace);
     } catch (error) {
@@ -70,4 +69,5 @@ export function rateLimited(authenticate: Authenticate, limiter: WorkspaceRateLi
     }
     return principal;
   };
+  return (metadata) => authenticate(metadata).then(admitted);
 }

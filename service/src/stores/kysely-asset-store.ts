@@ -6,6 +6,7 @@ import { dialectOf } from './database.js';
 import type { AssetsTable, Database, WorkspacePoliciesTable } from './schema.js';
 
 type AssetRow = Selectable<AssetsTable>;
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Every column of a record, in the order `recordOf` reads a row answered as an array. */
 const ASSET_COLUMNS = ['id', 'workspace', 'label', 'blob_id', 'blob_key', 'type', 'size', 'sha256', 'width', 'height', 'created_at', 'uploaded_at', 'version', 'visibility', 'link_epoch'] as const satisfies readonly (keyof AssetsTable)[];
@@ -242,7 +243,7 @@ function recordOf(values: readonly unknown[]): AssetRecord {
   const width = values[8];
   const height = values[9];
   const visibility = values[13];
-  return Object.freeze({
+  const record: Mutable<AssetRecord> = {
     id: values[0] as string,
     workspace: values[1] as string,
     label: values[2] as string,
@@ -251,15 +252,17 @@ function recordOf(values: readonly unknown[]): AssetRecord {
     type: values[5] as string,
     size: Number(values[6]),
     sha256: values[7] as string,
-    // Absent dimensions are absent keys, not `undefined` values, as in records callers build.
-    ...(width === null ? {} : { width: Number(width) }),
-    ...(height === null ? {} : { height: Number(height) }),
     createdAt: new Date(Number(values[10])),
     uploadedAt: new Date(Number(values[11])),
     version: Number(values[12]),
     visibility: isVisibility(visibility) ? visibility : 'private',
     linkEpoch: Number(values[14]),
-  });
+  };
+  // Absent dimensions are absent keys, not `undefined` values, as in records callers build. Set, not spread:
+  // spreading builds two objects more per row and leaves the record without a shape the reads share.
+  if (width !== null) record.width = Number(width);
+  if (height !== null) record.height = Number(height);
+  return Object.freeze(record);
 }
 
 function toPolicy(row: Selectable<WorkspacePoliciesTable>): StoredWorkspacePolicy {
