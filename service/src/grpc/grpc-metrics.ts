@@ -116,7 +116,7 @@ export class GrpcMetrics {
 
 /** Wraps a handler: started now, handled once with its code, whichever way it ends. */
 function countedHandler(handler: UntypedHandleCall, cells: MethodCells, responseStream: boolean, upload: UploadCounters | undefined): UntypedHandleCall {
-  const wrapped = (call: CallLike, callback?: (status: StatusLike | null, ...rest: unknown[]) => void): void => {
+  const wrapped = (call: CallLike, callback?: (status: StatusLike | null, value?: unknown, trailer?: unknown, flags?: unknown) => void): void => {
     const started = performance.now();
     cells.started.value += 1;
     upload?.started();
@@ -136,9 +136,9 @@ function countedHandler(handler: UntypedHandleCall, cells: MethodCells, response
       call.once('cancelled', () => end(CANCELED));
       return (handler as (call: CallLike) => void)(call);
     }
-    (handler as (call: CallLike, callback: unknown) => void)(call, (status: StatusLike | null, ...rest: unknown[]) => {
+    (handler as (call: CallLike, callback: unknown) => void)(call, (status: StatusLike | null, value?: unknown, trailer?: unknown, flags?: unknown) => {
       end(status?.code ?? 0);
-      callback?.(status, ...rest);
+      callback?.(status, value, trailer, flags);
     });
   };
   return wrapped as unknown as UntypedHandleCall;
