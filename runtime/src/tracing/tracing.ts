@@ -31,8 +31,8 @@ export interface Tracing {
 
 /**
  * A span that only carries ids. Its `traceparent` (a span id of its own) is
- * made when first read: the service never sends one on, and every id costs
- * random bytes and a string.
+ * made when first read: the service never sends one on (the gateway does,
+ * with every call it makes), and every id costs random bytes and a string.
  */
 class IdOnlySpan implements ServerSpan {
   readonly traceId: string;

@@ -29,9 +29,10 @@ export interface AuthedContext extends CallContext {
 
 /**
  * Wraps handlers so each call gets a request id (the caller's `x-request-id`
- * or a fresh one; in the response metadata of streams, of failed calls and of
- * calls that sent their own), authentication where needed, error mapping in
- * one place, and one log line with method, code and duration.
+ * when it is a sane one, else a fresh one; in the response metadata of
+ * streams, of failed calls and of calls that sent a sane one), authentication
+ * where needed, error mapping in one place, and one log line with method,
+ * code and duration.
  */
 export interface Rpc {
   unary<Req, Res>(method: string, run: (request: Req, context: AuthedContext) => Promise<Res>): handleUnaryCall<Req, Res>;
@@ -123,7 +124,7 @@ class CallRecord implements AuthedContext {
 
   /** Verifies the caller; the record is then the handler's AuthedContext. */
   authenticate(authenticate: Authenticate): Promise<AuthedContext> {
-    return authenticate(this.#call.metadata).then((principal) => this.verified(principal));
+    return promised(authenticate, this.#call.metadata).then((principal) => this.verified(principal));
   }
 
   /** The record as the context of a handler, for the caller `authenticate` verified. */
@@ -163,6 +164,20 @@ class CallRecord implements AuthedContext {
   }
 }
 
+/**
+ * What `work` returns, or its synchronous throw as a rejection: an
+ * authenticator or handler that throws instead of rejecting must still end
+ * its call (answered, logged, no longer counted as running), as an async
+ * function's would.
+ */
+function promised<A, T>(work: (argument: A) => Promise<T>, argument: A): Promise<T> {
+  try {
+    return work(argument);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 export function createRpc(log: Logger, authenticate: Authenticate, tracing: Tracing = idOnlyTracing()): Rpc {
   const callLine = infoLine<CallLine>(log, 'call', { requestId: 'string', traceId: 'string', method: 'string', workspace: 'string', subject: 'string', code: 'string', durationMs: 'number' });
   const shared: Shared = { log, tracing, callLine };
@@ -181,7 +196,7 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
   /** Runs a handler's work, counted as running until it settles. */
   function counted<T>(work: () => Promise<T>): Promise<T> {
     started();
-    const promise = work();
+    const promise = promised(work, undefined);
     promise.then(ended, ended);
     return promise;
   }
@@ -206,7 +221,7 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
       // The fewest promises a call can take (each is a turn of the microtask queue): counted as running
       // by hand, not by counted()'s promise. Response headers go out with the reply, in the same write.
       started();
-      authenticate(call.metadata)
+      promised(authenticate, call.metadata)
         .then((principal) => run(decoded(call.request), record.verified(principal)))
         .then(
           (response) => {

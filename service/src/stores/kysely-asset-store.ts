@@ -259,7 +259,7 @@ function recordOf(values: readonly unknown[]): AssetRecord {
     linkEpoch: Number(values[14]),
   };
   // Absent dimensions are absent keys, not `undefined` values, as in records callers build. Set, not spread:
-  // spreading builds two objects more per row and leaves the record without a shape the reads share.
+  // spreading built two objects more per row.
   if (width !== null) record.width = Number(width);
   if (height !== null) record.height = Number(height);
   return Object.freeze(record);
