@@ -9,7 +9,7 @@ import {
   type ServerWritableStream,
 } from '@grpc/grpc-js';
 import type { Principal } from '@switchyard/core';
-import { idOnlyTracing, infoLine, requestIdFrom, TRACEPARENT_HEADER, type Logger, type ServerSpan, type Tracing } from '@switchyard/runtime';
+import { idOnlyTracing, infoLine, requestIdFrom, TRACEPARENT_HEADER, type Logger, type ServerSpan, type SpanAttributes, type Tracing } from '@switchyard/runtime';
 import type { Authenticate } from './auth.js';
 import { decoded } from './decoding.js';
 import { toGrpcStatus } from './error-mapping.js';
@@ -73,6 +73,14 @@ interface CallLine {
   durationMs: number;
 }
 
+/** A wrapped method's name and the attributes of its spans, made once when the handler is wrapped, not per call. */
+interface CalledMethod {
+  readonly name: string;
+  readonly spanAttributes: SpanAttributes;
+}
+
+const calledMethod = (name: string): CalledMethod => ({ name, spanAttributes: Object.freeze({ 'rpc.system': 'grpc', 'rpc.method': name }) });
+
 /** What every call of one Rpc shares. */
 interface Shared {
   readonly log: Logger;
@@ -101,15 +109,15 @@ class CallRecord implements AuthedContext {
   #principal: Principal | undefined;
   #log: Logger | undefined;
 
-  constructor(shared: Shared, method: string, call: AnyCall) {
+  constructor(shared: Shared, method: CalledMethod, call: AnyCall) {
     this.#shared = shared;
-    this.#method = method;
+    this.#method = method.name;
     this.#call = call;
     const supplied = call.metadata.get(REQUEST_ID_KEY)[0];
     this.requestId = requestIdFrom(supplied);
     this.#idSupplied = this.requestId === supplied;
     const incoming = call.metadata.get(TRACEPARENT_HEADER)[0];
-    this.#span = shared.tracing.startServerSpan(method, typeof incoming === 'string' ? incoming : undefined, { 'rpc.system': 'grpc', 'rpc.method': method });
+    this.#span = shared.tracing.startServerSpan(method.name, typeof incoming === 'string' ? incoming : undefined, method.spanAttributes);
   }
 
   get log(): Logger {
@@ -216,63 +224,75 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
   }
 
   return {
-    unary: (method, run) => (call, callback) => {
-      const record = new CallRecord(shared, method, call);
-      // The fewest promises a call can take (each is a turn of the microtask queue): counted as running
-      // by hand, not by counted()'s promise. Response headers go out with the reply, in the same write.
-      started();
-      promised(authenticate, call.metadata)
-        .then((principal) => run(decoded(call.request), record.verified(principal)))
-        .then(
+    unary: (method, run) => {
+      const called = calledMethod(method);
+      return (call, callback) => {
+        const record = new CallRecord(shared, called, call);
+        // The fewest promises a call can take (each is a turn of the microtask queue): counted as running
+        // by hand, not by counted()'s promise. Response headers go out with the reply, in the same write.
+        started();
+        promised(authenticate, call.metadata)
+          .then((principal) => run(decoded(call.request), record.verified(principal)))
+          .then(
+            (response) => {
+              ended();
+              record.sendReplyHeaders(false);
+              record.finish();
+              callback(null, response);
+            },
+            (error: unknown) => {
+              ended();
+              record.sendReplyHeaders(true);
+              callback(record.finish(error) ?? null);
+            },
+          );
+      };
+    },
+
+    clientStream: (method, run) => {
+      const called = calledMethod(method);
+      return (call, callback) => {
+        const record = new CallRecord(shared, called, call);
+        // Headers at once: an uploader learns the call was taken before it sends everything.
+        record.sendHeaders();
+        counted(() => record.authenticate(authenticate).then((context) => run(call, context))).then(
           (response) => {
-            ended();
-            record.sendReplyHeaders(false);
             record.finish();
             callback(null, response);
           },
           (error: unknown) => {
-            ended();
-            record.sendReplyHeaders(true);
             callback(record.finish(error) ?? null);
+            // Stop reading whatever the client still sends.
+            call.destroy();
           },
         );
+      };
     },
 
-    clientStream: (method, run) => (call, callback) => {
-      const record = new CallRecord(shared, method, call);
-      // Headers at once: an uploader learns the call was taken before it sends everything.
-      record.sendHeaders();
-      counted(() => record.authenticate(authenticate).then((context) => run(call, context))).then(
-        (response) => {
-          record.finish();
-          callback(null, response);
-        },
-        (error: unknown) => {
-          callback(record.finish(error) ?? null);
-          // Stop reading whatever the client still sends.
-          call.destroy();
-        },
-      );
+    publicServerStream: (method, run) => {
+      const called = calledMethod(method);
+      return (call) => {
+        const record = new CallRecord(shared, called, call);
+        record.sendHeaders();
+        endStream(call, record, counted(() => Promise.resolve().then(() => decoded(call.request)).then(() => run(call, record))));
+      };
     },
 
-    publicServerStream: (method, run) => (call) => {
-      const record = new CallRecord(shared, method, call);
-      record.sendHeaders();
-      endStream(call, record, counted(() => Promise.resolve().then(() => decoded(call.request)).then(() => run(call, record))));
-    },
-
-    serverStream: (method, run) => (call) => {
-      const record = new CallRecord(shared, method, call);
-      record.sendHeaders();
-      const watching = (context: AuthedContext) => ({
-        requestId: context.requestId,
-        principal: context.principal,
-        get log() {
-          return context.log;
-        },
-        closing: closing.signal,
-      });
-      endStream(call, record, counted(() => record.authenticate(authenticate).then((context) => run(call, watching(context)))));
+    serverStream: (method, run) => {
+      const called = calledMethod(method);
+      return (call) => {
+        const record = new CallRecord(shared, called, call);
+        record.sendHeaders();
+        const watching = (context: AuthedContext) => ({
+          requestId: context.requestId,
+          principal: context.principal,
+          get log() {
+            return context.log;
+          },
+          closing: closing.signal,
+        });
+        endStream(call, record, counted(() => record.authenticate(authenticate).then((context) => run(call, watching(context)))));
+      };
     },
 
     endStreams: () => closing.abort(),
