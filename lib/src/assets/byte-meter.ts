@@ -51,6 +51,9 @@ export class ByteMeter {
   async *pass(source: ByteSource): AsyncGenerator<Uint8Array> {
     // Chunks held back until `admit` has judged the head (at most the head and one chunk).
     let held: Uint8Array[] | undefined = this.#admit ? [] : undefined;
+    // True while waiting at a yield, where only the consumer can throw in: its own failure (a store that failed,
+    // a stream it destroyed) is its to report, not the body's (issue 28: a full disk was answered as a bad body).
+    let atYield = false;
     try {
       for await (const chunk of source as AsyncIterable<unknown>) {
         const bytes = asBytes(chunk);
@@ -61,23 +64,30 @@ export class ByteMeter {
         this.#hash.update(bytes);
         this.#keepHead(bytes);
         if (held === undefined) {
+          atYield = true;
           yield bytes;
+          atYield = false;
           continue;
         }
         held.push(bytes);
         // Judged once a byte past the head arrived, so the head seen is the same as at the end.
         if (this.#size > this.#headBytes) {
           await this.#admit!(this.#headCopy(), undefined);
-          yield* held;
+          atYield = true;
+          for (const piece of held) yield piece;
+          atYield = false;
           held = undefined;
         }
       }
       if (held !== undefined) {
         await this.#admit!(this.#headCopy(), this.#size);
-        yield* held;
+        atYield = true;
+        for (const piece of held) yield piece;
+        atYield = false;
       }
       this.#finished = true;
     } catch (error) {
+      if (atYield) throw error;
       this.#failure = bodyFailure(error);
       throw this.#failure;
     }
@@ -105,10 +115,27 @@ function asBytes(chunk: unknown): Uint8Array {
   throw invalidArgument('file', 'the body must yield bytes (Uint8Array chunks), not strings or objects');
 }
 
-export function tooLarge(maxBytes: number): SwitchyardError {
-  return new SwitchyardError('resource_exhausted', `the file is larger than the maximum of ${maxBytes} bytes; nothing was stored`, [
-    { field: 'file', reason: `larger than ${maxBytes} bytes` },
+/**
+ * The refusal of a file over the limit in force: the workspace policy's
+ * `maxUploadBytes`, which is the server's MAX_UPLOAD_BYTES where the workspace
+ * set none (so the workspace's limit is always the one to name).
+ */
+export function tooLarge(maxBytes: number, field = 'file'): SwitchyardError {
+  return new SwitchyardError('resource_exhausted', `the file is larger than this workspace's upload limit of ${maxBytes} bytes (${readableSize(maxBytes)}); nothing was stored`, [
+    { field, reason: `larger than ${maxBytes} bytes` },
   ]);
+}
+
+/** 1048576 -> "1 MiB", 1500 -> "1.5 KiB": for messages people read. */
+export function readableSize(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : Number(value.toFixed(1))} ${units[unit]}`;
 }
 
 /** Our own errors keep their code; a sender that went away is `canceled`; any other broken body is the caller's input. */

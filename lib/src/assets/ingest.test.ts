@@ -1,6 +1,7 @@
 import test from 'ava';
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { SwitchyardError } from '../errors.js';
 import { MemoryBlobStore } from '../memory/memory-blob-store.js';
 import type { BlobStore } from '../ports/blob-store.js';
@@ -94,6 +95,21 @@ class FaultyStore extends MemoryBlobStore {
 test("the store's failure is reported as the store's error", async (t) => {
   const error = await t.throwsAsync<SwitchyardError>(ingest(generatedStream(10_000), new FaultyStore('fails'), KEY, options(1e6)));
   t.is(error?.code, 'unavailable');
+});
+
+test("a store that fails while writing (a full disk) reports its own error, not a broken body: its stream's teardown is not the body's failure", async (t) => {
+  class FullDisk extends MemoryBlobStore {
+    override async put(_key: string, body: Readable): Promise<void> {
+      let writes = 0;
+      const disk = new Writable({ write: (_chunk, _encoding, done) => done(++writes > 2 ? Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }) : undefined) });
+      await pipeline(body, disk);
+    }
+  }
+  for (const admit of [undefined, async () => undefined]) {
+    const error = await t.throwsAsync<SwitchyardError>(ingest(generatedStream(1_000_000, { chunkSize: 4096 }), new FullDisk(), KEY, { maxBytes: 1e7, headBytes: 1024, admit }));
+    // A store's own unknown error is internal (adapters map theirs, the disk store to unavailable); never the client's 400.
+    t.is(error?.code, 'internal', error?.message);
+  }
 });
 
 test('a store that resolves without reading the whole body does not keep half a file', async (t) => {

@@ -8,6 +8,7 @@ import type { BlobStore } from '../ports/blob-store.js';
 import type { UploadCommit, UploadRecord, UploadStore } from '../ports/upload-store.js';
 import { assertBlobKey } from '../ports/blob-key.js';
 import { assetNotFound } from '../assets/asset-errors.js';
+import { tooLarge } from '../assets/byte-meter.js';
 import { policyInForce } from '../assets/policy-operations.js';
 import type { AssetService } from '../assets/types.js';
 import { blobRuns, deleteParts, discardUpload, isRetryable, makeAsset } from './finish-upload.js';
@@ -250,7 +251,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     }
     const length = partials.reduce((sum, partial) => sum + partial.offset, 0);
     const maxBytes = await maxBytesOf(principal.workspace);
-    if (length > maxBytes) throw tooLarge(maxBytes);
+    if (length > maxBytes) throw tooLarge(maxBytes, 'length');
     await requireReplaceTarget(principal, intent.replace);
     // The partials' finish claims keep a concurrent final, or a termination, from removing bytes this one is reading.
     const releasePartials = await claimPartials(partials);
@@ -326,7 +327,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       const intent = validateIntent(input.intent);
       const length = input.length === undefined ? undefined : validateLength(input.length);
       const maxBytes = await maxBytesOf(principal.workspace);
-      if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes);
+      if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes, 'length');
       const partial = concat === 'partial';
       if (!partial) await requireReplaceTarget(principal, intent.replace);
       const time = now();
@@ -370,10 +371,10 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
         // offset on, or declared the length.
         if (current.offset !== offset) throw offsetMismatch(current.offset, offset);
         const length = checkLength(current, declared);
-        if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes);
+        if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes, 'length');
         const target = partTarget(current, holder, displaced);
         if (displaced && target.at !== undefined) await moveToNewBlob(current, offset, target);
-        const room = length === undefined ? { maxBytes: maxBytes - offset, tooLarge: () => tooLarge(maxBytes) } : { maxBytes: length - offset, tooLarge: () => pastLength(length) };
+        const room = length === undefined ? { maxBytes: maxBytes - offset, tooLarge: () => tooLarge(maxBytes, 'length') } : { maxBytes: length - offset, tooLarge: () => pastLength(length) };
         const digest = target.at === undefined ? undefined : digests.resume(record.id, target.key, target.at);
         stored = await storePart(blobStore, target, input.body, room, input.checksum, digest);
         const part = stored.size > 0 ? { key: target.key, size: stored.size } : undefined;
@@ -512,10 +513,6 @@ function offsetMismatch(actual: number, given: number): SwitchyardError {
   return new SwitchyardError('aborted', `the upload is at offset ${actual}, not ${given}; ask for its offset and continue from there`, [
     { field: 'offset', reason: `the upload is at ${actual}` },
   ]);
-}
-
-function tooLarge(maxBytes: number): SwitchyardError {
-  return new SwitchyardError('resource_exhausted', `the file is larger than the maximum of ${maxBytes} bytes`, [{ field: 'length', reason: `larger than ${maxBytes} bytes` }]);
 }
 
 function pastLength(length: number): SwitchyardError {

@@ -66,6 +66,8 @@ export async function readUploadStream<M>(call: ServerReadableStream<UploadMessa
   const metadata: M = head;
 
   let failure: unknown;
+  /** True while the generator waits at its yield, where only the body's consumer can throw in. */
+  let atYield = false;
   const trailers = new Map<Trailer, string>();
   async function* chunks(): AsyncGenerator<Buffer> {
     try {
@@ -86,9 +88,17 @@ export async function readUploadStream<M>(call: ServerReadableStream<UploadMessa
           continue;
         }
         if (trailers.size > 0) throw invalidArgument(TRAILERS.find(([name]) => trailers.has(name))![2], 'must come after the last chunk, but a chunk followed it');
-        if (message.chunk !== undefined && message.chunk.length > 0) yield message.chunk;
+        if (message.chunk !== undefined && message.chunk.length > 0) {
+          atYield = true;
+          yield message.chunk;
+          atYield = false;
+        }
       }
     } catch (error) {
+      // Thrown in at the yield: the body's consumer destroyed it (a size or type limit, a store that
+      // failed) and has its own reason. Recording that teardown error (an AbortError) as the body's
+      // failure would hide the real answer behind an `internal` one (issue 28).
+      if (atYield) throw error;
       failure ??= canceledOr(call, error);
       throw failure;
     } finally {
