@@ -1,5 +1,7 @@
 import test from 'ava';
 import { Writable } from 'node:stream';
+import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import { Code, ConnectError } from '@connectrpc/connect';
 import { createLogger } from './logger.js';
 
 function capture() {
@@ -33,6 +35,38 @@ test('credentials and header sets are censored at the top and inside logged erro
   t.is(lines[0]!['authorization'], '[redacted]');
   t.is((lines[1]!['err'] as { message: string }).message, 'upstream refused', 'the rest of the error stays');
   t.is(lines[3]!['requestId'], 'r1');
+});
+
+test("a gRPC error's details are logged decoded (ErrorInfo, BadRequest, RetryInfo), never as a map of byte offsets", (t) => {
+  const { log, lines } = capture();
+  const message = (build: (writer: BinaryWriter) => void): Uint8Array => {
+    const writer = new BinaryWriter();
+    build(writer);
+    return writer.finish();
+  };
+  const errorInfo = message((w) => {
+    w.tag(1, WireType.LengthDelimited).string('RESOURCE_EXHAUSTED');
+    w.tag(2, WireType.LengthDelimited).string('switchyard');
+    w.tag(3, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string('limit').tag(2, WireType.LengthDelimited).string('1048576').join();
+  });
+  const badRequest = message((w) => w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string('file').tag(2, WireType.LengthDelimited).string('too large').join());
+  const retryInfo = message((w) => w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.Varint).int64(2).tag(2, WireType.Varint).int32(500_000_000).join());
+  const failure = new ConnectError('refused', Code.ResourceExhausted, undefined, [
+    { type: 'google.rpc.ErrorInfo', value: errorInfo } as never,
+    { type: 'google.rpc.BadRequest', value: badRequest } as never,
+    { type: 'google.rpc.RetryInfo', value: retryInfo } as never,
+    { type: 'google.rpc.ErrorInfo', value: new Uint8Array([0xff, 0xff, 0xff]) } as never,
+    { type: 'acme.Unknown', value: new Uint8Array(7) } as never,
+  ]);
+  log.error({ err: failure }, 'request failed');
+  t.deepEqual((lines[0]!['err'] as { details: unknown }).details, [
+    { type: 'google.rpc.ErrorInfo', reason: 'RESOURCE_EXHAUSTED', domain: 'switchyard', metadata: { limit: '1048576' } },
+    { type: 'google.rpc.BadRequest', fieldViolations: [{ field: 'file', description: 'too large' }] },
+    { type: 'google.rpc.RetryInfo', retryDelayMs: 2500 },
+    { type: 'google.rpc.ErrorInfo', bytes: 3 },
+    { type: 'acme.Unknown', bytes: 7 },
+  ]);
+  t.is((lines[0]!['err'] as { message: string }).message, '[resource_exhausted] refused');
 });
 
 /** Runs `body` (statements using createLogger) in a fresh node process and returns its stdout as it arrived, with the times. */

@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { loggedDetail } from './error-details.js';
 
 export type { Logger };
 
@@ -123,6 +124,14 @@ function defaultDestination(): DestinationStream {
  * (BatchedStdout).
  */
 export function createLogger(level: LogLevel, destination?: DestinationStream, service = 'switchyard'): Logger {
-  const options = { level, base: { service }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  const options = { level, base: { service }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { err: serializeError } };
   return pino(options, destination ?? defaultDestination());
+}
+
+/** pino's error serializer, with gRPC error details decoded (an ErrorInfo's reason, a BadRequest's violations) instead of printed as bytes. */
+function serializeError(error: Error): ReturnType<typeof pino.stdSerializers.err> {
+  const serialized = pino.stdSerializers.err(error);
+  const details: unknown = serialized?.['details'];
+  if (Array.isArray(details)) serialized['details'] = details.map(loggedDetail);
+  return serialized;
 }
