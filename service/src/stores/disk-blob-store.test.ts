@@ -44,6 +44,17 @@ test('disk: each blob is one file at its key path, and puts leave no temp files 
   t.deepEqual((await readdir(join(root, 'ws'))).sort(), ['as_1', 'large.bin']);
 });
 
+test('disk: a body that fails at once, while the temp file is still being opened, leaves no temp file behind', async (t) => {
+  const root = await freshRoot();
+  const store = new DiskBlobStore(root);
+  for (let round = 0; round < 20; round += 1) {
+    const failing = new Readable({ read() {} });
+    process.nextTick(() => failing.destroy(new Error('refused at once')));
+    await t.throwsAsync(store.put(`ws/as_${round}/bl.bin`, failing), { message: 'refused at once' });
+    t.deepEqual(await readdir(join(root, '.tmp')).catch(() => []), [], `round ${round}: no temp file the moment put rejects`);
+  }
+});
+
 test('disk: a link is as young as the link, not as the bytes: gc and the abandoned-write sweep judge a key by its age', async (t) => {
   const root = await freshRoot();
   const store = new DiskBlobStore(root);

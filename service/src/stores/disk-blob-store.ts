@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { close, constants, createReadStream, createWriteStream, fstat, open as openCallback } from 'node:fs';
+import { close, constants, createReadStream, createWriteStream, fstat, open as openCallback, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { access, copyFile, link, mkdir, open, opendir, rename, rm, rmdir, stat, unlink, utimes, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -54,14 +55,21 @@ export class DiskBlobStore implements BlobStore {
     let bodyError: unknown;
     const noteBodyError = (error: unknown) => (bodyError ??= error);
     body.once('error', noteBodyError);
+    let file: WriteStream | undefined;
     try {
       await mkdir(this.#tempDir, { recursive: true }).catch(fileSystemError);
       // `flush` fsyncs the file before the stream closes it, and pipeline waits for that close.
-      await pipeline(body, createWriteStream(temp, { flags: 'wx', flush: true }));
+      file = createWriteStream(temp, { flags: 'wx', flush: true });
+      await pipeline(body, file);
       await this.#moveIntoPlace(temp, target);
     } catch (error) {
+      // A body that fails at once fails the pipeline while the file is still being opened; the open
+      // would create the temp file after this removal. The destroyed stream closes once its open is done.
+      if (file !== undefined && !file.closed) await once(file, 'close').catch(() => undefined);
       await rm(temp, { force: true }).catch(() => undefined);
-      // The body's own failure is what the caller must see; a file-system failure is the store's.
+      // The body's own failure is what the caller must see; a file-system failure is the store's, also when the
+      // pipeline passed it on to the body (a full disk fails the file, and the file's error destroys the body).
+      if (file?.errored) throw isSystemError(file.errored) ? fileSystemError(file.errored) : file.errored;
       throw bodyError ?? (isSystemError(error) ? fileSystemError(error) : error);
     } finally {
       body.off('error', noteBodyError);
