@@ -1,7 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
-/** After answering early, at most this much of an unread body is read and dropped before the connection is cut. */
-export const LINGER_BYTES = 1024 * 1024;
+/**
+ * After answering early, at most this much of an unread body is read and
+ * dropped before the connection is cut. A client writing fast has a few MiB
+ * in socket buffers before it reads the answer; cut short, its kernel may
+ * drop the answer with the reset (found by test/hardening/limit-refusals: a
+ * 7 MB upload refused at once over a 2 MiB limit, 1 time in ~100 at 1 MiB).
+ * nginx's lingering close bounds time, not bytes; LINGER_MS still bounds a
+ * slow client here.
+ */
+export const LINGER_BYTES = 16 * 1024 * 1024;
 const LINGER_MS = 5_000;
 
 /**
@@ -15,21 +24,31 @@ const LINGER_MS = 5_000;
  * after the response, and a reset with unread data can wipe the answer out
  * of the client's buffer before it reads it.
  */
-export function lingerAfterEarlyResponse(req: IncomingMessage, res: ServerResponse): void {
-  if (req.complete || res.headersSent) return;
+export function lingerAfterEarlyResponse(req: IncomingMessage, res: ServerResponse, lingerMs = LINGER_MS): void {
+  // Taken now: by the time the timer fires, Node may have let go of it. Already let go (a client gone): nothing to drain.
+  const socket = req.socket as Socket | null;
+  if (req.complete || res.headersSent || socket === null) return;
   res.once('finish', () => {
     if (req.complete) return;
+    // A connection Node will not keep (the client sent `Connection: close`) has been half-closed by now, and Node
+    // destroys it once its FIN is out: with the body still coming, that is the reset that can wipe out the answer.
+    // Only the destroy is taken back; the lingering below ends the connection (RFC 9112 §9.6, closing in stages).
+    socket.removeListener('finish', socket.destroy);
     let drained = 0;
     const cut = (): void => {
       clearTimeout(timer);
-      req.socket.destroy();
+      socket.destroy();
     };
-    const timer = setTimeout(cut, LINGER_MS).unref();
+    const timer = setTimeout(cut, lingerMs).unref();
     req.on('data', (chunk: Buffer) => {
       drained += chunk.length;
       if (drained > LINGER_BYTES) cut();
     });
-    req.once('end', () => clearTimeout(timer));
+    req.once('end', () => {
+      clearTimeout(timer);
+      // Half-closed: the client has sent all it will, so the connection is done.
+      if (socket.writableEnded) socket.destroy();
+    });
     req.once('close', () => clearTimeout(timer));
     req.resume();
   });
