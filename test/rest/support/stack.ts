@@ -38,7 +38,7 @@ export function testChannel(): 'in-process' | 'grpc' {
   return process.env['SWITCHYARD_TEST_CHANNEL'] === 'grpc' ? 'grpc' : 'in-process';
 }
 
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(env: Record<string, string> = {}, options: { channel?: 'in-process' | 'grpc' } = {}): Promise<Stack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-rest-'));
   // A given AUTH_SECRET (a deployment several stacks share) is the one tokens are minted with.
   const secret = env['AUTH_SECRET'] ?? randomBytes(32).toString('base64url');
@@ -51,7 +51,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const logLines: string[] = [];
   const log = createGatewayLogger('info', { write: (line: string) => void logLines.push(line) });
   const gatewayConfig = loadGatewayConfig(fullEnv);
-  const channel = testChannel() === 'grpc' ? { serviceUrl: `http://${service.address}` } : { inProcess: service.inProcess };
+  const channel = (options.channel ?? testChannel()) === 'grpc' ? { serviceUrl: `http://${service.address}` } : { inProcess: service.inProcess };
   const gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { ...channel, log, listener, shutdownTimeoutMs: 2_000, metrics });
   const token = (workspace: string, claims?: Claims) => mintToken(secret, { workspace, ...claims });
   return {
