@@ -138,8 +138,8 @@ function replay(): { seed?: number; path?: string } {
  */
 const ISSUE_EXAMPLES: [Case][] = [
   ...[true, false].map((lengthKnown): Case => ({ deployment: 'in-process', surface: 'rest-upload', limitOf: 'workspace', limit: 1024 * 1024, size: 2_000_000, content: 'random', typeRefused: false, lengthKnown, chunkBytes: 64 * 1024, pauseEvery: 0, pauseMs: 1, together: 1 })),
-  { deployment: 'in-process', surface: 'rest-upload', limitOf: 'server', limit: SERVER_MAX, size: 2_031_630, content: 'text', typeRefused: true, lengthKnown: false, chunkBytes: 44_382, pauseEvery: 5, pauseMs: 3, together: 1 },
-].map((example) => [example]);
+  { deployment: 'in-process', surface: 'rest-upload', limitOf: 'server', limit: SERVER_MAX, size: 2_031_630, content: 'text', typeRefused: true, lengthKnown: false, chunkBytes: 44_382, pauseEvery: 5, pauseMs: 3, together: 1 } satisfies Case,
+].map((example): [Case] => [example]);
 
 async function checkCase(t: ExecutionContext, c: Case, stack: Stack, grpc: GrpcClients, fixtures: { jpeg: Buffer; png: Buffer }): Promise<void> {
   const workspace = freshWorkspace('limits');
