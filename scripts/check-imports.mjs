@@ -4,7 +4,7 @@
 // - no file anywhere imports another package's sources by path (use its name and public exports);
 // - a package's own code imports only what its package.json declares, and declares nothing it does not
 //   import (or supply as another declared package's peer).
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,8 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const PACKAGES = manifest.workspaces.map((dir) => ({ dir, json: JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) }));
 const OTHER_ROOTS = ['test', 'bench', 'scripts'];
 const BUILTINS = new Set(builtinModules);
-const SPECIFIER = /(?:^|\s|;)(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|\s|;)import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+// import/export … from 'x', import 'x', import('x'), and createRequire(…).resolve('x') (a package's files served as they are).
+const SPECIFIER = /(?:^|\s|;)(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|\s|;)import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|\)\.resolve\(\s*['"]([^'".][^'"]*)['"]\s*\)/gm;
 
 /** Test-only code inside a package: checked for path imports into other packages' sources only. */
 const isTestFile = (path) => /\.test\.ts$|test-support\.ts$|\/fixtures\//.test(path);
@@ -24,13 +25,13 @@ function* sourceFiles(dir) {
     if (['node_modules', 'dist', '.tmp', 'results'].includes(entry.name)) continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* sourceFiles(path);
-    else if (/\.(ts|mts|mjs|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) yield path;
+    else if (/\.(ts|tsx|mts|mjs|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) yield path;
   }
 }
 
 function specifiers(text) {
   const found = [];
-  for (const match of text.matchAll(SPECIFIER)) found.push(match[1] ?? match[2] ?? match[3]);
+  for (const match of text.matchAll(SPECIFIER)) found.push(match[1] ?? match[2] ?? match[3] ?? match[4]);
   return found;
 }
 
@@ -40,7 +41,9 @@ const packageOf = (absolute) => PACKAGES.find((pkg) => absolute === join(ROOT, p
 
 const problems = [];
 for (const pkg of PACKAGES) {
-  const declared = new Set(Object.keys({ ...pkg.json.dependencies, ...pkg.json.peerDependencies }));
+  // A package built by a bundler (the console: Vite) ships its imports inside its files: its devDependencies count.
+  const bundled = existsSync(join(ROOT, pkg.dir, 'vite.config.ts'));
+  const declared = new Set(Object.keys({ ...pkg.json.dependencies, ...pkg.json.peerDependencies, ...(bundled ? pkg.json.devDependencies : {}) }));
   const used = new Set();
   for (const file of sourceFiles(join(ROOT, pkg.dir, 'src'))) {
     const where = relative(ROOT, file);
@@ -61,7 +64,8 @@ for (const pkg of PACKAGES) {
   }
   // A dependency that supplies another declared package's peer (sharp for @switchyard/core) is used through it.
   for (const name of used) for (const peer of Object.keys(PACKAGES.find((other) => other.json.name === name)?.json.peerDependencies ?? {})) used.add(peer);
-  for (const name of declared) if (!used.has(name)) problems.push(`${pkg.dir}/package.json: declares ${name}, which its code never imports`);
+  // Build tools a bundled package declares are not imported by its code; its runtime dependencies must be.
+  for (const name of Object.keys({ ...pkg.json.dependencies, ...pkg.json.peerDependencies })) if (!used.has(name)) problems.push(`${pkg.dir}/package.json: declares ${name}, which its code never imports`);
 }
 for (const dir of OTHER_ROOTS) {
   for (const file of sourceFiles(join(ROOT, dir))) {

@@ -27,6 +27,7 @@ test('defaults follow the README configuration table', (t) => {
     traces: { endpoint: undefined, serviceName: undefined },
     clientLimits: { headersTimeoutMs: 20_000, requestTimeoutMs: 900_000, bodyIdleTimeoutMs: 30_000, maxConnections: 1024, maxInflightUploads: 256 },
     trustProxy: false,
+    console: true,
   });
   t.is(resolveCdnUrl(config, 8080), 'http://127.0.0.1:8080/files');
 });
@@ -133,4 +134,14 @@ test('client limits: timeouts in milliseconds (0 turns the request and body time
   const error = refusal({ HEADERS_TIMEOUT_MS: '0', REQUEST_TIMEOUT_MS: 'soon', BODY_IDLE_TIMEOUT_MS: '-5', MAX_CONNECTIONS: '0', MAX_INFLIGHT_UPLOADS: '1.5' });
   t.deepEqual(error.details.map((d) => d.field), ['REQUEST_TIMEOUT_MS', 'HEADERS_TIMEOUT_MS', 'BODY_IDLE_TIMEOUT_MS', 'MAX_CONNECTIONS', 'MAX_INFLIGHT_UPLOADS']);
   t.regex(refusal({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }).message, /HEADERS_TIMEOUT_MS: "5000" is longer than REQUEST_TIMEOUT_MS \(1000\)/);
+});
+
+test('CONSOLE is on or off (true/false/1/0 too); anything else is refused by name; a CDN_URL may not take the console\'s or the reference\'s path', (t) => {
+  t.false(loadGatewayConfig({ CONSOLE: 'off' }).console);
+  t.false(loadGatewayConfig({ CONSOLE: 'OFF' }).console);
+  t.true(loadGatewayConfig({ CONSOLE: 'on' }).console);
+  t.false(loadGatewayConfig({ CONSOLE: '0' }).console);
+  t.regex(refusal({ CONSOLE: 'maybe' }).message, /CONSOLE.*is not on or off/);
+  t.regex(refusal({ CDN_URL: 'http://example.test/console' }).message, /collides with the gateway's own \/console/);
+  t.regex(refusal({ CDN_URL: 'http://example.test/docs/files' }).message, /collides with the gateway's own \/docs/);
 });

@@ -41,6 +41,8 @@ export interface GatewayConfig {
   readonly clientLimits: ClientLimits;
   /** TRUST_PROXY: the gateway is behind a proxy whose X-Forwarded-Proto and X-Forwarded-Host name the public origin (tus `Location` urls). */
   readonly trustProxy: boolean;
+  /** CONSOLE: serve the web console at /console/ (`on`, the default) or not (`off`). */
+  readonly console: boolean;
 }
 
 /** How long clients may take and how many may be served at once (one gateway process). */
@@ -76,6 +78,7 @@ export const GATEWAY_DEFAULTS = Object.freeze({
 
 const DAY_MS = 86_400_000;
 const BOOLEAN_WORDS = new Map([['true', true], ['1', true], ['false', false], ['0', false]]);
+const SWITCH_WORDS = new Map([['on', true], ['off', false], ...BOOLEAN_WORDS]);
 const limits = GATEWAY_DEFAULTS.clientLimits;
 const milliseconds = (fallback: number, min: number) =>
   wholeNumberVariable(fallback, min, DAY_MS, `is not a number of milliseconds between ${min}${min === 0 ? ' (none)' : ''} and ${DAY_MS}`);
@@ -102,6 +105,7 @@ export const gatewayEnv = envSchema(
     MAX_CONNECTIONS: count(limits.maxConnections),
     MAX_INFLIGHT_UPLOADS: count(limits.maxInflightUploads),
     TRUST_PROXY: rule((raw) => BOOLEAN_WORDS.get(raw.toLowerCase()), 'is not true, false, 1 or 0').optional().default(false),
+    CONSOLE: rule((raw) => SWITCH_WORDS.get(raw.toLowerCase()), 'is not on or off').optional().default(true),
   },
   (values, refuse) => {
     // Node counts the headers inside the whole request's time, so they cannot be given longer than it.
@@ -145,6 +149,7 @@ export function gatewayConfigFrom(env: GatewayEnv): GatewayConfig {
       maxInflightUploads: env.MAX_INFLIGHT_UPLOADS,
     },
     trustProxy: env.TRUST_PROXY,
+    console: env.CONSOLE,
   });
 }
 
@@ -174,7 +179,7 @@ export function dialableHost(host: string): string {
   return host;
 }
 
-const RESERVED_PATHS = ['/v1', '/healthz'];
+const RESERVED_PATHS = ['/v1', '/healthz', '/console', '/docs'];
 
 function serviceOrigin(raw: string): string | Refusal {
   const url = httpUrl(raw);
@@ -187,9 +192,8 @@ function cdnBase(raw: string): string | Refusal {
   const url = httpUrl(raw);
   if (url instanceof Refusal) return url;
   const path = url.pathname.replace(/\/+$/, '');
-  if (RESERVED_PATHS.some((reserved) => path === reserved || path.startsWith(`${reserved}/`))) {
-    return no(`has a path that collides with the gateway's own ${path.startsWith('/v1') ? '/v1 API' : '/healthz'}`);
-  }
+  const reserved = RESERVED_PATHS.find((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  if (reserved !== undefined) return no(`has a path that collides with the gateway's own ${reserved === '/v1' ? '/v1 API' : reserved}`);
   return url.href.replace(/\/+$/, '');
 }
 

@@ -13,6 +13,9 @@ import { responseSerializer } from './app/response-serializer.js';
 import { acceptUnreadBodies } from './app/unread-bodies.js';
 import { filesPathOf, type GatewayConfig } from './config.js';
 import { createConnectProxy } from './connect-proxy.js';
+import { consoleRoot } from '@switchyard/console';
+import { consoleRoutes } from './console/console-routes.js';
+import { docsRoutes } from './console/docs-routes.js';
 import { fileRoutes, isFilesUrl, noSuchFile } from './files.js';
 import { AllowedMethods } from './http/allowed-methods.js';
 import { ApiError, invalidRequest, methodNotAllowed } from './http/api-error.js';
@@ -163,6 +166,8 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
   await app.register(uploadRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log, trustProxy: config.trustProxy });
   await app.register(healthRoute, { clients, log });
   await app.register(fileRoutes, { clients, filesPath, log });
+  if (config.console) await app.register(consoleRoutes, { root: consoleRoot, cdnUrl, log });
+  await app.register(docsRoutes);
   await app.register(async (rpc) => {
     acceptUnreadBodies(rpc);
     const requestIds = new WeakMap<IncomingMessage, string>();

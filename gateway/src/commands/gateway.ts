@@ -34,6 +34,7 @@ export async function gatewayCommand(args: readonly string[], env: NodeJS.Proces
     throw error;
   });
   console.log(`switchyard gateway listening on ${gateway.url} (files at ${gateway.cdnUrl}, service at ${serviceUrl}${metricsServer ? `, metrics at ${metricsServer.url}` : ''})`);
+  console.log(`  console ${config.console ? `${gateway.url}/console/` : 'off'}, API reference ${gateway.url}/docs`);
   onShutdownSignals(log, async () => {
     await gateway.close();
     await metricsServer?.close();
