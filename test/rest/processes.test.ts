@@ -82,6 +82,10 @@ test('npm start (all-in-one): prints its addresses, serves REST and files, finis
   t.regex(grpcAddress!, /^127\.0\.0\.1:\d+$/);
   t.is(cdnUrl, `${gatewayUrl}/files`, 'the default CDN_URL names the port actually bound');
   t.is(printedDataDir, dataDir);
+  const [, consoleUrl, referenceUrl] = await app.waitFor(/console +(\S+)\n +API reference +(\S+)/);
+  t.is(consoleUrl, `${gatewayUrl}/console/`, 'the console is on by default and its URL printed');
+  t.is(referenceUrl, `${gatewayUrl}/docs`);
+  t.is((await fetch(consoleUrl!)).status, 200);
   const auth = { authorization: `Bearer ${await mintToken(secret, { workspace: 'aio' })}` };
 
   const route = await fetch(`${gatewayUrl}/v1/routing`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ method: 'GET', path: '/x', handler: 'h' }) });

@@ -50,12 +50,12 @@ export async function startCommand(args: readonly string[], env: NodeJS.ProcessE
     [
       'switchyard is running',
       `  REST gateway  ${gateway.url}`,
-      `  console       ${gatewayConfig.console ? `${gateway.url}/console/` : 'off'}`,
-      `  API reference ${gateway.url}/docs`,
       `  gRPC service  ${service.address}`,
       `  files (CDN)   ${gateway.cdnUrl}`,
       `  data dir      ${serviceConfig.dataDir}`,
       `  metrics       ${metricsServer?.url ?? 'off'}`,
+      `  console       ${gatewayConfig.console ? `${gateway.url}/console/` : 'off'}`,
+      `  API reference ${gateway.url}/docs`,
     ].join('\n'),
   );
 
