@@ -14,6 +14,7 @@ import { metricsCost } from './benchmarks/metrics-cost.js';
 import { watchedMatch } from './benchmarks/watched-match.js';
 import { routeSyncLatency } from './benchmarks/route-sync.js';
 import { transformDiv2k, transformHit, transformMiss } from './benchmarks/transform.js';
+import { consoleBench } from './benchmarks/console.js';
 import { plan } from './harness/plan.js';
 import { formatLine, writeResults, type BenchResult } from './harness/results.js';
 
@@ -34,6 +35,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'transform-miss': transformMiss,
   'transform-hit': transformHit,
   'transform-div2k-jpeg': transformDiv2k,
+  console: consoleBench,
 };
 
 const wanted = process.argv.slice(2);
