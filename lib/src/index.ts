@@ -41,7 +41,8 @@ export { VISIBILITIES, isVisibility } from './assets/visibility.js';
 export type { Visibility } from './assets/visibility.js';
 export { UNSUPPORTED_MEDIA_TYPE_FIELD } from './assets/workspace-policy.js';
 export type { WorkspacePolicy, WorkspacePolicyInput, StoredWorkspacePolicy } from './assets/workspace-policy.js';
-export { MAX_SIGNED_URL_SECONDS, MIN_URL_KEY_BYTES } from './assets/signed-urls.js';
+export { MAX_SIGNED_URL_SECONDS, MIN_URL_KEY_BYTES, DOWNLOAD_PARAM } from './assets/signed-urls.js';
+export { MAX_NAME_LENGTH, nameKey } from './assets/asset-name.js';
 export { parseTransform, hasTransform, DEFAULT_TRANSFORM_SIZES, TRANSFORM_FORMATS, TRANSFORM_FITS, TRANSFORM_PARAMS } from './assets/transform/transform-params.js';
 export type { ImageTransform, TransformQuery, TransformFormat, TransformFit } from './assets/transform/transform-params.js';
 export { transformImage, TRANSFORMABLE_TYPES } from './assets/transform/transform-image.js';
@@ -57,7 +58,7 @@ export { CHECKSUM_MISMATCH_FIELD } from './uploads/store-part.js';
 export { DEFAULT_FINISH_CLAIM_MS, DEFAULT_UPLOAD_EXPIRY_MS, MAX_CONCAT_PARTS, UPLOAD_BUSY_FIELD } from './uploads/resumable-uploads.js';
 
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './ports/index.js';
-export type { RouteRecord, NewRouteRecord, RouteRecordUpdate, RouteChange, RouteCursor, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites, TokenVerifier } from './ports/index.js';
+export type { RouteRecord, NewRouteRecord, RouteRecordUpdate, RouteChange, RouteCursor, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, SwapAttributes, BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites, TokenVerifier } from './ports/index.js';
 export { assertBlobKey, assertBlobOffset, blobTooShort } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';

@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import { assetNotFound } from './asset-errors.js';
 import { publicPathFor } from './blob-naming.js';
 import { validateLabel } from './label.js';
+import { validateName } from './asset-name.js';
 import { MAX_SIGNED_URL_SECONDS, MIN_SIGNED_URL_SECONDS, type UrlSigner } from './signed-urls.js';
 import { toAsset } from './to-asset.js';
 import type { Asset, AssetUpdate, SignedUrl, SignedUrlInput } from './types.js';
@@ -21,14 +22,15 @@ interface Deps {
   readonly variants: VariantMaker;
 }
 
-/** Changes an asset's label or visibility; its file, url and version stay. */
+/** Changes an asset's label, name or visibility; its file, url and version stay. */
 export async function updateAsset(deps: Deps, principal: Principal, id: string, changes: AssetUpdate): Promise<Asset> {
   requireScope(principal, 'assets:write');
   const assetId = assertId('asset', id);
   if (typeof changes !== 'object' || changes === null) throw invalidArgument('changes', 'must be an object');
   const label = changes.label === undefined ? undefined : validateLabel(changes.label);
+  const name = changes.name === undefined ? undefined : validateName(changes.name);
   const visibility = validateVisibility(changes.visibility);
-  const record = await deps.assetStore.update(principal.workspace, assetId, { label, visibility });
+  const record = await deps.assetStore.update(principal.workspace, assetId, { label, name, visibility });
   if (!record) throw assetNotFound(assetId);
   return toAsset(record, deps.cdnUrl);
 }

@@ -9,6 +9,7 @@ import { assetNotFound } from './asset-errors.js';
 import { discardUnreferencedBlob } from './blob-cleanup.js';
 import { blobKeyFor } from './blob-naming.js';
 import { validateLabel } from './label.js';
+import { cleanName } from './asset-name.js';
 import { openFile } from './open-file.js';
 import { listAssets } from './list-assets.js';
 import { batchDeleteAssets, deleteAsset } from './delete-assets.js';
@@ -53,6 +54,7 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
       // A label given up front is judged before any byte is read.
       const labelOf = lateField(input.label, validateLabel);
       const visibilityOf = lateField(input.visibility, validateVisibility);
+      const name = cleanName(input.filename);
       const { workspace } = principal;
       const policy = await policyInForce(deps, workspace);
       const id = ids.next('asset');
@@ -64,7 +66,7 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
       try {
         const label = labelOf();
         const visibility = visibilityOf() ?? policy.defaultVisibility;
-        record = { id, workspace, label, blobId, blobKey, ...content, uploadedAt: now, createdAt: now, version: 1, visibility, linkEpoch: 0 };
+        record = { id, workspace, label, name, blobId, blobKey, ...content, uploadedAt: now, createdAt: now, version: 1, visibility, linkEpoch: 0 };
         await assetStore.insert(record);
       } catch (error) {
         // Nothing half-written: no record, so no blob either.

@@ -4,6 +4,7 @@ import { isId } from '../ids.js';
 import { bindingOf, decodePageToken, encodePageToken, pageSizeOf } from '../page-tokens.js';
 import type { AssetListQuery, AssetStore } from '../ports/asset-store.js';
 import { validateLabel } from './label.js';
+import { namePrefixOf } from './asset-name.js';
 import { toAsset } from './to-asset.js';
 import type { AssetListInput, AssetPage } from './types.js';
 
@@ -23,9 +24,11 @@ export async function listAssets(assetStore: AssetStore, cdnUrl: string, princip
   const limit = pageSizeOf(input.pageSize);
   const type = typeFilterOf(input.type);
   const label = input.label === undefined ? undefined : validateLabel(input.label);
-  const binding = bindingOf(principal.workspace, (input.type ?? '').toLowerCase(), label ?? null);
+  const namePrefix = namePrefixOf(input.q);
+  // The prefix joins the binding only when set, so tokens of listings without one stay valid across this change.
+  const binding = bindingOf(principal.workspace, (input.type ?? '').toLowerCase(), label ?? null, ...(namePrefix === undefined ? [] : [namePrefix]));
   const before = input.pageToken ? cursorOf(input.pageToken, binding) : undefined;
-  const query: AssetListQuery = { before, limit: limit + 1, type, label };
+  const query: AssetListQuery = { before, limit: limit + 1, type, label, namePrefix };
   // One more than asked: whether another page follows is known without a second query.
   const records = await assetStore.list(principal.workspace, query);
   const page = records.slice(0, limit);

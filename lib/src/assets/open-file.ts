@@ -13,6 +13,7 @@ import type { AssetRecord } from '../ports/asset-store.js';
 import { hasTransform, parseTransform } from './transform/transform-params.js';
 import type { VariantMaker } from './transform/variants.js';
 import type { FileCache, OpenedBytes } from './file-cache.js';
+import { downloadName } from './asset-name.js';
 
 interface Deps {
   readonly assetStore: AssetStore;
@@ -36,7 +37,8 @@ export async function openFile(deps: Deps, path: string, options: OpenFileOption
   if (record.visibility === 'private') deps.urlSigner.verify(path, record.linkEpoch, options.query ?? '', deps.clock.now().getTime());
   if (options.transform !== undefined && hasTransform(options.transform)) return openVariant(deps, record, options);
   const range = resolveRange(options.range, record.size);
-  const info: StoredFile = { type: record.type, size: record.size, sha256: record.sha256, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, range };
+  const name = downloadName(record.id, record.name, record.type, record.type);
+  const info: StoredFile = { type: record.type, size: record.size, sha256: record.sha256, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, name, range };
   if (options.infoOnly || record.size === 0) return Object.freeze(info);
   const opened = await deps.fileCache.open(deps.blobStore, record.blobKey, record.size, options.range ? range : undefined);
   if (!opened) throw fileNotFound();
@@ -50,7 +52,8 @@ async function openVariant(deps: Deps, record: AssetRecord, options: OpenFileOpt
   for (let attempt = 0; ; attempt++) {
     const variant = await deps.variants.variant(record, transform);
     const range = resolveRange(options.range, variant.info.size);
-    const info: StoredFile = { type: variant.type, size: variant.info.size, sha256: variant.digest, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, range };
+    const name = downloadName(record.id, record.name, record.type, variant.type);
+    const info: StoredFile = { type: variant.type, size: variant.info.size, sha256: variant.digest, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, name, range };
     if (options.infoOnly || variant.info.size === 0) return Object.freeze(info);
     const opened = await deps.fileCache.open(deps.blobStore, variant.key, variant.info.size, options.range ? range : undefined);
     if (opened) return withBytes(info, opened);
@@ -76,6 +79,7 @@ class FileInMemory implements StoredFile {
   readonly sha256: string;
   readonly uploadedAt: Date;
   readonly visibility: Visibility;
+  readonly name: string;
   readonly range: ByteRange;
   #body: Readable | undefined;
 
@@ -88,6 +92,7 @@ class FileInMemory implements StoredFile {
     this.sha256 = info.sha256;
     this.uploadedAt = info.uploadedAt;
     this.visibility = info.visibility;
+    this.name = info.name;
     this.range = info.range;
   }
 

@@ -10,8 +10,10 @@ import { storeContent } from './store-content.js';
 import { toAsset } from './to-asset.js';
 import type { Asset, ReplaceInput } from './types.js';
 import { policyInForce } from './policy-operations.js';
-import { validateVisibility, type Visibility } from './visibility.js';
+import { validateVisibility } from './visibility.js';
 import { lateField } from './late-field.js';
+import { cleanName } from './asset-name.js';
+import type { SwapAttributes } from '../ports/asset-store.js';
 
 /** Compare-and-set attempts before giving up with `aborted`; each lost attempt means another replace won. */
 export const MAX_SWAP_ATTEMPTS = 100;
@@ -27,6 +29,8 @@ export async function replaceAsset(deps: AssetServiceDeps, principal: Principal,
   const assetId = assertId('asset', id);
   const { workspace } = principal;
   const visibilityOf = lateField(input.visibility, validateVisibility);
+  // A new upload without a file name keeps the asset's name.
+  const name = cleanName(input.filename) || undefined;
   // Fail before reading a possibly large body.
   const [current, policy] = await Promise.all([deps.assetStore.get(workspace, assetId), policyInForce(deps, workspace)]);
   if (!current) throw assetNotFound(assetId);
@@ -38,7 +42,7 @@ export async function replaceAsset(deps: AssetServiceDeps, principal: Principal,
 
   let swapped: { record: AssetRecord; replacedKey: string };
   try {
-    swapped = await swapIn(deps.assetStore, workspace, assetId, content, visibilityOf());
+    swapped = await swapIn(deps.assetStore, workspace, assetId, content, { visibility: visibilityOf(), name });
   } catch (error) {
     await discardUnreferencedBlob(deps.assetStore, deps.blobStore, blobKey);
     throw toSwitchyardError(error);
@@ -47,11 +51,11 @@ export async function replaceAsset(deps: AssetServiceDeps, principal: Principal,
   return toAsset(swapped.record, deps.cdnUrl);
 }
 
-async function swapIn(store: AssetStore, workspace: string, id: string, content: AssetContent, visibility: Visibility | undefined): Promise<{ record: AssetRecord; replacedKey: string }> {
+async function swapIn(store: AssetStore, workspace: string, id: string, content: AssetContent, attributes: SwapAttributes): Promise<{ record: AssetRecord; replacedKey: string }> {
   for (let attempt = 0; attempt < MAX_SWAP_ATTEMPTS; attempt++) {
     const current = await store.get(workspace, id);
     if (!current) throw assetNotFound(id);
-    const record = await store.swap(workspace, id, current.version, content, visibility);
+    const record = await store.swap(workspace, id, current.version, content, attributes);
     // Each version has exactly one blob, so the one displaced is the one read with that version.
     if (record) return { record, replacedKey: current.blobKey };
   }

@@ -58,3 +58,16 @@ test('bad keys are refused when the signer is made', (t) => {
     t.is(t.throws(() => createUrlSigner(keys), { instanceOf: SwitchyardError })?.code, 'invalid_argument');
   }
 });
+
+test('download is outside the signature: a holder of a signed url may add it, and it grants nothing else', (t) => {
+  const signer = createUrlSigner([key('k1', 1)]);
+  const query = signer.sign(PATH, 0, EXPIRES, [['w', '64']]);
+  for (const added of ['download', 'download=', 'download=1', 'download&download=x']) {
+    t.notThrows(() => signer.verify(PATH, 0, `${query}&${added}`, NOW), added);
+    t.notThrows(() => signer.verify(PATH, 0, `${added}&${query}`, NOW), `${added} first`);
+  }
+  t.notThrows(() => signer.verify(PATH, 0, signer.sign(PATH, 0, EXPIRES, [['download', '']]), NOW), 'signed with it, verified the same');
+  denied(t, () => signer.verify(PATH, 0, `${query}&download&q=80`, NOW), /not valid/);
+  denied(t, () => signer.verify(PATH, 0, 'download', NOW), /needs a signature/);
+  denied(t, () => signer.verify('as_01/bl_02.png', 0, `${query}&download`, NOW), /not valid/);
+});

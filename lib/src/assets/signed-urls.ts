@@ -13,8 +13,15 @@ export const MAX_SIGNED_URL_SECONDS = 604_800;
 export const MIN_URL_KEY_BYTES = 32;
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
 
-/** The query parameters a signature adds; every other one (transform parameters) is signed as given. */
+/** The query parameters a signature adds; every other one (transform parameters) is signed as given, but `DOWNLOAD_PARAM`. */
 export const SIGNATURE_PARAMS = Object.freeze({ expires: 'expires', keyId: 'kid', signature: 'sig' } as const);
+
+/**
+ * `?download` asks a file server for `Content-Disposition: attachment` with
+ * the asset's name. It changes no byte and reveals nothing the link does not,
+ * so it is outside every signature: a holder of a signed url may add it.
+ */
+export const DOWNLOAD_PARAM = 'download';
 
 export interface UrlSigner {
   /** The query string (without `?`) that makes `path` readable until `expires` (unix seconds). */
@@ -27,10 +34,10 @@ export interface UrlSigner {
 }
 
 /**
- * HMAC-SHA256 over the path, every query parameter but the signature (sorted,
- * so their order in the url does not matter) and the asset's link epoch. The
- * epoch is not in the url: raising it (revocation) invalidates every link
- * signed before, without a list of revoked links. The first key signs; every
+ * HMAC-SHA256 over the path, every query parameter but the signature and
+ * `download` (sorted, so their order in the url does not matter) and the
+ * asset's link epoch. The epoch is not in the url: raising it (revocation)
+ * invalidates every link signed before, without a list of revoked links. The first key signs; every
  * key verifies, so links signed before a rotation work until they expire.
  */
 export function createUrlSigner(keys: readonly UrlSigningKey[]): UrlSigner {
@@ -83,6 +90,7 @@ export function randomUrlSigningKey(id = 'k1'): UrlSigningKey {
 function mac(secret: Uint8Array, path: string, linkEpoch: number, params: readonly (readonly [string, string])[]): string {
   // Sorted by name, then value; each part length-free but unambiguous, as names and values are percent-encoded.
   const canonical = params
+    .filter(([name]) => name !== DOWNLOAD_PARAM)
     .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
     .sort()
     .join('&');

@@ -12,6 +12,7 @@ export function toAsset(record: AssetRecord, cdnUrl: string): Asset {
     uploadedAt: new Date(record.uploadedAt),
     createdAt: new Date(record.createdAt),
     label: record.label,
+    name: record.name,
     sha256: record.sha256,
     width: record.width,
     height: record.height,

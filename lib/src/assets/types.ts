@@ -18,6 +18,12 @@ export interface Asset {
   readonly createdAt: Date;
   /** Empty string when none was given. */
   readonly label: string;
+  /**
+   * The client's file name (from the upload, or as last set by `update`):
+   * at most 255 characters, no control characters; `""` when none. Never
+   * used for the type or the url.
+   */
+  readonly name: string;
   /** Lower-case hex SHA-256 of the bytes. */
   readonly sha256: string;
   readonly width?: number | undefined;
@@ -37,7 +43,10 @@ export interface UploadInput {
    * field behind its file field); an invalid label then stores nothing.
    */
   readonly label?: string | (() => string | undefined) | undefined;
-  /** The client's file name: a hint only, never trusted for the type. */
+  /**
+   * The client's file name: the asset's `name`, control characters removed
+   * and cut to 255 characters (asset-name.ts). Never trusted for the type.
+   */
   readonly filename?: string | undefined;
   /** The client's declared type: a hint only. */
   readonly declaredType?: string | undefined;
@@ -47,6 +56,7 @@ export interface UploadInput {
 
 export interface ReplaceInput {
   readonly body: ByteSource;
+  /** The new file's name, cleaned as an upload's; absent or empty, the asset keeps its name. */
   readonly filename?: string | undefined;
   readonly declaredType?: string | undefined;
   /** Default: unchanged. A function is asked after the body. */
@@ -56,6 +66,8 @@ export interface ReplaceInput {
 /** What `update` changes; absent fields stay. */
 export interface AssetUpdate {
   readonly label?: string | undefined;
+  /** The new name; control characters are removed, more than 255 characters is `invalid_argument`; `""` clears it. */
+  readonly name?: string | undefined;
   readonly visibility?: Visibility | undefined;
 }
 
@@ -99,6 +111,11 @@ export interface StoredFile {
   readonly uploadedAt: Date;
   /** A private file was opened through a valid signed url; caches must not share it. */
   readonly visibility: Visibility;
+  /**
+   * The name to save the file as: the asset's name (a derived image's with
+   * the extension of its format), else the asset id and the type's extension.
+   */
+  readonly name: string;
   /** The inclusive range `body` yields (the whole file when none was asked). */
   readonly range: ByteRange;
   /**
@@ -127,6 +144,8 @@ export interface AssetListInput {
   readonly type?: string | undefined;
   /** Exactly this label. */
   readonly label?: string | undefined;
+  /** Names starting with this, ignoring case (`%` and `_` are plain characters); empty: every name. */
+  readonly q?: string | undefined;
 }
 
 export interface AssetPage {
@@ -166,7 +185,7 @@ export interface AssetService {
   batchDelete(principal: Principal, ids: readonly string[]): Promise<BatchDeleteResult[]>;
   /** The workspace's asset count, stored bytes and route count. */
   usage(principal: Principal): Promise<WorkspaceUsage>;
-  /** Changes an asset's label or visibility (scope assets:write). */
+  /** Changes an asset's label, name or visibility (scope assets:write). */
   update(principal: Principal, id: string, changes: AssetUpdate): Promise<Asset>;
   /** A url of the asset's current file that works, even for a private asset, until it expires (scope assets:read). */
   createSignedUrl(principal: Principal, id: string, input: SignedUrlInput): Promise<SignedUrl>;

@@ -1,6 +1,6 @@
 import { SwitchyardError } from '../errors.js';
-import type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore } from '../ports/asset-store.js';
-import type { Visibility } from '../assets/visibility.js';
+import type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore, SwapAttributes } from '../ports/asset-store.js';
+import { nameKey } from '../assets/asset-name.js';
 import type { StoredWorkspacePolicy } from '../assets/workspace-policy.js';
 
 /** AssetStore in process memory. Operations are synchronous inside, so swaps are atomic. */
@@ -23,7 +23,7 @@ export class MemoryAssetStore implements AssetStore {
     return undefined;
   }
 
-  async swap(workspace: string, id: string, expectedVersion: number, content: AssetContent, visibility?: Visibility): Promise<AssetRecord | undefined> {
+  async swap(workspace: string, id: string, expectedVersion: number, content: AssetContent, attributes: SwapAttributes = {}): Promise<AssetRecord | undefined> {
     const current = this.#byId.get(id);
     if (!current || current.workspace !== workspace || current.version !== expectedVersion) return undefined;
     const next = freezeAsset({
@@ -37,7 +37,8 @@ export class MemoryAssetStore implements AssetStore {
       height: content.height,
       uploadedAt: content.uploadedAt,
       version: current.version + 1,
-      visibility: visibility ?? current.visibility,
+      visibility: attributes.visibility ?? current.visibility,
+      name: attributes.name ?? current.name,
     });
     this.#byId.set(id, next);
     return next;
@@ -49,6 +50,7 @@ export class MemoryAssetStore implements AssetStore {
     const next = freezeAsset({
       ...current,
       label: changes.label ?? current.label,
+      name: changes.name ?? current.name,
       visibility: changes.visibility ?? current.visibility,
       linkEpoch: current.linkEpoch + (changes.revokeLinks ? 1 : 0),
     });
@@ -75,6 +77,7 @@ export class MemoryAssetStore implements AssetStore {
         record.workspace === workspace &&
         (query.before === undefined || record.id < query.before) &&
         (query.label === undefined || record.label === query.label) &&
+        (query.namePrefix === undefined || nameKey(record.name).startsWith(query.namePrefix)) &&
         (query.type === undefined || ('exact' in query.type ? record.type === query.type.exact : record.type.startsWith(query.type.prefix))),
     );
     return matches.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, query.limit);

@@ -20,6 +20,8 @@ export interface AssetRecord extends AssetContent {
   readonly id: string;
   readonly workspace: string;
   readonly label: string;
+  /** The client's file name, cleaned (`""` when none); stores also keep its `nameKey` for `list`. */
+  readonly name: string;
   readonly createdAt: Date;
   /** Starts at 1 and grows by one with every replace: the compare-and-set token. */
   readonly version: number;
@@ -31,9 +33,16 @@ export interface AssetRecord extends AssetContent {
 /** What `update` may change; absent fields stay as they are. */
 export interface AssetChanges {
   readonly label?: string | undefined;
+  readonly name?: string | undefined;
   readonly visibility?: Visibility | undefined;
   /** Raise `linkEpoch` by one. */
   readonly revokeLinks?: boolean | undefined;
+}
+
+/** What a `swap` writes besides the content; absent fields stay as they are. */
+export interface SwapAttributes {
+  readonly visibility?: Visibility | undefined;
+  readonly name?: string | undefined;
 }
 
 /** Which records `list` returns: a workspace's, newest first (descending id), after a cursor. */
@@ -45,6 +54,8 @@ export interface AssetListQuery {
   readonly type?: { readonly exact: string } | { readonly prefix: string } | undefined;
   /** Only records with exactly this label. */
   readonly label?: string | undefined;
+  /** Only records whose `nameKey(name)` starts with this (given in that form; every character literal). */
+  readonly namePrefix?: string | undefined;
 }
 
 /**
@@ -57,8 +68,8 @@ export interface AssetListQuery {
  * - `getByBlobId` finds the record whose *current* blob is `blobId`, in any
  *   workspace (public file URLs carry no workspace); a replaced-away blob id
  *   finds nothing.
- * - `swap` atomically replaces the content (and the visibility, when given)
- *   and bumps the version when the
+ * - `swap` atomically replaces the content (and the visibility and name,
+ *   when given) and bumps the version when the
  *   stored version equals `expectedVersion`, returning the new record; it
  *   returns `undefined` (and changes nothing) when the version moved on or the
  *   record is gone. Of N concurrent swaps from one version exactly one wins.
@@ -66,11 +77,13 @@ export interface AssetListQuery {
  *   garbage collection of orphaned blobs).
  * - `list` returns a workspace's records in descending id order (ids sort by
  *   creation time), only those below `before` when given, filtered, at most
- *   `limit`. Records inserted or deleted meanwhile never make it skip or
- *   repeat one that existed throughout.
+ *   `limit`. `namePrefix` is compared with `nameKey(name)` code point by
+ *   code point: `%`, `_` and every other character match only themselves.
+ *   Records inserted or deleted meanwhile never make it skip or repeat one
+ *   that existed throughout.
  * - `delete` removes a record of the workspace and returns it, or returns
  *   `undefined` (changing nothing) for an unknown id or another workspace's.
- * - `update` applies label and visibility changes and raises `linkEpoch`
+ * - `update` applies label, name and visibility changes and raises `linkEpoch`
  *   (atomically, so concurrent revocations each count) on a record of the
  *   workspace, leaving content and version alone, and returns the record as
  *   written; `undefined` (changing nothing) for an unknown id or another
@@ -85,7 +98,7 @@ export interface AssetStore {
   insert(record: AssetRecord): Promise<void>;
   get(workspace: string, id: string): Promise<AssetRecord | undefined>;
   getByBlobId(blobId: string): Promise<AssetRecord | undefined>;
-  swap(workspace: string, id: string, expectedVersion: number, content: AssetContent, visibility?: Visibility): Promise<AssetRecord | undefined>;
+  swap(workspace: string, id: string, expectedVersion: number, content: AssetContent, attributes?: SwapAttributes): Promise<AssetRecord | undefined>;
   update(workspace: string, id: string, changes: AssetChanges): Promise<AssetRecord | undefined>;
   hasBlobKey(blobKey: string): Promise<boolean>;
   list(workspace: string, query: AssetListQuery): Promise<AssetRecord[]>;

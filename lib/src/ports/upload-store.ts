@@ -13,7 +13,7 @@ export interface UploadPart {
 
 /** What the client said about the file when it created the upload. */
 export interface UploadIntent {
-  /** The client's file name; a hint only. */
+  /** The client's file name, cleaned as an asset name (asset-name.ts): the asset's `name` when the upload finishes. */
   readonly filename?: string | undefined;
   readonly label?: string | undefined;
   readonly visibility?: Visibility | undefined;

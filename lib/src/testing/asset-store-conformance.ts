@@ -1,60 +1,10 @@
-import { createHash } from 'node:crypto';
-import { createUlidSource } from '../ids.js';
-import type { AssetContent, AssetRecord, AssetStore } from '../ports/asset-store.js';
+import type { AssetRecord, AssetStore } from '../ports/asset-store.js';
 import { assertRejectsWithCode, defineCase, tally, uniqueName, type ConformanceOptions, type RegisterTest } from './conformance.js';
 import type { Check } from './assertions.js';
+import { assetNameCases } from './asset-name-conformance.js';
+import { ids, sampleAsset, sampleContent, swapped, view } from './asset-samples.js';
 
-const ids = createUlidSource();
-
-/** Content for a new blob of `workspace`; an image unless overridden. */
-export function sampleContent(workspace: string, overrides: Partial<AssetContent> = {}): AssetContent {
-  const blobId = ids.next('blob');
-  return {
-    blobId,
-    blobKey: `${workspace}/${blobId}.png`,
-    type: 'image/png',
-    size: 1234,
-    sha256: createHash('sha256').update(blobId).digest('hex'),
-    width: 640,
-    height: 480,
-    uploadedAt: new Date('2024-05-06T07:08:09.123Z'),
-    ...overrides,
-  };
-}
-
-/** A version-1 asset record of `workspace`. The label is non-ASCII on purpose (4-byte UTF-8 included). */
-export function sampleAsset(workspace: string, overrides: Partial<AssetRecord> = {}): AssetRecord {
-  const content = sampleContent(workspace);
-  return { ...content, id: ids.next('asset'), workspace, label: 'Fotos – Sommer ☀ 📷', createdAt: content.uploadedAt, version: 1, visibility: 'public', linkEpoch: 0, ...overrides };
-}
-
-/** Every field, spelled out: a missing optional field equals `undefined`, but `null` does not. */
-function view(record: AssetRecord | undefined): unknown {
-  if (!record) return record;
-  const time = (value: Date) => (value instanceof Date ? value.toISOString() : `not a Date: ${String(value)}`);
-  return {
-    id: record.id,
-    workspace: record.workspace,
-    label: record.label,
-    version: record.version,
-    createdAt: time(record.createdAt),
-    blobId: record.blobId,
-    blobKey: record.blobKey,
-    type: record.type,
-    size: record.size,
-    sha256: record.sha256,
-    width: record.width,
-    height: record.height,
-    uploadedAt: time(record.uploadedAt),
-    visibility: record.visibility,
-    linkEpoch: record.linkEpoch,
-  };
-}
-
-/** What a record must look like after a swap of `content` onto `before`. */
-function swapped(before: AssetRecord, content: AssetContent): AssetRecord {
-  return { ...before, ...content, width: content.width, height: content.height, version: before.version + 1 };
-}
+export { sampleAsset, sampleContent } from './asset-samples.js';
 
 /** Registers the AssetStore contract tests (see `ports/asset-store.ts`). */
 export function assetStoreConformance(test: RegisterTest, options: ConformanceOptions<AssetStore>): void {
@@ -78,6 +28,8 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
     t.deepEqual(await ids({ limit: 10, label: 'a', type: { exact: 'image/png' } }), [png.id], 'both');
     t.deepEqual(view((await store.list(workspace, { limit: 1, before: pdf.id }))[0]), view(png), 'every field');
   });
+
+  assetNameCases(define);
 
   define('delete removes a record of its workspace and returns it; unknown ids and other workspaces change nothing', async (t, store) => {
     const workspace = uniqueName();
@@ -196,7 +148,7 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
     const kept = await store.swap(workspace, record.id, 1, content);
     t.deepEqual(view(kept), view({ ...swapped(record, content), visibility: 'private' }), 'visibility and link epoch stay');
     const next = sampleContent(workspace);
-    const made = await store.swap(workspace, record.id, 2, next, 'public');
+    const made = await store.swap(workspace, record.id, 2, next, { visibility: 'public' });
     t.deepEqual(view(made), view({ ...swapped(swapped(record, content), next), visibility: 'public' }), 'the given visibility is written with the content');
   });
 

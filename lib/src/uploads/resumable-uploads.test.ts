@@ -140,6 +140,23 @@ test('the replace metadata swaps the file of an existing asset and keeps its id;
   t.is((await rejection(uploads.create(alice, { length: 5, intent: { replace: 'nope' } }))).code, 'invalid_argument');
 });
 
+test('the filename becomes the asset\'s name, cleaned and cut (never refused); a replace keeps the name unless it names a file', async (t) => {
+  const { uploads, service } = uploadsSetup();
+  const bytes = Buffer.from('named\n');
+  const created = await uploads.create(alice, { length: bytes.length, intent: { filename: `Bericht\r\n${'x'.repeat(2000)}.txt` } });
+  t.is(created.filename, `Bericht${'x'.repeat(244)}.txt`, 'the upload keeps what can become the name');
+  const done = await uploads.append(alice, created.id, { offset: 0, body: chunked(bytes) });
+  const asset = await service.get(alice, done.assetId!);
+  t.is(asset.name, `Bericht${'x'.repeat(244)}.txt`);
+  const keep = await uploads.create(alice, { length: bytes.length, intent: { replace: asset.id } });
+  await uploads.append(alice, keep.id, { offset: 0, body: chunked(bytes) });
+  t.is((await service.get(alice, asset.id)).name, asset.name, 'no filename: kept');
+  const rename = await uploads.create(alice, { length: bytes.length, intent: { replace: asset.id, filename: 'neu.txt' } });
+  await uploads.append(alice, rename.id, { offset: 0, body: chunked(bytes) });
+  t.is((await service.get(alice, asset.id)).name, 'neu.txt');
+  t.is((await rejection(uploads.create(alice, { length: 1, intent: { filename: 42 as unknown as string } }))).code, 'invalid_argument');
+});
+
 test('unfinished uploads expire: they read as not found, and gc removes them with their parts', async (t) => {
   const { uploads, clock, uploadStore, blobStore, assetStore } = uploadsSetup();
   const { id } = await uploads.create(alice, { length: 100 });

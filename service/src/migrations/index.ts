@@ -7,6 +7,7 @@ import * as assetsByWorkspace from './0002-assets-by-workspace.js';
 import * as assetVisibilityAndPolicies from './0003-asset-visibility-and-policies.js';
 import * as routeRevisions from './0004-route-revisions.js';
 import * as resumableUploads from './0005-resumable-uploads.js';
+import * as assetNames from './0006-asset-names.js';
 
 /**
  * Every migration, by name, in order. A static list rather than a folder scan,
@@ -19,6 +20,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0003-asset-visibility-and-policies': assetVisibilityAndPolicies,
   '0004-route-revisions': routeRevisions,
   '0005-resumable-uploads': resumableUploads,
+  '0006-asset-names': assetNames,
 });
 
 export const migrationProvider: MigrationProvider = Object.freeze({

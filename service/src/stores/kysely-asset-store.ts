@@ -1,15 +1,16 @@
-import type { Kysely, Selectable } from 'kysely';
-import { isVisibility, SwitchyardError, type AssetChanges, type AssetContent, type AssetListQuery, type AssetRecord, type AssetStore, type StoredWorkspacePolicy, type Visibility } from '@switchyard/core';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { isVisibility, nameKey, SwitchyardError, type AssetChanges, type AssetContent, type AssetListQuery, type AssetRecord, type AssetStore, type StoredWorkspacePolicy, type SwapAttributes } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import { preparedRowsQuery } from './prepared-query.js';
 import { dialectOf } from './database.js';
 import type { AssetsTable, Database, WorkspacePoliciesTable } from './schema.js';
+import { prefixRange } from './name-prefix.js';
 
 type AssetRow = Selectable<AssetsTable>;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Every column of a record, in the order `recordOf` reads a row answered as an array. */
-const ASSET_COLUMNS = ['id', 'workspace', 'label', 'blob_id', 'blob_key', 'type', 'size', 'sha256', 'width', 'height', 'created_at', 'uploaded_at', 'version', 'visibility', 'link_epoch'] as const satisfies readonly (keyof AssetsTable)[];
+const ASSET_COLUMNS = ['id', 'workspace', 'label', 'blob_id', 'blob_key', 'type', 'size', 'sha256', 'width', 'height', 'created_at', 'uploaded_at', 'version', 'visibility', 'link_epoch', 'name'] as const satisfies readonly (keyof AssetsTable)[];
 
 /** Stands for the page size while a listing's query is built once (preparedRowsQuery): no real limit is negative. */
 const LIMIT_SENTINEL = -0x5e17;
@@ -23,7 +24,7 @@ export class KyselyAssetStore implements AssetStore {
   readonly #selectById;
   readonly #selectByBlobId;
   /**
-   * ListAssets' query for each combination of cursor and filters met so far (at most 12), built once;
+   * ListAssets' query for each combination of cursor and filters met so far (at most 24), built once;
    * building it per call was about 1 % of the server's samples in the rest-list-assets profile.
    */
   readonly #listShapes = new Map<string, ListRun>();
@@ -46,6 +47,7 @@ export class KyselyAssetStore implements AssetStore {
           version: record.version,
           visibility: record.visibility,
           link_epoch: record.linkEpoch,
+          ...nameColumns(record.name),
           ...contentColumns(record),
         })
         .execute();
@@ -72,14 +74,15 @@ export class KyselyAssetStore implements AssetStore {
     }
   }
 
-  async swap(workspace: string, id: string, expectedVersion: number, content: AssetContent, visibility?: Visibility): Promise<AssetRecord | undefined> {
+  async swap(workspace: string, id: string, expectedVersion: number, content: AssetContent, attributes: SwapAttributes = {}): Promise<AssetRecord | undefined> {
+    const { visibility, name } = attributes;
     try {
       // One transaction: the row stays locked by our update until we have read it back,
       // so the record returned is exactly the one this swap wrote.
       return await this.#db.transaction().execute(async (trx) => {
         const result = await trx
           .updateTable('assets')
-          .set((eb) => ({ ...contentColumns(content), ...(visibility === undefined ? {} : { visibility }), version: eb('version', '+', 1) }))
+          .set((eb) => ({ ...contentColumns(content), ...(visibility === undefined ? {} : { visibility }), ...(name === undefined ? {} : nameColumns(name)), version: eb('version', '+', 1) }))
           .where('id', '=', id)
           .where('workspace', '=', workspace)
           .where('version', '=', expectedVersion)
@@ -101,6 +104,7 @@ export class KyselyAssetStore implements AssetStore {
           .updateTable('assets')
           .set((eb) => ({
             ...(changes.label === undefined ? {} : { label: changes.label }),
+            ...(changes.name === undefined ? {} : nameColumns(changes.name)),
             ...(changes.visibility === undefined ? {} : { visibility: changes.visibility }),
             // Always one column set, so an empty change still finds (and locks) the row.
             link_epoch: changes.revokeLinks ? eb('link_epoch', '+', 1) : eb.ref('link_epoch'),
@@ -155,11 +159,12 @@ export class KyselyAssetStore implements AssetStore {
 
   /** A keyset query on (workspace, id): as fast on page 200 as on page 1. */
   async list(workspace: string, query: AssetListQuery): Promise<AssetRecord[]> {
-    const { before, type, label, limit } = query;
+    const { before, type, label, namePrefix, limit } = query;
     // A prefix of letters, digits and `.+-/` only (checked in lib): no LIKE wildcard can be in it.
     const typeValue = type === undefined ? undefined : 'exact' in type ? type.exact : `${type.prefix}%`;
-    const shape: ListShape = { before: before !== undefined, type: type === undefined ? undefined : 'exact' in type ? 'exact' : 'prefix', label: label !== undefined };
-    const params = [workspace, before, typeValue, label].filter((value) => value !== undefined);
+    const name = namePrefix === undefined ? undefined : prefixRange(namePrefix);
+    const shape: ListShape = { before: before !== undefined, type: type === undefined ? undefined : 'exact' in type ? 'exact' : 'prefix', label: label !== undefined, name: name !== undefined };
+    const params = [workspace, before, typeValue, label, name?.from, name?.to, name?.bytes].filter((value) => value !== undefined);
     try {
       const { rows } = await this.#listRun(shape)(...params, limit);
       return rows.map(recordOf);
@@ -169,19 +174,11 @@ export class KyselyAssetStore implements AssetStore {
   }
 
   #listRun(shape: ListShape): ListRun {
-    const key = `${shape.before}/${shape.type}/${shape.label}`;
+    const key = `${shape.before}/${shape.type}/${shape.label}/${shape.name}`;
     let run = this.#listShapes.get(key);
     if (run === undefined) {
-      const sentinels: readonly unknown[] = ['\0workspace', ...(shape.before ? ['\0before'] : []), ...(shape.type ? ['\0type'] : []), ...(shape.label ? ['\0label'] : []), LIMIT_SENTINEL];
-      run = preparedRowsQuery(this.#db, (...params: readonly unknown[]) => {
-        let i = 0;
-        const next = () => params[i++] as string;
-        let select = this.#db.selectFrom('assets').select(ASSET_COLUMNS).where('workspace', '=', next());
-        if (shape.before) select = select.where('id', '<', next());
-        if (shape.type) select = select.where('type', shape.type === 'exact' ? '=' : 'like', next());
-        if (shape.label) select = select.where('label', '=', next());
-        return select.orderBy('id', 'desc').limit(next() as unknown as number);
-      }, sentinels);
+      const sentinels: readonly unknown[] = ['\0workspace', ...(shape.before ? ['\0before'] : []), ...(shape.type ? ['\0type'] : []), ...(shape.label ? ['\0label'] : []), ...(shape.name ? ['\0from', '\0to', '\0bytes'] : []), LIMIT_SENTINEL];
+      run = preparedRowsQuery(this.#db, (...params: readonly unknown[]) => listQuery(this.#db, shape, params), sentinels);
       this.#listShapes.set(key, run);
     }
     return run;
@@ -214,6 +211,26 @@ export class KyselyAssetStore implements AssetStore {
   }
 }
 
+/** The name and the key `list` searches it by. */
+function nameColumns(name: string) {
+  return { name, name_lower: nameKey(name) };
+}
+
+/** ListAssets' select for a shape, its parameters in the order `list` passes them. */
+export function listQuery(db: Kysely<Database>, shape: ListShape, params: readonly unknown[]) {
+  let i = 0;
+  const next = () => params[i++] as string;
+  let select = db.selectFrom('assets').select(ASSET_COLUMNS).where('workspace', '=', next());
+  if (shape.before) select = select.where('id', '<', next());
+  if (shape.type) select = select.where('type', shape.type === 'exact' ? '=' : 'like', next());
+  if (shape.label) select = select.where('label', '=', next());
+  if (shape.name) {
+    select = select.where('name_lower', '>=', next()).where('name_lower', '<', next());
+    select = select.where(sql<number>`octet_length(${sql.ref('name_lower')})`, '>=', next() as unknown as number);
+  }
+  return select.orderBy('id', 'desc').limit(next() as unknown as number);
+}
+
 function contentColumns(content: AssetContent) {
   return {
     blob_id: content.blobId,
@@ -228,10 +245,12 @@ function contentColumns(content: AssetContent) {
 }
 
 /** Which parts of ListAssets' query a listing has: each combination is its own prepared query. */
-interface ListShape {
+export interface ListShape {
   readonly before: boolean;
   readonly type: 'exact' | 'prefix' | undefined;
   readonly label: boolean;
+  /** A name prefix: a range on name_lower, and its length (name-prefix.ts). */
+  readonly name: boolean;
 }
 
 function toRecord(row: AssetRow): AssetRecord {
@@ -257,6 +276,7 @@ function recordOf(values: readonly unknown[]): AssetRecord {
     version: Number(values[12]),
     visibility: isVisibility(visibility) ? visibility : 'private',
     linkEpoch: Number(values[14]),
+    name: values[15] as string,
   };
   // Absent dimensions are absent keys, not `undefined` values, as in records callers build. Set, not spread:
   // spreading built two objects more per row.

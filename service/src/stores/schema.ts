@@ -54,6 +54,10 @@ export interface AssetsTable {
   version: number;
   visibility: string;
   link_epoch: number;
+  /** The client's file name; "" when none. */
+  name: string;
+  /** `nameKey(name)` (NFC, lower case, at most 255 characters): what `q` prefixes are ranges on. */
+  name_lower: string;
 }
 
 export interface WorkspacePoliciesTable {
