@@ -16,6 +16,8 @@ const FIXED: Asset = {
   width: 1,
   height: 1,
   visibility: 'public',
+  // What the gRPC load uploads its asset as (harness/grpc-load.ts).
+  name: 'pixel.png',
 };
 
 const unimplemented = { code: status.UNIMPLEMENTED, details: 'not in the baseline' } as ServiceError;

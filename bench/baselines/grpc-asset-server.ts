@@ -32,6 +32,8 @@ const handlers: AssetServiceServer = {
         label: row.label,
         sha256: row.sha256,
         visibility: 'public',
+        // The baseline's table keeps no names.
+        name: '',
         ...(row.width === null ? {} : { width: row.width, height: row.height ?? 0 }),
       });
     });

@@ -70,7 +70,7 @@ export function defineServiceSuite(target: StorageTarget): void {
     const b = await svc.clients.upload(auth, { label: 'b' }, (await fixture('png')).bytes);
     const c = await svc.clients.upload(auth, { label: 'a' }, Buffer.from('third\n'));
     const list = (request: { pageSize?: number; pageToken?: string; type?: string; label?: string }) =>
-      svc.clients.asset('listAssets', auth, { pageSize: 0, pageToken: '', type: '', ...request });
+      svc.clients.asset('listAssets', auth, { pageSize: 0, pageToken: '', type: '', q: '', ...request });
     const first = await list({ pageSize: 2 });
     t.deepEqual(first.assets.map((asset) => asset.id), [c.id, b.id], 'newest first');
     const second = await list({ pageSize: 2, pageToken: first.nextPageToken });

@@ -102,7 +102,7 @@ async function restPage(stack: Stack, headers: Record<string, string>, token: st
 
 function grpcPage(clients: GrpcClients, metadata: Metadata, token: string): Promise<{ ids: string[]; next: string }> {
   return new Promise((resolve, reject) => {
-    clients.assets.listAssets({ pageSize: PAGE, pageToken: token, type: '' }, metadata, (error, page) => {
+    clients.assets.listAssets({ pageSize: PAGE, pageToken: token, type: '', q: '' }, metadata, (error, page) => {
       if (error) return reject(error);
       resolve({ ids: page.assets.map((asset) => asset.id), next: page.nextPageToken });
     });

@@ -65,7 +65,7 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
     getAsset: rpc.unary<GetAssetRequest, Asset>('GetAsset', async (request, { principal }) => assetToMessage(await assets.get(principal, request.id))),
 
     listAssets: rpc.unary<ListAssetsRequest, ListAssetsResponse>('ListAssets', async (request, { principal }) => {
-      const page = await assets.list(principal, { pageSize: request.pageSize, pageToken: request.pageToken, type: request.type, label: request.label });
+      const page = await assets.list(principal, { pageSize: request.pageSize, pageToken: request.pageToken, type: request.type, label: request.label, q: request.q });
       return { assets: page.assets.map(assetToMessage), nextPageToken: page.nextPageToken };
     }),
 
@@ -81,7 +81,7 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
     getWorkspaceUsage: rpc.unary<GetWorkspaceUsageRequest, WorkspaceUsage>('GetWorkspaceUsage', async (_request, { principal }) => assets.usage(principal)),
 
     updateAsset: rpc.unary<UpdateAssetRequest, Asset>('UpdateAsset', async (request, { principal }) =>
-      assetToMessage(await assets.update(principal, request.id, { label: request.label, visibility: request.visibility as Visibility | undefined })),
+      assetToMessage(await assets.update(principal, request.id, { label: request.label, name: request.name, visibility: request.visibility as Visibility | undefined })),
     ),
 
     createSignedUrl: rpc.unary<CreateSignedUrlRequest, SignedUrl>('CreateSignedUrl', async (request, { principal }) => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { SwitchyardError } from '@switchyard/core';
-import { assetToMessage, optional, rangeFromRequest, routeToMessage } from './convert.js';
+import { assetToMessage, fileInfoToMessage, optional, rangeFromRequest, routeToMessage } from './convert.js';
 
 const request = (rangeStart?: number, rangeEnd?: number) => ({ path: 'p', infoOnly: false, query: '', rangeStart, rangeEnd });
 
@@ -51,11 +51,19 @@ test('records become messages field by field', (t) => {
     width: 2,
     height: undefined,
     visibility: 'private',
+    name: 'Übersicht.png',
   });
   t.is(asset.visibility, 'private');
+  t.is(asset.name, 'Übersicht.png');
   t.is(asset.width, 2);
   t.is(asset.height, undefined);
   t.is(asset.uploadedAt, createdAt);
+});
+
+test('a file\'s info carries the name to save it as', (t) => {
+  const uploadedAt = new Date('2026-01-02T03:04:05.678Z');
+  const info = fileInfoToMessage({ type: 'image/png', size: 3, sha256: 'ab', uploadedAt, visibility: 'public', name: 'Übersicht.png', range: { start: 0, end: 2 } });
+  t.deepEqual(info, { type: 'image/png', size: 3, sha256: 'ab', uploadedAt, rangeStart: 0, rangeEnd: 2, visibility: 'public', name: 'Übersicht.png' });
 });
 
 test('empty strings on the wire mean absent', (t) => {

@@ -52,6 +52,7 @@ export function assetToMessage(asset: Asset): AssetMessage {
     height: asset.height,
     createdAt: asset.createdAt,
     visibility: asset.visibility,
+    name: asset.name,
   };
 }
 
@@ -64,6 +65,7 @@ export function fileInfoToMessage(file: StoredFile): FileInfo {
     rangeStart: file.range.start,
     rangeEnd: file.range.end,
     visibility: file.visibility,
+    name: file.name,
   };
 }
 

@@ -121,7 +121,7 @@ test('a request that may encode past the size limit is left to the wire, which r
 
 test('the response cases that fall back, one by one', (t) => {
   const asset = AssetService.method.getAsset.output;
-  const valid = { id: 'as_1', label: 'x', type: 'image/png', size: 3, url: 'u', sha256: 'ab', uploadedAt: new Date(1_700_000_000_123), createdAt: new Date(-1), version: 1, visibility: 'public' };
+  const valid = { id: 'as_1', label: 'x', type: 'image/png', size: 3, url: 'u', sha256: 'ab', uploadedAt: new Date(1_700_000_000_123), createdAt: new Date(-1), version: 1, visibility: 'public', name: 'Übersicht.png' };
   t.truthy(bridgeResponse(asset, valid));
   t.is(bridgeResponse(asset, { ...valid, label: 'lone \ud800' }), undefined, 'a lone surrogate becomes U+FFFD on the wire');
   t.is(bridgeResponse(asset, { ...valid, width: 1.5 }), undefined, 'a non-integer uint32 is refused by the encoder');

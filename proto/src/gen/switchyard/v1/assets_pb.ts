@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/assets.proto.
  */
 export const file_switchyard_v1_assets: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL2Fzc2V0cy5wcm90bxINc3dpdGNoeWFyZC52MSKOAgoFQXNzZXQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRzaXplGAMgASgDEgsKA3VybBgEIAEoCRIvCgt1cGxvYWRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGFiZWwYBiABKAkSDgoGc2hhMjU2GAcgASgJEhIKBXdpZHRoGAggASgNSACIAQESEwoGaGVpZ2h0GAkgASgNSAGIAQESLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKdmlzaWJpbGl0eRgLIAEoCUIICgZfd2lkdGhCCQoHX2hlaWdodCJcCg5VcGxvYWRNZXRhZGF0YRINCgVsYWJlbBgBIAEoCRIQCghmaWxlbmFtZRgCIAEoCRIVCg1kZWNsYXJlZF90eXBlGAMgASgJEhIKCnZpc2liaWxpdHkYBCABKAkinAEKElVwbG9hZEFzc2V0UmVxdWVzdBIxCghtZXRhZGF0YRgBIAEoCzIdLnN3aXRjaHlhcmQudjEuVXBsb2FkTWV0YWRhdGFIABIPCgVjaHVuaxgCIAEoDEgAEhgKDnRyYWlsaW5nX2xhYmVsGAMgASgJSAASHQoTdHJhaWxpbmdfdmlzaWJpbGl0eRgEIAEoCUgAQgkKB3BheWxvYWQiWgoPUmVwbGFjZU1ldGFkYXRhEgoKAmlkGAEgASgJEhAKCGZpbGVuYW1lGAIgASgJEhUKDWRlY2xhcmVkX3R5cGUYAyABKAkSEgoKdmlzaWJpbGl0eRgEIAEoCSKEAQoTUmVwbGFjZUFzc2V0UmVxdWVzdBIyCghtZXRhZGF0YRgBIAEoCzIeLnN3aXRjaHlhcmQudjEuUmVwbGFjZU1ldGFkYXRhSAASDwoFY2h1bmsYAiABKAxIABIdChN0cmFpbGluZ192aXNpYmlsaXR5GAMgASgJSABCCQoHcGF5bG9hZCIdCg9HZXRBc3NldFJlcXVlc3QSCgoCaWQYASABKAkiZgoRTGlzdEFzc2V0c1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSDAoEdHlwZRgDIAEoCRISCgVsYWJlbBgEIAEoCUgAiAEBQggKBl9sYWJlbCJTChJMaXN0QXNzZXRzUmVzcG9uc2USJAoGYXNzZXRzGAEgAygLMhQuc3dpdGNoeWFyZC52MS5Bc3NldBIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiIAoSRGVsZXRlQXNzZXRSZXF1ZXN0EgoKAmlkGAEgASgJIhUKE0RlbGV0ZUFzc2V0UmVzcG9uc2UiJwoYQmF0Y2hEZWxldGVBc3NldHNSZXF1ZXN0EgsKA2lkcxgBIAMoCSJOChlCYXRjaERlbGV0ZUFzc2V0c1Jlc3BvbnNlEjEKB3Jlc3VsdHMYASADKAsyIC5zd2l0Y2h5YXJkLnYxLkJhdGNoRGVsZXRlUmVzdWx0Ii0KEUJhdGNoRGVsZXRlUmVzdWx0EgoKAmlkGAEgASgJEgwKBGNvZGUYAiABKAkiGgoYR2V0V29ya3NwYWNlVXNhZ2VSZXF1ZXN0Ij8KDldvcmtzcGFjZVVzYWdlEg4KBmFzc2V0cxgBIAEoAxINCgVieXRlcxgCIAEoAxIOCgZyb3V0ZXMYAyABKAMiZgoSVXBkYXRlQXNzZXRSZXF1ZXN0EgoKAmlkGAEgASgJEhIKBWxhYmVsGAIgASgJSACIAQESFwoKdmlzaWJpbGl0eRgDIAEoCUgBiAEBQggKBl9sYWJlbEINCgtfdmlzaWJpbGl0eSJqChZDcmVhdGVTaWduZWRVcmxSZXF1ZXN0EgoKAmlkGAEgASgJEhIKCmV4cGlyZXNfaW4YAiABKAMSMAoJdHJhbnNmb3JtGAMgASgLMh0uc3dpdGNoeWFyZC52MS5JbWFnZVRyYW5zZm9ybSKMAQoOSW1hZ2VUcmFuc2Zvcm0SDgoBdxgBIAEoDUgAiAEBEg4KAWgYAiABKA1IAYgBARIQCgNmaXQYAyABKAlIAogBARITCgZmb3JtYXQYBCABKAlIA4gBARIOCgFxGAUgASgNSASIAQFCBAoCX3dCBAoCX2hCBgoEX2ZpdEIJCgdfZm9ybWF0QgQKAl9xIkgKCVNpZ25lZFVybBILCgN1cmwYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJQoXUmV2b2tlU2lnbmVkVXJsc1JlcXVlc3QSCgoCaWQYASABKAkiGgoYUmV2b2tlU2lnbmVkVXJsc1Jlc3BvbnNlIhsKGUdldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QiggEKGVNldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QSFQoNYWxsb3dlZF90eXBlcxgBIAMoCRIdChBtYXhfdXBsb2FkX2J5dGVzGAIgASgDSACIAQESGgoSZGVmYXVsdF92aXNpYmlsaXR5GAMgASgJQhMKEV9tYXhfdXBsb2FkX2J5dGVzIl4KD1dvcmtzcGFjZVBvbGljeRIVCg1hbGxvd2VkX3R5cGVzGAEgAygJEhgKEG1heF91cGxvYWRfYnl0ZXMYAiABKAMSGgoSZGVmYXVsdF92aXNpYmlsaXR5GAMgASgJMpUICgxBc3NldFNlcnZpY2USSAoLVXBsb2FkQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLlVwbG9hZEFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQoARJKCgxSZXBsYWNlQXNzZXQSIi5zd2l0Y2h5YXJkLnYxLlJlcGxhY2VBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0KAESQAoIR2V0QXNzZXQSHi5zd2l0Y2h5YXJkLnYxLkdldEFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSUQoKTGlzdEFzc2V0cxIgLnN3aXRjaHlhcmQudjEuTGlzdEFzc2V0c1JlcXVlc3QaIS5zd2l0Y2h5YXJkLnYxLkxpc3RBc3NldHNSZXNwb25zZRJUCgtEZWxldGVBc3NldBIhLnN3aXRjaHlhcmQudjEuRGVsZXRlQXNzZXRSZXF1ZXN0GiIuc3dpdGNoeWFyZC52MS5EZWxldGVBc3NldFJlc3BvbnNlEmYKEUJhdGNoRGVsZXRlQXNzZXRzEicuc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZUFzc2V0c1JlcXVlc3QaKC5zd2l0Y2h5YXJkLnYxLkJhdGNoRGVsZXRlQXNzZXRzUmVzcG9uc2USWwoRR2V0V29ya3NwYWNlVXNhZ2USJy5zd2l0Y2h5YXJkLnYxLkdldFdvcmtzcGFjZVVzYWdlUmVxdWVzdBodLnN3aXRjaHlhcmQudjEuV29ya3NwYWNlVXNhZ2USRgoLVXBkYXRlQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLlVwZGF0ZUFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSUgoPQ3JlYXRlU2lnbmVkVXJsEiUuc3dpdGNoeWFyZC52MS5DcmVhdGVTaWduZWRVcmxSZXF1ZXN0Ghguc3dpdGNoeWFyZC52MS5TaWduZWRVcmwSYwoQUmV2b2tlU2lnbmVkVXJscxImLnN3aXRjaHlhcmQudjEuUmV2b2tlU2lnbmVkVXJsc1JlcXVlc3QaJy5zd2l0Y2h5YXJkLnYxLlJldm9rZVNpZ25lZFVybHNSZXNwb25zZRJeChJHZXRXb3Jrc3BhY2VQb2xpY3kSKC5zd2l0Y2h5YXJkLnYxLkdldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QaHi5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVBvbGljeRJeChJTZXRXb3Jrc3BhY2VQb2xpY3kSKC5zd2l0Y2h5YXJkLnYxLlNldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QaHi5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVBvbGljeWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL2Fzc2V0cy5wcm90bxINc3dpdGNoeWFyZC52MSKcAgoFQXNzZXQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRzaXplGAMgASgDEgsKA3VybBgEIAEoCRIvCgt1cGxvYWRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGFiZWwYBiABKAkSDgoGc2hhMjU2GAcgASgJEhIKBXdpZHRoGAggASgNSACIAQESEwoGaGVpZ2h0GAkgASgNSAGIAQESLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKdmlzaWJpbGl0eRgLIAEoCRIMCgRuYW1lGAwgASgJQggKBl93aWR0aEIJCgdfaGVpZ2h0IlwKDlVwbG9hZE1ldGFkYXRhEg0KBWxhYmVsGAEgASgJEhAKCGZpbGVuYW1lGAIgASgJEhUKDWRlY2xhcmVkX3R5cGUYAyABKAkSEgoKdmlzaWJpbGl0eRgEIAEoCSKcAQoSVXBsb2FkQXNzZXRSZXF1ZXN0EjEKCG1ldGFkYXRhGAEgASgLMh0uc3dpdGNoeWFyZC52MS5VcGxvYWRNZXRhZGF0YUgAEg8KBWNodW5rGAIgASgMSAASGAoOdHJhaWxpbmdfbGFiZWwYAyABKAlIABIdChN0cmFpbGluZ192aXNpYmlsaXR5GAQgASgJSABCCQoHcGF5bG9hZCJaCg9SZXBsYWNlTWV0YWRhdGESCgoCaWQYASABKAkSEAoIZmlsZW5hbWUYAiABKAkSFQoNZGVjbGFyZWRfdHlwZRgDIAEoCRISCgp2aXNpYmlsaXR5GAQgASgJIoQBChNSZXBsYWNlQXNzZXRSZXF1ZXN0EjIKCG1ldGFkYXRhGAEgASgLMh4uc3dpdGNoeWFyZC52MS5SZXBsYWNlTWV0YWRhdGFIABIPCgVjaHVuaxgCIAEoDEgAEh0KE3RyYWlsaW5nX3Zpc2liaWxpdHkYAyABKAlIAEIJCgdwYXlsb2FkIh0KD0dldEFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSJxChFMaXN0QXNzZXRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIMCgR0eXBlGAMgASgJEhIKBWxhYmVsGAQgASgJSACIAQESCQoBcRgFIAEoCUIICgZfbGFiZWwiUwoSTGlzdEFzc2V0c1Jlc3BvbnNlEiQKBmFzc2V0cxgBIAMoCzIULnN3aXRjaHlhcmQudjEuQXNzZXQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiAKEkRlbGV0ZUFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSIVChNEZWxldGVBc3NldFJlc3BvbnNlIicKGEJhdGNoRGVsZXRlQXNzZXRzUmVxdWVzdBILCgNpZHMYASADKAkiTgoZQmF0Y2hEZWxldGVBc3NldHNSZXNwb25zZRIxCgdyZXN1bHRzGAEgAygLMiAuc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZVJlc3VsdCItChFCYXRjaERlbGV0ZVJlc3VsdBIKCgJpZBgBIAEoCRIMCgRjb2RlGAIgASgJIhoKGEdldFdvcmtzcGFjZVVzYWdlUmVxdWVzdCI/Cg5Xb3Jrc3BhY2VVc2FnZRIOCgZhc3NldHMYASABKAMSDQoFYnl0ZXMYAiABKAMSDgoGcm91dGVzGAMgASgDIoIBChJVcGRhdGVBc3NldFJlcXVlc3QSCgoCaWQYASABKAkSEgoFbGFiZWwYAiABKAlIAIgBARIXCgp2aXNpYmlsaXR5GAMgASgJSAGIAQESEQoEbmFtZRgEIAEoCUgCiAEBQggKBl9sYWJlbEINCgtfdmlzaWJpbGl0eUIHCgVfbmFtZSJqChZDcmVhdGVTaWduZWRVcmxSZXF1ZXN0EgoKAmlkGAEgASgJEhIKCmV4cGlyZXNfaW4YAiABKAMSMAoJdHJhbnNmb3JtGAMgASgLMh0uc3dpdGNoeWFyZC52MS5JbWFnZVRyYW5zZm9ybSKMAQoOSW1hZ2VUcmFuc2Zvcm0SDgoBdxgBIAEoDUgAiAEBEg4KAWgYAiABKA1IAYgBARIQCgNmaXQYAyABKAlIAogBARITCgZmb3JtYXQYBCABKAlIA4gBARIOCgFxGAUgASgNSASIAQFCBAoCX3dCBAoCX2hCBgoEX2ZpdEIJCgdfZm9ybWF0QgQKAl9xIkgKCVNpZ25lZFVybBILCgN1cmwYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJQoXUmV2b2tlU2lnbmVkVXJsc1JlcXVlc3QSCgoCaWQYASABKAkiGgoYUmV2b2tlU2lnbmVkVXJsc1Jlc3BvbnNlIhsKGUdldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QiggEKGVNldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QSFQoNYWxsb3dlZF90eXBlcxgBIAMoCRIdChBtYXhfdXBsb2FkX2J5dGVzGAIgASgDSACIAQESGgoSZGVmYXVsdF92aXNpYmlsaXR5GAMgASgJQhMKEV9tYXhfdXBsb2FkX2J5dGVzIl4KD1dvcmtzcGFjZVBvbGljeRIVCg1hbGxvd2VkX3R5cGVzGAEgAygJEhgKEG1heF91cGxvYWRfYnl0ZXMYAiABKAMSGgoSZGVmYXVsdF92aXNpYmlsaXR5GAMgASgJMpUICgxBc3NldFNlcnZpY2USSAoLVXBsb2FkQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLlVwbG9hZEFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQoARJKCgxSZXBsYWNlQXNzZXQSIi5zd2l0Y2h5YXJkLnYxLlJlcGxhY2VBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0KAESQAoIR2V0QXNzZXQSHi5zd2l0Y2h5YXJkLnYxLkdldEFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSUQoKTGlzdEFzc2V0cxIgLnN3aXRjaHlhcmQudjEuTGlzdEFzc2V0c1JlcXVlc3QaIS5zd2l0Y2h5YXJkLnYxLkxpc3RBc3NldHNSZXNwb25zZRJUCgtEZWxldGVBc3NldBIhLnN3aXRjaHlhcmQudjEuRGVsZXRlQXNzZXRSZXF1ZXN0GiIuc3dpdGNoeWFyZC52MS5EZWxldGVBc3NldFJlc3BvbnNlEmYKEUJhdGNoRGVsZXRlQXNzZXRzEicuc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZUFzc2V0c1JlcXVlc3QaKC5zd2l0Y2h5YXJkLnYxLkJhdGNoRGVsZXRlQXNzZXRzUmVzcG9uc2USWwoRR2V0V29ya3NwYWNlVXNhZ2USJy5zd2l0Y2h5YXJkLnYxLkdldFdvcmtzcGFjZVVzYWdlUmVxdWVzdBodLnN3aXRjaHlhcmQudjEuV29ya3NwYWNlVXNhZ2USRgoLVXBkYXRlQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLlVwZGF0ZUFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSUgoPQ3JlYXRlU2lnbmVkVXJsEiUuc3dpdGNoeWFyZC52MS5DcmVhdGVTaWduZWRVcmxSZXF1ZXN0Ghguc3dpdGNoeWFyZC52MS5TaWduZWRVcmwSYwoQUmV2b2tlU2lnbmVkVXJscxImLnN3aXRjaHlhcmQudjEuUmV2b2tlU2lnbmVkVXJsc1JlcXVlc3QaJy5zd2l0Y2h5YXJkLnYxLlJldm9rZVNpZ25lZFVybHNSZXNwb25zZRJeChJHZXRXb3Jrc3BhY2VQb2xpY3kSKC5zd2l0Y2h5YXJkLnYxLkdldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QaHi5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVBvbGljeRJeChJTZXRXb3Jrc3BhY2VQb2xpY3kSKC5zd2l0Y2h5YXJkLnYxLlNldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QaHi5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVBvbGljeWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * An asset record.
@@ -95,6 +95,15 @@ export type Asset = Message<"switchyard.v1.Asset"> & {
    * @generated from field: string visibility = 11;
    */
   visibility: string;
+
+  /**
+   * The client's file name (from the upload, or as last set by UpdateAsset):
+   * at most 255 characters, no control characters; empty when none. Never
+   * used for the type or the url.
+   *
+   * @generated from field: string name = 12;
+   */
+  name: string;
 };
 
 /**
@@ -118,7 +127,9 @@ export type UploadMetadata = Message<"switchyard.v1.UploadMetadata"> & {
   label: string;
 
   /**
-   * The client's file name; a hint only, never trusted for the type.
+   * The client's file name: the asset's name, control characters removed and
+   * cut to 255 characters (keeping a short extension). Never trusted for the
+   * type.
    *
    * @generated from field: string filename = 2;
    */
@@ -213,7 +224,8 @@ export type ReplaceMetadata = Message<"switchyard.v1.ReplaceMetadata"> & {
   id: string;
 
   /**
-   * The client's file name; a hint only.
+   * The new file's name, cleaned as in UploadMetadata: the asset's new name;
+   * empty: the name stays.
    *
    * @generated from field: string filename = 2;
    */
@@ -334,6 +346,15 @@ export type ListAssetsRequest = Message<"switchyard.v1.ListAssetsRequest"> & {
    * @generated from field: optional string label = 4;
    */
   label?: string | undefined;
+
+  /**
+   * Only assets whose name starts with this, ignoring case (compared in NFC);
+   * every character is literal (no wildcards); empty for every name. At most
+   * 255 characters.
+   *
+   * @generated from field: string q = 5;
+   */
+  q: string;
 };
 
 /**
@@ -531,6 +552,14 @@ export type UpdateAssetRequest = Message<"switchyard.v1.UpdateAssetRequest"> & {
    * @generated from field: optional string visibility = 3;
    */
   visibility?: string | undefined;
+
+  /**
+   * The new name, when set ("" clears it): control characters are removed;
+   * more than 255 characters is INVALID_ARGUMENT (never cut).
+   *
+   * @generated from field: optional string name = 4;
+   */
+  name?: string | undefined;
 };
 
 /**
@@ -750,7 +779,7 @@ export const WorkspacePolicySchema: GenMessage<WorkspacePolicy> = /*@__PURE__*/
 /**
  * AssetService stores uploaded files per workspace and serves their metadata.
  * The media type is sniffed from the bytes; client-supplied names and types are
- * hints only.
+ * never trusted for it. The client's file name becomes the asset's `name`.
  *
  * Every call needs `authorization: Bearer <token>` metadata. Codes common to all
  * RPCs: UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE (database or blob store
@@ -803,7 +832,7 @@ export const AssetService: GenService<{
    * assets:read. The order is stable while assets are added and deleted: no
    * asset is skipped or repeated across pages. INVALID_ARGUMENT: page_size
    * outside 1-1000, a page token that is not from this listing, a malformed
-   * type filter.
+   * type filter, a `q` longer than 255 characters.
    *
    * @generated from rpc switchyard.v1.AssetService.ListAssets
    */
@@ -847,9 +876,10 @@ export const AssetService: GenService<{
     output: typeof WorkspaceUsageSchema;
   },
   /**
-   * UpdateAsset changes an asset's label or visibility; its file, url and
-   * version stay. Scope: assets:write. INVALID_ARGUMENT: malformed id, bad
-   * label or visibility. NOT_FOUND: no such asset in this workspace.
+   * UpdateAsset changes an asset's label, name or visibility; its file, url
+   * and version stay. Scope: assets:write. INVALID_ARGUMENT: malformed id, bad
+   * label or visibility, a name longer than 255 characters. NOT_FOUND: no
+   * such asset in this workspace.
    *
    * @generated from rpc switchyard.v1.AssetService.UpdateAsset
    */

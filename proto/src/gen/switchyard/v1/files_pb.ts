@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/files.proto.
  */
 export const file_switchyard_v1_files: GenFile = /*@__PURE__*/
-  fileDesc("Chlzd2l0Y2h5YXJkL3YxL2ZpbGVzLnByb3RvEg1zd2l0Y2h5YXJkLnYxIsMBCg9SZWFkRmlsZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIYCgtyYW5nZV9zdGFydBgCIAEoA0gAiAEBEhYKCXJhbmdlX2VuZBgDIAEoA0gBiAEBEhEKCWluZm9fb25seRgEIAEoCBINCgVxdWVyeRgFIAEoCRIwCgl0cmFuc2Zvcm0YBiABKAsyHS5zd2l0Y2h5YXJkLnYxLkltYWdlVHJhbnNmb3JtQg4KDF9yYW5nZV9zdGFydEIMCgpfcmFuZ2VfZW5kIqMBCghGaWxlSW5mbxIMCgR0eXBlGAEgASgJEgwKBHNpemUYAiABKAMSDgoGc2hhMjU2GAMgASgJEi8KC3VwbG9hZGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtyYW5nZV9zdGFydBgFIAEoAxIRCglyYW5nZV9lbmQYBiABKAMSEgoKdmlzaWJpbGl0eRgHIAEoCSJXChBSZWFkRmlsZVJlc3BvbnNlEicKBGluZm8YASABKAsyFy5zd2l0Y2h5YXJkLnYxLkZpbGVJbmZvSAASDwoFY2h1bmsYAiABKAxIAEIJCgdwYXlsb2FkMlwKC0ZpbGVTZXJ2aWNlEk0KCFJlYWRGaWxlEh4uc3dpdGNoeWFyZC52MS5SZWFkRmlsZVJlcXVlc3QaHy5zd2l0Y2h5YXJkLnYxLlJlYWRGaWxlUmVzcG9uc2UwAWIGcHJvdG8z", [file_google_protobuf_timestamp, file_switchyard_v1_assets]);
+  fileDesc("Chlzd2l0Y2h5YXJkL3YxL2ZpbGVzLnByb3RvEg1zd2l0Y2h5YXJkLnYxIsMBCg9SZWFkRmlsZVJlcXVlc3QSDAoEcGF0aBgBIAEoCRIYCgtyYW5nZV9zdGFydBgCIAEoA0gAiAEBEhYKCXJhbmdlX2VuZBgDIAEoA0gBiAEBEhEKCWluZm9fb25seRgEIAEoCBINCgVxdWVyeRgFIAEoCRIwCgl0cmFuc2Zvcm0YBiABKAsyHS5zd2l0Y2h5YXJkLnYxLkltYWdlVHJhbnNmb3JtQg4KDF9yYW5nZV9zdGFydEIMCgpfcmFuZ2VfZW5kIrEBCghGaWxlSW5mbxIMCgR0eXBlGAEgASgJEgwKBHNpemUYAiABKAMSDgoGc2hhMjU2GAMgASgJEi8KC3VwbG9hZGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtyYW5nZV9zdGFydBgFIAEoAxIRCglyYW5nZV9lbmQYBiABKAMSEgoKdmlzaWJpbGl0eRgHIAEoCRIMCgRuYW1lGAggASgJIlcKEFJlYWRGaWxlUmVzcG9uc2USJwoEaW5mbxgBIAEoCzIXLnN3aXRjaHlhcmQudjEuRmlsZUluZm9IABIPCgVjaHVuaxgCIAEoDEgAQgkKB3BheWxvYWQyXAoLRmlsZVNlcnZpY2USTQoIUmVhZEZpbGUSHi5zd2l0Y2h5YXJkLnYxLlJlYWRGaWxlUmVxdWVzdBofLnN3aXRjaHlhcmQudjEuUmVhZEZpbGVSZXNwb25zZTABYgZwcm90bzM", [file_google_protobuf_timestamp, file_switchyard_v1_assets]);
 
 /**
  * @generated from message switchyard.v1.ReadFileRequest
@@ -119,6 +119,15 @@ export type FileInfo = Message<"switchyard.v1.FileInfo"> & {
    * @generated from field: string visibility = 7;
    */
   visibility: string;
+
+  /**
+   * The name to save the file as (a download): the asset's name (a derived
+   * image's with the extension of its format), or, when the asset has none,
+   * its id and the extension of the type.
+   *
+   * @generated from field: string name = 8;
+   */
+  name: string;
 };
 
 /**

@@ -109,7 +109,9 @@ export type CreateUploadRequest = Message<"switchyard.v1.CreateUploadRequest"> &
   length?: bigint | undefined;
 
   /**
-   * The client's file name; a hint only.
+   * The client's file name: the asset's name when the upload finishes
+   * (control characters removed, cut to 255 characters); for a replace, empty
+   * keeps the asset's name.
    *
    * @generated from field: string filename = 2;
    */

@@ -58,13 +58,23 @@ export interface Asset {
     | undefined;
   /** "public" (the file url works for anyone) or "private" (only signed urls). */
   visibility: string;
+  /**
+   * The client's file name (from the upload, or as last set by UpdateAsset):
+   * at most 255 characters, no control characters; empty when none. Never
+   * used for the type or the url.
+   */
+  name: string;
 }
 
 /** Hints and attributes sent before the bytes of an upload. */
 export interface UploadMetadata {
   /** Label or category (at most 200 characters, no control characters). */
   label: string;
-  /** The client's file name; a hint only, never trusted for the type. */
+  /**
+   * The client's file name: the asset's name, control characters removed and
+   * cut to 255 characters (keeping a short extension). Never trusted for the
+   * type.
+   */
   filename: string;
   /** The client's declared media type; a hint only. */
   declaredType: string;
@@ -99,7 +109,10 @@ export interface UploadAssetRequest {
 export interface ReplaceMetadata {
   /** Asset id ("as_…"). */
   id: string;
-  /** The client's file name; a hint only. */
+  /**
+   * The new file's name, cleaned as in UploadMetadata: the asset's new name;
+   * empty: the name stays.
+   */
   filename: string;
   /** The client's declared media type; a hint only. */
   declaredType: string;
@@ -139,7 +152,15 @@ export interface ListAssetsRequest {
    */
   type: string;
   /** Only assets with exactly this label, when set. */
-  label?: string | undefined;
+  label?:
+    | string
+    | undefined;
+  /**
+   * Only assets whose name starts with this, ignoring case (compared in NFC);
+   * every character is literal (no wildcards); empty for every name. At most
+   * 255 characters.
+   */
+  q: string;
 }
 
 export interface ListAssetsResponse {
@@ -192,7 +213,14 @@ export interface UpdateAssetRequest {
     | string
     | undefined;
   /** "public" or "private", when set. */
-  visibility?: string | undefined;
+  visibility?:
+    | string
+    | undefined;
+  /**
+   * The new name, when set ("" clears it): control characters are removed;
+   * more than 255 characters is INVALID_ARGUMENT (never cut).
+   */
+  name?: string | undefined;
 }
 
 export interface CreateSignedUrlRequest {
@@ -268,6 +296,7 @@ function createBaseAsset(): Asset {
     height: undefined,
     createdAt: undefined,
     visibility: "",
+    name: "",
   };
 }
 
@@ -305,6 +334,9 @@ export const Asset: MessageFns<Asset> = {
     }
     if (message.visibility !== "") {
       writer.uint32(90).string(message.visibility);
+    }
+    if (message.name !== "") {
+      writer.uint32(98).string(message.name);
     }
     return writer;
   },
@@ -410,6 +442,14 @@ export const Asset: MessageFns<Asset> = {
             message.visibility = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -443,6 +483,7 @@ export const Asset: MessageFns<Asset> = {
         ? fromJsonTimestamp(object.created_at)
         : undefined,
       visibility: isSet(object.visibility) ? globalThis.String(object.visibility) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
     };
   },
 
@@ -481,6 +522,9 @@ export const Asset: MessageFns<Asset> = {
     if (message.visibility !== "") {
       obj.visibility = message.visibility;
     }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
     return obj;
   },
 
@@ -500,6 +544,7 @@ export const Asset: MessageFns<Asset> = {
     message.height = object.height ?? undefined;
     message.createdAt = object.createdAt ?? undefined;
     message.visibility = object.visibility ?? "";
+    message.name = object.name ?? "";
     return message;
   },
 };
@@ -1048,7 +1093,7 @@ export const GetAssetRequest: MessageFns<GetAssetRequest> = {
 };
 
 function createBaseListAssetsRequest(): ListAssetsRequest {
-  return { pageSize: 0, pageToken: "", type: "", label: undefined };
+  return { pageSize: 0, pageToken: "", type: "", label: undefined, q: "" };
 }
 
 export const ListAssetsRequest: MessageFns<ListAssetsRequest> = {
@@ -1064,6 +1109,9 @@ export const ListAssetsRequest: MessageFns<ListAssetsRequest> = {
     }
     if (message.label !== undefined) {
       writer.uint32(34).string(message.label);
+    }
+    if (message.q !== "") {
+      writer.uint32(42).string(message.q);
     }
     return writer;
   },
@@ -1113,6 +1161,14 @@ export const ListAssetsRequest: MessageFns<ListAssetsRequest> = {
             message.label = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.q = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1139,6 +1195,7 @@ export const ListAssetsRequest: MessageFns<ListAssetsRequest> = {
         : "",
       type: isSet(object.type) ? globalThis.String(object.type) : "",
       label: isSet(object.label) ? globalThis.String(object.label) : undefined,
+      q: isSet(object.q) ? globalThis.String(object.q) : "",
     };
   },
 
@@ -1156,6 +1213,9 @@ export const ListAssetsRequest: MessageFns<ListAssetsRequest> = {
     if (message.label !== undefined) {
       obj.label = message.label;
     }
+    if (message.q !== "") {
+      obj.q = message.q;
+    }
     return obj;
   },
 
@@ -1168,6 +1228,7 @@ export const ListAssetsRequest: MessageFns<ListAssetsRequest> = {
     message.pageToken = object.pageToken ?? "";
     message.type = object.type ?? "";
     message.label = object.label ?? undefined;
+    message.q = object.q ?? "";
     return message;
   },
 };
@@ -1757,7 +1818,7 @@ export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
 };
 
 function createBaseUpdateAssetRequest(): UpdateAssetRequest {
-  return { id: "", label: undefined, visibility: undefined };
+  return { id: "", label: undefined, visibility: undefined, name: undefined };
 }
 
 export const UpdateAssetRequest: MessageFns<UpdateAssetRequest> = {
@@ -1770,6 +1831,9 @@ export const UpdateAssetRequest: MessageFns<UpdateAssetRequest> = {
     }
     if (message.visibility !== undefined) {
       writer.uint32(26).string(message.visibility);
+    }
+    if (message.name !== undefined) {
+      writer.uint32(34).string(message.name);
     }
     return writer;
   },
@@ -1811,6 +1875,14 @@ export const UpdateAssetRequest: MessageFns<UpdateAssetRequest> = {
             message.visibility = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1828,6 +1900,7 @@ export const UpdateAssetRequest: MessageFns<UpdateAssetRequest> = {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       label: isSet(object.label) ? globalThis.String(object.label) : undefined,
       visibility: isSet(object.visibility) ? globalThis.String(object.visibility) : undefined,
+      name: isSet(object.name) ? globalThis.String(object.name) : undefined,
     };
   },
 
@@ -1842,6 +1915,9 @@ export const UpdateAssetRequest: MessageFns<UpdateAssetRequest> = {
     if (message.visibility !== undefined) {
       obj.visibility = message.visibility;
     }
+    if (message.name !== undefined) {
+      obj.name = message.name;
+    }
     return obj;
   },
 
@@ -1853,6 +1929,7 @@ export const UpdateAssetRequest: MessageFns<UpdateAssetRequest> = {
     message.id = object.id ?? "";
     message.label = object.label ?? undefined;
     message.visibility = object.visibility ?? undefined;
+    message.name = object.name ?? undefined;
     return message;
   },
 };
@@ -2586,7 +2663,7 @@ export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
 /**
  * AssetService stores uploaded files per workspace and serves their metadata.
  * The media type is sniffed from the bytes; client-supplied names and types are
- * hints only.
+ * never trusted for it. The client's file name becomes the asset's `name`.
  *
  * Every call needs `authorization: Bearer <token>` metadata. Codes common to all
  * RPCs: UNAUTHENTICATED, PERMISSION_DENIED, UNAVAILABLE (database or blob store
@@ -2644,7 +2721,7 @@ export const AssetServiceService = {
    * assets:read. The order is stable while assets are added and deleted: no
    * asset is skipped or repeated across pages. INVALID_ARGUMENT: page_size
    * outside 1-1000, a page token that is not from this listing, a malformed
-   * type filter.
+   * type filter, a `q` longer than 255 characters.
    */
   listAssets: {
     path: "/switchyard.v1.AssetService/ListAssets" as const,
@@ -2699,9 +2776,10 @@ export const AssetServiceService = {
     responseDeserialize: (value: Buffer): WorkspaceUsage => WorkspaceUsage.decode(value),
   },
   /**
-   * UpdateAsset changes an asset's label or visibility; its file, url and
-   * version stay. Scope: assets:write. INVALID_ARGUMENT: malformed id, bad
-   * label or visibility. NOT_FOUND: no such asset in this workspace.
+   * UpdateAsset changes an asset's label, name or visibility; its file, url
+   * and version stay. Scope: assets:write. INVALID_ARGUMENT: malformed id, bad
+   * label or visibility, a name longer than 255 characters. NOT_FOUND: no
+   * such asset in this workspace.
    */
   updateAsset: {
     path: "/switchyard.v1.AssetService/UpdateAsset" as const,
@@ -2803,7 +2881,7 @@ export interface AssetServiceServer extends UntypedServiceImplementation {
    * assets:read. The order is stable while assets are added and deleted: no
    * asset is skipped or repeated across pages. INVALID_ARGUMENT: page_size
    * outside 1-1000, a page token that is not from this listing, a malformed
-   * type filter.
+   * type filter, a `q` longer than 255 characters.
    */
   listAssets: handleUnaryCall<ListAssetsRequest, ListAssetsResponse>;
   /**
@@ -2823,9 +2901,10 @@ export interface AssetServiceServer extends UntypedServiceImplementation {
    */
   getWorkspaceUsage: handleUnaryCall<GetWorkspaceUsageRequest, WorkspaceUsage>;
   /**
-   * UpdateAsset changes an asset's label or visibility; its file, url and
-   * version stay. Scope: assets:write. INVALID_ARGUMENT: malformed id, bad
-   * label or visibility. NOT_FOUND: no such asset in this workspace.
+   * UpdateAsset changes an asset's label, name or visibility; its file, url
+   * and version stay. Scope: assets:write. INVALID_ARGUMENT: malformed id, bad
+   * label or visibility, a name longer than 255 characters. NOT_FOUND: no
+   * such asset in this workspace.
    */
   updateAsset: handleUnaryCall<UpdateAssetRequest, Asset>;
   /**
@@ -2923,7 +3002,7 @@ export interface AssetServiceClient extends Client {
    * assets:read. The order is stable while assets are added and deleted: no
    * asset is skipped or repeated across pages. INVALID_ARGUMENT: page_size
    * outside 1-1000, a page token that is not from this listing, a malformed
-   * type filter.
+   * type filter, a `q` longer than 255 characters.
    */
   listAssets(
     request: ListAssetsRequest,
@@ -2999,9 +3078,10 @@ export interface AssetServiceClient extends Client {
     callback: (error: ServiceError | null, response: WorkspaceUsage) => void,
   ): ClientUnaryCall;
   /**
-   * UpdateAsset changes an asset's label or visibility; its file, url and
-   * version stay. Scope: assets:write. INVALID_ARGUMENT: malformed id, bad
-   * label or visibility. NOT_FOUND: no such asset in this workspace.
+   * UpdateAsset changes an asset's label, name or visibility; its file, url
+   * and version stay. Scope: assets:write. INVALID_ARGUMENT: malformed id, bad
+   * label or visibility, a name longer than 255 characters. NOT_FOUND: no
+   * such asset in this workspace.
    */
   updateAsset(
     request: UpdateAssetRequest,

@@ -61,6 +61,12 @@ export interface FileInfo {
   rangeEnd: number;
   /** "public" or "private" (served only because the url was signed). */
   visibility: string;
+  /**
+   * The name to save the file as (a download): the asset's name (a derived
+   * image's with the extension of its format), or, when the asset has none,
+   * its id and the extension of the type.
+   */
+  name: string;
 }
 
 export interface ReadFileResponse {
@@ -232,7 +238,7 @@ export const ReadFileRequest: MessageFns<ReadFileRequest> = {
 };
 
 function createBaseFileInfo(): FileInfo {
-  return { type: "", size: 0, sha256: "", uploadedAt: undefined, rangeStart: 0, rangeEnd: 0, visibility: "" };
+  return { type: "", size: 0, sha256: "", uploadedAt: undefined, rangeStart: 0, rangeEnd: 0, visibility: "", name: "" };
 }
 
 export const FileInfo: MessageFns<FileInfo> = {
@@ -257,6 +263,9 @@ export const FileInfo: MessageFns<FileInfo> = {
     }
     if (message.visibility !== "") {
       writer.uint32(58).string(message.visibility);
+    }
+    if (message.name !== "") {
+      writer.uint32(66).string(message.name);
     }
     return writer;
   },
@@ -330,6 +339,14 @@ export const FileInfo: MessageFns<FileInfo> = {
             message.visibility = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -363,6 +380,7 @@ export const FileInfo: MessageFns<FileInfo> = {
         ? globalThis.Number(object.range_end)
         : 0,
       visibility: isSet(object.visibility) ? globalThis.String(object.visibility) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
     };
   },
 
@@ -389,6 +407,9 @@ export const FileInfo: MessageFns<FileInfo> = {
     if (message.visibility !== "") {
       obj.visibility = message.visibility;
     }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
     return obj;
   },
 
@@ -404,6 +425,7 @@ export const FileInfo: MessageFns<FileInfo> = {
     message.rangeStart = object.rangeStart ?? 0;
     message.rangeEnd = object.rangeEnd ?? 0;
     message.visibility = object.visibility ?? "";
+    message.name = object.name ?? "";
     return message;
   },
 };

@@ -59,7 +59,11 @@ export interface CreateUploadRequest {
   length?:
     | number
     | undefined;
-  /** The client's file name; a hint only. */
+  /**
+   * The client's file name: the asset's name when the upload finishes
+   * (control characters removed, cut to 255 characters); for a replace, empty
+   * keeps the asset's name.
+   */
   filename: string;
   /** The asset's label (at most 200 characters). */
   label: string;
