@@ -1,7 +1,8 @@
+// Entry: restores this tab's session (if its token has not expired) and renders the app.
 import { render } from 'preact';
+import { App } from './app.js';
+import { restoreSession } from './lib/session.js';
+import './styles.css';
 
-function App() {
-  return <main><h1>Switchyard console</h1></main>;
-}
-
+restoreSession();
 render(<App />, document.getElementById('app')!);
