@@ -45,13 +45,18 @@ test('GET /console/ is the app with the contract\'s security headers, never cach
 });
 
 test('hashed assets are cached immutably with the same headers; a deep link is the app; a missing asset is not', async (t) => {
-  const assets = await readdir(`${consoleRoot}assets`);
+  const assets = (await readdir(`${consoleRoot}assets`)).filter((name) => !/\.(br|gz)$/.test(name));
   t.true(assets.length > 0);
-  const asset = await fetch(`${stack.url}/console/assets/${assets[0]}`);
+  const script = assets.find((name) => name.endsWith('.js'))!;
+  const asset = await fetch(`${stack.url}/console/assets/${script}`, { headers: { 'accept-encoding': 'br, gzip' } });
   t.is(asset.status, 200);
   t.is(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable');
   t.is(cspOf(asset).get('script-src'), "'self'");
   t.truthy(asset.headers.get('etag'));
+  t.is(asset.headers.get('content-encoding'), 'br', 'sent precompressed to a client that takes brotli');
+  t.regex(asset.headers.get('vary') ?? '', /accept-encoding/i);
+  const plain = await fetch(`${stack.url}/console/assets/${script}`, { headers: { 'accept-encoding': 'identity' } });
+  t.is(plain.headers.get('content-encoding'), null, 'and as it is to one that takes nothing else');
 
   const deep = await fetch(`${stack.url}/console/routes?page=2`);
   t.is(deep.status, 200);

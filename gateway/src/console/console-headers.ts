@@ -24,5 +24,5 @@ export function consoleSecurityHeaders(cdnUrl: string): Readonly<Record<string, 
 
 /** Vite names what it builds by content hash under assets/: such a file never changes, so it is cached for good. */
 export function consoleCacheControl(path: string): string {
-  return /(^|\/)assets\/[^/]+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache';
+  return /(^|\/)assets\/[^/]+-[A-Za-z0-9_-]{8,}(\.[a-z0-9]+)+$/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache';
 }

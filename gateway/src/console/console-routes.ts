@@ -39,6 +39,8 @@ export async function consoleRoutes(app: FastifyInstance, { root, cdnUrl, log }:
     wildcard: false,
     index: false,
     cacheControl: false,
+    // The build writes .br and .gz beside each file (console/vite.config.ts).
+    preCompressed: true,
     dotfiles: 'deny',
     schemaHide: true,
     setHeaders,
