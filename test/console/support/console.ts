@@ -66,7 +66,7 @@ export async function uploadThroughApi(
 ): Promise<{ id: string; url: string; name?: string; label: string; type: string; visibility: string }> {
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) form.set(key, value);
-  form.set('file', new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
+  form.set('file', new Blob([new Uint8Array(file.bytes)], { type: file.type ?? 'application/octet-stream' }), file.name);
   const response = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers: await stack.auth(workspace), body: form });
   if (response.status !== 201) throw new Error(`upload answered ${response.status}: ${await response.text()}`);
   return (await response.json()) as { id: string; url: string; name?: string; label: string; type: string; visibility: string };
