@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { isNotModified, needsValidators, preconditionFails, rangeStillValid, type Validators } from './files/conditional.js';
-import { IMMUTABLE, PRIVATE_FILE, safetyHeaders } from './files/file-headers.js';
+import { DOWNLOAD, IMMUTABLE, PRIVATE_FILE, safetyHeaders } from './files/file-headers.js';
+import { attachmentNamed } from './files/content-disposition.js';
 import { rangeOf, type ByteRange } from './files/range.js';
 import type { FileInfo } from '@switchyard/proto';
 import { ApiError, toApiError } from './http/api-error.js';
@@ -13,7 +14,7 @@ import type { Logger } from '@switchyard/runtime';
 import { copyHookHeaders } from './app/raw-reply.js';
 import { contextOf } from './app/request-context.js';
 import { PRECONDITION_FAILED, RANGE_NOT_SATISFIABLE } from './http-status.js';
-import { TRANSFORM_PARAMS } from '@switchyard/core';
+import { DOWNLOAD_PARAM, TRANSFORM_PARAMS } from '@switchyard/core';
 import type { ServiceClients } from './service/clients.js';
 
 /** One segment of a file path (`<asset id>/<blob id>.<ext>`); anything else cannot name a file. */
@@ -23,6 +24,8 @@ interface FileMeta extends Validators {
   readonly type: string;
   readonly size: number;
   readonly visibility: string;
+  /** The name to save the file as. */
+  readonly name: string;
 }
 
 /**
@@ -30,7 +33,8 @@ interface FileMeta extends Validators {
  * (the gateway never touches the blob store); private ones with the
  * signature of their url, which the service checks. GET and HEAD, single byte
  * ranges, conditional requests, and headers that make uploaded HTML or SVG
- * inert. Unknown, malformed and replaced-away paths are all 404.
+ * inert; `?download` (with any other parameters) names the file in an
+ * attachment. Unknown, malformed and replaced-away paths are all 404.
  */
 export const fileRoutes: FastifyPluginAsync<{ clients: ServiceClients; filesPath: string; log: Logger }> = async (app, { clients, filesPath, log }) => {
   const serve = async (request: FastifyRequest<{ Params: { assetId: string; fileName: string } }>, reply: FastifyReply): Promise<void> => {
@@ -61,21 +65,23 @@ async function serveFile(clients: ServiceClients, ctx: RequestContext): Promise<
   const queryAt = url.indexOf('?');
   const query = queryAt === -1 ? '' : url.slice(queryAt + 1);
   const transform = query === '' ? undefined : transformOf(ctx);
+  // Not a transform parameter, and outside signatures (the service ignores it in `query`): it only names the download.
+  const download = query !== '' && ctx.query.has(DOWNLOAD_PARAM);
   const file: FileRef = { path, query, ...(transform ? { transform } : {}) };
   const head = ctx.req.method === 'HEAD';
   // Range means nothing to HEAD (RFC 9110 §14.2).
   const rangeHeader = head ? undefined : ctx.req.headers.range;
 
   // Most GETs take one call; HEAD, conditional and range requests first learn the file's size and validators.
-  if (!head && rangeHeader === undefined && !needsValidators(ctx.req)) return streamFile(clients, ctx, file, 'whole');
+  if (!head && rangeHeader === undefined && !needsValidators(ctx.req)) return streamFile(clients, ctx, file, 'whole', download);
   const meta = await readMeta(clients, ctx, file);
   if (isSettled(ctx.res)) return;
   if (preconditionFails(ctx.req, meta)) throw preconditionFailed(meta);
-  if (isNotModified(ctx.req, meta)) return sendNotModified(ctx.res, meta);
-  if (head) return void ctx.res.writeHead(200, { ...fileHeaders(meta), 'content-length': meta.size }).end();
+  if (isNotModified(ctx.req, meta)) return sendNotModified(ctx.res, meta, download);
+  if (head) return void ctx.res.writeHead(200, { ...fileHeaders(meta, download), 'content-length': meta.size }).end();
   const range = rangeStillValid(ctx.req, meta) ? rangeOf(rangeHeader, meta.size) : 'whole';
   if (range === 'unsatisfiable') throw unsatisfiable(meta.size);
-  await streamFile(clients, ctx, file, range);
+  await streamFile(clients, ctx, file, range, download);
 }
 
 interface FileRef {
@@ -117,7 +123,8 @@ function transformOf(ctx: RequestContext): TransformMessage | undefined {
   return transform;
 }
 
-async function streamFile(clients: ServiceClients, ctx: RequestContext, file: FileRef, range: Exclude<ByteRange, 'unsatisfiable'>): Promise<void> {
+/** Streams the file or its range; `download` names it in an attachment. */
+async function streamFile(clients: ServiceClients, ctx: RequestContext, file: FileRef, range: Exclude<ByteRange, 'unsatisfiable'>, download: boolean): Promise<void> {
   const request = range === 'whole' ? file : { ...file, rangeStart: BigInt(range.start), rangeEnd: BigInt(range.end) };
   const { res } = ctx;
   let expected = -1;
@@ -133,7 +140,7 @@ async function streamFile(clients: ServiceClients, ctx: RequestContext, file: Fi
         const end = Number(info.rangeEnd);
         expected = meta.size === 0 ? 0 : end - start + 1;
         const partial = range !== 'whole';
-        const headers = { ...fileHeaders(meta), 'content-length': expected, ...(partial ? { 'content-range': `bytes ${start}-${end}/${meta.size}` } : {}) };
+        const headers = { ...fileHeaders(meta, download), 'content-length': expected, ...(partial ? { 'content-range': `bytes ${start}-${end}/${meta.size}` } : {}) };
         res.writeHead(partial ? 206 : 200, headers);
       } else if (message.payload.case === 'chunk' && expected >= 0) {
         sent += message.payload.value.length;
@@ -166,27 +173,35 @@ async function readMeta(clients: ServiceClients, ctx: RequestContext, file: File
 
 function metaOf(info: FileInfo): FileMeta {
   if (info.uploadedAt === undefined) throw new ApiError('internal', 'internal error', [], { cause: new Error('ReadFile info without uploaded_at') });
-  return { type: info.type, size: Number(info.size), etag: `"${info.sha256}"`, lastModified: timestampDate(info.uploadedAt), visibility: info.visibility };
+  return { type: info.type, size: Number(info.size), etag: `"${info.sha256}"`, lastModified: timestampDate(info.uploadedAt), visibility: info.visibility, name: info.name };
 }
 
-/** A private file reached through a signed url: no shared cache keeps it, and a browser asks again before reuse (the link may be revoked). */
-function cachingOf(meta: FileMeta): string {
-  return meta.visibility === 'private' ? PRIVATE_FILE : IMMUTABLE;
+/**
+ * A private file reached through a signed url: no shared cache keeps it, and a browser asks again before reuse (the link may be revoked).
+ * A download of a public one is revalidated too: renaming the asset keeps its url, so a cache must learn the new name.
+ */
+function cachingOf(meta: FileMeta, download: boolean): string {
+  return meta.visibility === 'private' ? PRIVATE_FILE : download ? DOWNLOAD : IMMUTABLE;
 }
 
-function fileHeaders(meta: FileMeta): Record<string, string> {
-  return {
+function fileHeaders(meta: FileMeta, download: boolean): Record<string, string> {
+  const headers: Record<string, string> = {
     'content-type': meta.type,
     etag: meta.etag,
     'last-modified': meta.lastModified.toUTCString(),
     'accept-ranges': 'bytes',
-    'cache-control': cachingOf(meta),
+    'cache-control': cachingOf(meta, download),
     ...safetyHeaders(meta.type),
   };
+  if (download) headers['content-disposition'] = attachmentNamed(meta.name);
+  return headers;
 }
 
-function sendNotModified(res: ServerResponse, meta: FileMeta): void {
-  res.writeHead(304, { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString(), 'cache-control': cachingOf(meta), 'x-content-type-options': 'nosniff' }).end();
+/** A 304 of a download repeats the disposition: a cache updates the headers it keeps from it (RFC 9111 §4.3.4), so a new name reaches it. */
+function sendNotModified(res: ServerResponse, meta: FileMeta, download: boolean): void {
+  const headers: Record<string, string> = { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString(), 'cache-control': cachingOf(meta, download), 'x-content-type-options': 'nosniff' };
+  if (download) headers['content-disposition'] = attachmentNamed(meta.name);
+  res.writeHead(304, headers).end();
 }
 
 function preconditionFailed(meta: FileMeta): ApiError {

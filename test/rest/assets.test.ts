@@ -10,7 +10,7 @@ test.before(async () => {
 });
 test.after.always(async () => stack?.stop());
 
-type AssetJson = { id: string; type: string; size: number; url: string; uploadedAt: string; label: string; sha256: string; width?: number; height?: number };
+type AssetJson = { id: string; type: string; size: number; url: string; uploadedAt: string; label: string; name: string; sha256: string; width?: number; height?: number };
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 async function upload(headers: Record<string, string>, parts: ReadonlyArray<readonly [string, string | FormFile]>): Promise<Response> {
@@ -38,13 +38,14 @@ for (const name of Object.keys(FIXTURES) as FixtureName[]) {
     t.is(response.status, 201);
     const asset = await json<AssetJson>(response);
     t.is(response.headers.get('location'), `/v1/assets/${asset.id}`);
-    const keys = ['id', 'label', 'sha256', 'size', 'type', 'uploadedAt', 'url', 'visibility', ...(expected.image ? ['height', 'width'] : [])].sort();
+    const keys = ['id', 'label', 'name', 'sha256', 'size', 'type', 'uploadedAt', 'url', 'visibility', ...(expected.image ? ['height', 'width'] : [])].sort();
     t.deepEqual(Object.keys(asset).sort(), keys);
     t.regex(asset.id, /^as_[0-9a-z]{26}$/);
     t.is(asset.type, expected.type);
     t.is(asset.size, file.bytes.length);
     t.is(asset.sha256, file.sha256);
     t.is(asset.label, '');
+    t.is(asset.name, name, 'the filename, never the type');
     t.regex(asset.uploadedAt, ISO_UTC);
     t.true(asset.url.startsWith(`${stack.cdnUrl}/${asset.id}/`), asset.url);
     t.true(asset.url.endsWith(`.${expected.ext}`), asset.url);

@@ -46,6 +46,10 @@ test('every command of the curl walk-through in README.md works as printed', asy
   t.regex(output, /"handler":"createUser"/);
   t.regex(output, /"params":\{"id":"42"\}/);
   t.regex(output, /"type":"image\/png".*"label":"logo".*"width":3,"height":2/);
+  t.regex(output, /"label":"logo","name":"image\.png"/, 'the name curl sent');
+  t.regex(output, /^content-disposition: attachment; filename="notes\.txt"; filename\*=UTF-8''notes\.txt\r?$/im, 'a download under the name');
+  t.regex(output, /\{"assets":\[\{[^\]]*"name":"image\.png"[^\]]*\],"nextPageToken":""\}/, 'q=IMAGE');
+  t.regex(output, /"name":"Contract 2025\.pdf"/, 'the patched name');
   t.regex(output, /"type":"text\/plain"/);
   t.regex(output, /HTTP\/1\.1 200 OK[\s\S]*cache-control: public, max-age=31536000, immutable/i);
   t.regex(output, /Switchyar/, 'the first ten bytes of notes.txt');

@@ -2,6 +2,8 @@
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** Private files (signed urls): never in a shared cache; a browser revalidates, and a revoked or expired link then fails. */
 export const PRIVATE_FILE = 'private, no-cache';
+/** `?download` of a public file: cached, but revalidated, since a rename changes its Content-Disposition and not its url. */
+export const DOWNLOAD = 'public, no-cache';
 export const SANDBOX_POLICY = "sandbox; default-src 'none'";
 
 /**

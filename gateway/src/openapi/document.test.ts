@@ -70,3 +70,22 @@ test('every operation documents its errors, Location is required on 201, and eve
     }
   });
 });
+
+test('asset names are documented: the field, PATCH, the q filter, and ?download on file urls with its header', async (t) => {
+  await withGateway('http://127.0.0.1:8080/files', (gateway) => {
+    const document = documentOf(gateway) as Document & { components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> } };
+    const { schemas } = document.components;
+    t.truthy(schemas['Asset']?.properties?.['name']);
+    t.true(schemas['Asset']?.required?.includes('name'));
+    t.truthy(schemas['UpdateAssetRequestInput']?.properties?.['name']);
+    const parameters = (operation: unknown) => ((operation as { parameters?: { name: string; in: string }[] }).parameters ?? []).map((parameter) => `${parameter.in}:${parameter.name}`);
+    t.true(parameters(document.paths['/v1/assets']?.['get']).includes('query:q'));
+    const files = Object.entries(document.paths).find(([path]) => path.startsWith('/files/'))?.[1] ?? {};
+    t.true('get' in files);
+    for (const [method, file] of Object.entries(files)) {
+      t.deepEqual(parameters(file).filter((name) => name === 'query:download'), ['query:download'], `${method}: once`);
+      t.regex(JSON.stringify(file?.responses['200']?.headers?.['Content-Disposition']), /filename\*=UTF-8''/);
+    }
+    t.deepEqual(documentOf(gateway), document, 'the same document when asked again');
+  });
+});

@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyReply, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { FILE_RESPONSES } from './file-responses.js';
+import { FILE_PARAMETERS, FILE_RESPONSES } from './file-responses.js';
 import { RESPONSE_HEADERS } from './response-headers.js';
 import { transportErrors } from './responses.js';
 import { OpenApiDocumentSchema } from '../rest/schemas.js';
@@ -54,16 +54,20 @@ export const openApiPlugin: FastifyPluginAsync<{ filesPath: string }> = fp(async
 });
 
 interface OpenApiDocument {
-  paths?: Record<string, Record<string, { operationId?: string; responses?: Record<string, Record<string, unknown>> }>>;
+  paths?: Record<string, Record<string, { operationId?: string; parameters?: unknown[]; responses?: Record<string, Record<string, unknown>> }>>;
   [key: string]: unknown;
 }
 
-/** Adds the response headers (Location on 201, Retry-After, x-request-id) and the files' non-JSON answers. */
+/** Adds the response headers (Location on 201, Retry-After, x-request-id) and the files' query parameters and non-JSON answers. */
 function completeDocument(document: OpenApiDocument, filesPath: string): OpenApiDocument {
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     for (const operation of Object.values(operations)) {
       const id = operation.operationId ?? '';
-      if (path.startsWith(`${filesPath}/`) && FILE_RESPONSES[id] !== undefined) operation.responses = FILE_RESPONSES[id];
+      if (path.startsWith(`${filesPath}/`) && FILE_RESPONSES[id] !== undefined) {
+        operation.responses = FILE_RESPONSES[id];
+        // Idempotent: the path parameters stay, the query ones are set once.
+        operation.parameters = [...(operation.parameters ?? []).filter((parameter) => !FILE_PARAMETERS.includes(parameter as Record<string, unknown>)), ...FILE_PARAMETERS];
+      }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const headers = RESPONSE_HEADERS(id, Number(status));
         if (headers !== undefined) response['headers'] = { ...(response['headers'] as object | undefined), ...headers };

@@ -73,14 +73,15 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
         tags: ['assets'],
         operationId: 'listAssets',
         summary: "List the workspace's assets, newest first (scope assets:read)",
-        description: 'Cursor pages: pass `nextPageToken` back as `pageToken` until it is empty. Assets added or deleted meanwhile never make a page skip or repeat another.',
+        description:
+          'Cursor pages: pass `nextPageToken` back as `pageToken` until it is empty (with the same filters: a token of another listing is 400). Assets added or deleted meanwhile never make a page skip or repeat another. `type`, `label` and `q` (a name prefix) combine.',
         querystring: ListAssetsQuerySchema,
         response: { 200: AssetPageSchema.describe('A page.'), ...errorResponses(400) },
       },
     },
     async (request, reply) => {
-      const { pageSize, pageToken, type, label } = request.query;
-      const page = await clients.assets.listAssets({ pageSize: pageSize ?? 0, pageToken: pageToken ?? '', type: type ?? '', ...(label === undefined ? {} : { label }) }, contextOf(request, reply, log).callOptions());
+      const { pageSize, pageToken, type, label, q } = request.query;
+      const page = await clients.assets.listAssets({ pageSize: pageSize ?? 0, pageToken: pageToken ?? '', type: type ?? '', q: q ?? '', ...(label === undefined ? {} : { label }) }, contextOf(request, reply, log).callOptions());
       return { assets: page.assets.map(assetView), nextPageToken: page.nextPageToken };
     },
   );
@@ -127,7 +128,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
       schema: {
         tags: ['assets'],
         operationId: 'updateAsset',
-        summary: "Change an asset's label or visibility (scope assets:write)",
+        summary: "Change an asset's label, name or visibility (scope assets:write)",
         description: 'The file, its url and the other fields stay. Making an asset private makes its plain url answer 403; signed urls keep working until they expire.',
         params: AssetIdParams,
         body: UpdateAssetBodySchema,
@@ -135,8 +136,8 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
       },
     },
     async (request, reply) => {
-      const { label, visibility } = request.body;
-      return assetView(await clients.assets.updateAsset({ id: request.params.id, label, visibility }, contextOf(request, reply, log).callOptions()));
+      const { label, name, visibility } = request.body;
+      return assetView(await clients.assets.updateAsset({ id: request.params.id, label, name, visibility }, contextOf(request, reply, log).callOptions()));
     },
   );
 
@@ -267,7 +268,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
           tags: ['assets'],
           operationId: 'replaceAsset',
           summary: 'Replace the file behind an asset (scope assets:write)',
-          description: 'The id stays; type, size, url, sha256 and uploadedAt follow the new file. The old url answers 404 from then on.',
+          description: 'The id stays; type, size, url, sha256 and uploadedAt follow the new file, and so does the name when the file part has a filename. The old url answers 404 from then on.',
           consumes: ['multipart/form-data'],
           params: AssetIdParams,
           response: { 200: AssetSchema.describe('Replaced.'), ...errorResponses(400, 404, 408, 413, 415) },

@@ -89,6 +89,11 @@ export const AssetSchema = z
     url: z.string().meta({ format: 'uri', description: 'Absolute URL under CDN_URL, ending with the extension of `type`; changes whenever the content does.' }),
     uploadedAt: isoTime('Time of the upload or of the latest replacement.'),
     label: z.string().meta({ description: 'The label given at upload; empty when none.' }),
+    name: z.string().meta({
+      description:
+        "The client's file name (the upload's multipart filename, gRPC `filename` or tus `filename`, or as last set by PATCH): at most 255 characters, no control characters; empty when none. Never used for `type` or `url`. `<url>?download` answers the file as an attachment with this name.",
+      examples: ['Quarterly report.pdf'],
+    }),
     sha256: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: "Lower-case hex SHA-256 of the stored bytes (also the file's ETag)." }),
     width: z.number().int().min(1).optional().meta({ description: 'Pixel width, for images whose header could be read; absent otherwise.' }),
     height: z.number().int().min(1).optional().meta({ description: 'Pixel height, for images whose header could be read; absent otherwise.' }),
@@ -105,9 +110,13 @@ export const UpdateAssetBodySchema = z
   .strictObject(
     {
       label: z.string({ error: 'must be a string' }).optional().meta({ description: 'The new label; "" clears it.' }),
+      name: z
+        .string({ error: 'must be a string' })
+        .optional()
+        .meta({ description: 'The new name; "" clears it. Control characters are removed; more than 255 characters (after that) is 400, never cut.', examples: ['Quarterly report (final).pdf'] }),
       visibility: visibility('The new visibility.'),
     },
-    { error: objectError('label, visibility') },
+    { error: objectError('label, name, visibility') },
   )
   .meta({ id: 'UpdateAssetRequest' });
 
@@ -167,7 +176,9 @@ const filePart = (description: string) => z.string().meta({ format: 'binary', co
 
 export const UploadFormSchema = z
   .object({
-    file: filePart('The file, exactly one part named `file`. Its name and Content-Type are hints only.'),
+    file: filePart(
+      "The file, exactly one part named `file`. Its filename becomes the asset's `name` (control characters removed, cut to 255 characters keeping a short extension); its Content-Type is a hint only.",
+    ),
     label: z.string().max(200).optional().meta({ description: 'Optional label or category; may come before or after the file part.' }),
     visibility: z.enum(['public', 'private']).optional().meta({ description: "Optional; default: the workspace policy's defaultVisibility. May come before or after the file part." }),
   })
@@ -175,7 +186,7 @@ export const UploadFormSchema = z
 
 export const ReplaceFormSchema = z
   .object({
-    file: filePart('The new file, exactly one part named `file`.'),
+    file: filePart("The new file, exactly one part named `file`. A filename becomes the asset's new `name`; without one (or an empty one) the name stays."),
     visibility: z.enum(['public', 'private']).optional().meta({ description: 'Optional; default: unchanged. May come before or after the file part.' }),
   })
   .meta({ id: 'ReplaceForm' });
@@ -230,6 +241,10 @@ export const ListAssetsQuerySchema = z.object({
   pageToken: optionalQuery("The previous page's `nextPageToken`; a token from another listing is 400.", 'MS5hc18wMWo…'),
   type: optionalQuery('Only this media type, or every subtype of a top-level type with `/*`.', 'image/*'),
   label: optionalQuery('Only assets with exactly this label.', 'avatars'),
+  q: optionalQuery(
+    'Only assets whose name starts with this, ignoring case (compared in Unicode NFC); every character is literal, `%` and `_` included; at most 255 characters; empty: every name. Combines with `type` and `label`.',
+    'report',
+  ),
 });
 
 export const ListRoutesQuerySchema = z.object({

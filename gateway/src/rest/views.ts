@@ -5,7 +5,7 @@ import type { AssetView, RouteMatchView, RouteView } from './schemas.js';
 
 // The JSON the REST API answers with (its shapes are the zod schemas in schemas.ts): the spec's field names, camelCase,
 // times in ISO 8601 UTC with `Z`, plus the project's extras for assets
-// (label, sha256, and width/height for images whose size is known).
+// (label, name, sha256, and width/height for images whose size is known).
 
 export type { AssetView, RouteMatchView, RouteView };
 
@@ -30,6 +30,7 @@ export function assetView(asset: Asset): AssetView {
     url: asset.url,
     uploadedAt: isoTime(asset.uploadedAt, 'uploadedAt'),
     label: asset.label,
+    name: asset.name,
     sha256: asset.sha256,
     ...(asset.width === undefined ? {} : { width: asset.width }),
     ...(asset.height === undefined ? {} : { height: asset.height }),
