@@ -3,7 +3,7 @@
 import { Http2SessionManager, createConnectTransport, createGrpcTransport, createGrpcWebTransport } from '@connectrpc/connect-node';
 import type { Interceptor, Transport } from '@connectrpc/connect';
 import type { Asset } from '@switchyard/proto';
-import { nodeBytesOf, nodeResumableSource, type ByteSource } from './node-sources.js';
+import { nodeBytesOf, nodeNameOf, nodeResumableSource, type ByteSource } from './node-sources.js';
 import { PROTOCOLS, assertProtocol, type ClientOptions } from './options.js';
 import { uploadResumably, type ResumableUploadClients, type ResumableUploadOptions } from './resumable-upload.js';
 import { createRpcClient, type RpcClient } from './rpc-client.js';
@@ -18,7 +18,7 @@ export type SwitchyardClient = RpcClient<ByteSource>;
 export function createSwitchyardClient(options: ClientOptions): SwitchyardClient {
   const protocol = options.protocol ?? 'grpc';
   assertProtocol(protocol, PROTOCOLS);
-  return createRpcClient(options, (interceptors) => nodeTransport(protocol, options, interceptors), nodeBytesOf);
+  return createRpcClient(options, (interceptors) => nodeTransport(protocol, options, interceptors), nodeBytesOf, nodeNameOf);
 }
 
 function nodeTransport(protocol: string, options: ClientOptions, interceptors: Interceptor[]): { transport: Transport; close(): void } {
@@ -43,7 +43,8 @@ function nodeTransport(protocol: string, options: ClientOptions, interceptors: I
  * web, or an async iterable) is read once: the append under way is held in
  * memory until it is committed, so it can be sent again; the length is
  * declared with the last append. With `uploadId`, `source` is the whole file
- * again and the bytes the upload holds are skipped.
+ * again and the bytes the upload holds are skipped. A path's (or `File`'s)
+ * name is the asset's unless `filename` gives another.
  *
  * Aborting with `signal` rejects with `Code.Canceled` and leaves the upload
  * where it is (the bytes the service received are kept): resume it with
@@ -52,7 +53,7 @@ function nodeTransport(protocol: string, options: ClientOptions, interceptors: I
  * body over Connect (upload there with tus to the gateway's /v1/uploads).
  */
 export async function resumableUpload(clients: ResumableUploadClients, source: ByteSource, options?: ResumableUploadOptions): Promise<Asset> {
-  return uploadResumably(clients, await nodeResumableSource(source), options);
+  return uploadResumably(clients, await nodeResumableSource(source), { ...options, filename: options?.filename ?? nodeNameOf(source) });
 }
 
 export * from './common.js';

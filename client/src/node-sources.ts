@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { rereadableSource, streamSource, webResumableSource, type ResumableSource } from './resumable-source.js';
-import { webBytesOf, type WebByteSource } from './web-sources.js';
+import { webBytesOf, webNameOf, type WebByteSource } from './web-sources.js';
 
 /** What the Node entry can upload: a file path, a Node stream, or anything the browser entry takes. */
 export type ByteSource = string | Readable | WebByteSource;
@@ -12,6 +13,12 @@ export function nodeBytesOf(source: ByteSource): AsyncIterable<Uint8Array> {
   if (typeof source === 'string') return createReadStream(source);
   if (source instanceof Readable) return source;
   return webBytesOf(source);
+}
+
+/** The file name of a path (or a `File`'s name): the asset's name when none is given. */
+export function nodeNameOf(source: ByteSource): string | undefined {
+  if (typeof source === 'string') return basename(source);
+  return source instanceof Readable ? undefined : webNameOf(source);
 }
 
 /** A path is read again from any offset (its size taken when the upload starts); a Node stream once. */

@@ -3,6 +3,7 @@
 // The response types mirror the gateway's views (gateway/src/rest/views.ts);
 // the client test checks them against a live gateway.
 import type { TokenSource } from './options.js';
+import { webNameOf } from './web-sources.js';
 
 export interface RestRoute {
   readonly id: string;
@@ -28,6 +29,8 @@ export interface RestAsset {
   readonly size: number;
   readonly url: string;
   readonly label: string;
+  /** The client's file name (at most 255 characters, no control characters); `""` when none. `url + '?download'` saves the file under it. */
+  readonly name: string;
   readonly sha256: string;
   readonly width?: number;
   readonly height?: number;
@@ -102,11 +105,15 @@ export interface RestClient {
   listRoutes(query?: { pageSize?: number; pageToken?: string }): Promise<RestRoutePage>;
   updateRoute(id: string, changes: { method?: string; path?: string; middleware?: readonly string[]; handler?: string }): Promise<RestRoute>;
   deleteRoute(id: string): Promise<void>;
+  /** `filename` (default: a `File`'s own name, else none) becomes the asset's name. */
   uploadAsset(file: RestUploadSource, options?: { label?: string; filename?: string; visibility?: Visibility }): Promise<RestAsset>;
+  /** A `filename` (default: a `File`'s own name) renames the asset; without one it keeps its name. */
   replaceAsset(id: string, file: RestUploadSource, options?: { filename?: string; visibility?: Visibility }): Promise<RestAsset>;
   getAsset(id: string): Promise<RestAsset>;
-  listAssets(query?: { pageSize?: number; pageToken?: string; type?: string; label?: string }): Promise<RestAssetPage>;
-  updateAsset(id: string, changes: { label?: string; visibility?: Visibility }): Promise<RestAsset>;
+  /** `q`: names starting with it, ignoring case; combines with `type` and `label`. */
+  listAssets(query?: { pageSize?: number; pageToken?: string; type?: string; label?: string; q?: string }): Promise<RestAssetPage>;
+  /** `name`: more than 255 characters is a 400 `invalid_argument`; `""` clears it. */
+  updateAsset(id: string, changes: { label?: string; name?: string; visibility?: Visibility }): Promise<RestAsset>;
   deleteAsset(id: string): Promise<void>;
   batchDeleteAssets(ids: readonly string[]): Promise<{ readonly results: readonly { readonly id: string; readonly code: 'ok' | 'not_found' | 'invalid_argument' }[] }>;
   createSignedUrl(id: string, options: { expiresIn: number }): Promise<RestSignedUrl>;
@@ -131,10 +138,12 @@ export function createRestClient(options: RestClientOptions): RestClient {
   }
 
   const json = (value: unknown) => JSON.stringify(value);
-  const form = (file: RestUploadSource, fields: Record<string, string | undefined>, filename = 'file') => {
+  const form = (file: RestUploadSource, fields: Record<string, string | undefined>, filename?: string) => {
     const data = new FormData();
     for (const [name, value] of Object.entries(fields)) if (value !== undefined) data.set(name, value);
-    data.set('file', file instanceof Blob ? file : new Blob([new Uint8Array(file)]), filename);
+    // An empty filename names no file (FormData would send a Blob as "blob"): the asset gets no name, a replace keeps its own.
+    const blob = file instanceof Blob ? file : new Blob([new Uint8Array(file)]);
+    data.set('file', blob, filename ?? webNameOf(blob) ?? '');
     return data;
   };
   const segment = encodeURIComponent;

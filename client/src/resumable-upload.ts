@@ -26,7 +26,7 @@ export interface ResumableUploadClients {
 export interface ResumableUploadOptions {
   /** Label or category (at most 200 characters). Set when the upload is created: ignored with `uploadId`. */
   readonly label?: string;
-  /** A hint only: the service sniffs the type from the bytes. */
+  /** The asset's name (for a replace: its new name; none keeps it). Never its type: the service sniffs that from the bytes. */
   readonly filename?: string;
   /** Default: the workspace policy's (for a replace, the asset's own). */
   readonly visibility?: 'public' | 'private';

@@ -10,9 +10,9 @@ export interface RpcClient<Source> {
   readonly files: Client<typeof FileService>;
   /** Resumable uploads (what the gateway serves as tus); `resumableUpload` drives them from Node. */
   readonly uploads: Client<typeof UploadService>;
-  /** Uploads a file (streamed in chunks; the service sniffs its type). */
+  /** Uploads a file (streamed in chunks; the service sniffs its type). A path's or `File`'s name is the asset's unless `filename` says otherwise. */
   uploadAsset(source: Source, options?: UploadOptions): Promise<Asset>;
-  /** Replaces an asset's file; the id stays the same. */
+  /** Replaces an asset's file; the id stays the same, and so does the name unless `filename` or the source (a path, a `File`) gives one. */
   replaceAsset(id: string, source: Source, options?: ReplaceOptions): Promise<Asset>;
   /** Closes connections the client holds; later calls fail. */
   close(): void;
@@ -23,6 +23,7 @@ export function createRpcClient<Source>(
   options: ClientOptions,
   makeTransport: (interceptors: Interceptor[]) => { transport: Transport; close(): void },
   bytesOf: (source: Source) => AsyncIterable<Uint8Array>,
+  nameOf: (source: Source) => string | undefined,
 ): RpcClient<Source> {
   const { transport, close } = makeTransport([headersInterceptor(options)]);
   const assets = createClient(AssetService, transport);
@@ -31,8 +32,8 @@ export function createRpcClient<Source>(
     assets,
     files: createClient(FileService, transport),
     uploads: createClient(UploadService, transport),
-    uploadAsset: (source: Source, uploadOptions: UploadOptions = {}) => upload(assets, bytesOf(source), uploadOptions),
-    replaceAsset: (id: string, source: Source, replaceOptions: ReplaceOptions = {}) => replace(assets, id, bytesOf(source), replaceOptions),
+    uploadAsset: (source: Source, uploadOptions: UploadOptions = {}) => upload(assets, bytesOf(source), { ...uploadOptions, filename: uploadOptions.filename ?? nameOf(source) }),
+    replaceAsset: (id: string, source: Source, replaceOptions: ReplaceOptions = {}) => replace(assets, id, bytesOf(source), { ...replaceOptions, filename: replaceOptions.filename ?? nameOf(source) }),
     close,
   });
 }

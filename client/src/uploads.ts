@@ -8,7 +8,7 @@ export const CHUNK_BYTES = 256 * 1024;
 export interface UploadOptions {
   /** Label or category (at most 200 characters). */
   readonly label?: string;
-  /** A hint only: the service sniffs the type from the bytes. */
+  /** The asset's name (for a replace: its new name; none keeps it). Never its type: the service sniffs that from the bytes. */
   readonly filename?: string;
   readonly declaredType?: string;
   readonly signal?: AbortSignal;

@@ -18,6 +18,11 @@ async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
   yield bytes;
 }
 
+/** A `File`'s own name, the asset's name when none is given; other sources name no file. */
+export function webNameOf(source: WebByteSource): string | undefined {
+  return typeof File !== 'undefined' && source instanceof File && source.name !== '' ? source.name : undefined;
+}
+
 export function webBytesOf(source: WebByteSource): AsyncIterable<Uint8Array> {
   if (source instanceof Uint8Array) return once(source);
   if (source instanceof ArrayBuffer) return once(new Uint8Array(source));

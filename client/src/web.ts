@@ -3,7 +3,7 @@
 import { createConnectTransport, createGrpcWebTransport } from '@connectrpc/connect-web';
 import { assertProtocol, type ClientOptions, type Protocol } from './options.js';
 import { createRpcClient, type RpcClient } from './rpc-client.js';
-import { webBytesOf, type WebByteSource } from './web-sources.js';
+import { webBytesOf, webNameOf, type WebByteSource } from './web-sources.js';
 
 const WEB_PROTOCOLS: readonly Protocol[] = Object.freeze(['connect', 'grpc-web']);
 
@@ -24,6 +24,7 @@ export function createSwitchyardClient(options: ClientOptions): SwitchyardWebCli
       return { transport: create({ baseUrl: options.baseUrl, interceptors, defaultTimeoutMs: options.timeoutMs }), close: () => {} };
     },
     webBytesOf,
+    webNameOf,
   );
 }
 

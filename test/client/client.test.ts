@@ -62,18 +62,23 @@ for (const protocol of ['grpc', 'connect', 'grpc-web'] as const) {
       t.is(asset.type, 'image/png', kind);
       t.is(asset.size, BigInt(png.length), kind);
       t.is(asset.label, kind);
+      t.is(asset.name, kind === 'path' ? `upload-${protocol}.png` : '', `${kind}: a path names the asset`);
       t.true(asset.url.endsWith('.png'), kind);
     }
+    t.is((await client.uploadAsset(new File([new Uint8Array(png)], 'Ölbild.png'))).name, 'Ölbild.png', "a File's name");
+    t.is((await client.uploadAsset(path, { filename: 'given.png' })).name, 'given.png', 'filename wins over the path');
     const first = await client.uploadAsset(new Uint8Array(png), { label: 'to replace' });
     const replaced = await client.replaceAsset(first.id, new Uint8Array(await PDF), { filename: 'doc.pdf' });
     t.is(replaced.id, first.id);
     t.is(replaced.type, 'application/pdf');
     t.is(replaced.label, 'to replace');
+    t.is(replaced.name, 'doc.pdf');
     const read = await client.assets.getAsset({ id: first.id });
     t.is(read.url, replaced.url);
     const served = await fetch(read.url);
     t.is(served.status, 200);
     t.deepEqual(Buffer.from(await served.arrayBuffer()), await PDF);
+    t.is((await client.replaceAsset(first.id, new Uint8Array(png))).name, 'doc.pdf', 'bytes name no file: the name stays');
     t.is(await codeOf(client.assets.getAsset({ id: 'as_00000000000000000000000000' })), Code.NotFound);
   });
 
@@ -119,10 +124,19 @@ test('the REST client: routes, uploads from bytes and a Blob, replace, and the g
   const asset = await rest.uploadAsset(new Uint8Array(png), { label: 'logo', filename: 'logo.png' });
   t.is(asset.type, 'image/png');
   t.is(asset.size, png.length);
-  t.deepEqual(Object.keys(asset).sort(), ['height', 'id', 'label', 'sha256', 'size', 'type', 'uploadedAt', 'url', 'visibility', 'width'] satisfies (keyof RestAsset)[]);
+  t.deepEqual(Object.keys(asset).sort(), ['height', 'id', 'label', 'name', 'sha256', 'size', 'type', 'uploadedAt', 'url', 'visibility', 'width'] satisfies (keyof RestAsset)[]);
+  t.is(asset.name, 'logo.png');
   const replaced = await rest.replaceAsset(asset.id, new Blob([new Uint8Array(await PDF)]));
   t.is(replaced.id, asset.id);
+  t.is(replaced.name, 'logo.png', 'a Blob names no file: the name stays');
   t.is((await rest.getAsset(asset.id)).type, 'application/pdf');
+  t.is((await rest.uploadAsset(new Uint8Array(png))).name, '', 'bytes without a filename: no name');
+  const file = await rest.uploadAsset(new File([new Uint8Array(png)], 'Straße 📷.png'));
+  t.is(file.name, 'Straße 📷.png', "a File's own name");
+  t.deepEqual((await rest.listAssets({ q: 'STRASSE' })).assets, [], 'ß is not ss: lower case, not case folding');
+  t.deepEqual((await rest.listAssets({ q: 'STRAßE' })).assets.map((found) => found.id), [file.id]);
+  t.is((await rest.updateAsset(file.id, { name: 'Plan.png' })).name, 'Plan.png');
+  t.deepEqual((await rest.listAssets({ q: 'plan', type: 'image/*' })).assets.map((found) => found.id), [file.id]);
 
   const refusal = await t.throwsAsync(rest.createRoute({ method: 'post', path: '/orders/:other/items', handler: 'again' }), { instanceOf: SwitchyardRestError });
   t.is(refusal?.status, 409);
