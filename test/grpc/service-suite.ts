@@ -100,6 +100,41 @@ export function defineServiceSuite(target: StorageTarget): void {
     t.like(await svc.clients.asset('getWorkspaceUsage', auth, {}), { assets: 1, bytes: c.size });
   });
 
+  test('names: UploadAsset filename cleaned and cut; ReplaceAsset keeps or renames; UpdateAsset name; ListAssets q; ReadFile names the download', async (t) => {
+    const auth = await svc.auth(ws('names'));
+    const png = (await fixture('png')).bytes;
+    const named = await svc.clients.upload(auth, { filename: 'Bericht\u0000 Q3\n.txt', label: 'docs' }, png);
+    t.is(named.name, 'Bericht Q3.txt', 'control characters removed');
+    t.is(named.type, 'image/png', 'never typed by its name');
+    const long = await svc.clients.upload(auth, { filename: `${'ü'.repeat(300)}.pdf` }, Buffer.from('long\n'));
+    t.is(long.name, `${'ü'.repeat(251)}.pdf`, 'cut to 255 characters, the extension kept');
+    const unnamed = await svc.clients.upload(auth, {}, Buffer.from('none\n'));
+    t.is(unnamed.name, '');
+
+    t.is((await svc.clients.replace(auth, { id: named.id }, png)).name, 'Bericht Q3.txt', 'a replace without a filename keeps the name');
+    t.is((await svc.clients.replace(auth, { id: named.id, filename: 'report-q3.png' }, png)).name, 'report-q3.png');
+    const renamed = await svc.clients.asset('updateAsset', auth, { id: named.id, name: 'Report Q3 (final).png' });
+    t.like(renamed, { name: 'Report Q3 (final).png', label: 'docs' });
+    t.is((await svc.clients.asset('updateAsset', auth, { id: named.id, label: 'kept' })).name, 'Report Q3 (final).png', 'no name given: unchanged');
+    const tooLong = await rejects(t, svc.clients.asset('updateAsset', auth, { id: named.id, name: 'x'.repeat(256) }), Status.INVALID_ARGUMENT);
+    t.regex(tooLong.details, /name/);
+    t.is((await svc.clients.asset('updateAsset', auth, { id: unnamed.id, name: '100%_done.txt' })).name, '100%_done.txt');
+
+    const list = (q: string, extra: { type?: string; label?: string } = {}) => svc.clients.asset('listAssets', auth, { pageSize: 0, pageToken: '', type: '', q, ...extra });
+    t.deepEqual((await list('REPORT')).assets.map((asset) => asset.id), [named.id], 'any case');
+    t.deepEqual((await list('report', { type: 'image/*', label: 'kept' })).assets.map((asset) => asset.id), [named.id], 'with a type and a label');
+    t.deepEqual((await list('report', { type: 'text/*' })).assets, []);
+    t.deepEqual((await list('100%')).assets.map((asset) => asset.id), [unnamed.id], '% is literal');
+    t.deepEqual((await list('1000')).assets, []);
+    t.deepEqual((await list('ÜÜ')).assets.map((asset) => asset.id), [long.id]);
+    await rejects(t, list('x'.repeat(256)), Status.INVALID_ARGUMENT);
+
+    t.is((await svc.clients.readFile({ path: filePath(renamed), infoOnly: true })).info.name, 'Report Q3 (final).png');
+    t.is((await svc.clients.readFile({ path: filePath(long), infoOnly: true })).info.name, long.name);
+    const fresh = await svc.clients.upload(auth, {}, png);
+    t.is((await svc.clients.readFile({ path: filePath(fresh), infoOnly: true })).info.name, `${fresh.id}.png`, 'no name: the id and extension');
+  });
+
   test('a private file: ReadFile is PERMISSION_DENIED without a signature, streams with one, until revoked; a replace ends it', async (t) => {
     const auth = await svc.auth(ws('private'));
     const bytes = Buffer.from('private bytes\n');

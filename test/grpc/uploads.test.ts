@@ -58,6 +58,7 @@ test('create, append in two streams, the asset appears; get names it', async (t)
   const asset = await getAsset(done.assetId, auth);
   t.is(asset.sha256, createHash('sha256').update(file).digest('hex'));
   t.is(asset.label, 'over grpc');
+  t.is(asset.name, 'a.bin', 'the filename is the name');
   t.is((await getUpload(created.id, auth)).assetId, done.assetId);
 });
 
