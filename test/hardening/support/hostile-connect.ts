@@ -152,8 +152,8 @@ export function rpcs(targets: Targets): Rpc[] {
     { path: '/switchyard.v1.RouteService/DeleteRoute', streaming: false, message: fc.oneof(id.map((value) => bin(DeleteRouteRequestSchema, { id: value })), rawId) },
     // Mostly revisions that are never valid; mangled bytes may still make a valid request, which streams until the client leaves.
     { path: '/switchyard.v1.RouteService/WatchRoutes', streaming: false, endless: true, message: fc.bigInt({ min: -(2n ** 63n), max: -1n }).map((sinceRevision) => bin(WatchRoutesRequestSchema, { sinceRevision })) },
-    { path: '/switchyard.v1.AssetService/ListAssets', streaming: false, message: fc.record({ pageSize: fc.integer(), pageToken: nastyString, type: nastyString, label: fc.option(nastyString, { nil: undefined }) }).map((r) => bin(ListAssetsRequestSchema, r)) },
-    { path: '/switchyard.v1.AssetService/UpdateAsset', streaming: false, message: fc.record({ id, label: fc.option(nastyString, { nil: undefined }), visibility: fc.option(visibility, { nil: undefined }) }).map((r) => bin(UpdateAssetRequestSchema, r)) },
+    { path: '/switchyard.v1.AssetService/ListAssets', streaming: false, message: fc.record({ pageSize: fc.integer(), pageToken: nastyString, type: nastyString, label: fc.option(nastyString, { nil: undefined }), q: nastyString }).map((r) => bin(ListAssetsRequestSchema, r)) },
+    { path: '/switchyard.v1.AssetService/UpdateAsset', streaming: false, message: fc.record({ id, label: fc.option(nastyString, { nil: undefined }), name: fc.option(nastyString, { nil: undefined }), visibility: fc.option(visibility, { nil: undefined }) }).map((r) => bin(UpdateAssetRequestSchema, r)) },
     { path: '/switchyard.v1.AssetService/DeleteAsset', streaming: false, message: fc.oneof(id.map((value) => bin(DeleteAssetRequestSchema, { id: value })), rawId) },
     { path: '/switchyard.v1.AssetService/BatchDeleteAssets', streaming: false, message: fc.array(id, { maxLength: 1_100 }).map((ids) => bin(BatchDeleteAssetsRequestSchema, { ids })) },
     {

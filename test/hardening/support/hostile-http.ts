@@ -135,6 +135,7 @@ export const routeBody: fc.Arbitrary<Buffer> = fc.oneof(
 const goodishApiFields = fc.record(
   {
     label: fc.oneof(fc.constantFrom('x', '', 'a'.repeat(200), 'a'.repeat(201)), nastyString),
+    name: fc.oneof(fc.constantFrom('a.txt', '', 'a'.repeat(255), 'a'.repeat(256), '"; filename*=x', '\r\nSet-Cookie: a=b', '\ud800'), nastyString),
     visibility: fc.oneof(fc.constantFrom('public', 'private', 'PRIVATE', '', 'hidden'), nastyString),
     expiresIn: fc.oneof(fc.constantFrom(0, 1, 60, 604_800, 604_801, -1, 1.5, 1e300, Number.MAX_SAFE_INTEGER + 2), fc.integer(), fc.constant('60')),
     transform: fc.oneof(fc.record({ w: fc.integer(), h: fc.double(), fit: nastyString, q: fc.integer() }, { requiredKeys: [] }), wrongValue),
@@ -214,10 +215,12 @@ function hostilePath(targets: Targets): fc.Arbitrary<string> {
     fc.constantFrom('/v1/workspace/policy', '/v1/workspace/usage', '/v1/assets:batchDelete', '/v1/assets', '/v1/workspace', '/v1/workspace/', '/v1/assets:batchDelete/x'),
     // Listing with hostile query values, repeated names included.
     fc
-      .array(fc.tuple(fc.constantFrom('pageSize', 'pageToken', 'type', 'label', 'pageSize', '__proto__'), fc.oneof(segment, fc.constantFrom('0', '1', '1000', '1001', '-1', '1e3', '50.5', 'image/*', '*/*', 'image', 'MS4x', 'MS5hc18wMWo.x'))), { maxLength: 5 })
+      .array(fc.tuple(fc.constantFrom('pageSize', 'pageToken', 'type', 'label', 'q', 'pageSize', '__proto__'), fc.oneof(segment, fc.constantFrom('0', '1', '1000', '1001', '-1', '1e3', '50.5', 'image/*', '*/*', 'image', 'MS4x', 'MS5hc18wMWo.x', '%25', '_', '%00', 'x'.repeat(256), '%F0%9F%93%B7', '%ED%A0%80'))), { maxLength: 5 })
       .map((pairs) => `/v1/assets?${pairs.map(([name, value]) => `${name}=${value}`).join('&')}`),
     // A file url with hostile signature parameters.
     fc.tuple(segment, segment, segment).map(([expires, kid, sig]) => `${targets.filePath}?expires=${expires}&kid=${kid}&sig=${sig}`),
+    // ?download, alone, valued, repeated, or beside transform and signature parameters.
+    fc.tuple(fc.constantFrom('download', 'download=', 'download=1', 'download&download', 'DOWNLOAD', 'download&w=16', 'w=16&download&format=webp', 'download&sig=x'), segment).map(([query, s]) => `${targets.filePath}?${query}&${s}`),
     fc.constantFrom('*', '/', '', '//v1//routing', '/v1/routing/', '/v1/assets/', '/v1/assets/upload/', '/v1/./routing', '/v1/routing/../assets/upload', 'http://evil.example/v1/routing', '/v1/routing?__proto__[x]=1', '/v1/routing#frag', '/healthz?x', '/v1/openapi.json/..', '/connect/../v1/routing', '/switchyard.v1.RouteService/GetRoute', '/switchyard.v1.RouteService/../AssetService/GetAsset'),
   );
 }
