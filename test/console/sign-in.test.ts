@@ -88,11 +88,12 @@ test('a refused token stays on the sign-in page with the reason (the error state
 
 test('an expired token returns to sign-in with the reason, without any click', async (t) => {
   const workspace = freshWorkspace('expiry');
-  const tab = await openConsole(browser, stack, workspace, { claims: { workspace, expiresIn: 3 } });
+  // Long enough to sign in on a busy machine; the console then ends the session by itself at the expiry.
+  const tab = await openConsole(browser, stack, workspace, { claims: { workspace, expiresIn: 10 } });
   const { page } = tab;
   try {
     await page.getByRole('heading', { name: 'Assets', level: 1 }).waitFor();
-    await page.getByText(/Your token expired/).waitFor({ timeout: 15_000 });
+    await page.getByText(/Your token expired/).waitFor({ timeout: 25_000 });
     t.true(await page.getByLabel('Token').isVisible());
     t.is(await page.evaluate(() => sessionStorage.length), 0);
   } finally {

@@ -6,7 +6,8 @@ import { createRestClient, SwitchyardRestError, type RestAsset, type RestClient 
 import { currentToken, signOut } from './session.js';
 
 /** An asset as the API answers it, with the fields newer servers add (absent from older ones). */
-export interface Asset extends RestAsset {
+export interface Asset extends Omit<RestAsset, 'name'> {
+  /** "" or absent when the upload named no file. */
   readonly name?: string;
   readonly durationMs?: number;
   readonly pages?: number;

@@ -18,3 +18,14 @@ export function useDebounced<T>(value: T, ms: number): T {
   }, [value, ms]);
   return settled;
 }
+
+/**
+ * A key that changes with every opening of a dialog. A dialog closed with
+ * Escape and reopened before its close was rendered (a quick keyboard user)
+ * would otherwise stay mounted but closed; a new key mounts it afresh, and
+ * the Modal opens on mount.
+ */
+export function useOpenings(): readonly [number, () => void] {
+  const [openings, setOpenings] = useState(0);
+  return [openings, () => setOpenings((n) => n + 1)];
+}

@@ -58,6 +58,13 @@ export function SignIn() {
             aria-errormessage={error ? 'token-error' : undefined}
             value={value}
             onInput={(event) => setValue(event.currentTarget.value)}
+            // A token is one line: Enter signs in, as in a one-line field.
+            onKeyDown={(event) => {
+              if (event.key === 'Enter' && !event.shiftKey) {
+                event.preventDefault();
+                event.currentTarget.form?.requestSubmit();
+              }
+            }}
           />
           {error && (
             <p id="token-error" class="field-error" role="alert">

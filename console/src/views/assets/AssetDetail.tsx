@@ -2,6 +2,7 @@
 // url, replace its file, edit it, delete it (after a confirmation).
 import { useRef, useState } from 'preact/hooks';
 import { errorText, type Api, type Asset } from '../../lib/api.js';
+import { useOpenings } from '../../lib/hooks.js';
 import { announce, announceError } from '../../lib/announce.js';
 import { copyText } from '../../lib/clipboard.js';
 import { formatBytes, formatDate } from '../../lib/format.js';
@@ -25,6 +26,7 @@ export interface AssetDetailProps {
 
 export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbackFocus }: AssetDetailProps) {
   const [confirming, setConfirming] = useState(false);
+  const [openings, opened] = useOpenings();
   const [replacing, setReplacing] = useState(false);
   const [replacedFrom, setReplacedFrom] = useState('');
   const writeRefused = missingScope('assets:write');
@@ -155,7 +157,7 @@ export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbac
             Replace file
           </label>
           {replacing && <span class="muted">Replacing…</span>}
-          <button type="button" class="danger" disabled={!!writeRefused} aria-describedby={writeRefused ? 'file-scope' : undefined} onClick={() => setConfirming(true)}>
+          <button type="button" class="danger" disabled={!!writeRefused} aria-describedby={writeRefused ? 'file-scope' : undefined} onClick={() => (opened(), setConfirming(true))}>
             Delete
           </button>
         </div>
@@ -163,7 +165,7 @@ export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbac
       </section>
 
       {confirming && (
-        <Confirm title={`Delete ${title}?`} confirmLabel="Delete" onConfirm={remove} onClose={() => setConfirming(false)}>
+        <Confirm key={openings} title={`Delete ${title}?`} confirmLabel="Delete" onConfirm={remove} onClose={() => setConfirming(false)}>
           <p>The file and every url and signed link it had stop working at once. This cannot be undone.</p>
         </Confirm>
       )}

@@ -5,7 +5,7 @@ import { errorText, type Asset } from '../../lib/api.js';
 import { AssetListing } from '../../lib/asset-listing.js';
 import { FAMILIES, type TypeFamily } from '../../lib/asset-types.js';
 import { announce, announceError } from '../../lib/announce.js';
-import { useDebounced, useViewApi } from '../../lib/hooks.js';
+import { useDebounced, useOpenings, useViewApi } from '../../lib/hooks.js';
 import { loadPolicy } from '../../lib/policy.js';
 import { searchParams, setSearchParams } from '../../lib/router.js';
 import { missingScope } from '../../lib/session.js';
@@ -107,6 +107,7 @@ export function AssetsView() {
     setSearchParams(next);
   };
   const openDetail = (asset: Asset) => {
+    opened();
     setOpenAsset(asset);
     setOpen(asset.id);
   };
@@ -114,6 +115,7 @@ export function AssetsView() {
 
   // --- Batch delete.
   const [confirmBatch, setConfirmBatch] = useState(false);
+  const [openings, opened] = useOpenings();
   const [batch, setBatch] = useState<{ results: readonly BatchResult[]; names: ReadonlyMap<string, Asset> } | null>(null);
   const writeRefused = missingScope('assets:write');
   async function deleteSelected() {
@@ -132,6 +134,7 @@ export function AssetsView() {
     setSelected((current) => new Set([...current].filter((id) => !gone.includes(id))));
     setConfirmBatch(false);
     if (results.length > 0) {
+      opened();
       setBatch({ results, names });
       announce(`Deleted ${results.filter((result) => result.code === 'ok').length} of ${results.length} selected assets.`);
     }
@@ -154,7 +157,7 @@ export function AssetsView() {
         <AssetFilters values={filters} onChange={setFilters} />
         <div class="toolbar">
           <span class="muted">{selected.size > 0 ? `${selected.size} selected` : 'Select assets to act on several at once'}</span>
-          <button type="button" class="danger" disabled={selected.size === 0 || !!writeRefused} aria-describedby={writeRefused ? 'batch-scope' : undefined} onClick={() => setConfirmBatch(true)}>
+          <button type="button" class="danger" disabled={selected.size === 0 || !!writeRefused} aria-describedby={writeRefused ? 'batch-scope' : undefined} onClick={() => (opened(), setConfirmBatch(true))}>
             Delete selected{selected.size > 0 ? ` (${selected.size})` : ''}
           </button>
         </div>
@@ -188,12 +191,12 @@ export function AssetsView() {
           <AssetTable listing={listing} api={listing.api} selected={selected} onCheck={onCheck} onCheckAll={onCheckAll} onOpen={openDetail} />
         )}
       </section>
-      <UploadPanel onOpen={(id) => setOpen(id)} />
+      <UploadPanel onOpen={(id) => (opened(), setOpen(id))} />
       </div>
 
       {openAsset && openId === openAsset.id && (
         <AssetDetail
-          key={openAsset.id}
+          key={`${openAsset.id}-${openings}`}
           asset={openAsset}
           api={api}
           fallbackFocus={focusHeading}
@@ -210,7 +213,7 @@ export function AssetsView() {
         />
       )}
       {confirmBatch && (
-        <Confirm title={`Delete ${selected.size} ${selected.size === 1 ? 'asset' : 'assets'}?`} confirmLabel="Delete" onConfirm={deleteSelected} onClose={() => setConfirmBatch(false)}>
+        <Confirm key={openings} title={`Delete ${selected.size} ${selected.size === 1 ? 'asset' : 'assets'}?`} confirmLabel="Delete" onConfirm={deleteSelected} onClose={() => setConfirmBatch(false)}>
           <p>
             {[...selected]
               .slice(0, 5)
@@ -223,7 +226,7 @@ export function AssetsView() {
           </p>
         </Confirm>
       )}
-      {batch && <BatchResults results={batch.results} names={batch.names} onClose={() => setBatch(null)} fallbackFocus={focusHeading} />}
+      {batch && <BatchResults key={openings} results={batch.results} names={batch.names} onClose={() => setBatch(null)} fallbackFocus={focusHeading} />}
     </div>
   );
 }

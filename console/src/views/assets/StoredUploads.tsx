@@ -35,9 +35,9 @@ export function StoredUploads({ onFiles, refresh }: { readonly onFiles: (files: 
       <h3 id="stored-title">Unfinished uploads</h3>
       <p class="help">Choose the same file again to continue where it stopped.</p>
       <ul>
-        {items.map(({ upload, offset }) => {
+        {items.map(({ upload, offset }, index) => {
           const name = upload.metadata['filename'] ?? 'unnamed file';
-          const inputId = `resume-${upload.urlStorageKey}`;
+          const inputId = `resume-stored-${index}`;
           return (
             <li key={upload.urlStorageKey} class="stored-item">
               <span class="upload-name">{name}</span>

@@ -3,7 +3,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { errorText } from '../../lib/api.js';
 import { announce, announceError } from '../../lib/announce.js';
-import { useViewApi } from '../../lib/hooks.js';
+import { useOpenings, useViewApi } from '../../lib/hooks.js';
 import { Confirm } from '../../ui/Confirm.js';
 import { openLiveTable, type Route } from './live-table.js';
 import { MatchTester } from './MatchTester.js';
@@ -18,6 +18,7 @@ export function RoutesView() {
   useEffect(() => () => table.close(), []);
   const [editing, setEditing] = useState<Route | null>(null);
   const [deleting, setDeleting] = useState<Route | null>(null);
+  const [openings, opened] = useOpenings();
   const heading = useRef<HTMLHeadingElement>(null);
   const routes = table.routes.value;
   const status = table.status.value;
@@ -56,9 +57,9 @@ export function RoutesView() {
         <RouteForm api={api} editing={editing} routes={routes} onDone={() => setEditing(null)} />
         <MatchTester api={api} revision={table.revision.value} />
       </div>
-      <RoutesTable routes={routes} revision={table.revision.value} onEdit={setEditing} onDelete={setDeleting} />
+      <RoutesTable routes={routes} revision={table.revision.value} onEdit={setEditing} onDelete={(route) => (opened(), setDeleting(route))} />
       {deleting && (
-        <Confirm title={`Delete ${deleting.method} ${deleting.path}?`} confirmLabel="Delete" onConfirm={() => remove(deleting)} onClose={() => setDeleting(null)} fallbackFocus={() => heading.current}>
+        <Confirm key={openings} title={`Delete ${deleting.method} ${deleting.path}?`} confirmLabel="Delete" onConfirm={() => remove(deleting)} onClose={() => setDeleting(null)} fallbackFocus={() => heading.current}>
           <p>
             Requests to {deleting.method} {deleting.path} will no longer reach <span class="mono">{deleting.handler}</span>.
           </p>
