@@ -78,6 +78,7 @@ test('previews by type: video and audio in native players, a PDF as an icon with
   const clip = await uploadThroughApi(stack, workspace, { name: 'clip.mp4', bytes: await readFile(FIXTURES_DIR + 'clip.mp4') });
   const sound = await uploadThroughApi(stack, workspace, { name: 'sound.mp3', bytes: await readFile(FIXTURES_DIR + 'sound.mp3') });
   const pdf = await uploadThroughApi(stack, workspace, { name: 'manual.pdf', bytes: await readFile(FIXTURES_DIR + 'document.pdf') });
+  const secret = await uploadThroughApi(stack, workspace, { name: 'secret.pdf', bytes: await readFile(FIXTURES_DIR + 'document.pdf') }, { visibility: 'private' });
   const tab = await openConsole(browser, stack, workspace);
   const { page } = tab;
   try {
@@ -100,6 +101,14 @@ test('previews by type: video and audio in native players, a PDF as an icon with
     t.is(response.status, 200);
     t.regex(response.headers.get('content-disposition') ?? '', /^attachment;.*filename\*=UTF-8''manual\.pdf/);
     await assertAccessible(t, page, 'the detail panel of a PDF');
+    await page.keyboard.press('Escape');
+
+    dialog = await open(secret);
+    const signedLink = (await dialog.getByRole('link', { name: `Download ${titleOf(secret)}` }).getAttribute('href'))!;
+    t.regex(signedLink, /[?&]sig=.*&download$/, 'a private file downloads through a signed url');
+    const signedResponse = await fetch(signedLink);
+    t.is(signedResponse.status, 200);
+    t.regex(signedResponse.headers.get('content-disposition') ?? '', /filename\*=UTF-8''secret\.pdf/);
   } finally {
     await tab.close();
   }

@@ -10,7 +10,9 @@ import { missingScope } from '../../lib/session.js';
 import { Confirm } from '../../ui/Confirm.js';
 import { Modal } from '../../ui/Modal.js';
 import { ScopeNote } from '../../ui/ScopeNote.js';
+import { familyOf } from '../../lib/asset-types.js';
 import { AssetEditForm } from './AssetEditForm.js';
+import { DownloadLink } from './DownloadLink.js';
 import { AssetPreview } from './AssetPreview.js';
 import { assetTitle } from './AssetRow.js';
 import { SignLink } from './SignLink.js';
@@ -157,6 +159,7 @@ export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbac
             Replace file
           </label>
           {replacing && <span class="muted">Replacing…</span>}
+          {['image', 'video', 'audio'].includes(familyOf(asset.type)) && <DownloadLink asset={asset} api={api} />}
           <button type="button" class="danger" disabled={!!writeRefused} aria-describedby={writeRefused ? 'file-scope' : undefined} onClick={() => (opened(), setConfirming(true))}>
             Delete
           </button>

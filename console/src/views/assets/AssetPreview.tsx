@@ -1,12 +1,13 @@
 // The detail panel's preview: images through a transformation (signed when
 // private), video and audio in the browser's own players, and for PDFs and
-// other types the type icon with a download link.
+// other types (or a preview that failed) the type icon with a download link.
 import { useEffect, useState } from 'preact/hooks';
 import type { Api, Asset } from '../../lib/api.js';
 import { familyOf, hasThumbnail } from '../../lib/asset-types.js';
 import { viewUrl } from '../../lib/thumbnails.js';
 import { TypeIcon } from '../../ui/TypeIcon.js';
 import { assetTitle } from './AssetRow.js';
+import { DownloadLink } from './DownloadLink.js';
 
 export function AssetPreview({ asset, api }: { readonly asset: Asset; readonly api: Api }) {
   const family = familyOf(asset.type);
@@ -33,17 +34,11 @@ export function AssetPreview({ asset, api }: { readonly asset: Asset; readonly a
     if (family === 'video') return <video class="preview" src={src} controls preload="metadata" aria-label={`Video ${title}`} />;
     if (family === 'audio') return <audio class="preview-audio" src={src} controls preload="metadata" aria-label={`Audio ${title}`} />;
   }
-  // A public file downloads with its name through ?download; a private one through its signed url (same origin: the name comes from download=).
-  const download = asset.visibility === 'private' ? src : `${asset.url}${asset.url.includes('?') ? '&' : '?'}download`;
   return (
     <div class="preview preview-file">
       <TypeIcon type={asset.type} size={64} />
       <span>{asset.type}</span>
-      {download && (
-        <a href={download} download={asset.name || undefined} class="button">
-          Download {title}
-        </a>
-      )}
+      <DownloadLink asset={asset} api={api} />
     </div>
   );
 }
