@@ -10,8 +10,10 @@ export interface ChildServer {
 }
 
 export interface ChildOptions {
-  /** What follows `node`: a compiled script and its arguments, or `--import tsx` and a TypeScript one. */
+  /** What follows `node` (or `command`): a compiled script and its arguments, or `--import tsx` and a TypeScript one. */
   readonly args: readonly string[];
+  /** Another program than this Node (e.g. nginx); the profiling and BENCH_NODE_ARGS flags are then left out. */
+  readonly command?: string;
   readonly env: Readonly<Record<string, string>>;
   /** Matched against everything the child has printed; resolves start-up. */
   readonly ready: RegExp;
@@ -39,7 +41,8 @@ const EXTRA_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(
 /** Starts a server as a separate process (not a tsx wrapper, so `pid` is the server itself). */
 export async function startChild(options: ChildOptions): Promise<ChildServer> {
   const fd = openSync(options.logFile, 'w');
-  const child = spawn(process.execPath, [...PROFILE_ARGS, ...EXTRA_NODE_ARGS, ...options.args], {
+  const node = options.command === undefined;
+  const child = spawn(options.command ?? process.execPath, node ? [...PROFILE_ARGS, ...EXTRA_NODE_ARGS, ...options.args] : [...options.args], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', fd, fd],
   });
