@@ -1,5 +1,7 @@
 // `npm run bench [-- name ...]`: every benchmark (or the named ones), each beside
-// its baseline in the same run. Prints one BENCH line per figure and writes
+// its baseline in the same run. A name that is no benchmark's but begins
+// several (`peer`, `transform`) runs that group: `npm run bench -- peer` runs
+// the peers. Prints one BENCH line per figure and writes
 // bench/results/latest.json. Ratios are always ours/baseline; whether higher or
 // lower is better is in each result's `better` (see bench/README.md).
 import { execFileSync } from 'node:child_process';
@@ -14,9 +16,13 @@ import { metricsCost } from './benchmarks/metrics-cost.js';
 import { watchedMatch } from './benchmarks/watched-match.js';
 import { routeSyncLatency } from './benchmarks/route-sync.js';
 import { transformDiv2k, transformHit, transformMiss } from './benchmarks/transform.js';
+import { peerTusUpload } from './benchmarks/peer-tus-upload.js';
+import { peerTransformHit, peerTransformMiss } from './benchmarks/peer-transform.js';
+import { peerFileServe } from './benchmarks/peer-file-serve.js';
+import { nginxFileServe } from './benchmarks/peer-nginx.js';
 import { consoleBench } from './benchmarks/console.js';
 import { plan } from './harness/plan.js';
-import { formatLine, writeResults, type BenchResult } from './harness/results.js';
+import { formatLine, formatPeerNote, writeResults, type BenchResult } from './harness/results.js';
 
 const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'rest-get-asset': getAsset(false),
@@ -36,23 +42,36 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'transform-hit': transformHit,
   'transform-div2k-jpeg': transformDiv2k,
   console: consoleBench,
+  // The peers users would install instead (issue 31): bench/README.md, "Peers".
+  'peer-tus-upload': peerTusUpload,
+  'peer-transform-miss': peerTransformMiss,
+  'peer-transform-hit': peerTransformHit,
+  'peer-file-serve': peerFileServe,
+  'peer-nginx-file-serve': nginxFileServe,
 };
 
+/** A benchmark's own name selects it; a name that is none but prefixes some (`peer` → `peer-…`) selects all of those. */
+function selects(wantedName: string, name: string): boolean {
+  return wantedName in BENCHMARKS ? wantedName === name : name.startsWith(`${wantedName}-`);
+}
+
 const wanted = process.argv.slice(2);
-const unknown = wanted.filter((name) => !(name in BENCHMARKS));
+const unknown = wanted.filter((w) => !Object.keys(BENCHMARKS).some((name) => selects(w, name)));
 if (unknown.length) {
-  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')}`);
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')} (or a prefix of several, e.g. peer)`);
   process.exit(2);
 }
 
 const results: BenchResult[] = [];
 const failures: string[] = [];
 for (const [name, run] of Object.entries(BENCHMARKS)) {
-  if (wanted.length && !wanted.includes(name)) continue;
+  if (wanted.length && !wanted.some((w) => selects(w, name))) continue;
   try {
     for (const r of await run()) {
       results.push(r);
       console.log(formatLine(r));
+      const note = formatPeerNote(r);
+      if (note) console.log(note);
     }
   } catch (error) {
     failures.push(name);

@@ -3,7 +3,7 @@ import { compareHttp } from '../harness/http-load.js';
 import { result, type BenchResult } from '../harness/results.js';
 import { createWorkspace, startBaseline, startOurs, startPair } from '../harness/servers.js';
 
-const SIZES = [{ name: 'file-serve-16kib', bytes: 16 * 1024 }, { name: 'file-serve-4mib', bytes: 4 * 1024 * 1024 }] as const;
+export const SIZES = [{ name: 'file-serve-16kib', bytes: 16 * 1024 }, { name: 'file-serve-4mib', bytes: 4 * 1024 * 1024 }] as const;
 
 /**
  * Public file urls of `npm start` (gateway → FileService → disk, in-process)
@@ -36,7 +36,7 @@ export async function fileServe(): Promise<BenchResult[]> {
 }
 
 /** Uploads `bytes` of data through ours' REST API; resolves with the file's public url. */
-async function uploadedUrl(url: string, token: string, bytes: number): Promise<string> {
+export async function uploadedUrl(url: string, token: string, bytes: number): Promise<string> {
   const form = new FormData();
   form.set('file', new Blob([new Uint8Array(bytes).fill(7)]), `file-${bytes}.bin`);
   const res = await fetch(`${url}/v1/assets/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });

@@ -29,8 +29,8 @@ const VARIANTS_PER_SOURCE = FITS.length * QUALITIES.length;
  * Before each warm-up and round both servers must be idle: requests
  * autocannon abandons at a round's end keep transforming in the server.
  */
-const MISS_ROUNDS = quick ? 2 : 6;
-const MISS_SECONDS = quick ? 1 : 5;
+export const MISS_ROUNDS = quick ? 2 : 6;
+export const MISS_SECONDS = quick ? 1 : 5;
 
 interface MissCase {
   readonly name: string;
@@ -145,7 +145,7 @@ export async function transformHit(): Promise<BenchResult[]> {
 }
 
 /** Uploads a JPEG through ours' REST API as its own asset; resolves with its file url. */
-async function uploadJpeg(url: string, ws: Workspace, bytes: Buffer, i: number): Promise<string> {
+export async function uploadJpeg(url: string, ws: Workspace, bytes: Buffer, i: number): Promise<string> {
   const form = new FormData();
   form.set('file', new Blob([new Uint8Array(bytes)], { type: 'image/jpeg' }), `photo-${i}.jpg`);
   const res = await fetch(`${url}/v1/assets/upload`, { method: 'POST', headers: { authorization: `Bearer ${ws.token}` }, body: form });

@@ -33,6 +33,26 @@ export function formatLine(r: BenchResult): string {
   return `BENCH ${r.name} ours=${round(r.ours)} baseline=${round(r.baseline)} ratio=${r.ratio.toFixed(3)} unit=${r.unit}`;
 }
 
+/**
+ * For a figure against a peer (notes with `peer`): the server CPU of both
+ * sides on the line below the BENCH line, indented so BENCH parsers skip it.
+ */
+export function formatPeerNote(r: BenchResult): string | undefined {
+  const notes = r.notes as { peer?: string; serverCpuMicrosPerRequest?: CpuPair; serverCpuSecondsPerUpload?: CpuPair } | undefined;
+  if (!notes?.peer) return undefined;
+  const cpu = notes.serverCpuMicrosPerRequest
+    ? `server CPU µs/request ours=${round(notes.serverCpuMicrosPerRequest.ours)} peer=${round(notes.serverCpuMicrosPerRequest.baseline)}`
+    : notes.serverCpuSecondsPerUpload
+      ? `server CPU s/upload ours=${round(notes.serverCpuSecondsPerUpload.ours)} peer=${round(notes.serverCpuSecondsPerUpload.baseline)}`
+      : 'server CPU not measured';
+  return `  ${cpu} (peer: ${notes.peer})`;
+}
+
+interface CpuPair {
+  readonly ours: number;
+  readonly baseline: number;
+}
+
 /** Three significant decimals are plenty for figures that vary by a few percent run to run. */
 function round(value: number): string {
   if (!Number.isFinite(value)) return String(value);
