@@ -157,7 +157,10 @@ export class KyselyAssetStore implements AssetStore {
     }
   }
 
-  /** A keyset query on (workspace, id): as fast on page 200 as on page 1. */
+  /**
+   * A keyset query on (workspace, id): as fast on page 200 as on page 1. With a name prefix, also a range on
+   * (workspace, name_lower, id), which the planner takes when the prefix is the narrower way in.
+   */
   async list(workspace: string, query: AssetListQuery): Promise<AssetRecord[]> {
     const { before, type, label, namePrefix, limit } = query;
     // A prefix of letters, digits and `.+-/` only (checked in lib): no LIKE wildcard can be in it.
