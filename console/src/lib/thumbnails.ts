@@ -3,6 +3,7 @@
 // without a signature, so its thumbnail is a short-lived signed url (the
 // transform parameters are signed with it), cached until near its expiry.
 import type { Api, Asset, Transform } from './api.js';
+import { onSessionEnd } from './session.js';
 
 /** 2x the 48px the list shows; one of the default TRANSFORM_SIZES. */
 export const THUMB_SIZE = 96;
@@ -56,3 +57,6 @@ export function forgetSigned(asset: Asset): void {
 export function clearSignedCache(): void {
   cache.clear();
 }
+
+// Links signed for one session are not kept for the next (another workspace, another token).
+onSessionEnd(clearSignedCache);

@@ -30,7 +30,11 @@ export function AssetPreview({ asset, api }: { readonly asset: Asset; readonly a
 
   if (src === null && !failed) return <div class="preview preview-loading">Loading preview…</div>;
   if (!failed && src !== null) {
-    if (family === 'image') return <img class="preview" src={src} alt={`Preview of ${title}`} onError={() => setFailed(true)} />;
+    if (family === 'image') {
+      // The size is known: the box is reserved before the image arrives (no jump, and no empty panel in a screenshot).
+      const size = asset.width && asset.height ? { width: Math.min(640, asset.width), height: Math.round((asset.height * Math.min(640, asset.width)) / asset.width) } : {};
+      return <img class="preview" src={src} alt={`Preview of ${title}`} {...size} onError={() => setFailed(true)} />;
+    }
     if (family === 'video') return <video class="preview" src={src} controls preload="metadata" aria-label={`Video ${title}`} />;
     if (family === 'audio') return <audio class="preview-audio" src={src} controls preload="metadata" aria-label={`Audio ${title}`} />;
   }

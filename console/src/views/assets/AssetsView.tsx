@@ -118,6 +118,7 @@ export function AssetsView() {
   const [openings, opened] = useOpenings();
   const [batch, setBatch] = useState<{ results: readonly BatchResult[]; names: ReadonlyMap<string, Asset> } | null>(null);
   const writeRefused = missingScope('assets:write');
+  const readRefused = missingScope('assets:read');
   async function deleteSelected() {
     const ids = [...selected];
     const names = new Map(listing.items.value.filter((asset) => selected.has(asset.id)).map((asset) => [asset.id, asset]));
@@ -170,7 +171,8 @@ export function AssetsView() {
             </button>
           </div>
         )}
-        {empty ? (
+        <ScopeNote id="list-scope" reason={readRefused && `Listing assets: ${readRefused}`} />
+        {readRefused ? null : empty ? (
           <div class="empty">
             {filtered ? (
               <>
