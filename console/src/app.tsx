@@ -9,6 +9,7 @@ import { SignIn } from './views/SignIn.js';
 import { AssetsView } from './views/assets/AssetsView.js';
 import { claims, signOut, token } from './lib/session.js';
 import { currentView, hrefOf, navigate, type ViewName } from './lib/router.js';
+import { dismissNotice, notice } from './lib/announce.js';
 
 const loadRoutes = () => import('./views/routes/RoutesView.js').then((module) => module.RoutesView);
 const loadWorkspace = () => import('./views/workspace/WorkspaceView.js').then((module) => module.WorkspaceView);
@@ -39,9 +40,11 @@ function SignedIn({ view }: { readonly view: ViewName }) {
   const mainRef = useRef<HTMLElement>(null);
   const first = useRef(true);
 
-  // After navigating, focus moves to the new view's content (as a page load would put it at the top).
+  // After navigating, focus moves to the new view's content (as a page load would put it at the top),
+  // and an error about the view left behind goes with it.
   useEffect(() => {
     if (first.current) return void (first.current = false);
+    if (notice.peek()?.kind === 'error') dismissNotice();
     mainRef.current?.querySelector<HTMLElement>('h1')?.focus();
   }, [view]);
 

@@ -8,7 +8,8 @@ export interface ConfirmProps {
   readonly title: string;
   readonly children: ComponentChildren;
   readonly confirmLabel: string;
-  readonly onConfirm: () => Promise<void> | void;
+  /** Resolves true when the thing is gone (focus then goes to the fallback, not to the opener in its row). */
+  readonly onConfirm: () => Promise<boolean | void> | boolean | void;
   readonly onClose: () => void;
   readonly fallbackFocus?: () => HTMLElement | null;
 }
@@ -16,9 +17,10 @@ export interface ConfirmProps {
 export function Confirm({ title, children, confirmLabel, onConfirm, onClose, fallbackFocus }: ConfirmProps) {
   const cancel = useRef<HTMLButtonElement>(null);
   const [busy, setBusy] = useState(false);
+  const done = useRef(false);
   useEffect(() => cancel.current?.focus(), []);
   return (
-    <Modal title={title} onClose={onClose} role="alertdialog" fallbackFocus={fallbackFocus}>
+    <Modal title={title} onClose={onClose} role="alertdialog" fallbackFocus={fallbackFocus} openerGone={() => done.current}>
       <div class="confirm-text">{children}</div>
       <div class="actions">
         <button type="button" ref={cancel} onClick={onClose}>
@@ -31,7 +33,7 @@ export function Confirm({ title, children, confirmLabel, onConfirm, onClose, fal
           onClick={async () => {
             setBusy(true);
             try {
-              await onConfirm();
+              done.current = (await onConfirm()) === true;
             } finally {
               setBusy(false);
             }

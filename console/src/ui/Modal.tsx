@@ -12,16 +12,20 @@ export interface ModalProps {
   readonly variant?: 'sheet' | 'dialog';
   /** Where focus goes when the opener is gone (say, the row of a deleted asset). */
   readonly fallbackFocus?: () => HTMLElement | null;
+  /** True when the opener is about to go (its record was deleted, the list has not caught up yet): focus the fallback. */
+  readonly openerGone?: () => boolean;
   readonly role?: 'dialog' | 'alertdialog';
 }
 
-export function Modal({ title, onClose, children, variant = 'dialog', fallbackFocus, role }: ModalProps) {
+export function Modal({ title, onClose, children, variant = 'dialog', fallbackFocus, openerGone, role }: ModalProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   const latestClose = useRef(onClose);
   latestClose.current = onClose;
   const fallback = useRef(fallbackFocus);
   fallback.current = fallbackFocus;
+  const gone = useRef(openerGone);
+  gone.current = openerGone;
 
   useLayoutEffect(() => {
     const dialog = ref.current!;
@@ -33,7 +37,7 @@ export function Modal({ title, onClose, children, variant = 'dialog', fallbackFo
       dialog.removeEventListener('close', closed);
       if (dialog.open) dialog.close();
       // After this render, which may remove the opener (the row of a deleted asset): then the fallback.
-      requestAnimationFrame(() => (opener?.isConnected ? opener : fallback.current?.())?.focus());
+      requestAnimationFrame(() => (opener?.isConnected && !gone.current?.() ? opener : fallback.current?.())?.focus());
     };
   }, []);
 

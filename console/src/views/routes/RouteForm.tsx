@@ -33,7 +33,6 @@ export function RouteForm({ api, editing, routes, onDone }: RouteFormProps) {
   const [middleware, setMiddleware] = useState('');
   const [handler, setHandler] = useState('');
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
-  const [formError, setFormError] = useState('');
   const [busy, setBusy] = useState(false);
   const pathInput = useRef<HTMLInputElement>(null);
   const refused = missingScope('routes:write');
@@ -44,7 +43,6 @@ export function RouteForm({ api, editing, routes, onDone }: RouteFormProps) {
     setMiddleware(editing?.middleware.join(', ') ?? '');
     setHandler(editing?.handler ?? '');
     setErrors({});
-    setFormError('');
     if (editing) pathInput.current?.focus();
   }, [editing?.id]);
 
@@ -52,7 +50,6 @@ export function RouteForm({ api, editing, routes, onDone }: RouteFormProps) {
     event.preventDefault();
     setBusy(true);
     setErrors({});
-    setFormError('');
     const fields = { method, path, middleware: middlewareList(middleware), handler };
     try {
       if (editing) {
@@ -87,7 +84,6 @@ export function RouteForm({ api, editing, routes, onDone }: RouteFormProps) {
         const text = other
           ? `${other.method} ${other.path} (${other.id}, handler ${other.handler}) already has this method and path shape.`
           : `Another route already has this method and path shape: ${error.message}`;
-        setFormError(text);
         setErrors({ path: text });
       }
       const text = errorText(error, editing ? 'Saving the route' : 'Creating the route');
@@ -147,7 +143,6 @@ export function RouteForm({ api, editing, routes, onDone }: RouteFormProps) {
           {message('handler')}
         </div>
       </fieldset>
-      {formError && <p class="callout callout-error">{formError}</p>}
       <div class="actions">
         {editing && (
           <button type="button" onClick={onDone}>

@@ -1,5 +1,5 @@
 // The live route table in pages, with a quick filter, and Edit and Delete
-// per route. Rows changed since the view opened are marked for a moment.
+// per route. Rows written since the view opened are marked for a moment.
 import { useEffect, useState } from 'preact/hooks';
 import { formatDate } from '../../lib/format.js';
 import { missingScope } from '../../lib/session.js';
@@ -9,12 +9,13 @@ const PAGE_SIZE = 25;
 
 export interface RoutesTableProps {
   readonly routes: readonly Route[];
-  readonly revision: number;
+  /** The table's revision when the view opened: rows written after it are marked for a moment. */
+  readonly openedAt: number | null;
   readonly onEdit: (route: Route) => void;
   readonly onDelete: (route: Route) => void;
 }
 
-export function RoutesTable({ routes, revision, onEdit, onDelete }: RoutesTableProps) {
+export function RoutesTable({ routes, openedAt, onEdit, onDelete }: RoutesTableProps) {
   const [page, setPage] = useState(0);
   const [filter, setFilter] = useState('');
   const refused = missingScope('routes:write');
@@ -62,7 +63,8 @@ export function RoutesTable({ routes, revision, onEdit, onDelete }: RoutesTableP
           </thead>
           <tbody>
             {rows.map((route) => (
-              <tr key={route.id} class={route.revision === revision && revision > 0 ? 'row-fresh' : ''}>
+              // Keyed by revision too: a row written again is a new row, so its mark plays again.
+              <tr key={`${route.id}@${route.revision}`} class={openedAt !== null && route.revision > openedAt ? 'row-fresh' : ''}>
                 <td>
                   <span class={`method method-${route.method.toLowerCase()}`}>{route.method}</span>
                 </td>

@@ -21,6 +21,9 @@ export function RoutesView() {
   const [openings, opened] = useOpenings();
   const heading = useRef<HTMLHeadingElement>(null);
   const routes = table.routes.value;
+  // The revision of the first whole table: what came after is news.
+  const openedAt = useRef<number | null>(null);
+  if (openedAt.current === null && table.status.value === 'live') openedAt.current = table.revision.value;
   const status = table.status.value;
 
   // A route deleted elsewhere while being edited: the form goes back to creating.
@@ -34,9 +37,11 @@ export function RoutesView() {
       announce(`Deleted route ${route.method} ${route.path}.`);
       setDeleting(null);
       if (editing?.id === route.id) setEditing(null);
+      return true;
     } catch (error) {
       const text = errorText(error, 'Deleting the route');
       if (text) announceError(text);
+      return false;
     }
   }
 
@@ -57,7 +62,7 @@ export function RoutesView() {
         <RouteForm api={api} editing={editing} routes={routes} onDone={() => setEditing(null)} />
         <MatchTester api={api} revision={table.revision.value} />
       </div>
-      <RoutesTable routes={routes} revision={table.revision.value} onEdit={setEditing} onDelete={(route) => (opened(), setDeleting(route))} />
+      <RoutesTable routes={routes} openedAt={openedAt.current} onEdit={setEditing} onDelete={(route) => (opened(), setDeleting(route))} />
       {deleting && (
         <Confirm key={openings} title={`Delete ${deleting.method} ${deleting.path}?`} confirmLabel="Delete" onConfirm={() => remove(deleting)} onClose={() => setDeleting(null)} fallbackFocus={() => heading.current}>
           <p>
