@@ -77,6 +77,13 @@ test('the detail panel: preview, Copy URL, Sign link (opens in a fresh context),
   const tab = await openConsole(browser, stack, workspace);
   const { page } = tab;
   try {
+    // A private image's thumbnail is a short signed url, with the transform signed in it.
+    await page.waitForFunction((id) => {
+      const img = document.querySelector<HTMLImageElement>(`[data-asset-id="${id}"] img`);
+      return img !== null && img.complete && img.naturalWidth > 0;
+    }, asset.id);
+    t.regex((await rowOf(page, title).locator('img').getAttribute('src'))!, /[?&]w=96&h=96.*&sig=/);
+
     await rowOf(page, title).getByRole('button', { name: title }).click();
     // The panel is named after the asset (a replace may rename it: the new file's name).
     const dialog = page.getByRole('dialog');

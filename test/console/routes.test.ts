@@ -123,6 +123,31 @@ test('create, edit and delete in the form; a 400 shows at its field; a 409 names
   }
 });
 
+test('a long table is shown in pages of 25, in the order the API lists it', async (t) => {
+  const workspace = freshWorkspace('pages');
+  for (let n = 0; n < 30; n++) t.is((await rest(workspace, 'POST', '/v1/routing', { method: 'GET', path: `/items/${String(n).padStart(2, '0')}`, handler: `items.${n}` })).status, 201);
+  const tab = await openRoutes(workspace);
+  const { page } = tab;
+  try {
+    await page.getByText('Page 1 of 2 (30 routes)').waitFor();
+    t.is(await page.getByRole('table').getByRole('row').count(), 26, 'a header and 25 rows');
+    t.true(await routeRow(page, '/items/00').isVisible(), 'oldest first');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2 of 2 (30 routes)').waitFor();
+    t.is(await page.getByRole('table').getByRole('row').count(), 6);
+    t.true(await routeRow(page, '/items/29').isVisible());
+    await page.getByLabel('Filter routes').fill('items.2');
+    await page.getByRole('button', { name: 'Next page' }).waitFor({ state: 'detached' });
+    t.deepEqual(
+      await page.getByRole('table').getByRole('row').locator('td.mono').filter({ hasText: /^items\./ }).allTextContents(),
+      ['items.2', ...Array.from({ length: 10 }, (_, n) => `items.2${n}`)],
+      'the filter matches handlers too',
+    );
+  } finally {
+    await tab.close();
+  }
+});
+
 test('the match tester shows the matching route and its params, or "no route", as you type', async (t) => {
   const workspace = freshWorkspace('match');
   t.is((await rest(workspace, 'POST', '/v1/routing', { method: 'GET', path: '/users/:id/posts/:post', handler: 'posts.show' })).status, 201);

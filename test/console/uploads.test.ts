@@ -72,6 +72,7 @@ test('a 40 MiB file over tus: paused, resumed, paused, and resumed again after a
     await page.reload();
     const stored = page.getByRole('region', { name: 'Unfinished uploads' });
     await stored.getByText('big.bin', { exact: true }).waitFor();
+    await assertAccessible(t, page, 'the unfinished uploads after a reload');
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await stored.getByLabel('Resume big.bin').setInputFiles(file);
     const resumed = page.getByRole('list', { name: 'Uploads' }).getByRole('listitem').filter({ hasText: 'big.bin' });
