@@ -270,6 +270,8 @@ test('filters: type family, label, name search; an empty state when nothing matc
 });
 
 test('1,000 assets: pages load as the list scrolls, every asset is reached, and the DOM stays small', async (t) => {
+  // Seeding a thousand uploads takes a while on a busy machine (npm test runs files side by side).
+  t.timeout(5 * 60_000);
   const workspace = freshWorkspace('scroll');
   const total = 1_000;
   let next = 0;

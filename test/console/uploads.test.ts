@@ -39,6 +39,7 @@ async function percentOf(page: Page, name: string): Promise<number> {
 }
 
 test('a 40 MiB file over tus: paused, resumed, paused, and resumed again after a reload; the asset is the whole file', async (t) => {
+  t.timeout(4 * 60_000);
   const workspace = freshWorkspace('resume');
   const bytes = randomBytes(40 * 1024 * 1024);
   const file = join(dir, 'big.bin');
