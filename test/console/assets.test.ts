@@ -4,20 +4,12 @@
 // long list that pages as it scrolls while the DOM stays small.
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
-import type { Browser } from 'playwright-core';
-import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
+import { freshWorkspace } from '../rest/support/stack.js';
+import { browser, stack, useConsoleFixture } from './support/fixture.js';
 import { FIXTURES_DIR } from '../rest/support/fixtures.js';
-import { assertAccessible, launchChromium, openConsole, rowOf, titleOf, uploadThroughApi } from './support/console.js';
+import { assertAccessible, openConsole, rowOf, titleOf, uploadThroughApi } from './support/console.js';
 
-let stack: Stack;
-let browser: Browser;
-test.before(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchChromium()]);
-});
-test.after.always(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+useConsoleFixture(test);
 
 interface ListedAsset {
   id: string;

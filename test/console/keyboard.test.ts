@@ -3,19 +3,12 @@
 // dialogs, and focus returns to what opened them.
 import test, { type ExecutionContext } from 'ava';
 import type { Browser, Page } from 'playwright-core';
-import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
+import { freshWorkspace } from '../rest/support/stack.js';
+import { browser, stack, useConsoleFixture } from './support/fixture.js';
 import { FIXTURES_DIR } from '../rest/support/fixtures.js';
-import { launchChromium, openConsole } from './support/console.js';
+import { openConsole } from './support/console.js';
 
-let stack: Stack;
-let browser: Browser;
-test.before(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchChromium()]);
-});
-test.after.always(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+useConsoleFixture(test);
 
 interface Focused {
   tag: string;

@@ -4,19 +4,12 @@
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
 import type { Browser, Route } from 'playwright-core';
-import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
+import { freshWorkspace } from '../rest/support/stack.js';
+import { browser, stack, useConsoleFixture } from './support/fixture.js';
 import { FIXTURES_DIR } from '../rest/support/fixtures.js';
-import { assertAccessible, launchChromium, openConsole, rowOf, signIn, titleOf, uploadThroughApi } from './support/console.js';
+import { assertAccessible, openConsole, rowOf, signIn, titleOf, uploadThroughApi } from './support/console.js';
 
-let stack: Stack;
-let browser: Browser;
-test.before(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchChromium()]);
-});
-test.after.always(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+useConsoleFixture(test);
 
 test('deep links: a view and an asset\'s panel open from their url after signing in; back and forward move between views', async (t) => {
   const workspace = freshWorkspace('links');

@@ -3,18 +3,11 @@
 // a 409 that names the route in the way, and the match tester.
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
-import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
-import { assertAccessible, launchChromium, openConsole } from './support/console.js';
+import { freshWorkspace } from '../rest/support/stack.js';
+import { browser, stack, useConsoleFixture } from './support/fixture.js';
+import { assertAccessible, openConsole } from './support/console.js';
 
-let stack: Stack;
-let browser: Browser;
-test.before(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchChromium()]);
-});
-test.after.always(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+useConsoleFixture(test);
 
 async function rest(workspace: string, method: string, path: string, body?: unknown): Promise<Response> {
   return fetch(`${stack.url}${path}`, {

@@ -2,20 +2,12 @@
 // only, the workspace and scopes shown, actions the scopes forbid disabled
 // with the reason, and back to sign-in on sign-out, on a 401 and on expiry.
 import test from 'ava';
-import type { Browser } from 'playwright-core';
-import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
+import { freshWorkspace } from '../rest/support/stack.js';
+import { browser, stack, useConsoleFixture } from './support/fixture.js';
 import { mintToken } from '../rest/support/tokens.js';
-import { assertAccessible, launchChromium, openConsole, signIn } from './support/console.js';
+import { assertAccessible, openConsole, signIn } from './support/console.js';
 
-let stack: Stack;
-let browser: Browser;
-test.before(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchChromium()]);
-});
-test.after.always(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+useConsoleFixture(test);
 
 test('sign in shows the workspace and scopes; a reload keeps the tab signed in; the token is never in localStorage, a cookie or a url; sign out forgets it', async (t) => {
   const workspace = freshWorkspace('signin');

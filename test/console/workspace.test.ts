@@ -1,19 +1,11 @@
 // The console's workspace view (issue 29): usage, and the policy editor for
 // workspace:admin with the server's field errors.
 import test from 'ava';
-import type { Browser } from 'playwright-core';
-import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
-import { assertAccessible, launchChromium, openConsole, uploadThroughApi } from './support/console.js';
+import { freshWorkspace } from '../rest/support/stack.js';
+import { browser, stack, useConsoleFixture } from './support/fixture.js';
+import { assertAccessible, openConsole, uploadThroughApi } from './support/console.js';
 
-let stack: Stack;
-let browser: Browser;
-test.before(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchChromium()]);
-});
-test.after.always(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+useConsoleFixture(test);
 
 test('usage counts assets, bytes and routes; the policy editor saves, and a refused value shows at its field', async (t) => {
   const workspace = freshWorkspace('workspace');
