@@ -79,9 +79,11 @@ test('match finds the most specific route and its params', async (t) => {
 
 test('a duplicate method and path shape is 409 already_exists', async (t) => {
   const ws = freshWorkspace();
-  t.is((await post(ws, { method: 'GET', path: '/items/:id', handler: 'a' })).status, 201);
+  const first = await post(ws, { method: 'GET', path: '/items/:id', handler: 'a' });
+  t.is(first.status, 201);
+  const { id } = (await first.json()) as { id: string };
   const error = await errorOf(await post(ws, { method: 'get', path: '/items/:itemId', handler: 'b' }), 409, 'already_exists');
-  t.truthy(error.message);
+  t.is(error.message, `route ${id} (GET /items/:id) already has this method and path shape`, 'names the route in the way');
   t.is((await post(freshWorkspace(), { method: 'GET', path: '/items/:id', handler: 'a' })).status, 201, 'another workspace may have it');
 });
 

@@ -53,6 +53,8 @@ test('list pages oldest first; update validates like create and refuses a taken 
   t.true(updated.updatedAt >= updated.createdAt);
   const taken = await t.throwsAsync(a.update(alice, created[1]!.id, { path: '/a/:other' }), { instanceOf: SwitchyardError });
   t.is(taken?.code, 'already_exists');
+  t.is(taken?.message, `route ${created[0]!.id} (GET /a/:id) already has this method and path shape`, 'the refusal names the route in the way');
+  t.deepEqual(taken?.details, [{ field: 'path', reason: `duplicate method and path shape: taken by route ${created[0]!.id} (GET /a/:id)` }]);
   const bad = await t.throwsAsync(a.update(alice, created[1]!.id, { method: 'FETCH', path: 'nope' }), { instanceOf: SwitchyardError });
   t.deepEqual(bad?.details.map((detail) => detail.field), ['method', 'path'], 'every bad field at once');
   await t.throwsAsync(a.update(bob, created[1]!.id, { path: '/x' }), { message: /not found/ });

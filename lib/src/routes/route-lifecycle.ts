@@ -4,6 +4,7 @@ import { invalidArgument, SwitchyardError } from '../errors.js';
 import { assertId, isId } from '../ids.js';
 import { bindingOf, decodePageToken, encodePageToken, pageSizeOf } from '../page-tokens.js';
 import type { RouteStore } from '../ports/route-store.js';
+import { nameTheConflict } from './route-conflict.js';
 import { validateCreateRoute } from './route-input.js';
 import { toRoute } from './route-view.js';
 import type { Route, RouteListInput, RoutePage, UpdateRouteInput } from './types.js';
@@ -43,7 +44,8 @@ export async function updateRoute(deps: Deps, principal: Principal, id: string, 
   const given = (field: keyof UpdateRouteInput) => (input[field] === undefined ? current[field] : input[field]);
   const { method, pattern, middleware, handler } = validateCreateRoute({ method: given('method'), path: given('path'), middleware: given('middleware'), handler: given('handler') });
   const updatedAt = new Date(Math.trunc(deps.clock.now().getTime()));
-  const record = await deps.store.update(principal.workspace, routeId, { method, path: pattern.source, shape: pattern.shape, middleware, handler, updatedAt });
+  const update = deps.store.update(principal.workspace, routeId, { method, path: pattern.source, shape: pattern.shape, middleware, handler, updatedAt });
+  const record = await nameTheConflict(deps.store, principal.workspace, { id: routeId, method, shape: pattern.shape }, update);
   if (!record) throw routeNotFound();
   deps.changed(principal.workspace);
   return toRoute(record);

@@ -46,8 +46,9 @@ test('get returns what create returned', async (t) => {
 
 test('the same method and shape in one workspace is already_exists', async (t) => {
   const { service } = setup();
-  await service.create(alice, { method: 'GET', path: '/users/:id', handler: 'a' });
-  await refusal(t, service.create(alice, { method: 'get', path: '/users/:uid', handler: 'b' }), 'already_exists');
+  const first = await service.create(alice, { method: 'GET', path: '/users/:id', handler: 'a' });
+  const taken = await refusal(t, service.create(alice, { method: 'get', path: '/users/:uid', handler: 'b' }), 'already_exists');
+  t.regex(taken.message, new RegExp(`^route ${first.id} \\(GET /users/:id\\) already has`), 'the refusal names the route in the way');
   await refusal(t, service.create(alice, { method: 'GET', path: '/%75sers/:x', handler: 'c' }), 'already_exists');
 });
 

@@ -8,6 +8,7 @@ import { deleteRoute, listRoutes, routeNotFound, updateRoute } from './route-lif
 import { watchRoutes } from './watch-routes.js';
 import { validateCreateRoute, validateMatchRoute } from './route-input.js';
 import { RouteTableCache } from './route-table-cache.js';
+import { nameTheConflict } from './route-conflict.js';
 import { toRoute } from './route-view.js';
 import type { CreateRouteInput, MatchRouteInput, Route, RouteMatch, RouteService } from './types.js';
 
@@ -55,7 +56,7 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
         createdAt,
         updatedAt: createdAt,
       };
-      const stored = await store.insert(record);
+      const stored = await nameTheConflict(store, principal.workspace, record, store.insert(record));
       lifecycle.changed(principal.workspace);
       return toRoute(stored);
     },
