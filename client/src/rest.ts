@@ -32,8 +32,15 @@ export interface RestAsset {
   /** The client's file name (at most 255 characters, no control characters); `""` when none. `url + '?download'` saves the file under it. */
   readonly name: string;
   readonly sha256: string;
+  /** Pixels as shown, for images and videos whose headers could be read. */
   readonly width?: number;
   readonly height?: number;
+  /** Audio and video: length in milliseconds. */
+  readonly durationMs?: number;
+  /** PDFs: page count. */
+  readonly pages?: number;
+  /** Images: a ThumbHash (base64); `thumbHashToDataURL` of the `thumbhash` package turns it into a blurred preview. */
+  readonly placeholder?: string;
   readonly uploadedAt: string;
   readonly visibility: 'public' | 'private';
 }
@@ -53,6 +60,8 @@ export interface RestWorkspacePolicy {
   readonly allowedTypes: readonly string[];
   readonly maxUploadBytes: number;
   readonly defaultVisibility: 'public' | 'private';
+  /** JPEG, PNG, WebP and AVIF uploads are stored without EXIF, XMP and IPTC, their orientation applied. */
+  readonly stripImageMetadata: boolean;
 }
 
 export interface RestWorkspaceUsage {
@@ -116,10 +125,11 @@ export interface RestClient {
   updateAsset(id: string, changes: { label?: string; name?: string; visibility?: Visibility }): Promise<RestAsset>;
   deleteAsset(id: string): Promise<void>;
   batchDeleteAssets(ids: readonly string[]): Promise<{ readonly results: readonly { readonly id: string; readonly code: 'ok' | 'not_found' | 'invalid_argument' }[] }>;
-  createSignedUrl(id: string, options: { expiresIn: number }): Promise<RestSignedUrl>;
+  /** `transform` (w, h, fit, format, q, or a video's poster `frame` in ms) is signed into the url. */
+  createSignedUrl(id: string, options: { expiresIn: number; transform?: { w?: number; h?: number; fit?: string; format?: string; q?: number; frame?: number } }): Promise<RestSignedUrl>;
   revokeSignedUrls(id: string): Promise<void>;
   getWorkspacePolicy(): Promise<RestWorkspacePolicy>;
-  setWorkspacePolicy(policy: { allowedTypes?: readonly string[]; maxUploadBytes?: number; defaultVisibility?: Visibility }): Promise<RestWorkspacePolicy>;
+  setWorkspacePolicy(policy: { allowedTypes?: readonly string[]; maxUploadBytes?: number; defaultVisibility?: Visibility; stripImageMetadata?: boolean }): Promise<RestWorkspacePolicy>;
   getWorkspaceUsage(): Promise<RestWorkspaceUsage>;
 }
 

@@ -90,11 +90,11 @@ interface FileRef {
   readonly transform?: TransformMessage;
 }
 
-type TransformMessage = { w?: number; h?: number; fit?: string; format?: string; q?: number };
+type TransformMessage = { w?: number; h?: number; fit?: string; format?: string; q?: number; frame?: number };
 
 /**
- * The transform parameters of a file url, each at most once, numbers as
- * numbers; `format=auto` becomes the best format the client accepts (AVIF,
+ * The transform parameters of a file url (`frame` for a video's poster among
+ * them), each at most once, numbers as numbers; `format=auto` becomes the best format the client accepts (AVIF,
  * then WebP, else the source's own), and the answer then varies by Accept.
  * Their values are the service's to judge (TRANSFORM_SIZES and the rest).
  */
@@ -108,7 +108,11 @@ function transformOf(ctx: RequestContext): TransformMessage | undefined {
     if (values.length > 1) throw new ApiError('invalid_argument', `${name}: given more than once`, [{ field: name, reason: 'given more than once' }]);
     const value = values[0]!;
     if (name === 'fit' || name === 'format') transform[name] = value;
-    else {
+    // `?frame` alone is the first frame; the core bounds the time.
+    else if (name === 'frame') {
+      if (!/^\d{0,9}$/.test(value)) throw new ApiError('invalid_argument', 'frame: must be a whole number of milliseconds, or empty for the first frame', [{ field: name, reason: 'must be a whole number of milliseconds' }]);
+      transform.frame = Number(value);
+    } else {
       if (!/^\d{1,5}$/.test(value)) throw new ApiError('invalid_argument', `${name}: must be a whole number`, [{ field: name, reason: 'must be a whole number' }]);
       transform[name] = Number(value);
     }

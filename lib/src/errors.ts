@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'out_of_range',
   'canceled',
   'deadline_exceeded',
+  'unimplemented',
   'unavailable',
   'internal',
 ] as const;

@@ -43,7 +43,7 @@ export { UNSUPPORTED_MEDIA_TYPE_FIELD } from './assets/workspace-policy.js';
 export type { WorkspacePolicy, WorkspacePolicyInput, StoredWorkspacePolicy } from './assets/workspace-policy.js';
 export { MAX_SIGNED_URL_SECONDS, MIN_URL_KEY_BYTES, DOWNLOAD_PARAM } from './assets/signed-urls.js';
 export { MAX_NAME_LENGTH, nameKey } from './assets/asset-name.js';
-export { parseTransform, hasTransform, DEFAULT_TRANSFORM_SIZES, TRANSFORM_FORMATS, TRANSFORM_FITS, TRANSFORM_PARAMS } from './assets/transform/transform-params.js';
+export { parseTransform, hasTransform, DEFAULT_TRANSFORM_SIZES, TRANSFORM_FORMATS, TRANSFORM_FITS, TRANSFORM_PARAMS, MAX_FRAME_MS } from './assets/transform/transform-params.js';
 export type { ImageTransform, TransformQuery, TransformFormat, TransformFit } from './assets/transform/transform-params.js';
 export { transformImage, TRANSFORMABLE_TYPES } from './assets/transform/transform-image.js';
 export type { TransformConfig, TransformObserver, TransformOutcome } from './assets/transform/variants.js';
@@ -51,6 +51,15 @@ export { DEFAULT_FILE_CACHE, type FileCacheConfig } from './assets/file-cache.js
 export { DEFAULT_TRANSFORM_MAX_PIXELS } from './switchyard.js';
 export type { UrlSigningKey } from './assets/signed-urls.js';
 export { sniffMediaType } from './assets/sniff.js';
+export { MEDIA_FACTS_VERSION } from './assets/media/media-facts.js';
+export type { MediaFacts, StoredFacts } from './assets/media/media-facts.js';
+export { DEFAULT_MEDIA_FACTS } from './assets/media/describe-media.js';
+export type { MediaFactsConfig, DescribeObserver } from './assets/media/describe-media.js';
+export type { ProbeOutcome, ProbeCost } from './assets/media/probe-pool.js';
+export type { ProbeKind } from './assets/media/probe-protocol.js';
+export { STRIPPABLE_TYPES } from './assets/media/strip-metadata.js';
+export { DEFAULT_POSTER_FRAMES } from './assets/transform/poster-frame.js';
+export type { PosterFrameConfig } from './assets/transform/poster-frame.js';
 
 export type { ResumableUploads, Upload, CreateUploadInput, AppendInput, UploadIntentInput, UploadChecksum, UploadChecksumAlgorithm } from './uploads/types.js';
 export { UPLOAD_CHECKSUM_ALGORITHMS } from './uploads/types.js';
@@ -58,11 +67,13 @@ export { CHECKSUM_MISMATCH_FIELD } from './uploads/store-part.js';
 export { DEFAULT_FINISH_CLAIM_MS, DEFAULT_UPLOAD_EXPIRY_MS, MAX_CONCAT_PARTS, UPLOAD_BUSY_FIELD } from './uploads/resumable-uploads.js';
 
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './ports/index.js';
-export type { RouteRecord, NewRouteRecord, RouteRecordUpdate, RouteChange, RouteCursor, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, SwapAttributes, BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites, TokenVerifier } from './ports/index.js';
+export type { RouteRecord, NewRouteRecord, RouteRecordUpdate, RouteChange, RouteCursor, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, FactsQuery, SwapAttributes, BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites, TokenVerifier } from './ports/index.js';
 export { assertBlobKey, assertBlobOffset, blobTooShort } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';
 export type { CollectGarbageOptions, GarbageReport } from './maintenance/collect-garbage.js';
+export { backfillMediaFacts } from './maintenance/backfill-media-facts.js';
+export type { BackfillOptions, BackfillReport } from './maintenance/backfill-media-facts.js';
 
 export { MemoryRouteStore, MemoryAssetStore, MemoryBlobStore, MemoryUploadStore, memoryAdapters } from './memory/index.js';
 export { DEFAULT_ROUTE_HISTORY } from './memory/memory-route-store.js';

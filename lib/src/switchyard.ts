@@ -16,6 +16,8 @@ import type { UploadStore } from './ports/upload-store.js';
 import { createResumableUploads, DEFAULT_UPLOAD_EXPIRY_MS } from './uploads/resumable-uploads.js';
 import type { ResumableUploads } from './uploads/types.js';
 import { DEFAULT_FILE_CACHE, FileCache, type FileCacheConfig } from './assets/file-cache.js';
+import { DEFAULT_MEDIA_FACTS, MediaDescriber, type DescribeObserver, type MediaFactsConfig } from './assets/media/describe-media.js';
+import { DEFAULT_POSTER_FRAMES, type PosterFrameConfig } from './assets/transform/poster-frame.js';
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 104_857_600;
 
@@ -41,6 +43,22 @@ export interface SwitchyardOptions {
   readonly transforms?: Partial<TransformConfig> | undefined;
   /** Told of the transform queue, each transformation's work time and refusals (the service's metrics); nothing by default. */
   readonly transformObserver?: TransformObserver | undefined;
+  /**
+   * Reading media facts at upload: bytes each file's parser may read past the
+   * head (default 32 MiB; images read whole up to it for their placeholder),
+   * milliseconds it may take (5000), parsers at once (two worker threads at
+   * most), files waiting (256; more are stored without facts) and each
+   * worker's heap (128 MiB).
+   */
+  readonly mediaFacts?: Partial<Omit<MediaFactsConfig, 'maxPixels'>> | undefined;
+  /** Told how each file's parse ended and what it cost; nothing by default. */
+  readonly mediaFactsObserver?: DescribeObserver | undefined;
+  /**
+   * Poster frames of videos (`?frame` on file urls): the ffmpeg executable
+   * (none: `unimplemented`), and each run's time (default 20 s) and address
+   * space (default 1 GiB).
+   */
+  readonly posterFrames?: Partial<PosterFrameConfig> | undefined;
   /** Small files served by url kept in memory: at most `maxBytes` in all (default 64 MiB; 0 turns it off), files up to `maxFileBytes` (default 256 KiB). */
   readonly fileCache?: Partial<FileCacheConfig> | undefined;
   /** Route watches: how often a watched workspace is checked for changes made through other instances (ms, default 250), and the heartbeat interval (ms, default 15000). */
@@ -55,6 +73,8 @@ export interface Switchyard {
   readonly assets: AssetService;
   /** Resumable uploads (tus), when an `uploadStore` was given. */
   readonly uploads: ResumableUploads | undefined;
+  /** Ends the media parsers' worker threads (idle ones end by themselves after 30 s, and none keeps the process alive). */
+  close(): Promise<void>;
 }
 
 /** Wires the core to its adapters. Options are validated and frozen here, once. */
@@ -70,6 +90,9 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
   if (!Number.isSafeInteger(expiryMs) || expiryMs <= 0) {
     throw new SwitchyardError('invalid_argument', 'uploadExpiryMs must be a positive integer', [{ field: 'uploadExpiryMs', reason: 'not a positive integer' }]);
   }
+  const transforms = transformConfig(options.transforms);
+  const describer = new MediaDescriber(options.blobStore, Object.freeze({ ...DEFAULT_MEDIA_FACTS, ...options.mediaFacts, maxPixels: transforms.maxPixels }), options.mediaFactsObserver);
+  const frames = Object.freeze({ ...DEFAULT_POSTER_FRAMES, ...options.posterFrames });
   const assets = createAssetService({
       assetStore: options.assetStore,
       routeStore: options.routeStore,
@@ -79,14 +102,16 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       cdnUrl,
       maxUploadBytes,
       urlSigner: createUrlSigner(options.urlSigningKeys ?? [randomUrlSigningKey()]),
-      variants: new VariantMaker(options.blobStore, transformConfig(options.transforms), options.transformObserver),
+      variants: new VariantMaker(options.blobStore, transforms, options.transformObserver, frames),
       fileCache: new FileCache(fileCacheConfig(options.fileCache)),
+      describer,
   });
   const { uploadStore } = options;
   return Object.freeze({
     routes: createRouteService({ store: options.routeStore, clock, ids, watchPollMs: options.routeWatch?.pollMs, watchHeartbeatMs: options.routeWatch?.heartbeatMs }),
     assets,
     uploads: uploadStore ? createResumableUploads({ uploadStore, assetStore: options.assetStore, blobStore: options.blobStore, assets, clock, ids, maxUploadBytes, expiryMs }) : undefined,
+    close: () => describer.close(),
   });
 }
 

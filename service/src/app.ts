@@ -17,6 +17,7 @@ import { createWorkspaceRateLimiter, rateLimited } from './limits/workspace-rate
 import type { Logger } from '@switchyard/runtime';
 import { createServiceLogger } from './logger.js';
 import { openStorage, type Storage } from './stores/open-storage.js';
+import { isExecutable } from './ffmpeg-path.js';
 
 export interface StartServiceOptions {
   readonly logger?: Logger | undefined;
@@ -80,7 +81,9 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       routeWatch: config.routeWatch,
       transforms: config.transforms,
       transformObserver: options.metrics ? transformMetrics(options.metrics) : undefined,
+      posterFrames: { ffmpegPath: config.ffmpegPath },
     });
+    logFfmpeg(config.ffmpegPath, log);
     await health.start();
     const metrics = options.metrics ? new GrpcMetrics(options.metrics) : undefined;
     const { server, handlers, settled, endStreams } = createGrpcServer({ switchyard, authenticate, health, log, uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs, metrics, tracing: options.tracing });
@@ -108,6 +111,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       }
       // Cut-off handlers are cancelled; let them clean up before their storage goes away.
       await settled();
+      await switchyard.close();
       if (ownsStorage) await storage.close();
       log.info('gRPC service stopped');
     };
@@ -117,6 +121,12 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     if (ownsStorage) await storage.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** Whether videos get poster frames, said once at start: a FFMPEG_PATH that names nothing is a mistake worth a warning. */
+function logFfmpeg(ffmpegPath: string | undefined, log: Logger): void {
+  if (ffmpegPath === undefined) log.info('no ffmpeg on PATH: poster frames (?frame on video urls) answer 501 unimplemented');
+  else if (!isExecutable(ffmpegPath)) log.warn({ ffmpegPath }, 'FFMPEG_PATH names no executable: poster frames (?frame on video urls) answer 501 unimplemented');
 }
 
 /** Where records and bytes live, without credentials. */

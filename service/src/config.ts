@@ -24,6 +24,7 @@ import {
 } from '@switchyard/runtime';
 import { SERVICE_LIMIT_VARIABLES, serviceLimitsFrom, type ServiceLimits } from './limits/limits-config.js';
 import { parseUrlSigningKeys, type ConfiguredUrlKey } from './url-signing-keys.js';
+import { resolveFfmpeg } from './ffmpeg-path.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS, type BlobStoreConfig, type DatabaseConfig, type StorageConfig } from './stores/storage-config.js';
 
 export type AuthConfig =
@@ -59,6 +60,8 @@ export interface ServiceConfig {
   readonly fileCacheBytes: number;
   /** URL_SIGNING_KEYS; unset: one key generated in DATA_DIR (url-signing-keys.ts). */
   readonly urlSigningKeys?: readonly ConfiguredUrlKey[] | undefined;
+  /** FFMPEG_PATH, else `ffmpeg` on PATH: what makes videos' poster frames (`?frame`); none: 501. */
+  readonly ffmpegPath?: string | undefined;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -100,6 +103,10 @@ export const serviceEnv = envSchema(
     ROUTE_HISTORY: wholeNumberVariable(DEFAULT_ROUTE_HISTORY, 1, 10_000_000, 'is not a whole number of changes between 1 and 10000000'),
     WATCH_POLL_MS: wholeNumberVariable(DEFAULT_WATCH_POLL_MS, 10, 60_000, 'is not a number of milliseconds between 10 and 60000'),
     WATCH_HEARTBEAT_MS: wholeNumberVariable(DEFAULT_WATCH_HEARTBEAT_MS, 100, 3_600_000, 'is not a number of milliseconds between 100 and 3600000'),
+    // Any path: one that names no executable makes ?frame 501, as no ffmpeg does, and the service says so at start.
+    FFMPEG_PATH: z.string().optional(),
+    // The system's own, read only to find ffmpeg when FFMPEG_PATH is unset.
+    PATH: z.string().optional(),
     ...SERVICE_LIMIT_VARIABLES,
   },
   (values, refuse) => {
@@ -150,6 +157,7 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     fileCacheBytes: env.FILE_CACHE_BYTES,
     routeWatch: { pollMs: env.WATCH_POLL_MS, heartbeatMs: env.WATCH_HEARTBEAT_MS },
     transforms: { sizes: env.TRANSFORM_SIZES ?? DEFAULT_TRANSFORM_SIZES, maxPixels: env.TRANSFORM_MAX_PIXELS, concurrency: env.TRANSFORM_CONCURRENCY },
+    ffmpegPath: resolveFfmpeg(env.FFMPEG_PATH, env.PATH),
   });
 }
 

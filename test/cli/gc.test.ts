@@ -48,7 +48,7 @@ test('a database without the schema is refused before anything is deleted', asyn
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const run = await gc(dir, '--grace', '0');
   t.is(run.code, 1);
-  t.is(run.stderr, 'the database schema is not current (pending: 0001-initial, 0002-assets-by-workspace, 0003-asset-visibility-and-policies, 0004-route-revisions, 0005-resumable-uploads, 0006-asset-names): run switchyard migrate first\n');
+  t.is(run.stderr, 'the database schema is not current (pending: 0001-initial, 0002-assets-by-workspace, 0003-asset-visibility-and-policies, 0004-route-revisions, 0005-resumable-uploads, 0006-asset-names, 0007-media-facts): run switchyard migrate first\n');
 });
 
 test('bad arguments exit 2 (a usage error, as every switchyard command) with a message naming the problem', async (t) => {

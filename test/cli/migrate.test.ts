@@ -18,7 +18,7 @@ test('SQLite in DATA_DIR: applies the migrations, then reports the schema up to 
   const first = await migrate({ DATA_DIR: dir });
   t.is(first.code, 0, first.stderr);
   const where = `SQLite ${join(dir, 'switchyard.sqlite')}`;
-  t.is(first.stdout, `${where}: applied 0001-initial\n${where}: applied 0002-assets-by-workspace\n${where}: applied 0003-asset-visibility-and-policies\n${where}: applied 0004-route-revisions\n${where}: applied 0005-resumable-uploads\n${where}: applied 0006-asset-names\n`);
+  t.is(first.stdout, `${where}: applied 0001-initial\n${where}: applied 0002-assets-by-workspace\n${where}: applied 0003-asset-visibility-and-policies\n${where}: applied 0004-route-revisions\n${where}: applied 0005-resumable-uploads\n${where}: applied 0006-asset-names\n${where}: applied 0007-media-facts\n`);
   const second = await migrate({ DATA_DIR: dir });
   t.is(second.code, 0, second.stderr);
   t.regex(second.stdout, /: already up to date\n$/);
@@ -30,7 +30,7 @@ test('MySQL from DATABASE_URL', async (t) => {
   const run = await migrate({ DATABASE_URL: database.url });
   t.is(run.code, 0, run.stderr);
   const where = `MySQL 127\\.0\\.0\\.1:3306/${database.name}`;
-  t.regex(run.stdout, new RegExp(`^${where}: applied 0001-initial\\n${where}: applied 0002-assets-by-workspace\\n${where}: applied 0003-asset-visibility-and-policies\\n${where}: applied 0004-route-revisions\\n${where}: applied 0005-resumable-uploads\\n${where}: applied 0006-asset-names\\n$`));
+  t.regex(run.stdout, new RegExp(`^${where}: applied 0001-initial\\n${where}: applied 0002-assets-by-workspace\\n${where}: applied 0003-asset-visibility-and-policies\\n${where}: applied 0004-route-revisions\\n${where}: applied 0005-resumable-uploads\\n${where}: applied 0006-asset-names\\n${where}: applied 0007-media-facts\\n$`));
 });
 
 test('a bad DATABASE_URL or an unreachable database exits 1 with one clear message and no stack', async (t) => {

@@ -171,10 +171,10 @@ export function defineServiceSuite(target: StorageTarget): void {
   // Serial: it compares the whole storage before and after.
   test.serial('the workspace policy: set and read with workspace:admin; a refused type is INVALID_ARGUMENT naming the media type, a file over the limit RESOURCE_EXHAUSTED, nothing stored', async (t) => {
     const auth = await svc.auth(ws('policy'));
-    t.deepEqual(await svc.clients.asset('getWorkspacePolicy', auth, {}), { allowedTypes: [], maxUploadBytes: SUITE_MAX_UPLOAD_BYTES, defaultVisibility: 'public' });
-    const policy = await svc.clients.asset('setWorkspacePolicy', auth, { allowedTypes: ['image/png'], maxUploadBytes: 1024, defaultVisibility: 'private' });
-    t.deepEqual(policy, { allowedTypes: ['image/png'], maxUploadBytes: 1024, defaultVisibility: 'private' });
-    await rejects(t, svc.clients.asset('setWorkspacePolicy', auth, { allowedTypes: [], maxUploadBytes: SUITE_MAX_UPLOAD_BYTES + 1, defaultVisibility: '' }), Status.INVALID_ARGUMENT);
+    t.deepEqual(await svc.clients.asset('getWorkspacePolicy', auth, {}), { allowedTypes: [], maxUploadBytes: SUITE_MAX_UPLOAD_BYTES, defaultVisibility: 'public', stripImageMetadata: false });
+    const policy = await svc.clients.asset('setWorkspacePolicy', auth, { allowedTypes: ['image/png'], maxUploadBytes: 1024, defaultVisibility: 'private', stripImageMetadata: false });
+    t.deepEqual(policy, { allowedTypes: ['image/png'], maxUploadBytes: 1024, defaultVisibility: 'private', stripImageMetadata: false });
+    await rejects(t, svc.clients.asset('setWorkspacePolicy', auth, { allowedTypes: [], maxUploadBytes: SUITE_MAX_UPLOAD_BYTES + 1, defaultVisibility: '', stripImageMetadata: false }), Status.INVALID_ARGUMENT);
     await rejects(t, svc.clients.asset('getWorkspacePolicy', await svc.auth(ws('policy'), { scope: 'assets:read assets:write' }), {}), Status.PERMISSION_DENIED);
     const before = await target.snapshot();
     const refused = await rejects(t, svc.clients.upload(auth, { declaredType: 'image/png', filename: 'x.png' }, (await fixture('jpg')).bytes), Status.INVALID_ARGUMENT);

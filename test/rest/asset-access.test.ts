@@ -185,12 +185,12 @@ for (const [name, deploy] of backends) {
   each('the workspace policy: defaults, set and read with workspace:admin, bad policies 400', async (t, { stack }) => {
     const workspace = freshWorkspace();
     const headers = await stack.auth(workspace);
-    t.deepEqual(await getJson(stack, headers, '/v1/workspace/policy'), { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public' });
+    t.deepEqual(await getJson(stack, headers, '/v1/workspace/policy'), { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public', stripImageMetadata: false });
     const set = await put(stack, headers, { allowedTypes: ['image/*', 'application/pdf', 'image/*'], maxUploadBytes: 2048, defaultVisibility: 'private' });
     t.is(set.status, 200);
-    t.deepEqual(set.body, { allowedTypes: ['image/*', 'application/pdf'], maxUploadBytes: 2048, defaultVisibility: 'private' }, 'duplicates dropped');
+    t.deepEqual(set.body, { allowedTypes: ['image/*', 'application/pdf'], maxUploadBytes: 2048, defaultVisibility: 'private', stripImageMetadata: false }, 'duplicates dropped');
     t.deepEqual(await getJson(stack, headers, '/v1/workspace/policy'), set.body);
-    t.deepEqual(await getJson(stack, await stack.auth(freshWorkspace()), '/v1/workspace/policy'), { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public' }, 'per workspace');
+    t.deepEqual(await getJson(stack, await stack.auth(freshWorkspace()), '/v1/workspace/policy'), { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public', stripImageMetadata: false }, 'per workspace');
     for (const body of [
       { allowedTypes: ['IMAGE/PNG'] },
       { allowedTypes: ['png'] },
@@ -206,7 +206,7 @@ for (const [name, deploy] of backends) {
       t.is(refused.body['code'], 'invalid_argument');
     }
     t.deepEqual(await getJson(stack, headers, '/v1/workspace/policy'), set.body, 'refusals change nothing');
-    t.deepEqual((await put(stack, headers, {})).body, { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public' }, 'absent fields take their defaults');
+    t.deepEqual((await put(stack, headers, {})).body, { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public', stripImageMetadata: false }, 'absent fields take their defaults');
     const notAdmin = await stack.auth(workspace, { scope: 'routes:read routes:write assets:read assets:write' });
     t.is((await fetch(`${stack.url}/v1/workspace/policy`, { headers: notAdmin })).status, 403);
     t.is((await put(stack, notAdmin, {})).status, 403);

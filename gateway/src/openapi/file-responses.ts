@@ -25,7 +25,8 @@ const common = {
   '304': { description: 'Not modified (`If-None-Match` / `If-Modified-Since`).' },
   '404': errorBody('`not_found`: no current file of any asset has this path (unknown, malformed, replaced or deleted).'),
   '412': errorBody('`failed_precondition`: `If-Match` or `If-Unmodified-Since` does not hold.'),
-  '503': errorBody('`unavailable`: the service or its blob store does not answer; retry later.'),
+  '501': errorBody('`unimplemented`: `?frame` on a server without ffmpeg (the file itself is served without it).'),
+  '503': errorBody('`unavailable`: the service or its blob store does not answer, or the transformation queue is full (`Retry-After`); retry later.'),
 };
 
 const query = (name: string, description: string, schema: Record<string, unknown>) => ({ name, in: 'query', required: false, description, schema });
@@ -38,6 +39,11 @@ export const FILE_PARAMETERS: readonly Record<string, unknown>[] = [
   query('fit', 'Derived image: `cover`, `contain`, `inside` (default) or `fill`.', { type: 'string', enum: ['cover', 'contain', 'inside', 'fill'] }),
   query('format', 'Derived image: `jpeg`, `png`, `webp`, `avif`, or `auto` (from `Accept`).', { type: 'string', enum: ['jpeg', 'png', 'webp', 'avif', 'auto'] }),
   query('q', 'Derived image: quality, 1-100.', { type: 'integer', minimum: 1, maximum: 100 }),
+  query(
+    'frame',
+    "A video's poster: `?frame` (the first frame) or `?frame=<ms>`, a JPEG unless `format` says otherwise; `w`, `h`, `fit`, `format` and `q` apply. Made once and stored. 400 for a file that is not a video or a time past its end; 501 `unimplemented` where the server has no ffmpeg; 503 with `Retry-After` beyond TRANSFORM_CONCURRENCY's queue.",
+    { type: 'string', pattern: '^[0-9]{0,9}$' },
+  ),
   query('expires', 'Signed url: unix seconds from which it is refused.', { type: 'integer' }),
   query('kid', 'Signed url: the id of the key that signed it.', { type: 'string' }),
   query('sig', 'Signed url: the signature over the path and every other parameter but `download`.', { type: 'string' }),

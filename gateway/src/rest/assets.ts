@@ -206,9 +206,9 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
       },
     },
     async (request, reply) => {
-      const { allowedTypes, maxUploadBytes, defaultVisibility } = request.body;
+      const { allowedTypes, maxUploadBytes, defaultVisibility, stripImageMetadata } = request.body;
       const policy = await clients.assets.setWorkspacePolicy(
-        { allowedTypes, maxUploadBytes: maxUploadBytes === undefined ? undefined : wholeBigInt(maxUploadBytes), defaultVisibility: defaultVisibility ?? '' },
+        { allowedTypes, maxUploadBytes: maxUploadBytes === undefined ? undefined : wholeBigInt(maxUploadBytes), defaultVisibility: defaultVisibility ?? '', stripImageMetadata: stripImageMetadata ?? false },
         contextOf(request, reply, log).callOptions(),
       );
       return policyView(policy);
@@ -349,7 +349,12 @@ async function* replaceMessages(id: string, form: MultipartForm, file: FilePart)
 }
 
 function policyView(policy: WorkspacePolicy): WorkspacePolicyView {
-  return { allowedTypes: [...policy.allowedTypes], maxUploadBytes: Number(policy.maxUploadBytes), defaultVisibility: policy.defaultVisibility === 'private' ? 'private' : 'public' };
+  return {
+    allowedTypes: [...policy.allowedTypes],
+    maxUploadBytes: Number(policy.maxUploadBytes),
+    defaultVisibility: policy.defaultVisibility === 'private' ? 'private' : 'public',
+    stripImageMetadata: policy.stripImageMetadata,
+  };
 }
 
 /** JSON numbers past 2^53 are not exact; the service refuses any limit above MAX_UPLOAD_BYTES anyway. */

@@ -95,8 +95,17 @@ export const AssetSchema = z
       examples: ['Quarterly report.pdf'],
     }),
     sha256: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: "Lower-case hex SHA-256 of the stored bytes (also the file's ETag)." }),
-    width: z.number().int().min(1).optional().meta({ description: 'Pixel width, for images whose header could be read; absent otherwise.' }),
-    height: z.number().int().min(1).optional().meta({ description: 'Pixel height, for images whose header could be read; absent otherwise.' }),
+    width: z.number().int().min(1).optional().meta({ description: 'Pixel width as shown (orientation or rotation applied), for images and videos whose headers could be read; absent otherwise.' }),
+    height: z.number().int().min(1).optional().meta({ description: 'Pixel height as shown, for images and videos whose headers could be read; absent otherwise.' }),
+    durationMs: z.number().int().min(0).optional().meta({ description: 'Length in milliseconds, for audio and video whose headers could be read; absent otherwise.', examples: [12480] }),
+    pages: z.number().int().min(1).optional().meta({ description: 'Page count, for PDFs whose page tree could be read; absent otherwise.', examples: [3] }),
+    placeholder: z
+      .string()
+      .optional()
+      .meta({
+        description: 'Images: a ThumbHash (base64) that a client decodes (e.g. `thumbHashToDataURL` of the `thumbhash` package) to a blurred preview with the aspect ratio and alpha of the image, shown while it loads; absent otherwise.',
+        examples: ['1QcSHQRnh493V4dIh4eXh1h4kJUI'],
+      }),
     visibility: z.enum(['public', 'private']).meta({ description: '`private` files answer 403 unless their url is signed (`POST /v1/assets/{id}/signed-url`).' }),
   })
   .meta({ id: 'Asset' });
@@ -136,11 +145,12 @@ export const SignedUrlBodySchema = z
             fit: z.string({ error: 'must be a string' }).optional(),
             format: z.string({ error: 'must be a string' }).optional(),
             q: transformNumber('Quality, 1-100.'),
+            frame: transformNumber("A video's poster: the frame at this many milliseconds (`?frame=<ms>`)."),
           },
-          { error: objectError('w, h, fit, format, q') },
+          { error: objectError('w, h, fit, format, q, frame') },
         )
         .optional()
-        .meta({ description: 'Image transformation parameters the url carries, signed with it.' }),
+        .meta({ description: 'Image transformation (or poster frame) parameters the url carries, signed with it.' }),
     },
     { error: objectError('expiresIn, transform') },
   )
@@ -158,6 +168,7 @@ export const WorkspacePolicySchema = z
     allowedTypes: z.array(z.string()).meta({ description: 'Media types (`image/png`, `image/*`) a file\'s sniffed type must match; empty allows every type.' }),
     maxUploadBytes: z.number().int().min(0).meta({ description: "Largest file in bytes (the workspace's limit or the server's MAX_UPLOAD_BYTES, the smaller)." }),
     defaultVisibility: z.enum(['public', 'private']).meta({ description: 'Visibility of uploads that name none.' }),
+    stripImageMetadata: z.boolean().meta({ description: 'JPEG, PNG, WebP and AVIF uploads are stored without EXIF, XMP and IPTC (GPS included), their orientation applied; the stored size and sha256 are those of the rewritten file.' }),
   })
   .meta({ id: 'WorkspacePolicy' });
 
@@ -167,8 +178,9 @@ export const SetWorkspacePolicyBodySchema = z
       allowedTypes: z.array(z.string({ error: 'must be an array of media types' }), { error: 'must be an array of media types' }).optional().meta({ description: 'Default: every type.' }),
       maxUploadBytes: z.number({ error: 'must be a whole number of bytes' }).optional().meta({ description: "At most MAX_UPLOAD_BYTES. Default: the server's maximum." }),
       defaultVisibility: visibility('Default: public.'),
+      stripImageMetadata: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Default: false.' }),
     },
-    { error: objectError('allowedTypes, maxUploadBytes, defaultVisibility') },
+    { error: objectError('allowedTypes, maxUploadBytes, defaultVisibility, stripImageMetadata') },
   )
   .meta({ id: 'SetWorkspacePolicyRequest' });
 

@@ -5,7 +5,8 @@ import type { AssetView, RouteMatchView, RouteView } from './schemas.js';
 
 // The JSON the REST API answers with (its shapes are the zod schemas in schemas.ts): the spec's field names, camelCase,
 // times in ISO 8601 UTC with `Z`, plus the project's extras for assets
-// (label, name, sha256, and width/height for images whose size is known).
+// (label, name, sha256, and the media facts that could be read: width/height,
+// durationMs, pages, placeholder).
 
 export type { AssetView, RouteMatchView, RouteView };
 
@@ -34,6 +35,9 @@ export function assetView(asset: Asset): AssetView {
     sha256: asset.sha256,
     ...(asset.width === undefined ? {} : { width: asset.width }),
     ...(asset.height === undefined ? {} : { height: asset.height }),
+    ...(asset.durationMs === undefined ? {} : { durationMs: asset.durationMs }),
+    ...(asset.pages === undefined ? {} : { pages: asset.pages }),
+    ...(asset.placeholder === undefined ? {} : { placeholder: asset.placeholder }),
     visibility: asset.visibility === 'private' ? 'private' : 'public',
   };
 }

@@ -37,7 +37,7 @@ test('a sniffed type the policy refuses fails before the blob store reads a byte
 
 test("the workspace limit applies while the bytes stream; another workspace keeps the server's", async (t) => {
   const { service } = setup({ maxUploadBytes: 10_000 });
-  t.deepEqual(await service.setPolicy(alice, { maxUploadBytes: 100 }), { allowedTypes: [], maxUploadBytes: 100, defaultVisibility: 'public' });
+  t.deepEqual(await service.setPolicy(alice, { maxUploadBytes: 100 }), { allowedTypes: [], maxUploadBytes: 100, defaultVisibility: 'public', stripImageMetadata: false });
   const error = await t.throwsAsync(service.upload(alice, { body: chunked(Buffer.alloc(101)) }), { instanceOf: SwitchyardError });
   t.is(error?.code, 'resource_exhausted');
   t.is((await service.upload(alice, { body: chunked(Buffer.alloc(100)) })).size, 100);

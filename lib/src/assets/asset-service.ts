@@ -15,6 +15,7 @@ import { listAssets } from './list-assets.js';
 import { batchDeleteAssets, deleteAsset } from './delete-assets.js';
 import { replaceAsset } from './replace-asset.js';
 import { storeContent } from './store-content.js';
+import type { MediaDescriber } from './media/describe-media.js';
 import { toAsset } from './to-asset.js';
 import type { AssetService } from './types.js';
 import type { UrlSigner } from './signed-urls.js';
@@ -41,6 +42,13 @@ export interface AssetServiceDeps {
   readonly variants: VariantMaker;
   /** Small files served by url, kept in memory. */
   readonly fileCache: FileCache;
+  /** Reads each stored file's media facts (dimensions, duration, pages, placeholder). */
+  readonly describer: MediaDescriber;
+}
+
+/** What storing a file needs of the service's dependencies. */
+export function contentDeps(deps: AssetServiceDeps) {
+  return { blobStore: deps.blobStore, describer: deps.describer, maxPixels: deps.variants.config.maxPixels };
 }
 
 /** Asset operations over the given stores; every operation checks scope and workspace. */
@@ -60,7 +68,7 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
       const id = ids.next('asset');
       const blobId = ids.next('blob');
       const blobKey = blobKeyFor(workspace, id, blobId);
-      const content = await storeContent(blobStore, blobKey, input.body, policy);
+      const content = await storeContent(contentDeps(deps), blobKey, input.body, policy);
       const now = new Date(clock.now().getTime());
       let record: AssetRecord;
       try {

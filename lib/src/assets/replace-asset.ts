@@ -3,7 +3,7 @@ import { SwitchyardError, toSwitchyardError } from '../errors.js';
 import { assertId } from '../ids.js';
 import type { AssetContent, AssetRecord, AssetStore } from '../ports/asset-store.js';
 import { assetNotFound } from './asset-errors.js';
-import type { AssetServiceDeps } from './asset-service.js';
+import { contentDeps, type AssetServiceDeps } from './asset-service.js';
 import { discardReplacedBlob, discardUnreferencedBlob } from './blob-cleanup.js';
 import { blobKeyFor } from './blob-naming.js';
 import { storeContent } from './store-content.js';
@@ -37,7 +37,7 @@ export async function replaceAsset(deps: AssetServiceDeps, principal: Principal,
 
   const blobId = deps.ids.next('blob');
   const blobKey = blobKeyFor(workspace, assetId, blobId);
-  const stored = await storeContent(deps.blobStore, blobKey, input.body, policy);
+  const stored = await storeContent(contentDeps(deps), blobKey, input.body, policy);
   const content: AssetContent = { blobId, blobKey, ...stored, uploadedAt: new Date(deps.clock.now().getTime()) };
 
   let swapped: { record: AssetRecord; replacedKey: string };

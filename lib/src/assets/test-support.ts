@@ -14,6 +14,8 @@ import { createManualClock } from '../testing/manual-clock.js';
 import { createSequentialIds } from '../testing/sequential-ids.js';
 import { createAssetService } from './asset-service.js';
 import { MemoryRouteStore } from '../memory/memory-route-store.js';
+import { DEFAULT_MEDIA_FACTS, MediaDescriber, type DescribeObserver, type MediaFactsConfig } from './media/describe-media.js';
+import { DEFAULT_POSTER_FRAMES, type PosterFrameConfig } from './transform/poster-frame.js';
 
 export const CDN_URL = 'https://cdn.example.test/files';
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
@@ -54,10 +56,21 @@ export function principalWith(...scopes: string[]): Principal {
 export const TEST_URL_KEY: UrlSigningKey = Object.freeze({ id: 'test', secret: new Uint8Array(32).fill(7) });
 
 /** A service over fresh memory stores, a manual clock and sequential ids. */
-export function setup(options: { maxUploadBytes?: number; assetStore?: AssetStore; blobStore?: BlobStore; fileCache?: FileCacheConfig } = {}) {
+export function setup(
+  options: {
+    maxUploadBytes?: number;
+    assetStore?: AssetStore;
+    blobStore?: BlobStore;
+    fileCache?: FileCacheConfig;
+    mediaFacts?: Partial<MediaFactsConfig>;
+    observer?: DescribeObserver;
+    posterFrames?: Partial<PosterFrameConfig>;
+  } = {},
+) {
   const assetStore = options.assetStore ?? new MemoryAssetStore();
   const blobStore = options.blobStore ?? new MemoryBlobStore();
   const clock = createManualClock('2024-05-01T12:00:00.000Z');
+  const describer = new MediaDescriber(blobStore, { ...DEFAULT_MEDIA_FACTS, maxPixels: 50_000_000, ...options.mediaFacts }, options.observer);
   const service = createAssetService({
     assetStore,
     routeStore: new MemoryRouteStore(),
@@ -66,11 +79,12 @@ export function setup(options: { maxUploadBytes?: number; assetStore?: AssetStor
     ids: createSequentialIds(),
     cdnUrl: CDN_URL,
     urlSigner: createUrlSigner([TEST_URL_KEY]),
-    variants: new VariantMaker(blobStore, { sizes: DEFAULT_TRANSFORM_SIZES, maxPixels: 50_000_000, concurrency: 2, queue: 4 }),
+    variants: new VariantMaker(blobStore, { sizes: DEFAULT_TRANSFORM_SIZES, maxPixels: 50_000_000, concurrency: 2, queue: 4 }, {}, { ...DEFAULT_POSTER_FRAMES, ...options.posterFrames }),
     maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
     fileCache: new FileCache(options.fileCache ?? DEFAULT_FILE_CACHE),
+    describer,
   });
-  return { service, assetStore, blobStore, clock };
+  return { service, assetStore, blobStore, clock, describer };
 }
 
 export async function listBlobs(store: BlobStore): Promise<BlobInfo[]> {

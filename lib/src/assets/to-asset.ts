@@ -16,6 +16,9 @@ export function toAsset(record: AssetRecord, cdnUrl: string): Asset {
     sha256: record.sha256,
     width: record.width,
     height: record.height,
+    durationMs: record.durationMs,
+    pages: record.pages,
+    placeholder: record.placeholder,
     visibility: record.visibility,
   });
 }

@@ -26,8 +26,15 @@ export interface Asset {
   readonly name: string;
   /** Lower-case hex SHA-256 of the bytes. */
   readonly sha256: string;
+  /** Pixels as shown, for images and videos whose headers could be read. */
   readonly width?: number | undefined;
   readonly height?: number | undefined;
+  /** Audio and video whose length could be read. */
+  readonly durationMs?: number | undefined;
+  /** PDFs whose page tree could be read. */
+  readonly pages?: number | undefined;
+  /** Images: a ThumbHash (base64), which a client decodes to a blurred preview while the image loads. */
+  readonly placeholder?: string | undefined;
   /** `private` files are readable only through signed urls. */
   readonly visibility: Visibility;
 }
@@ -78,6 +85,8 @@ export interface SignedUrlTransform {
   readonly fit?: string | undefined;
   readonly format?: string | undefined;
   readonly q?: number | undefined;
+  /** A video's poster frame at this many milliseconds (`?frame=<ms>`). */
+  readonly frame?: number | undefined;
 }
 
 export interface SignedUrlInput {

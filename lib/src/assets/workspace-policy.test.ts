@@ -5,7 +5,7 @@ import { admitType, effectivePolicy, UNSUPPORTED_MEDIA_TYPE_FIELD, validatePolic
 const MAX = 1000;
 
 test('an absent policy allows every type up to the server maximum, public by default', (t) => {
-  t.deepEqual(effectivePolicy(undefined, MAX), { allowedTypes: [], maxUploadBytes: MAX, defaultVisibility: 'public' });
+  t.deepEqual(effectivePolicy(undefined, MAX), { allowedTypes: [], maxUploadBytes: MAX, defaultVisibility: 'public', stripImageMetadata: false });
   t.notThrows(() => admitType(effectivePolicy(undefined, MAX), 'application/x-anything'));
 });
 
@@ -32,6 +32,9 @@ test('validation: media type syntax, limits within the server maximum, visibilit
     defaultVisibility: 'private',
   });
   t.deepEqual(validatePolicy({}, MAX), { allowedTypes: [], defaultVisibility: 'public' });
+  t.deepEqual(validatePolicy({ stripImageMetadata: true }, MAX), { allowedTypes: [], defaultVisibility: 'public', stripImageMetadata: true });
+  t.deepEqual(validatePolicy({ stripImageMetadata: false }, MAX), { allowedTypes: [], defaultVisibility: 'public' }, 'off is the default, stored as no key');
+  t.true(effectivePolicy({ allowedTypes: [], defaultVisibility: 'public', stripImageMetadata: true }, MAX).stripImageMetadata);
   for (const input of [
     { allowedTypes: ['*/*'] },
     { allowedTypes: ['Image/png'] },
@@ -41,6 +44,7 @@ test('validation: media type syntax, limits within the server maximum, visibilit
     { maxUploadBytes: -1 },
     { maxUploadBytes: 0.5 },
     { defaultVisibility: 'hidden' },
+    { stripImageMetadata: 'yes' },
   ]) {
     t.is(t.throws(() => validatePolicy(input as never, MAX), { instanceOf: SwitchyardError })?.code, 'invalid_argument', JSON.stringify(input).slice(0, 80));
   }

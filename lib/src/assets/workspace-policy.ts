@@ -9,6 +9,8 @@ export interface WorkspacePolicy {
   readonly maxUploadBytes: number;
   /** Visibility of uploads that do not name one. */
   readonly defaultVisibility: Visibility;
+  /** JPEG, PNG, WebP and AVIF uploads are stored without EXIF, XMP and IPTC (GPS included), their orientation applied. */
+  readonly stripImageMetadata: boolean;
 }
 
 /** A policy as stored: `maxUploadBytes` absent means "the server's maximum", which follows its configuration. */
@@ -16,6 +18,8 @@ export interface StoredWorkspacePolicy {
   readonly allowedTypes: readonly string[];
   readonly maxUploadBytes?: number | undefined;
   readonly defaultVisibility: Visibility;
+  /** Absent: false (policies stored before there was the field). */
+  readonly stripImageMetadata?: boolean | undefined;
 }
 
 /** What `setPolicy` takes: every field optional, an absent one is its default. */
@@ -23,6 +27,7 @@ export interface WorkspacePolicyInput {
   readonly allowedTypes?: readonly string[] | undefined;
   readonly maxUploadBytes?: number | undefined;
   readonly defaultVisibility?: Visibility | undefined;
+  readonly stripImageMetadata?: boolean | undefined;
 }
 
 export const MAX_ALLOWED_TYPES = 100;
@@ -38,7 +43,7 @@ const TYPE_PATTERN = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/([a-z0-9][a-z0-9!#$&^_.
 
 /** The policy of a workspace that never set one. */
 export function defaultPolicy(serverMaxBytes: number): WorkspacePolicy {
-  return Object.freeze({ allowedTypes: Object.freeze([]), maxUploadBytes: serverMaxBytes, defaultVisibility: 'public' });
+  return Object.freeze({ allowedTypes: Object.freeze([]), maxUploadBytes: serverMaxBytes, defaultVisibility: 'public', stripImageMetadata: false });
 }
 
 /** The policy in force: the stored one, with the server's maximum where it named none or a larger one. */
@@ -48,6 +53,7 @@ export function effectivePolicy(stored: StoredWorkspacePolicy | undefined, serve
     allowedTypes: Object.freeze([...stored.allowedTypes]),
     maxUploadBytes: Math.min(stored.maxUploadBytes ?? serverMaxBytes, serverMaxBytes),
     defaultVisibility: stored.defaultVisibility,
+    stripImageMetadata: stored.stripImageMetadata === true,
   });
 }
 
@@ -64,10 +70,14 @@ export function validatePolicy(input: WorkspacePolicyInput, serverMaxBytes: numb
   if (max !== undefined && (!Number.isSafeInteger(max) || max < 0 || max > serverMaxBytes)) {
     throw invalidArgument('maxUploadBytes', `must be an integer from 0 to the server's maximum, ${serverMaxBytes}`);
   }
+  const strip = input.stripImageMetadata ?? false;
+  if (typeof strip !== 'boolean') throw invalidArgument('stripImageMetadata', 'must be true or false');
   return Object.freeze({
     allowedTypes: Object.freeze([...new Set(allowedTypes)]),
     ...(max === undefined ? {} : { maxUploadBytes: max }),
     defaultVisibility: validateVisibility(input.defaultVisibility, 'defaultVisibility') ?? 'public',
+    // Stored only when on: policies stored before the field read as off.
+    ...(strip ? { stripImageMetadata: true } : {}),
   });
 }
 

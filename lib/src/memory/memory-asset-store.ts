@@ -1,5 +1,6 @@
 import { SwitchyardError } from '../errors.js';
-import type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore, SwapAttributes } from '../ports/asset-store.js';
+import type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore, FactsQuery, SwapAttributes } from '../ports/asset-store.js';
+import { dropUndefined, type StoredFacts } from '../assets/media/media-facts.js';
 import { nameKey } from '../assets/asset-name.js';
 import type { StoredWorkspacePolicy } from '../assets/workspace-policy.js';
 
@@ -27,14 +28,13 @@ export class MemoryAssetStore implements AssetStore {
     const current = this.#byId.get(id);
     if (!current || current.workspace !== workspace || current.version !== expectedVersion) return undefined;
     const next = freezeAsset({
-      ...current,
+      ...withoutFacts(current),
       blobId: content.blobId,
       blobKey: content.blobKey,
       type: content.type,
       size: content.size,
       sha256: content.sha256,
-      width: content.width,
-      height: content.height,
+      ...factsOf(content),
       uploadedAt: content.uploadedAt,
       version: current.version + 1,
       visibility: attributes.visibility ?? current.visibility,
@@ -94,6 +94,19 @@ export class MemoryAssetStore implements AssetStore {
     return { assets, bytes };
   }
 
+  async listForFacts(query: FactsQuery): Promise<AssetRecord[]> {
+    const matches = [...this.#byId.values()].filter((record) => (record.factsVersion ?? 0) < query.belowVersion && (query.after === undefined || record.id > query.after));
+    return matches.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, query.limit);
+  }
+
+  async setFacts(workspace: string, id: string, blobId: string, facts: StoredFacts): Promise<AssetRecord | undefined> {
+    const current = this.#byId.get(id);
+    if (current?.workspace !== workspace || current.blobId !== blobId) return undefined;
+    const next = freezeAsset({ ...withoutFacts(current), ...factsOf(facts) });
+    this.#byId.set(id, next);
+    return next;
+  }
+
   async delete(workspace: string, id: string): Promise<AssetRecord | undefined> {
     const record = this.#byId.get(id);
     if (record?.workspace !== workspace) return undefined;
@@ -103,5 +116,18 @@ export class MemoryAssetStore implements AssetStore {
 }
 
 function freezeAsset(record: AssetRecord): AssetRecord {
-  return Object.freeze({ ...record, uploadedAt: new Date(record.uploadedAt), createdAt: new Date(record.createdAt) });
+  return Object.freeze(dropUndefined({ ...record, uploadedAt: new Date(record.uploadedAt), createdAt: new Date(record.createdAt) }));
+}
+
+/** A record without its media facts, which go with its file. */
+function withoutFacts(record: AssetRecord): AssetRecord {
+  const { width: _w, height: _h, durationMs: _d, pages: _p, placeholder: _ph, factsVersion: _v, ...rest } = record;
+  return rest;
+}
+
+/** The facts of a file, and only those. */
+function factsOf(content: AssetContent | StoredFacts): StoredFacts {
+  const { width, height, durationMs, pages, placeholder } = content;
+  // 0 is an absent key, as in records built before there were facts.
+  return dropUndefined({ width, height, durationMs, pages, placeholder, factsVersion: content.factsVersion || undefined }) as StoredFacts;
 }

@@ -1,8 +1,9 @@
 import type { Visibility } from '../assets/visibility.js';
 import type { StoredWorkspacePolicy } from '../assets/workspace-policy.js';
+import type { MediaFacts, StoredFacts } from '../assets/media/media-facts.js';
 
-/** What describes the current file behind an asset; replaced as one unit. */
-export interface AssetContent {
+/** What describes the current file behind an asset; replaced as one unit. Its media facts (`width`, `durationMs`, …) are absent keys where unknown. */
+export interface AssetContent extends MediaFacts {
   /** Id of the blob holding the bytes (`bl_…`); part of the public URL. */
   readonly blobId: string;
   /** Key of the bytes in the blob store. */
@@ -10,9 +11,9 @@ export interface AssetContent {
   readonly type: string;
   readonly size: number;
   readonly sha256: string;
-  readonly width?: number | undefined;
-  readonly height?: number | undefined;
   readonly uploadedAt: Date;
+  /** MEDIA_FACTS_VERSION of the describer that read the facts; absent or 0: none did (see `listForFacts`). */
+  readonly factsVersion?: number | undefined;
 }
 
 /** A stored asset, as the asset store keeps it. */
@@ -43,6 +44,14 @@ export interface AssetChanges {
 export interface SwapAttributes {
   readonly visibility?: Visibility | undefined;
   readonly name?: string | undefined;
+}
+
+/** Which records `listForFacts` returns: every workspace's, ascending id, described by an older describer than `belowVersion`. */
+export interface FactsQuery {
+  readonly belowVersion: number;
+  /** Only ids above this one (the last id of the previous batch). */
+  readonly after?: string | undefined;
+  readonly limit: number;
 }
 
 /** Which records `list` returns: a workspace's, newest first (descending id), after a cursor. */
@@ -91,6 +100,15 @@ export interface AssetListQuery {
  * - `getPolicy` returns what `setPolicy` last stored for the workspace
  *   (`maxUploadBytes` absent when it was absent), else `undefined`.
  * - `usage` counts a workspace's records and the bytes of their current files.
+ * - `listForFacts` returns records of every workspace whose `factsVersion`
+ *   (absent: 0) is below `belowVersion`, in ascending id order, only those
+ *   above `after` when given, at most `limit`.
+ * - `setFacts` replaces the media facts (`width`, `height`, `durationMs`,
+ *   `pages`, `placeholder`; absent ones are cleared) and `factsVersion` of a
+ *   record of the workspace whose current blob is still `blobId`, leaving
+ *   everything else (version included) alone, and returns the record as
+ *   written; `undefined` (changing nothing) when the id is unknown, another
+ *   workspace's, or its file was replaced meanwhile.
  * - Times round-trip with millisecond precision.
  * - Infrastructure failures throw `SwitchyardError('unavailable')`.
  */
@@ -104,6 +122,8 @@ export interface AssetStore {
   list(workspace: string, query: AssetListQuery): Promise<AssetRecord[]>;
   delete(workspace: string, id: string): Promise<AssetRecord | undefined>;
   usage(workspace: string): Promise<{ readonly assets: number; readonly bytes: number }>;
+  listForFacts(query: FactsQuery): Promise<AssetRecord[]>;
+  setFacts(workspace: string, id: string, blobId: string, facts: StoredFacts): Promise<AssetRecord | undefined>;
   getPolicy(workspace: string): Promise<StoredWorkspacePolicy | undefined>;
   setPolicy(workspace: string, policy: StoredWorkspacePolicy): Promise<void>;
 }

@@ -49,10 +49,16 @@ export function view(record: AssetRecord | undefined): unknown {
     uploadedAt: time(record.uploadedAt),
     visibility: record.visibility,
     linkEpoch: record.linkEpoch,
+    durationMs: record.durationMs,
+    pages: record.pages,
+    placeholder: record.placeholder,
+    // Absent and 0 both say no describer looked at the file.
+    factsVersion: record.factsVersion || undefined,
   };
 }
 
 /** What a record must look like after a swap of `content` onto `before`. */
 export function swapped(before: AssetRecord, content: AssetContent): AssetRecord {
-  return { ...before, ...content, width: content.width, height: content.height, version: before.version + 1 };
+  const { width, height, durationMs, pages, placeholder, factsVersion } = content;
+  return { ...before, ...content, width, height, durationMs, pages, placeholder, factsVersion, version: before.version + 1 };
 }

@@ -2,6 +2,7 @@ import type { AssetRecord, AssetStore } from '../ports/asset-store.js';
 import { assertRejectsWithCode, defineCase, tally, uniqueName, type ConformanceOptions, type RegisterTest } from './conformance.js';
 import type { Check } from './assertions.js';
 import { assetNameCases } from './asset-name-conformance.js';
+import { assetFactsCases } from './asset-facts-conformance.js';
 import { ids, sampleAsset, sampleContent, swapped, view } from './asset-samples.js';
 
 export { sampleAsset, sampleContent } from './asset-samples.js';
@@ -30,6 +31,7 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
   });
 
   assetNameCases(define);
+  assetFactsCases(define);
 
   define('delete removes a record of its workspace and returns it; unknown ids and other workspaces change nothing', async (t, store) => {
     const workspace = uniqueName();

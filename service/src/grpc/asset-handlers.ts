@@ -101,6 +101,7 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
         allowedTypes: request.allowedTypes,
         maxUploadBytes: request.maxUploadBytes === undefined ? undefined : Number(request.maxUploadBytes),
         defaultVisibility: optional(request.defaultVisibility) as Visibility | undefined,
+        stripImageMetadata: request.stripImageMetadata,
       });
       return policyToMessage(policy);
     }),
@@ -108,7 +109,7 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
 }
 
 function policyToMessage(policy: Policy): WorkspacePolicy {
-  return { allowedTypes: [...policy.allowedTypes], maxUploadBytes: policy.maxUploadBytes, defaultVisibility: policy.defaultVisibility };
+  return { allowedTypes: [...policy.allowedTypes], maxUploadBytes: policy.maxUploadBytes, defaultVisibility: policy.defaultVisibility, stripImageMetadata: policy.stripImageMetadata };
 }
 
 /**

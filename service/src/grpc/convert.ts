@@ -53,6 +53,9 @@ export function assetToMessage(asset: Asset): AssetMessage {
     createdAt: asset.createdAt,
     visibility: asset.visibility,
     name: asset.name,
+    durationMs: asset.durationMs,
+    pages: asset.pages,
+    placeholder: asset.placeholder,
   };
 }
 

@@ -15,6 +15,7 @@ export const GRPC_STATUS_OF: Readonly<Record<ErrorCode, Status>> = Object.freeze
   out_of_range: Status.OUT_OF_RANGE,
   canceled: Status.CANCELLED,
   deadline_exceeded: Status.DEADLINE_EXCEEDED,
+  unimplemented: Status.UNIMPLEMENTED,
   unavailable: Status.UNAVAILABLE,
   internal: Status.INTERNAL,
 });

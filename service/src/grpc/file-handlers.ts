@@ -10,7 +10,7 @@ function transformQuery(request: ReadFileRequest): TransformQuery | undefined {
   const transform = request.transform;
   if (transform === undefined) return undefined;
   const text = (value: number | string | undefined) => (value === undefined ? undefined : String(value));
-  return { w: text(transform.w), h: text(transform.h), fit: text(transform.fit), format: text(transform.format), q: text(transform.q) };
+  return { w: text(transform.w), h: text(transform.h), fit: text(transform.fit), format: text(transform.format), q: text(transform.q), frame: text(transform.frame) };
 }
 
 /** Chunk size on the wire: well under the 4 MiB message limit, large enough to be cheap. */

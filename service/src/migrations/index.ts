@@ -8,6 +8,7 @@ import * as assetVisibilityAndPolicies from './0003-asset-visibility-and-policie
 import * as routeRevisions from './0004-route-revisions.js';
 import * as resumableUploads from './0005-resumable-uploads.js';
 import * as assetNames from './0006-asset-names.js';
+import * as mediaFacts from './0007-media-facts.js';
 
 /**
  * Every migration, by name, in order. A static list rather than a folder scan,
@@ -21,6 +22,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0004-route-revisions': routeRevisions,
   '0005-resumable-uploads': resumableUploads,
   '0006-asset-names': assetNames,
+  '0007-media-facts': mediaFacts,
 });
 
 export const migrationProvider: MigrationProvider = Object.freeze({

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { isVisibility, nameKey, SwitchyardError, type AssetChanges, type AssetContent, type AssetListQuery, type AssetRecord, type AssetStore, type StoredWorkspacePolicy, type SwapAttributes } from '@switchyard/core';
+import { isVisibility, nameKey, SwitchyardError, type AssetChanges, type AssetContent, type AssetListQuery, type AssetRecord, type AssetStore, type FactsQuery, type StoredFacts, type StoredWorkspacePolicy, type SwapAttributes } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import { preparedRowsQuery } from './prepared-query.js';
 import { dialectOf } from './database.js';
@@ -10,7 +10,28 @@ type AssetRow = Selectable<AssetsTable>;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Every column of a record, in the order `recordOf` reads a row answered as an array. */
-const ASSET_COLUMNS = ['id', 'workspace', 'label', 'blob_id', 'blob_key', 'type', 'size', 'sha256', 'width', 'height', 'created_at', 'uploaded_at', 'version', 'visibility', 'link_epoch', 'name'] as const satisfies readonly (keyof AssetsTable)[];
+const ASSET_COLUMNS = [
+  'id',
+  'workspace',
+  'label',
+  'blob_id',
+  'blob_key',
+  'type',
+  'size',
+  'sha256',
+  'width',
+  'height',
+  'created_at',
+  'uploaded_at',
+  'version',
+  'visibility',
+  'link_epoch',
+  'name',
+  'duration_ms',
+  'pages',
+  'placeholder',
+  'facts_version',
+] as const satisfies readonly (keyof AssetsTable)[];
 
 /** Stands for the page size while a listing's query is built once (preparedRowsQuery): no real limit is negative. */
 const LIMIT_SENTINEL = -0x5e17;
@@ -88,7 +109,7 @@ export class KyselyAssetStore implements AssetStore {
           .where('version', '=', expectedVersion)
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) !== 1) return undefined;
-        const row = await trx.selectFrom('assets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+        const row = await trx.selectFrom('assets').select(ASSET_COLUMNS).where('id', '=', id).executeTakeFirstOrThrow();
         return toRecord(row);
       });
     } catch (error) {
@@ -131,7 +152,7 @@ export class KyselyAssetStore implements AssetStore {
   }
 
   async setPolicy(workspace: string, policy: StoredWorkspacePolicy): Promise<void> {
-    const columns = { allowed_types: JSON.stringify(policy.allowedTypes), max_upload_bytes: policy.maxUploadBytes ?? null, default_visibility: policy.defaultVisibility };
+    const columns = { allowed_types: JSON.stringify(policy.allowedTypes), max_upload_bytes: policy.maxUploadBytes ?? null, default_visibility: policy.defaultVisibility, strip_image_metadata: policy.stripImageMetadata ? 1 : 0 };
     try {
       // An upsert in each dialect's words; the last writer wins whole.
       await this.#db
@@ -200,6 +221,32 @@ export class KyselyAssetStore implements AssetStore {
     }
   }
 
+  /** A walk of the primary key from `after`, filtered: a batch command's query, not a request's. */
+  async listForFacts(query: FactsQuery): Promise<AssetRecord[]> {
+    try {
+      let select = this.#db.selectFrom('assets').select(ASSET_COLUMNS).where('facts_version', '<', query.belowVersion);
+      if (query.after !== undefined) select = select.where('id', '>', query.after);
+      const rows = await select.orderBy('id', 'asc').limit(query.limit).execute();
+      return rows.map(toRecord);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async setFacts(workspace: string, id: string, blobId: string, facts: StoredFacts): Promise<AssetRecord | undefined> {
+    try {
+      // As in update: the row stays locked by our update until it is read back.
+      return await this.#db.transaction().execute(async (trx) => {
+        const result = await trx.updateTable('assets').set(factColumns(facts)).where('id', '=', id).where('workspace', '=', workspace).where('blob_id', '=', blobId).executeTakeFirst();
+        // MySQL counts changed rows: facts written again as they were count 0, so the row is read back either way.
+        const row = await trx.selectFrom('assets').select(ASSET_COLUMNS).where('id', '=', id).where('workspace', '=', workspace).where('blob_id', '=', blobId).executeTakeFirst();
+        return row === undefined || result === undefined ? undefined : toRecord(row);
+      });
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
   async delete(workspace: string, id: string): Promise<AssetRecord | undefined> {
     try {
       return await this.#db.transaction().execute(async (trx) => {
@@ -241,9 +288,20 @@ function contentColumns(content: AssetContent) {
     type: content.type,
     size: content.size,
     sha256: content.sha256,
-    width: content.width ?? null,
-    height: content.height ?? null,
+    ...factColumns(content),
     uploaded_at: content.uploadedAt.getTime(),
+  };
+}
+
+/** A file's media facts, NULL where unknown. */
+function factColumns(facts: AssetContent | StoredFacts) {
+  return {
+    width: facts.width ?? null,
+    height: facts.height ?? null,
+    duration_ms: facts.durationMs ?? null,
+    pages: facts.pages ?? null,
+    placeholder: facts.placeholder ?? null,
+    facts_version: facts.factsVersion ?? 0,
   };
 }
 
@@ -256,7 +314,7 @@ export interface ListShape {
   readonly name: boolean;
 }
 
-function toRecord(row: AssetRow): AssetRecord {
+function toRecord(row: Pick<AssetRow, (typeof ASSET_COLUMNS)[number]>): AssetRecord {
   return recordOf(ASSET_COLUMNS.map((column) => row[column]));
 }
 
@@ -265,6 +323,7 @@ function recordOf(values: readonly unknown[]): AssetRecord {
   const width = values[8];
   const height = values[9];
   const visibility = values[13];
+  const [durationMs, pages, placeholder, factsVersion] = values.slice(16, 20);
   const record: Mutable<AssetRecord> = {
     id: values[0] as string,
     workspace: values[1] as string,
@@ -285,6 +344,11 @@ function recordOf(values: readonly unknown[]): AssetRecord {
   // spreading built two objects more per row.
   if (width !== null) record.width = Number(width);
   if (height !== null) record.height = Number(height);
+  if (durationMs !== null && durationMs !== undefined) record.durationMs = Number(durationMs);
+  if (pages !== null && pages !== undefined) record.pages = Number(pages);
+  if (typeof placeholder === 'string') record.placeholder = placeholder;
+  // 0 is an absent key, as in records built before there were facts.
+  if (Number(factsVersion) > 0) record.factsVersion = Number(factsVersion);
   return Object.freeze(record);
 }
 
@@ -294,5 +358,7 @@ function toPolicy(row: Selectable<WorkspacePoliciesTable>): StoredWorkspacePolic
     allowedTypes: Object.freeze(Array.isArray(allowedTypes) ? allowedTypes.filter((type): type is string => typeof type === 'string') : []),
     ...(row.max_upload_bytes === null ? {} : { maxUploadBytes: Number(row.max_upload_bytes) }),
     defaultVisibility: isVisibility(row.default_visibility) ? row.default_visibility : 'public',
+    // Stored only when on, as validatePolicy returns it.
+    ...(Number(row.strip_image_metadata) === 1 ? { stripImageMetadata: true } : {}),
   });
 }

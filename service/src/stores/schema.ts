@@ -58,6 +58,12 @@ export interface AssetsTable {
   name: string;
   /** `nameKey(name)` (NFC, lower case, at most 255 characters): what `q` prefixes are ranges on. */
   name_lower: string;
+  /** Media facts (NULL: unknown). */
+  duration_ms: number | null;
+  pages: number | null;
+  placeholder: string | null;
+  /** MEDIA_FACTS_VERSION of the describer that read them; 0: none did. */
+  facts_version: number;
 }
 
 export interface WorkspacePoliciesTable {
@@ -67,6 +73,8 @@ export interface WorkspacePoliciesTable {
   /** NULL: the server's maximum. */
   max_upload_bytes: number | null;
   default_visibility: string;
+  /** 1: uploaded images are stored without EXIF, XMP and IPTC. */
+  strip_image_metadata: number;
 }
 
 export interface ResumableUploadsTable {

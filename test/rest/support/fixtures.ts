@@ -4,25 +4,25 @@ import { fileURLToPath } from 'node:url';
 
 export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 
-/** What the REST API must report for each fixture: the sniffed type and the url's extension. */
+/** What the REST API must report for each fixture: the sniffed type, the url's extension, and the media facts it has besides an image's size. */
 export const FIXTURES = Object.freeze({
-  'image.png': { type: 'image/png', ext: 'png', image: true },
-  'photo.jpg': { type: 'image/jpeg', ext: 'jpg', image: true },
-  'anim.gif': { type: 'image/gif', ext: 'gif', image: true },
-  'image.webp': { type: 'image/webp', ext: 'webp', image: true },
-  'drawing.svg': { type: 'image/svg+xml', ext: 'svg', image: true },
-  'document.pdf': { type: 'application/pdf', ext: 'pdf', image: false },
-  'sound.wav': { type: 'audio/wav', ext: 'wav', image: false },
-  'sound.mp3': { type: 'audio/mpeg', ext: 'mp3', image: false },
-  'clip.mp4': { type: 'video/mp4', ext: 'mp4', image: false },
-  'clip.webm': { type: 'video/webm', ext: 'webm', image: false },
-  'document.docx': { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', ext: 'docx', image: false },
-  'notes.txt': { type: 'text/plain', ext: 'txt', image: false },
-  'table.csv': { type: 'text/csv', ext: 'csv', image: false },
-  'data.json': { type: 'application/json', ext: 'json', image: false },
-  'page.html': { type: 'text/html', ext: 'html', image: false },
-  'empty.dat': { type: 'application/octet-stream', ext: 'bin', image: false },
-  'png-named.txt': { type: 'image/png', ext: 'png', image: true },
+  'image.png': { type: 'image/png', ext: 'png', image: true, facts: ['placeholder'] },
+  'photo.jpg': { type: 'image/jpeg', ext: 'jpg', image: true, facts: ['placeholder'] },
+  'anim.gif': { type: 'image/gif', ext: 'gif', image: true, facts: ['placeholder'] },
+  'image.webp': { type: 'image/webp', ext: 'webp', image: true, facts: ['placeholder'] },
+  'drawing.svg': { type: 'image/svg+xml', ext: 'svg', image: true, facts: [] },
+  'document.pdf': { type: 'application/pdf', ext: 'pdf', image: false, facts: ['pages'] },
+  'sound.wav': { type: 'audio/wav', ext: 'wav', image: false, facts: ['durationMs'] },
+  'sound.mp3': { type: 'audio/mpeg', ext: 'mp3', image: false, facts: ['durationMs'] },
+  'clip.mp4': { type: 'video/mp4', ext: 'mp4', image: false, facts: ['durationMs', 'height', 'width'] },
+  'clip.webm': { type: 'video/webm', ext: 'webm', image: false, facts: ['durationMs', 'height', 'width'] },
+  'document.docx': { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', ext: 'docx', image: false, facts: [] },
+  'notes.txt': { type: 'text/plain', ext: 'txt', image: false, facts: [] },
+  'table.csv': { type: 'text/csv', ext: 'csv', image: false, facts: [] },
+  'data.json': { type: 'application/json', ext: 'json', image: false, facts: [] },
+  'page.html': { type: 'text/html', ext: 'html', image: false, facts: [] },
+  'empty.dat': { type: 'application/octet-stream', ext: 'bin', image: false, facts: [] },
+  'png-named.txt': { type: 'image/png', ext: 'png', image: true, facts: ['placeholder'] },
 } as const);
 
 export type FixtureName = keyof typeof FIXTURES;

@@ -8,9 +8,9 @@ export const TRANSFORMABLE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', '
 const FORMAT_OF_TYPE: Readonly<Record<string, TransformFormat>> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp', 'image/avif': 'avif' };
 export const TYPE_OF_FORMAT: Readonly<Record<TransformFormat, string>> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', avif: 'image/avif' };
 
-/** The output format of a transform of a `sourceType` file: the one asked for, else the source's own, else PNG. */
+/** The output format of a transform of a `sourceType` file: the one asked for, else JPEG for a video's frame, else the source's own, else PNG. */
 export function outputFormat(transform: ImageTransform, sourceType: string): TransformFormat {
-  return transform.format ?? FORMAT_OF_TYPE[sourceType] ?? 'png';
+  return transform.format ?? (transform.frameMs !== undefined ? 'jpeg' : (FORMAT_OF_TYPE[sourceType] ?? 'png'));
 }
 
 export interface TransformLimits {
@@ -30,9 +30,9 @@ export async function transformImage(source: Buffer | string, transform: ImageTr
   const sharp = await loadSharp();
   if (sharp === undefined) throw new SwitchyardError('unavailable', 'image transformations need the optional dependency sharp, which is not installed');
   try {
-    let pipeline = sharp(source, { limitInputPixels: limits.maxPixels, failOn: 'error', animated: false, sequentialRead: true })
-      .rotate()
-      .resize({ width: transform.width, height: transform.height, fit: transform.fit, withoutEnlargement: true });
+    let pipeline = sharp(source, { limitInputPixels: limits.maxPixels, failOn: 'error', animated: false, sequentialRead: true }).rotate();
+    // A poster frame may be asked for at its own size.
+    if (transform.width !== undefined || transform.height !== undefined) pipeline = pipeline.resize({ width: transform.width, height: transform.height, fit: transform.fit, withoutEnlargement: true });
     const quality = transform.quality;
     pipeline =
       format === 'jpeg'

@@ -9,7 +9,10 @@ export type TransformFit = (typeof TRANSFORM_FITS)[number];
 /** Widths and heights a transform may ask for (TRANSFORM_SIZES): a fixed list, so variants cannot be multiplied at will. */
 export const DEFAULT_TRANSFORM_SIZES: readonly number[] = Object.freeze([16, 32, 48, 64, 96, 128, 256, 384, 512, 640, 750, 828, 1080, 1200, 1920, 2048, 3840]);
 
-/** A validated transform: at least one of width and height, a fit, and the output (its format resolved). */
+/** The latest poster frame a url may ask for (ms): a day of video. */
+export const MAX_FRAME_MS = 86_400_000;
+
+/** A validated transform: at least one of width and height (or a video's frame), a fit, and the output (its format resolved). */
 export interface ImageTransform {
   readonly width?: number | undefined;
   readonly height?: number | undefined;
@@ -18,6 +21,8 @@ export interface ImageTransform {
   readonly format?: TransformFormat | undefined;
   /** 1-100; default per format. */
   readonly quality?: number | undefined;
+  /** A video's poster: the frame at this many milliseconds (`?frame` alone: 0, the first). */
+  readonly frameMs?: number | undefined;
 }
 
 /** The transform query parameters as they arrive (strings), absent ones undefined. */
@@ -27,9 +32,11 @@ export interface TransformQuery {
   readonly fit?: string | undefined;
   readonly format?: string | undefined;
   readonly q?: string | undefined;
+  /** `""` (present without a value) or whole milliseconds. */
+  readonly frame?: string | undefined;
 }
 
-export const TRANSFORM_PARAMS = ['w', 'h', 'fit', 'format', 'q'] as const;
+export const TRANSFORM_PARAMS = ['w', 'h', 'fit', 'format', 'q', 'frame'] as const;
 
 /** Whether a url's query asks for a transform at all. */
 export function hasTransform(query: TransformQuery): boolean {
@@ -52,7 +59,8 @@ export function parseTransform(query: TransformQuery, sizes: readonly number[]):
   };
   const width = size('w');
   const height = size('h');
-  if (width === undefined && height === undefined) throw invalidArgument('w', 'a transform needs w, h or both');
+  const frameMs = parseFrame(query.frame);
+  if (width === undefined && height === undefined && frameMs === undefined) throw invalidArgument('w', 'a transform needs w, h or both');
   const fit = query.fit ?? 'inside';
   if (!(TRANSFORM_FITS as readonly string[]).includes(fit)) throw invalidArgument('fit', `must be one of ${TRANSFORM_FITS.join(', ')}`);
   const format = query.format;
@@ -62,10 +70,20 @@ export function parseTransform(query: TransformQuery, sizes: readonly number[]):
     quality = /^\d{1,3}$/.test(query.q) ? Number(query.q) : NaN;
     if (!(quality >= 1 && quality <= 100)) throw invalidArgument('q', 'must be a whole number from 1 to 100');
   }
-  return Object.freeze({ width, height, fit: fit as TransformFit, format: format as TransformFormat | undefined, quality });
+  return Object.freeze({ width, height, fit: fit as TransformFit, format: format as TransformFormat | undefined, quality, ...(frameMs === undefined ? {} : { frameMs }) });
+}
+
+/** `frame`: absent, `""` (the first frame), or whole milliseconds up to MAX_FRAME_MS. */
+function parseFrame(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === '') return 0;
+  const ms = /^\d{1,8}$/.test(raw) ? Number(raw) : NaN;
+  if (!(ms <= MAX_FRAME_MS)) throw invalidArgument('frame', `must be a whole number of milliseconds from 0 to ${MAX_FRAME_MS}, or empty for the first frame`);
+  return ms;
 }
 
 /** A stable text of a transform and its output format, for the variant's key and ETag. */
 export function canonicalTransform(transform: ImageTransform, format: TransformFormat): string {
-  return `w${transform.width ?? ''}-h${transform.height ?? ''}-${transform.fit}-q${transform.quality ?? ''}.${format}`;
+  const frame = transform.frameMs === undefined ? '' : `f${transform.frameMs}-`;
+  return `${frame}w${transform.width ?? ''}-h${transform.height ?? ''}-${transform.fit}-q${transform.quality ?? ''}.${format}`;
 }

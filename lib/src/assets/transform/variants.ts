@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { SwitchyardError } from '../../errors.js';
 import { fileNotFound } from '../asset-errors.js';
 import type { AssetRecord } from '../../ports/asset-store.js';
@@ -7,6 +12,7 @@ import { assertBlobKey } from '../../ports/blob-key.js';
 import type { BlobInfo, BlobStore } from '../../ports/blob-store.js';
 import { outputFormat, tooManyPixels, transformImage, TRANSFORMABLE_TYPES, TYPE_OF_FORMAT } from './transform-image.js';
 import { canonicalTransform, type ImageTransform, type TransformFormat } from './transform-params.js';
+import { DEFAULT_POSTER_FRAMES, extractFrame, framesUnavailable, type PosterFrameConfig } from './poster-frame.js';
 
 export interface TransformConfig {
   /** Widths and heights allowed (TRANSFORM_SIZES). */
@@ -93,12 +99,14 @@ export class VariantMaker {
   readonly #known = new Map<string, Variant>();
   readonly #waiting: (() => void)[] = [];
   readonly #observer: TransformObserver;
+  readonly #frames: PosterFrameConfig;
   #running = 0;
 
-  constructor(blobs: BlobStore, config: TransformConfig, observer: TransformObserver = {}) {
+  constructor(blobs: BlobStore, config: TransformConfig, observer: TransformObserver = {}, frames: PosterFrameConfig = DEFAULT_POSTER_FRAMES) {
     this.#blobs = blobs;
     this.#config = config;
     this.#observer = observer;
+    this.#frames = frames;
   }
 
   get config(): TransformConfig {
@@ -110,8 +118,10 @@ export class VariantMaker {
     const canonical = canonicalTransform(transform, format);
     const known = this.#known.get(`${record.blobKey}\n${canonical}`);
     if (known !== undefined) return known;
-    if (!TRANSFORMABLE_TYPES.has(record.type)) {
-      throw new SwitchyardError('invalid_argument', `files of type ${record.type} are not transformed; leave out w, h, fit, format and q`, [{ field: 'w', reason: `not a transformable image (${record.type})` }]);
+    if (transform.frameMs !== undefined) this.#checkFrame(record, transform.frameMs);
+    else if (!TRANSFORMABLE_TYPES.has(record.type)) {
+      const hint = record.type.startsWith('video/') ? ' (a video takes them with ?frame, for a poster)' : '';
+      throw new SwitchyardError('invalid_argument', `files of type ${record.type} are not transformed; leave out w, h, fit, format and q${hint}`, [{ field: 'w', reason: `not a transformable image (${record.type})` }]);
     }
     // The recorded size is the shown size of the first frame; the pixel limit also holds per frame inside sharp.
     if (record.width !== undefined && record.height !== undefined && record.width * record.height > this.#config.maxPixels) throw tooManyPixels(this.#config.maxPixels);
@@ -126,6 +136,17 @@ export class VariantMaker {
     const variant: Variant = Object.freeze({ key, type: TYPE_OF_FORMAT[format], info, digest });
     this.#remember(`${record.blobKey}\n${canonical}`, variant);
     return variant;
+  }
+
+  /** A poster frame needs a video, ffmpeg, and (where the length is known) a time inside it. */
+  #checkFrame(record: AssetRecord, frameMs: number): void {
+    if (!record.type.startsWith('video/')) {
+      throw new SwitchyardError('invalid_argument', `files of type ${record.type} have no frames; ?frame is for videos`, [{ field: 'frame', reason: `not a video (${record.type})` }]);
+    }
+    if (this.#frames.ffmpegPath === undefined) throw framesUnavailable();
+    if (record.durationMs !== undefined && record.durationMs > 0 && frameMs >= record.durationMs) {
+      throw new SwitchyardError('invalid_argument', `frame: the video is ${record.durationMs} ms long`, [{ field: 'frame', reason: `past the end of the video (${record.durationMs} ms)` }]);
+    }
   }
 
   /** A variant found missing when read (removed behind this process's back): the next request looks for it, or makes it, again. */
@@ -176,6 +197,7 @@ export class VariantMaker {
    */
   async #transform(record: AssetRecord, transform: ImageTransform, format: TransformFormat): Promise<Buffer> {
     const limits = { maxPixels: this.#config.maxPixels };
+    if (transform.frameMs !== undefined) return transformImage(await this.#frame(record, transform.frameMs), transform, format, limits);
     const path = await this.#blobs.localPath?.(record.blobKey);
     if (path !== undefined) {
       try {
@@ -189,12 +211,33 @@ export class VariantMaker {
     return transformImage(await readAll(body), transform, format, limits);
   }
 
+  /**
+   * The frame as ffmpeg writes it, read from the stored file: where the store
+   * has local files, ffmpeg opens it itself; else the blob is copied to a
+   * temporary file first (ffmpeg seeks, which a pipe would not let it do in an
+   * MP4 whose index is at the end), removed after.
+   */
+  async #frame(record: AssetRecord, frameMs: number): Promise<Buffer> {
+    const path = await this.#blobs.localPath?.(record.blobKey);
+    if (path !== undefined) return extractFrame(this.#frames, path, frameMs);
+    const body = await this.#blobs.get(record.blobKey, undefined, { chunkBytes: SOURCE_READ_BYTES });
+    if (body === undefined) throw fileNotFound();
+    const dir = await mkdtemp(join(tmpdir(), 'switchyard-frame-'));
+    try {
+      const copy = join(dir, 'video');
+      await pipeline(body, createWriteStream(copy));
+      return await extractFrame(this.#frames, copy, frameMs);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
   /** A running slot, after waiting in the queue if need be; refused when the queue is full. */
   async #slot(): Promise<() => void> {
     if (this.#running >= this.#config.concurrency) {
       if (this.#waiting.length >= this.#config.queue) {
         this.#observer.refused?.();
-        throw new SwitchyardError('unavailable', `${this.#config.concurrency} image transformations are running and ${this.#config.queue} waiting (TRANSFORM_CONCURRENCY); try again shortly`, [], { retryAfterMs: 1_000 });
+        throw new SwitchyardError('unavailable', `${this.#config.concurrency} image transformations or poster frames are running and ${this.#config.queue} waiting (TRANSFORM_CONCURRENCY); try again shortly`, [], { retryAfterMs: 1_000 });
       }
       const turn = new Promise<void>((resolve) => this.#waiting.push(resolve));
       this.#observer.queue?.(this.#waiting.length, this.#running);

@@ -47,7 +47,10 @@ export interface Asset {
   label: string;
   /** Lower-case hex SHA-256 of the stored bytes. */
   sha256: string;
-  /** Pixel width and height, for images whose header could be read. */
+  /**
+   * Pixel width and height as shown (orientation or rotation applied), for
+   * images and videos whose headers could be read.
+   */
   width?: number | undefined;
   height?:
     | number
@@ -64,6 +67,20 @@ export interface Asset {
    * used for the type or the url.
    */
   name: string;
+  /** Length in milliseconds, for audio and video whose headers could be read. */
+  durationMs?:
+    | number
+    | undefined;
+  /** Page count, for PDFs whose page tree could be read. */
+  pages?:
+    | number
+    | undefined;
+  /**
+   * For images: a ThumbHash (base64, about 30 characters) that a client
+   * decodes to a blurred preview, with the image's aspect ratio and alpha,
+   * while the image loads.
+   */
+  placeholder?: string | undefined;
 }
 
 /** Hints and attributes sent before the bytes of an upload. */
@@ -228,7 +245,10 @@ export interface CreateSignedUrlRequest {
   id: string;
   /** Seconds the url works, 1-604800. */
   expiresIn: number;
-  /** Image transformation parameters the url carries (signed with it). */
+  /**
+   * Image transformation (or poster frame) parameters the url carries (signed
+   * with it).
+   */
   transform?: ImageTransform | undefined;
 }
 
@@ -238,7 +258,14 @@ export interface ImageTransform {
   h?: number | undefined;
   fit?: string | undefined;
   format?: string | undefined;
-  q?: number | undefined;
+  q?:
+    | number
+    | undefined;
+  /**
+   * A video's poster: the frame at this many milliseconds (0: the first),
+   * a JPEG unless `format` says otherwise (`?frame=<ms>` on the file url).
+   */
+  frame?: number | undefined;
 }
 
 export interface SignedUrl {
@@ -273,6 +300,11 @@ export interface SetWorkspacePolicyRequest {
     | undefined;
   /** "public" or "private"; empty: "public". */
   defaultVisibility: string;
+  /**
+   * Store JPEG, PNG, WebP and AVIF uploads without EXIF, XMP and IPTC (GPS
+   * included), their orientation applied; default false.
+   */
+  stripImageMetadata: boolean;
 }
 
 /** The rules uploads to a workspace are held to. */
@@ -281,6 +313,7 @@ export interface WorkspacePolicy {
   /** In force: the workspace's limit or the server's maximum, the smaller. */
   maxUploadBytes: number;
   defaultVisibility: string;
+  stripImageMetadata: boolean;
 }
 
 function createBaseAsset(): Asset {
@@ -297,6 +330,9 @@ function createBaseAsset(): Asset {
     createdAt: undefined,
     visibility: "",
     name: "",
+    durationMs: undefined,
+    pages: undefined,
+    placeholder: undefined,
   };
 }
 
@@ -337,6 +373,15 @@ export const Asset: MessageFns<Asset> = {
     }
     if (message.name !== "") {
       writer.uint32(98).string(message.name);
+    }
+    if (message.durationMs !== undefined) {
+      writer.uint32(104).uint32(message.durationMs);
+    }
+    if (message.pages !== undefined) {
+      writer.uint32(112).uint32(message.pages);
+    }
+    if (message.placeholder !== undefined) {
+      writer.uint32(122).string(message.placeholder);
     }
     return writer;
   },
@@ -450,6 +495,30 @@ export const Asset: MessageFns<Asset> = {
             message.name = reader.string();
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.durationMs = reader.uint32();
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.pages = reader.uint32();
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.placeholder = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -484,6 +553,13 @@ export const Asset: MessageFns<Asset> = {
         : undefined,
       visibility: isSet(object.visibility) ? globalThis.String(object.visibility) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
+      durationMs: isSet(object.durationMs)
+        ? globalThis.Number(object.durationMs)
+        : isSet(object.duration_ms)
+        ? globalThis.Number(object.duration_ms)
+        : undefined,
+      pages: isSet(object.pages) ? globalThis.Number(object.pages) : undefined,
+      placeholder: isSet(object.placeholder) ? globalThis.String(object.placeholder) : undefined,
     };
   },
 
@@ -525,6 +601,15 @@ export const Asset: MessageFns<Asset> = {
     if (message.name !== "") {
       obj.name = message.name;
     }
+    if (message.durationMs !== undefined) {
+      obj.durationMs = Math.round(message.durationMs);
+    }
+    if (message.pages !== undefined) {
+      obj.pages = Math.round(message.pages);
+    }
+    if (message.placeholder !== undefined) {
+      obj.placeholder = message.placeholder;
+    }
     return obj;
   },
 
@@ -545,6 +630,9 @@ export const Asset: MessageFns<Asset> = {
     message.createdAt = object.createdAt ?? undefined;
     message.visibility = object.visibility ?? "";
     message.name = object.name ?? "";
+    message.durationMs = object.durationMs ?? undefined;
+    message.pages = object.pages ?? undefined;
+    message.placeholder = object.placeholder ?? undefined;
     return message;
   },
 };
@@ -2042,7 +2130,7 @@ export const CreateSignedUrlRequest: MessageFns<CreateSignedUrlRequest> = {
 };
 
 function createBaseImageTransform(): ImageTransform {
-  return { w: undefined, h: undefined, fit: undefined, format: undefined, q: undefined };
+  return { w: undefined, h: undefined, fit: undefined, format: undefined, q: undefined, frame: undefined };
 }
 
 export const ImageTransform: MessageFns<ImageTransform> = {
@@ -2061,6 +2149,9 @@ export const ImageTransform: MessageFns<ImageTransform> = {
     }
     if (message.q !== undefined) {
       writer.uint32(40).uint32(message.q);
+    }
+    if (message.frame !== undefined) {
+      writer.uint32(48).uint32(message.frame);
     }
     return writer;
   },
@@ -2118,6 +2209,14 @@ export const ImageTransform: MessageFns<ImageTransform> = {
             message.q = reader.uint32();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.frame = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2137,6 +2236,7 @@ export const ImageTransform: MessageFns<ImageTransform> = {
       fit: isSet(object.fit) ? globalThis.String(object.fit) : undefined,
       format: isSet(object.format) ? globalThis.String(object.format) : undefined,
       q: isSet(object.q) ? globalThis.Number(object.q) : undefined,
+      frame: isSet(object.frame) ? globalThis.Number(object.frame) : undefined,
     };
   },
 
@@ -2157,6 +2257,9 @@ export const ImageTransform: MessageFns<ImageTransform> = {
     if (message.q !== undefined) {
       obj.q = Math.round(message.q);
     }
+    if (message.frame !== undefined) {
+      obj.frame = Math.round(message.frame);
+    }
     return obj;
   },
 
@@ -2170,6 +2273,7 @@ export const ImageTransform: MessageFns<ImageTransform> = {
     message.fit = object.fit ?? undefined;
     message.format = object.format ?? undefined;
     message.q = object.q ?? undefined;
+    message.frame = object.frame ?? undefined;
     return message;
   },
 };
@@ -2435,7 +2539,7 @@ export const GetWorkspacePolicyRequest: MessageFns<GetWorkspacePolicyRequest> = 
 };
 
 function createBaseSetWorkspacePolicyRequest(): SetWorkspacePolicyRequest {
-  return { allowedTypes: [], maxUploadBytes: undefined, defaultVisibility: "" };
+  return { allowedTypes: [], maxUploadBytes: undefined, defaultVisibility: "", stripImageMetadata: false };
 }
 
 export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = {
@@ -2448,6 +2552,9 @@ export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = 
     }
     if (message.defaultVisibility !== "") {
       writer.uint32(26).string(message.defaultVisibility);
+    }
+    if (message.stripImageMetadata !== false) {
+      writer.uint32(32).bool(message.stripImageMetadata);
     }
     return writer;
   },
@@ -2489,6 +2596,14 @@ export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = 
             message.defaultVisibility = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.stripImageMetadata = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2518,6 +2633,11 @@ export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = 
         : isSet(object.default_visibility)
         ? globalThis.String(object.default_visibility)
         : "",
+      stripImageMetadata: isSet(object.stripImageMetadata)
+        ? globalThis.Boolean(object.stripImageMetadata)
+        : isSet(object.strip_image_metadata)
+        ? globalThis.Boolean(object.strip_image_metadata)
+        : false,
     };
   },
 
@@ -2532,6 +2652,9 @@ export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = 
     if (message.defaultVisibility !== "") {
       obj.defaultVisibility = message.defaultVisibility;
     }
+    if (message.stripImageMetadata !== false) {
+      obj.stripImageMetadata = message.stripImageMetadata;
+    }
     return obj;
   },
 
@@ -2543,12 +2666,13 @@ export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = 
     message.allowedTypes = object.allowedTypes?.map((e) => e) || [];
     message.maxUploadBytes = object.maxUploadBytes ?? undefined;
     message.defaultVisibility = object.defaultVisibility ?? "";
+    message.stripImageMetadata = object.stripImageMetadata ?? false;
     return message;
   },
 };
 
 function createBaseWorkspacePolicy(): WorkspacePolicy {
-  return { allowedTypes: [], maxUploadBytes: 0, defaultVisibility: "" };
+  return { allowedTypes: [], maxUploadBytes: 0, defaultVisibility: "", stripImageMetadata: false };
 }
 
 export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
@@ -2561,6 +2685,9 @@ export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
     }
     if (message.defaultVisibility !== "") {
       writer.uint32(26).string(message.defaultVisibility);
+    }
+    if (message.stripImageMetadata !== false) {
+      writer.uint32(32).bool(message.stripImageMetadata);
     }
     return writer;
   },
@@ -2602,6 +2729,14 @@ export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
             message.defaultVisibility = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.stripImageMetadata = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2631,6 +2766,11 @@ export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
         : isSet(object.default_visibility)
         ? globalThis.String(object.default_visibility)
         : "",
+      stripImageMetadata: isSet(object.stripImageMetadata)
+        ? globalThis.Boolean(object.stripImageMetadata)
+        : isSet(object.strip_image_metadata)
+        ? globalThis.Boolean(object.strip_image_metadata)
+        : false,
     };
   },
 
@@ -2645,6 +2785,9 @@ export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
     if (message.defaultVisibility !== "") {
       obj.defaultVisibility = message.defaultVisibility;
     }
+    if (message.stripImageMetadata !== false) {
+      obj.stripImageMetadata = message.stripImageMetadata;
+    }
     return obj;
   },
 
@@ -2656,6 +2799,7 @@ export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
     message.allowedTypes = object.allowedTypes?.map((e) => e) || [];
     message.maxUploadBytes = object.maxUploadBytes ?? 0;
     message.defaultVisibility = object.defaultVisibility ?? "";
+    message.stripImageMetadata = object.stripImageMetadata ?? false;
     return message;
   },
 };

@@ -43,6 +43,10 @@ export interface ReadFileRequest {
    * parameters or a source that is not a transformable image or has more than
    * TRANSFORM_MAX_PIXELS pixels; UNAVAILABLE (with a retry hint) when the
    * transformation queue is full. The variant is made once and stored.
+   * With `frame`, a video's poster frame at that time (w, h, fit, format and
+   * q apply; JPEG by default): INVALID_ARGUMENT for a file that is not a
+   * video or a time past its end, UNIMPLEMENTED where the server has no
+   * ffmpeg.
    */
   transform?: ImageTransform | undefined;
 }
