@@ -17,13 +17,14 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = Object.freeze({
   token: { summary: 'print a bearer token the server accepts', load: async () => (await import('@switchyard/service')).tokenCommand },
   migrate: { summary: 'apply database migrations and exit', load: async () => (await import('@switchyard/service')).migrateCommand },
   gc: { summary: 'remove blobs no record points at, and partial writes a crash left', load: async () => (await import('@switchyard/service')).gcCommand },
+  'backfill-metadata': { summary: 'read the media facts of assets stored before they were read at upload', load: async () => (await import('@switchyard/service')).backfillMetadataCommand },
 });
 
 export const USAGE = `usage: switchyard <command> [options]
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, { summary }]) => `  ${name.padEnd(9)}${summary}`)
+  .map(([name, { summary }]) => `  ${name.padEnd(19)}${summary}`)
   .join('\n')}
 
 \`switchyard <command> --help\` tells more. Configuration comes from the

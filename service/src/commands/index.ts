@@ -2,3 +2,4 @@ export { serviceCommand, SERVICE_USAGE } from './service.js';
 export { tokenCommand, TOKEN_USAGE } from './token.js';
 export { migrateCommand, MIGRATE_USAGE } from './migrate.js';
 export { gcCommand, GC_USAGE } from './gc.js';
+export { backfillMetadataCommand, BACKFILL_USAGE } from './backfill-metadata.js';
