@@ -3,7 +3,7 @@
 // request of a view you left is aborted (the listing, the route watch).
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
-import type { Browser, Route } from 'playwright-core';
+import type { Route } from 'playwright-core';
 import { freshWorkspace } from '../rest/support/stack.js';
 import { browser, stack, useConsoleFixture } from './support/fixture.js';
 import { FIXTURES_DIR } from '../rest/support/fixtures.js';
@@ -21,6 +21,8 @@ test('deep links: a view and an asset\'s panel open from their url after signing
     await page.getByRole('dialog', { name: titleOf(asset) }).waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'detached' });
+    // The url follows the closed panel in the app's next render, not in the same task as the dialog's removal.
+    await page.waitForURL((url) => !url.search.includes('asset='), { timeout: 5_000 }).catch(() => undefined);
     t.false(page.url().includes('asset='), 'closing the panel leaves its url');
 
     await page.goto(`${stack.url}/console/routes`);
