@@ -138,19 +138,29 @@ test('gRPC: RESOURCE_EXHAUSTED carries the wait as a trailer and as google.rpc.R
     await service.stop();
     await target.cleanup();
   });
-  const auth = await service.auth(freshWorkspace());
-  const outcomes = await Promise.allSettled([0, 1, 2].map(() => service.clients.getAsset(auth, UNKNOWN_ASSET)));
-  const codes = outcomes.map((outcome) => ((outcome as PromiseRejectedResult).reason as ServiceError).code);
-  t.deepEqual(codes.sort(), [Status.RESOURCE_EXHAUSTED, Status.NOT_FOUND, Status.NOT_FOUND].sort());
-  const limited = outcomes.map((outcome) => (outcome as PromiseRejectedResult).reason as ServiceError).find((error) => error.code === Status.RESOURCE_EXHAUSTED)!;
-  const waitMs = Number(limited.metadata.get('switchyard-retry-after-ms')[0]);
-  t.true(waitMs > 0 && waitMs <= 500, `wait ${waitMs} ms`);
-  t.is(decodeStatusDetails(limited)?.errorInfo?.reason, 'RESOURCE_EXHAUSTED');
-  const raw = limited.metadata.get('grpc-status-details-bin')[0] as Buffer;
-  t.true(raw.includes(Buffer.from('type.googleapis.com/google.rpc.RetryInfo')));
-  // Client streams are charged once per call, and refused before a byte is read.
-  const upload = service.clients.upload(auth, {}, randomBytes(1000));
-  t.is(((await t.throwsAsync(upload)) as unknown as ServiceError).code, Status.RESOURCE_EXHAUSTED);
+  // The bucket gives one call back every 500 ms: a trial is judged only when its four calls fit in that. A busy
+  // machine can stretch them past it (CI beside other builds did), and then the trial runs again, up to five times.
+  for (let attempt = 1; ; attempt++) {
+    const auth = await service.auth(freshWorkspace());
+    const started = performance.now();
+    const outcomes = await Promise.allSettled([0, 1, 2].map(() => service.clients.getAsset(auth, UNKNOWN_ASSET)));
+    // Client streams are charged once per call, and refused before a byte is read.
+    const upload = await service.clients.upload(auth, {}, randomBytes(1000)).then(
+      (asset) => asset,
+      (error: unknown) => error as ServiceError,
+    );
+    if (performance.now() - started >= 450 && attempt < 5) continue;
+    const codes = outcomes.map((outcome) => ((outcome as PromiseRejectedResult).reason as ServiceError).code);
+    t.deepEqual(codes.sort(), [Status.RESOURCE_EXHAUSTED, Status.NOT_FOUND, Status.NOT_FOUND].sort());
+    const limited = outcomes.map((outcome) => (outcome as PromiseRejectedResult).reason as ServiceError).find((error) => error.code === Status.RESOURCE_EXHAUSTED)!;
+    const waitMs = Number(limited.metadata.get('switchyard-retry-after-ms')[0]);
+    t.true(waitMs > 0 && waitMs <= 500, `wait ${waitMs} ms`);
+    t.is(decodeStatusDetails(limited)?.errorInfo?.reason, 'RESOURCE_EXHAUSTED');
+    const raw = limited.metadata.get('grpc-status-details-bin')[0] as Buffer;
+    t.true(raw.includes(Buffer.from('type.googleapis.com/google.rpc.RetryInfo')));
+    t.is((upload as ServiceError).code, Status.RESOURCE_EXHAUSTED, 'the upload is refused');
+    break;
+  }
   // The file read RPC is public: never limited.
   t.is(await service.clients.healthCheck(''), 'SERVING');
 });
