@@ -21,6 +21,7 @@ import { peerTransformHit, peerTransformMiss } from './benchmarks/peer-transform
 import { peerFileServe } from './benchmarks/peer-file-serve.js';
 import { nginxFileServe } from './benchmarks/peer-nginx.js';
 import { consoleBench } from './benchmarks/console.js';
+import { posterFrameMiss, uploadThroughputVideo } from './benchmarks/media.js';
 import { plan } from './harness/plan.js';
 import { formatLine, formatPeerNote, writeResults, type BenchResult } from './harness/results.js';
 
@@ -41,6 +42,8 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'transform-miss': transformMiss,
   'transform-hit': transformHit,
   'transform-div2k-jpeg': transformDiv2k,
+  'upload-throughput-video': uploadThroughputVideo,
+  'poster-frame-miss': posterFrameMiss,
   console: consoleBench,
   // The peers users would install instead (issue 31): bench/README.md, "Peers".
   'peer-tus-upload': peerTusUpload,
