@@ -124,7 +124,7 @@ test('the REST client: routes, uploads from bytes and a Blob, replace, and the g
   const asset = await rest.uploadAsset(new Uint8Array(png), { label: 'logo', filename: 'logo.png' });
   t.is(asset.type, 'image/png');
   t.is(asset.size, png.length);
-  t.deepEqual(Object.keys(asset).sort(), ['height', 'id', 'label', 'name', 'sha256', 'size', 'type', 'uploadedAt', 'url', 'visibility', 'width'] satisfies (keyof RestAsset)[]);
+  t.deepEqual(Object.keys(asset).sort(), ['height', 'id', 'label', 'name', 'placeholder', 'sha256', 'size', 'type', 'uploadedAt', 'url', 'visibility', 'width'] satisfies (keyof RestAsset)[]);
   t.is(asset.name, 'logo.png');
   const replaced = await rest.replaceAsset(asset.id, new Blob([new Uint8Array(await PDF)]));
   t.is(replaced.id, asset.id);
