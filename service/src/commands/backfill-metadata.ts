@@ -2,8 +2,7 @@
 import { backfillMediaFacts, SwitchyardError } from '@switchyard/core';
 import { parseCommandArgs } from '@switchyard/runtime';
 import { loadServiceConfig } from '../config.js';
-import { createMigrator } from '../migrations/index.js';
-import { openStorage } from '../stores/open-storage.js';
+import { openCurrentStorage } from './current-storage.js';
 
 export const BACKFILL_USAGE = `usage: switchyard backfill-metadata [--limit <n>] [--dry-run] [--quiet]
 
@@ -30,13 +29,8 @@ export async function backfillMetadataCommand(args: readonly string[], env: Node
   const { limit, dryRun, quiet, help } = parseOptions(args);
   if (help) return void console.log(BACKFILL_USAGE);
   const config = loadServiceConfig(env);
-  // No migrations here, as with gc: a data command never changes the schema.
-  const storage = await openStorage(config.storage, { migrate: false });
+  const storage = await openCurrentStorage(config.storage);
   try {
-    const pending = (await createMigrator(storage.db).getMigrations()).filter((migration) => migration.executedAt === undefined);
-    if (pending.length > 0) {
-      throw new SwitchyardError('unavailable', `the database schema is not current (pending: ${pending.map((m) => m.name).join(', ')}): run switchyard migrate first`);
-    }
     const report = await backfillMediaFacts({
       assetStore: storage.assetStore,
       blobStore: storage.blobStore,

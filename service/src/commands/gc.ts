@@ -1,9 +1,8 @@
 // `switchyard gc [--grace 1h] [--dry-run]`: removes blobs that no asset record points at, expired resumable uploads, and partial writes a crash left.
-import { collectGarbage, DEFAULT_GC_GRACE_MS, SwitchyardError } from '@switchyard/core';
+import { collectGarbage, DEFAULT_GC_GRACE_MS } from '@switchyard/core';
 import { parseCommandArgs, parseDuration } from '@switchyard/runtime';
 import { loadServiceConfig } from '../config.js';
-import { createMigrator } from '../migrations/index.js';
-import { openStorage } from '../stores/open-storage.js';
+import { openCurrentStorage } from './current-storage.js';
 
 export const GC_USAGE = `usage: switchyard gc [--grace <30m|2h|1d|0>] [--dry-run]
 
@@ -25,13 +24,8 @@ export async function gcCommand(args: readonly string[], env: NodeJS.ProcessEnv)
   const { graceMs, dryRun, help } = parseOptions(args);
   if (help) return void console.log(GC_USAGE);
   const config = loadServiceConfig(env);
-  // No migrations here: collecting garbage must never change the schema.
-  const storage = await openStorage(config.storage, { migrate: false });
+  const storage = await openCurrentStorage(config.storage);
   try {
-    const pending = (await createMigrator(storage.db).getMigrations()).filter((migration) => migration.executedAt === undefined);
-    if (pending.length > 0) {
-      throw new SwitchyardError('unavailable', `the database schema is not current (pending: ${pending.map((m) => m.name).join(', ')}): run switchyard migrate first`);
-    }
     const { scanned, deleted, abandoned, expiredUploads, warnings } = await collectGarbage({ blobStore: storage.blobStore, assetStore: storage.assetStore, uploadStore: storage.uploadStore, graceMs, dryRun });
     const verb = dryRun ? 'would delete' : 'deleted';
     for (const id of expiredUploads) console.log(`${verb} expired upload ${id}`);
