@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PassThrough } from 'node:stream';
+import { Transform } from 'node:stream';
 import { SwitchyardError } from '../../errors.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import { loadSharp } from '../image-size.js';
@@ -44,10 +44,15 @@ export async function stripImageMetadata(blobStore: BlobStore, key: string, type
   let size = 0;
   let shown: { width: number; height: number } | undefined;
   pipeline.on('info', (info: { width: number; height: number; pageHeight?: number }) => void (shown = { width: info.width, height: info.pageHeight ?? info.height }));
-  const counted = new PassThrough();
-  counted.on('data', (chunk: Buffer) => {
-    hash.update(chunk);
-    size += chunk.length;
+  // Counted as the store reads, not by a 'data' listener: that would set the stream flowing before the store
+  // attaches (a disk put first makes its temp folder), and the chunks of that moment would be counted, hashed
+  // and never stored: a record larger than its file (CI saw the file url's answer cut short).
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      size += chunk.length;
+      done(null, chunk);
+    },
   });
   pipeline.on('error', (error) => counted.destroy(error));
   try {
