@@ -50,6 +50,8 @@ test('leaving a view aborts what it still has in flight: the asset listing and t
   try {
     await signIn(page, tab.token);
     await page.waitForFunction(() => document.querySelector('.table-foot')?.textContent === 'Loading assets…');
+    // The page says it is loading as it sends; the route handler hears of the request a moment later.
+    for (let waited = 0; held.length === 0 && waited < 5_000; waited += 20) await page.waitForTimeout(20);
     t.is(held.length, 1);
     const listing = held[0]!.request();
     const listingAborted = page.waitForEvent('requestfailed', { predicate: (request) => request === listing });
