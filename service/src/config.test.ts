@@ -117,6 +117,12 @@ const badValues: Array<[string, NodeJS.ProcessEnv, RegExp]> = [
   ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }, /LOG_LEVEL: "verbose" is not a log level/],
   ['STORAGE_TIMEOUT_MS', { STORAGE_TIMEOUT_MS: '5s' }, /STORAGE_TIMEOUT_MS: "5s" is not a positive whole number/],
   ['STORAGE_TIMEOUT_MS', { STORAGE_TIMEOUT_MS: '0' }, /STORAGE_TIMEOUT_MS: "0" is not a positive whole number/],
+  ['EVENTS_URL', { EVENTS_URL: 'http://127.0.0.1:6379' }, /EVENTS_URL: .* is not a redis:\/\/, rediss:\/\/ or nats:\/\/ URL/],
+  ['EVENTS_URL', { EVENTS_URL: 'redis' }, /EVENTS_URL: "redis" is not a URL/],
+  ['RATE_LIMIT_STORE', { RATE_LIMIT_STORE: 'memcached' }, /RATE_LIMIT_STORE: "memcached" is not a rate limit store/],
+  ['RATE_LIMIT_STORE', { RATE_LIMIT_STORE: 'redis' }, /RATE_LIMIT_STORE: is redis, but no Redis is named/],
+  ['RATE_LIMIT_STORE', { RATE_LIMIT_STORE: 'redis', EVENTS_URL: 'nats://127.0.0.1:4222' }, /RATE_LIMIT_STORE: is redis, but no Redis is named/],
+  ['RATE_LIMIT_REDIS_URL', { RATE_LIMIT_REDIS_URL: 'nats://127.0.0.1:4222' }, /RATE_LIMIT_REDIS_URL: .* is not a redis:\/\/ or rediss:\/\/ URL/],
 ];
 
 for (const [variable, env, message] of badValues) {
@@ -140,4 +146,18 @@ test('neither a database password nor a secret is echoed', (t) => {
   t.regex(database.message, /mysql:\/\/user:\*\*\*@host/);
   const secret = refusal({ AUTH_SECRET: 'tiny-secret' });
   t.false(secret.message.includes('tiny-secret'));
+});
+
+test('scale-out: no broker by default; EVENTS_URL picks Redis or NATS; shared limits take their own Redis, else the events one', (t) => {
+  t.deepEqual(loadServiceConfig({}).scale, { events: undefined, rateLimitStore: { kind: 'memory' } });
+  t.deepEqual(loadServiceConfig({ EVENTS_URL: 'nats://127.0.0.1:4222' }).scale.events, { kind: 'nats', url: 'nats://127.0.0.1:4222' });
+  const redis = loadServiceConfig({ EVENTS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_STORE: 'redis' }).scale;
+  t.deepEqual(redis, { events: { kind: 'redis', url: 'redis://127.0.0.1:6379' }, rateLimitStore: { kind: 'redis', url: 'redis://127.0.0.1:6379' } });
+  const own = loadServiceConfig({ EVENTS_URL: 'nats://127.0.0.1:4222', RATE_LIMIT_STORE: 'redis', RATE_LIMIT_REDIS_URL: 'redis://10.0.0.5:6380/2' }).scale;
+  t.deepEqual(own.rateLimitStore, { kind: 'redis', url: 'redis://10.0.0.5:6380/2' });
+});
+
+test('a broker password is not echoed', (t) => {
+  const error = refusal({ EVENTS_URL: 'http://user:hunter2@broker' });
+  t.false(error.message.includes('hunter2'));
 });

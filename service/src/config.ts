@@ -8,6 +8,7 @@ import {
   httpUrlVariable,
   no,
   parseEnv,
+  redactUrlPassword,
   portVariable,
   reasonedRule,
   rule,
@@ -22,6 +23,7 @@ import {
   type LogLevel,
   type Refusal,
 } from '@switchyard/runtime';
+import { checkScaleVariables, SCALE_VARIABLES, scaleConfigFrom, type ScaleConfig } from './scale/scale-config.js';
 import { SERVICE_LIMIT_VARIABLES, serviceLimitsFrom, type ServiceLimits } from './limits/limits-config.js';
 import { parseUrlSigningKeys, type ConfiguredUrlKey } from './url-signing-keys.js';
 import { resolveFfmpeg } from './ffmpeg-path.js';
@@ -62,6 +64,8 @@ export interface ServiceConfig {
   readonly urlSigningKeys?: readonly ConfiguredUrlKey[] | undefined;
   /** FFMPEG_PATH, else `ffmpeg` on PATH: what makes videos' poster frames (`?frame`); none: 501. */
   readonly ffmpegPath?: string | undefined;
+  /** EVENTS_URL, RATE_LIMIT_STORE and RATE_LIMIT_REDIS_URL: what instances share (scale/scale-config.ts). */
+  readonly scale: ScaleConfig;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -85,7 +89,7 @@ export const serviceEnv = envSchema(
     DATA_DIR: z.string().optional().default(DEFAULTS.dataDir).transform((dir) => resolve(dir)),
     CDN_URL: httpUrlVariable(),
     STORAGE_TIMEOUT_MS: wholeNumberVariable(DEFAULT_STORAGE_TIMEOUT_MS, 1, Number.MAX_SAFE_INTEGER, 'is not a positive whole number of milliseconds'),
-    DATABASE_URL: shownAs(reasonedRule(mysqlUrl).optional(), redactUrl),
+    DATABASE_URL: shownAs(reasonedRule(mysqlUrl).optional(), redactUrlPassword),
     BLOB_STORE: rule((raw) => (raw === 'disk' || raw === 's3' ? raw : undefined), 'is not a blob store (disk or s3)').optional().default('disk'),
     S3_BUCKET: rule((raw) => (/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(raw) ? raw : undefined), 'is not a valid bucket name (3-63 of a-z 0-9 . -)').optional(),
     S3_ENDPOINT: httpUrlVariable(),
@@ -108,6 +112,7 @@ export const serviceEnv = envSchema(
     // The system's own, read only to find ffmpeg when FFMPEG_PATH is unset.
     PATH: z.string().optional(),
     ...SERVICE_LIMIT_VARIABLES,
+    ...SCALE_VARIABLES,
   },
   (values, refuse) => {
     if (values['BLOB_STORE'] === 's3' && values['S3_BUCKET'] === undefined) refuse('S3_BUCKET', 'is required when BLOB_STORE=s3', { showValue: false });
@@ -117,6 +122,7 @@ export const serviceEnv = envSchema(
       refuse('AUTH_JWKS_URL', 'cannot be combined with AUTH_SECRET: set one way of verifying tokens', { showValue: false });
     }
   },
+  checkScaleVariables,
 );
 
 export type ServiceEnv = EnvValues<typeof serviceEnv.shape>;
@@ -158,6 +164,7 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     routeWatch: { pollMs: env.WATCH_POLL_MS, heartbeatMs: env.WATCH_HEARTBEAT_MS },
     transforms: { sizes: env.TRANSFORM_SIZES ?? DEFAULT_TRANSFORM_SIZES, maxPixels: env.TRANSFORM_MAX_PIXELS, concurrency: env.TRANSFORM_CONCURRENCY },
     ffmpegPath: resolveFfmpeg(env.FFMPEG_PATH, env.PATH),
+    scale: scaleConfigFrom(env),
   });
 }
 
@@ -187,7 +194,3 @@ function mysqlUrl(raw: string): string | Refusal {
   return raw;
 }
 
-/** Error messages must never echo a database password. */
-function redactUrl(raw: string): string {
-  return raw.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
-}

@@ -92,3 +92,8 @@ export const SHARED_VARIABLES = Object.freeze({
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrlVariable(),
   OTEL_SERVICE_NAME: rule((raw) => (/^[\x21-\x7e]{1,128}$/.test(raw) ? raw : undefined), 'is not a service name (1-128 printable ASCII characters, no spaces)').optional(),
 });
+
+/** A URL as refusals may show it: never with its password (`mysql://user:***@host/db`). */
+export function redactUrlPassword(raw: string): string {
+  return raw.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+}
