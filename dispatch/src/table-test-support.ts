@@ -1,0 +1,31 @@
+import { SyncedRouteTable, type Route } from '@switchyard/core/routes';
+
+/** A SyncedRouteTable fed by hand, as routes.watch would: a snapshot, then changes, each at the next revision. */
+export class FedTable {
+  readonly table = new SyncedRouteTable();
+  #revision = 0;
+  #ids = 0;
+
+  constructor(routes: readonly Omit<Route, 'id' | 'createdAt' | 'updatedAt' | 'revision'>[] = []) {
+    this.table.apply({ type: 'reset', revision: ++this.#revision });
+    for (const route of routes) this.table.apply({ type: 'upsert', revision: this.#revision, route: this.#route(route) });
+    this.table.apply({ type: 'synced', revision: this.#revision });
+  }
+
+  upsert(fields: Omit<Route, 'id' | 'createdAt' | 'updatedAt' | 'revision'>, id?: string): Route {
+    const route = this.#route(fields, id, ++this.#revision);
+    this.table.apply({ type: 'upsert', revision: this.#revision, route });
+    return route;
+  }
+
+  delete(id: string): void {
+    this.table.apply({ type: 'delete', revision: ++this.#revision, id });
+  }
+
+  #route(fields: Omit<Route, 'id' | 'createdAt' | 'updatedAt' | 'revision'>, id = `rt_${String(++this.#ids).padStart(26, '0')}`, revision = this.#revision): Route {
+    const now = new Date(0);
+    return Object.freeze({ ...fields, id, createdAt: now, updatedAt: now, revision });
+  }
+}
+
+export const silent = { warn: () => {}, error: () => {} };
