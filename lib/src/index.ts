@@ -1,7 +1,7 @@
 // The curated public API of the Switchyard core library.
 
 export { createSwitchyard, DEFAULT_MAX_UPLOAD_BYTES } from './switchyard.js';
-export type { Switchyard, SwitchyardOptions } from './switchyard.js';
+export type { Switchyard, SwitchyardOptions, RouteWatchOptions } from './switchyard.js';
 
 export { SwitchyardError, ERROR_CODES, isSwitchyardError, toSwitchyardError, invalidArgument } from './errors.js';
 export type { ErrorCode, ErrorDetail } from './errors.js';
@@ -69,12 +69,14 @@ export { DEFAULT_FINISH_CLAIM_MS, DEFAULT_UPLOAD_EXPIRY_MS, MAX_CONCAT_PARTS, UP
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './ports/index.js';
 export type { RouteRecord, NewRouteRecord, RouteRecordUpdate, RouteChange, RouteCursor, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, FactsQuery, SwapAttributes, BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites, TokenVerifier } from './ports/index.js';
 export { assertBlobKey, assertBlobOffset, blobTooShort } from './ports/index.js';
+export type { ChangeFeed, ChangeFeedListener } from './ports/index.js';
+export { ChangeFeedListeners } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';
 export type { CollectGarbageOptions, GarbageReport } from './maintenance/collect-garbage.js';
 export { backfillMediaFacts } from './maintenance/backfill-media-facts.js';
 export type { BackfillOptions, BackfillReport } from './maintenance/backfill-media-facts.js';
 
-export { MemoryRouteStore, MemoryAssetStore, MemoryBlobStore, MemoryUploadStore, memoryAdapters } from './memory/index.js';
+export { MemoryRouteStore, MemoryAssetStore, MemoryBlobStore, MemoryUploadStore, LoopbackChangeFeed, memoryAdapters } from './memory/index.js';
 export { DEFAULT_ROUTE_HISTORY } from './memory/memory-route-store.js';
-export { DEFAULT_WATCH_POLL_MS, DEFAULT_WATCH_HEARTBEAT_MS } from './routes/route-service.js';
+export { DEFAULT_WATCH_POLL_MS, DEFAULT_WATCH_HEARTBEAT_MS, DEFAULT_WATCH_SAFETY_POLL_MS } from './routes/route-service.js';

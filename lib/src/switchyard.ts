@@ -6,6 +6,7 @@ import { createUlidSource, type IdSource } from './ids.js';
 import type { AssetStore } from './ports/asset-store.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { RouteStore } from './ports/route-store.js';
+import type { ChangeFeed } from './ports/change-feed.js';
 import { createRouteService } from './routes/route-service.js';
 import { createUrlSigner, randomUrlSigningKey, type UrlSigningKey } from './assets/signed-urls.js';
 import { availableParallelism } from 'node:os';
@@ -61,10 +62,24 @@ export interface SwitchyardOptions {
   readonly posterFrames?: Partial<PosterFrameConfig> | undefined;
   /** Small files served by url kept in memory: at most `maxBytes` in all (default 64 MiB; 0 turns it off), files up to `maxFileBytes` (default 256 KiB). */
   readonly fileCache?: Partial<FileCacheConfig> | undefined;
-  /** Route watches: how often a watched workspace is checked for changes made through other instances (ms, default 250), and the heartbeat interval (ms, default 15000). */
-  readonly routeWatch?: { readonly pollMs?: number | undefined; readonly heartbeatMs?: number | undefined } | undefined;
+  /**
+   * Route watches: how often a watched workspace is checked for changes made
+   * through other instances (`pollMs`, default 250), and the heartbeat
+   * interval (`heartbeatMs`, default 15000). With a `feed` shared by every
+   * instance (a broker), watchers wake on its messages and a watched
+   * workspace is read only every `safetyPollMs` (default 30000), or every
+   * `pollMs` while the feed is down.
+   */
+  readonly routeWatch?: RouteWatchOptions | undefined;
   readonly clock?: Clock | undefined;
   readonly ids?: IdSource | undefined;
+}
+
+export interface RouteWatchOptions {
+  readonly pollMs?: number | undefined;
+  readonly heartbeatMs?: number | undefined;
+  readonly feed?: ChangeFeed | undefined;
+  readonly safetyPollMs?: number | undefined;
 }
 
 /** The core, wired to its adapters. */
@@ -106,9 +121,17 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       fileCache: new FileCache(fileCacheConfig(options.fileCache)),
       describer,
   });
-  const { uploadStore } = options;
+  const { uploadStore, routeWatch: watch } = options;
   return Object.freeze({
-    routes: createRouteService({ store: options.routeStore, clock, ids, watchPollMs: options.routeWatch?.pollMs, watchHeartbeatMs: options.routeWatch?.heartbeatMs }),
+    routes: createRouteService({
+      store: options.routeStore,
+      clock,
+      ids,
+      watchPollMs: watch?.pollMs,
+      watchHeartbeatMs: watch?.heartbeatMs,
+      watchFeed: watch?.feed,
+      watchSafetyPollMs: watch?.safetyPollMs,
+    }),
     assets,
     uploads: uploadStore ? createResumableUploads({ uploadStore, assetStore: options.assetStore, blobStore: options.blobStore, assets, clock, ids, maxUploadBytes, expiryMs }) : undefined,
     close: () => describer.close(),

@@ -2,8 +2,9 @@ import { MemoryAssetStore } from './memory-asset-store.js';
 import { MemoryBlobStore } from './memory-blob-store.js';
 import { MemoryRouteStore } from './memory-route-store.js';
 import { MemoryUploadStore } from './memory-upload-store.js';
+import { LoopbackChangeFeed } from './loopback-change-feed.js';
 
-export { MemoryAssetStore, MemoryBlobStore, MemoryRouteStore, MemoryUploadStore };
+export { MemoryAssetStore, MemoryBlobStore, MemoryRouteStore, MemoryUploadStore, LoopbackChangeFeed };
 
 /** One fresh set of in-memory stores, ready to spread into `createSwitchyard`. */
 export function memoryAdapters(): { routeStore: MemoryRouteStore; assetStore: MemoryAssetStore; blobStore: MemoryBlobStore; uploadStore: MemoryUploadStore } {

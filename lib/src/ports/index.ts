@@ -5,3 +5,5 @@ export type { TokenVerifier } from './token-verifier.js';
 export { assertBlobKey } from './blob-key.js';
 export { assertBlobOffset, blobTooShort } from './blob-offset.js';
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './upload-store.js';
+export type { ChangeFeed, ChangeFeedListener } from './change-feed.js';
+export { ChangeFeedListeners } from './change-feed-listeners.js';

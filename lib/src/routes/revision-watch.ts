@@ -1,4 +1,14 @@
+import type { ChangeFeed } from '../ports/change-feed.js';
 import type { RouteStore } from '../ports/route-store.js';
+
+export interface RevisionWatchOptions {
+  /** Polling interval without a feed, and while the feed is down (ms). */
+  readonly pollMs: number;
+  /** Where other instances' writes are heard; none: poll every `pollMs`. */
+  readonly feed?: ChangeFeed | undefined;
+  /** With the feed up, each watched workspace is still read once per this interval, at a random point of its second half (ms). */
+  readonly safetyPollMs: number;
+}
 
 interface Waiter {
   readonly revision: number;
@@ -6,85 +16,184 @@ interface Waiter {
 }
 
 interface WorkspaceHead {
-  head: number;
+  /** The highest revision the store said, or a write through this process committed. */
+  confirmed: number;
+  /** The highest revision the feed announced: wakes waiters, but is not trusted (another deployment's message) until the store confirms it. */
+  heard: number;
   readonly waiters: Set<Waiter>;
   timer: NodeJS.Timeout | undefined;
   polling: Promise<void> | undefined;
+  /** A poll was asked for while one was running, which may have read too early. */
+  pollAgain: boolean;
 }
 
 /**
  * Tells route watchers when their workspace's revision has moved past theirs.
- * One poll of `store.revision` per watched workspace every `pollMs`, however
- * many watchers it has (the store is shared by every instance, so a change
- * made through another instance is seen within one interval); writes through
- * this process `nudge` at once. Polling stops when a workspace has no waiter.
+ *
+ * Without a feed: one read of `store.revision` per watched workspace every
+ * `pollMs`, however many watchers it has; writes through this process wake
+ * watchers at once. With a feed that is up: watchers wake on its messages,
+ * which carry the revision (no read), and each watched workspace is read only
+ * as a safety net every `safetyPollMs` (staggered, so thousands of workspaces
+ * do not poll in one tick); a lost message delays a change by at most that.
+ * While the feed is down, polling every `pollMs` takes over; when it comes
+ * back, every watched workspace is read once (messages lost meanwhile).
  */
 export class RevisionWatch {
   readonly #store: Pick<RouteStore, 'revision'>;
-  readonly #pollMs: number;
+  readonly #options: RevisionWatchOptions;
   readonly #workspaces = new Map<string, WorkspaceHead>();
+  #feedUp = false;
+  #unsubscribe: (() => void) | undefined;
 
-  constructor(store: Pick<RouteStore, 'revision'>, pollMs: number) {
+  constructor(store: Pick<RouteStore, 'revision'>, options: RevisionWatchOptions) {
     this.#store = store;
-    this.#pollMs = pollMs;
+    this.#options = options;
   }
 
-  /** Resolves once the workspace's revision is past `revision`, after `timeoutMs`, or when `signal` aborts, whichever comes first. */
-  wait(workspace: string, revision: number, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
-    const state = this.#state(workspace);
-    if (state.head > revision || signal?.aborted) return Promise.resolve();
+  /**
+   * Resolves once the workspace's revision is past `revision` (with `true`),
+   * or with `false` after `timeoutMs` or when `signal` aborts, whichever
+   * comes first. `false` means no change was seen: there is nothing to read.
+   */
+  wait(workspace: string, revision: number, timeoutMs: number, signal: AbortSignal | undefined): Promise<boolean> {
+    const existing = this.#workspaces.get(workspace);
+    if (signal?.aborted) return Promise.resolve(false);
+    if (existing && existing.confirmed > revision) return Promise.resolve(true);
+    const state = existing ?? this.#create(workspace);
     return new Promise((resolve) => {
-      const done = (): void => {
+      const done = (moved: boolean): void => {
         clearTimeout(timeout);
-        signal?.removeEventListener('abort', done);
+        signal?.removeEventListener('abort', stop);
         state.waiters.delete(waiter);
-        if (state.waiters.size === 0) this.#stop(workspace, state);
-        resolve();
+        if (state.waiters.size === 0) this.#idle(workspace, state);
+        resolve(moved);
       };
-      const waiter: Waiter = { revision, wake: done };
-      const timeout = setTimeout(done, timeoutMs);
-      signal?.addEventListener('abort', done, { once: true });
+      const stop = (): void => done(false);
+      const waiter: Waiter = { revision, wake: () => done(true) };
+      const timeout = setTimeout(stop, timeoutMs);
+      signal?.addEventListener('abort', stop, { once: true });
+      const first = state.waiters.size === 0;
       state.waiters.add(waiter);
-      this.#start(workspace, state);
+      // A fresh head (the feed may have spoken before we listened) or an announced one: ask the store now.
+      if (this.#slow && (existing === undefined || state.heard > revision)) void this.#poll(state, workspace);
+      if (first) this.#schedule(workspace, state, this.#nextDelay());
     });
   }
 
-  /** A write through this process: look now rather than at the next interval. */
-  nudge(workspace: string): void {
+  /** A write through this process committed `revision`: its watchers wake without a read. */
+  committed(workspace: string, revision: number): void {
     const state = this.#workspaces.get(workspace);
-    if (state && state.waiters.size > 0) void this.#poll(state, workspace);
+    if (!state) return;
+    state.confirmed = Math.max(state.confirmed, revision);
+    this.#wake(state, state.confirmed);
   }
 
-  #state(workspace: string): WorkspaceHead {
-    let state = this.#workspaces.get(workspace);
-    if (!state) this.#workspaces.set(workspace, (state = { head: 0, waiters: new Set(), timer: undefined, polling: undefined }));
+  /** With the feed up, polls are only the safety net. */
+  get #slow(): boolean {
+    return this.#options.feed !== undefined && this.#feedUp;
+  }
+
+  #create(workspace: string): WorkspaceHead {
+    const state: WorkspaceHead = { confirmed: 0, heard: 0, waiters: new Set(), timer: undefined, polling: undefined, pollAgain: false };
+    if (this.#workspaces.size === 0) this.#listen();
+    this.#workspaces.set(workspace, state);
     return state;
   }
 
-  #start(workspace: string, state: WorkspaceHead): void {
-    if (state.timer !== undefined) return;
-    state.timer = setInterval(() => void this.#poll(state, workspace), this.#pollMs);
+  /** The feed is heard while any workspace is watched: one listener per core, however many workspaces. */
+  #listen(): void {
+    const { feed } = this.#options;
+    if (!feed || this.#unsubscribe) return;
+    this.#feedUp = feed.up;
+    this.#unsubscribe = feed.subscribe({
+      revision: (workspace, revision) => {
+        const state = this.#workspaces.get(workspace);
+        if (!state || revision <= state.heard) return;
+        state.heard = revision;
+        this.#wake(state, revision);
+      },
+      state: (up) => this.#feedChanged(up),
+    });
+  }
+
+  #feedChanged(up: boolean): void {
+    this.#feedUp = up;
+    for (const [workspace, state] of [...this.#workspaces]) {
+      if (state.waiters.size === 0) {
+        // Kept only while the feed vouched for its head; no longer.
+        if (!up) this.#forget(workspace, state);
+        continue;
+      }
+      // Back up: one read each for what was published while it was down. Down: fast polling, staggered over one interval.
+      if (up) void this.#poll(state, workspace);
+      this.#schedule(workspace, state, up ? this.#nextDelay() : Math.random() * this.#options.pollMs);
+    }
+  }
+
+  /**
+   * No waiter left. Polling: the head goes stale at once, so it is forgotten
+   * (re-read on the next watch). Feed up: it stays current from messages
+   * alone, so the watcher's next wait (right after it reads the change) needs
+   * no read; it is forgotten after a safety interval without a watcher.
+   */
+  #idle(workspace: string, state: WorkspaceHead): void {
+    clearTimeout(state.timer);
+    state.timer = undefined;
+    if (!this.#slow) {
+      this.#forget(workspace, state);
+      return;
+    }
+    state.timer = setTimeout(() => this.#forget(workspace, state), this.#options.safetyPollMs);
     state.timer.unref();
   }
 
-  #stop(workspace: string, state: WorkspaceHead): void {
-    clearInterval(state.timer);
+  #forget(workspace: string, state: WorkspaceHead): void {
+    clearTimeout(state.timer);
     state.timer = undefined;
-    // Forget idle workspaces: their head is re-read on the next watch.
-    if (state.polling === undefined) this.#workspaces.delete(workspace);
+    if (this.#workspaces.get(workspace) === state) this.#workspaces.delete(workspace);
+    if (this.#workspaces.size === 0) {
+      this.#unsubscribe?.();
+      this.#unsubscribe = undefined;
+    }
+  }
+
+  #nextDelay(): number {
+    const { pollMs, safetyPollMs } = this.#options;
+    return this.#slow ? safetyPollMs * (0.5 + Math.random() / 2) : pollMs;
+  }
+
+  #schedule(workspace: string, state: WorkspaceHead, delayMs: number): void {
+    clearTimeout(state.timer);
+    state.timer = setTimeout(() => {
+      if (state.waiters.size === 0) return;
+      void this.#poll(state, workspace);
+      this.#schedule(workspace, state, this.#nextDelay());
+    }, delayMs);
+    state.timer.unref();
   }
 
   #poll(state: WorkspaceHead, workspace: string): Promise<void> {
-    state.polling ??= (async () => {
-      try {
-        state.head = Math.max(state.head, await this.#store.revision(workspace));
-      } catch {
-        // The store is down: watchers keep their table and heartbeats; the next poll tries again.
-      } finally {
-        state.polling = undefined;
-      }
-      for (const waiter of [...state.waiters]) if (state.head > waiter.revision) waiter.wake();
+    if (state.polling) {
+      state.pollAgain = true;
+      return state.polling;
+    }
+    state.polling = (async () => {
+      do {
+        state.pollAgain = false;
+        try {
+          state.confirmed = Math.max(state.confirmed, await this.#store.revision(workspace));
+        } catch {
+          // The store is down: watchers keep their table and heartbeats; the next poll tries again.
+        }
+        this.#wake(state, state.confirmed);
+      } while (state.pollAgain && state.waiters.size > 0);
+      state.polling = undefined;
     })();
     return state.polling;
+  }
+
+  #wake(state: WorkspaceHead, head: number): void {
+    for (const waiter of [...state.waiters]) if (head > waiter.revision) waiter.wake();
   }
 }

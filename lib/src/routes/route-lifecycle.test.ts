@@ -2,6 +2,8 @@ import test from 'ava';
 import { createPrincipal } from '../auth/principal.js';
 import { SwitchyardError } from '../errors.js';
 import { createUlidSource } from '../ids.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LoopbackChangeFeed } from '../memory/loopback-change-feed.js';
 import { MemoryRouteStore } from '../memory/memory-route-store.js';
 import { createRouteService } from './route-service.js';
 import { SyncedRouteTable } from './synced-route-table.js';
@@ -142,3 +144,24 @@ test('property: after random creates, updates and deletes (conflicts included) t
 function byId(routes: readonly { id: string }[]) {
   return [...routes].sort((x, y) => (x.id < y.id ? -1 : 1));
 }
+
+test('two instances on one change feed: a write through one reaches a watcher on the other without polling the store', async (t) => {
+  const store = new MemoryRouteStore();
+  let reads = 0;
+  const counted = new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === 'revision') return (workspace: string) => (reads++, target.revision(workspace));
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const feed = new LoopbackChangeFeed();
+  const make = () => createRouteService({ store: counted, clock: { now: () => new Date() }, ids: createUlidSource(), watchPollMs: 20, watchFeed: feed, watchSafetyPollMs: 60_000, watchHeartbeatMs: 5_000 });
+  const [a, b] = [make(), make()];
+  const events = await collect(b, 0, (seen) => seen.some((event) => event.type === 'upsert'), async () => {
+    await sleep(200);
+    await a.create(alice, { method: 'GET', path: '/x', handler: 'h' });
+  });
+  t.deepEqual(kinds(events), ['reset@0', 'synced@0', 'upsert@1']);
+  t.true(reads <= 1, `${reads} revision reads in 200 ms of watching and one change (polling: about 10)`);
+});

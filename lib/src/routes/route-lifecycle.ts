@@ -12,8 +12,8 @@ import type { Route, RouteListInput, RoutePage, UpdateRouteInput } from './types
 interface Deps {
   readonly store: RouteStore;
   readonly clock: Clock;
-  /** Told after every committed write, so local watchers hear of it without waiting for a poll. */
-  readonly changed: (workspace: string) => void;
+  /** Told after every committed write and the revision it made, so watchers (here and on other instances) hear of it without waiting for a poll. */
+  readonly changed: (workspace: string, revision: number) => void;
 }
 
 export function routeNotFound(): SwitchyardError {
@@ -47,15 +47,16 @@ export async function updateRoute(deps: Deps, principal: Principal, id: string, 
   const update = deps.store.update(principal.workspace, routeId, { method, path: pattern.source, shape: pattern.shape, middleware, handler, updatedAt });
   const record = await nameTheConflict(deps.store, principal.workspace, { id: routeId, method, shape: pattern.shape }, update);
   if (!record) throw routeNotFound();
-  deps.changed(principal.workspace);
+  deps.changed(principal.workspace, record.revision);
   return toRoute(record);
 }
 
 export async function deleteRoute(deps: Deps, principal: Principal, id: string): Promise<void> {
   requireScope(principal, 'routes:write');
   const routeId = assertId('route', id);
-  if (!(await deps.store.delete(principal.workspace, routeId))) throw routeNotFound();
-  deps.changed(principal.workspace);
+  const deleted = await deps.store.delete(principal.workspace, routeId);
+  if (!deleted) throw routeNotFound();
+  deps.changed(principal.workspace, deleted.revision);
 }
 
 function cursorOf(token: string, binding: string): { createdAt: Date; id: string } {

@@ -2,6 +2,7 @@ import { requireScope, type Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { SwitchyardError } from '../errors.js';
 import { assertId, type IdSource } from '../ids.js';
+import type { ChangeFeed } from '../ports/change-feed.js';
 import type { NewRouteRecord, RouteStore } from '../ports/route-store.js';
 import { RevisionWatch } from './revision-watch.js';
 import { deleteRoute, listRoutes, routeNotFound, updateRoute } from './route-lifecycle.js';
@@ -18,14 +19,19 @@ export interface RouteServiceDeps {
   readonly ids: IdSource;
   /** How many workspaces keep a compiled matcher in memory (default 1000). */
   readonly cachedWorkspaces?: number | undefined;
-  /** How often watchers' workspaces are checked for changes made elsewhere (default 250 ms). */
+  /** How often watchers' workspaces are checked for changes made elsewhere, without a feed or while it is down (default 250 ms). */
   readonly watchPollMs?: number | undefined;
+  /** Where writes are announced to every instance, and heard from them; none: watchers poll. */
+  readonly watchFeed?: ChangeFeed | undefined;
+  /** With the feed up, watched workspaces are still read once per this interval (default 30 s): the most a lost message delays a change. */
+  readonly watchSafetyPollMs?: number | undefined;
   /** A watch sends a heartbeat after this long without another event (default 15 s). */
   readonly watchHeartbeatMs?: number | undefined;
 }
 
 export const DEFAULT_WATCH_POLL_MS = 250;
 export const DEFAULT_WATCH_HEARTBEAT_MS = 15_000;
+export const DEFAULT_WATCH_SAFETY_POLL_MS = 30_000;
 
 /**
  * Route operations over a RouteStore. Each one checks the principal's scope
@@ -35,8 +41,15 @@ export const DEFAULT_WATCH_HEARTBEAT_MS = 15_000;
 export function createRouteService(deps: RouteServiceDeps): RouteService {
   const { store, clock, ids } = deps;
   const tables = new RouteTableCache(store, deps.cachedWorkspaces ?? 1000);
-  const revisions = new RevisionWatch(store, deps.watchPollMs ?? DEFAULT_WATCH_POLL_MS);
-  const lifecycle = { store, clock, changed: (workspace: string) => revisions.nudge(workspace) };
+  const feed = deps.watchFeed;
+  const revisions = new RevisionWatch(store, { pollMs: deps.watchPollMs ?? DEFAULT_WATCH_POLL_MS, feed, safetyPollMs: deps.watchSafetyPollMs ?? DEFAULT_WATCH_SAFETY_POLL_MS });
+  const changed = (workspace: string, revision: number): void => {
+    revisions.committed(workspace, revision);
+    // The write has committed and stands: a message that cannot go out only delays other instances' watchers
+    // until their next poll. The feed's adapter counts and logs the failure.
+    feed?.publish(workspace, revision).catch(() => undefined);
+  };
+  const lifecycle = { store, clock, changed };
   const watch = { store, revisions, heartbeatMs: deps.watchHeartbeatMs ?? DEFAULT_WATCH_HEARTBEAT_MS };
 
   return Object.freeze({
@@ -57,7 +70,7 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
         updatedAt: createdAt,
       };
       const stored = await nameTheConflict(store, principal.workspace, record, store.insert(record));
-      lifecycle.changed(principal.workspace);
+      changed(principal.workspace, stored.revision);
       return toRoute(stored);
     },
 

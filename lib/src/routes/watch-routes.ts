@@ -49,9 +49,14 @@ export async function* watchRoutes(deps: WatchDeps, principal: Principal, option
     // A full batch: more are waiting; else wait for the next change, or send a heartbeat.
     if (pending.length < CHANGE_BATCH) {
       const before = Date.now();
-      await deps.revisions.wait(workspace, revision, deps.heartbeatMs, signal);
+      const moved = await deps.revisions.wait(workspace, revision, deps.heartbeatMs, signal);
       if (signal?.aborted) return;
       if (Date.now() - before >= deps.heartbeatMs) yield { type: 'heartbeat', revision };
+      // Nothing moved: nothing to read (an idle watch costs the store no query per heartbeat).
+      if (!moved) {
+        pending = [];
+        continue;
+      }
     }
     pending = await deps.store.changesSince(workspace, revision, CHANGE_BATCH);
   }

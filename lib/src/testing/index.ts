@@ -12,3 +12,5 @@ export { bytesOf, sha256Of, generatedBytes, generatedStream, failingStream } fro
 export { createManualClock } from './manual-clock.js';
 export type { ManualClock } from './manual-clock.js';
 export { createSequentialIds } from './sequential-ids.js';
+export { changeFeedConformance } from './change-feed-conformance.js';
+export type { ChangeFeedPair } from './change-feed-conformance.js';

@@ -1,0 +1,175 @@
+import test from 'ava';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LoopbackChangeFeed } from '../memory/loopback-change-feed.js';
+import { MemoryRouteStore } from '../memory/memory-route-store.js';
+import type { RouteStore } from '../ports/route-store.js';
+import { sampleRoute } from '../testing/route-store-conformance.js';
+import { RevisionWatch } from './revision-watch.js';
+
+/** The memory store, counting `revision` reads (what a watched workspace costs the database). */
+function countingStore() {
+  const store = new MemoryRouteStore();
+  const counted = { reads: 0 };
+  const revisionOnly: Pick<RouteStore, 'revision'> = {
+    revision: (workspace) => {
+      counted.reads += 1;
+      return store.revision(workspace);
+    },
+  };
+  /** A write through another instance: committed in the store, not announced here. */
+  const writeElsewhere = async (workspace: string) => (await store.insert(sampleRoute(workspace, { path: `/p/${Math.random()}`, shape: `/p/${Math.random()}` }))).revision;
+  return { store, revisionOnly, counted, writeElsewhere };
+}
+
+/** Resolves when `condition` holds, polling every 5 ms; fails after 3 s. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 3_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+/** How long `promise` takes, and what it resolved to. */
+async function timed<T>(promise: Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await promise;
+  return { value, ms: performance.now() - started };
+}
+
+test('without a feed, a watched workspace is read every pollMs and a change elsewhere wakes its watcher', async (t) => {
+  const { revisionOnly, counted, writeElsewhere } = countingStore();
+  const watch = new RevisionWatch(revisionOnly, { pollMs: 20, safetyPollMs: 60_000 });
+  const waiting = timed(watch.wait('ws', 0, 3_000, undefined));
+  await sleep(200);
+  t.true(counted.reads >= 4, `${counted.reads} reads in 200 ms at 20 ms`);
+  await writeElsewhere('ws');
+  const { value, ms } = await waiting;
+  t.true(value);
+  t.true(ms < 1_000, `woke after ${ms} ms`);
+});
+
+test('with the feed up, a message wakes the watcher without a read, and an idle watched workspace costs no reads', async (t) => {
+  const { revisionOnly, counted, writeElsewhere } = countingStore();
+  const feed = new LoopbackChangeFeed();
+  const watch = new RevisionWatch(revisionOnly, { pollMs: 20, feed, safetyPollMs: 60_000 });
+  const waiting = timed(watch.wait('ws', 0, 3_000, undefined));
+  // One read when the workspace starts being watched (the feed may have spoken before it listened), then none.
+  await until(() => counted.reads === 1, 'the first read');
+  await sleep(300);
+  t.is(counted.reads, 1, 'no polling while the feed is up');
+  const revision = await writeElsewhere('ws');
+  await feed.publish('ws', revision);
+  const { value, ms } = await waiting;
+  t.true(value);
+  t.true(ms < 3_000);
+  t.is(counted.reads, 1, 'the message carried the revision');
+  // The watcher's next wait, right after it read the change, needs no read either.
+  t.false(await watch.wait('ws', revision, 100, undefined));
+  t.is(counted.reads, 1);
+});
+
+test('with the feed up, a change whose message was lost is found by the safety poll', async (t) => {
+  const { revisionOnly, counted, writeElsewhere } = countingStore();
+  const feed = new LoopbackChangeFeed();
+  const watch = new RevisionWatch(revisionOnly, { pollMs: 20, feed, safetyPollMs: 300 });
+  const waiting = timed(watch.wait('ws', 0, 5_000, undefined));
+  await until(() => counted.reads === 1, 'the first read');
+  await writeElsewhere('ws'); // no message
+  const { value, ms } = await waiting;
+  t.true(value);
+  t.true(ms >= 100 && ms < 2_000, `found after ${ms} ms (safety interval 300 ms, polled in its second half)`);
+  t.true(counted.reads <= 3, `${counted.reads} reads`);
+});
+
+test('while the feed is down, polling at pollMs takes over; when it is back, one catch-up read each, then quiet', async (t) => {
+  const { revisionOnly, counted, writeElsewhere } = countingStore();
+  const feed = new LoopbackChangeFeed();
+  const watch = new RevisionWatch(revisionOnly, { pollMs: 20, feed, safetyPollMs: 60_000 });
+  const first = watch.wait('ws', 0, 5_000, undefined);
+  const other = watch.wait('other', 0, 5_000, undefined);
+  await until(() => counted.reads === 2, 'the first reads');
+  feed.close();
+  await sleep(200);
+  t.true(counted.reads >= 8, `${counted.reads} reads in 200 ms down: fast polling`);
+  await writeElsewhere('ws'); // while down, no message can tell
+  t.true((await timed(first)).ms < 5_000);
+  feed.start();
+  const atUp = counted.reads;
+  await sleep(300);
+  t.true(counted.reads - atUp <= 2, `${counted.reads - atUp} reads after the feed came back: one catch-up for the one still watched`);
+  await writeElsewhere('other');
+  await feed.publish('other', 1);
+  t.true(await other);
+});
+
+test('when the feed comes back, the catch-up read finds what was published while it was down', async (t) => {
+  const { revisionOnly, counted, writeElsewhere } = countingStore();
+  const feed = new LoopbackChangeFeed();
+  // A slow pollMs, so only the catch-up can find the change in time.
+  const watch = new RevisionWatch(revisionOnly, { pollMs: 60_000, feed, safetyPollMs: 60_000 });
+  const waiting = timed(watch.wait('ws', 0, 10_000, undefined));
+  await until(() => counted.reads === 1, 'the first read');
+  feed.close();
+  const revision = await writeElsewhere('ws');
+  await t.throwsAsync(feed.publish('ws', revision), undefined, 'a closed feed refuses to publish');
+  await sleep(100);
+  feed.start();
+  const { value, ms } = await waiting;
+  t.true(value);
+  t.true(ms < 3_000, `woke ${ms} ms after the watch began`);
+  t.is(counted.reads, 2);
+});
+
+test('a message from elsewhere (another deployment on the broker) wakes once, then is checked, not trusted', async (t) => {
+  const { revisionOnly, counted } = countingStore();
+  const feed = new LoopbackChangeFeed();
+  const watch = new RevisionWatch(revisionOnly, { pollMs: 20, feed, safetyPollMs: 60_000 });
+  const waiting = watch.wait('ws', 0, 3_000, undefined);
+  await until(() => counted.reads === 1, 'the first read');
+  await feed.publish('ws', 1_000);
+  t.true(await waiting, 'woken: the watcher reads its changes and finds none');
+  // Waiting again at its own revision: one read says the store is at 0, so the watcher sleeps instead of spinning.
+  const again = await timed(watch.wait('ws', 0, 200, undefined));
+  t.false(again.value);
+  t.true(again.ms >= 150, `slept ${again.ms} ms`);
+  t.is(counted.reads, 2);
+});
+
+test('a write through this process wakes its watchers without a read, feed or not', async (t) => {
+  for (const feed of [undefined, new LoopbackChangeFeed()]) {
+    const { revisionOnly, counted } = countingStore();
+    const watch = new RevisionWatch(revisionOnly, { pollMs: 60_000, feed, safetyPollMs: 60_000 });
+    const waiting = watch.wait('ws', 3, 3_000, undefined);
+    await sleep(20);
+    const before = counted.reads;
+    watch.committed('ws', 4);
+    t.true(await waiting);
+    t.is(counted.reads, before);
+  }
+});
+
+test('safety polls of many workspaces are spread over the interval, not one tick', async (t) => {
+  const { revisionOnly } = countingStore();
+  const times: number[] = [];
+  const store: Pick<RouteStore, 'revision'> = {
+    revision: async (workspace) => {
+      times.push(performance.now());
+      return revisionOnly.revision(workspace);
+    },
+  };
+  const feed = new LoopbackChangeFeed();
+  const watch = new RevisionWatch(store, { pollMs: 20, feed, safetyPollMs: 400 });
+  const stop = new AbortController();
+  const waits = Array.from({ length: 100 }, (_, i) => watch.wait(`ws-${i}`, 0, 5_000, stop.signal));
+  await until(() => times.length >= 100, 'the first reads');
+  const start = performance.now();
+  times.length = 0;
+  await sleep(450);
+  stop.abort();
+  await Promise.all(waits);
+  const offsets = times.map((at) => at - start);
+  t.true(offsets.length >= 90, `${offsets.length} safety polls within one interval`);
+  const early = offsets.filter((ms) => ms < 300).length;
+  t.true(early > 10 && early < offsets.length - 10, `${early} of ${offsets.length} in the first 300 ms: spread, not one burst`);
+});
