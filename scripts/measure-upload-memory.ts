@@ -33,7 +33,7 @@ function memory(pid: number): { rss: number; hwm: number } {
 async function startServer(dataDir: string, secret: string): Promise<{ pid: number; address: string; stop(): Promise<void> }> {
   const child = spawn(process.execPath, cliArgs('service'), {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, MAX_UPLOAD_BYTES: String(4 * 1024 * MIB), LOG_LEVEL: 'warn', DATABASE_URL: '', BLOB_STORE: '' },
+    env: { ...process.env, HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, CDN_URL: 'http://cdn.test/files', MAX_UPLOAD_BYTES: String(4 * 1024 * MIB), LOG_LEVEL: 'warn', DATABASE_URL: '', BLOB_STORE: '' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';

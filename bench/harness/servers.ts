@@ -49,7 +49,7 @@ export async function startOurs(ws: Workspace, env: Record<string, string> = {})
 export async function startOurService(ws: Workspace, env: Record<string, string> = {}): Promise<ChildServer & { grpc: string }> {
   const child = await startChild({
     args: [CLI, 'service'],
-    env: { HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: join(ws.dir, 'ours'), AUTH_SECRET: ws.secret, ...UNLIMITED, ...env },
+    env: { HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: join(ws.dir, 'ours'), AUTH_SECRET: ws.secret, CDN_URL: 'http://cdn.bench/files', ...UNLIMITED, ...env },
     ready: /listening on (127\.0\.0\.1:\d+)/,
     logFile: join(ws.dir, 'service.log'),
   });

@@ -40,7 +40,7 @@ export interface ServiceConfig {
   readonly grpcPort: number;
   /** Absolute. */
   readonly dataDir: string;
-  /** Absolute http(s) URL without a trailing slash. */
+  /** CDN_URL: the public base of file urls, absolute, without a trailing slash (required for `switchyard service`; `switchyard start` defaults it to its gateway's /files). */
   readonly cdnUrl: string;
   readonly storage: StorageConfig;
   readonly auth: AuthConfig;
@@ -134,6 +134,23 @@ export type ServiceEnv = EnvValues<typeof serviceEnv.shape>;
  */
 export function loadServiceConfig(env: NodeJS.ProcessEnv): ServiceConfig {
   return serviceConfigFrom(parseEnv(serviceEnv, env));
+}
+
+/**
+ * The service's public base of file urls is the gateway's (or a CDN's), a
+ * port the service does not serve: run alone (`switchyard service`), it
+ * cannot guess it, so CDN_URL is required. `switchyard start` names its own
+ * gateway's port instead.
+ */
+const standaloneServiceEnv = envSchema(serviceEnv.shape, ...serviceEnv.checks, (values, refuse) => {
+  if (values['CDN_URL'] === undefined) {
+    refuse('CDN_URL', 'is required for `switchyard service`: asset urls are made here, so name the public base of files, e.g. the gateway\'s http://gateway.example:8080/files or your CDN', { showValue: false });
+  }
+});
+
+/** loadServiceConfig for a service run alone: CDN_URL must be set. */
+export function loadStandaloneServiceConfig(env: NodeJS.ProcessEnv): ServiceConfig {
+  return serviceConfigFrom(parseEnv(standaloneServiceEnv, env));
 }
 
 /** The service's configuration from parsed variables (also those `switchyard start` parsed for both apps). */

@@ -2,7 +2,7 @@
 
 export { startService } from './app.js';
 export type { ServiceHandle, StartServiceOptions } from './app.js';
-export { loadServiceConfig, serviceConfigFrom, serviceEnv, DEFAULTS as SERVICE_DEFAULTS } from './config.js';
+export { loadServiceConfig, loadStandaloneServiceConfig, serviceConfigFrom, serviceEnv, DEFAULTS as SERVICE_DEFAULTS } from './config.js';
 export type { ServiceConfig, ServiceEnv, AuthConfig } from './config.js';
 export { createServiceLogger } from './logger.js';
 export { openStorage } from './stores/open-storage.js';

@@ -41,7 +41,7 @@ const SERVICE_ARGS = cliArgs('service');
 test('the service: listens, accepts tokens from npm run token with the same DATA_DIR, stops cleanly on SIGTERM', async (t) => {
   const dir = await tempDir('process');
   t.teardown(() => dir.remove());
-  const env = cleanEnv({ DATA_DIR: dir.path, GRPC_PORT: '0', HOST: '127.0.0.1' });
+  const env = cleanEnv({ DATA_DIR: dir.path, GRPC_PORT: '0', HOST: '127.0.0.1', CDN_URL: 'http://cdn.test/files' });
 
   const service = spawn(process.execPath, SERVICE_ARGS, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(service, 'exit');

@@ -47,7 +47,7 @@ test('Prometheus scrapes the service and the gateway and answers a rate of the c
     await rm(dir, { recursive: true, force: true });
   });
 
-  const service = new Child(['service'], cleanEnv({ HOST: '127.0.0.1', GRPC_PORT: '0', METRICS_PORT: '0', DATA_DIR: join(dir, 'data'), AUTH_SECRET: secret, LOG_LEVEL: 'warn' }));
+  const service = new Child(['service'], cleanEnv({ HOST: '127.0.0.1', GRPC_PORT: '0', METRICS_PORT: '0', DATA_DIR: join(dir, 'data'), AUTH_SECRET: secret, CDN_URL: 'http://cdn.test/files', LOG_LEVEL: 'warn' }));
   processes.push(service);
   const [, serviceAddress, serviceMetrics] = await service.waitFor(/listening on (\S+) \(metrics at (http:\/\/\S+)\)/);
   const gateway = new Child(['gateway'], cleanEnv({ HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', SERVICE_URL: `http://${serviceAddress}`, LOG_LEVEL: 'warn' }));

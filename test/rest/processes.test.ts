@@ -18,6 +18,43 @@ async function tempDir(t: { teardown(fn: () => Promise<void>): void }): Promise<
   return dir;
 }
 
+test('the service alone refuses to start without CDN_URL: it cannot know the public base of file urls', async (t) => {
+  const dataDir = await tempDir(t);
+  const service = new Child(['service'], cleanEnv({ GRPC_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }));
+  t.teardown(() => void service.process.kill('SIGKILL'));
+  t.not(await service.exited, 0);
+  t.regex(service.output, /CDN_URL: is required for `switchyard service`/);
+  t.notRegex(service.output, /listening on/);
+});
+
+test('service and gateway apart on different ports: an uploaded asset is fetched by the url it was given', async (t) => {
+  const dataDir = await tempDir(t);
+  const secret = randomBytes(32).toString('base64url');
+  // The gateway's own /files is the public base both are told: the service makes the urls, the gateway serves them.
+  const gatewayPort = await freePort();
+  const cdnUrl = `http://127.0.0.1:${gatewayPort}/files`;
+  const service = new Child(['service'], cleanEnv({ GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, CDN_URL: cdnUrl, LOG_LEVEL: 'warn' }));
+  t.teardown(() => void service.process.kill('SIGKILL'));
+  const [, address] = await service.waitFor(/listening on (\S+:\d+)/);
+  t.not(address!.split(':').at(-1), String(gatewayPort));
+  const gateway = new Child(['gateway'], cleanEnv({ PORT: String(gatewayPort), SERVICE_URL: `http://${address}`, CDN_URL: cdnUrl, LOG_LEVEL: 'warn' }));
+  t.teardown(() => void gateway.process.kill('SIGKILL'));
+  const [, gatewayUrl] = await gateway.waitFor(/gateway listening on (http:\/\/\S+:\d+)/);
+  const auth = { authorization: `Bearer ${await mintToken(secret, { workspace: 'apart' })}` };
+
+  const png = await fixture('image.png');
+  const uploaded = await fetch(`${gatewayUrl}/v1/assets/upload`, { method: 'POST', headers: auth, body: form([['file', await fixtureFile('image.png')]]) });
+  t.is(uploaded.status, 201);
+  const asset = await json<{ id: string; url: string }>(uploaded);
+  t.true(asset.url.startsWith(`${cdnUrl}/${asset.id}/`) && asset.url.endsWith('.png'), asset.url);
+  const served = await fetch(asset.url);
+  t.is(served.status, 200);
+  t.is(served.headers.get('content-type'), 'image/png');
+  t.is(sha256(new Uint8Array(await served.arrayBuffer())), png.sha256);
+  t.is(await gateway.stop(), 0, gateway.output);
+  t.is(await service.stop(), 0, service.output);
+});
+
 test('service and gateway as separate processes: REST goes over gRPC, and a gone service is 503', async (t) => {
   const dataDir = await tempDir(t);
   const secret = randomBytes(32).toString('base64url');
@@ -127,3 +164,12 @@ test('npm start with its gRPC port taken exits 1 and says why', async (t) => {
   t.regex(app.output, /could not start/);
   t.regex(app.output, new RegExp(`EADDRINUSE.*${taken}`));
 });
+
+/** A port nothing listens on right now (the kernel's pick, released for a child to bind). */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

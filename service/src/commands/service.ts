@@ -1,18 +1,19 @@
 // `switchyard service`: the gRPC service alone, configured from the environment.
 import { createTracing, metricsIfOn, onShutdownSignals, parseCommandArgs, serveMetrics } from '@switchyard/runtime';
 import { startService } from '../app.js';
-import { loadServiceConfig } from '../config.js';
+import { loadStandaloneServiceConfig } from '../config.js';
 import { createServiceLogger } from '../logger.js';
 
 export const SERVICE_USAGE = `usage: switchyard service
 
 Runs the gRPC service alone (switchyard.v1 on GRPC_PORT), over DATABASE_URL
 or SQLite in DATA_DIR, and BLOB_STORE. Gateways reach it through SERVICE_URL.
+CDN_URL is required: the public base of file urls (a gateway's /files or a CDN).
 Applies migrations at start; SIGINT/SIGTERM finish calls in flight and exit.`;
 
 export async function serviceCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   if (parseCommandArgs(args, {}, SERVICE_USAGE).help) return void console.log(SERVICE_USAGE);
-  const config = loadServiceConfig(env);
+  const config = loadStandaloneServiceConfig(env);
   const log = createServiceLogger(config.logLevel);
   // METRICS_PORT=off: nothing is recorded either, so metrics cost nothing.
   const metricsOn = metricsIfOn(config.metricsPort);

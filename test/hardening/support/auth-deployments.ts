@@ -58,7 +58,7 @@ export async function inProcessDeployment(name: string, auth: { AUTH_SECRET: str
  */
 export async function processDeployment(name: string, extraEnv: Record<string, string> = {}): Promise<AuthDeployment & { secret: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-auth-'));
-  const service = new Child(['service'], cleanEnv({ ...COMMON, DATA_DIR: dataDir, ...extraEnv }));
+  const service = new Child(['service'], cleanEnv({ ...COMMON, DATA_DIR: dataDir, CDN_URL: 'http://cdn.test/files', ...extraEnv }));
   const stopAll: Array<() => Promise<unknown>> = [() => service.stop()];
   try {
     const [, serviceAddress] = await service.waitFor(/listening on (\S+:\d+)/);
