@@ -69,6 +69,9 @@ export interface Dispatcher<N extends NativeContext = NativeContext> {
   close(): void;
 }
 
+/** What an adapter for native objects N takes: a dispatcher whose handlers were typed for N, or one typed for no framework. */
+export type DispatcherFor<N extends NativeContext> = Dispatcher<N> | Dispatcher<NativeContext>;
+
 /**
  * A dispatcher over `options.table`. Declare the names to have TypeScript
  * check that the registries are complete:

@@ -1,7 +1,7 @@
 // The Express 5 adapter: `app.use(expressDispatch(dispatcher))`. Express is an
 // optional peer dependency; only its types are imported.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Dispatcher } from './dispatcher.js';
+import type { Dispatcher, DispatcherFor } from './dispatcher.js';
 import { ErrorAnswer } from './error-answer.js';
 import { isThenable } from './handler-result.js';
 import { writeError, writeResult } from './node-response.js';
@@ -19,18 +19,19 @@ export interface ExpressNative {
  * or middleware that throws goes to Express's error handling with
  * `next(error)` (after `onError`), as Express apps expect.
  */
-export function expressDispatch(dispatcher: Dispatcher<ExpressNative>): RequestHandler {
+export function expressDispatch(dispatcher: DispatcherFor<ExpressNative>): RequestHandler {
+  const adapted = dispatcher as Dispatcher<ExpressNative>;
   return (req: Request, res: Response, next: NextFunction) => {
-    const ctx = dispatcher.begin(req, res, req.method, req.path);
+    const ctx = adapted.begin(req, res, req.method, req.path);
     if (ctx === undefined) return next();
     if (ctx instanceof ErrorAnswer) return writeError(res, ctx);
     const fail = (error: unknown): void => {
-      dispatcher.failed(error, ctx, { passedOn: true });
+      adapted.failed(error, ctx, { passedOn: true });
       next(error);
     };
     let result: unknown;
     try {
-      result = dispatcher.run(ctx);
+      result = adapted.run(ctx);
     } catch (error) {
       return fail(error);
     }

@@ -2,7 +2,7 @@
 // an optional peer dependency; only its types are imported.
 import type { FastifyInstance, FastifyPluginCallback, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { DispatchContext } from './context.js';
-import type { Dispatcher } from './dispatcher.js';
+import type { Dispatcher, DispatcherFor } from './dispatcher.js';
 import { ERROR_HEADERS, ErrorAnswer } from './error-answer.js';
 import { isThenable, resultKind } from './handler-result.js';
 import { pathOf } from './request-path.js';
@@ -28,7 +28,8 @@ const METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 
  * handler or middleware that throws goes to Fastify's error handler (after
  * `onError`), as Fastify apps expect.
  */
-export function fastifyDispatch(dispatcher: Dispatcher<FastifyNative>, options: FastifyDispatchOptions = {}): FastifyPluginCallback {
+export function fastifyDispatch(dispatcher: DispatcherFor<FastifyNative>, options: FastifyDispatchOptions = {}): FastifyPluginCallback {
+  const adapted = dispatcher as Dispatcher<FastifyNative>;
   return (app: FastifyInstance, _options, done) => {
     const prefixLength = app.prefix.length;
     app.route({
@@ -36,21 +37,21 @@ export function fastifyDispatch(dispatcher: Dispatcher<FastifyNative>, options: 
       url: '/*',
       handler: (request, reply) => {
         const path = pathOf(request.url);
-        const ctx = dispatcher.begin(request, reply, request.method, prefixLength === 0 ? path : path.slice(prefixLength) || '/');
+        const ctx = adapted.begin(request, reply, request.method, prefixLength === 0 ? path : path.slice(prefixLength) || '/');
         if (ctx === undefined) return void reply.callNotFound();
         if (ctx instanceof ErrorAnswer) return sendError(reply, ctx);
         let result: unknown;
         try {
-          result = dispatcher.run(ctx);
+          result = adapted.run(ctx);
         } catch (error) {
-          dispatcher.failed(error, ctx, { passedOn: true });
+          adapted.failed(error, ctx, { passedOn: true });
           throw error;
         }
         if (!isThenable(result)) return prepare(reply, result, ctx);
         return Promise.resolve(result).then(
           (value) => prepare(reply, value, ctx),
           (error: unknown) => {
-            dispatcher.failed(error, ctx, { passedOn: true });
+            adapted.failed(error, ctx, { passedOn: true });
             throw error;
           },
         );

@@ -1,7 +1,7 @@
 // The Web-standard adapter: `fetch(request) → Response`, for Hono (`app.notFound`),
 // Bun.serve, Deno.serve, Cloudflare-style workers and @hono/node-server.
 import type { DispatchContext } from './context.js';
-import type { Dispatcher } from './dispatcher.js';
+import type { Dispatcher, DispatcherFor } from './dispatcher.js';
 import { ERROR_HEADERS, ErrorAnswer, errorAnswer } from './error-answer.js';
 import { JSON_TYPE, TEXT_TYPE, isThenable, resultKind } from './handler-result.js';
 import { pathOf } from './request-path.js';
@@ -23,22 +23,23 @@ export interface FetchHandlerOptions {
  * A handler answers with a `Response`, a string (text), another value (JSON),
  * or undefined (204: there is no response object to have answered through).
  */
-export function fetchHandler(dispatcher: Dispatcher<FetchNative>, options: FetchHandlerOptions = {}): (request: Request) => Response | Promise<Response> {
+export function fetchHandler(dispatcher: DispatcherFor<FetchNative>, options: FetchHandlerOptions = {}): (request: Request) => Response | Promise<Response> {
+  const adapted = dispatcher as Dispatcher<FetchNative>;
   const fallback = options.fallback;
   return (request) => {
-    const ctx = dispatcher.begin(request, undefined, request.method, pathOf(request.url));
+    const ctx = adapted.begin(request, undefined, request.method, pathOf(request.url));
     if (ctx === undefined) return fallback === undefined ? errorResponse(notFound(request)) : fallback(request);
     if (ctx instanceof ErrorAnswer) return errorResponse(ctx);
     let result: unknown;
     try {
-      result = dispatcher.run(ctx);
+      result = adapted.run(ctx);
     } catch (error) {
-      return errorResponse(dispatcher.failed(error, ctx));
+      return errorResponse(adapted.failed(error, ctx));
     }
     if (!isThenable(result)) return toResponse(result, ctx);
     return Promise.resolve(result).then(
       (value) => toResponse(value, ctx),
-      (error: unknown) => errorResponse(dispatcher.failed(error, ctx)),
+      (error: unknown) => errorResponse(adapted.failed(error, ctx)),
     );
   };
 }

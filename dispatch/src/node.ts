@@ -1,6 +1,6 @@
 // The node:http adapter: `createServer(nodeListener(dispatcher))`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Dispatcher } from './dispatcher.js';
+import type { Dispatcher, DispatcherFor } from './dispatcher.js';
 import { ErrorAnswer, errorAnswer } from './error-answer.js';
 import { isThenable } from './handler-result.js';
 import { writeError, writeResult } from './node-response.js';
@@ -22,24 +22,25 @@ export interface NodeListenerOptions {
  * error shape (reported through onError or the logger). A handler answers
  * with a value (see Handler) or through `ctx.response` and returns undefined.
  */
-export function nodeListener(dispatcher: Dispatcher<NodeNative>, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function nodeListener(dispatcher: DispatcherFor<NodeNative>, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const adapted = dispatcher as Dispatcher<NodeNative>;
   const fallback = options.fallback;
   return (req, res) => {
     const method = req.method ?? 'GET';
     const path = pathOf(req.url ?? '/');
-    const ctx = dispatcher.begin(req, res, method, path);
+    const ctx = adapted.begin(req, res, method, path);
     if (ctx === undefined) return fallback === undefined ? writeError(res, errorAnswer('not_found', `no route matches ${method} ${path}`)) : fallback(req, res);
     if (ctx instanceof ErrorAnswer) return writeError(res, ctx);
     let result: unknown;
     try {
-      result = dispatcher.run(ctx);
+      result = adapted.run(ctx);
     } catch (error) {
-      return writeError(res, dispatcher.failed(error, ctx));
+      return writeError(res, adapted.failed(error, ctx));
     }
     if (!isThenable(result)) return writeResult(res, result, ctx);
     result.then(
       (value) => writeResult(res, value, ctx),
-      (error: unknown) => writeError(res, dispatcher.failed(error, ctx)),
+      (error: unknown) => writeError(res, adapted.failed(error, ctx)),
     );
   };
 }
