@@ -53,15 +53,16 @@ export interface Dispatcher<N extends NativeContext = NativeContext> {
    * (which keeps that revision), undefined when no record matches, or a 400
    * for a path whose percent-encoding is malformed.
    */
-  begin(request: N['request'], response: N['response'], method: string, path: string): DispatchContext<N> | ErrorAnswer | undefined;
+  // Function-typed properties, not methods: checked contravariantly, so a dispatcher typed for one framework is refused by another's adapter.
+  readonly begin: (request: N['request'], response: N['response'], method: string, path: string) => DispatchContext<N> | ErrorAnswer | undefined;
   /** Runs the context's middleware and handler (may throw or reject), or gives the 501 of a record naming something unregistered. */
-  run(ctx: DispatchContext<N>): unknown;
+  readonly run: (ctx: DispatchContext<N>) => unknown;
   /**
    * Counts and reports a failure to `onError` (else to the logger, unless
    * `passedOn`: the framework's error handler will log it) and gives the 500
    * to answer with.
    */
-  failed(error: unknown, ctx: DispatchContext<N>, options?: { readonly passedOn?: boolean }): ErrorAnswer;
+  readonly failed: (error: unknown, ctx: DispatchContext<N>, options?: { readonly passedOn?: boolean }) => ErrorAnswer;
   /** The records of the current table that name a handler or middleware not registered. */
   unknown(): readonly UnknownNames[];
   metrics(): DispatchMetrics;
