@@ -100,6 +100,16 @@ test('URLs: no credentials, query or fragment; the service URL is an origin', (t
   t.regex(refusal({ PORT: '-1' }).message, /PORT/);
 });
 
+test('SERVICE_URL may list several origins, normalized; each bad entry is named', (t) => {
+  t.is(loadGatewayConfig({ SERVICE_URL: ' http://10.0.0.5:50051/ , http://10.0.0.6:50051' }).serviceUrl, 'http://10.0.0.5:50051,http://10.0.0.6:50051');
+  t.is(loadGatewayConfig({ SERVICE_URL: 'http://switchyard-service:50051' }).serviceUrl, 'http://switchyard-service:50051');
+  t.regex(refusal({ SERVICE_URL: 'http://10.0.0.5:50051,10.0.0.6:50051' }).message, /SERVICE_URL: .* entry 2 \("10\.0\.0\.6:50051"\) is not an absolute URL/);
+  t.regex(refusal({ SERVICE_URL: 'http://10.0.0.5:50051,,http://10.0.0.6:50051' }).message, /SERVICE_URL: .* entry 2 is empty/);
+  t.regex(refusal({ SERVICE_URL: 'http://a:1,http://a:1/' }).message, /SERVICE_URL: .* entry 2 \("http:\/\/a:1\/"\) is listed twice/);
+  t.regex(refusal({ SERVICE_URL: 'http://a:1,http://b:1/grpc' }).message, /SERVICE_URL: .* entry 2 .* must be just scheme, host and port/);
+  t.regex(refusal({ SERVICE_URL: ',' }).message, /SERVICE_URL: .* lists no address/);
+});
+
 test('the files path may not shadow the API or the health check', (t) => {
   t.regex(refusal({ CDN_URL: 'http://127.0.0.1:8080/v1' }).message, /\/v1 API/);
   t.regex(refusal({ CDN_URL: 'http://127.0.0.1:8080/v1/files' }).message, /\/v1 API/);

@@ -16,6 +16,7 @@ import {
   type EnvValues,
   type LogLevel,
 } from '@switchyard/runtime';
+import { formatServiceTargets, parseServiceTargets } from './service/address-list.js';
 
 /** `*` lets any origin call the API (tokens travel in a header, never in cookies); a list allows exactly those origins. */
 export type CorsOrigins = '*' | readonly string[];
@@ -25,7 +26,7 @@ export interface GatewayConfig {
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;
-  /** Where the gRPC service is (`http://host:port`); required when the gateway runs alone. */
+  /** Where the gRPC service is: one or more comma-separated `http://host:port` (service/address-list.ts); required when the gateway runs alone. */
   readonly serviceUrl: string | undefined;
   /** CDN_URL without a trailing slash; unset means `http://HOST:<bound port>/files` (see `resolveCdnUrl`). */
   readonly cdnUrl: string | undefined;
@@ -89,7 +90,7 @@ export const gatewayEnv = envSchema(
   {
     HOST: SHARED_VARIABLES.HOST,
     PORT: SHARED_VARIABLES.PORT,
-    SERVICE_URL: reasonedRule(serviceOrigin).optional(),
+    SERVICE_URL: reasonedRule(serviceOrigins).optional(),
     CDN_URL: reasonedRule(cdnBase).optional(),
     MAX_UPLOAD_BYTES: SHARED_VARIABLES.MAX_UPLOAD_BYTES,
     JSON_BODY_LIMIT_BYTES: wholeNumberVariable(GATEWAY_DEFAULTS.jsonBodyLimitBytes, 2, 16 * 1024 * 1024, 'is not a number of bytes between 2 and 16777216'),
@@ -181,11 +182,9 @@ export function dialableHost(host: string): string {
 
 const RESERVED_PATHS = ['/v1', '/healthz', '/console', '/docs'];
 
-function serviceOrigin(raw: string): string | Refusal {
-  const url = httpUrl(raw);
-  if (url instanceof Refusal) return url;
-  if (url.pathname !== '/') return no('must be just scheme, host and port (gRPC has no path prefix), e.g. http://127.0.0.1:50051');
-  return url.origin;
+function serviceOrigins(raw: string): string | Refusal {
+  const targets = parseServiceTargets(raw);
+  return targets instanceof Refusal ? targets : formatServiceTargets(targets);
 }
 
 function cdnBase(raw: string): string | Refusal {

@@ -40,7 +40,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   const listener = options.listener ?? (await listen(config.host, config.port));
   listener.setLimits(config.clientLimits);
   const cdnUrl = resolveCdnUrl(config, listener.port);
-  const clients = options.inProcess ? createInProcessClients(options.inProcess) : createServiceClients(options.serviceUrl);
+  const clients = options.inProcess ? createInProcessClients(options.inProcess) : createServiceClients(options.serviceUrl, { log: options.log, metrics: options.metrics });
   const gateway = await createGateway({ config, cdnUrl, clients, log: options.log, metrics: options.metrics, tracing: options.tracing });
   listener.setHandler(gateway.handle);
   listener.onConnectionRefused(() => gateway.countRefusal('connections'));

@@ -1,29 +1,41 @@
 import type { Client, Transport } from '@connectrpc/connect';
-import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { AssetService, FileService, Health as HealthService, RouteService, UploadService } from '@switchyard/proto';
-import { withDirectCalls } from './direct-transport.js';
+import { Refusal, type Logger, type Registry } from '@switchyard/runtime';
+import { isSingleAddress, parseServiceTargets, type LookupAll } from './address-list.js';
+import { connectBalanced } from './balanced-connection.js';
 import { createLeanClient } from './lean-client.js';
+import { connectService } from './service-connection.js';
 
-/** Typed gRPC clients of the service, sharing one HTTP/2 connection. */
+/** Typed gRPC clients of the service, over one HTTP/2 connection or balanced over several. */
 export interface ServiceClients {
   readonly routes: Client<typeof RouteService>;
   readonly assets: Client<typeof AssetService>;
   readonly files: Client<typeof FileService>;
   readonly uploads: Client<typeof UploadService>;
   readonly health: Client<typeof HealthService>;
-  /** Closes the connection; calls still running fail. */
+  /** Closes the connections; calls still running fail. */
   close(): void;
 }
 
+export interface ServiceClientsOptions {
+  /** Where a balanced gateway logs services taken out and back. */
+  readonly log?: Logger | undefined;
+  /** Where a balanced gateway keeps its connection gauge and retry counter. */
+  readonly metrics?: Registry | undefined;
+  /** Host name resolution (tests inject one); node:dns `lookup` by default. */
+  readonly lookup?: LookupAll | undefined;
+}
+
 /**
- * Connect's gRPC transport over one multiplexed HTTP/2 session to `serviceUrl`
- * (`http://host:port`). Pings find a dead service between calls; messages go
- * uncompressed, since file bytes rarely compress and the hop is internal.
+ * Clients of the service at `serviceUrl` (SERVICE_URL, validated by the
+ * gateway's configuration). One IP address keeps one connection, as always;
+ * several, or a DNS name, are balanced (balanced-connection.ts).
  */
-export function createServiceClients(serviceUrl: string): ServiceClients {
-  const sessionManager = new Http2SessionManager(serviceUrl, { pingIntervalMs: 30_000, pingTimeoutMs: 10_000, idleConnectionTimeoutMs: 15 * 60_000 });
-  const transport = withDirectCalls(createGrpcTransport({ baseUrl: serviceUrl, sessionManager, acceptCompression: [] }), sessionManager, 4 * 1024 * 1024);
-  return clientsOver(transport, () => sessionManager.abort());
+export function createServiceClients(serviceUrl: string, options: ServiceClientsOptions = {}): ServiceClients {
+  const targets = parseServiceTargets(serviceUrl);
+  if (targets instanceof Refusal) throw new TypeError(`SERVICE_URL ${targets.reason}`);
+  const connection = isSingleAddress(targets) ? connectService(targets[0]!.origin) : connectBalanced(targets, options);
+  return clientsOver(connection.transport, () => connection.close());
 }
 
 /** The same clients over the service's in-process channel: no socket to close. */

@@ -78,6 +78,12 @@ export function exchange(options: ExchangeOptions): Promise<Reply> {
       else finish(undefined, { header, trailer, message: outcome });
     };
 
+    // A stream ended by its connection going away (the service's process died) has no answer: not the service's error.
+    const settle = (opened: ClientHttp2Stream): void => {
+      if (!answered() && (opened.session === undefined || opened.session.destroyed || opened.session.closed)) finish(connectionLost());
+      else conclude();
+    };
+
     const listen = (opened: ClientHttp2Stream): void => {
       opened.on('response', (headers) => {
         header = headers;
@@ -99,7 +105,7 @@ export function exchange(options: ExchangeOptions): Promise<Reply> {
       // The service has sent all it will: the call is decided, whatever is still being sent.
       opened.on('end', () => {
         responseEnded = true;
-        conclude();
+        settle(opened);
       });
       // A write failing because the service already answered yields to that answer.
       opened.on('error', (error) => (answered() ? conclude() : finish(fromNodeReason(error))));
@@ -107,7 +113,7 @@ export function exchange(options: ExchangeOptions): Promise<Reply> {
         if (settled) return;
         const reset = answered() ? undefined : resetError(opened.rstCode);
         if (reset) finish(reset);
-        else conclude();
+        else settle(opened);
       });
     };
 
@@ -121,6 +127,10 @@ export function exchange(options: ExchangeOptions): Promise<Reply> {
       (reason: unknown) => finish(fromNodeReason(reason)),
     );
   });
+}
+
+function connectionLost(): ConnectError {
+  return new ConnectError('the connection to the service closed before it answered', Code.Unavailable);
 }
 
 const GRPC_CONTENT_TYPE = /^application\/grpc(?:\+proto)?(?:;|$)/i;

@@ -31,6 +31,10 @@ const OWN_VARIABLES = [
   'METRICS_PORT',
   'UPLOAD_EXPIRY_SECONDS',
   'TRUST_PROXY',
+  'EVENTS_URL',
+  'RATE_LIMIT_STORE',
+  'RATE_LIMIT_REDIS_URL',
+  'URL_SIGNING_KEYS',
 ];
 
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

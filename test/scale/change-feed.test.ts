@@ -1,0 +1,186 @@
+// Two services on one MariaDB database with EVENTS_URL (a private Redis, then
+// a private NATS): a change through one reaches a watcher on the other at
+// once; idle watched workspaces cost the database next to no revision reads;
+// the broker stopped and started mid-run loses no change and fails no watch.
+import test, { type ExecutionContext } from 'ava';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { status as Status, type ClientReadableStream, type Metadata, type ServiceError } from '@grpc/grpc-js';
+import { Registry } from '@switchyard/runtime';
+import type { RouteEvent } from '@switchyard/service/gen/switchyard/v1/routes.js';
+import { startNats, startRedis, type TestBroker } from '../support/brokers.js';
+import { createTestMysqlDatabase } from '../support/mysql.js';
+import { startTestService, tempDir, type TestService } from '../grpc/support/test-service.js';
+
+interface Instance {
+  readonly service: TestService;
+  readonly metrics: Registry;
+}
+
+/** The value of a counter or gauge without labels. */
+async function metric(registry: Registry, name: string): Promise<number> {
+  const found = (await registry.getMetricsAsJSON()).find((entry) => entry.name === name);
+  return Number(found?.values[0]?.value ?? Number.NaN);
+}
+
+/** A watch on `instance`: the events so far, and a way to wait for one. */
+function watch(instance: Instance, auth: Metadata) {
+  const events: RouteEvent[] = [];
+  const errors: ServiceError[] = [];
+  const stream: ClientReadableStream<RouteEvent> = instance.service.clients.routes.watchRoutes({ sinceRevision: 0 }, auth);
+  let notify = (): void => undefined;
+  stream.on('data', (event: RouteEvent) => {
+    events.push(event);
+    notify();
+  });
+  stream.on('error', (error: ServiceError) => {
+    if (error.code !== Status.CANCELLED) errors.push(error);
+  });
+  /** Resolves with the time the first event matching `predicate` arrived; fails after `ms`. */
+  const arrival = (predicate: (event: RouteEvent) => boolean, ms = 10_000): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        if (!events.some(predicate)) return false;
+        clearTimeout(timer);
+        notify = () => undefined;
+        resolve(performance.now());
+        return true;
+      };
+      const timer = setTimeout(() => reject(new Error(`no such event within ${ms} ms; ${events.length} events, errors: ${errors.map((e) => e.message).join('; ')}`)), ms);
+      if (!check()) notify = () => void check();
+    });
+  return { events, errors, arrival, close: () => stream.cancel() };
+}
+
+async function startPair(t: ExecutionContext, broker: TestBroker): Promise<[Instance, Instance] | undefined> {
+  const database = await createTestMysqlDatabase(t);
+  if (!database) return undefined;
+  const dir = await tempDir('change-feed');
+  t.teardown(() => dir.remove());
+  const secret = randomBytes(32).toString('base64url');
+  const storage = { database: { kind: 'mysql' as const, url: database.url }, blobs: { kind: 'disk' as const, root: `${dir.path}/files` } };
+  const instances: Instance[] = [];
+  // One after the other: both would run the migrations.
+  for (let i = 0; i < 2; i++) {
+    const metrics = new Registry();
+    const service = await startTestService({ storage, dataDir: dir.path, secret, env: { EVENTS_URL: broker.url }, serviceOptions: { metrics } });
+    t.teardown(() => service.stop());
+    instances.push({ service, metrics });
+  }
+  return instances as [Instance, Instance];
+}
+
+const BROKERS: [string, () => Promise<TestBroker>][] = [
+  ['redis', startRedis],
+  ['nats', startNats],
+];
+
+for (const [kind, startBroker] of BROKERS) {
+  test.serial(`${kind}: a change through one service reaches a watcher on the other at once, without polling`, async (t) => {
+    const broker = await startBroker();
+    t.teardown(() => broker.close());
+    const pair = await startPair(t, broker);
+    if (!pair) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
+    const [a, b] = pair;
+    t.is(await metric(b.metrics, 'switchyard_events_feed_up'), 1);
+    const auth = await a.service.auth('crossing');
+    const watcher = watch(b, auth);
+    t.teardown(() => watcher.close());
+    await watcher.arrival((event) => event.synced !== undefined);
+    const latencies: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const started = performance.now();
+      const route = await a.service.clients.createRoute(auth, { method: 'GET', path: `/crossing/${i}`, handler: 'h' });
+      latencies.push((await watcher.arrival((event) => event.upsert?.id === route.id)) - started);
+    }
+    latencies.sort((x, y) => x - y);
+    t.log(`crossing: median ${latencies[10]!.toFixed(1)} ms, slowest ${latencies.at(-1)!.toFixed(1)} ms`);
+    // Polling alone would take up to WATCH_POLL_MS (250 ms); a message takes a few.
+    t.true(latencies[10]! < 100, `median ${latencies[10]!.toFixed(1)} ms`);
+    t.true(latencies.at(-1)! < 1_000, `slowest ${latencies.at(-1)!.toFixed(1)} ms`);
+    t.true((await metric(a.metrics, 'switchyard_events_published_total')) >= 20);
+    t.true((await metric(b.metrics, 'switchyard_events_received_total')) >= 20);
+    t.deepEqual(watcher.errors, []);
+  });
+
+  test.serial(`${kind}: idle watched workspaces cost next to no revision reads (polling alone: four a second each)`, async (t) => {
+    const broker = await startBroker();
+    t.teardown(() => broker.close());
+    const pair = await startPair(t, broker);
+    if (!pair) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
+    const [a, b] = pair;
+    const watchers = [];
+    for (let i = 0; i < 20; i++) {
+      const instance = i % 2 === 0 ? a : b;
+      const watcher = watch(instance, await a.service.auth(`idle-${i}`));
+      t.teardown(() => watcher.close());
+      watchers.push(watcher);
+    }
+    await Promise.all(watchers.map((watcher) => watcher.arrival((event) => event.synced !== undefined)));
+    await sleep(500);
+    const reads = async () => (await metric(a.metrics, 'switchyard_route_revision_reads_total')) + (await metric(b.metrics, 'switchyard_route_revision_reads_total'));
+    const before = await reads();
+    await sleep(3_000);
+    const during = (await reads()) - before;
+    t.log(`${during} revision reads in 3 s`);
+    // Polling: 20 workspaces x 4 reads a second x 3 s = 240. With the feed, safety polls every 15 to 30 s each.
+    t.true(during <= 12, `${during} revision reads in 3 s of 20 idle watched workspaces`);
+    for (const watcher of watchers) t.deepEqual(watcher.errors, []);
+  });
+
+  test.serial(`${kind}: the broker stopped and started mid-run: no change lost, no watch failed, the feed back up`, async (t) => {
+    const broker = await startBroker();
+    t.teardown(() => broker.close());
+    const pair = await startPair(t, broker);
+    if (!pair) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
+    const [a, b] = pair;
+    const auth = await a.service.auth('outage');
+    const watcher = watch(b, auth);
+    t.teardown(() => watcher.close());
+    await watcher.arrival((event) => event.synced !== undefined);
+    const created: string[] = [];
+    const writes = (async () => {
+      for (let i = 0; i < 40; i++) {
+        created.push((await a.service.clients.createRoute(auth, { method: 'GET', path: `/outage/${i}`, handler: 'h' })).id);
+        await sleep(75);
+      }
+    })();
+    await sleep(600);
+    await broker.stop();
+    await b.service.logs.waitFor((line) => line['msg'] === 'events feed down: route watchers poll the database every WATCH_POLL_MS until it is back');
+    t.is(await metric(b.metrics, 'switchyard_events_feed_up'), 0);
+    await sleep(1_500);
+    await broker.start();
+    await b.service.logs.waitFor((line) => String(line['msg']).startsWith('events feed up'));
+    await writes;
+    await watcher.arrival((event) => event.upsert?.id === created.at(-1));
+    const seen = watcher.events.flatMap((event) => (event.upsert ? [event.upsert.id] : []));
+    t.deepEqual(seen, created, 'every change, once, in order');
+    const revisions = watcher.events.map((event) => event.revision);
+    t.deepEqual(revisions, [...revisions].sort((x, y) => x - y), 'revisions never go back');
+    t.deepEqual(watcher.errors, []);
+    t.is(await metric(b.metrics, 'switchyard_events_feed_up'), 1);
+    if (kind === 'redis') t.true((await metric(a.metrics, 'switchyard_events_publish_failures_total')) >= 1, 'writes during the outage failed to publish, and succeeded');
+  });
+}
+
+test.serial('a broker unreachable at start: the service starts, polls, and its watchers see changes made elsewhere', async (t) => {
+  const broker = await startRedis();
+  t.teardown(() => broker.close());
+  await broker.stop();
+  const pair = await startPair(t, broker);
+  if (!pair) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
+  const [a, b] = pair;
+  await b.service.logs.waitFor((line) => String(line['msg']).startsWith('events broker not reachable at start'));
+  const auth = await a.service.auth('no-broker');
+  const watcher = watch(b, auth);
+  t.teardown(() => watcher.close());
+  await watcher.arrival((event) => event.synced !== undefined);
+  const route = await a.service.clients.createRoute(auth, { method: 'GET', path: '/polled', handler: 'h' });
+  await watcher.arrival((event) => event.upsert?.id === route.id, 3_000);
+  await broker.start();
+  await b.service.logs.waitFor((line) => String(line['msg']).startsWith('events feed up'));
+  const later = await a.service.clients.createRoute(auth, { method: 'GET', path: '/pushed', handler: 'h' });
+  await watcher.arrival((event) => event.upsert?.id === later.id, 3_000);
+  t.deepEqual(watcher.errors, []);
+});

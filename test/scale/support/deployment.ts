@@ -1,0 +1,223 @@
+// The deployment of docs/scaling-out.md, run as printed: its `export` lines
+// become the shared environment and each `npm run` line a process, with the
+// doc's addresses and secrets swapped for this run's own (a fresh MariaDB
+// database, s3rver, private brokers, free ports).
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../../support/cli.js';
+import { startNats, startRedis, type TestBroker } from '../../support/brokers.js';
+import { createTestMysqlDatabase } from '../../support/mysql.js';
+import { startS3rver, type TestS3 } from '../../support/s3rver.js';
+import { Child, cleanEnv } from '../../rest/support/processes.js';
+import { mintToken } from '../../rest/support/tokens.js';
+
+export interface ExampleProcess {
+  /** `service` or `gateway`. */
+  readonly command: string;
+  /** The line's own variables (`GRPC_PORT=50051`). */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export interface ScaleExample {
+  /** Every `export`ed variable, in order. */
+  readonly shared: Readonly<Record<string, string>>;
+  /** Each `npm run` line; exports between them apply to the lines after. */
+  readonly processes: readonly (ExampleProcess & { readonly shared: Readonly<Record<string, string>> })[];
+}
+
+/** The ```sh block between the scale-example markers of docs/scaling-out.md. */
+export async function readScaleExample(): Promise<ScaleExample> {
+  const doc = await readFile(join(ROOT, 'docs/scaling-out.md'), 'utf8');
+  const block = /<!-- scale-example:start -->\s*```sh\n([\s\S]*?)```\s*<!-- scale-example:end -->/.exec(doc)?.[1];
+  if (block === undefined) throw new Error('docs/scaling-out.md has no ```sh block between <!-- scale-example:start --> and <!-- scale-example:end -->');
+  const shared: Record<string, string> = {};
+  const processes: (ExampleProcess & { shared: Record<string, string> })[] = [];
+  for (const line of block.split('\n').map((text) => text.trim()).filter(Boolean)) {
+    const words = line.split(/\s+/);
+    if (words[0] === 'export') {
+      Object.assign(shared, assignments(words.slice(1), line));
+      continue;
+    }
+    const run = words.indexOf('npm');
+    if (run < 0 || words[run + 1] !== 'run' || words.length !== run + 3) throw new Error(`not an export or an npm run line: ${line}`);
+    processes.push({ command: words[run + 2]!, env: assignments(words.slice(0, run), line), shared: { ...shared } });
+  }
+  return { shared, processes };
+}
+
+function assignments(words: readonly string[], line: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const word of words) {
+    const equals = word.indexOf('=');
+    if (equals <= 0) throw new Error(`not NAME=value: ${word} (in ${line})`);
+    env[word.slice(0, equals)] = word.slice(equals + 1);
+  }
+  return env;
+}
+
+export interface ServiceProcess {
+  readonly child: Child;
+  /** `127.0.0.1:<port>`. */
+  readonly address: string;
+  /** The service's /metrics. */
+  readonly metricsUrl: string;
+}
+
+export interface GatewayProcess {
+  readonly child: Child;
+  readonly url: string;
+  readonly metricsUrl: string;
+}
+
+export interface ScaleDeployment {
+  readonly services: readonly ServiceProcess[];
+  readonly gateways: readonly GatewayProcess[];
+  /** The events broker (Redis or NATS). */
+  readonly events: TestBroker;
+  /** The Redis rate limits are counted in (the events broker when that is Redis). */
+  readonly limits: TestBroker;
+  readonly s3: TestS3;
+  readonly databaseUrl: string;
+  readonly secret: string;
+  /** The environment every process was started with (after the doc's swaps). */
+  readonly env: Readonly<Record<string, string>>;
+  token(workspace: string): Promise<string>;
+  /** Starts one more service on the same database and bucket, with `env` over the deployment's (e.g. no EVENTS_URL). */
+  startService(env?: Record<string, string>): Promise<ServiceProcess>;
+  /** Starts one more gateway in front of `serviceUrl`. */
+  startGateway(serviceUrl: string): Promise<GatewayProcess>;
+  /** Everything every process printed, for a failing assertion's message. */
+  output(): string;
+  close(): Promise<void>;
+}
+
+export interface ScaleOptions {
+  readonly broker: 'redis' | 'nats';
+  /** Variables every process gets on top of the doc's (limits, log level). */
+  readonly env?: Record<string, string>;
+}
+
+/** Starts the documented deployment; `undefined` when MariaDB is unreachable and REQUIRE_MYSQL is not 1. */
+export async function startScaleDeployment(options: ScaleOptions): Promise<ScaleDeployment | undefined> {
+  const example = await readScaleExample();
+  const database = await createTestMysqlDatabase();
+  if (!database) return undefined;
+  const cleanups: (() => Promise<unknown>)[] = [() => database.drop()];
+  const children: Child[] = [];
+  const closeAll = async (): Promise<void> => {
+    await Promise.allSettled(children.map((child) => child.stop()));
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  };
+  try {
+    const s3 = await startS3rver();
+    cleanups.push(() => s3.close());
+    const redis = await startRedis();
+    cleanups.push(() => redis.close());
+    const events = options.broker === 'redis' ? redis : await startNats();
+    if (events !== redis) cleanups.push(() => events.close());
+    const secret = randomBytes(32).toString('base64url');
+    const dataRoot = await mkdtemp(join(tmpdir(), 'switchyard-scale-'));
+    cleanups.push(() => rm(dataRoot, { recursive: true, force: true }));
+
+    // The doc's values, swapped for this run's own.
+    const swaps: Record<string, string> = {
+      DATABASE_URL: database.url,
+      S3_BUCKET: s3.bucket,
+      S3_ENDPOINT: s3.endpoint,
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      AUTH_SECRET: secret,
+      URL_SIGNING_KEYS: `k1:${randomBytes(32).toString('base64url')}`,
+      EVENTS_URL: events.url,
+      ...(events === redis ? {} : { RATE_LIMIT_REDIS_URL: redis.url }),
+    };
+    const own = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', METRICS_PORT: '0', ...options.env };
+    const ports = new Map<string, string>();
+    const swapped = (env: Readonly<Record<string, string>>): Record<string, string> => {
+      const out: Record<string, string> = {};
+      for (const [name, value] of Object.entries(env)) out[name] = swaps[name] ?? value;
+      return out;
+    };
+    const withPorts = (value: string): string => value.replace(/127\.0\.0\.1:(\d+)/g, (whole, port: string) => ports.get(port) ?? whole);
+    let serviceCount = 0;
+
+    const startService = async (env: Readonly<Record<string, string>>): Promise<ServiceProcess> => {
+      const dataDir = join(dataRoot, `service-${++serviceCount}`);
+      const child = new Child(['service'], cleanEnv({ DATA_DIR: dataDir, ...env }));
+      children.push(child);
+      const [, address] = await child.waitFor(/listening on (\S+:\d+)/);
+      const [, metricsUrl] = await child.waitFor(/metrics at (http:\/\/\S+?)\)/);
+      return { child, address: address!, metricsUrl: metricsUrl! };
+    };
+    const startGateway = async (env: Readonly<Record<string, string>>): Promise<GatewayProcess> => {
+      const child = new Child(['gateway'], cleanEnv(env));
+      children.push(child);
+      const [, url, metricsUrl] = await child.waitFor(/gateway listening on (http:\/\/\S+:\d+) .*metrics at (http:\/\/\S+?)\)/);
+      return { child, url: url!, metricsUrl: metricsUrl! };
+    };
+
+    const services: ServiceProcess[] = [];
+    const gateways: GatewayProcess[] = [];
+    let sharedEnv: Record<string, string> = {};
+    for (const line of example.processes) {
+      sharedEnv = { ...swapped(line.shared), ...own };
+      if (line.command === 'service') {
+        const docPort = line.env['GRPC_PORT'] ?? '50051';
+        const port = String(await freePort());
+        const service = await startService({ ...sharedEnv, ...line.env, GRPC_PORT: port });
+        ports.set(docPort, service.address.split(':').at(-1)!);
+        services.push(service);
+      } else if (line.command === 'gateway') {
+        const env: Record<string, string> = { ...sharedEnv, ...line.env, PORT: '0' };
+        if (env['SERVICE_URL']) env['SERVICE_URL'] = withPorts(env['SERVICE_URL']);
+        gateways.push(await startGateway(env));
+      } else {
+        throw new Error(`the example runs npm run ${line.command}, which this test does not know`);
+      }
+    }
+
+    const deployment: ScaleDeployment = {
+      services,
+      gateways,
+      events,
+      limits: redis,
+      s3,
+      databaseUrl: database.url,
+      secret,
+      env: sharedEnv,
+      token: (workspace) => mintToken(secret, { workspace }),
+      startService: (env = {}) => startService({ ...sharedEnv, GRPC_PORT: '0', ...env }),
+      startGateway: (serviceUrl) => startGateway({ ...sharedEnv, PORT: '0', SERVICE_URL: serviceUrl }),
+      output: () => children.map((child, index) => `--- process ${index + 1}\n${child.output}`).join('\n'),
+      close: closeAll,
+    };
+    return deployment;
+  } catch (error) {
+    const printed = children.map((child) => child.output).join('\n');
+    await closeAll();
+    throw new Error(`the scale deployment did not start: ${(error as Error).message}\n${printed}`, { cause: error });
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The value of a counter or gauge in a Prometheus text scrape, summed over its label sets (0 when absent). */
+export async function scrapeMetric(metricsUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? ([0-9.eE+-]+|NaN)$/.exec(line);
+    if (match?.[1] === name) total += Number(match[3]);
+  }
+  return total;
+}

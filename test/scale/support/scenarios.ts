@@ -1,0 +1,249 @@
+// What the scale-out must hold, run against the documented deployment (three
+// services and two gateways on one MariaDB database, s3rver and a broker of
+// its own), once with Redis and once with NATS carrying route changes.
+import test from 'ava';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { watchRouteTable, type WatchedRouteTable } from '@switchyard/client';
+import { scrapeMetric, startScaleDeployment, type ScaleDeployment } from './deployment.js';
+
+/** The per-workspace limit of the limit scenario; every other scenario stays well under it. */
+const LIMIT_PER_SECOND = 50;
+/** Revision reads, counted by each service's route store. */
+export const REVISION_READS = 'switchyard_route_revision_reads_total';
+
+interface RouteAnswer {
+  readonly id: string;
+  readonly revision: number;
+}
+
+export function scaleScenarios(broker: 'redis' | 'nats'): void {
+  let deployment: ScaleDeployment | undefined;
+  const watches: WatchedRouteTable[] = [];
+  const deployed = (): ScaleDeployment => {
+    if (!deployment) throw new Error('no deployment: MariaDB is unreachable (REQUIRE_MYSQL=1 makes that an error at start)');
+    return deployment;
+  };
+
+  test.before(async () => {
+    deployment = await startScaleDeployment({
+      broker,
+      env: { RATE_LIMIT_PER_SECOND: String(LIMIT_PER_SECOND), RATE_LIMIT_BURST: String(LIMIT_PER_SECOND) },
+    });
+  });
+  test.after.always(async () => {
+    for (const watch of watches) watch.close();
+    await deployment?.close();
+  });
+
+  const rest = async (url: string, workspace: string, init: { method?: string; body?: unknown } = {}): Promise<Response> => {
+    const token = await deployed().token(workspace);
+    return fetch(url, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+  };
+  const watch = async (gatewayUrl: string, workspace: string): Promise<WatchedRouteTable> => {
+    const table = watchRouteTable({ url: gatewayUrl, token: await deployed().token(workspace) });
+    watches.push(table);
+    await table.ready;
+    return table;
+  };
+  /** Resolves when the table reaches `revision` (rejects after `withinMs`). */
+  const reached = (table: WatchedRouteTable, revision: number, withinMs: number): Promise<number> => {
+    const started = performance.now();
+    if (table.revision >= revision) return Promise.resolve(0);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        stop();
+        reject(new Error(`revision ${revision} did not arrive within ${withinMs} ms (at ${table.revision})`));
+      }, withinMs);
+      const stop = table.onChange(() => {
+        if (table.revision < revision) return;
+        clearTimeout(timer);
+        stop();
+        resolve(performance.now() - started);
+      });
+    });
+  };
+
+  test.serial(`${broker}: every one of 200 route changes through gateway A reaches a watcher of gateway B, in order, each within a second`, async (t) => {
+    const { gateways } = deployed();
+    const [a, b] = [gateways[0]!.url, gateways[1]!.url];
+    const workspace = `changes-${broker}`;
+    const table = await watch(b, workspace);
+    const seen: number[] = [];
+    table.onChange((event) => seen.push(event.revision));
+    const revisions: number[] = [];
+    let routeId: string | undefined;
+    for (let change = 0; change < 200; change++) {
+      // Creates, then updates of one route, then a delete now and again: every kind of change crosses.
+      let response: Response;
+      if (routeId === undefined) {
+        response = await rest(`${a}/v1/routing`, workspace, { method: 'POST', body: { method: 'GET', path: `/items/${change}/:id`, handler: `h${change}` } });
+      } else if (change % 50 === 49) {
+        response = await rest(`${a}/v1/routing/${routeId}`, workspace, { method: 'DELETE' });
+      } else {
+        response = await rest(`${a}/v1/routing/${routeId}`, workspace, { method: 'PATCH', body: { handler: `h${change}` } });
+      }
+      t.true(response.ok, `change ${change}: ${response.status} ${await response.clone().text()}`);
+      let revision: number;
+      if (response.status === 204) {
+        routeId = undefined;
+        revision = revisions.at(-1)! + 1;
+      } else {
+        const route = (await response.json()) as RouteAnswer;
+        routeId = route.id;
+        revision = route.revision;
+      }
+      revisions.push(revision);
+      const tookMs = await reached(table, revision, 1_000);
+      t.true(tookMs <= 1_000);
+      // Stay well under the workspace's limit of 50 calls a second (each change is one call).
+      await sleep(25);
+    }
+    t.deepEqual(revisions, Array.from({ length: 200 }, (_, index) => revisions[0]! + index), 'revisions are gap-free');
+    t.deepEqual(seen, revisions, 'the watcher saw every change once, in order');
+    t.is(table.routes().length, routeId === undefined ? 0 : 1);
+  });
+
+  test.serial(`${broker}: 500 idle watched workspaces cost the database fewer than 5 % of the revision reads polling alone makes`, async (t) => {
+    const deployment = deployed();
+    // The same 500 watches against a service without a broker (polling every WATCH_POLL_MS), in the same 10 s.
+    const polling = await deployment.startService({ EVENTS_URL: '' });
+    const pollingGateway = await deployment.startGateway(`http://${polling.address}`);
+    const reads = async (urls: readonly string[]) => (await Promise.all(urls.map((url) => scrapeMetric(url, REVISION_READS)))).reduce((sum, value) => sum + value, 0);
+    const fedUrls = deployment.services.map((service) => service.metricsUrl);
+    const workspaces = Array.from({ length: 500 }, (_, index) => `idle-${broker}-${index}`);
+    const fed: WatchedRouteTable[] = [];
+    const polled: WatchedRouteTable[] = [];
+    for (let start = 0; start < workspaces.length; start += 50) {
+      const batch = workspaces.slice(start, start + 50);
+      fed.push(...(await Promise.all(batch.map((workspace, index) => watch(deployment.gateways[index % 2]!.url, workspace)))));
+      polled.push(...(await Promise.all(batch.map((workspace) => watch(pollingGateway.url, workspace)))));
+    }
+    const [fedBefore, polledBefore] = [await reads(fedUrls), await reads([polling.metricsUrl])];
+    await sleep(10_000);
+    const fedReads = (await reads(fedUrls)) - fedBefore;
+    const polledReads = (await reads([polling.metricsUrl])) - polledBefore;
+    t.log(`revision reads in 10 s with 500 idle watched workspaces: ${fedReads} with ${broker}, ${polledReads} polling alone (${((100 * fedReads) / polledReads).toFixed(2)} %)`);
+    t.true(polledReads >= 500 * 20, `polling alone read ${polledReads} times: it should poll each workspace about every 250 ms`);
+    t.true(fedReads < 0.05 * polledReads, `${fedReads} reads with ${broker} vs ${polledReads} polling`);
+    t.true([...fed, ...polled].every((table) => table.connected));
+    for (const table of [...fed, ...polled]) table.close();
+    await pollingGateway.child.stop();
+    await polling.child.stop();
+  });
+
+  test.serial(`${broker}: a workspace limited to ${LIMIT_PER_SECOND} calls/s making 400 calls/s over both gateways gets 40 to 75 a second through, the rest 429`, async (t) => {
+    const { gateways } = deployed();
+    const workspace = `limited-${broker}`;
+    const token = await deployed().token(workspace);
+    const statuses = new Map<number, number>();
+    const calls: Promise<void>[] = [];
+    const seconds = 5;
+    const started = performance.now();
+    for (let call = 0; call < 400 * seconds; call++) {
+      // Paced: call n leaves at n × 2.5 ms, alternating gateways.
+      const due = started + call * 2.5;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      const url = `${gateways[call % 2]!.url}/v1/routing?pageSize=1`;
+      calls.push(
+        fetch(url, { headers: { authorization: `Bearer ${token}` } }).then(
+          async (response) => {
+            await response.arrayBuffer();
+            statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          },
+          () => void statuses.set(0, (statuses.get(0) ?? 0) + 1),
+        ),
+      );
+    }
+    await Promise.all(calls);
+    const elapsed = (performance.now() - started) / 1000;
+    const ok = statuses.get(200) ?? 0;
+    const refused = statuses.get(429) ?? 0;
+    t.log(`${ok} through, ${refused} refused of ${400 * seconds} in ${elapsed.toFixed(1)} s: ${(ok / seconds).toFixed(1)}/s through`);
+    t.is(ok + refused, 400 * seconds, `only 200 and 429: ${JSON.stringify([...statuses])}`);
+    t.true(ok / seconds >= 40 && ok / seconds <= 75, `${ok / seconds} calls/s through`);
+  });
+
+  test.serial(`${broker}: the broker stopped for 5 s and started again mid-run loses no change, answers no 5xx, and watchers catch up`, async (t) => {
+    const deployment = deployed();
+    const [a, b] = [deployment.gateways[0]!.url, deployment.gateways[1]!.url];
+    const workspace = `outage-${broker}`;
+    const table = await watch(b, workspace);
+    const seen: number[] = [];
+    table.onChange((event) => seen.push(event.revision));
+    const created = await rest(`${a}/v1/routing`, workspace, { method: 'POST', body: { method: 'GET', path: '/outage/:id', handler: 'h0' } });
+    t.is(created.status, 201);
+    const route = (await created.json()) as RouteAnswer;
+    const revisions = [route.revision];
+    const statuses: number[] = [];
+    const outage = (async () => {
+      await sleep(2_000);
+      await deployment.events.stop();
+      await sleep(5_000);
+      await deployment.events.start();
+    })();
+    const until = performance.now() + 11_000;
+    for (let change = 1; performance.now() < until; change++) {
+      const response = await rest(`${a}/v1/routing/${route.id}`, workspace, { method: 'PATCH', body: { handler: `h${change}` } });
+      statuses.push(response.status);
+      if (response.ok) revisions.push(((await response.json()) as RouteAnswer).revision);
+      else await response.arrayBuffer();
+      await sleep(100);
+    }
+    await outage;
+    t.deepEqual(
+      statuses.filter((status) => status !== 200),
+      [],
+      'every change was accepted, none answered 5xx',
+    );
+    await reached(table, revisions.at(-1)!, 5_000);
+    t.deepEqual(seen, revisions, 'the watcher saw every change, in order');
+    t.is(table.match('GET', '/outage/1')?.route.handler, `h${revisions.length - 1}`);
+  });
+
+  test.serial(`${broker}: one service SIGKILLed under a steady read load: reads go on through the others, none fails after the first second`, async (t) => {
+    const deployment = deployed();
+    const workspace = `kill-${broker}`;
+    const created = await rest(`${deployment.gateways[0]!.url}/v1/routing`, workspace, { method: 'POST', body: { method: 'GET', path: '/kill/:id', handler: 'h' } });
+    t.is(created.status, 201);
+    const route = (await created.json()) as RouteAnswer;
+    const token = await deployment.token(workspace);
+    const results: { at: number; status: number }[] = [];
+    let killedAt = Number.POSITIVE_INFINITY;
+    const started = performance.now();
+    const reads: Promise<void>[] = [];
+    // 25 reads a second (half the workspace's limit) for 8 s, alternating gateways; the kill comes at 2 s.
+    for (let call = 0; call < 200; call++) {
+      const wait = started + call * 40 - performance.now();
+      if (wait > 1) await sleep(wait);
+      if (call === 50) {
+        deployment.services[0]!.child.process.kill('SIGKILL');
+        killedAt = performance.now();
+      }
+      const at = performance.now();
+      reads.push(
+        fetch(`${deployment.gateways[call % 2]!.url}/v1/routing/${route.id}`, { headers: { authorization: `Bearer ${token}` } }).then(
+          async (response) => {
+            await response.arrayBuffer();
+            results.push({ at, status: response.status });
+          },
+          () => void results.push({ at, status: 0 }),
+        ),
+      );
+    }
+    await Promise.all(reads);
+    const late = results.filter((result) => result.at > killedAt + 1_000);
+    const failedEarly = results.filter((result) => result.at <= killedAt + 1_000 && result.status !== 200).length;
+    t.log(`${results.length} reads; ${failedEarly} failed within the first second after the kill; ${late.filter((result) => result.status !== 200).length} after`);
+    t.true(late.length >= 100);
+    t.deepEqual(
+      late.filter((result) => result.status !== 200),
+      [],
+      'no read after the first second fails',
+    );
+  });
+}
