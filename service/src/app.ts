@@ -13,7 +13,8 @@ import { createAuthenticator, createTokenVerifier } from './grpc/auth.js';
 import { HealthMonitor } from './grpc/health.js';
 import { routeGrpcJsLogs } from './grpc/grpc-js-logging.js';
 import { bindServer, createGrpcServer, shutdownServer } from './grpc/server.js';
-import { createWorkspaceRateLimiter, rateLimited } from './limits/workspace-rate-limiter.js';
+import { rateLimited, type WorkspaceRateLimiter } from './limits/workspace-rate-limiter.js';
+import { openWorkspaceRateLimiter } from './limits/open-rate-limiter.js';
 import type { Logger } from '@switchyard/runtime';
 import { createServiceLogger } from './logger.js';
 import { openStorage, type Storage } from './stores/open-storage.js';
@@ -62,10 +63,12 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const ownsStorage = options.storage === undefined;
   const storage = options.storage ?? (await openStorage(config.storage, { migrate: true }));
   const health = new HealthMonitor({ check: () => storage.check(), log, intervalMs: options.healthIntervalMs ?? 5_000, timeoutMs: 3_000 });
+  let limiter: WorkspaceRateLimiter | undefined;
   try {
-    // Per workspace, per instance: see limits/workspace-rate-limiter.ts.
+    // Per workspace, per instance or shared through Redis (RATE_LIMIT_STORE): see limits/open-rate-limiter.ts.
     const refusals = options.metrics ? new CounterFamily(options.metrics, { name: 'switchyard_rate_limited_total', help: 'Calls refused by the per-workspace rate limit (429).' }).cell({}) : undefined;
-    const authenticate = rateLimited(createAuthenticator(await createTokenVerifier(config)), createWorkspaceRateLimiter(config.limits.rateLimit), () => void (refusals && (refusals.value += 1)));
+    limiter = await openWorkspaceRateLimiter(config.limits.rateLimit, config.scale.rateLimitStore, log, options.metrics);
+    const authenticate = rateLimited(createAuthenticator(await createTokenVerifier(config)), limiter, () => void (refusals && (refusals.value += 1)));
     const stores = options.metrics ? timedStores(storage, options.metrics) : storage;
     if (options.metrics) registerUploadGauge(options.metrics, storage.uploadStore);
     const switchyard = createSwitchyard({
@@ -112,12 +115,14 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       // Cut-off handlers are cancelled; let them clean up before their storage goes away.
       await settled();
       await switchyard.close();
+      await limiter?.close();
       if (ownsStorage) await storage.close();
       log.info('gRPC service stopped');
     };
     return Object.freeze({ address, port, inProcess: inProcess.transport, close: () => (closing ??= close()) });
   } catch (error) {
     await health.stop();
+    await limiter?.close();
     if (ownsStorage) await storage.close().catch(() => undefined);
     throw error;
   }

@@ -10,12 +10,31 @@ export interface RateLimit {
   readonly burst: number;
 }
 
-/** Admits a call of a workspace, or throws `resource_exhausted` carrying the wait in `retryAfterMs`. */
+/** Admits a call of a workspace, or rejects with `resource_exhausted` carrying the wait in `retryAfterMs`. */
 export interface WorkspaceRateLimiter {
-  admit(workspace: string): void;
-  /** Workspaces currently tracked (those not back at a full bucket). */
+  /** Resolves when admitted. Async because a shared limit asks Redis; the in-memory one answers with settled promises. */
+  admit(workspace: string): Promise<void>;
+  /** Workspaces currently tracked in this process (those not back at a full bucket). */
   size(): number;
+  /** Releases what the limiter holds (a Redis connection); idempotent. */
+  close(): Promise<void>;
 }
+
+/** The refusal of a call over the limit, the same whichever store counted it. */
+export function rateLimitRefusal(limit: RateLimit, waitMs: number): SwitchyardError {
+  return new SwitchyardError(
+    'resource_exhausted',
+    `rate limit of ${limit.ratePerSecond} calls per second for this workspace reached; retry in ${Math.ceil(waitMs / 1000)} s`,
+    [{ reason: `at most ${limit.ratePerSecond} calls per second (bursts of ${limit.burst}) per workspace` }],
+    { retryAfterMs: waitMs },
+  );
+}
+
+/**
+ * One settled promise for every call admitted at once: the in-memory path
+ * allocates nothing per call, and `rateLimited` knows it need not wait.
+ */
+export const ADMITTED: Promise<void> = Promise.resolve();
 
 /** Below this many tracked workspaces nobody is swept. */
 const SWEEP_FLOOR = 1024;
@@ -25,15 +44,18 @@ const SWEEP_FLOOR = 1024;
  * instance limits on its own, so N instances behind a balancer admit up to N
  * times the rate. That keeps the limit free of shared state; it is there to
  * stop one tenant from starving the others on an instance, not to meter
- * usage. Buckets that have refilled are forgotten (swept when the map doubles),
- * so memory follows the workspaces active in the last `burst / rate` seconds.
+ * usage; RATE_LIMIT_STORE=redis shares the limit instead
+ * (shared-rate-limiter.ts, which falls back to this one while Redis is
+ * away). Buckets that have refilled are forgotten (swept when the map
+ * doubles), so memory follows the workspaces active in the last
+ * `burst / rate` seconds.
  */
 export function createWorkspaceRateLimiter(limit: RateLimit, now: () => number = () => performance.now()): WorkspaceRateLimiter {
   const buckets = new Map<string, TokenBucket>();
   let sweepAt = SWEEP_FLOOR;
   return {
     admit(workspace) {
-      if (limit.ratePerSecond === 0) return;
+      if (limit.ratePerSecond === 0) return ADMITTED;
       const at = now();
       let bucket = buckets.get(workspace);
       if (bucket === undefined) {
@@ -45,29 +67,23 @@ export function createWorkspaceRateLimiter(limit: RateLimit, now: () => number =
         buckets.set(workspace, bucket);
       }
       const waitMs = bucket.take(at);
-      if (waitMs > 0) {
-        throw new SwitchyardError(
-          'resource_exhausted',
-          `rate limit of ${limit.ratePerSecond} calls per second for this workspace reached; retry in ${Math.ceil(waitMs / 1000)} s`,
-          [{ reason: `at most ${limit.ratePerSecond} calls per second (bursts of ${limit.burst}) per workspace` }],
-          { retryAfterMs: waitMs },
-        );
-      }
+      return waitMs > 0 ? Promise.reject(rateLimitRefusal(limit, waitMs)) : ADMITTED;
     },
     size: () => buckets.size,
+    close: () => ADMITTED,
   };
 }
 
 /** Verifies the caller first (only a verified token names a workspace), then charges its workspace one call. */
 export function rateLimited(authenticate: Authenticate, limiter: WorkspaceRateLimiter, onRefused: () => void = () => {}): Authenticate {
-  const admitted = (principal: Principal): Principal => {
-    try {
-      limiter.admit(principal.workspace);
-    } catch (error) {
-      onRefused();
-      throw error;
-    }
-    return principal;
+  const refused = (error: unknown): never => {
+    onRefused();
+    throw error;
+  };
+  const admitted = (principal: Principal): Principal | Promise<Principal> => {
+    const decided = limiter.admit(principal.workspace);
+    // Admitted at once (the in-memory limit, nearly every call): no promise chained per call.
+    return decided === ADMITTED ? principal : decided.then(() => principal, refused);
   };
   return (metadata) => authenticate(metadata).then(admitted);
 }

@@ -1,0 +1,38 @@
+import { Redis } from 'ioredis';
+import { redactUrlPassword, type Logger } from '@switchyard/runtime';
+
+export interface LimitsRedisOptions {
+  /** How long one limiter command may take before the call is judged by the per-instance limit instead. */
+  readonly commandTimeoutMs: number;
+  /** How long start-up waits for the first connection; past it the service starts on per-instance limits. */
+  readonly connectWaitMs: number;
+}
+
+/**
+ * An ioredis connection for rate limits, set to fail fast rather than hold
+ * calls: no offline queue (a command while disconnected fails at once), no
+ * retries of a command, a short command timeout. ioredis reconnects on its
+ * own; its errors are listened to (an 'error' event without a listener
+ * would crash the process) and not logged here: the limiter says once when
+ * it falls back and once when Redis answers again.
+ */
+export async function connectLimitsRedis(url: string, options: LimitsRedisOptions, log: Logger): Promise<Redis> {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: options.commandTimeoutMs,
+    connectTimeout: Math.max(options.connectWaitMs, 1_000),
+    // A reconnect attempt at least every second: shared limits come back soon after Redis does.
+    retryStrategy: (times) => Math.min(times * 100, 1_000),
+  });
+  client.on('error', (error: Error) => log.debug({ err: error }, 'rate limit Redis connection error'));
+  const ready = await new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), options.connectWaitMs);
+    client.once('ready', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  if (!ready) log.warn({ redis: redactUrlPassword(url) }, 'rate limit Redis not reachable at start: per-instance rate limits until it is');
+  return client;
+}

@@ -1,0 +1,30 @@
+import { CounterFamily, redactUrlPassword, type Logger, type Registry } from '@switchyard/runtime';
+import type { RateLimitStoreConfig } from '../scale/scale-config.js';
+import { connectLimitsRedis } from './limits-redis.js';
+import { createSharedRateLimiter } from './shared-rate-limiter.js';
+import { createWorkspaceRateLimiter, type RateLimit, type WorkspaceRateLimiter } from './workspace-rate-limiter.js';
+
+/** A limiter command slower than this is taken for Redis not answering (on a LAN it takes well under a millisecond). */
+const COMMAND_TIMEOUT_MS = 250;
+/** Start-up waits this long for Redis, then starts on per-instance limits. */
+const CONNECT_WAIT_MS = 2_000;
+
+/**
+ * The per-workspace rate limiter of RATE_LIMIT_STORE: this process's token
+ * buckets, or counts shared in Redis with those buckets as the fallback.
+ * `switchyard_rate_limit_fallback_total` counts the calls judged by the
+ * fallback (made at zero with a Redis store, so it can be alerted on).
+ */
+export async function openWorkspaceRateLimiter(limit: RateLimit, store: RateLimitStoreConfig, log: Logger, metrics?: Registry): Promise<WorkspaceRateLimiter> {
+  const local = createWorkspaceRateLimiter(limit);
+  if (store.kind === 'memory' || limit.ratePerSecond === 0) return local;
+  const fallbacks = metrics
+    ? new CounterFamily(metrics, {
+        name: 'switchyard_rate_limit_fallback_total',
+        help: 'Calls judged by the per-instance rate limit because the shared one (Redis) did not answer.',
+      }).cell({})
+    : undefined;
+  const redis = await connectLimitsRedis(store.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS, connectWaitMs: CONNECT_WAIT_MS }, log);
+  log.info({ redis: redactUrlPassword(store.url) }, 'rate limits shared across instances through Redis');
+  return createSharedRateLimiter(limit, { redis, fallback: local, log, onFallback: fallbacks && (() => void (fallbacks.value += 1)) });
+}
