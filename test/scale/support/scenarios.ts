@@ -4,6 +4,7 @@
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { watchRouteTable, type WatchedRouteTable } from '@switchyard/client';
+import { exclusive } from '../../support/exclusive.js';
 import { scrapeMetric, startScaleDeployment, type ScaleDeployment } from './deployment.js';
 
 /** The per-workspace limit of the limit scenario; every other scenario stays well under it. */
@@ -24,7 +25,11 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     return deployment;
   };
 
+  let releaseMachine: (() => Promise<void>) | undefined;
+
+  // Ten processes with latency bounds: not beside the other files that load the machine for long stretches.
   test.before(async () => {
+    releaseMachine = await exclusive('machine');
     deployment = await startScaleDeployment({
       broker,
       env: { RATE_LIMIT_PER_SECOND: String(LIMIT_PER_SECOND), RATE_LIMIT_BURST: String(LIMIT_PER_SECOND) },
@@ -33,6 +38,7 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
   test.after.always(async () => {
     for (const watch of watches) watch.close();
     await deployment?.close();
+    await releaseMachine?.();
   });
 
   const rest = async (url: string, workspace: string, init: { method?: string; body?: unknown } = {}): Promise<Response> => {
@@ -110,7 +116,7 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
   test.serial(`${broker}: 500 idle watched workspaces cost the database fewer than 5 % of the revision reads polling alone makes`, async (t) => {
     const deployment = deployed();
     // The same 500 watches against a service without a broker (polling every WATCH_POLL_MS), in the same 10 s.
-    const polling = await deployment.startService({ EVENTS_URL: '' });
+    const polling = await deployment.startService({ EVENTS_URL: '', RATE_LIMIT_REDIS_URL: deployment.limits.url });
     const pollingGateway = await deployment.startGateway(`http://${polling.address}`);
     const reads = async (urls: readonly string[]) => (await Promise.all(urls.map((url) => scrapeMetric(url, REVISION_READS)))).reduce((sum, value) => sum + value, 0);
     const fedUrls = deployment.services.map((service) => service.metricsUrl);
