@@ -18,6 +18,9 @@ import { openWorkspaceRateLimiter } from './limits/open-rate-limiter.js';
 import type { Logger } from '@switchyard/runtime';
 import { createServiceLogger } from './logger.js';
 import { openStorage, type Storage } from './stores/open-storage.js';
+import { openChangeFeed } from './scale/open-change-feed.js';
+import { countRevisionReads } from './scale/revision-reads.js';
+import type { BrokerFeed } from './scale/broker-feed.js';
 import { isExecutable } from './ffmpeg-path.js';
 
 export interface StartServiceOptions {
@@ -63,6 +66,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   const ownsStorage = options.storage === undefined;
   const storage = options.storage ?? (await openStorage(config.storage, { migrate: true }));
   const health = new HealthMonitor({ check: () => storage.check(), log, intervalMs: options.healthIntervalMs ?? 5_000, timeoutMs: 3_000 });
+  let feed: BrokerFeed | undefined;
   let limiter: WorkspaceRateLimiter | undefined;
   try {
     // Per workspace, per instance or shared through Redis (RATE_LIMIT_STORE): see limits/open-rate-limiter.ts.
@@ -71,8 +75,10 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     const authenticate = rateLimited(createAuthenticator(await createTokenVerifier(config)), limiter, () => void (refusals && (refusals.value += 1)));
     const stores = options.metrics ? timedStores(storage, options.metrics) : storage;
     if (options.metrics) registerUploadGauge(options.metrics, storage.uploadStore);
+    // EVENTS_URL: route changes fan out through a broker, watchers poll only as a safety net (scale/open-change-feed.ts).
+    feed = await openChangeFeed(config.scale.events, config.storage.database, log, options.metrics);
     const switchyard = createSwitchyard({
-      routeStore: stores.routeStore,
+      routeStore: options.metrics ? countRevisionReads(stores.routeStore, options.metrics) : stores.routeStore,
       assetStore: stores.assetStore,
       blobStore: stores.blobStore,
       uploadStore: stores.uploadStore,
@@ -81,7 +87,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       cdnUrl: config.cdnUrl,
       maxUploadBytes: config.maxUploadBytes,
       urlSigningKeys: await resolveUrlSigningKeys(config),
-      routeWatch: config.routeWatch,
+      routeWatch: { ...config.routeWatch, feed },
       transforms: config.transforms,
       transformObserver: options.metrics ? transformMetrics(options.metrics) : undefined,
       posterFrames: { ffmpegPath: config.ffmpegPath },
@@ -115,6 +121,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       // Cut-off handlers are cancelled; let them clean up before their storage goes away.
       await settled();
       await switchyard.close();
+      await feed?.close();
       await limiter?.close();
       if (ownsStorage) await storage.close();
       log.info('gRPC service stopped');
@@ -122,6 +129,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     return Object.freeze({ address, port, inProcess: inProcess.transport, close: () => (closing ??= close()) });
   } catch (error) {
     await health.stop();
+    await feed?.close();
     await limiter?.close();
     if (ownsStorage) await storage.close().catch(() => undefined);
     throw error;

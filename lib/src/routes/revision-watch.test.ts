@@ -41,8 +41,7 @@ test('without a feed, a watched workspace is read every pollMs and a change else
   const { revisionOnly, counted, writeElsewhere } = countingStore();
   const watch = new RevisionWatch(revisionOnly, { pollMs: 20, safetyPollMs: 60_000 });
   const waiting = timed(watch.wait('ws', 0, 3_000, undefined));
-  await sleep(200);
-  t.true(counted.reads >= 4, `${counted.reads} reads in 200 ms at 20 ms`);
+  await until(() => counted.reads >= 5, 'repeated polls');
   await writeElsewhere('ws');
   const { value, ms } = await waiting;
   t.true(value);
@@ -90,8 +89,7 @@ test('while the feed is down, polling at pollMs takes over; when it is back, one
   const other = watch.wait('other', 0, 5_000, undefined);
   await until(() => counted.reads === 2, 'the first reads');
   feed.close();
-  await sleep(200);
-  t.true(counted.reads >= 8, `${counted.reads} reads in 200 ms down: fast polling`);
+  await until(() => counted.reads >= 2 + 2 * 5, 'fast polling of both workspaces while the feed is down');
   await writeElsewhere('ws'); // while down, no message can tell
   t.true((await timed(first)).ms < 5_000);
   feed.start();
@@ -151,25 +149,26 @@ test('a write through this process wakes its watchers without a read, feed or no
 
 test('safety polls of many workspaces are spread over the interval, not one tick', async (t) => {
   const { revisionOnly } = countingStore();
-  const times: number[] = [];
+  const first = new Map<string, number>();
+  const second = new Map<string, number>();
   const store: Pick<RouteStore, 'revision'> = {
     revision: async (workspace) => {
-      times.push(performance.now());
+      (first.has(workspace) ? second : first).set(workspace, performance.now());
       return revisionOnly.revision(workspace);
     },
   };
   const feed = new LoopbackChangeFeed();
   const watch = new RevisionWatch(store, { pollMs: 20, feed, safetyPollMs: 400 });
   const stop = new AbortController();
-  const waits = Array.from({ length: 100 }, (_, i) => watch.wait(`ws-${i}`, 0, 5_000, stop.signal));
-  await until(() => times.length >= 100, 'the first reads');
-  const start = performance.now();
-  times.length = 0;
-  await sleep(450);
+  const waits = Array.from({ length: 100 }, (_, i) => watch.wait(`ws-${i}`, 0, 10_000, stop.signal));
+  // The first read of each is at once; the second is its first safety poll.
+  await until(() => second.size === 100, 'a safety poll of every workspace');
   stop.abort();
   await Promise.all(waits);
-  const offsets = times.map((at) => at - start);
-  t.true(offsets.length >= 90, `${offsets.length} safety polls within one interval`);
-  const early = offsets.filter((ms) => ms < 300).length;
-  t.true(early > 10 && early < offsets.length - 10, `${early} of ${offsets.length} in the first 300 ms: spread, not one burst`);
+  const delays = [...second].map(([workspace, at]) => at - first.get(workspace)!);
+  t.true(Math.min(...delays) >= 190, `none before half the interval: ${Math.min(...delays).toFixed(0)} ms`);
+  t.true(Math.max(...delays) - Math.min(...delays) >= 100, `spread over ${(Math.max(...delays) - Math.min(...delays)).toFixed(0)} ms`);
+  const buckets = new Map<number, number>();
+  for (const delay of delays) buckets.set(Math.floor(delay / 20), (buckets.get(Math.floor(delay / 20)) ?? 0) + 1);
+  t.true(Math.max(...buckets.values()) <= 50, `at most half in one 20 ms slice: ${Math.max(...buckets.values())}`);
 });

@@ -1,0 +1,19 @@
+import test from 'ava';
+import { decodeRevision, encodeRevision, feedChannel } from './feed-channel.js';
+
+test('the channel is named after the database, so instances of one deployment meet and two deployments stay apart', (t) => {
+  t.is(feedChannel({ kind: 'mysql', url: 'mysql://app:secret@db-1.internal:3306/switchyard' }), 'switchyard.routes.switchyard');
+  t.is(feedChannel({ kind: 'mysql', url: 'mysql://app@10.0.0.7/switchyard' }), 'switchyard.routes.switchyard', 'the host does not matter');
+  t.is(feedChannel({ kind: 'mysql', url: 'mysql://app@db/shop.prod' }), 'switchyard.routes.shop_prod', 'no NATS separators or wildcards');
+  t.not(feedChannel({ kind: 'mysql', url: 'mysql://app@db/staging' }), feedChannel({ kind: 'mysql', url: 'mysql://app@db/production' }));
+  const sqlite = feedChannel({ kind: 'sqlite', file: '/var/lib/switchyard/db.sqlite' });
+  t.regex(sqlite, /^switchyard\.routes\.sqlite-[0-9a-f]{16}$/);
+  t.not(sqlite, feedChannel({ kind: 'sqlite', file: '/srv/other/db.sqlite' }));
+});
+
+test('messages round-trip; anything else on the channel is ignored', (t) => {
+  t.deepEqual(decodeRevision(encodeRevision('acme', 42)), { workspace: 'acme', revision: 42 });
+  for (const junk of ['', 'hello', '42', 'null', '{"workspace":"acme"}', '{"workspace":"a b","revision":1}', '{"workspace":"acme","revision":0}', '{"workspace":"acme","revision":1.5}', '{"workspace":"acme","revision":"3"}']) {
+    t.is(decodeRevision(junk), undefined, junk);
+  }
+});
