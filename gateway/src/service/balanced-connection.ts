@@ -38,7 +38,7 @@ export function connectBalanced(targets: readonly ServiceTarget[], options: Bala
     onAddresses: (addresses) => pool.update(addresses),
     onError: (error) => log.warn({ err: error, serviceUrl: targets.map((target) => target.origin).join(',') }, 'SERVICE_URL did not resolve; keeping the addresses known'),
   });
-  void resolver.start();
+  const resolved = resolver.start();
   const transport = createBalancedTransport(
     {
       pick: (besides) => pool.pick(besides),
@@ -48,6 +48,7 @@ export function connectBalanced(targets: readonly ServiceTarget[], options: Bala
         resolver.refresh();
       },
       starved: () => resolver.refresh(),
+      resolved,
     },
     { onRetry: () => metrics?.retried.inc() },
   );

@@ -53,7 +53,7 @@ function setup(count: number, probe: (url: string) => boolean = () => true) {
   });
   pool.update(members.map((member) => ({ url: member.url, servername: undefined })));
   const transport = createBalancedTransport(
-    { pick: (besides) => pool.pick(besides), fail: (member, reason) => (failed.push(`${member.url}: ${reason}`), pool.fail(member, reason)), starved: () => {} },
+    { pick: (besides) => pool.pick(besides), fail: (member, reason) => (failed.push(`${member.url}: ${reason}`), pool.fail(member, reason)), starved: () => {}, resolved: Promise.resolve() },
     { onRetry: () => (retries += 1) },
   );
   return { members, pool, failed, transport, assets: createClient(AssetService, transport), retries: () => retries, healthy: () => healthy };
@@ -140,9 +140,22 @@ test('a connection failing its health check takes no calls; when none is healthy
   t.is(tried.size, lonelyMembers.length);
 });
 
+test('a call made before the first resolution waits for it', async (t) => {
+  const { members, pool } = setup(1);
+  let resolve = (): void => undefined;
+  const resolved = new Promise<void>((done) => (resolve = done));
+  let ready = false;
+  const transport = createBalancedTransport({ pick: (besides) => (ready ? pool.pick(besides) : undefined), fail: () => t.fail(), starved: () => t.fail(), resolved });
+  const call = createClient(AssetService, transport).getAsset({ id: 'a' });
+  await new Promise((done) => setTimeout(done, 20));
+  ready = true;
+  resolve();
+  t.is(label(await call), members[0]!.url);
+});
+
 test('with no address at all, a call fails unavailable at once and asks for a resolution', async (t) => {
   let starved = 0;
-  const transport = createBalancedTransport({ pick: () => undefined, fail: () => t.fail(), starved: () => void (starved += 1) });
+  const transport = createBalancedTransport({ pick: () => undefined, fail: () => t.fail(), starved: () => void (starved += 1), resolved: Promise.resolve() });
   const error = ConnectError.from(await t.throwsAsync(createClient(RouteService, transport).getRoute({ id: 'r' })));
   t.is(error.code, Code.Unavailable);
   t.is(starved, 1);

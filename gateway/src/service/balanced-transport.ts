@@ -11,6 +11,8 @@ export interface Balancer {
   fail(member: PoolMember, reason: string): void;
   /** A call found no connection at all (no address resolved yet). */
   starved(): void;
+  /** Settles once the first resolution is done: calls made before it wait for it, as on a gRPC channel still connecting. */
+  readonly resolved: Promise<void>;
 }
 
 export interface BalancedTransportOptions {
@@ -36,7 +38,8 @@ export function createBalancedTransport(balancer: Balancer, options: BalancedTra
     input: MessageInitShape<I>,
     contextValues?: ContextValues,
   ): Promise<UnaryResponse<I, O>> {
-    const first = choose(balancer);
+    let first = balancer.pick();
+    first ??= await choose(balancer);
     const started = performance.now();
     try {
       return await first.transport.unary(method, signal, timeoutMs, header, input, contextValues);
@@ -63,7 +66,8 @@ export function createBalancedTransport(balancer: Balancer, options: BalancedTra
     input: AsyncIterable<MessageInitShape<I>>,
     contextValues?: ContextValues,
   ): Promise<StreamResponse<I, O>> {
-    const member = choose(balancer);
+    let member = balancer.pick();
+    member ??= await choose(balancer);
     try {
       return await member.transport.stream(method, signal, timeoutMs, header, input, contextValues);
     } catch (error) {
@@ -74,7 +78,9 @@ export function createBalancedTransport(balancer: Balancer, options: BalancedTra
   return { unary, stream };
 }
 
-function choose(balancer: Balancer): PoolMember {
+/** A connection once the first resolution is done; none then is `unavailable`. */
+async function choose(balancer: Balancer): Promise<PoolMember> {
+  await balancer.resolved;
   const member = balancer.pick();
   if (member !== undefined) return member;
   balancer.starved();
