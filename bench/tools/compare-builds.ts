@@ -1,6 +1,7 @@
-// `tsx bench/tools/compare-builds.ts <list|create|get|file|grpc> <old cli/dist/bin.js> <new cli/dist/bin.js> [rounds] [seconds]`:
+// `tsx bench/tools/compare-builds.ts <list|create|get|file|file304|grpc> <old cli/dist/bin.js> <new cli/dist/bin.js> [rounds] [seconds]`:
 // two builds of `npm start` side by side under the rest-list-assets,
-// rest-create-route, rest-get-asset, file-serve-16kib or grpc-get-asset
+// rest-create-route, rest-get-asset, file-serve-16kib, peer-file-serve-304
+// (the 16 KiB file with If-None-Match: its ETag, every answer 304) or grpc-get-asset
 // load (GetAsset calls on the gRPC port), in alternating
 // short rounds (the order flipping each round) after a warm-up, so a busy
 // shared machine hits both alike. OLD_ENV and NEW_ENV (`NAME=value ...`) add
@@ -22,14 +23,14 @@ import { createWorkspace, seedAsset } from '../harness/servers.js';
 import { BENCH_WORKSPACE } from '../harness/tokens.js';
 
 const [load, oldCli, newCli, roundsArg, secondsArg] = process.argv.slice(2);
-const LOADS = ['list', 'create', 'get', 'file', 'grpc'];
+const LOADS = ['list', 'create', 'get', 'file', 'file304', 'grpc'];
 if (!LOADS.includes(load ?? '') || !oldCli || !newCli) throw new Error(`usage: compare-builds <${LOADS.join('|')}> <old bin.js> <new bin.js> [rounds] [seconds]`);
 const rounds = Number(roundsArg ?? 6);
 const seconds = Number(secondsArg ?? 5);
 const LISTED_ASSETS = 10_000;
 
 const ws = await createWorkspace(`compare-${load}`);
-const servers: Record<'old' | 'new', { url: string; pid: number; target: string; grpc?: ReturnType<typeof grpcAssetClient>; stop(): Promise<void> }> = {} as never;
+const servers: Record<'old' | 'new', { url: string; pid: number; target: string; etag?: string; grpc?: ReturnType<typeof grpcAssetClient>; stop(): Promise<void> }> = {} as never;
 const sideEnv = (variable: string | undefined): Record<string, string> => Object.fromEntries((variable ?? '').split(/\s+/).filter(Boolean).map((pair) => pair.split(/=(.*)/s, 2) as [string, string]));
 try {
   for (const [side, cli] of [['old', oldCli], ['new', newCli]] as const) {
@@ -41,21 +42,24 @@ try {
       logFile: `${dataDir}.log`,
     });
     const url = child.ready[1]!;
-    const target = load === 'file' ? await seedFile(url, ws.token) : `${url}/v1/assets/${await seedAsset(url, ws.token)}`;
+    const target = load === 'file' || load === 'file304' ? await seedFile(url, ws.token) : `${url}/v1/assets/${await seedAsset(url, ws.token)}`;
+    const etag = load === 'file304' ? ((await fetch(target)).headers.get('etag') ?? undefined) : undefined;
     const grpc = load === 'grpc' ? grpcAssetClient(child.ready[2]!, ws.token) : undefined;
     await grpc?.seed();
-    servers[side] = { url, pid: child.pid, target, grpc, stop: async () => (grpc?.close(), child.stop()) };
+    servers[side] = { url, pid: child.pid, target, etag, grpc, stop: async () => (grpc?.close(), child.stop()) };
     if (load === 'list') seed(join(dataDir, 'switchyard.sqlite'));
   }
   const auth = { authorization: `Bearer ${ws.token}` };
   let n = 0; // shared by both sides: every route created is distinct
-  const options = ({ url, target }: { url: string; target: string }): Options =>
+  const options = ({ url, target, etag }: { url: string; target: string; etag?: string | undefined }): Options =>
     load === 'list'
       ? { url: `${url}/v1/assets?pageSize=50`, headers: auth }
       : load === 'get'
         ? { url: target, headers: auth }
         : load === 'file'
           ? { url: target }
+          : load === 'file304'
+          ? { url: target, headers: { 'if-none-match': etag! } }
           : { url, requests: [{ method: 'POST', path: '/v1/routing', headers: { ...auth, 'content-type': 'application/json' }, setupRequest: (request) => ({ ...request, body: JSON.stringify({ method: 'GET', path: `/bench/r${++n}/:id`, middleware: ['auth', 'log'], handler: 'showItem' }) }) }] };
   const stats = { old: { rps: [] as number[], cpu: [] as number[] }, new: { rps: [] as number[], cpu: [] as number[] } };
   for (let round = 0; round <= rounds; round++) {
@@ -69,8 +73,9 @@ try {
         ({ requests: answered, rps } = await server.grpc.load(duration));
       } else {
         const r = await autocannon({ ...options(server), connections: 10, duration });
-        if (r.non2xx || r.errors || r.timeouts) throw new Error(`${side}: non2xx=${r.non2xx} errors=${r.errors} timeouts=${r.timeouts}`);
-        answered = r['2xx'];
+        const notModified = r.statusCodeStats['304']?.count ?? 0;
+        if (r.non2xx !== (load === 'file304' ? notModified : 0) || r.errors || r.timeouts) throw new Error(`${side}: non2xx=${r.non2xx} errors=${r.errors} timeouts=${r.timeouts}`);
+        answered = load === 'file304' ? notModified : r['2xx'];
         rps = answered / r.duration;
       }
       if (round === 0) continue; // the warm-up

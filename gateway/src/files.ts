@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { isNotModified, needsValidators, preconditionFails, rangeStillValid, type Validators } from './files/conditional.js';
+import { isNotModified, needsValidators, preconditionFails, rangeStillValid } from './files/conditional.js';
 import { DOWNLOAD, IMMUTABLE, PRIVATE_FILE, safetyHeaders } from './files/file-headers.js';
 import { attachmentNamed } from './files/content-disposition.js';
 import { rangeOf, type ByteRange } from './files/range.js';
@@ -16,17 +16,10 @@ import { contextOf } from './app/request-context.js';
 import { PRECONDITION_FAILED, RANGE_NOT_SATISFIABLE } from './http-status.js';
 import { DOWNLOAD_PARAM, TRANSFORM_PARAMS } from '@switchyard/core';
 import type { ServiceClients } from './service/clients.js';
+import type { FileMeta, ValidatorCache } from './files/validator-cache.js';
 
 /** One segment of a file path (`<asset id>/<blob id>.<ext>`); anything else cannot name a file. */
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
-
-interface FileMeta extends Validators {
-  readonly type: string;
-  readonly size: number;
-  readonly visibility: string;
-  /** The name to save the file as. */
-  readonly name: string;
-}
 
 /**
  * Files under the path of CDN_URL, read from the service's FileService
@@ -36,7 +29,7 @@ interface FileMeta extends Validators {
  * inert; `?download` (with any other parameters) names the file in an
  * attachment. Unknown, malformed and replaced-away paths are all 404.
  */
-export const fileRoutes: FastifyPluginAsync<{ clients: ServiceClients; filesPath: string; log: Logger }> = async (app, { clients, filesPath, log }) => {
+export const fileRoutes: FastifyPluginAsync<{ clients: ServiceClients; filesPath: string; log: Logger; validators: ValidatorCache }> = async (app, { clients, filesPath, log, validators }) => {
   const serve = async (request: FastifyRequest<{ Params: { assetId: string; fileName: string } }>, reply: FastifyReply): Promise<void> => {
     const { assetId, fileName } = request.params;
     // A file URL is a public link, not an API call: whatever names no file is 404.
@@ -44,7 +37,7 @@ export const fileRoutes: FastifyPluginAsync<{ clients: ServiceClients; filesPath
     const ctx = contextOf(request, reply, log, { assetId, fileName });
     // From here the handler writes the file itself; its refusals still go through Fastify's error handler.
     copyHookHeaders(reply);
-    await serveFile(clients, ctx);
+    await serveFile(clients, validators, ctx);
     if (isSettled(reply.raw)) reply.hijack();
   };
   const schema = { tags: ['files'], security: [], hide: false };
@@ -57,7 +50,7 @@ export function isFilesUrl(url: string, filesPath: string): boolean {
   return url.startsWith(`${filesPath}/`);
 }
 
-async function serveFile(clients: ServiceClients, ctx: RequestContext): Promise<void> {
+async function serveFile(clients: ServiceClients, validators: ValidatorCache, ctx: RequestContext): Promise<void> {
   const { assetId = '', fileName = '' } = ctx.params;
   const path = `${assetId}/${fileName}`;
   // A private file's signature is in the query; the service checks it (and ignores it for public files).
@@ -74,7 +67,15 @@ async function serveFile(clients: ServiceClients, ctx: RequestContext): Promise<
 
   // Most GETs take one call; HEAD, conditional and range requests first learn the file's size and validators.
   if (!head && rangeHeader === undefined && !needsValidators(ctx.req)) return streamFile(clients, ctx, file, 'whole', download);
+  // A revalidation of a public file seen lately is answered from its cached validators (files/validator-cache.ts);
+  // a download's 304 carries the asset's name, which is read afresh.
+  const cacheKey = `${fileName}?${query}#${transform?.format ?? ''}`;
+  const cacheable = !download && ctx.req.headers['if-match'] === undefined && ctx.req.headers['if-unmodified-since'] === undefined;
+  const cached = cacheable ? validators.get(assetId, cacheKey) : undefined;
+  if (cached !== undefined && isNotModified(ctx.req, cached)) return sendNotModified(ctx.res, cached, false);
+  const token = validators.begin();
   const meta = await readMeta(clients, ctx, file);
+  if (cacheable) validators.put(token, assetId, cacheKey, meta);
   if (isSettled(ctx.res)) return;
   if (preconditionFails(ctx.req, meta)) throw preconditionFailed(meta);
   if (isNotModified(ctx.req, meta)) return sendNotModified(ctx.res, meta, download);

@@ -29,6 +29,8 @@ import { uploadRoutes } from './rest/uploads.js';
 import { healthRoute } from './rest/health.js';
 import { routingRoutes } from './rest/routing.js';
 import type { ServiceClients } from './service/clients.js';
+import { ValidatorCache, type ValidatorCacheConfig } from './files/validator-cache.js';
+import { watchChanges } from './files/validator-changes.js';
 
 export interface RouteEntry {
   readonly method: string;
@@ -47,6 +49,8 @@ export interface GatewayParts {
   readonly cdnUrl: string;
   readonly clients: ServiceClients;
   readonly log: Logger;
+  /** The validators of public files kept for revalidations (files/validator-cache.ts); its defaults when absent. */
+  readonly fileValidators?: ValidatorCacheConfig | undefined;
 }
 
 export interface Gateway {
@@ -86,7 +90,10 @@ interface AccessLine {
 }
 
 /** The gateway's HTTP surface on Fastify: REST /v1, files under the CDN path, the Connect protocol, health and OpenAPI. */
-export async function createGateway({ config, cdnUrl, clients, log, metrics, tracing = idOnlyTracing() }: GatewayParts): Promise<Gateway> {
+export async function createGateway({ config, cdnUrl, clients: serviceClients, log, metrics, tracing = idOnlyTracing(), fileValidators }: GatewayParts): Promise<Gateway> {
+  // Every change this gateway relays drops the validators it makes stale.
+  const validators = new ValidatorCache(fileValidators);
+  const clients = watchChanges(serviceClients, validators);
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
   const accessLine = infoLine<AccessLine>(log, 'request', { requestId: 'string', traceId: 'string', method: 'string', path: 'string', status: 'number', completed: 'boolean', durationMs: 'number' });
   const filesPath = filesPathOf(cdnUrl);
@@ -165,7 +172,7 @@ export async function createGateway({ config, cdnUrl, clients, log, metrics, tra
   await app.register(assetRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log });
   await app.register(uploadRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log, trustProxy: config.trustProxy });
   await app.register(healthRoute, { clients, log });
-  await app.register(fileRoutes, { clients, filesPath, log });
+  await app.register(fileRoutes, { clients, filesPath, log, validators });
   if (config.console) await app.register(consoleRoutes, { root: consoleRoot, cdnUrl, log });
   await app.register(docsRoutes);
   await app.register(async (rpc) => {

@@ -4,6 +4,7 @@ import { listen, type HttpListener } from './http/listener.js';
 import type { Logger, Registry, Tracing } from '@switchyard/runtime';
 import type { Transport } from '@connectrpc/connect';
 import { createInProcessClients, createServiceClients } from './service/clients.js';
+import type { ValidatorCacheConfig } from './files/validator-cache.js';
 
 /** How long `close()` lets requests in flight finish before cutting them off. */
 export const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -34,6 +35,8 @@ export type StartGatewayOptions = ServiceChannel & {
   readonly metrics?: Registry | undefined;
   /** Server spans for requests (the process's, shared with the service in one process); ids only by default. */
   readonly tracing?: Tracing | undefined;
+  /** The validators of public files kept for revalidations (files/validator-cache.ts); its defaults when absent. */
+  readonly fileValidators?: ValidatorCacheConfig | undefined;
 };
 
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions): Promise<GatewayHandle> {
@@ -41,7 +44,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   listener.setLimits(config.clientLimits);
   const cdnUrl = resolveCdnUrl(config, listener.port);
   const clients = options.inProcess ? createInProcessClients(options.inProcess) : createServiceClients(options.serviceUrl, { log: options.log, metrics: options.metrics });
-  const gateway = await createGateway({ config, cdnUrl, clients, log: options.log, metrics: options.metrics, tracing: options.tracing });
+  const gateway = await createGateway({ config, cdnUrl, clients, log: options.log, metrics: options.metrics, tracing: options.tracing, fileValidators: options.fileValidators });
   listener.setHandler(gateway.handle);
   listener.onConnectionRefused(() => gateway.countRefusal('connections'));
   options.log.info({ url: listener.url, cdnUrl, service: options.serviceUrl ?? 'in-process' }, 'gateway listening');

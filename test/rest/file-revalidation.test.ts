@@ -1,0 +1,140 @@
+// Revalidations of public files answered from the gateway's validator cache
+// (gateway/src/files/validator-cache.ts): a 304 skips the service call, and is
+// never given after a change this gateway relayed (replace over REST and tus,
+// delete, batch delete, private, the Connect protocol); a change made through
+// another gateway counts within the cache's TTL.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import test from 'ava';
+import { createGatewayLogger, listen, loadGatewayConfig, startGateway, type GatewayHandle } from '@switchyard/gateway';
+import { form, json } from './support/http.js';
+import { tusUpload } from './support/tus.js';
+import { freshWorkspace, startStack, type Stack } from './support/stack.js';
+
+/** Long enough that no change below is seen through the TTL instead of its invalidation, however slow the machine. */
+const LONG_TTL_MS = 10 * 60_000;
+const TTL_MS = 1_000;
+let stack: Stack;
+/** A stack with a short TTL, and a second gateway in front of its service: another instance, whose changes the first cannot see. */
+let short: Stack;
+let other: GatewayHandle;
+test.before(async () => {
+  stack = await startStack({ RATE_LIMIT_PER_SECOND: '0' }, { fileValidators: { maxAssets: 100, ttlMs: LONG_TTL_MS } });
+  short = await startStack({ RATE_LIMIT_PER_SECOND: '0' }, { fileValidators: { maxAssets: 100, ttlMs: TTL_MS } });
+  const listener = await listen('127.0.0.1', 0);
+  const config = loadGatewayConfig({ HOST: '127.0.0.1', PORT: String(listener.port), CONSOLE: 'off' });
+  other = await startGateway({ ...config, cdnUrl: short.cdnUrl }, { inProcess: short.service.inProcess, log: createGatewayLogger('warn', { write: () => {} }), listener, shutdownTimeoutMs: 2_000 });
+});
+test.after.always(async () => {
+  await other?.close();
+  await short?.stop();
+  await stack?.stop();
+});
+
+interface AssetJson {
+  id: string;
+  url: string;
+  sha256: string;
+}
+
+const file = (bytes: Buffer, name = 'bytes.bin') => ({ bytes: new Uint8Array(bytes), filename: name, type: 'application/octet-stream' });
+
+async function upload(headers: Record<string, string>, on: Stack = stack): Promise<AssetJson> {
+  const response = await fetch(`${on.url}/v1/assets/upload`, { method: 'POST', headers, body: form([['file', file(randomBytes(2048))]]) });
+  return json<AssetJson>(response);
+}
+
+let requests = 0;
+/** A revalidation under a request id of its own; `called` says whether the service was asked (its call line carries the id). */
+async function revalidate(url: string, etag: string, on: Stack = stack): Promise<{ status: number; called: boolean }> {
+  const id = `reval-${process.pid}-${++requests}`;
+  const response = await fetch(url, { headers: { 'if-none-match': etag, 'x-request-id': id } });
+  await response.arrayBuffer();
+  return { status: response.status, called: on.serviceLogLines.some((line) => line.includes(`"requestId":"${id}"`)) };
+}
+
+/** Revalidated twice: the second 304 comes from the cache. */
+async function cached(t: { is(a: unknown, b: unknown, m?: string): void; false(a: boolean, m?: string): void }, asset: AssetJson, on: Stack = stack): Promise<void> {
+  const etag = `"${asset.sha256}"`;
+  t.is((await revalidate(asset.url, etag, on)).status, 304);
+  const again = await revalidate(asset.url, etag, on);
+  t.is(again.status, 304);
+  t.false(again.called, 'the second 304 made no service call');
+}
+
+test('a repeated revalidation is answered without the service; a changed ETag, a download, HEAD and If-Match still ask it', async (t) => {
+  const headers = await stack.auth(freshWorkspace());
+  const asset = await upload(headers);
+  await cached(t, asset);
+  const stale = await revalidate(asset.url, '"not-it"');
+  t.is(stale.status, 200);
+  t.true(stale.called, 'a 200 is always the service\'s answer');
+  const download = await fetch(`${asset.url}?download`, { headers: { 'if-none-match': `"${asset.sha256}"` } });
+  t.is(download.status, 304);
+  t.truthy(download.headers.get('content-disposition'), 'a download\'s 304 names the file, as read afresh');
+  const ifMatch = await fetch(asset.url, { headers: { 'if-match': '"not-it"', 'if-none-match': `"${asset.sha256}"` } });
+  t.is(ifMatch.status, 412, 'If-Match is judged on the service\'s answer first');
+});
+
+test('a replace over REST: the old url answers 404 at once, never 304; the new one serves the new bytes', async (t) => {
+  const headers = await stack.auth(freshWorkspace());
+  const asset = await upload(headers);
+  await cached(t, asset);
+  const replaced = await json<AssetJson>(await fetch(`${stack.url}/v1/assets/${asset.id}/replace`, { method: 'POST', headers, body: form([['file', file(randomBytes(2048))]]) }));
+  t.is(replaced.id, asset.id);
+  t.not(replaced.url, asset.url);
+  t.is((await revalidate(asset.url, `"${asset.sha256}"`)).status, 404);
+  t.is((await revalidate(replaced.url, `"${asset.sha256}"`)).status, 200);
+  await cached(t, replaced);
+});
+
+test('a replace over tus: the old url answers 404 at once', async (t) => {
+  const workspace = freshWorkspace();
+  const headers = await stack.auth(workspace);
+  const asset = await upload(headers);
+  await cached(t, asset);
+  const replaced = await tusUpload(randomBytes(4096), { endpoint: `${stack.url}/v1/uploads`, headers, metadata: { replace: asset.id } });
+  t.is(replaced.assetId, asset.id);
+  t.is((await revalidate(asset.url, `"${asset.sha256}"`)).status, 404);
+});
+
+test('delete, batch delete, made private, and a delete over the Connect protocol: no 304 after any of them', async (t) => {
+  const headers = await stack.auth(freshWorkspace());
+  const etagOf = (asset: AssetJson) => `"${asset.sha256}"`;
+
+  const deleted = await upload(headers);
+  await cached(t, deleted);
+  t.is((await fetch(`${stack.url}/v1/assets/${deleted.id}`, { method: 'DELETE', headers })).status, 204);
+  t.is((await revalidate(deleted.url, etagOf(deleted))).status, 404);
+
+  const batch = await upload(headers);
+  await cached(t, batch);
+  const batchAnswer = await fetch(`${stack.url}/v1/assets:batchDelete`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ ids: [batch.id] }) });
+  t.is(batchAnswer.status, 200);
+  t.is((await revalidate(batch.url, etagOf(batch))).status, 404);
+
+  const hidden = await upload(headers);
+  await cached(t, hidden);
+  const patched = await fetch(`${stack.url}/v1/assets/${hidden.id}`, { method: 'PATCH', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ visibility: 'private' }) });
+  t.is(patched.status, 200);
+  t.is((await revalidate(hidden.url, etagOf(hidden))).status, 403, 'a private file needs its signature again');
+
+  const viaConnect = await upload(headers);
+  await cached(t, viaConnect);
+  const connect = await fetch(`${stack.url}/switchyard.v1.AssetService/DeleteAsset`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ id: viaConnect.id }) });
+  t.is(connect.status, 200);
+  t.is((await revalidate(viaConnect.url, etagOf(viaConnect))).status, 404);
+});
+
+test('a change made through another gateway counts within the TTL', async (t) => {
+  const headers = await short.auth(freshWorkspace());
+  const asset = await upload(headers, short);
+  await cached(t, asset, short);
+  const deletedAt = Date.now();
+  t.is((await fetch(`${other.url}/v1/assets/${asset.id}`, { method: 'DELETE', headers })).status, 204);
+  // The first gateway did not see it: its answer may be 304 until its entry, made before the delete, expires.
+  await sleep(Math.max(0, deletedAt + TTL_MS + 50 - Date.now()));
+  const after = await revalidate(asset.url, `"${asset.sha256}"`, short);
+  t.is(after.status, 404);
+  t.true(after.called);
+});
