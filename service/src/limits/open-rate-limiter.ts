@@ -4,8 +4,14 @@ import { connectLimitsRedis } from './limits-redis.js';
 import { createSharedRateLimiter } from './shared-rate-limiter.js';
 import { createWorkspaceRateLimiter, type RateLimit, type WorkspaceRateLimiter } from './workspace-rate-limiter.js';
 
-/** A limiter command slower than this is taken for Redis not answering (on a LAN it takes well under a millisecond). */
-const COMMAND_TIMEOUT_MS = 250;
+/**
+ * A limiter command slower than this is taken for Redis not answering. On a
+ * LAN one takes well under a millisecond, but the timer also fires when this
+ * process's event loop stalls with the answer already there, and each false
+ * fallback admits a fresh per-instance burst: not shorter. While Redis hangs,
+ * only one call per probe interval waits this long (shared-rate-limiter.ts).
+ */
+const COMMAND_TIMEOUT_MS = 500;
 /** Start-up waits this long for Redis, then starts on per-instance limits. */
 const CONNECT_WAIT_MS = 2_000;
 
