@@ -6,6 +6,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { createServer, connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { SwitchyardError } from '@switchyard/core';
 import { startRedis, type TestBroker } from '../../../test/support/brokers.js';
 import { LogCapture } from '../../../test/grpc/support/log-capture.js';
@@ -209,9 +210,17 @@ test('started while Redis is down: per-instance limits at once, shared once Redi
 
 test('close ends the connection and is idempotent', async (t) => {
   const broker = await redis();
+  const admin = new Redis(broker.url);
+  t.teardown(() => admin.disconnect());
+  const clients = async () => String(await admin.call('CLIENT', 'LIST')).trim().split('\n').length;
+  const alone = await clients();
   const [one] = await instances(broker.url, { ratePerSecond: 1, burst: 1 }, 1);
+  t.is(await clients(), alone + 1);
   await Promise.all([one!.limiter.close(), one!.limiter.close()]);
   await one!.limiter.close();
+  // Redis frees a client just after answering its QUIT: give it a moment.
+  for (let waited = 0; (await clients()) > alone && waited < 2_000; waited += 50) await sleep(50);
+  t.is(await clients(), alone, 'the connection is gone');
   // Judged locally now (the connection is gone), never an error.
   t.is(await outcome(one!.limiter.admit('w')), 'admitted');
   t.is(await outcome(one!.limiter.admit('w')), 'refused');
