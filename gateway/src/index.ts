@@ -4,6 +4,7 @@ export { startGateway, SHUTDOWN_TIMEOUT_MS } from './start.js';
 export type { GatewayHandle, ServiceChannel, StartGatewayOptions } from './start.js';
 export { loadGatewayConfig, gatewayConfigFrom, gatewayEnv, resolveCdnUrl, GATEWAY_DEFAULTS } from './config.js';
 export type { GatewayConfig, GatewayEnv, ClientLimits, CorsOrigins } from './config.js';
+export { GATEWAY_VARIABLE_DOCS } from './config-docs.js';
 export { DEFAULT_VALIDATOR_CACHE } from './files/validator-cache.js';
 export type { ValidatorCacheConfig } from './files/validator-cache.js';
 export { listen } from './http/listener.js';

@@ -4,6 +4,7 @@ export { startService } from './app.js';
 export type { ServiceHandle, StartServiceOptions } from './app.js';
 export { loadServiceConfig, loadStandaloneServiceConfig, serviceConfigFrom, serviceEnv, DEFAULTS as SERVICE_DEFAULTS } from './config.js';
 export type { ServiceConfig, ServiceEnv, AuthConfig } from './config.js';
+export { SERVICE_VARIABLE_DOCS } from './config-docs.js';
 export { createServiceLogger } from './logger.js';
 export { openStorage } from './stores/open-storage.js';
 export type { Storage, DatabaseStorage, OpenStorageOptions } from './stores/open-storage.js';
