@@ -105,6 +105,10 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
   if (!Number.isSafeInteger(expiryMs) || expiryMs <= 0) {
     throw new SwitchyardError('invalid_argument', 'uploadExpiryMs must be a positive integer', [{ field: 'uploadExpiryMs', reason: 'not a positive integer' }]);
   }
+  const safetyPollMs = options.routeWatch?.safetyPollMs;
+  if (safetyPollMs !== undefined && (!Number.isSafeInteger(safetyPollMs) || safetyPollMs <= 0)) {
+    throw new SwitchyardError('invalid_argument', 'routeWatch.safetyPollMs must be a positive integer', [{ field: 'routeWatch.safetyPollMs', reason: 'not a positive integer' }]);
+  }
   const transforms = transformConfig(options.transforms);
   const describer = new MediaDescriber(options.blobStore, Object.freeze({ ...DEFAULT_MEDIA_FACTS, ...options.mediaFacts, maxPixels: transforms.maxPixels }), options.mediaFactsObserver);
   const frames = Object.freeze({ ...DEFAULT_POSTER_FRAMES, ...options.posterFrames });
