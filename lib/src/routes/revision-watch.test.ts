@@ -81,6 +81,20 @@ test('with the feed up, a change whose message was lost is found by the safety p
   t.true(counted.reads <= 3, `${counted.reads} reads`);
 });
 
+test('a watcher waiting again and again (heartbeats) does not postpone the safety poll', async (t) => {
+  const { revisionOnly, counted, writeElsewhere } = countingStore();
+  const feed = new LoopbackChangeFeed();
+  const watch = new RevisionWatch(revisionOnly, { pollMs: 20, feed, safetyPollMs: 400 });
+  t.false(await watch.wait('ws', 0, 50, undefined));
+  await writeElsewhere('ws'); // no message
+  const started = performance.now();
+  // Each wait ends (a heartbeat) before the earliest safety poll (200 ms) would be due, were it rescheduled.
+  while (!(await watch.wait('ws', 0, 100, undefined))) {
+    if (performance.now() - started > 3_000) return t.fail(`no safety poll within 3 s (${counted.reads} reads)`);
+  }
+  t.pass(`found after ${(performance.now() - started).toFixed(0)} ms`);
+});
+
 test('while the feed is down, polling at pollMs takes over; when it is back, one catch-up read each, then quiet', async (t) => {
   const { revisionOnly, counted, writeElsewhere } = countingStore();
   const feed = new LoopbackChangeFeed();

@@ -21,7 +21,10 @@ interface WorkspaceHead {
   /** The highest revision the feed announced: wakes waiters, but is not trusted (another deployment's message) until the store confirms it. */
   heard: number;
   readonly waiters: Set<Waiter>;
+  /** The next poll; it runs on while waiters come and go (a watcher's heartbeat re-wait must not postpone it). */
   timer: NodeJS.Timeout | undefined;
+  /** When an unwatched head is dropped. */
+  forget: NodeJS.Timeout | undefined;
   polling: Promise<void> | undefined;
   /** A poll was asked for while one was running, which may have read too early. */
   pollAgain: boolean;
@@ -73,11 +76,11 @@ export class RevisionWatch {
       const waiter: Waiter = { revision, wake: () => done(true) };
       const timeout = setTimeout(stop, timeoutMs);
       signal?.addEventListener('abort', stop, { once: true });
-      const first = state.waiters.size === 0;
+      clearTimeout(state.forget);
       state.waiters.add(waiter);
       // A fresh head (the feed may have spoken before we listened) or an announced one: ask the store now.
       if (this.#slow && (existing === undefined || state.heard > revision)) void this.#poll(state, workspace);
-      if (first) this.#schedule(workspace, state, this.#nextDelay());
+      if (state.timer === undefined) this.#schedule(workspace, state, this.#nextDelay());
     });
   }
 
@@ -95,7 +98,7 @@ export class RevisionWatch {
   }
 
   #create(workspace: string): WorkspaceHead {
-    const state: WorkspaceHead = { confirmed: 0, heard: 0, waiters: new Set(), timer: undefined, polling: undefined, pollAgain: false };
+    const state: WorkspaceHead = { confirmed: 0, heard: 0, waiters: new Set(), timer: undefined, forget: undefined, polling: undefined, pollAgain: false };
     if (this.#workspaces.size === 0) this.#listen();
     this.#workspaces.set(workspace, state);
     return state;
@@ -138,18 +141,17 @@ export class RevisionWatch {
    * no read; it is forgotten after a safety interval without a watcher.
    */
   #idle(workspace: string, state: WorkspaceHead): void {
-    clearTimeout(state.timer);
-    state.timer = undefined;
     if (!this.#slow) {
       this.#forget(workspace, state);
       return;
     }
-    state.timer = setTimeout(() => this.#forget(workspace, state), this.#options.safetyPollMs);
-    state.timer.unref();
+    state.forget = setTimeout(() => this.#forget(workspace, state), this.#options.safetyPollMs);
+    state.forget.unref();
   }
 
   #forget(workspace: string, state: WorkspaceHead): void {
     clearTimeout(state.timer);
+    clearTimeout(state.forget);
     state.timer = undefined;
     if (this.#workspaces.get(workspace) === state) this.#workspaces.delete(workspace);
     if (this.#workspaces.size === 0) {
@@ -166,6 +168,8 @@ export class RevisionWatch {
   #schedule(workspace: string, state: WorkspaceHead, delayMs: number): void {
     clearTimeout(state.timer);
     state.timer = setTimeout(() => {
+      state.timer = undefined;
+      // Unwatched meanwhile: the next waiter starts a new schedule.
       if (state.waiters.size === 0) return;
       void this.#poll(state, workspace);
       this.#schedule(workspace, state, this.#nextDelay());
