@@ -28,3 +28,12 @@ test("the README's embedding example runs with plain node and prints the route, 
   t.is(code, 0, output);
   t.regex(output, EMBEDDING_OUTPUT);
 });
+
+for (const page of ['docs/embedding.md', 'lib/README.md']) {
+  test(`${page} prints the same embedding example as the README, so the run above covers it`, async (t) => {
+    const inReadme = await readmeEmbeddingExample();
+    const inPage = await readmeEmbeddingExample(page);
+    t.not(inPage, undefined, `${page} has a \`\`\`ts block between <!-- embed:start --> and <!-- embed:end -->`);
+    t.is(inPage, inReadme);
+  });
+}

@@ -1,6 +1,7 @@
-// The README's curl walk-through, run line for line against a real `npm start`: the shell blocks
-// between <!-- walkthrough:start --> and <!-- walkthrough:end -->.
-import test from 'ava';
+// The curl walk-through of docs/getting-started.md and the README's five-command taste, run line
+// for line against a real `npm start`: the shell blocks between <!-- walkthrough:start --> and
+// <!-- walkthrough:end -->, and between <!-- taste:start --> and <!-- taste:end -->.
+import test, { type ExecutionContext } from 'ava';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -19,26 +20,39 @@ async function runScript(script: string, env: NodeJS.ProcessEnv): Promise<{ code
   return { code: code as number | null, output };
 }
 
-/** The README's walk-through: the ```sh blocks between the markers. */
-async function readmeWalkthrough(): Promise<string> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const section = /<!-- walkthrough:start -->([\s\S]*?)<!-- walkthrough:end -->/.exec(readme)?.[1];
-  if (section === undefined) throw new Error('README.md has no <!-- walkthrough:start --> … <!-- walkthrough:end --> section with the curl walk-through');
+/** The ```sh blocks between `<!-- marker:start -->` and `<!-- marker:end -->` of a page, joined. */
+async function shellSection(page: string, marker: string): Promise<string> {
+  const text = await readFile(join(ROOT, page), 'utf8');
+  const section = new RegExp(`<!-- ${marker}:start -->([\\s\\S]*?)<!-- ${marker}:end -->`).exec(text)?.[1];
+  if (section === undefined) throw new Error(`${page} has no <!-- ${marker}:start --> … <!-- ${marker}:end --> section`);
   return [...section.matchAll(/```(?:sh|bash|shell)\n([\s\S]*?)```/g)].map((block) => block[1]).join('\n');
 }
 
-test('every command of the curl walk-through in README.md works as printed', async (t) => {
-  const source = await readmeWalkthrough();
+/** `npm start` on a free port and a fresh data dir; the script's 8080 is swapped for that port. */
+async function runAgainstStart(t: ExecutionContext, source: string): Promise<{ app: Child; code: number | null; output: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-walkthrough-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  // npm start's defaults, except a free port (the walk-through's 8080 is swapped for it) and a fresh data dir.
   const env = cleanEnv({ PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
   const app = new Child(['start'], env);
   t.teardown(() => void app.process.kill('SIGKILL'));
   const [, base] = await app.waitFor(/REST gateway +(http:\/\/\S+)/);
+  return { app, ...(await runScript(source.replaceAll(DEFAULT_BASE, base!), env)) };
+}
 
-  const script = source.replaceAll(DEFAULT_BASE, base!);
-  const { code, output } = await runScript(script, env);
+test("every command of the README's five-command taste works as printed", async (t) => {
+  const source = await shellSection('README.md', 'taste');
+  const { app, code, output } = await runAgainstStart(t, source);
+  t.is(code, 0, output);
+  t.regex(output, /"method":"GET","path":"\/users\/:id"/, 'the created route');
+  t.regex(output, /"params":\{"id":"42"\}/, 'the match');
+  t.regex(output, /HTTP\/1\.1 200 OK[\s\S]*^content-type: image\/png\r?$/im, 'the file, no token');
+  t.regex(output, /^etag: "[0-9a-f]{64}"\r?$/im, 'its ETag, the sha256');
+  t.is(await app.stop(), 0, app.output);
+});
+
+test('every command of the curl walk-through in docs/getting-started.md works as printed', async (t) => {
+  const source = await shellSection('docs/getting-started.md', 'walkthrough');
+  const { app, code, output } = await runAgainstStart(t, source);
   t.is(code, 0, output);
 
   t.regex(output, /HTTP\/1\.1 201 Created/);

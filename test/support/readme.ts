@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ROOT } from './cli.js';
 
-/** The ```ts block between the embed markers of README.md. */
-export async function readmeEmbeddingExample(): Promise<string | undefined> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+/** The ```ts block between the embed markers of README.md (or of another page that prints the example: docs/embedding.md, lib/README.md). */
+export async function readmeEmbeddingExample(page = 'README.md'): Promise<string | undefined> {
+  const readme = await readFile(join(ROOT, page), 'utf8');
   return /<!-- embed:start -->\s*```ts\n([\s\S]*?)```\s*<!-- embed:end -->/.exec(readme)?.[1];
 }
 

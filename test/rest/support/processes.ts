@@ -4,7 +4,7 @@ import { cliArgs, ROOT } from '../../support/cli.js';
 
 export { ROOT };
 
-/** The variables of the README's configuration table, blanked so the developer's own environment cannot leak into a run. */
+/** The variables of docs/configuration.md, blanked so the developer's own environment cannot leak into a run. */
 const OWN_VARIABLES = [
   'HOST',
   'PORT',
