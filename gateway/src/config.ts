@@ -85,7 +85,7 @@ const milliseconds = (fallback: number, min: number) =>
   wholeNumberVariable(fallback, min, DAY_MS, `is not a number of milliseconds between ${min}${min === 0 ? ' (none)' : ''} and ${DAY_MS}`);
 const count = (fallback: number) => wholeNumberVariable(fallback, 1, 1_000_000, 'is not a whole number between 1 and 1000000');
 
-/** The gateway's variables (README.md#configuration), in the order refusals list them. */
+/** The gateway's variables (docs/configuration.md, described in config-docs.ts), in the order refusals list them. */
 export const gatewayEnv = envSchema(
   {
     HOST: SHARED_VARIABLES.HOST,

@@ -81,7 +81,7 @@ export const DEFAULTS = Object.freeze({
 /** HS256 keys shorter than the hash output weaken it (RFC 7518 §3.2). */
 const MIN_SECRET_LENGTH = 32;
 
-/** The service's variables (README.md#configuration), in the order refusals list them. */
+/** The service's variables (docs/configuration.md, described in config-docs.ts), in the order refusals list them. */
 export const serviceEnv = envSchema(
   {
     ...SHARED_VARIABLES,

@@ -1,6 +1,6 @@
 // One schema per app for its environment: a zod schema per variable, plus
 // checks across variables. Parsed once at start-up into a frozen object; every
-// bad variable is reported at once, each naming its variable (README.md#configuration).
+// bad variable is reported at once, each naming its variable (docs/configuration.md).
 import { z } from 'zod';
 import { SwitchyardError, type ErrorDetail } from '@switchyard/core';
 
