@@ -23,6 +23,7 @@ import { peerFileServe } from './benchmarks/peer-file-serve.js';
 import { nginxFileServe } from './benchmarks/peer-nginx.js';
 import { consoleBench } from './benchmarks/console.js';
 import { posterFrameMiss, uploadThroughputVideo } from './benchmarks/media.js';
+import { dispatchBench } from './benchmarks/dispatch.js';
 import { plan } from './harness/plan.js';
 import { formatLine, formatPeerNote, writeResults, type BenchResult } from './harness/results.js';
 
@@ -47,6 +48,8 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'upload-throughput-video': uploadThroughputVideo,
   'poster-frame-miss': posterFrameMiss,
   console: consoleBench,
+  'dispatch-fastify': dispatchBench('fastify'),
+  'dispatch-fetch': dispatchBench('fetch'),
   // The peers users would install instead (issue 31): bench/README.md, "Peers".
   'peer-tus-upload': peerTusUpload,
   'peer-transform-miss': peerTransformMiss,
