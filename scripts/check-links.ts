@@ -19,7 +19,8 @@ function markdownUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
-    .map((entry) => join(entry.parentPath, entry.name))
+    // parentPath from Node 20.12; 20.11 (the oldest we support) calls it path.
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
     .sort();
 }
 
