@@ -141,7 +141,7 @@ export async function startScaleDeployment(options: ScaleOptions): Promise<Scale
       for (const [name, value] of Object.entries(env)) out[name] = swaps[name] ?? value;
       return out;
     };
-    const withPorts = (value: string): string => value.replace(/127\.0\.0\.1:(\d+)/g, (whole, port: string) => ports.get(port) ?? whole);
+    const withPorts = (value: string): string => value.replace(/127\.0\.0\.1:(\d+)/g, (whole, port: string) => (ports.has(port) ? `127.0.0.1:${ports.get(port)!}` : whole));
     let serviceCount = 0;
 
     const startService = async (env: Readonly<Record<string, string>>): Promise<ServiceProcess> => {
