@@ -1,0 +1,89 @@
+// Every command and code sample of README.md and docs/ is run by a test, or is on the short
+// list below of samples not yet run, with the reason. A new sample fails here until a test runs
+// it (inside markers a test reads, or under a heading a test reads) or it joins that list.
+// docs/dispatch.md is left to its own tests for now.
+import test from 'ava';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ROOT } from '../support/cli.js';
+
+/** Sections between `<!-- name:start -->` and `<!-- name:end -->`, and the test that runs their samples. */
+const RUN_BETWEEN_MARKERS: Record<string, string> = {
+  walkthrough: 'test/rest/walkthrough.test.ts',
+  taste: 'test/rest/walkthrough.test.ts',
+  embed: 'test/readme.test.ts',
+  client: 'test/rest/client-example.test.ts',
+  'scale-example': 'test/scale/support/deployment.ts',
+};
+
+/** Samples a test finds by their page and heading. */
+const RUN_UNDER_HEADING = [
+  { page: 'docs/grpc.md', heading: 'Health and reflection', by: 'test/rest/doc-samples.test.ts' },
+  { page: 'docs/routes.md', heading: 'Matching in process', by: 'test/rest/doc-samples.test.ts' },
+];
+
+/** Not run by a test yet: page, the sample's first line, and why. */
+const NOT_YET_RUN = [
+  { page: 'README.md', first: 'npm ci', why: 'the repository commands themselves; CI runs them' },
+  { page: 'docs/getting-started.md', first: 'npm ci', why: 'the repository commands themselves; CI runs them' },
+  { page: 'docs/client.md', first: "import { resumableUpload } from '@switchyard/client';", why: 'a fragment: needs the client of the example above and a holiday.mp4' },
+  { page: 'docs/embedding.md', first: 'npm install @switchyard/core            # 15 packages, 1.4 MiB: no gRPC, database driver, AWS SDK or logger', why: 'installs from the registry; test/packages/ installs the packed tarballs instead' },
+  { page: 'docs/embedding.md', first: "  import test from 'node:test';", why: 'RedisRouteStore stands for the reader\'s adapter; test/packages/ runs a consumer\'s own adapter this way' },
+  { page: 'docs/operations.md', first: 'DATABASE_URL=mysql://root@127.0.0.1:3306/switchyard BLOB_STORE=s3 S3_BUCKET=assets \\', why: 'AUTH_SECRET=... is a placeholder; the deployment of scaling-out.md is run instead' },
+  { page: 'docs/uploads.md', first: "import { Upload } from 'tus-js-client';", why: 'browser code: `file` and `token` come from the page' },
+];
+
+interface Sample {
+  page: string;
+  first: string;
+  markers: string[];
+  heading: string;
+}
+
+async function pages(): Promise<string[]> {
+  const docs = (await readdir(join(ROOT, 'docs'))).filter((name) => name.endsWith('.md') && name !== 'dispatch.md').map((name) => `docs/${name}`);
+  return ['README.md', ...docs.sort()];
+}
+
+async function samplesOf(page: string): Promise<Sample[]> {
+  const text = await readFile(join(ROOT, page), 'utf8');
+  const samples: Sample[] = [];
+  for (const block of text.matchAll(/^ *```(\w*)\n([\s\S]*?)^ *```$/gm)) {
+    const body = block[2]!;
+    if (block[1] === '' && body.includes('│')) continue; // a picture, not a sample
+    const before = text.slice(0, block.index);
+    const markers = [...before.matchAll(/<!-- ([\w-]+):start -->/g)].map((m) => m[1]!).filter((name) => before.lastIndexOf(`<!-- ${name}:start -->`) > before.lastIndexOf(`<!-- ${name}:end -->`));
+    const heading = [...before.matchAll(/^#{1,6} (.*)$/gm)].at(-1)?.[1] ?? '';
+    samples.push({ page, first: body.split('\n')[0]!, markers, heading });
+  }
+  return samples;
+}
+
+test('every sample of README.md and docs/ is run by a test, or listed as not yet run', async (t) => {
+  const unaccounted: string[] = [];
+  const listed = new Set<string>();
+  for (const page of await pages()) {
+    for (const sample of await samplesOf(page)) {
+      if (sample.markers.some((name) => name in RUN_BETWEEN_MARKERS)) continue;
+      if (RUN_UNDER_HEADING.some((run) => run.page === page && run.heading === sample.heading)) continue;
+      const known = NOT_YET_RUN.find((entry) => entry.page === page && entry.first === sample.first);
+      if (known !== undefined) listed.add(`${known.page}: ${known.first}`);
+      else unaccounted.push(`${page} (under "${sample.heading}"): ${sample.first}`);
+    }
+  }
+  t.deepEqual(unaccounted, [], 'samples no test runs: run them, or list them in NOT_YET_RUN with the reason');
+  const stale = NOT_YET_RUN.map((entry) => `${entry.page}: ${entry.first}`).filter((key) => !listed.has(key));
+  t.deepEqual(stale, [], 'NOT_YET_RUN names samples that are gone: take them off the list');
+});
+
+test('the tests named as running samples exist and read those samples', async (t) => {
+  for (const [marker, file] of Object.entries(RUN_BETWEEN_MARKERS)) {
+    t.true(existsSync(join(ROOT, file)), file);
+    t.true((await readFile(join(ROOT, file), 'utf8')).includes(marker), `${file} reads the ${marker} markers`);
+  }
+  for (const run of RUN_UNDER_HEADING) {
+    const source = await readFile(join(ROOT, run.by), 'utf8');
+    t.true(source.includes(run.page) && source.includes(run.heading), `${run.by} reads "${run.heading}" of ${run.page}`);
+  }
+});
