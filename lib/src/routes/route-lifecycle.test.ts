@@ -79,9 +79,11 @@ test('a watch from 0 is a snapshot then every change, made through another insta
     await a.update(alice, id, { handler: 'h2' });
     await a.delete(alice, id);
   });
-  t.deepEqual(kinds(events), ['reset@1', 'upsert@1', 'synced@1', 'upsert@2', 'upsert@3', 'delete@4']);
-  t.is(events[1]?.type === 'upsert' ? events[1].route.id : '', existing.id, "the snapshot holds the workspace's routes only");
-  t.is(events[4]?.type === 'upsert' ? events[4].route.handler : '', 'h2');
+  // A heartbeat (200 ms here) may slip in on a starved machine; it is no change.
+  const changes = events.filter((event) => event.type !== 'heartbeat');
+  t.deepEqual(kinds(changes), ['reset@1', 'upsert@1', 'synced@1', 'upsert@2', 'upsert@3', 'delete@4']);
+  t.is(changes[1]?.type === 'upsert' ? changes[1].route.id : '', existing.id, "the snapshot holds the workspace's routes only");
+  t.is(changes[4]?.type === 'upsert' ? changes[4].route.handler : '', 'h2');
 });
 
 test('a watch from a known revision gets only later changes (a heartbeat first when current); from a trimmed or unknown one a snapshot', async (t) => {
