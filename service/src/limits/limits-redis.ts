@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { redactUrlPassword, type Logger } from '@switchyard/runtime';
 
 export interface LimitsRedisOptions {
-  /** How long one limiter command may take before the call is judged by the per-instance limit instead. */
+  /** When ioredis gives up on a command (a backstop: the limiter stops waiting for an answer sooner). */
   readonly commandTimeoutMs: number;
   /** How long start-up waits for the first connection; past it the service starts on per-instance limits. */
   readonly connectWaitMs: number;
@@ -11,7 +11,8 @@ export interface LimitsRedisOptions {
 /**
  * An ioredis connection for rate limits, set to fail fast rather than hold
  * calls: no offline queue (a command while disconnected fails at once), no
- * retries of a command, a short command timeout. ioredis reconnects on its
+ * retries of a command, and a command timeout so a hung connection does not
+ * pile them up. ioredis reconnects on its
  * own; its errors are listened to (an 'error' event without a listener
  * would crash the process) and not logged here: the limiter says once when
  * it falls back and once when Redis answers again.

@@ -5,13 +5,15 @@ import { createSharedRateLimiter } from './shared-rate-limiter.js';
 import { createWorkspaceRateLimiter, type RateLimit, type WorkspaceRateLimiter } from './workspace-rate-limiter.js';
 
 /**
- * A limiter command slower than this is taken for Redis not answering. On a
- * LAN one takes well under a millisecond, but the timer also fires when this
- * process's event loop stalls with the answer already there, and each false
- * fallback admits a fresh per-instance burst: not shorter. While Redis hangs,
- * only one call per probe interval waits this long (shared-rate-limiter.ts).
+ * A call waits this long for Redis's answer, then the per-instance limit
+ * judges it. On a LAN an answer takes well under a millisecond; this leaves
+ * room for a busy Redis, since each false fallback admits a fresh
+ * per-instance burst. While Redis hangs, only one call per probe interval
+ * waits this long (shared-rate-limiter.ts).
  */
-const COMMAND_TIMEOUT_MS = 500;
+const ANSWER_TIMEOUT_MS = 500;
+/** ioredis drops a command after this long (a backstop against commands piling up on a hung connection). */
+const COMMAND_TIMEOUT_MS = 5_000;
 /** Start-up waits this long for Redis, then starts on per-instance limits. */
 const CONNECT_WAIT_MS = 2_000;
 
@@ -32,5 +34,5 @@ export async function openWorkspaceRateLimiter(limit: RateLimit, store: RateLimi
     : undefined;
   const redis = await connectLimitsRedis(store.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS, connectWaitMs: CONNECT_WAIT_MS }, log);
   log.info({ redis: redactUrlPassword(store.url) }, 'rate limits shared across instances through Redis');
-  return createSharedRateLimiter(limit, { redis, fallback: local, log, onFallback: fallbacks && (() => void (fallbacks.value += 1)) });
+  return createSharedRateLimiter(limit, { redis, fallback: local, log, answerTimeoutMs: ANSWER_TIMEOUT_MS, onFallback: fallbacks && (() => void (fallbacks.value += 1)) });
 }

@@ -20,11 +20,12 @@ interface Instance {
   fallbacks: number;
 }
 
-const COMMAND_TIMEOUT_MS = 100;
+/** The answer timeout of the hung-Redis test; the others keep the default (500 ms), as a busy machine needs. */
+const SHORT_ANSWER_MS = 100;
 
-async function instance(url: string, limit: RateLimit, connectWaitMs = 2_000): Promise<Instance> {
+async function instance(url: string, limit: RateLimit, answerTimeoutMs?: number): Promise<Instance> {
   const logs = new LogCapture();
-  const redis = await connectLimitsRedis(url, { commandTimeoutMs: COMMAND_TIMEOUT_MS, connectWaitMs }, logs.logger);
+  const redis = await connectLimitsRedis(url, { commandTimeoutMs: 5_000, connectWaitMs: 2_000 }, logs.logger);
   const made: Instance = {
     logs,
     fallbacks: 0,
@@ -33,6 +34,7 @@ async function instance(url: string, limit: RateLimit, connectWaitMs = 2_000): P
       fallback: createWorkspaceRateLimiter(limit),
       log: logs.logger,
       onFallback: () => void (made.fallbacks += 1),
+      answerTimeoutMs,
       // Short, so the tests see Redis come back quickly.
       probeIntervalMs: 200,
     }),
@@ -40,8 +42,8 @@ async function instance(url: string, limit: RateLimit, connectWaitMs = 2_000): P
   return made;
 }
 
-async function instances(url: string, limit: RateLimit, count = 2): Promise<Instance[]> {
-  return Promise.all(Array.from({ length: count }, () => instance(url, limit)));
+async function instances(url: string, limit: RateLimit, count = 2, answerTimeoutMs?: number): Promise<Instance[]> {
+  return Promise.all(Array.from({ length: count }, () => instance(url, limit, answerTimeoutMs)));
 }
 
 type Outcome = 'admitted' | 'refused';
@@ -100,8 +102,8 @@ async function redis(): Promise<TestBroker> {
   brokers.push(broker);
   return broker;
 }
-async function started(url: string, limit: RateLimit, count = 2): Promise<Instance[]> {
-  const made = await instances(url, limit, count);
+async function started(url: string, limit: RateLimit, count = 2, answerTimeoutMs?: number): Promise<Instance[]> {
+  const made = await instances(url, limit, count, answerTimeoutMs);
   open.push(...made);
   return made;
 }
@@ -129,12 +131,20 @@ test('what one instance spends, the other cannot; other workspaces are not touch
   const broker = await redis();
   const limit = { ratePerSecond: 5, burst: 8 };
   const [a, b] = await started(broker.url, limit);
-  const workspace = `ws-${randomUUID()}`;
-  // The rate window (5) and the burst window (3) within a second: a busy machine may let a window end meanwhile.
-  const spent = await drain(a!.limiter, workspace);
-  t.true(spent >= limit.burst && spent <= limit.burst + limit.ratePerSecond, `a admitted ${spent}`);
-  t.is(await outcome(b!.limiter.admit(workspace)), 'refused');
+  // The rate window lasts 1 s from its first call: a trial is judged only when it fits in that (a busy
+  // machine can stretch it past, and a new window then rightly admits again); up to five trials.
+  for (let attempt = 1; ; attempt++) {
+    const workspace = `ws-${randomUUID()}`;
+    const began = performance.now();
+    const spent = await drain(a!.limiter, workspace);
+    const other = await outcome(b!.limiter.admit(workspace));
+    if (performance.now() - began >= 800 && attempt < 5) continue;
+    t.is(spent, limit.burst, 'the rate window (5), then the burst window (3)');
+    t.is(other, 'refused');
+    break;
+  }
   t.is(await outcome(b!.limiter.admit(`ws-${randomUUID()}`)), 'admitted');
+  t.deepEqual([a!.fallbacks, b!.fallbacks], [0, 0]);
 });
 
 test('with Redis stopped each instance falls back to its own limit, counted and logged once; once it is back the limit is shared again', async (t) => {
@@ -166,12 +176,12 @@ test('with Redis stopped each instance falls back to its own limit, counted and 
   t.is(a!.fallbacks, counted, 'no fallback while Redis answers');
 });
 
-test('a Redis that stops answering costs at most the command timeout, once per probe interval; calls go on under the per-instance limit', async (t) => {
+test('a Redis that stops answering costs at most the answer timeout, once per probe interval; calls go on under the per-instance limit', async (t) => {
   const broker = await redis();
   const proxy = await freezableProxy(broker.port);
   t.teardown(() => proxy.close());
   const limit = { ratePerSecond: 50, burst: 100 };
-  const [one] = await started(proxy.url, limit, 1);
+  const [one] = await started(proxy.url, limit, 1, SHORT_ANSWER_MS);
   t.is(await outcome(one!.limiter.admit(`ws-${randomUUID()}`)), 'admitted');
 
   proxy.freeze();
@@ -184,12 +194,27 @@ test('a Redis that stops answering costs at most the command timeout, once per p
     timings.push(performance.now() - at);
     await sleep(20);
   }
-  const slow = timings.filter((ms) => ms >= COMMAND_TIMEOUT_MS * 0.8);
+  const slow = timings.filter((ms) => ms >= SHORT_ANSWER_MS * 0.8);
   t.log(`${timings.length} calls in 1 s while frozen; ${slow.length} waited for the timeout`);
   // The first call waits for the timeout, then one probe per 200 ms interval at most (1 s / (200 ms + 100 ms) ≈ 3).
   t.true(slow.length >= 1 && slow.length <= 5, `${slow.length} slow calls of ${timings.length}`);
   t.true(one!.fallbacks >= timings.length - slow.length);
-  t.true(timings.every((ms) => ms < COMMAND_TIMEOUT_MS * 5), `slowest ${Math.max(...timings).toFixed(0)} ms`);
+  t.true(timings.every((ms) => ms < SHORT_ANSWER_MS * 10), `slowest ${Math.max(...timings).toFixed(0)} ms`);
+});
+
+test.serial('a stall of this process longer than the answer timeout is not taken for Redis not answering', async (t) => {
+  const broker = await redis();
+  const [one] = await started(broker.url, { ratePerSecond: 50, burst: 100 }, 1, SHORT_ANSWER_MS);
+  t.is(await outcome(one!.limiter.admit(`ws-${randomUUID()}`)), 'admitted');
+  for (let i = 0; i < 3; i++) {
+    const call = outcome(one!.limiter.admit(`ws-${randomUUID()}`));
+    // Redis answers meanwhile; the answer waits in the socket while the event loop is blocked past the timeout.
+    const until = performance.now() + SHORT_ANSWER_MS * 3;
+    while (performance.now() < until);
+    t.is(await call, 'admitted');
+  }
+  t.is(one!.fallbacks, 0);
+  t.false(one!.logs.lines().some((line) => String(line['msg']).includes('not answering')));
 });
 
 test('started while Redis is down: per-instance limits at once, shared once Redis comes up', async (t) => {
@@ -197,7 +222,7 @@ test('started while Redis is down: per-instance limits at once, shared once Redi
   await broker.stop();
   const limit = { ratePerSecond: 2, burst: 2 };
   const logs = new LogCapture();
-  const redisClient = await connectLimitsRedis(broker.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS, connectWaitMs: 200 }, logs.logger);
+  const redisClient = await connectLimitsRedis(broker.url, { commandTimeoutMs: 5_000, connectWaitMs: 200 }, logs.logger);
   const limiter = createSharedRateLimiter(limit, { redis: redisClient, fallback: createWorkspaceRateLimiter(limit), log: logs.logger, probeIntervalMs: 200 });
   const one: Instance = { limiter, logs, fallbacks: 0 };
   open.push(one);

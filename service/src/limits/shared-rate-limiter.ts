@@ -15,6 +15,8 @@ export interface SharedRateLimiterOptions {
   readonly onFallback?: (() => void) | undefined;
   /** Key prefix in Redis, per deployment sharing one Redis (default `switchyard:rl`). */
   readonly keyPrefix?: string | undefined;
+  /** How long a call waits for Redis's answer before the fallback judges it (default 500 ms; see `answeredWithin`). */
+  readonly answerTimeoutMs?: number | undefined;
   /** After a failure, how long calls go straight to the fallback before one asks Redis again (default 1 s). */
   readonly probeIntervalMs?: number | undefined;
   readonly now?: (() => number) | undefined;
@@ -30,8 +32,8 @@ export interface SharedRateLimiterOptions {
  * so a flood costs Redis one command per window per instance, not one per
  * call.
  *
- * When Redis does not answer (disconnected: at once; hung: after the
- * connection's command timeout) the call is judged by the per-instance
+ * When Redis does not answer (disconnected: at once; hung: after
+ * `answerTimeoutMs`) the call is judged by the per-instance
  * limit instead: fail open to what RATE_LIMIT_STORE=memory does, never an
  * error. rate-limiter-flexible's `insuranceLimiter` does the same silently
  * and per window; this does it here to count each such call, log the change
@@ -42,6 +44,7 @@ export function createSharedRateLimiter(limit: RateLimit, options: SharedRateLim
   const { redis, fallback, log } = options;
   const now = options.now ?? (() => performance.now());
   const probeIntervalMs = options.probeIntervalMs ?? 1_000;
+  const answerTimeoutMs = options.answerTimeoutMs ?? 500;
   const keyPrefix = options.keyPrefix ?? 'switchyard:rl';
   const windows = sharedWindows(limit);
   const window = (prefix: string, { points, durationS }: FixedWindow): RateLimiterRedis =>
@@ -76,7 +79,7 @@ export function createSharedRateLimiter(limit: RateLimit, options: SharedRateLim
         probeAt = now() + probeIntervalMs;
       }
       try {
-        await limiter.consume(workspace);
+        await answeredWithin(limiter.consume(workspace), answerTimeoutMs);
       } catch (error) {
         // A RateLimiterRes is Redis's answer (over the limit); anything else is Redis not answering.
         if (error instanceof RateLimiterRes) throw rateLimitRefusal(limit, Math.max(1, error.msBeforeNext));
@@ -90,6 +93,31 @@ export function createSharedRateLimiter(limit: RateLimit, options: SharedRateLim
     size: () => fallback.size(),
     close: () => (closed ??= closeRedis(redis).then(() => fallback.close())),
   };
+}
+
+/**
+ * Settles as `work` does, or rejects once `ms` have passed without an answer.
+ * The timeout is judged after this process has read its sockets (a timer,
+ * then setImmediate: libuv polls for I/O in between), so a stall of this
+ * process's own event loop, with Redis's answer already waiting, is not
+ * taken for Redis not answering: a false fallback would admit a fresh
+ * per-instance burst. (ioredis's `commandTimeout` fires in the timers phase,
+ * before pending answers are read; it is only a backstop in limits-redis.ts.)
+ */
+function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => setImmediate(() => reject(new Error(`Redis did not answer within ${ms} ms`))), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** QUIT when connected (lets a command in flight finish), else stop reconnecting. */
