@@ -21,17 +21,17 @@ const RUN_BETWEEN_MARKERS: Record<string, string> = {
 const RUN_UNDER_HEADING = [
   { page: 'docs/grpc.md', heading: 'Health and reflection', by: 'test/rest/doc-samples.test.ts' },
   { page: 'docs/routes.md', heading: 'Matching in process', by: 'test/rest/doc-samples.test.ts' },
+  { page: 'docs/client.md', heading: 'Large files: resumableUpload', by: 'test/rest/doc-samples.test.ts' },
+  { page: 'docs/uploads.md', heading: 'tus at /v1/uploads', by: 'test/rest/doc-samples.test.ts' },
 ];
 
 /** Not run by a test yet: page, the sample's first line, and why. */
 const NOT_YET_RUN = [
   { page: 'README.md', first: 'npm ci', why: 'the repository commands themselves; CI runs them' },
   { page: 'docs/getting-started.md', first: 'npm ci', why: 'the repository commands themselves; CI runs them' },
-  { page: 'docs/client.md', first: "import { resumableUpload } from '@switchyard/client';", why: 'a fragment: needs the client of the example above and a holiday.mp4' },
   { page: 'docs/embedding.md', first: 'npm install @switchyard/core            # 15 packages, 1.4 MiB: no gRPC, database driver, AWS SDK or logger', why: 'installs from the registry; test/packages/ installs the packed tarballs instead' },
   { page: 'docs/embedding.md', first: "  import test from 'node:test';", why: 'RedisRouteStore stands for the reader\'s adapter; test/packages/ runs a consumer\'s own adapter this way' },
   { page: 'docs/operations.md', first: 'DATABASE_URL=mysql://root@127.0.0.1:3306/switchyard BLOB_STORE=s3 S3_BUCKET=assets \\', why: 'AUTH_SECRET=... is a placeholder; the deployment of scaling-out.md is run instead' },
-  { page: 'docs/uploads.md', first: "import { Upload } from 'tus-js-client';", why: 'browser code: `file` and `token` come from the page' },
 ];
 
 interface Sample {

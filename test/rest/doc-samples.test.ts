@@ -1,10 +1,11 @@
-// Code samples of docs/ that run against a server, as printed, on one `npm start`:
-// the `buf curl` commands of docs/grpc.md and the route-table server of docs/routes.md
-// ("Matching in process"). Only addresses are swapped: 8080 and 50051 for the free ports
+// Code samples of docs/ that run against a server, as printed, on one `npm start`: the
+// `buf curl` commands of docs/grpc.md, the route-table server of docs/routes.md ("Matching in
+// process"), and the resumableUpload and tus-js-client examples of docs/client.md and
+// docs/uploads.md (with the variables their pages take as given). Only addresses are swapped: 8080 and 50051 for the free ports
 // the server got, 3000 for a free one, and the `rt_…` placeholder for a real route id.
 import test from 'ava';
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,4 +105,44 @@ test('the route-table server of docs/routes.md answers by the watched table, and
   t.is(unknown.status, 404);
   t.deepEqual(await unknown.json(), { error: 'no route' });
   t.regex(output, /route table at revision \d+/);
+});
+
+/** Runs `program` as `app.mjs` with plain node in a folder of the repository (so workspace packages resolve), with `holiday.mp4` beside it. */
+async function runProgram(name: string, program: string): Promise<{ code: number | null; stdout: string; output: string }> {
+  const dir = join(ROOT, '.tmp', `${name}-${process.pid}`);
+  await mkdir(dir, { recursive: true });
+  try {
+    await writeFile(join(dir, 'app.mjs'), program);
+    await copyFile(join(ROOT, 'test/fixtures/clip.mp4'), join(dir, 'holiday.mp4'));
+    return await run(process.execPath, ['app.mjs'], { cwd: dir, env: { ...process.env, SWITCHYARD_TOKEN: token } });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test('the resumableUpload example of docs/client.md uploads holiday.mp4, reporting its upload id and progress', async (t) => {
+  const [program] = await blocksUnder('docs/client.md', '## Large files: resumableUpload', 'js');
+  if (program === undefined) return t.fail('docs/client.md has no ```js block under "Large files: resumableUpload"');
+  // The client of the page's first example, created the same way.
+  const client = `import { createSwitchyardClient } from '@switchyard/client';\nconst switchyard = createSwitchyardClient({ baseUrl: '${grpc}', protocol: 'grpc', token: process.env.SWITCHYARD_TOKEN });\n`;
+  const done = `console.log('asset', video.id, video.type, video.name);\nswitchyard.close();\n`;
+  const result = await runProgram('resumable-example', client + program + done);
+  t.is(result.code, 0, result.output);
+  t.regex(result.stdout, /^upload \S+$/m, 'onUploadId');
+  t.regex(result.stdout, /^(\d+) of \1 bytes$/m, 'onProgress, up to the whole file');
+  t.regex(result.stdout, /^asset as_[0-9a-z]{26} video\/mp4 holiday\.mp4$/m);
+});
+
+test('the tus-js-client example of docs/uploads.md uploads through /v1/uploads and logs the asset id', async (t) => {
+  const [program] = await blocksUnder('docs/uploads.md', '## tus at /v1/uploads', 'js');
+  if (program === undefined) return t.fail('docs/uploads.md has no ```js block under "tus at /v1/uploads"');
+  t.true(program.includes("'http://127.0.0.1:8080/v1/uploads'"), 'the endpoint this test swaps');
+  // In a browser `file` is a File and `token` the signed-in user's; here, a video's bytes and a minted token.
+  const given = `import { readFileSync } from 'node:fs';\nconst file = readFileSync('holiday.mp4');\nconst token = process.env.SWITCHYARD_TOKEN;\n`;
+  const result = await runProgram('tus-example', given + program.replace("'http://127.0.0.1:8080/v1/uploads'", `'${rest}/v1/uploads'`));
+  t.is(result.code, 0, result.output);
+  const id = /^asset (as_[0-9a-z]{26})$/m.exec(result.stdout)?.[1];
+  if (id === undefined) return t.fail(result.output);
+  const asset = (await (await fetch(`${rest}/v1/assets/${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, unknown>;
+  t.like(asset, { type: 'video/mp4', name: 'holiday.mp4', label: 'videos', visibility: 'private' });
 });
