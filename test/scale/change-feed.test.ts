@@ -9,6 +9,7 @@ import { status as Status, type ClientReadableStream, type Metadata, type Servic
 import { Registry } from '@switchyard/runtime';
 import type { RouteEvent } from '@switchyard/service/gen/switchyard/v1/routes.js';
 import { startNats, startRedis, type TestBroker } from '../support/brokers.js';
+import { exclusive } from '../support/exclusive.js';
 import { createTestMysqlDatabase } from '../support/mysql.js';
 import { startTestService, tempDir, type TestService } from '../grpc/support/test-service.js';
 
@@ -69,6 +70,13 @@ async function startPair(t: ExecutionContext, broker: TestBroker): Promise<[Inst
   }
   return instances as [Instance, Instance];
 }
+
+// Latency bounds: not beside the files that load the machine for long stretches.
+let releaseMachine: (() => Promise<void>) | undefined;
+test.before(async () => {
+  releaseMachine = await exclusive('machine');
+});
+test.after.always(() => releaseMachine?.());
 
 const BROKERS: [string, () => Promise<TestBroker>][] = [
   ['redis', startRedis],
