@@ -1,6 +1,6 @@
 // watchRouteTable: a local copy of a workspace's route table, kept in step
 // with the gateway's `GET /v1/routing:watch` event stream, for services that
-// dispatch their own requests by it (README, "Dispatching by a watched table").
+// dispatch their own requests by it (docs/routes.md, "Matching in process"; docs/dispatch.md).
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { SyncedRouteTable, type Route, type RouteEvent, type RouteTableMatch } from '@switchyard/core/routes';
 import type { TokenSource } from './options.js';

@@ -12,7 +12,7 @@ function refusal(env: NodeJS.ProcessEnv): SwitchyardError {
   throw new Error(`accepted ${JSON.stringify(env)}`);
 }
 
-test('defaults follow the README configuration table', (t) => {
+test('defaults follow docs/configuration.md', (t) => {
   const config = loadGatewayConfig({});
   t.deepEqual(config, {
     host: '127.0.0.1',

@@ -1,5 +1,5 @@
 // Issue 7, item 2, JWKS mode: the identity provider's key set down, broken,
-// empty or stalled. Policy (README): when the keys cannot be had, a caller's
+// empty or stalled. Policy (docs/tokens.md, docs/security.md): when the keys cannot be had, a caller's
 // token is not at fault, so the answer is 503 `unavailable` (retry later), not
 // 401; an empty or foreign key set is the token's problem (401). Keys once
 // fetched keep working through an outage; the service recovers without a

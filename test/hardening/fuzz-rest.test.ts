@@ -22,7 +22,7 @@ const REQUESTS = scaled(1_200, 12_000);
 const BATCH = 12;
 /** Heap growth allowed after the run: routes and assets the fuzzer created legitimately live in caches. */
 const HEAP_TOLERANCE = 24 * 2 ** 20;
-/** README.md, "Metrics": route templates × method labels × statuses actually answered stay far below this. */
+/** docs/operations.md, "Metrics": route templates × method labels × statuses actually answered stay far below this. */
 const MAX_HTTP_SERIES = 400;
 
 let stack: Stack;

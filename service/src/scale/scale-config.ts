@@ -11,7 +11,7 @@ export interface ScaleConfig {
   readonly rateLimitStore: RateLimitStoreConfig;
 }
 
-/** EVENTS_URL, RATE_LIMIT_STORE and RATE_LIMIT_REDIS_URL (README "Scaling out"). */
+/** EVENTS_URL, RATE_LIMIT_STORE and RATE_LIMIT_REDIS_URL (docs/scaling-out.md). */
 export const SCALE_VARIABLES = Object.freeze({
   EVENTS_URL: shownAs(reasonedRule((raw) => brokerUrl(raw, ['redis:', 'rediss:', 'nats:', 'tls:'], 'a redis://, rediss:// or nats:// URL')).optional(), redactUrlPassword),
   RATE_LIMIT_STORE: rule((raw) => (raw === 'memory' || raw === 'redis' ? raw : undefined), 'is not a rate limit store (memory or redis)').optional().default('memory'),

@@ -4,7 +4,7 @@ import type { RawHttpResponse } from './raw-http.js';
  * The statuses docs/errors.md allows for each Connect code, written out here
  * (not imported from the gateway) so the test checks the gateway against the
  * contract, not against itself: the usual status of each code, and the HTTP
- * refinements the README documents (413, 405, 408, 416, 431).
+ * refinements docs/errors.md documents (413, 405, 408, 416, 431).
  */
 const STATUSES_OF_CODE: Readonly<Record<string, readonly number[]>> = {
   invalid_argument: [400],
