@@ -146,13 +146,13 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     const workspace = `limited-${broker}`;
     const token = await deployed().token(workspace);
     const statuses = new Map<number, number>();
+    const errors = new Set<string>();
     const calls: Promise<void>[] = [];
-    const seconds = 5;
+    const total = 400 * 5;
     const started = performance.now();
-    for (let call = 0; call < 400 * seconds; call++) {
+    for (let call = 0; call < total; call++) {
       // Paced: call n leaves at n × 2.5 ms, alternating gateways.
-      const due = started + call * 2.5;
-      const wait = due - performance.now();
+      const wait = started + call * 2.5 - performance.now();
       if (wait > 1) await sleep(wait);
       const url = `${gateways[call % 2]!.url}/v1/routing?pageSize=1`;
       calls.push(
@@ -161,17 +161,22 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
             await response.arrayBuffer();
             statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
           },
-          () => void statuses.set(0, (statuses.get(0) ?? 0) + 1),
+          (error: Error) => {
+            errors.add(String((error.cause as Error | undefined)?.message ?? error.message));
+            statuses.set(0, (statuses.get(0) ?? 0) + 1);
+          },
         ),
       );
     }
+    const offeredSeconds = (performance.now() - started) / 1000;
     await Promise.all(calls);
-    const elapsed = (performance.now() - started) / 1000;
     const ok = statuses.get(200) ?? 0;
     const refused = statuses.get(429) ?? 0;
-    t.log(`${ok} through, ${refused} refused of ${400 * seconds} in ${elapsed.toFixed(1)} s: ${(ok / seconds).toFixed(1)}/s through`);
-    t.is(ok + refused, 400 * seconds, `only 200 and 429: ${JSON.stringify([...statuses])}`);
-    t.true(ok / seconds >= 40 && ok / seconds <= 75, `${ok / seconds} calls/s through`);
+    // A loaded machine sends more slowly than planned: the limit is judged over the time the calls took to send.
+    const seconds = Math.max(5, offeredSeconds);
+    t.log(`${ok} through, ${refused} refused of ${total} sent in ${offeredSeconds.toFixed(1)} s (${(total / offeredSeconds).toFixed(0)}/s offered): ${(ok / seconds).toFixed(1)}/s through`);
+    t.is(ok + refused, total, `only 200 and 429: ${JSON.stringify([...statuses])} ${[...errors].join('; ')}`);
+    t.true(ok / seconds >= 40 && ok / seconds <= 75, `${(ok / seconds).toFixed(1)} calls/s through`);
   });
 
   test.serial(`${broker}: the broker stopped for 5 s and started again mid-run loses no change, answers no 5xx, and watchers catch up`, async (t) => {
