@@ -71,7 +71,7 @@ for (const [kind, startBroker, make] of KINDS) {
     b.subscribe({ revision: (workspace, revision) => heard.push(`${workspace}@${revision}`), state: (up) => states.push(up) });
     await broker.stop();
     await Promise.all([until(a, false), until(b, false)]);
-    if (kind === 'redis') await t.throwsAsync(a.publish('ws', 1), { message: /publishing to Redis failed/ }, 'fails at once, queues nothing');
+    await t.throwsAsync(a.publish('ws', 1), undefined, 'fails at once, queues nothing');
     await broker.start();
     await Promise.all([until(a, true), until(b, true)]);
     t.deepEqual(states, [false, true]);

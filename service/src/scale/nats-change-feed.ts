@@ -12,7 +12,8 @@ const decoder = new TextDecoder();
  * connected, the client reconnects for ever (`maxReconnectAttempts: -1`) and
  * subscribes again by itself; the feed is down from its `disconnect` status
  * until a `reconnect` and a flush (a round trip: the server has our
- * subscription again). The first connection is retried here rather than with
+ * subscription again); publishing fails while it is down. The first
+ * connection is retried here rather than with
  * `waitOnFirstConnect`, whose retry loop nothing can stop: a service closed
  * while NATS is unreachable would never let go of it.
  */
@@ -40,8 +41,9 @@ export class NatsChangeFeed implements BrokerFeed {
 
   async publish(workspace: string, revision: number): Promise<void> {
     const connection = this.#connection;
-    if (!connection || connection.isClosed()) throw new SwitchyardError('unavailable', 'not connected to NATS');
-    // While reconnecting, the client holds what is published and sends it once it is back.
+    // Not handed to the client's reconnect buffer, which has no bound: what is published while the
+    // feed is down is found by the catch-up reads when it is back, so it fails fast, as over Redis.
+    if (!connection || connection.isClosed() || !this.up) throw new SwitchyardError('unavailable', 'not connected to NATS');
     connection.publish(this.#subject, encoder.encode(encodeRevision(workspace, revision)));
   }
 
