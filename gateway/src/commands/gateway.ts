@@ -8,8 +8,9 @@ import { startGateway } from '../start.js';
 export const GATEWAY_USAGE = `usage: switchyard gateway
 
 Runs the REST /v1 gateway and file serving alone (HTTP on PORT), in front of
-the gRPC service at SERVICE_URL (required). SIGINT/SIGTERM finish requests in
-flight and exit.`;
+the gRPC service at SERVICE_URL (required; several addresses, comma-separated,
+or a DNS name resolving to several are balanced over the healthy ones).
+SIGINT/SIGTERM finish requests in flight and exit.`;
 
 export async function gatewayCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   if (parseCommandArgs(args, {}, GATEWAY_USAGE).help) return void console.log(GATEWAY_USAGE);

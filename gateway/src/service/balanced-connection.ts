@@ -1,4 +1,4 @@
-import { createClient, type Transport } from '@connectrpc/connect';
+import { createClient, type Client, type Transport } from '@connectrpc/connect';
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '@switchyard/proto';
 import { Counter, createLogger, Gauge, type Logger, type Registry } from '@switchyard/runtime';
 import type { LookupAll, ServiceTarget } from './address-list.js';
@@ -61,9 +61,13 @@ export function connectBalanced(targets: readonly ServiceTarget[], options: Bala
   };
 }
 
+const healthClients = new WeakMap<Transport, Client<typeof Health>>();
+
 /** grpc.health.v1 Check of the whole server (`service: ""`): SERVING means its database and blob store answer. */
 async function check(transport: Transport, timeoutMs: number): Promise<ProbeResult> {
-  const { status } = await createClient(Health, transport).check({ service: '' }, { timeoutMs });
+  let client = healthClients.get(transport);
+  if (client === undefined) healthClients.set(transport, (client = createClient(Health, transport)));
+  const { status } = await client.check({ service: '' }, { timeoutMs });
   return status === ServingStatus.SERVING ? { serving: true } : { serving: false, reason: `the service reports ${ServingStatus[status] ?? String(status)}` };
 }
 
