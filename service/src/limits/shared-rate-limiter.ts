@@ -33,12 +33,13 @@ export interface SharedRateLimiterOptions {
  * call.
  *
  * When Redis does not answer (disconnected: at once; hung: after
- * `answerTimeoutMs`) the call is judged by the per-instance
- * limit instead: fail open to what RATE_LIMIT_STORE=memory does, never an
- * error. rate-limiter-flexible's `insuranceLimiter` does the same silently
- * and per window; this does it here to count each such call, log the change
- * once each way, and keep the same token bucket as the memory store. While
- * falling back, one call per probe interval asks Redis again.
+ * `answerTimeoutMs`) the call is judged by the per-instance limit instead:
+ * fail open to what RATE_LIMIT_STORE=memory does, never an error.
+ * rate-limiter-flexible's `insuranceLimiter` does this silently, one
+ * insurance limiter per window (with BurstyRateLimiter a refused rate window
+ * would charge two); this does it here to count each such call, log the
+ * change once each way, and judge with the memory store's own token bucket.
+ * While falling back, one call per probe interval asks Redis again.
  */
 export function createSharedRateLimiter(limit: RateLimit, options: SharedRateLimiterOptions): WorkspaceRateLimiter {
   const { redis, fallback, log } = options;
@@ -48,7 +49,7 @@ export function createSharedRateLimiter(limit: RateLimit, options: SharedRateLim
   const keyPrefix = options.keyPrefix ?? 'switchyard:rl';
   const windows = sharedWindows(limit);
   const window = (prefix: string, { points, durationS }: FixedWindow): RateLimiterRedis =>
-    // rejectIfRedisNotReady: while ioredis is not connected, fail at once rather than wait for the command timeout.
+    // rejectIfRedisNotReady: while ioredis is not connected, fail at once rather than wait for the answer timeout.
     new RateLimiterRedis({ storeClient: redis, keyPrefix: prefix, points, duration: durationS, inMemoryBlockOnConsumed: points, rejectIfRedisNotReady: true });
   const rate = window(keyPrefix, windows.rate);
   const limiter = windows.burst === undefined ? rate : new BurstyRateLimiter(rate, window(`${keyPrefix}:burst`, windows.burst));
