@@ -182,3 +182,16 @@ test('close stops following the table', async (t) => {
   fed.upsert({ method: 'GET', path: '/b', middleware: [], handler: 'a' });
   t.is(await dispatch(dispatcher, 'GET', '/b'), 'unmatched');
 });
+
+test('a record the core cannot compile is left out and logged; the rest of the table serves', async (t) => {
+  const fed = new FedTable([
+    { method: 'GET', path: '/a', middleware: [], handler: 'a' },
+    { method: 'GET', path: '/b/{id}', middleware: [], handler: 'a' },
+  ]);
+  const errors: string[] = [];
+  const dispatcher = createDispatcher({ table: fed.table, handlers: { a: () => 'a' }, logger: { warn: () => {}, error: (message) => errors.push(message) } });
+  t.is(await dispatch(dispatcher, 'GET', '/a'), 'a');
+  t.is(await dispatch(dispatcher, 'GET', '/b/1'), 'unmatched');
+  t.is(errors.length, 1);
+  t.regex(errors[0]!, /route rt_\w+ \(GET \/b\/\{id\}\) cannot be served by this version of @switchyard\/core and is left out: /);
+});

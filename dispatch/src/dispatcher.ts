@@ -159,7 +159,9 @@ class TableDispatcher<N extends NativeContext> implements Dispatcher<N> {
   #compile(): TableRevision<N> {
     const table = this.#options.table;
     // Read together, synchronously: the routes are those of this revision.
-    return new TableRevision<N>(table.revision, table.routes(), this.#options.handlers, this.#middleware);
+    const compiled = new TableRevision<N>(table.revision, table.routes(), this.#options.handlers, this.#middleware);
+    for (const { route, reason } of compiled.refused) this.#logger?.error(`dispatch: route ${route.id} (${route.method} ${route.path}) cannot be served by this version of @switchyard/core and is left out: ${reason}`);
+    return compiled;
   }
 
   #changed(event: RouteEvent): void {

@@ -22,6 +22,8 @@ export interface CompiledRoute<N extends NativeContext> {
 export class TableRevision<N extends NativeContext> {
   readonly table: RouteTable<CompiledRoute<N>>;
   readonly unknown: readonly UnknownNames[];
+  /** Records left out because the core cannot compile them, with why. */
+  readonly refused: readonly { readonly route: Route; readonly reason: string }[];
 
   constructor(
     readonly revision: number,
@@ -43,7 +45,33 @@ export class TableRevision<N extends NativeContext> {
       const layers = route.middleware.map((name) => lookup(middleware, name)!);
       return { method: route.method, path: route.path, route, chain: composeChain(layers, lookup(handlers, route.handler)!), unimplemented: undefined };
     });
-    this.table = new RouteTable(compiled);
+    const { table, refused } = tableOf(compiled);
+    this.table = table;
+    this.refused = refused;
     this.unknown = Object.freeze(unknown);
+  }
+}
+
+/**
+ * The table of every record the core can compile. One it cannot (a pattern of
+ * a newer grammar than this core's, two records of one shape from a faulty
+ * source) is left out, so the rest still serve; the costlier one-by-one
+ * build runs only then.
+ */
+function tableOf<N extends NativeContext>(compiled: readonly CompiledRoute<N>[]): { table: RouteTable<CompiledRoute<N>>; refused: readonly { route: Route; reason: string }[] } {
+  try {
+    return { table: new RouteTable(compiled), refused: [] };
+  } catch {
+    const accepted: CompiledRoute<N>[] = [];
+    const refused: { route: Route; reason: string }[] = [];
+    for (const entry of compiled) {
+      try {
+        new RouteTable([...accepted, entry]);
+        accepted.push(entry);
+      } catch (error) {
+        refused.push({ route: entry.route, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return { table: new RouteTable(accepted), refused };
   }
 }
