@@ -1,9 +1,11 @@
+import { join } from 'node:path';
 import { cpuNotes, type Side } from '../harness/alternate.js';
 import { compareHttp } from '../harness/http-load.js';
 import { plan } from '../harness/plan.js';
 import { packageVersion, startAll } from '../harness/peers.js';
 import { result, type BenchResult } from '../harness/results.js';
-import { createWorkspace, startBaseline } from '../harness/servers.js';
+import { startChild, type ChildServer } from '../harness/child-server.js';
+import { createWorkspace } from '../harness/servers.js';
 import { handlerNameOf } from './dispatch-handlers.js';
 import { buildRouteSet } from './route-set.js';
 
@@ -28,10 +30,7 @@ export function dispatchBench(kind: 'fastify' | 'fetch'): () => Promise<BenchRes
   return async () => {
     const ws = await createWorkspace(`dispatch-${kind}`);
     try {
-      const [ours, baseline] = await startAll([
-        startBaseline(ws, 'dispatch-app.ts', { DISPATCH_SIDE: sides.ours }),
-        startBaseline(ws, 'dispatch-app.ts', { DISPATCH_SIDE: sides.baseline }),
-      ]);
+      const [ours, baseline] = await startAll([startSide(ws.dir, sides.ours), startSide(ws.dir, sides.baseline)]);
       try {
         const servers: Record<Side, { address: string; pid: number }> = { ours, baseline };
         const { routes, probes } = buildRouteSet();
@@ -63,4 +62,12 @@ async function checkAnswers(address: string, requests: readonly { method: string
       throw new Error(`${address}: ${request.method} ${request.path} answered ${response.status} ${JSON.stringify(body)}, expected ${handlerNames[index]}`);
     }
   }
+}
+
+const APP = new URL('../baselines/dispatch-app.ts', import.meta.url).pathname;
+
+/** One side's server, with a log of its own (both run the same file: a shared log would give both the first one's ready line). */
+async function startSide(dir: string, side: string): Promise<ChildServer & { address: string }> {
+  const child = await startChild({ args: ['--import', 'tsx', APP], env: { DISPATCH_SIDE: side }, ready: /ready url=(\S+)/, logFile: join(dir, `${side}.log`) });
+  return { ...child, address: child.ready[1]! };
 }
