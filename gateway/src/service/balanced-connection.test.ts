@@ -30,13 +30,15 @@ const ASSETS = { GetAsset: method('/switchyard.v1.AssetService/GetAsset', GetAss
 /** A service stand-in on `host:port`: answers GetAsset with its own host as the label, and health as told. */
 class StandIn {
   serving = true;
+  /** Accepts calls and never answers them, as a process stopped (SIGSTOP) or wedged would. */
+  hung = false;
   readonly server = new Server();
   constructor(readonly host: string) {
     this.server.addService(HEALTH, {
       Check: (_call: ServerUnaryCall<unknown, unknown>, reply: sendUnaryData<unknown>) =>
-        reply(null, create(HealthCheckResponseSchema, { status: this.serving ? ServingStatus.SERVING : ServingStatus.NOT_SERVING })),
+        this.hung || reply(null, create(HealthCheckResponseSchema, { status: this.serving ? ServingStatus.SERVING : ServingStatus.NOT_SERVING })),
     });
-    this.server.addService(ASSETS, { GetAsset: (_call: ServerUnaryCall<unknown, unknown>, reply: sendUnaryData<unknown>) => reply(null, create(AssetSchema, { id: 'a', label: this.host })) });
+    this.server.addService(ASSETS, { GetAsset: (_call: ServerUnaryCall<unknown, unknown>, reply: sendUnaryData<unknown>) => this.hung || reply(null, create(AssetSchema, { id: 'a', label: this.host })) });
   }
 
   bind(port: number): Promise<number> {
@@ -52,7 +54,7 @@ async function until(what: string, check: () => Promise<boolean>, withinMs = 15_
   }
 }
 
-test('a DNS name is resolved to every address, re-resolved as it changes, and calls spread over the healthy ones', async (t) => {
+test('a DNS name is resolved to every address, re-resolved as it changes, and calls spread over the healthy ones; one that stops answering is taken out', async (t) => {
   t.timeout(90_000);
   const standIns = ['127.0.0.1', '127.0.0.2', '127.0.0.3'].map((host) => new StandIn(host));
   const port = await standIns[0]!.bind(0);
@@ -96,6 +98,11 @@ test('a DNS name is resolved to every address, re-resolved as it changes, and ca
   standIns[1]!.serving = true;
   await until('it comes back', async () => (await answering()).length === 3);
   t.true(lines.some((line) => line.includes('service back in rotation') && line.includes(`127.0.0.2:${port}`)));
+
+  standIns[0]!.hung = true;
+  await until('the one that stopped answering is out', async () => (await healthy()) === 2);
+  t.deepEqual(await answering(), ['127.0.0.2', '127.0.0.3']);
+  t.true(lines.some((line) => line.includes('service taken out of rotation') && line.includes(`127.0.0.1:${port}`) && line.includes('timed out')));
 
   answer = ['127.0.0.3'];
   await until('addresses gone from DNS take no calls', async () => (await answering()).join() === '127.0.0.3');
