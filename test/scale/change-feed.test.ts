@@ -53,6 +53,15 @@ function watch(instance: Instance, auth: Metadata) {
   return { events, errors, arrival, close: () => stream.cancel() };
 }
 
+/** Resolves once `logs` holds `count` lines whose message starts with `start` (fails after 20 s). */
+async function logged(service: TestService, start: string, count: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (service.logs.lines().filter((line) => String(line['msg']).startsWith(start)).length < count) {
+    if (Date.now() > deadline) throw new Error(`fewer than ${count} log lines "${start}…" within 20 s`);
+    await sleep(20);
+  }
+}
+
 async function startPair(t: ExecutionContext, broker: TestBroker): Promise<[Instance, Instance] | undefined> {
   const database = await createTestMysqlDatabase(t);
   if (!database) return undefined;
@@ -155,11 +164,12 @@ for (const [kind, startBroker] of BROKERS) {
     })();
     await sleep(600);
     await broker.stop();
-    await b.service.logs.waitFor((line) => line['msg'] === 'events feed down: route watchers poll the database every WATCH_POLL_MS until it is back');
+    await logged(b.service, 'events feed down: route watchers poll the database every WATCH_POLL_MS until it is back', 1);
     t.is(await metric(b.metrics, 'switchyard_events_feed_up'), 0);
     await sleep(1_500);
     await broker.start();
-    await b.service.logs.waitFor((line) => String(line['msg']).startsWith('events feed up'));
+    // The second: the first said so at start.
+    await logged(b.service, 'events feed up', 2);
     await writes;
     await watcher.arrival((event) => event.upsert?.id === created.at(-1));
     const seen = watcher.events.flatMap((event) => (event.upsert ? [event.upsert.id] : []));
