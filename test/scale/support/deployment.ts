@@ -132,9 +132,10 @@ export async function startScaleDeployment(options: ScaleOptions): Promise<Scale
       AUTH_SECRET: secret,
       URL_SIGNING_KEYS: `k1:${randomBytes(32).toString('base64url')}`,
       EVENTS_URL: events.url,
-      ...(events === redis ? {} : { RATE_LIMIT_REDIS_URL: redis.url }),
     };
-    const own = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', METRICS_PORT: '0', ...options.env };
+    // With NATS carrying changes, limits stay on Redis, named on their own (as the doc says under the example).
+    const limitsOwnRedis = events === redis ? {} : { RATE_LIMIT_REDIS_URL: redis.url };
+    const own = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', METRICS_PORT: '0', ...limitsOwnRedis, ...options.env };
     const ports = new Map<string, string>();
     const swapped = (env: Readonly<Record<string, string>>): Record<string, string> => {
       const out: Record<string, string> = {};
