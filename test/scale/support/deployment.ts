@@ -134,7 +134,7 @@ export async function startScaleDeployment(options: ScaleOptions): Promise<Scale
       EVENTS_URL: events.url,
     };
     // With NATS carrying changes, limits stay on Redis, named on their own (as the doc says under the example).
-    const limitsOwnRedis = events === redis ? {} : { RATE_LIMIT_REDIS_URL: redis.url };
+    const limitsOwnRedis: Record<string, string> = events === redis ? {} : { RATE_LIMIT_REDIS_URL: redis.url };
     const own = { HOST: '127.0.0.1', LOG_LEVEL: 'warn', METRICS_PORT: '0', ...limitsOwnRedis, ...options.env };
     const ports = new Map<string, string>();
     const swapped = (env: Readonly<Record<string, string>>): Record<string, string> => {
