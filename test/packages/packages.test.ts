@@ -14,7 +14,7 @@ import { freshProject, installedPackages, packWorkspaces, run, sizeOnDisk, write
 /** What an embedder of the core alone must never receive: transports, databases, cloud SDKs, logging, test runners. */
 const FORBIDDEN_IN_CORE_INSTALL = [/^@grpc\//, /^@connectrpc\//, /^kysely$/, /^mysql2$/, /^better-sqlite3$/, /^@aws-sdk\//, /^pino/, /^(ava|jest|mocha|vitest)$/];
 
-const PUBLIC_PACKAGES = ['@switchyard/core', '@switchyard/service', '@switchyard/gateway', '@switchyard/client', 'switchyard'];
+const PUBLIC_PACKAGES = ['@switchyard/core', '@switchyard/service', '@switchyard/gateway', '@switchyard/client', '@switchyard/dispatch', 'switchyard'];
 
 const tarballs = packWorkspaces();
 const tarball = async (name: string) => {
@@ -76,6 +76,14 @@ test('a custom adapter written in the consumer project passes the conformance su
   t.is(suite.code, 0, suite.output);
   t.regex(suite.output, /^# fail 0$/m);
   t.regex(suite.output, /^# pass [1-9]\d*$/m);
+});
+
+test('@switchyard/dispatch from its tarball: node:http serves a route created in the core it follows, with its middleware, and 404s the rest', async (t) => {
+  t.timeout(5 * 60_000);
+  const dir = await fullProject();
+  const app = await run(process.execPath, ['dispatch-app.mjs'], { cwd: dir });
+  t.is(app.code, 0, app.output);
+  t.regex(app.stdout, /^200 seen \{"id":"42","revision":1\}\n404\n$/);
 });
 
 test('`npx switchyard start` serves on free ports: /healthz answers, and the client creates a route and uploads a file (also resumably) over gRPC and Connect', async (t) => {

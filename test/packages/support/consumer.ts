@@ -190,9 +190,48 @@ export async function remote(baseUrl: string, token: string): Promise<string> {
 }
 `;
 
+/**
+ * @switchyard/dispatch as a service adopts it: the core in process, a
+ * SyncedRouteTable following routes.watch, and node:http serving by it.
+ */
+const DISPATCH_APP = `import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { SCOPES, SyncedRouteTable, createPrincipal, createSwitchyard, memoryAdapters } from '@switchyard/core';
+import { createDispatcher } from '@switchyard/dispatch';
+import { nodeListener } from '@switchyard/dispatch/node';
+
+const switchyard = createSwitchyard({ ...memoryAdapters(), cdnUrl: 'https://cdn.example.com/files' });
+const caller = createPrincipal('service', 'demo', SCOPES);
+const following = new AbortController();
+const table = new SyncedRouteTable();
+void table.follow(switchyard.routes.watch(caller, { signal: following.signal }));
+const dispatcher = createDispatcher({
+  table,
+  handlers: { getUser: (ctx) => ({ id: ctx.params.id, revision: ctx.revision }) },
+  middleware: { tag: async (ctx, next) => { ctx.setHeader('x-tag', 'seen'); return next(); } },
+  logger: null,
+});
+const server = createServer(nodeListener(dispatcher)).listen(0, '127.0.0.1');
+await once(server, 'listening');
+const base = \`http://127.0.0.1:\${server.address().port}\`;
+
+await switchyard.routes.create(caller, { method: 'get', path: '/users/:id', middleware: ['tag'], handler: 'getUser' });
+let answer;
+for (let tries = 0; tries < 100; tries++) {
+  answer = await fetch(\`\${base}/users/42\`);
+  if (answer.status === 200) break;
+  await new Promise((resolve) => setTimeout(resolve, 20));
+}
+console.log(answer.status, answer.headers.get('x-tag'), JSON.stringify(await answer.json()));
+console.log((await fetch(\`\${base}/nowhere\`)).status);
+following.abort();
+server.close();
+`;
+
 export const CONSUMER_FILES: Record<string, string> = {
   'tsconfig.json': JSON.stringify(TSCONFIG, null, 2),
   'map-route-store.mjs': MAP_ROUTE_STORE,
   'map-route-store.test.mjs': MAP_ROUTE_STORE_TEST,
   'consumer.ts': CONSUMER,
+  'dispatch-app.mjs': DISPATCH_APP,
 };
