@@ -5,12 +5,12 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { DispatchContext, ErrorAnswer } from '@switchyard/dispatch';
 import { ROOT } from '../support/cli.js';
 import { Routes, startSwitchyard, type RunningSwitchyard } from './support/switchyard.js';
+import { freePort } from '../support/free-port.js';
 
 const DOC = join(ROOT, 'docs/dispatch.md');
 const SAMPLES = join(ROOT, 'test/dispatch/samples');
@@ -50,13 +50,6 @@ test.before(async () => {
 });
 test.after.always(() => switchyard?.stop());
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Polls until the program answers (it connects to Switchyard and waits for the table first). */
 async function firstAnswer(url: string, init: RequestInit, output: () => string): Promise<Response> {

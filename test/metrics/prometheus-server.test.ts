@@ -7,24 +7,15 @@ import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Child, cleanEnv, ROOT } from '../rest/support/processes.js';
 import { mintToken } from '../rest/support/tokens.js';
+import { freePort } from '../support/free-port.js';
 
 const hasPrometheus = await new Promise<boolean>((resolve) => execFile('prometheus', ['--version'], (error) => resolve(error === null)));
 
-/** A port free right now (Prometheus cannot be told to pick one and say which). */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
 
 interface QueryAnswer {
   status: string;

@@ -6,11 +6,11 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../support/run.js';
 import { Child, cleanEnv, ROOT } from './support/processes.js';
+import { freePort } from '../support/free-port.js';
 
 let app: Child;
 let rest: string;
@@ -53,13 +53,6 @@ async function createRoute(body: object): Promise<{ id: string }> {
   return (await response.json()) as { id: string };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 test('the buf curl commands of docs/grpc.md list, check health and call GetRoute through reflection', async (t) => {
   const [script] = await blocksUnder('docs/grpc.md', '## Health and reflection', 'sh');

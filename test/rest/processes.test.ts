@@ -11,6 +11,7 @@ import { fixture, sha256 } from './support/fixtures.js';
 import { fixtureFile, form, json, multipartBody } from './support/http.js';
 import { Child, cleanEnv } from './support/processes.js';
 import { mintToken } from './support/tokens.js';
+import { freePort } from '../support/free-port.js';
 
 async function tempDir(t: { teardown(fn: () => Promise<void>): void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-proc-'));
@@ -165,11 +166,3 @@ test('npm start with its gRPC port taken exits 1 and says why', async (t) => {
   t.regex(app.output, new RegExp(`EADDRINUSE.*${taken}`));
 });
 
-/** A port nothing listens on right now (the kernel's pick, released for a child to bind). */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

@@ -1,7 +1,6 @@
 // A SIGKILL of the service mid-upload loses only the append in flight: the client resumes after the restart.
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { createGatewayLogger, listen, loadGatewayConfig, startGateway } from '@switchyard/gateway';
 import { tempDir } from '../grpc/support/test-service.js';
 import { sha256 } from './support/fixtures.js';
@@ -10,6 +9,7 @@ import { Child, cleanEnv } from './support/processes.js';
 import { mintToken } from './support/tokens.js';
 import { startCuttingProxy, tusUpload } from './support/tus.js';
 import { exclusive } from '../support/exclusive.js';
+import { freePort } from '../support/free-port.js';
 
 // Its service restarts and 64 MiB upload load the machine: never beside the time-bound slow-client suites.
 let releaseMachine: (() => Promise<void>) | undefined;
@@ -22,13 +22,6 @@ test.after.always(async () => {
 
 const MiB = 1024 * 1024;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 test('SIGKILL of the service mid-upload: after its restart the upload resumes, having lost no more than the append in flight', async (t) => {
   const dir = await tempDir('tus-crash');

@@ -5,10 +5,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './free-port.js';
 
 export interface TestBroker {
   /** `redis://127.0.0.1:<port>` or `nats://127.0.0.1:<port>`; the same across `stop` and `start`. */
@@ -80,13 +81,6 @@ async function startBroker(scheme: 'redis' | 'nats', command: (port: number, dir
   };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Resolves once something accepts connections on the port (10 s at most). */
 async function waitForPort(port: number): Promise<void> {

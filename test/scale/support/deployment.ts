@@ -4,7 +4,6 @@
 // database, s3rver, private brokers, free ports).
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../support/cli.js';
@@ -13,6 +12,7 @@ import { createTestMysqlDatabase } from '../../support/mysql.js';
 import { startS3rver, type TestS3 } from '../../support/s3rver.js';
 import { Child, cleanEnv } from '../../rest/support/processes.js';
 import { mintToken } from '../../rest/support/tokens.js';
+import { freePort } from '../../support/free-port.js';
 
 export interface ExampleProcess {
   /** `service` or `gateway`. */
@@ -203,13 +203,6 @@ export async function startScaleDeployment(options: ScaleOptions): Promise<Scale
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The value of a counter or gauge in a Prometheus text scrape, summed over its label sets (0 when absent). */
 export async function scrapeMetric(metricsUrl: string, name: string): Promise<number> {
