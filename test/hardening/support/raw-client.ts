@@ -28,7 +28,8 @@ export class RawClient {
     socket.on('data', (chunk: Buffer) => this.#received.push(chunk));
     // A reset after the answer is part of what is being tested, not a failure of the test.
     socket.on('error', () => undefined);
-    this.#closed = once(socket, 'close').then(() => performance.now() - this.#started);
+    // Not events.once: it rejects on an 'error' (a reset while the client is still writing) before 'close', which always follows.
+    this.#closed = new Promise((resolve) => socket.once('close', () => resolve(performance.now() - this.#started)));
   }
 
   static async open(url: string): Promise<RawClient> {
