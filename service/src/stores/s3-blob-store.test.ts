@@ -17,7 +17,10 @@ test.after.always(async () => {
   await s3.close();
 });
 
-const shared = open();
+// s3rver writes every part to disk and hashes it in one process: on a loaded CI machine a 20 MiB
+// round-trip has stalled past the 5 s default (an idle socket, 'unavailable'). The conformance
+// checks what comes back, not how fast, so its store waits longer (the storage timeouts are tested in test/hardening).
+const shared = open({ ...s3.config, timeoutMs: 30_000 });
 blobStoreConformance(test, {
   name: 's3',
   create: async () => ({ store: shared }),
