@@ -3,6 +3,8 @@ import { watchRouteTable, type WatchedRouteTable } from '@switchyard/client';
 import { createScratchDatabase } from '../harness/mysql-db.js';
 import { startRedisServer } from '../harness/redis.js';
 import { result, type BenchResult } from '../harness/results.js';
+import { createRouteOver, upsertArrivals } from '../harness/route-changes.js';
+import { percentile } from '../harness/stats.js';
 import { createWorkspace, startOurs } from '../harness/servers.js';
 
 const CHANGES = 1_000;
@@ -30,37 +32,17 @@ export async function routeSyncCrossInstance(): Promise<BenchResult[]> {
     stops.push(() => a.stop());
     const b = await startOurs(ws, { ...env, DATA_DIR: join(ws.dir, 'b') });
     stops.push(() => b.stop());
-    const arrivals = (table: WatchedRouteTable) => {
-      const arrived = new Map<string, number>();
-      const waiting = new Map<string, () => void>();
-      table.onChange((event) => {
-        if (event.type !== 'upsert') return;
-        arrived.set(event.route.id, performance.now());
-        waiting.get(event.route.id)?.();
-      });
-      return async (id: string): Promise<number> => {
-        if (!arrived.has(id)) await new Promise<void>((resolve) => waiting.set(id, resolve));
-        waiting.delete(id);
-        return arrived.get(id)!;
-      };
-    };
     const same = watchRouteTable({ url: a.url, token: ws.token });
     const cross = watchRouteTable({ url: b.url, token: ws.token });
     tables.push(same, cross);
     await Promise.all([same.ready, cross.ready]);
-    const onSame = arrivals(same);
-    const onCross = arrivals(cross);
+    const onSame = upsertArrivals(same);
+    const onCross = upsertArrivals(cross);
     const crossMs: number[] = [];
     const sameMs: number[] = [];
     for (let i = 0; i < CHANGES; i++) {
       const started = performance.now();
-      const response = await fetch(`${a.url}/v1/routing`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ws.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ method: 'GET', path: `/cross/${i}/:id`, handler: 'h' }),
-      });
-      if (response.status !== 201) throw new Error(`create: ${response.status} ${await response.text()}`);
-      const { id } = (await response.json()) as { id: string };
+      const id = await createRouteOver(a.url, ws.token, `/cross/${i}/:id`);
       const [atSame, atCross] = await Promise.all([onSame(id), onCross(id)]);
       sameMs.push(atSame - started);
       crossMs.push(atCross - started);
@@ -77,9 +59,4 @@ export async function routeSyncCrossInstance(): Promise<BenchResult[]> {
     await database.drop();
     await ws.cleanup();
   }
-}
-
-function percentile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }

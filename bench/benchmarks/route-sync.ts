@@ -1,5 +1,7 @@
 import { watchRouteTable } from '@switchyard/client';
 import { result, type BenchResult } from '../harness/results.js';
+import { createRouteOver, upsertArrivals } from '../harness/route-changes.js';
+import { percentile } from '../harness/stats.js';
 import { createWorkspace, startOurs } from '../harness/servers.js';
 
 const CHANGES = 1_000;
@@ -17,29 +19,14 @@ export async function routeSyncLatency(): Promise<BenchResult[]> {
   const table = watchRouteTable({ url: server.url, token: ws.token });
   try {
     await table.ready;
-    const arrived = new Map<string, number>();
-    const waiting = new Map<string, () => void>();
-    table.onChange((event) => {
-      if (event.type !== 'upsert') return;
-      arrived.set(event.route.id, performance.now());
-      waiting.get(event.route.id)?.();
-    });
+    const arrival = upsertArrivals(table);
     const propagation: number[] = [];
     const roundTrip: number[] = [];
     for (let i = 0; i < CHANGES; i++) {
       const started = performance.now();
-      const response = await fetch(`${server.url}/v1/routing`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${ws.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ method: 'GET', path: `/sync/${i}/:id`, handler: 'h' }),
-      });
-      const answered = performance.now();
-      if (response.status !== 201) throw new Error(`create: ${response.status} ${await response.text()}`);
-      const { id } = (await response.json()) as { id: string };
-      if (!arrived.has(id)) await new Promise<void>((resolve) => waiting.set(id, resolve));
-      waiting.delete(id);
-      propagation.push(arrived.get(id)! - started);
-      roundTrip.push(answered - started);
+      const id = await createRouteOver(server.url, ws.token, `/sync/${i}/:id`);
+      roundTrip.push(performance.now() - started);
+      propagation.push((await arrival(id)) - started);
     }
     const notes = { changes: CHANGES };
     return [
@@ -51,9 +38,4 @@ export async function routeSyncLatency(): Promise<BenchResult[]> {
     await server.stop();
     await ws.cleanup();
   }
-}
-
-function percentile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }

@@ -7,18 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RestRoute } from '@switchyard/client';
 import { ROOT } from '../../support/cli.js';
 import { cleanEnv } from '../../rest/support/processes.js';
 import { mintToken } from '../../rest/support/tokens.js';
 
-export interface RestRoute {
-  readonly id: string;
-  readonly method: string;
-  readonly path: string;
-  readonly middleware: readonly string[];
-  readonly handler: string;
-  readonly revision: number;
-}
+export type { RestRoute };
 
 export interface RouteFields {
   readonly method?: string;
