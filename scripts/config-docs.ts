@@ -8,6 +8,7 @@ import { schemaDefault, type DocumentedProcess, type EnvSchema, type EnvShape, t
 import { SERVICE_VARIABLE_DOCS, serviceEnv } from '@switchyard/service';
 import { allInOneEnv } from 'switchyard';
 import { ROOT } from '../test/support/cli.js';
+import { spliceBetween, tableRow as row } from './generated-markdown.js';
 
 export const CONFIGURATION_PAGE = join(ROOT, 'docs/configuration.md');
 
@@ -75,12 +76,7 @@ export function renderConfigTables(tables: readonly DocumentedProcessTable[] = P
 
 /** `page` with the text between its config markers replaced by `generated`; the prose around them is kept. */
 export function spliceBetweenMarkers(page: string, generated: string): string {
-  const start = page.indexOf(START_MARKER);
-  const end = page.indexOf(END_MARKER);
-  if (start === -1 || end === -1 || end < start || page.indexOf(START_MARKER, start + 1) !== -1 || page.indexOf(END_MARKER, end + 1) !== -1) {
-    throw new Error(`the page needs exactly one ${START_MARKER} followed by one ${END_MARKER}`);
-  }
-  return `${page.slice(0, start + START_MARKER.length)}\n${generated}${page.slice(end)}`;
+  return spliceBetween(page, generated, { start: START_MARKER, end: END_MARKER });
 }
 
 function listed(doc: VariableDoc, process: DocumentedProcess): boolean {
@@ -100,10 +96,4 @@ function shownValue(name: string, value: unknown): string {
   if (typeof value === 'number') return name.endsWith('_BYTES') && value >= MIB && value % MIB === 0 ? `\`${value}\` (${value / MIB} MiB)` : `\`${value}\``;
   if (typeof value === 'string' || typeof value === 'boolean') return `\`${value}\``;
   throw new Error(`${name}: its default (${JSON.stringify(value)}) cannot be shown as it is; give \`default\` in its docs record`);
-}
-
-/** One table row; a `|` inside a cell, even in a code span, must be escaped in GitHub's tables. */
-function row(...cells: string[]): string {
-  for (const cell of cells) if (/[\r\n]/.test(cell)) throw new Error(`a table cell cannot hold a line break: ${JSON.stringify(cell)}`);
-  return `| ${cells.map((cell) => cell.replaceAll('|', '\\|')).join(' | ')} |`;
 }

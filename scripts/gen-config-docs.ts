@@ -1,12 +1,19 @@
-// Writes the configuration tables into docs/configuration.md between
-// <!-- config:start --> and <!-- config:end -->, leaving the prose around them
-// as it is (`npm run gen:docs`; test/docs/configuration-docs.test.ts fails
-// when the page differs from what this would write). A missing page is
-// created with a short intro and the markers.
+// `npm run gen:docs`: writes every generated part of the docs, leaving the
+// prose around it as it is:
+// - the configuration tables of docs/configuration.md, between
+//   <!-- config:start --> and <!-- config:end --> (from the env schemas;
+//   test/docs/configuration-docs.test.ts). A missing page is created with a
+//   short intro and the markers.
+// - the endpoint table of docs/rest.md, between <!-- endpoints:start --> and
+//   <!-- endpoints:end --> (from the gateway's OpenAPI document;
+//   test/docs/rest-docs.test.ts).
+// Each test fails when its page differs from what this would write.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { CONFIGURATION_PAGE, END_MARKER, renderConfigTables, spliceBetweenMarkers, START_MARKER } from './config-docs.js';
+import { spliceBetween } from './generated-markdown.js';
+import { ENDPOINT_MARKERS, loadGatewayDocument, renderEndpointTable, REST_PAGE } from './rest-docs.js';
 
-const NEW_PAGE = `# Configuration
+const NEW_CONFIGURATION_PAGE = `# Configuration
 
 What this page is for: every environment variable each Switchyard process
 reads, with its default and what it does. Variables are read once at
@@ -18,7 +25,14 @@ ${START_MARKER}
 ${END_MARKER}
 `;
 
-const page = existsSync(CONFIGURATION_PAGE) ? readFileSync(CONFIGURATION_PAGE, 'utf8') : NEW_PAGE;
-const updated = spliceBetweenMarkers(page, renderConfigTables());
-if (updated !== page) writeFileSync(CONFIGURATION_PAGE, updated);
-console.log(`${updated === page ? 'unchanged' : 'wrote'} ${CONFIGURATION_PAGE}`);
+/** Writes `path` only when its text changes, and says which. */
+function update(path: string, page: string, updated: string): void {
+  if (updated !== page) writeFileSync(path, updated);
+  console.log(`${updated === page ? 'unchanged' : 'wrote'} ${path}`);
+}
+
+const configuration = existsSync(CONFIGURATION_PAGE) ? readFileSync(CONFIGURATION_PAGE, 'utf8') : NEW_CONFIGURATION_PAGE;
+update(CONFIGURATION_PAGE, configuration, spliceBetweenMarkers(configuration, renderConfigTables()));
+
+const rest = readFileSync(REST_PAGE, 'utf8');
+update(REST_PAGE, rest, spliceBetween(rest, renderEndpointTable(await loadGatewayDocument()), ENDPOINT_MARKERS));

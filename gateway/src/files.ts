@@ -21,6 +21,14 @@ import type { FileMeta, ValidatorCache } from './files/validator-cache.js';
 /** One segment of a file path (`<asset id>/<blob id>.<ext>`); anything else cannot name a file. */
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 
+/** What a file url does, in brief (the headers and parameters have their own descriptions). */
+const FILE_DESCRIPTION = [
+  'No token; a private file needs its signature (`?expires&kid&sig`), else 403. HEAD answers the same headers without the body.',
+  '`ETag` (the sha256), `Range`, immutable caching (`private, no-cache` for private files), `nosniff`, and a sandbox CSP plus `attachment` for types a browser would run (HTML, SVG, XML…).',
+  '`?download` names the asset in `Content-Disposition: attachment` (revalidated: `public, no-cache`).',
+  'On a video, `?frame[=ms]` (with `w`, `h`, `fit`, `format`, `q`) answers a poster frame (`image/jpeg` unless `format` says otherwise), made once with ffmpeg and stored like a transformation; 501 `unimplemented` without ffmpeg.',
+].join(' ');
+
 /**
  * Files under the path of CDN_URL, read from the service's FileService
  * (the gateway never touches the blob store); private ones with the
@@ -41,7 +49,7 @@ export const fileRoutes: FastifyPluginAsync<{ clients: ServiceClients; filesPath
     if (isSettled(reply.raw)) reply.hijack();
   };
   const schema = { tags: ['files'], security: [], hide: false };
-  app.get(`${filesPath}/:assetId/:fileName`, { schema: { ...schema, operationId: 'getFile', summary: 'Download a stored file' }, exposeHeadRoute: false }, serve);
+  app.get(`${filesPath}/:assetId/:fileName`, { schema: { ...schema, operationId: 'getFile', summary: 'Download a stored file', description: FILE_DESCRIPTION }, exposeHeadRoute: false }, serve);
   app.head(`${filesPath}/:assetId/:fileName`, { schema: { ...schema, operationId: 'headFile', summary: 'Headers of a stored file' } }, serve);
 };
 

@@ -10,4 +10,5 @@ export type { ValidatorCacheConfig } from './files/validator-cache.js';
 export { listen } from './http/listener.js';
 export type { HttpListener } from './http/listener.js';
 export { createGatewayLogger } from './logger.js';
+export { gatewayOpenApiDocument } from './openapi/offline-document.js';
 export { gatewayCommand, GATEWAY_USAGE } from './commands/gateway.js';

@@ -3,6 +3,7 @@ import { loadGatewayConfig } from '../config.js';
 import { createGateway, type Gateway } from '../gateway.js';
 import { createGatewayLogger } from '../logger.js';
 import { createServiceClients } from '../service/clients.js';
+import { gatewayOpenApiDocument } from './offline-document.js';
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'];
 
@@ -88,4 +89,17 @@ test('asset names are documented: the field, PATCH, the q filter, and ?download 
     }
     t.deepEqual(documentOf(gateway), document, 'the same document when asked again');
   });
+});
+
+test('a route watch answers text/event-stream, not JSON; its errors stay JSON', async (t) => {
+  await withGateway('http://127.0.0.1:8080/files', (gateway) => {
+    const responses = documentOf(gateway).paths['/v1/routing:watch']?.['get']?.responses as Record<string, { content?: Record<string, unknown> }>;
+    t.deepEqual(Object.keys(responses['200']?.content ?? {}), ['text/event-stream']);
+    t.deepEqual(Object.keys(responses['400']?.content ?? {}), ['application/json']);
+  });
+});
+
+test('gatewayOpenApiDocument builds the document a running gateway serves, without a server', async (t) => {
+  const served = await withGateway('https://cdn.example.com/static', documentOf);
+  t.deepEqual(await gatewayOpenApiDocument('https://cdn.example.com/static'), served);
 });

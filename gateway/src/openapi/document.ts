@@ -5,6 +5,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import { FILE_PARAMETERS, FILE_RESPONSES } from './file-responses.js';
 import { RESPONSE_HEADERS } from './response-headers.js';
 import { transportErrors } from './responses.js';
+import { fileSuccessBodies } from './success-media-types.js';
 import { OpenApiDocumentSchema } from '../rest/schemas.js';
 
 // The OpenAPI 3.1 description of everything the gateway answers over HTTP,
@@ -46,7 +47,7 @@ export const openApiPlugin: FastifyPluginAsync<{ filesPath: string }> = fp(async
     transform,
     transformObject: (documentObject: Parameters<typeof jsonSchemaTransformObject>[0]) => completeDocument(jsonSchemaTransformObject(documentObject) as OpenApiDocument, filesPath),
   });
-  const schema = { tags: ['operations'], operationId: 'openapi', summary: 'This document', security: [], response: { 200: OpenApiDocumentSchema.describe('OpenAPI 3.1.'), ...transportErrors() } };
+  const schema = { tags: ['operations'], operationId: 'openapi', summary: 'This document', description: 'OpenAPI 3.1, generated from the schemas that validate each request and answer; no token needed.', security: [], response: { 200: OpenApiDocumentSchema.describe('OpenAPI 3.1.'), ...transportErrors() } };
   app.get('/v1/openapi.json', { schema }, async (_request: unknown, reply: FastifyReply) => {
     reply.header('cache-control', 'public, max-age=300');
     return app.swagger();
@@ -58,7 +59,7 @@ interface OpenApiDocument {
   [key: string]: unknown;
 }
 
-/** Adds the response headers (Location on 201, Retry-After, x-request-id) and the files' query parameters and non-JSON answers. */
+/** Adds the response headers (Location on 201, Retry-After, x-request-id) and the files' query parameters and non-JSON answers (files, event streams). */
 function completeDocument(document: OpenApiDocument, filesPath: string): OpenApiDocument {
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     for (const operation of Object.values(operations)) {
@@ -68,6 +69,7 @@ function completeDocument(document: OpenApiDocument, filesPath: string): OpenApi
         // Idempotent: the path parameters stay, the query ones are set once.
         operation.parameters = [...(operation.parameters ?? []).filter((parameter) => !FILE_PARAMETERS.includes(parameter as Record<string, unknown>)), ...FILE_PARAMETERS];
       }
+      fileSuccessBodies(id, operation.responses ?? {});
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const headers = RESPONSE_HEADERS(id, Number(status));
         if (headers !== undefined) response['headers'] = { ...(response['headers'] as object | undefined), ...headers };

@@ -23,6 +23,7 @@ const fileHeaders = {
 
 const common = {
   '304': { description: 'Not modified (`If-None-Match` / `If-Modified-Since`).' },
+  '403': errorBody('`permission_denied`: a private file whose url has no valid signature (missing, wrong, expired or revoked).'),
   '404': errorBody('`not_found`: no current file of any asset has this path (unknown, malformed, replaced or deleted).'),
   '412': errorBody('`failed_precondition`: `If-Match` or `If-Unmodified-Since` does not hold.'),
   '501': errorBody('`unimplemented`: `?frame` on a server without ffmpeg (the file itself is served without it).'),

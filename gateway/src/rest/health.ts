@@ -21,6 +21,7 @@ export const healthRoute: FastifyPluginAsyncZod<{ clients: ServiceClients; log: 
         tags: ['operations'],
         operationId: 'health',
         summary: 'Readiness: the service, its database and blob store answer',
+        description: '200 while they answer, else 503 `unavailable`.',
         security: [],
         response: { 200: HealthSchema.describe('Ready.'), ...transportErrors(), 503: errorResponses()[503]! },
       },
