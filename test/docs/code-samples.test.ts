@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ROOT } from '../support/cli.js';
+import { samplesOf } from '../support/samples.js';
 
 /** Sections between `<!-- name:start -->` and `<!-- name:end -->`, and the test that runs their samples. */
 const RUN_BETWEEN_MARKERS: Record<string, string> = {
@@ -34,30 +35,9 @@ const NOT_YET_RUN = [
   { page: 'docs/operations.md', first: 'DATABASE_URL=mysql://root@127.0.0.1:3306/switchyard BLOB_STORE=s3 S3_BUCKET=assets \\', why: 'AUTH_SECRET=... is a placeholder; the deployment of scaling-out.md is run instead' },
 ];
 
-interface Sample {
-  page: string;
-  first: string;
-  markers: string[];
-  heading: string;
-}
-
 async function pages(): Promise<string[]> {
   const docs = (await readdir(join(ROOT, 'docs'))).filter((name) => name.endsWith('.md') && name !== 'dispatch.md').map((name) => `docs/${name}`);
   return ['README.md', ...docs.sort()];
-}
-
-async function samplesOf(page: string): Promise<Sample[]> {
-  const text = await readFile(join(ROOT, page), 'utf8');
-  const samples: Sample[] = [];
-  for (const block of text.matchAll(/^ *```(\w*)\n([\s\S]*?)^ *```$/gm)) {
-    const body = block[2]!;
-    if (block[1] === '' && body.includes('│')) continue; // a picture, not a sample
-    const before = text.slice(0, block.index);
-    const markers = [...before.matchAll(/<!-- ([\w-]+):start -->/g)].map((m) => m[1]!).filter((name) => before.lastIndexOf(`<!-- ${name}:start -->`) > before.lastIndexOf(`<!-- ${name}:end -->`));
-    const heading = [...before.matchAll(/^#{1,6} (.*)$/gm)].at(-1)?.[1] ?? '';
-    samples.push({ page, first: body.split('\n')[0]!, markers, heading });
-  }
-  return samples;
 }
 
 test('every sample of README.md and docs/ is run by a test, or listed as not yet run', async (t) => {

@@ -15,6 +15,20 @@ export async function packWorkspaces(): Promise<Map<string, string>> {
   return new Map(entries.map((entry) => [entry.name, join(destination, entry.filename)]));
 }
 
+/**
+ * `npm pack` of packages as the repository installed them (from its node_modules), for
+ * a consumer project that needs them when no registry may answer; their scripts are
+ * not run: they are published packages already.
+ */
+export async function packInstalled(names: readonly string[]): Promise<string[]> {
+  const destination = await mkdtemp(join(tmpdir(), 'switchyard-installed-'));
+  const folders = names.map((name) => join(ROOT, 'node_modules', name));
+  const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination, ...folders], { cwd: ROOT });
+  if (packed.code !== 0) throw new Error(`npm pack failed:\n${packed.output}`);
+  const entries = JSON.parse(packed.output.slice(packed.output.indexOf('['))) as { filename: string }[];
+  return entries.map((entry) => join(destination, entry.filename));
+}
+
 /** Packages with install scripts that an npm 11 project must allow (the repository's own list). */
 async function allowedScripts(): Promise<Record<string, boolean>> {
   const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { allowScripts: Record<string, boolean> };
