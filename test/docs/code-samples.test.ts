@@ -16,6 +16,7 @@ const RUN_BETWEEN_MARKERS: Record<string, string> = {
   embed: 'test/readme.test.ts',
   client: 'test/rest/client-example.test.ts',
   'scale-example': 'test/scale/support/deployment.ts',
+  'split-example': 'test/docs/operations-split.test.ts',
 };
 
 /** Samples a test finds by their page and heading. */
@@ -32,7 +33,6 @@ const NOT_YET_RUN = [
   { page: 'docs/getting-started.md', first: 'npm ci', why: 'the repository commands themselves; CI runs them' },
   { page: 'docs/embedding.md', first: 'npm install @switchyard/core            # 15 packages, 1.4 MiB: no gRPC, database driver, AWS SDK or logger', why: 'installs from the registry; test/packages/ installs the packed tarballs instead' },
   { page: 'docs/embedding.md', first: "  import test from 'node:test';", why: 'RedisRouteStore stands for the reader\'s adapter; test/packages/ runs a consumer\'s own adapter this way' },
-  { page: 'docs/operations.md', first: 'DATABASE_URL=mysql://root@127.0.0.1:3306/switchyard BLOB_STORE=s3 S3_BUCKET=assets \\', why: 'AUTH_SECRET=... is a placeholder; the deployment of scaling-out.md is run instead' },
 ];
 
 async function pages(): Promise<string[]> {

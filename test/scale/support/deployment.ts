@@ -3,60 +3,16 @@
 // doc's addresses and secrets swapped for this run's own (a fresh MariaDB
 // database, s3rver, private brokers, free ports).
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '../../support/cli.js';
 import { startNats, startRedis, type TestBroker } from '../../support/brokers.js';
 import { createTestMysqlDatabase } from '../../support/mysql.js';
 import { startS3rver, type TestS3 } from '../../support/s3rver.js';
 import { Child, cleanEnv } from '../../rest/support/processes.js';
 import { mintToken } from '../../rest/support/tokens.js';
 import { freePort } from '../../support/free-port.js';
-
-export interface ExampleProcess {
-  /** `service` or `gateway`. */
-  readonly command: string;
-  /** The line's own variables (`GRPC_PORT=50051`). */
-  readonly env: Readonly<Record<string, string>>;
-}
-
-export interface ScaleExample {
-  /** Every `export`ed variable, in order. */
-  readonly shared: Readonly<Record<string, string>>;
-  /** Each `npm run` line; exports between them apply to the lines after. */
-  readonly processes: readonly (ExampleProcess & { readonly shared: Readonly<Record<string, string>> })[];
-}
-
-/** The ```sh block between the scale-example markers of docs/scaling-out.md. */
-export async function readScaleExample(): Promise<ScaleExample> {
-  const doc = await readFile(join(ROOT, 'docs/scaling-out.md'), 'utf8');
-  const block = /<!-- scale-example:start -->\s*```sh\n([\s\S]*?)```\s*<!-- scale-example:end -->/.exec(doc)?.[1];
-  if (block === undefined) throw new Error('docs/scaling-out.md has no ```sh block between <!-- scale-example:start --> and <!-- scale-example:end -->');
-  const shared: Record<string, string> = {};
-  const processes: (ExampleProcess & { shared: Record<string, string> })[] = [];
-  for (const line of block.split('\n').map((text) => text.trim()).filter(Boolean)) {
-    const words = line.split(/\s+/);
-    if (words[0] === 'export') {
-      Object.assign(shared, assignments(words.slice(1), line));
-      continue;
-    }
-    const run = words.indexOf('npm');
-    if (run < 0 || words[run + 1] !== 'run' || words.length !== run + 3) throw new Error(`not an export or an npm run line: ${line}`);
-    processes.push({ command: words[run + 2]!, env: assignments(words.slice(0, run), line), shared: { ...shared } });
-  }
-  return { shared, processes };
-}
-
-function assignments(words: readonly string[], line: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const word of words) {
-    const equals = word.indexOf('=');
-    if (equals <= 0) throw new Error(`not NAME=value: ${word} (in ${line})`);
-    env[word.slice(0, equals)] = word.slice(equals + 1);
-  }
-  return env;
-}
+import { readShellExample } from '../../support/shell-example.js';
 
 export interface ServiceProcess {
   readonly child: Child;
@@ -102,7 +58,7 @@ export interface ScaleOptions {
 
 /** Starts the documented deployment; `undefined` when MariaDB is unreachable and REQUIRE_MYSQL is not 1. */
 export async function startScaleDeployment(options: ScaleOptions): Promise<ScaleDeployment | undefined> {
-  const example = await readScaleExample();
+  const example = await readShellExample('docs/scaling-out.md', 'scale-example');
   const database = await createTestMysqlDatabase();
   if (!database) return undefined;
   const cleanups: (() => Promise<unknown>)[] = [() => database.drop()];
