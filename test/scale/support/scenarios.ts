@@ -11,6 +11,12 @@ import { scrapeMetric, startScaleDeployment, type ScaleDeployment } from './depl
 const LIMIT_PER_SECOND = 50;
 /** Revision reads, counted by each service's route store. */
 export const REVISION_READS = 'switchyard_route_revision_reads_total';
+const RATE_LIMIT_FALLBACKS = 'switchyard_rate_limit_fallback_total';
+
+/** A counter summed over several processes' /metrics. */
+async function sumOf(metricsUrls: readonly string[], name: string): Promise<number> {
+  return (await Promise.all(metricsUrls.map((url) => scrapeMetric(url, name)))).reduce((sum, value) => sum + value, 0);
+}
 
 interface RouteAnswer {
   readonly id: string;
@@ -118,7 +124,7 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     // The same 500 watches against a service without a broker (polling every WATCH_POLL_MS), in the same 10 s.
     const polling = await deployment.startService({ EVENTS_URL: '', RATE_LIMIT_REDIS_URL: deployment.limits.url });
     const pollingGateway = await deployment.startGateway(`http://${polling.address}`);
-    const reads = async (urls: readonly string[]) => (await Promise.all(urls.map((url) => scrapeMetric(url, REVISION_READS)))).reduce((sum, value) => sum + value, 0);
+    const reads = (urls: readonly string[]) => sumOf(urls, REVISION_READS);
     const fedUrls = deployment.services.map((service) => service.metricsUrl);
     const workspaces = Array.from({ length: 500 }, (_, index) => `idle-${broker}-${index}`);
     const fed: WatchedRouteTable[] = [];
@@ -149,6 +155,8 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     const errors = new Set<string>();
     const calls: Promise<void>[] = [];
     const total = 400 * 5;
+    const fallbacks = () => sumOf(deployed().services.map((service) => service.metricsUrl), RATE_LIMIT_FALLBACKS);
+    const fallbacksBefore = await fallbacks();
     const started = performance.now();
     for (let call = 0; call < total; call++) {
       // Paced: call n leaves at n × 2.5 ms, alternating gateways.
@@ -172,11 +180,15 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     await Promise.all(calls);
     const ok = statuses.get(200) ?? 0;
     const refused = statuses.get(429) ?? 0;
+    // Calls Redis did not judge within 500 ms (an event-loop stall on a loaded machine) were judged by the
+    // instance's own bucket, as documented: each may have gone through on top of the shared limit.
+    const judgedAlone = (await fallbacks()) - fallbacksBefore;
     // A loaded machine sends more slowly than planned: the limit is judged over the time the calls took to send.
     const seconds = Math.max(5, offeredSeconds);
-    t.log(`${ok} through, ${refused} refused of ${total} sent in ${offeredSeconds.toFixed(1)} s (${(total / offeredSeconds).toFixed(0)}/s offered): ${(ok / seconds).toFixed(1)}/s through`);
+    t.log(`${ok} through, ${refused} refused of ${total} sent in ${offeredSeconds.toFixed(1)} s (${(total / offeredSeconds).toFixed(0)}/s offered): ${(ok / seconds).toFixed(1)}/s through; ${judgedAlone} judged per instance (Redis slow)`);
     t.is(ok + refused, total, `only 200 and 429: ${JSON.stringify([...statuses])} ${[...errors].join('; ')}`);
-    t.true(ok / seconds >= 40 && ok / seconds <= 75, `${(ok / seconds).toFixed(1)} calls/s through`);
+    t.true(judgedAlone <= total / 4, `Redis judged most calls: ${judgedAlone} of ${total} fell back`);
+    t.true(ok / seconds >= 40 && (ok - judgedAlone) / seconds <= 75, `${(ok / seconds).toFixed(1)} calls/s through, ${judgedAlone} of them perhaps judged per instance`);
   });
 
   test.serial(`${broker}: the broker stopped for 5 s and started again mid-run loses no change, answers no 5xx, and watchers catch up`, async (t) => {
