@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { cpuNotes, type Side } from '../harness/alternate.js';
 import { compareHttp } from '../harness/http-load.js';
 import { samplePeakRss, sampleRssGrowth, waitForIdle } from '../harness/proc.js';
@@ -19,12 +19,17 @@ import { MISS_ROUNDS, MISS_SECONDS } from './transform.js';
 const FFMPEG = process.env['FFMPEG_PATH'] || 'ffmpeg';
 const quick = process.env['BENCH_QUICK'] === '1';
 
-/** Waits (up to a minute) until none of `pids` has a child process left. */
-async function untilNoChildren(pids: readonly number[]): Promise<void> {
+/**
+ * Waits (up to a minute) until none of `pids` has an ffmpeg child left. Only
+ * ffmpeg counts: a baseline run through tsx keeps esbuild's service as a child
+ * for its whole life (when tsx has no cache to read from).
+ */
+async function untilNoFfmpegChildren(pids: readonly number[]): Promise<void> {
+  const name = basename(FFMPEG);
   for (let waited = 0; waited < 60_000; waited += 100) {
     const children = pids.flatMap((pid) => {
       try {
-        return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+        return execFileSync('pgrep', ['-P', String(pid), '-x', name], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
       } catch {
         return [];
       }
@@ -138,7 +143,7 @@ export async function posterFrameMiss(): Promise<BenchResult[]> {
       const rss = { ours: samplePeakRss(ours.pid), baseline: samplePeakRss(baseline.pid) };
       // Requests a round abandons go on in ffmpeg processes, which the servers' own CPU does not show: wait for those to end too.
       const beforeEach = async () => {
-        await untilNoChildren([ours.pid, baseline.pid]);
+        await untilNoFfmpegChildren([ours.pid, baseline.pid]);
         await waitForIdle([ours.pid, baseline.pid]);
       };
       const schedule = { rounds: MISS_ROUNDS, measureSeconds: MISS_SECONDS, beforeEach };
