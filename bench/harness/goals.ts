@@ -9,8 +9,14 @@ const COMPARE = { '<': (a: number, b: number) => a < b, '<=': (a: number, b: num
  * that form.
  */
 export function goalMet(r: BenchResult): boolean | undefined {
+  const goal = goalOf(r);
+  return goal && COMPARE[goal.op](goal.judged, goal.bound);
+}
+
+/** The goal's first clause and the value it judges (ours, or the ratio), or undefined. */
+export function goalOf(r: BenchResult): { readonly subject: 'ours' | 'ratio'; readonly op: keyof typeof COMPARE; readonly bound: number; readonly judged: number } | undefined {
   const clause = /^(ours|ratio) (<=|>=|<|>) (\d+(?:\.\d+)?)/.exec(r.goal ?? '');
   if (clause === null) return undefined;
   const [, subject, op, bound] = clause as unknown as [string, 'ours' | 'ratio', keyof typeof COMPARE, string];
-  return COMPARE[op](subject === 'ours' ? r.ours : r.ratio, Number(bound));
+  return { subject, op, bound: Number(bound), judged: subject === 'ours' ? r.ours : r.ratio };
 }

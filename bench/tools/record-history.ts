@@ -4,7 +4,7 @@
 // CPU notes), and each goal met or missed. The latest full run also goes in
 // bench/README.md's "Latest results" by hand, with what it means.
 import { readFile, writeFile } from 'node:fs/promises';
-import { goalMet } from '../harness/goals.js';
+import { goalMet, goalOf } from '../harness/goals.js';
 import { formatLine, formatPeerNote, type BenchResult } from '../harness/results.js';
 
 interface LatestRun {
@@ -31,7 +31,12 @@ console.log(`recorded ${run.results.length} figures of ${run.commit} in ${HISTOR
 
 function entry(run: LatestRun, title: string): string {
   const lines = run.results.flatMap((r) => [formatLine(r), formatPeerNote(r)].filter((line): line is string => line !== undefined));
-  const goals = run.results.filter((r) => goalMet(r) !== undefined).map((r) => `${r.name} ${goalMet(r) ? 'met' : '**missed**'} (${r.goal}: ${r.ratio.toFixed(3)})`);
+  const goals = run.results.flatMap((r) => {
+    const goal = goalOf(r);
+    if (goal === undefined) return [];
+    const judged = goal.subject === 'ours' ? `ours ${goal.judged.toPrecision(3)} ${r.unit}` : `ratio ${goal.judged.toFixed(4)}`;
+    return [`${r.name} ${goalMet(r) ? 'met' : '**missed**'} (${r.goal}: ${judged})`];
+  });
   const failed = run.failures.length ? `\n\nFailed to run: ${run.failures.join(', ')}.` : '';
   const goalLine = goals.length ? `\n\nGoals: ${goals.join('; ')}.` : '';
   return `### ${title} at ${run.commit} (${run.date.slice(0, 16).replace('T', ' ')} UTC)\n\n${run.cpus}, Node ${run.node}; recorded by \`npm run bench:record\`.\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`${goalLine}${failed}\n`;
