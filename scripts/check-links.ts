@@ -8,11 +8,12 @@ import { checkLinks } from './links/check.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The pages a reader reaches from the README: the front page, docs/, the bench's and every package's README. */
+/** The pages a reader reaches from the README: the front page, docs/, the bench's and every package's README, and the bench's history. */
 export function documentationPages(root: string): string[] {
   const workspaces: string[] = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).workspaces;
   const readmes = ['.', 'bench', ...workspaces].map((dir) => join(root, dir, 'README.md'));
-  return [...readmes.filter((file) => existsSync(file)), ...markdownUnder(join(root, 'docs'))];
+  const history = join(root, 'bench/results/history.md');
+  return [...[...readmes, history].filter((file) => existsSync(file)), ...markdownUnder(join(root, 'docs'))];
 }
 
 function markdownUnder(dir: string): string[] {
