@@ -11,6 +11,7 @@ import type { DispatchContext, ErrorAnswer } from '@switchyard/dispatch';
 import { ROOT } from '../support/cli.js';
 import { Routes, startSwitchyard, type RunningSwitchyard } from './support/switchyard.js';
 import { freePort } from '../support/free-port.js';
+import { firstAnswer } from '../support/first-answer.js';
 
 const DOC = join(ROOT, 'docs/dispatch.md');
 const SAMPLES = join(ROOT, 'test/dispatch/samples');
@@ -49,20 +50,6 @@ test.before(async () => {
   await routes.create({ method: 'GET', path: '/health', handler: 'listUsers' });
 });
 test.after.always(() => switchyard?.stop());
-
-
-/** Polls until the program answers (it connects to Switchyard and waits for the table first). */
-async function firstAnswer(url: string, init: RequestInit, output: () => string): Promise<Response> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      return await fetch(url, init);
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`${url} never answered: ${String(error)}\n${output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
 
 const FRAMEWORK_SAMPLES = [
   { file: 'hono.ts', health: 'ok' },

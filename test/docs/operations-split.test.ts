@@ -17,7 +17,7 @@ import { mintToken } from '../rest/support/tokens.js';
 import { freePort } from '../support/free-port.js';
 import { createTestMysqlDatabase } from '../support/mysql.js';
 import { startS3rver } from '../support/s3rver.js';
-import { readShellExample } from '../support/shell-example.js';
+import { readShellExample, storageSwaps } from '../support/shell-example.js';
 
 const PAGE = 'docs/operations.md';
 const MARKER = 'split-example';
@@ -69,11 +69,7 @@ async function startSplitExample(): Promise<SplitDeployment | undefined> {
     const cdnUrl = `http://127.0.0.1:${gatewayPort}/files`;
     const secret = randomBytes(32).toString('base64url');
     const swaps: Record<string, string> = {
-      DATABASE_URL: database.url,
-      S3_BUCKET: s3.bucket,
-      S3_ENDPOINT: s3.endpoint,
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      ...storageSwaps(database, s3),
       AUTH_SECRET: secret,
       CDN_URL: cdnUrl,
     };

@@ -16,6 +16,7 @@ import { CLIENT_ROUND_TRIP } from './support/client-round-trip.js';
 import { DISPATCH_SERVER, GATEWAY, PRINTING_PROGRAMS, printedCommand, printedProgram, SERVICE, START, TOKEN, withAddresses, type PrintedCommand } from './support/readme-samples.js';
 import { asJavaScript, compiled, sampleFolder } from './support/sample-programs.js';
 import { freshProject, installedPackages, packInstalled, packWorkspaces, run, sizeOnDisk, writeFiles } from './support/tarballs.js';
+import { firstAnswer } from '../support/first-answer.js';
 
 /** What an embedder of the core alone must never receive: transports, databases, cloud SDKs, logging, test runners. */
 const FORBIDDEN_IN_CORE_INSTALL = [/^@grpc\//, /^@connectrpc\//, /^kysely$/, /^mysql2$/, /^better-sqlite3$/, /^@aws-sdk\//, /^pino/, /^(ava|jest|mocha|vitest)$/];
@@ -227,15 +228,3 @@ test('service/README.md and gateway/README.md: `npx switchyard service` and `npx
   t.deepEqual(await health.json(), { status: 'SERVING' });
 });
 
-/** Polls until a program that is starting answers. */
-async function firstAnswer(url: string, init: RequestInit, output: () => string): Promise<Response> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      return await fetch(url, init);
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`${url} never answered: ${String(error)}\n${output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}

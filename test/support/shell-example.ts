@@ -56,3 +56,8 @@ function assignments(words: readonly string[], line: string): Record<string, str
   }
   return env;
 }
+
+/** The storage values an example of the docs names, swapped for this run's database and s3rver bucket (its fixed keys). */
+export function storageSwaps(database: { readonly url: string }, s3: { readonly bucket: string; readonly endpoint: string }): Record<string, string> {
+  return { DATABASE_URL: database.url, S3_BUCKET: s3.bucket, S3_ENDPOINT: s3.endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+}

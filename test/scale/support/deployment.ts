@@ -12,7 +12,7 @@ import { startS3rver, type TestS3 } from '../../support/s3rver.js';
 import { Child, cleanEnv } from '../../rest/support/processes.js';
 import { mintToken } from '../../rest/support/tokens.js';
 import { freePort } from '../../support/free-port.js';
-import { readShellExample } from '../../support/shell-example.js';
+import { readShellExample, storageSwaps } from '../../support/shell-example.js';
 
 export interface ServiceProcess {
   readonly child: Child;
@@ -80,11 +80,7 @@ export async function startScaleDeployment(options: ScaleOptions): Promise<Scale
 
     // The doc's values, swapped for this run's own.
     const swaps: Record<string, string> = {
-      DATABASE_URL: database.url,
-      S3_BUCKET: s3.bucket,
-      S3_ENDPOINT: s3.endpoint,
-      AWS_ACCESS_KEY_ID: 'S3RVER',
-      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      ...storageSwaps(database, s3),
       AUTH_SECRET: secret,
       URL_SIGNING_KEYS: `k1:${randomBytes(32).toString('base64url')}`,
       EVENTS_URL: events.url,
