@@ -1,11 +1,14 @@
 import test from 'ava';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanEnv } from './rest/support/processes.js';
+import { Background } from './support/background.js';
 import { ROOT } from './support/cli.js';
+import { samplesOf } from './support/samples.js';
+import { commandLines } from './support/shell-example.js';
 import { EMBEDDING_OUTPUT, readmeEmbeddingExample } from './support/readme.js';
 
 // The quick check, inside the repository against the built packages; test/packages/ runs it
@@ -44,10 +47,7 @@ for (const page of ['docs/embedding.md', 'lib/README.md']) {
 // `npm start` as printed, on free ports and a scratch data folder, and stops it as a reader would (Ctrl-C).
 test("`npm start`, as the README prints it, serves on embedded defaults and stops cleanly on Ctrl-C", async (t) => {
   t.timeout(90_000);
-  const commandsOf = async (page: string) => {
-    const block = /^```\n(npm ci\n[\s\S]*?)^```$/m.exec(await readFile(join(ROOT, page), 'utf8'))?.[1] ?? '';
-    return block.split('\n').map((line) => line.replace(/#.*$/, '').trim()).filter(Boolean);
-  };
+  const commandsOf = async (page: string) => commandLines((await samplesOf(page)).find((sample) => sample.first === 'npm ci')?.body ?? '');
   const [install, start] = await commandsOf('README.md');
   t.is(install, 'npm ci', 'the README gives the two commands in one block');
   t.is(start, 'npm start');
@@ -55,26 +55,13 @@ test("`npm start`, as the README prints it, serves on embedded defaults and stop
   t.deepEqual(await commandsOf('docs/getting-started.md'), [install, start, 'npm test']);
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-npm-start-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const [command, ...args] = start!.split(' ');
-  const child = spawn(command!, args, { cwd: ROOT, env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir }), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
-  });
-  let output = '';
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const rest = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /REST gateway\s+(http:\/\/\S+)/.exec(output)?.[1];
-      if (url) resolve(url);
-    });
-    child.once('exit', (code) => reject(new Error(`npm start exited with ${code} before it listened:\n${output}`)));
-  });
+  const server = new Background(start!.split(' '), { cwd: ROOT, env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir }) });
+  t.teardown(() => server.stop('SIGKILL'));
+  const [, rest] = await server.waitFor(/REST gateway\s+(http:\/\/\S+)/);
   const health = await fetch(`${rest}/healthz`);
-  t.is(health.status, 200, output);
+  t.is(health.status, 200, server.output);
   t.deepEqual(await health.json(), { status: 'SERVING' });
   // Ctrl-C reaches the whole foreground group: npm and the server under it.
-  process.kill(-child.pid!, 'SIGINT');
-  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
-  t.true(code === 0 || signal === 'SIGINT', `npm start ended with ${code ?? signal}:\n${output}`);
+  const { code, signal } = await server.stop('SIGINT');
+  t.true(code === 0 || signal === 'SIGINT', `npm start ended with ${code ?? signal}:\n${server.output}`);
 });

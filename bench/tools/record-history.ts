@@ -4,7 +4,7 @@
 // CPU notes), and each goal met or missed. The latest full run also goes in
 // bench/README.md's "Latest results" by hand, with what it means.
 import { readFile, writeFile } from 'node:fs/promises';
-import { goalMet, goalOf } from '../harness/goals.js';
+import { goalOf } from '../harness/goals.js';
 import { formatLine, formatPeerNote, type BenchResult } from '../harness/results.js';
 
 interface LatestRun {
@@ -35,7 +35,7 @@ function entry(run: LatestRun, title: string): string {
     const goal = goalOf(r);
     if (goal === undefined) return [];
     const judged = goal.subject === 'ours' ? `ours ${goal.judged.toPrecision(3)} ${r.unit}` : `ratio ${goal.judged.toFixed(4)}`;
-    return [`${r.name} ${goalMet(r) ? 'met' : '**missed**'} (${r.goal}: ${judged})`];
+    return [`${r.name} ${goal.met ? 'met' : '**missed**'} (${r.goal}: ${judged})`];
   });
   const failed = run.failures.length ? `\n\nFailed to run: ${run.failures.join(', ')}.` : '';
   const goalLine = goals.length ? `\n\nGoals: ${goals.join('; ')}.` : '';

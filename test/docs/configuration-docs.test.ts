@@ -2,6 +2,7 @@ import test from 'ava';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { envSchema, schemaDefault, wholeNumberVariable } from '@switchyard/runtime';
+import { firstDifference } from '../../scripts/generated-markdown.js';
 import { CONFIGURATION_PAGE, renderConfigTables, spliceBetweenMarkers, staleDocs, undocumentedVariables } from '../../scripts/config-docs.js';
 
 test('every variable of every process has a description', (t) => {
@@ -16,10 +17,8 @@ test('docs/configuration.md holds what `npm run gen:docs` would write', async (t
   const page = await readFile(CONFIGURATION_PAGE, 'utf8');
   const expected = spliceBetweenMarkers(page, renderConfigTables());
   if (page === expected) return t.pass();
-  // Only the first line that differs: a diff of two whole pages buries it.
-  const [have, want] = [page.split('\n'), expected.split('\n')];
-  const line = want.findIndex((text, index) => text !== have[index]);
-  t.fail(`docs/configuration.md is stale (run \`npm run gen:docs\`); line ${line + 1} is\n  ${have[line]}\nbut would be\n  ${want[line]}`);
+  const { line, have, want } = firstDifference(page, expected);
+  t.fail(`docs/configuration.md is stale (run \`npm run gen:docs\`); line ${line} is\n  ${have}\nbut would be\n  ${want}`);
 });
 
 test('the generated tables show defaults from the schemas, and given ones where the schema cannot say', (t) => {

@@ -17,7 +17,7 @@ import { mintToken } from '../rest/support/tokens.js';
 import { freePort } from '../support/free-port.js';
 import { createTestMysqlDatabase } from '../support/mysql.js';
 import { startS3rver } from '../support/s3rver.js';
-import { readShellExample, storageSwaps } from '../support/shell-example.js';
+import { readShellExample, storageSwaps, withLoopbackPorts } from '../support/shell-example.js';
 
 const PAGE = 'docs/operations.md';
 const MARKER = 'split-example';
@@ -73,8 +73,7 @@ async function startSplitExample(): Promise<SplitDeployment | undefined> {
       AUTH_SECRET: secret,
       CDN_URL: cdnUrl,
     };
-    const withFreePorts = (url: string): string => url.replace(/127\.0\.0\.1:(\d+)/g, (whole, port: string) => (ports.has(port) ? `127.0.0.1:${ports.get(port)!}` : whole));
-    const swapped = (name: string, value: string): string => swaps[name] ?? (PORT_VARIABLES.includes(name) ? ports.get(value)! : withFreePorts(value));
+    const swapped = (name: string, value: string): string => swaps[name] ?? (PORT_VARIABLES.includes(name) ? ports.get(value)! : withLoopbackPorts(value, ports));
     // A line that names no METRICS_PORT gets the default, swapped like the doc's own ports: two such
     // lines collide here as they would on a reader's host. Quiet logs and a data folder are the run's own.
     const own = { METRICS_PORT: ports.get(DEFAULT_METRICS_PORT)!, LOG_LEVEL: 'warn', DATA_DIR: dataDir };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { ROOT } from '../support/cli.js';
 import { freePort } from '../support/free-port.js';
 import { EMBEDDING_OUTPUT, readmeEmbeddingExample } from '../support/readme.js';
-import { Background } from './support/background.js';
+import { Background } from '../support/background.js';
 import { CONSUMER_FILES } from './support/consumer.js';
 import { CLIENT_ROUND_TRIP } from './support/client-round-trip.js';
 import { DISPATCH_SERVER, GATEWAY, PRINTING_PROGRAMS, printedCommand, printedProgram, SERVICE, START, TOKEN, withAddresses, type PrintedCommand } from './support/readme-samples.js';
@@ -48,7 +48,7 @@ const fullProject = () =>
 /** Commands left running, stopped after the tests. */
 const running: Background[] = [];
 test.after.always(() => {
-  for (const command of running) command.stop();
+  for (const command of running) void command.stop();
 });
 
 /**

@@ -3,7 +3,8 @@
 // NOT_RUN list with the reason. A new sample fails here until one of the two holds.
 import test from 'ava';
 import { samplesOf } from '../support/samples.js';
-import { commandsOf, DISPATCH_SERVER, NOT_RUN, packageReadmes, PRINTING_PROGRAMS, RUN_COMMANDS } from './support/readme-samples.js';
+import { commandLines } from '../support/shell-example.js';
+import { DISPATCH_SERVER, NOT_RUN, packageReadmes, PRINTING_PROGRAMS, RUN_COMMANDS } from './support/readme-samples.js';
 
 const RUN_PROGRAMS = [...PRINTING_PROGRAMS, DISPATCH_SERVER];
 const key = (page: string, text: string) => `${page}: ${text}`;
@@ -16,7 +17,7 @@ test('every sample of the package READMEs is run by packages.test.ts, or listed 
   for (const page of await packageReadmes()) {
     for (const sample of await samplesOf(page)) {
       // A shell block is accounted for line by line; any other block by its first line.
-      const names = sample.lang === 'sh' ? commandsOf(sample) : [sample.first];
+      const names = sample.lang === 'sh' ? commandLines(sample.body) : [sample.first];
       for (const name of names.map((text) => key(page, text))) {
         seen.add(name);
         if (!run.has(name) && !notRun.has(name)) unaccounted.push(`${name} (\`\`\`${sample.lang}, under "${sample.heading}")`);

@@ -33,28 +33,43 @@ export async function readShellExample(page: string, marker: string): Promise<Sh
   if (block === undefined) throw new Error(`${page} has no \`\`\`sh block between ${start} and ${end}`);
   const shared: Record<string, string> = {};
   const processes: ExampleProcess[] = [];
-  // A `\` at a line's end continues the command on the next, as the shell reads it.
-  for (const line of block.replace(/\\\n/g, ' ').split('\n').map((text) => text.trim()).filter(Boolean)) {
-    const words = line.split(/\s+/);
-    if (words[0] === 'export') {
-      Object.assign(shared, assignments(words.slice(1), line));
+  for (const line of commandLines(block)) {
+    if (line.startsWith('export ')) {
+      const { env, argv } = parseCommand(line.slice('export '.length));
+      if (argv.length > 0) throw new Error(`not NAME=value: ${argv[0]} (in ${line})`);
+      Object.assign(shared, env);
       continue;
     }
-    const run = words.indexOf('npm');
-    if (run < 0 || words[run + 1] !== 'run' || words.length !== run + 3) throw new Error(`not an export or an npm run line: ${line}`);
-    processes.push({ command: words[run + 2]!, env: assignments(words.slice(0, run), line), shared: { ...shared } });
+    const { env, argv } = parseCommand(line);
+    if (argv.length !== 3 || argv[0] !== 'npm' || argv[1] !== 'run') throw new Error(`not an export or an npm run line: ${line}`);
+    processes.push({ command: argv[2]!, env, shared: { ...shared } });
   }
   return { shared, processes };
 }
 
-function assignments(words: readonly string[], line: string): Record<string, string> {
+/** The command lines of shell text: comments and blank lines left off, a line ending in `\` joined to the next, as the shell reads it. */
+export function commandLines(text: string): string[] {
+  return text
+    .replace(/\\\n\s*/g, '')
+    .split('\n')
+    .map((line) => line.replace(/(^|\s+)#.*$/, '').trim())
+    .filter((line) => line !== '');
+}
+
+/** A command line split into the variables set in front of it and the program with its arguments (no quoting: the docs use none). */
+export function parseCommand(line: string): { env: Record<string, string>; argv: string[] } {
+  const words = line.split(/\s+/);
   const env: Record<string, string> = {};
-  for (const word of words) {
-    const equals = word.indexOf('=');
-    if (equals <= 0) throw new Error(`not NAME=value: ${word} (in ${line})`);
-    env[word.slice(0, equals)] = word.slice(equals + 1);
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? '')) {
+    const [name, ...value] = words.shift()!.split('=');
+    env[name!] = value.join('=');
   }
-  return env;
+  return { env, argv: words };
+}
+
+/** `text` with each `127.0.0.1:<port>` whose port `ports` maps moved to the mapped port (a doc's addresses on a run's free ports). */
+export function withLoopbackPorts(text: string, ports: ReadonlyMap<string, string>): string {
+  return text.replace(/127\.0\.0\.1:(\d+)/g, (whole, port: string) => (ports.has(port) ? `127.0.0.1:${ports.get(port)!}` : whole));
 }
 
 /** The storage values an example of the docs names, swapped for this run's database and s3rver bucket (its fixed keys). */

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { ROOT } from '../../support/cli.js';
 import { EMBEDDING_OUTPUT } from '../../support/readme.js';
 import { samplesOf, type Sample } from '../../support/samples.js';
+import { commandLines, parseCommand } from '../../support/shell-example.js';
 
 /** The README of every workspace: the packages `npm pack` makes. */
 export async function packageReadmes(): Promise<string[]> {
@@ -93,29 +94,9 @@ export const NOT_RUN: readonly (PrintedCommand & { why: string })[] = [
   { page: 'service/README.md', command: 'npm install switchyard', why: FROM_REGISTRY },
 ];
 
-/** The command lines of a ```sh sample: comments and blank lines left off, continued lines joined. */
-export function commandsOf(sample: Sample): string[] {
-  return sample.body
-    .replace(/\\\n\s*/g, '')
-    .split('\n')
-    .map((line) => line.replace(/(^|\s+)#.*$/, '').trim())
-    .filter((line) => line !== '');
-}
-
-/** A printed command split into the variables it sets and the program with its arguments (no quoting: the READMEs use none). */
-export function parseCommand(command: string): { env: Record<string, string>; argv: string[] } {
-  const words = command.split(/\s+/);
-  const env: Record<string, string> = {};
-  while (/^[A-Z_]+=/.test(words[0] ?? '')) {
-    const [name, ...value] = words.shift()!.split('=');
-    env[name!] = value.join('=');
-  }
-  return { env, argv: words };
-}
-
 /** The command as its README prints it now: fails when the README no longer has it. */
 export async function printedCommand(printed: PrintedCommand): Promise<{ env: Record<string, string>; argv: string[] }> {
-  const commands = (await samplesOf(printed.page)).filter((sample) => sample.lang === 'sh').flatMap(commandsOf);
+  const commands = (await samplesOf(printed.page)).filter((sample) => sample.lang === 'sh').flatMap((sample) => commandLines(sample.body));
   if (!commands.includes(printed.command)) throw new Error(`${printed.page} no longer prints \`${printed.command}\``);
   return parseCommand(printed.command);
 }

@@ -12,7 +12,7 @@ import { startS3rver, type TestS3 } from '../../support/s3rver.js';
 import { Child, cleanEnv } from '../../rest/support/processes.js';
 import { mintToken } from '../../rest/support/tokens.js';
 import { freePort } from '../../support/free-port.js';
-import { readShellExample, storageSwaps } from '../../support/shell-example.js';
+import { readShellExample, storageSwaps, withLoopbackPorts } from '../../support/shell-example.js';
 
 export interface ServiceProcess {
   readonly child: Child;
@@ -94,7 +94,6 @@ export async function startScaleDeployment(options: ScaleOptions): Promise<Scale
       for (const [name, value] of Object.entries(env)) out[name] = swaps[name] ?? value;
       return out;
     };
-    const withPorts = (value: string): string => value.replace(/127\.0\.0\.1:(\d+)/g, (whole, port: string) => (ports.has(port) ? `127.0.0.1:${ports.get(port)!}` : whole));
     let serviceCount = 0;
 
     const startService = async (env: Readonly<Record<string, string>>): Promise<ServiceProcess> => {
@@ -125,7 +124,7 @@ export async function startScaleDeployment(options: ScaleOptions): Promise<Scale
         services.push(service);
       } else if (line.command === 'gateway') {
         const env: Record<string, string> = { ...sharedEnv, ...line.env, PORT: '0' };
-        if (env['SERVICE_URL']) env['SERVICE_URL'] = withPorts(env['SERVICE_URL']);
+        if (env['SERVICE_URL']) env['SERVICE_URL'] = withLoopbackPorts(env['SERVICE_URL'], ports);
         gateways.push(await startGateway(env));
       } else {
         throw new Error(`the example runs npm run ${line.command}, which this test does not know`);
