@@ -1,6 +1,7 @@
 // The Express 5 adapter: `app.use(expressDispatch(dispatcher))`. Express is an
 // optional peer dependency; only its types are imported.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { DispatchContext } from './context.js';
 import type { Dispatcher, DispatcherFor } from './dispatcher.js';
 import { ErrorAnswer } from './error-answer.js';
 import { isThenable } from './handler-result.js';
@@ -35,7 +36,16 @@ export function expressDispatch(dispatcher: DispatcherFor<ExpressNative>): Reque
     } catch (error) {
       return fail(error);
     }
-    if (!isThenable(result)) return writeResult(res, result, ctx);
-    result.then((value) => writeResult(res, value, ctx), fail);
+    if (!isThenable(result)) return answer(res, result, ctx, fail);
+    result.then((value) => answer(res, value, ctx, fail), fail);
   };
+}
+
+/** Writes the chain's answer; one that cannot be written (JSON of a BigInt, a bad header value) is the chain's failure, not an unhandled rejection. */
+function answer(res: Response, value: unknown, ctx: DispatchContext<ExpressNative>, fail: (error: unknown) => void): void {
+  try {
+    writeResult(res, value, ctx);
+  } catch (error) {
+    fail(error);
+  }
 }

@@ -11,6 +11,8 @@ const fed = new FedTable([
   { method: 'GET', path: '/nothing', middleware: [], handler: 'nothing' },
   { method: 'GET', path: '/fails', middleware: [], handler: 'fails' },
   { method: 'GET', path: '/ghost', middleware: [], handler: 'ghost' },
+  { method: 'GET', path: '/unwritable', middleware: [], handler: 'unwritable' },
+  { method: 'GET', path: '/bad-header', middleware: ['badHeader'], handler: 'text' },
 ]);
 const dispatcher = createDispatcher({
   table: fed.table,
@@ -25,8 +27,10 @@ const dispatcher = createDispatcher({
     fails: async () => {
       throw new Error('no');
     },
+    unwritable: () => ({ big: 1n }),
   },
   middleware: {
+    badHeader: (ctx, next) => (ctx.setHeader('x-bad', 'line\nbreak'), next()),
     stamp: async (ctx, next) => {
       const answer = await next();
       ctx.setHeader('x-revision', String(ctx.revision));
@@ -78,4 +82,15 @@ test('a fallback answers what no record matches', async (t) => {
   const answer = await withFallback(new Request('http://app.test/elsewhere'));
   t.is(answer.status, 418);
   t.is(await answer.text(), 'theirs');
+});
+
+// Serial: it counts the shared dispatcher's failures, which another test adds to.
+test.serial('an answer that cannot be made (JSON of a BigInt, a bad header value) is a 500 like a throw', async (t) => {
+  const failuresBefore = dispatcher.metrics().failures;
+  for (const path of ['/unwritable', '/bad-header']) {
+    const answer = await request(path);
+    t.is(answer.status, 500, path);
+    t.deepEqual(await answer.json(), { code: 'internal', message: 'internal error', details: [] });
+  }
+  t.is(dispatcher.metrics().failures, failuresBefore + 2);
 });

@@ -36,12 +36,21 @@ export function fetchHandler(dispatcher: DispatcherFor<FetchNative>, options: Fe
     } catch (error) {
       return errorResponse(adapted.failed(error, ctx));
     }
-    if (!isThenable(result)) return toResponse(result, ctx);
+    if (!isThenable(result)) return answer(adapted, result, ctx);
     return Promise.resolve(result).then(
-      (value) => toResponse(value, ctx),
+      (value) => answer(adapted, value, ctx),
       (error: unknown) => errorResponse(adapted.failed(error, ctx)),
     );
   };
+}
+
+/** The chain's answer as a Response; one that cannot be made (JSON of a BigInt or a cycle, a bad header value) is the chain's failure, answered 500 like a throw. */
+function answer(adapted: Dispatcher<FetchNative>, result: unknown, ctx: DispatchContext<FetchNative>): Response {
+  try {
+    return toResponse(result, ctx);
+  } catch (error) {
+    return errorResponse(adapted.failed(error, ctx));
+  }
 }
 
 function toResponse(result: unknown, ctx: DispatchContext<FetchNative>): Response {

@@ -10,6 +10,8 @@ const fed = new FedTable([
   { method: 'GET', path: '/stream', middleware: ['stamp'], handler: 'stream' },
   { method: 'GET', path: '/json', middleware: [], handler: 'json' },
   { method: 'GET', path: '/late-failure', middleware: [], handler: 'lateFailure' },
+  { method: 'GET', path: '/unwritable', middleware: [], handler: 'unwritable' },
+  { method: 'GET', path: '/bad-header', middleware: ['badHeader'], handler: 'json' },
 ]);
 const dispatcher = createDispatcher<string, string, NodeNative>({
   table: fed.table,
@@ -22,6 +24,7 @@ const dispatcher = createDispatcher<string, string, NodeNative>({
         headers: { 'content-type': 'text/x-letters', 'set-cookie': 'a=1' },
       }),
     json: () => ({ ok: true }),
+    unwritable: async () => ({ big: 1n }),
     // Starts answering, then fails: the connection is cut rather than a wrong body sent.
     lateFailure: async (ctx) => {
       ctx.response.writeHead(200, { 'content-type': 'text/plain' });
@@ -30,6 +33,7 @@ const dispatcher = createDispatcher<string, string, NodeNative>({
     },
   },
   middleware: {
+    badHeader: (ctx, next) => (ctx.setHeader('x-bad', 'line\nbreak'), next()),
     stamp: async (ctx, next) => {
       const answer = await next();
       ctx.setHeader('x-stamp', '1');
@@ -76,10 +80,21 @@ test('HEAD matches the GET record and sends no body; unmatched is a 404 in the e
   t.deepEqual(await missing.json(), { code: 'not_found', message: 'no route matches GET /json/nope', details: [] });
 });
 
-test('a failure after the answer began cuts the connection instead of sending a wrong body', async (t) => {
+// Serial: they count the shared dispatcher's failures.
+test.serial('a failure after the answer began cuts the connection instead of sending a wrong body', async (t) => {
   const failuresBefore = dispatcher.metrics().failures;
   const answer = await fetch(`${base}/late-failure`);
   t.is(answer.status, 200);
   await t.throwsAsync(answer.text());
   t.is(dispatcher.metrics().failures, failuresBefore + 1);
+});
+
+test.serial('an answer that cannot be written (JSON of a BigInt, a bad header value) is a 500, not a crash of the process', async (t) => {
+  const failuresBefore = dispatcher.metrics().failures;
+  for (const path of ['/unwritable', '/bad-header']) {
+    const answer = await fetch(`${base}${path}`);
+    t.is(answer.status, 500, path);
+    t.deepEqual(await answer.json(), { code: 'internal', message: 'internal error', details: [] });
+  }
+  t.is(dispatcher.metrics().failures, failuresBefore + 2);
 });

@@ -1,5 +1,6 @@
 // The node:http adapter: `createServer(nodeListener(dispatcher))`.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DispatchContext } from './context.js';
 import type { Dispatcher, DispatcherFor } from './dispatcher.js';
 import { ErrorAnswer, errorAnswer } from './error-answer.js';
 import { isThenable } from './handler-result.js';
@@ -37,10 +38,24 @@ export function nodeListener(dispatcher: DispatcherFor<NodeNative>, options: Nod
     } catch (error) {
       return writeError(res, adapted.failed(error, ctx));
     }
-    if (!isThenable(result)) return writeResult(res, result, ctx);
+    if (!isThenable(result)) return answer(adapted, res, result, ctx);
     result.then(
-      (value) => writeResult(res, value, ctx),
+      (value) => answer(adapted, res, value, ctx),
       (error: unknown) => writeError(res, adapted.failed(error, ctx)),
     );
   };
+}
+
+/**
+ * Writes the chain's answer. An answer that cannot be written (JSON of a
+ * BigInt or a cycle, a header value with a line break) is the chain's
+ * failure: thrown from a request listener, or from a promise's callback, it
+ * would crash the process.
+ */
+function answer(adapted: Dispatcher<NodeNative>, res: ServerResponse, value: unknown, ctx: DispatchContext<NodeNative>): void {
+  try {
+    writeResult(res, value, ctx);
+  } catch (error) {
+    writeError(res, adapted.failed(error, ctx));
+  }
 }

@@ -14,6 +14,13 @@ const FAILURE_BODY: Record<Framework, (message: string) => unknown> = {
   hono: () => ({ code: 'internal', message: 'internal error', details: [] }),
   node: () => ({ code: 'internal', message: 'internal error', details: [] }),
 };
+/** A returned value JSON cannot hold: Fastify serializes it itself, so its error handler has it (not onError). */
+const UNWRITABLE_BODY: Record<Framework, unknown> = {
+  express: { appError: 'Do not know how to serialize a BigInt' },
+  fastify: { appError: 'Do not know how to serialize a BigInt' },
+  hono: { code: 'internal', message: 'internal error', details: [] },
+  node: { code: 'internal', message: 'internal error', details: [] },
+};
 /** What no record matches: the app's own 404 where the framework falls through; Hono's notFound is the dispatcher itself. */
 const UNMATCHED_BODY: Record<Framework, (path: string) => unknown> = {
   express: () => OWN.notFound,
@@ -70,6 +77,15 @@ async function within(t: ExecutionContext, app: RunningApp, path: string, holds:
   throw new Error(`${what}: not within a second; last answer ${last?.status} ${JSON.stringify(last?.body)}`);
 }
 
+/** Polls a condition of the test process (the apps run in it) for up to a second. */
+async function until(holds: () => boolean, what: string): Promise<void> {
+  const started = performance.now();
+  while (!holds()) {
+    if (performance.now() - started >= 1_000) throw new Error(`${what}: not within a second`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 const servedBy = (handler: string) => (answer: Answer) => answer.status === 200 && (answer.body as Served).handler === handler;
 
 for (const framework of FRAMEWORKS) {
@@ -79,12 +95,13 @@ for (const framework of FRAMEWORKS) {
     const { app, routes } = setup();
     const created = await routes.create({ method: 'GET', path: '/lifecycle/:id/files/*', handler: 'show' });
     const first = await within(t, app, '/lifecycle/42/files/a/b%20c.png', servedBy('show'), 'created');
-    t.deepEqual(first.body, { handler: 'show', params: { id: '42', '*': 'a/b c.png' }, revision: (first.body as Served).revision, trail: [] });
+    t.deepEqual(first.body, { handler: 'show', params: { id: '42', '*': 'a/b c.png' }, revision: (first.body as Served).revision, routeRevision: created.revision, trail: [] });
     t.true((first.body as Served).revision >= created.revision);
 
     const changed = await routes.update(created.id, { path: '/lifecycle/:name', handler: 'other' });
     const second = await within(t, app, '/lifecycle/ada', servedBy('other'), 'changed');
     t.deepEqual((second.body as Served).params, { name: 'ada' });
+    t.is((second.body as Served).routeRevision, changed.revision, 'ctx.route is the changed record');
     t.true((second.body as Served).revision >= changed.revision);
     t.deepEqual((await get(app, '/lifecycle/42/files/x')).body, UNMATCHED_BODY[framework]('/lifecycle/42/files/x'), 'the old path is gone');
 
@@ -115,12 +132,34 @@ for (const framework of FRAMEWORKS) {
     const explode = await within(t, app, '/order/explode', (answer) => answer.status === 500, 'middleware failure');
     t.deepEqual(explode.body, FAILURE_BODY[framework]('middleware exploded'));
     t.deepEqual(app.errors.slice(errorsBefore), ['handler exploded', 'middleware exploded'], 'each reported to onError');
+
+    // What the handler threw comes back through `await next()`: a middleware may turn it into an answer.
+    await routes.create({ method: 'GET', path: '/order/rescued', middleware: ['rescue', 'a'], handler: 'boom' });
+    const rescued = await within(t, app, '/order/rescued', (answer) => answer.status === 503, 'rescued failure');
+    t.deepEqual(rescued.body, { rescued: 'handler exploded', trail: ['a'] }, 'a ran, its after-part did not: the throw passed through it');
+    t.is(app.errors.length, errorsBefore + 2, 'a failure a middleware answered is not reported');
+
+    // An answer that cannot be written (JSON of a BigInt) is a failure like a throw, not a crash of the app.
+    const failuresBefore = app.dispatcher.metrics().failures;
+    await routes.create({ method: 'GET', path: '/order/unwritable', handler: 'unwritable' });
+    const unwritable = await within(t, app, '/order/unwritable', (answer) => answer.status === 500, 'unwritable answer');
+    t.deepEqual(unwritable.body, UNWRITABLE_BODY[framework]);
+    if (framework !== 'fastify') {
+      t.deepEqual(app.errors.slice(errorsBefore + 2), ['Do not know how to serialize a BigInt'], 'reported to onError');
+      t.is(app.dispatcher.metrics().failures, failuresBefore + 1);
+    }
     t.deepEqual((await get(app, '/own/health')).body, OWN.health, 'the app still serves after the failures');
   });
 
   test.serial(`${framework}: a record naming an unregistered handler or middleware is reported on arrival, listed, and answers 501`, async (t) => {
     const { app, routes } = setup();
+    const metricsBefore = app.dispatcher.metrics();
     const ghost = await routes.create({ method: 'GET', path: '/ghost/:id', middleware: ['a', 'phantom'], handler: 'ghost' });
+    // On arrival, before any request asks for it: the hook, the counter and unknown().
+    await until(() => app.unknownReported.some((unknown) => unknown.route.id === ghost.id), 'reported on arrival');
+    t.is(app.dispatcher.metrics().unknownReported, metricsBefore.unknownReported + 1);
+    t.is(app.dispatcher.metrics().unimplementedAnswered, metricsBefore.unimplementedAnswered, 'no request has been answered 501 yet');
+    t.deepEqual(app.dispatcher.unknown().map((unknown) => unknown.route.id), [ghost.id]);
     const answer = await within(t, app, '/ghost/1', (a) => a.status === 501, 'unknown names');
     t.deepEqual(answer.body, {
       code: 'unimplemented',
@@ -133,7 +172,7 @@ for (const framework of FRAMEWORKS) {
     t.is(answer.headers.get('content-type'), 'application/json; charset=utf-8');
     t.deepEqual(app.dispatcher.unknown().map((unknown) => unknown.route.id), [ghost.id]);
     t.deepEqual(app.unknownReported.map((unknown) => [unknown.route.id, unknown.handler, unknown.middleware]), [[ghost.id, 'ghost', ['phantom']]]);
-    t.true(app.dispatcher.metrics().unimplementedAnswered >= 1);
+    t.is(app.dispatcher.metrics().unimplementedAnswered, metricsBefore.unimplementedAnswered + 1);
 
     await routes.update(ghost.id, { middleware: ['a'], handler: 'show' });
     await within(t, app, '/ghost/1', servedBy('show'), 'fixed');
@@ -147,6 +186,7 @@ for (const framework of FRAMEWORKS) {
     await within(t, app, '/fallthrough/probe', servedBy('show'), 'probe record');
     t.deepEqual((await get(app, '/own/shadowed')).body, OWN.shadowed, "the app's route, not the record");
     t.deepEqual((await get(app, '/own/health')).body, OWN.health);
+    t.deepEqual((await get(app, '/own/after')).body, OWN.after, 'an app route after the dispatcher is reached');
     const miss = await get(app, '/nothing/here');
     t.is(miss.status, 404);
     t.deepEqual(miss.body, UNMATCHED_BODY[framework]('/nothing/here'));
@@ -159,12 +199,15 @@ for (const framework of FRAMEWORKS) {
     /** The record as of each revision the burst wrote: a response at revision R must be the newest at or below R. */
     const versions: RestRoute[] = [burst];
     const responses: Served[] = [];
+    /** Requests a change overtook (it landed between their match and their answer's arrival): where a mix would show. */
+    let overtaken = 0;
     let changing = true;
     const load = async (): Promise<void> => {
       while (changing) {
         const answer = await get(app, '/burst');
         t.is(answer.status, 200, JSON.stringify(answer.body));
         responses.push(answer.body as Served);
+        if ((answer.body as Served).revision < app.dispatcher.revision) overtaken++;
       }
     };
     const loaders = Array.from({ length: 6 }, load);
@@ -184,9 +227,14 @@ for (const framework of FRAMEWORKS) {
       const record = versions.filter((version) => version.revision <= response.revision).at(-1);
       if (record === undefined) return t.fail(`a response at revision ${response.revision}, before the record existed`);
       revisionsSeen.add(response.revision);
-      t.deepEqual({ handler: response.handler, trail: response.trail }, { handler: record.handler, trail: [...record.middleware] }, `revision ${response.revision}`);
+      t.deepEqual(
+        { handler: response.handler, trail: response.trail, routeRevision: response.routeRevision },
+        { handler: record.handler, trail: [...record.middleware], routeRevision: record.revision },
+        `revision ${response.revision}`,
+      );
     }
-    t.log(`${responses.length} requests over ${revisionsSeen.size} revisions`);
+    t.log(`${responses.length} requests over ${revisionsSeen.size} revisions, ${overtaken} overtaken by a change`);
     t.true(revisionsSeen.size >= 5, 'the load saw the table change many times');
+    t.true(overtaken > 0, 'some requests were overtaken by a change');
   });
 }

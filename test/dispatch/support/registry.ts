@@ -8,12 +8,14 @@ export interface Served {
   readonly handler: string;
   readonly params: Record<string, string>;
   readonly revision: number;
+  /** The matched record's own revision (ctx.route): it must be the record as of `revision`. */
+  readonly routeRevision: number;
   readonly trail: string[];
 }
 
 const trailOf = (ctx: DispatchContext): string[] => ((ctx.state['trail'] as string[] | undefined) ?? (ctx.state['trail'] = []));
 
-const served = (name: string) => (ctx: DispatchContext): Served => ({ handler: name, params: { ...ctx.params }, revision: ctx.revision, trail: trailOf(ctx) });
+const served = (name: string) => (ctx: DispatchContext): Served => ({ handler: name, params: { ...ctx.params }, revision: ctx.revision, routeRevision: ctx.route.revision, trail: trailOf(ctx) });
 
 /** Pushes its name on the way in and `name:after` on the way out (the trail is serialized after the whole chain ran). */
 const tracing = (name: string): Middleware => async (ctx, next) => {
@@ -38,6 +40,8 @@ export const handlers: Record<string, Handler> = {
   boom: () => {
     throw new Error('handler exploded');
   },
+  // An answer the adapter cannot write: JSON.stringify throws on a BigInt.
+  unwritable: async () => ({ big: 1n }),
   ...Object.fromEntries(Array.from({ length: BURST_VARIANTS }, (_, k) => [`h${k}`, served(`h${k}`)])),
 };
 
@@ -55,6 +59,15 @@ export const middleware: Record<string, Middleware> = {
   },
   explode: async () => {
     throw new Error('middleware exploded');
+  },
+  // Onion error path: what the rest of the chain threw comes back through `await next()`.
+  rescue: async (ctx, next) => {
+    try {
+      return await next();
+    } catch (error) {
+      ctx.status = 503;
+      return { rescued: (error as Error).message, trail: trailOf(ctx) };
+    }
   },
   ...Object.fromEntries(Array.from({ length: BURST_VARIANTS }, (_, k) => [`m${k}`, slow(`m${k}`)])),
 };
