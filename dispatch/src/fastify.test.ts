@@ -8,6 +8,7 @@ const fed = new FedTable([
   { method: 'GET', path: '/users/:id', middleware: [], handler: 'getUser' },
   { method: 'POST', path: '/users', middleware: [], handler: 'created' },
   { method: 'GET', path: '/ghost', middleware: [], handler: 'ghost' },
+  { method: 'GET', path: '/', middleware: [], handler: 'root' },
 ]);
 const dispatcher = createDispatcher({
   table: fed.table,
@@ -15,6 +16,7 @@ const dispatcher = createDispatcher({
   handlers: {
     getUser: (ctx) => ({ id: ctx.params['id'] }),
     created: () => new Response('made', { status: 201, headers: { location: '/users/1' } }),
+    root: () => ({ root: true }),
   },
 });
 
@@ -28,9 +30,20 @@ test('under a prefix, records match the path after it; elsewhere Fastify answers
   const outside = await app.inject({ method: 'GET', url: '/users/7' });
   t.is(outside.statusCode, 404);
   t.deepEqual(outside.json(), { message: 'Route GET:/users/7 not found', error: 'Not Found', statusCode: 404 });
+  for (const url of ['/api', '/api/', '/api?x=1']) t.deepEqual((await app.inject({ method: 'GET', url })).json(), { root: true }, `${url}: the record for /, as Express mounted at /api serves it`);
   const ghost = await app.inject({ method: 'GET', url: '/api/ghost' });
   t.is(ghost.statusCode, 501);
   t.is(ghost.json<{ code: string }>().code, 'unimplemented');
+});
+
+test("the app's own routes win over records wherever they are registered; unprefixed, / is a record's too", async (t) => {
+  const app = Fastify();
+  await app.register(fastifyDispatch(dispatcher));
+  app.get('/users/me', async () => ({ own: true }));
+  t.teardown(() => app.close());
+  t.deepEqual((await app.inject({ method: 'GET', url: '/users/me' })).json(), { own: true }, 'registered after the plugin, more specific than /*');
+  t.deepEqual((await app.inject({ method: 'GET', url: '/users/7' })).json(), { id: '7' });
+  t.deepEqual((await app.inject({ method: 'GET', url: '/' })).json(), { root: true });
 });
 
 test('a Response from a handler is sent as it is; methods leaves others to other routes', async (t) => {

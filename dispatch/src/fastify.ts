@@ -22,8 +22,8 @@ const METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 
 
 /**
  * A plugin that registers one catch-all route (`/*` under the plugin's
- * prefix, matched relative to it), so the app's own routes, more specific in
- * Fastify's router, still win. What no record matches is Fastify's 404
+ * prefix, matched relative to it; under a prefix, the prefix itself too), so
+ * the app's own routes, more specific in Fastify's router, still win. What no record matches is Fastify's 404
  * (`reply.callNotFound()`, so a custom not-found handler answers it); a
  * handler or middleware that throws goes to Fastify's error handler (after
  * `onError`), as Fastify apps expect.
@@ -32,31 +32,31 @@ export function fastifyDispatch(dispatcher: DispatcherFor<FastifyNative>, option
   const adapted = dispatcher as Dispatcher<FastifyNative>;
   return (app: FastifyInstance, _options, done) => {
     const prefixLength = app.prefix.length;
-    app.route({
-      method: [...(options.methods ?? METHODS)],
-      url: '/*',
-      handler: (request, reply) => {
-        const path = pathOf(request.url);
-        const ctx = adapted.begin(request, reply, request.method, prefixLength === 0 ? path : path.slice(prefixLength) || '/');
-        if (ctx === undefined) return void reply.callNotFound();
-        if (ctx instanceof ErrorAnswer) return sendError(reply, ctx);
-        let result: unknown;
-        try {
-          result = adapted.run(ctx);
-        } catch (error) {
+    const handler = (request: FastifyRequest, reply: FastifyReply): unknown => {
+      const path = pathOf(request.url);
+      const ctx = adapted.begin(request, reply, request.method, prefixLength === 0 ? path : path.slice(prefixLength) || '/');
+      if (ctx === undefined) return void reply.callNotFound();
+      if (ctx instanceof ErrorAnswer) return sendError(reply, ctx);
+      let result: unknown;
+      try {
+        result = adapted.run(ctx);
+      } catch (error) {
+        adapted.failed(error, ctx, { passedOn: true });
+        throw error;
+      }
+      if (!isThenable(result)) return prepare(reply, result, ctx);
+      return Promise.resolve(result).then(
+        (value) => prepare(reply, value, ctx),
+        (error: unknown) => {
           adapted.failed(error, ctx, { passedOn: true });
           throw error;
-        }
-        if (!isThenable(result)) return prepare(reply, result, ctx);
-        return Promise.resolve(result).then(
-          (value) => prepare(reply, value, ctx),
-          (error: unknown) => {
-            adapted.failed(error, ctx, { passedOn: true });
-            throw error;
-          },
-        );
-      },
-    });
+        },
+      );
+    };
+    const method = [...(options.methods ?? METHODS)];
+    app.route({ method, url: '/*', handler });
+    // Under a prefix `/*` is `/api/*`, which `/api` itself does not match: `/` is (as `/api` and `/api/`), so a record for `/` answers there, as under Express's app.use('/api', …).
+    if (prefixLength > 0) app.route({ method, url: '/', handler });
     done();
   };
 }
