@@ -150,6 +150,12 @@ test('records already in the table when the dispatcher starts are checked too, a
   fed.table.apply({ type: 'synced', revision: 5 });
   t.is(reports, 1);
   t.is(dispatcher.unknown().length, 1);
+  // Gone from a snapshot (deleted while the source was away: no delete event), then back: news again.
+  fed.table.apply({ type: 'reset', revision: 6 });
+  fed.table.apply({ type: 'synced', revision: 6 });
+  t.deepEqual(dispatcher.unknown(), []);
+  fed.table.apply({ type: 'upsert', revision: 7, route: route! });
+  t.is(reports, 2);
 });
 
 test('a throwing or rejecting handler or middleware becomes a 500 in the error shape, reported to onError', async (t) => {
@@ -174,13 +180,18 @@ test('a throwing or rejecting handler or middleware becomes a 500 in the error s
   t.is(dispatcher.metrics().failures, 3);
 });
 
-test('close stops following the table', async (t) => {
+test('close stops following the table: later requests get the revision it had then', async (t) => {
   const fed = new FedTable([{ method: 'GET', path: '/a', middleware: [], handler: 'a' }]);
   const dispatcher = createDispatcher({ table: fed.table, handlers: { a: () => 'a' } });
   t.is(await dispatch(dispatcher, 'GET', '/a'), 'a');
-  dispatcher.close();
+  // A change no request has seen yet, then close: the change is in, what comes after is not.
   fed.upsert({ method: 'GET', path: '/b', middleware: [], handler: 'a' });
-  t.is(await dispatch(dispatcher, 'GET', '/b'), 'unmatched');
+  dispatcher.close();
+  fed.upsert({ method: 'GET', path: '/c', middleware: [], handler: 'a' });
+  t.is(await dispatch(dispatcher, 'GET', '/b'), 'a');
+  t.is(await dispatch(dispatcher, 'GET', '/c'), 'unmatched');
+  t.is(dispatcher.revision, 2);
+  t.is(fed.table.revision, 3);
 });
 
 test('a record the core cannot compile is left out and logged; the rest of the table serves', async (t) => {

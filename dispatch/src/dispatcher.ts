@@ -95,6 +95,8 @@ class TableDispatcher<N extends NativeContext> implements Dispatcher<N> {
   /** Route id → the route revision last reported, so a snapshot's replay of a known record is not news. */
   readonly #reported = new Map<string, number>();
   readonly #unsubscribe: () => void;
+  /** Set by close(): the revision every later request gets. */
+  #closed = false;
   #unknownReported = 0;
   #unimplementedAnswered = 0;
   #failures = 0;
@@ -108,7 +110,7 @@ class TableDispatcher<N extends NativeContext> implements Dispatcher<N> {
   }
 
   get revision(): number {
-    return this.#options.table.revision;
+    return this.#closed ? this.#current!.revision : this.#options.table.revision;
   }
 
   begin(request: N['request'], response: N['response'], method: string, path: string): DispatchContext<N> | ErrorAnswer | undefined {
@@ -154,6 +156,9 @@ class TableDispatcher<N extends NativeContext> implements Dispatcher<N> {
 
   close(): void {
     this.#unsubscribe();
+    // Compiled now: left to the next request, it would be of a table that went on changing after close.
+    this.#current ??= this.#compile();
+    this.#closed = true;
   }
 
   #compile(): TableRevision<N> {
@@ -172,9 +177,14 @@ class TableDispatcher<N extends NativeContext> implements Dispatcher<N> {
       case 'delete':
         this.#reported.delete(event.id);
         return;
-      case 'synced':
-        for (const route of this.#options.table.routes()) this.#check(route);
+      case 'synced': {
+        // A fresh snapshot: records deleted while the source was away get no delete event, so forget those here.
+        const routes = this.#options.table.routes();
+        const present = new Set(routes.map((route) => route.id));
+        for (const id of this.#reported.keys()) if (!present.has(id)) this.#reported.delete(id);
+        for (const route of routes) this.#check(route);
         return;
+      }
     }
   }
 
