@@ -209,10 +209,11 @@ test('grpc: errors for good fail at once, without a retry: a wrong token, a type
   await client.assets.setWorkspacePolicy({ allowedTypes: ['image/png'] });
   client.calls.clear();
   // Random bytes sniff as application/octet-stream: refused once the last byte is in (the upload is removed).
-  const started = Date.now();
   t.is(await codeOf(resumableUpload(client, randomBytes(3 * MiB), { chunkBytes: MiB, retries: 5 })), Code.InvalidArgument);
+  // No backoff either: the client only waits right before trying again, and any retry reads the
+  // upload's offset first (a GetUpload), which the counts would show. (A wall-clock bound here
+  // failed CI on a loaded machine and proved nothing the counts do not.)
   t.deepEqual(Object.fromEntries(client.calls), { CreateUpload: 1, AppendUpload: 3 });
-  t.true(Date.now() - started < 5_000, 'no backoff');
 
   client.calls.clear();
   const unread = streamOf(randomBytes(10));
