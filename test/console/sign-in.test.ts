@@ -80,10 +80,13 @@ test('a refused token stays on the sign-in page with the reason (the error state
 
 test('an expired token returns to sign-in with the reason, without any click', async (t) => {
   const workspace = freshWorkspace('expiry');
-  // Long enough to sign in on a busy machine; the console then ends the session by itself at the expiry.
-  const tab = await openConsole(browser, stack, workspace, { claims: { workspace, expiresIn: 10 } });
+  const tab = await openConsole(browser, stack, workspace, { signIn: false });
   const { page } = tab;
   try {
+    // Minted once the sign-in form is up (a loaded machine can take seconds to open a tab), and
+    // long enough to sign in; the console then ends the session by itself at the expiry.
+    await page.getByLabel('Token').waitFor();
+    await signIn(page, await stack.token(workspace, { workspace, expiresIn: 15 }));
     await page.getByRole('heading', { name: 'Assets', level: 1 }).waitFor();
     await page.getByText(/Your token expired/).waitFor({ timeout: 25_000 });
     t.true(await page.getByLabel('Token').isVisible());
