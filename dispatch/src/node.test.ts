@@ -1,9 +1,8 @@
 import test from 'ava';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createDispatcher } from './dispatcher.js';
 import { nodeListener, type NodeNative } from './node.js';
-import { FedTable, silent } from './table-test-support.js';
+import { FedTable, serveForTests, silent } from './table-test-support.js';
 
 const fed = new FedTable([
   { method: 'GET', path: '/native', middleware: [], handler: 'native' },
@@ -43,26 +42,17 @@ const dispatcher = createDispatcher<string, string, NodeNative>({
 });
 
 const server = createServer(nodeListener(dispatcher));
-let base = '';
-test.before(async () => {
-  server.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-test.after.always(() => {
-  server.closeAllConnections();
-  server.close();
-});
+const served = serveForTests(server);
 
 test('a handler may answer through ctx.response itself and return nothing', async (t) => {
-  const answer = await fetch(`${base}/native`);
+  const answer = await fetch(`${served.base()}/native`);
   t.is(answer.status, 202);
   t.is(answer.headers.get('x-native'), 'yes');
   t.is(await answer.text(), 'by hand');
 });
 
 test('a Web Response is streamed out with its headers, cookies and the headers middleware set', async (t) => {
-  const answer = await fetch(`${base}/stream`);
+  const answer = await fetch(`${served.base()}/stream`);
   t.is(answer.status, 200);
   t.is(answer.headers.get('content-type'), 'text/x-letters');
   t.is(answer.headers.get('set-cookie'), 'a=1');
@@ -71,11 +61,11 @@ test('a Web Response is streamed out with its headers, cookies and the headers m
 });
 
 test('HEAD matches the GET record and sends no body; unmatched is a 404 in the error shape', async (t) => {
-  const head = await fetch(`${base}/json`, { method: 'HEAD' });
+  const head = await fetch(`${served.base()}/json`, { method: 'HEAD' });
   t.is(head.status, 200);
   t.is(head.headers.get('content-type'), 'application/json; charset=utf-8');
   t.is(await head.text(), '');
-  const missing = await fetch(`${base}/json/nope?q=1`);
+  const missing = await fetch(`${served.base()}/json/nope?q=1`);
   t.is(missing.status, 404);
   t.deepEqual(await missing.json(), { code: 'not_found', message: 'no route matches GET /json/nope', details: [] });
 });
@@ -83,7 +73,7 @@ test('HEAD matches the GET record and sends no body; unmatched is a 404 in the e
 // Serial: they count the shared dispatcher's failures.
 test.serial('a failure after the answer began cuts the connection instead of sending a wrong body', async (t) => {
   const failuresBefore = dispatcher.metrics().failures;
-  const answer = await fetch(`${base}/late-failure`);
+  const answer = await fetch(`${served.base()}/late-failure`);
   t.is(answer.status, 200);
   await t.throwsAsync(answer.text());
   t.is(dispatcher.metrics().failures, failuresBefore + 1);
@@ -92,7 +82,7 @@ test.serial('a failure after the answer began cuts the connection instead of sen
 test.serial('an answer that cannot be written (JSON of a BigInt, a bad header value) is a 500, not a crash of the process', async (t) => {
   const failuresBefore = dispatcher.metrics().failures;
   for (const path of ['/unwritable', '/bad-header']) {
-    const answer = await fetch(`${base}${path}`);
+    const answer = await fetch(`${served.base()}${path}`);
     t.is(answer.status, 500, path);
     t.deepEqual(await answer.json(), { code: 'internal', message: 'internal error', details: [] });
   }

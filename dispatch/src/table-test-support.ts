@@ -1,3 +1,7 @@
+import test from 'ava';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { SyncedRouteTable, type Route } from '@switchyard/core/routes';
 
 /** A SyncedRouteTable fed by hand, as routes.watch would: a snapshot, then changes, each at the next revision. */
@@ -29,3 +33,18 @@ export class FedTable {
 }
 
 export const silent = { warn: () => {}, error: () => {} };
+
+/** Serves `server` on a loopback port for the test file's run; `base()` is its url once listening. */
+export function serveForTests(server: Server): { base: () => string } {
+  let base = '';
+  test.before(async () => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  test.after.always(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { base: () => base };
+}
