@@ -15,7 +15,9 @@ export interface ChangeFeedListener {
  * Contract (checked by `changeFeedConformance` in `switchyard/testing`):
  * - `publish` is called after the write committed; it resolves once the
  *   message is handed to the broker and rejects when it cannot be (the broker
- *   is unreachable). A rejection must never fail the write that caused it.
+ *   is unreachable). A rejection must never fail the write that caused it;
+ *   the core publishes the workspace's latest unsent revision again while the
+ *   feed is `up` (routes/announcer.ts), so an adapter need not queue.
  * - Every listener of every instance on the feed, the publisher's own
  *   included, hears each message published while the feed is `up` (at most
  *   once; order across workspaces is not promised).

@@ -4,6 +4,7 @@ import { SwitchyardError } from '../errors.js';
 import { assertId, type IdSource } from '../ids.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import type { NewRouteRecord, RouteStore } from '../ports/route-store.js';
+import { Announcer } from './announcer.js';
 import { RevisionWatch } from './revision-watch.js';
 import { deleteRoute, listRoutes, routeNotFound, updateRoute } from './route-lifecycle.js';
 import { watchRoutes } from './watch-routes.js';
@@ -43,11 +44,13 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
   const tables = new RouteTableCache(store, deps.cachedWorkspaces ?? 1000);
   const feed = deps.watchFeed;
   const revisions = new RevisionWatch(store, { pollMs: deps.watchPollMs ?? DEFAULT_WATCH_POLL_MS, feed, safetyPollMs: deps.watchSafetyPollMs ?? DEFAULT_WATCH_SAFETY_POLL_MS });
+  const announcer = feed && new Announcer(feed);
   const changed = (workspace: string, revision: number): void => {
     revisions.committed(workspace, revision);
-    // The write has committed and stands: a message that cannot go out only delays other instances' watchers
-    // until their next poll. The feed's adapter counts and logs the failure.
-    feed?.publish(workspace, revision).catch(() => undefined);
+    // The write has committed and stands: a message that cannot go out is sent again once the feed is back
+    // (announcer.ts), and meanwhile other instances' watchers find the change by polling. The feed's adapter
+    // counts and logs the failure.
+    announcer?.announce(workspace, revision);
   };
   const lifecycle = { store, clock, changed };
   const watch = { store, revisions, heartbeatMs: deps.watchHeartbeatMs ?? DEFAULT_WATCH_HEARTBEAT_MS };
