@@ -61,20 +61,22 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     await table.ready;
     return table;
   };
-  /** Resolves when the table reaches `revision` (rejects after `withinMs`). */
-  const reached = (table: WatchedRouteTable, revision: number, withinMs: number): Promise<number> => {
-    const started = performance.now();
-    if (table.revision >= revision) return Promise.resolve(0);
+  /**
+   * Resolves with the time from `since` (default: now) until the table reaches `revision`; rejects when that
+   * is more than `withinMs`. A change is timed from just before the request that made it.
+   */
+  const reached = (table: WatchedRouteTable, revision: number, withinMs: number, since = performance.now()): Promise<number> => {
+    if (table.revision >= revision) return Promise.resolve(performance.now() - since);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         stop();
         reject(new Error(`revision ${revision} did not arrive within ${withinMs} ms (at ${table.revision})`));
-      }, withinMs);
+      }, Math.max(0, since + withinMs - performance.now()));
       const stop = table.onChange(() => {
         if (table.revision < revision) return;
         clearTimeout(timer);
         stop();
-        resolve(performance.now() - started);
+        resolve(performance.now() - since);
       });
     });
   };
@@ -91,6 +93,7 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     for (let change = 0; change < 200; change++) {
       // Creates, then updates of one route, then a delete now and again: every kind of change crosses.
       let response: Response;
+      const sentAt = performance.now();
       if (routeId === undefined) {
         response = await rest(`${a}/v1/routing`, workspace, { method: 'POST', body: { method: 'GET', path: `/items/${change}/:id`, handler: `h${change}` } });
       } else if (change % 50 === 49) {
@@ -109,8 +112,8 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
         revision = route.revision;
       }
       revisions.push(revision);
-      const tookMs = await reached(table, revision, 1_000);
-      t.true(tookMs <= 1_000);
+      // Within a second of the request that made it (not of its answer).
+      await reached(table, revision, 1_000, sentAt);
       // Stay well under the workspace's limit of 50 calls a second (each change is one call).
       await sleep(25);
     }
@@ -158,6 +161,7 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     const fallbacks = () => sumOf(deployed().services.map((service) => service.metricsUrl), RATE_LIMIT_FALLBACKS);
     const fallbacksBefore = await fallbacks();
     const started = performance.now();
+    let lastAnswer = started;
     for (let call = 0; call < total; call++) {
       // Paced: call n leaves at n × 2.5 ms, alternating gateways.
       const wait = started + call * 2.5 - performance.now();
@@ -167,6 +171,7 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
         fetch(url, { headers: { authorization: `Bearer ${token}` } }).then(
           async (response) => {
             await response.arrayBuffer();
+            lastAnswer = Math.max(lastAnswer, performance.now());
             statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
           },
           (error: Error) => {
@@ -178,17 +183,31 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     }
     const offeredSeconds = (performance.now() - started) / 1000;
     await Promise.all(calls);
+    const answeredSeconds = (lastAnswer - started) / 1000;
     const ok = statuses.get(200) ?? 0;
     const refused = statuses.get(429) ?? 0;
     // Calls Redis did not judge within 500 ms (an event-loop stall on a loaded machine) were judged by the
     // instance's own bucket, as documented: each may have gone through on top of the shared limit.
     const judgedAlone = (await fallbacks()) - fallbacksBefore;
-    // A loaded machine sends more slowly than planned: the limit is judged over the time the calls took to send.
-    const seconds = Math.max(5, offeredSeconds);
-    t.log(`${ok} through, ${refused} refused of ${total} sent in ${offeredSeconds.toFixed(1)} s (${(total / offeredSeconds).toFixed(0)}/s offered): ${(ok / seconds).toFixed(1)}/s through; ${judgedAlone} judged per instance (Redis slow)`);
+    // Unloaded, the calls are sent in 5 s and answered as they go, and the bounds below are the issue's, over 5 s.
+    // A loaded machine sends more slowly than planned, or answers calls seconds after they were sent (a run beside
+    // other work sent 2,000 in 5.1 s and answered them over 16 s). The services judged every call somewhere between
+    // the first call sent and the last answer, so a shared limit cannot let more than its rate through over that
+    // span: the upper bound is judged over it. The lower bound is judged over the time of sending: calls judged
+    // late, in windows the sending did not last, only add to what got through.
+    const sentSeconds = Math.max(5, offeredSeconds);
+    const judgedSeconds = Math.max(5, answeredSeconds);
+    const offeredPerSecond = total / offeredSeconds;
+    t.log(
+      `${ok} through, ${refused} refused of ${total} sent in ${offeredSeconds.toFixed(1)} s (${offeredPerSecond.toFixed(0)}/s offered), answered within ${answeredSeconds.toFixed(1)} s: ` +
+        `${(ok / sentSeconds).toFixed(1)}/s through over the sending, ${(ok / judgedSeconds).toFixed(1)}/s until the last answer; ${judgedAlone} judged per instance (Redis slow)`,
+    );
     t.is(ok + refused, total, `only 200 and 429: ${JSON.stringify([...statuses])} ${[...errors].join('; ')}`);
+    // The scenario tells shared from per-instance limits only if the load is well over what those would let through (3 × 50/s).
+    t.true(offeredPerSecond >= 300, `only ${offeredPerSecond.toFixed(0)} calls/s offered of the 400 planned`);
     t.true(judgedAlone <= total / 4, `Redis judged most calls: ${judgedAlone} of ${total} fell back`);
-    t.true(ok / seconds >= 40 && (ok - judgedAlone) / seconds <= 75, `${(ok / seconds).toFixed(1)} calls/s through, ${judgedAlone} of them perhaps judged per instance`);
+    t.true(ok / sentSeconds >= 40, `${(ok / sentSeconds).toFixed(1)} calls/s through`);
+    t.true((ok - judgedAlone) / judgedSeconds <= 75, `${(ok / judgedSeconds).toFixed(1)} calls/s through, ${judgedAlone} of them perhaps judged per instance`);
   });
 
   test.serial(`${broker}: the broker stopped for 5 s and started again mid-run loses no change, answers no 5xx, and watchers catch up`, async (t) => {
@@ -197,11 +216,21 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     const workspace = `outage-${broker}`;
     const table = await watch(b, workspace);
     const seen: number[] = [];
-    table.onChange((event) => seen.push(event.revision));
+    const arrivedAt = new Map<number, number>();
+    table.onChange((event) => {
+      seen.push(event.revision);
+      arrivedAt.set(event.revision, performance.now());
+    });
+    const disconnects: string[] = [];
+    table.onDisconnect((reason) => disconnects.push(String(reason)));
+    const servicesUrls = deployment.services.map((service) => service.metricsUrl);
+    const fallbacksBefore = await sumOf(servicesUrls, RATE_LIMIT_FALLBACKS);
     const created = await rest(`${a}/v1/routing`, workspace, { method: 'POST', body: { method: 'GET', path: '/outage/:id', handler: 'h0' } });
     t.is(created.status, 201);
     const route = (await created.json()) as RouteAnswer;
     const revisions = [route.revision];
+    /** When the request that made each revision left. */
+    const sentAt = new Map<number, number>();
     const statuses: number[] = [];
     const outage = (async () => {
       await sleep(2_000);
@@ -211,10 +240,14 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     })();
     const until = performance.now() + 11_000;
     for (let change = 1; performance.now() < until; change++) {
+      const at = performance.now();
       const response = await rest(`${a}/v1/routing/${route.id}`, workspace, { method: 'PATCH', body: { handler: `h${change}` } });
       statuses.push(response.status);
-      if (response.ok) revisions.push(((await response.json()) as RouteAnswer).revision);
-      else await response.arrayBuffer();
+      if (response.ok) {
+        const { revision } = (await response.json()) as RouteAnswer;
+        revisions.push(revision);
+        sentAt.set(revision, at);
+      } else await response.arrayBuffer();
       await sleep(100);
     }
     await outage;
@@ -226,6 +259,30 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     await reached(table, revisions.at(-1)!, 5_000);
     t.deepEqual(seen, revisions, 'the watcher saw every change, in order');
     t.is(table.match('GET', '/outage/1')?.route.handler, `h${revisions.length - 1}`);
+    // Polling took over at WATCH_POLL_MS while the broker was away: no change waited for its return (or a safety poll).
+    const delays = [...sentAt].map(([revision, at]) => arrivedAt.get(revision)! - at);
+    t.log(`${delays.length} changes; slowest to reach the watcher ${Math.max(...delays).toFixed(0)} ms from its request`);
+    t.true(delays.every((ms) => ms <= 1_000), `every change reached the watcher within a second: ${delays.map((ms) => ms.toFixed(0)).join(', ')}`);
+    t.deepEqual(disconnects, [], 'the watch itself never failed');
+    if (broker === 'redis') t.true((await sumOf(servicesUrls, RATE_LIMIT_FALLBACKS)) > fallbacksBefore, 'limits on the stopped Redis fell back to per instance (counted), and no call failed for it');
+
+    // The feed is back on every service, and carries changes again: one made now arrives at once, with polling back at its safety interval.
+    const deadline = performance.now() + 10_000;
+    while ((await sumOf(servicesUrls, 'switchyard_events_feed_up')) < servicesUrls.length) {
+      if (performance.now() > deadline) return void t.fail(`the feed is not up again on every service within 10 s of the broker's return`);
+      await sleep(100);
+    }
+    const receivedBefore = await sumOf(servicesUrls, 'switchyard_events_received_total');
+    const lastAt = performance.now();
+    const last = await rest(`${a}/v1/routing/${route.id}`, workspace, { method: 'PATCH', body: { handler: 'after' } });
+    t.is(last.status, 200);
+    await reached(table, ((await last.json()) as RouteAnswer).revision, 1_000, lastAt);
+    let heard = 0;
+    for (const until = performance.now() + 2_000; performance.now() < until; await sleep(50)) {
+      heard = (await sumOf(servicesUrls, 'switchyard_events_received_total')) - receivedBefore;
+      if (heard >= servicesUrls.length) break;
+    }
+    t.is(heard, servicesUrls.length, 'every service heard the change from the broker');
   });
 
   test.serial(`${broker}: one service SIGKILLed under a steady read load: reads go on through the others, none fails after the first second`, async (t) => {
