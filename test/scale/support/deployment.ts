@@ -12,7 +12,7 @@ import { startS3rver, type TestS3 } from '../../support/s3rver.js';
 import { Child, cleanEnv } from '../../rest/support/processes.js';
 import { mintToken } from '../../rest/support/tokens.js';
 import { freePort } from '../../support/free-port.js';
-import { readShellExample, storageSwaps, withLoopbackPorts } from '../../support/shell-example.js';
+import { readShellExample, storageSwaps, withLoopbackPorts, type ShellExample } from '../../support/shell-example.js';
 
 export interface ServiceProcess {
   readonly child: Child;
@@ -59,6 +59,7 @@ export interface ScaleOptions {
 /** Starts the documented deployment; `undefined` when MariaDB is unreachable and REQUIRE_MYSQL is not 1. */
 export async function startScaleDeployment(options: ScaleOptions): Promise<ScaleDeployment | undefined> {
   const example = await readShellExample('docs/scaling-out.md', 'scale-example');
+  assertOneHostPorts(example);
   const database = await createTestMysqlDatabase();
   if (!database) return undefined;
   const cleanups: (() => Promise<unknown>)[] = [() => database.drop()];
@@ -119,11 +120,12 @@ export async function startScaleDeployment(options: ScaleOptions): Promise<Scale
       if (line.command === 'service') {
         const docPort = line.env['GRPC_PORT'] ?? '50051';
         const port = String(await freePort());
-        const service = await startService({ ...sharedEnv, ...line.env, GRPC_PORT: port });
+        // Free ports for this run: the doc's own (checked apart above) may be taken on a test machine.
+        const service = await startService({ ...sharedEnv, ...line.env, GRPC_PORT: port, METRICS_PORT: '0' });
         ports.set(docPort, service.address.split(':').at(-1)!);
         services.push(service);
       } else if (line.command === 'gateway') {
-        const env: Record<string, string> = { ...sharedEnv, ...line.env, PORT: '0' };
+        const env: Record<string, string> = { ...sharedEnv, ...line.env, PORT: '0', METRICS_PORT: '0' };
         if (env['SERVICE_URL']) env['SERVICE_URL'] = withLoopbackPorts(env['SERVICE_URL'], ports);
         gateways.push(await startGateway(env));
       } else {
@@ -154,6 +156,29 @@ export async function startScaleDeployment(options: ScaleOptions): Promise<Scale
   }
 }
 
+/** Where a process of the example listens when its line and exports do not say (the commands' defaults). */
+const DEFAULT_PORTS = { service: { GRPC_PORT: '50051', METRICS_PORT: '9464' }, gateway: { PORT: '8080', METRICS_PORT: '9464' } } as const;
+
+/**
+ * The example's addresses are all 127.0.0.1: as printed, its processes run on
+ * one host, so no two may listen on one port, /metrics included (each
+ * process serves it, on 9464 unless told otherwise). The test itself runs
+ * them on free ports, so this is checked on the doc's own values.
+ */
+function assertOneHostPorts(example: ShellExample): void {
+  const owners = new Map<string, string>();
+  for (const [index, line] of example.processes.entries()) {
+    const defaults: Readonly<Record<string, string>> | undefined = DEFAULT_PORTS[line.command as keyof typeof DEFAULT_PORTS];
+    if (!defaults) continue;
+    for (const [name, fallback] of Object.entries(defaults)) {
+      const port = line.env[name] ?? line.shared[name] ?? fallback;
+      const who = `line ${index + 1} (npm run ${line.command}) ${name}`;
+      const owner = owners.get(port);
+      if (owner) throw new Error(`docs/scaling-out.md's example, run as printed on one host, listens twice on port ${port}: ${owner} and ${who}`);
+      owners.set(port, who);
+    }
+  }
+}
 
 /** The value of a counter or gauge in a Prometheus text scrape, summed over its label sets (0 when absent). */
 export async function scrapeMetric(metricsUrl: string, name: string): Promise<number> {
