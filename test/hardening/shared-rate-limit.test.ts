@@ -36,7 +36,9 @@ function defineTests(target: StorageTarget): void {
     // One after the other: each applies the migrations at start.
     for (const metrics of registries) services.push(await startTestService({ storage: target.storage, dataDir: target.dataDir, secret, env, serviceOptions: { metrics } }));
     const metric = async (index: number, name: string) => valueOf(parseMetrics(await registries[index]!.metrics()), name, {});
-    t.true(parseMetrics(await registries[0]!.metrics()).some((sample) => sample.name === 'switchyard_rate_limit_fallback_total'), 'the series exists at zero');
+    for (const name of ['switchyard_rate_limit_fallback_total', 'switchyard_rate_limit_fallback_admitted_total']) {
+      t.true(parseMetrics(await registries[0]!.metrics()).some((sample) => sample.name === name), `${name} exists at zero`);
+    }
 
     // 8 times the rate for 3 s, round-robin over both services.
     const shared = await offer(services, await services[0]!.auth(`shared-${randomUUID()}`), RATE * 8, 3);
@@ -62,6 +64,8 @@ function defineTests(target: StorageTarget): void {
     t.true(alone.refused.length > 0, 'each instance still limits');
     t.true(alone.admitted > RATE * Math.ceil(alone.elapsedS + 1), `per-instance limits admit more than the shared one: ${alone.admitted}`);
     for (const index of [0, 1]) t.true((await metric(index, 'switchyard_rate_limit_fallback_total')) > 0, `service ${index} counted its fallbacks`);
+    // Those let through, apart: every call admitted while Redis was away.
+    t.is((await metric(0, 'switchyard_rate_limit_fallback_admitted_total')) + (await metric(1, 'switchyard_rate_limit_fallback_admitted_total')), alone.admitted);
     t.is(services.map((service) => service.logs.lines().filter((line) => String(line['msg']).includes('not answering')).length).join(), '1,1', 'said once per service');
 
     // Redis back: shared again.

@@ -21,18 +21,29 @@ const CONNECT_WAIT_MS = 2_000;
  * The per-workspace rate limiter of RATE_LIMIT_STORE: this process's token
  * buckets, or counts shared in Redis with those buckets as the fallback.
  * `switchyard_rate_limit_fallback_total` counts the calls judged by the
- * fallback (made at zero with a Redis store, so it can be alerted on).
+ * fallback (made at zero with a Redis store, so it can be alerted on), and
+ * `switchyard_rate_limit_fallback_admitted_total` those of them it let through.
  */
 export async function openWorkspaceRateLimiter(limit: RateLimit, store: RateLimitStoreConfig, log: Logger, metrics?: Registry): Promise<WorkspaceRateLimiter> {
   const local = createWorkspaceRateLimiter(limit);
   if (store.kind === 'memory' || limit.ratePerSecond === 0) return local;
-  const fallbacks = metrics
-    ? new CounterFamily(metrics, {
-        name: 'switchyard_rate_limit_fallback_total',
-        help: 'Calls judged by the per-instance rate limit because the shared one (Redis) did not answer.',
-      }).cell({})
-    : undefined;
   const redis = await connectLimitsRedis(store.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS, connectWaitMs: CONNECT_WAIT_MS }, log);
   log.info({ redis: redactUrlPassword(store.url) }, 'rate limits shared across instances through Redis');
-  return createSharedRateLimiter(limit, { redis, fallback: local, log, answerTimeoutMs: ANSWER_TIMEOUT_MS, onFallback: fallbacks && (() => void (fallbacks.value += 1)) });
+  return createSharedRateLimiter(limit, { redis, fallback: local, log, answerTimeoutMs: ANSWER_TIMEOUT_MS, onFallback: metrics && fallbackCounter(metrics) });
+}
+
+/** Counts each call the fallback judged, and apart those it let through: what a workspace may have got past the shared limit is these, not the refused ones. */
+function fallbackCounter(metrics: Registry): (admitted: boolean) => void {
+  const judged = new CounterFamily(metrics, {
+    name: 'switchyard_rate_limit_fallback_total',
+    help: 'Calls judged by the per-instance rate limit because the shared one (Redis) did not answer.',
+  }).cell({});
+  const admitted = new CounterFamily(metrics, {
+    name: 'switchyard_rate_limit_fallback_admitted_total',
+    help: 'Of the calls judged by the per-instance rate limit (switchyard_rate_limit_fallback_total), those it let through.',
+  }).cell({});
+  return (through) => {
+    judged.value += 1;
+    if (through) admitted.value += 1;
+  };
 }

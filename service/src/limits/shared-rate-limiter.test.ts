@@ -18,6 +18,8 @@ interface Instance {
   readonly limiter: WorkspaceRateLimiter;
   readonly logs: LogCapture;
   fallbacks: number;
+  /** Of `fallbacks`, the calls the per-instance limit let through. */
+  admittedFallbacks: number;
 }
 
 /** The answer timeout of the hung-Redis test; the others keep the default (500 ms), as a busy machine needs. */
@@ -29,11 +31,15 @@ async function instance(url: string, limit: RateLimit, answerTimeoutMs?: number)
   const made: Instance = {
     logs,
     fallbacks: 0,
+    admittedFallbacks: 0,
     limiter: createSharedRateLimiter(limit, {
       redis,
       fallback: createWorkspaceRateLimiter(limit),
       log: logs.logger,
-      onFallback: () => void (made.fallbacks += 1),
+      onFallback: (admitted) => {
+        made.fallbacks += 1;
+        if (admitted) made.admittedFallbacks += 1;
+      },
       answerTimeoutMs,
       // Short, so the tests see Redis come back quickly.
       probeIntervalMs: 200,
@@ -162,6 +168,7 @@ test('with Redis stopped each instance falls back to its own limit, counted and 
   t.true(spentB >= limit.burst && spentB <= limit.burst + 1, `b admitted ${spentB}`);
   t.true(a!.fallbacks >= spentA + 1, `a counted ${a!.fallbacks} fallbacks`);
   t.true(b!.fallbacks >= spentB + 1, `b counted ${b!.fallbacks} fallbacks`);
+  t.deepEqual([a!.admittedFallbacks, b!.admittedFallbacks], [spentA, spentB], 'the ones let through counted apart');
   const warnings = (one: Instance) => one.logs.lines().filter((line) => String(line['msg']).includes('not answering'));
   t.is(warnings(a!).length, 1, 'said once, not per call');
 
@@ -224,7 +231,7 @@ test('started while Redis is down: per-instance limits at once, shared once Redi
   const logs = new LogCapture();
   const redisClient = await connectLimitsRedis(broker.url, { commandTimeoutMs: 5_000, connectWaitMs: 200 }, logs.logger);
   const limiter = createSharedRateLimiter(limit, { redis: redisClient, fallback: createWorkspaceRateLimiter(limit), log: logs.logger, probeIntervalMs: 200 });
-  const one: Instance = { limiter, logs, fallbacks: 0 };
+  const one: Instance = { limiter, logs, fallbacks: 0, admittedFallbacks: 0 };
   open.push(one);
   t.true(logs.lines().some((line) => String(line['msg']).includes('not reachable at start')));
   t.is(await outcome(limiter.admit(`ws-${randomUUID()}`)), 'admitted');

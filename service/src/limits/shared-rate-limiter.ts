@@ -11,8 +11,8 @@ export interface SharedRateLimiterOptions {
   /** The per-instance limiter that judges calls while Redis does not answer. */
   readonly fallback: WorkspaceRateLimiter;
   readonly log: Logger;
-  /** Each call judged by the fallback (a metric). */
-  readonly onFallback?: (() => void) | undefined;
+  /** Each call judged by the fallback, and whether it let the call through (metrics: how far past the shared limit a Redis outage may have let a workspace go). */
+  readonly onFallback?: ((admitted: boolean) => void) | undefined;
   /** Key prefix in Redis, per deployment sharing one Redis (default `switchyard:rl`). */
   readonly keyPrefix?: string | undefined;
   /** How long a call waits for Redis's answer before the fallback judges it (default 500 ms; see `answeredWithin`). */
@@ -66,9 +66,14 @@ export function createSharedRateLimiter(limit: RateLimit, options: SharedRateLim
     probeAt = now() + probeIntervalMs;
     return judgedLocally(workspace);
   };
-  const judgedLocally = (workspace: string): Promise<void> => {
-    options.onFallback?.();
-    return fallback.admit(workspace);
+  const judgedLocally = async (workspace: string): Promise<void> => {
+    try {
+      await fallback.admit(workspace);
+    } catch (error) {
+      options.onFallback?.(false);
+      throw error;
+    }
+    options.onFallback?.(true);
   };
 
   return {
