@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../support/cli.js';
 import { run, type Run } from '../../support/run.js';
+import { startPrebuildMirror } from './prebuild-mirror.js';
 
 export { run, type Run } from '../../support/run.js';
 
@@ -42,8 +43,13 @@ async function allowedScripts(): Promise<Record<string, boolean>> {
 export async function freshProject(name: string, tarballs: readonly string[]): Promise<{ dir: string; install: Run }> {
   const dir = await mkdtemp(join(tmpdir(), `switchyard-${name}-`));
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module', allowScripts: await allowedScripts() }, null, 2));
-  const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs], { cwd: dir });
-  return { dir, install };
+  const mirror = await startPrebuildMirror();
+  try {
+    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs], { cwd: dir, env: { ...process.env, ...mirror.env } });
+    return { dir, install };
+  } finally {
+    await mirror.close();
+  }
 }
 
 /** Every package installed under `node_modules`, nested ones included: name → version. */
