@@ -17,15 +17,15 @@ import { mintToken } from '../rest/support/tokens.js';
 import { freePort } from '../support/free-port.js';
 import { createTestMysqlDatabase } from '../support/mysql.js';
 import { startS3rver } from '../support/s3rver.js';
-import { readShellExample, storageSwaps, withLoopbackPorts } from '../support/shell-example.js';
+import { assertOneHostPorts, DEFAULT_PORTS, readShellExample, storageSwaps, withLoopbackPorts } from '../support/shell-example.js';
 
 const PAGE = 'docs/operations.md';
 const MARKER = 'split-example';
 
 /** Variables that name a port; each port the doc names becomes a free one. */
 const PORT_VARIABLES = ['GRPC_PORT', 'PORT', 'METRICS_PORT'];
-/** METRICS_PORT when a line names none (docs/configuration.md). */
-const DEFAULT_METRICS_PORT = '9464';
+/** METRICS_PORT when a line names none. */
+const DEFAULT_METRICS_PORT = DEFAULT_PORTS.service.METRICS_PORT;
 
 interface SplitDeployment {
   readonly gatewayUrl: string;
@@ -101,6 +101,7 @@ async function startSplitExample(): Promise<SplitDeployment | undefined> {
 test('the example as printed, before any swap, is a configuration the service and the gateway accept', async (t) => {
   const example = await readShellExample(PAGE, MARKER);
   t.deepEqual(example.processes.map((line) => line.command), ['service', 'gateway']);
+  t.notThrows(() => assertOneHostPorts(example, PAGE), 'no two processes listen on one port');
   const load = { service: loadStandaloneServiceConfig, gateway: loadGatewayConfig };
   for (const line of example.processes) {
     t.notThrows(() => load[line.command as keyof typeof load]({ ...line.shared, ...line.env }), `npm run ${line.command}`);

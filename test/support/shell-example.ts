@@ -76,3 +76,27 @@ export function withLoopbackPorts(text: string, ports: ReadonlyMap<string, strin
 export function storageSwaps(database: { readonly url: string }, s3: { readonly bucket: string; readonly endpoint: string }): Record<string, string> {
   return { DATABASE_URL: database.url, S3_BUCKET: s3.bucket, S3_ENDPOINT: s3.endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
 }
+
+/** Where a command of the examples listens when neither its line nor the exports say (docs/configuration.md's defaults). */
+export const DEFAULT_PORTS = { service: { GRPC_PORT: '50051', METRICS_PORT: '9464' }, gateway: { PORT: '8080', METRICS_PORT: '9464' } } as const;
+
+/**
+ * The examples' addresses are all 127.0.0.1: as printed, their processes run
+ * on one host, so no two may listen on one port, /metrics included (each
+ * process serves it, on 9464 unless told otherwise). Checked on the doc's own
+ * values, since a test runs them on free ports.
+ */
+export function assertOneHostPorts(example: ShellExample, page: string): void {
+  const owners = new Map<string, string>();
+  for (const [index, line] of example.processes.entries()) {
+    const defaults: Readonly<Record<string, string>> | undefined = DEFAULT_PORTS[line.command as keyof typeof DEFAULT_PORTS];
+    if (!defaults) continue;
+    for (const [name, fallback] of Object.entries(defaults)) {
+      const port = line.env[name] ?? line.shared[name] ?? fallback;
+      const who = `line ${index + 1} (npm run ${line.command}) ${name}`;
+      const owner = owners.get(port);
+      if (owner) throw new Error(`${page}'s example, run as printed on one host, listens twice on port ${port}: ${owner} and ${who}`);
+      owners.set(port, who);
+    }
+  }
+}

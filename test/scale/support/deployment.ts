@@ -12,7 +12,7 @@ import { startS3rver, type TestS3 } from '../../support/s3rver.js';
 import { Child, cleanEnv } from '../../rest/support/processes.js';
 import { mintToken } from '../../rest/support/tokens.js';
 import { freePort } from '../../support/free-port.js';
-import { readShellExample, storageSwaps, withLoopbackPorts, type ShellExample } from '../../support/shell-example.js';
+import { assertOneHostPorts, readShellExample, storageSwaps, withLoopbackPorts } from '../../support/shell-example.js';
 
 export interface ServiceProcess {
   readonly child: Child;
@@ -59,7 +59,7 @@ export interface ScaleOptions {
 /** Starts the documented deployment; `undefined` when MariaDB is unreachable and REQUIRE_MYSQL is not 1. */
 export async function startScaleDeployment(options: ScaleOptions): Promise<ScaleDeployment | undefined> {
   const example = await readShellExample('docs/scaling-out.md', 'scale-example');
-  assertOneHostPorts(example);
+  assertOneHostPorts(example, 'docs/scaling-out.md');
   const database = await createTestMysqlDatabase();
   if (!database) return undefined;
   const cleanups: (() => Promise<unknown>)[] = [() => database.drop()];
@@ -153,30 +153,6 @@ export async function startScaleDeployment(options: ScaleOptions): Promise<Scale
     const printed = children.map((child) => child.output).join('\n');
     await closeAll();
     throw new Error(`the scale deployment did not start: ${(error as Error).message}\n${printed}`, { cause: error });
-  }
-}
-
-/** Where a process of the example listens when its line and exports do not say (the commands' defaults). */
-const DEFAULT_PORTS = { service: { GRPC_PORT: '50051', METRICS_PORT: '9464' }, gateway: { PORT: '8080', METRICS_PORT: '9464' } } as const;
-
-/**
- * The example's addresses are all 127.0.0.1: as printed, its processes run on
- * one host, so no two may listen on one port, /metrics included (each
- * process serves it, on 9464 unless told otherwise). The test itself runs
- * them on free ports, so this is checked on the doc's own values.
- */
-function assertOneHostPorts(example: ShellExample): void {
-  const owners = new Map<string, string>();
-  for (const [index, line] of example.processes.entries()) {
-    const defaults: Readonly<Record<string, string>> | undefined = DEFAULT_PORTS[line.command as keyof typeof DEFAULT_PORTS];
-    if (!defaults) continue;
-    for (const [name, fallback] of Object.entries(defaults)) {
-      const port = line.env[name] ?? line.shared[name] ?? fallback;
-      const who = `line ${index + 1} (npm run ${line.command}) ${name}`;
-      const owner = owners.get(port);
-      if (owner) throw new Error(`docs/scaling-out.md's example, run as printed on one host, listens twice on port ${port}: ${owner} and ${who}`);
-      owners.set(port, who);
-    }
   }
 }
 
