@@ -6,6 +6,14 @@ import type { Browser, Page } from 'playwright-core';
 import { freshWorkspace } from '../rest/support/stack.js';
 import { browser, stack, useConsoleFixture } from './support/fixture.js';
 import { assertAccessible, openConsole } from './support/console.js';
+import { exclusive } from '../support/exclusive.js';
+
+// Latency bounds (changes shown within a second): not beside the files that load the machine for long stretches.
+let releaseMachine: (() => Promise<void>) | undefined;
+test.before(async () => {
+  releaseMachine = await exclusive('machine');
+});
+test.after.always(() => releaseMachine?.());
 
 useConsoleFixture(test);
 
