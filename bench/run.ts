@@ -66,7 +66,9 @@ function selects(wantedName: string, name: string): boolean {
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !Object.keys(BENCHMARKS).some((name) => selects(w, name)));
 if (unknown.length) {
-  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')} (or a prefix of several, e.g. peer)`);
+  console.error(
+    `unknown benchmark(s): ${unknown.join(', ')}; known: ${Object.keys(BENCHMARKS).join(', ')} (or a prefix of several, e.g. peer)`,
+  );
   process.exit(2);
 }
 

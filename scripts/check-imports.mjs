@@ -15,7 +15,8 @@ const PACKAGES = manifest.workspaces.map((dir) => ({ dir, json: JSON.parse(readF
 const OTHER_ROOTS = ['test', 'bench', 'scripts'];
 const BUILTINS = new Set(builtinModules);
 // import/export … from 'x', import 'x', import('x'), and createRequire(…).resolve('x') (a package's files served as they are).
-const SPECIFIER = /(?:^|\s|;)(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|\s|;)import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|\)\.resolve\(\s*['"]([^'".][^'"]*)['"]\s*\)/gm;
+const SPECIFIER =
+  /(?:^|\s|;)(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|\s|;)import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|\)\.resolve\(\s*['"]([^'".][^'"]*)['"]\s*\)/gm;
 
 /** Test-only code inside a package: checked for path imports into other packages' sources only. */
 const isTestFile = (path) => /\.test\.ts$|test-support\.ts$|\/fixtures\//.test(path);
@@ -43,7 +44,9 @@ const problems = [];
 for (const pkg of PACKAGES) {
   // A package built by a bundler (the console: Vite) ships its imports inside its files: its devDependencies count.
   const bundled = existsSync(join(ROOT, pkg.dir, 'vite.config.ts'));
-  const declared = new Set(Object.keys({ ...pkg.json.dependencies, ...pkg.json.peerDependencies, ...(bundled ? pkg.json.devDependencies : {}) }));
+  const declared = new Set(
+    Object.keys({ ...pkg.json.dependencies, ...pkg.json.peerDependencies, ...(bundled ? pkg.json.devDependencies : {}) }),
+  );
   const used = new Set();
   for (const file of sourceFiles(join(ROOT, pkg.dir, 'src'))) {
     const where = relative(ROOT, file);
@@ -53,26 +56,31 @@ for (const pkg of PACKAGES) {
         const target = resolve(dirname(file), specifier);
         const owner = packageOf(target);
         if (!test && owner !== pkg) problems.push(`${where}: imports ${specifier}, outside ${pkg.json.name}; import packages by name`);
-        else if (owner && owner !== pkg && target.startsWith(join(ROOT, owner.dir, 'src'))) problems.push(`${where}: imports ${owner.json.name}'s sources by path (${specifier}); use its name and public exports`);
+        else if (owner && owner !== pkg && target.startsWith(join(ROOT, owner.dir, 'src')))
+          problems.push(`${where}: imports ${owner.json.name}'s sources by path (${specifier}); use its name and public exports`);
         continue;
       }
       if (test || specifier.startsWith('node:') || BUILTINS.has(specifier)) continue;
       const name = packageName(specifier);
       used.add(name);
-      if (!declared.has(name) && name !== pkg.json.name) problems.push(`${where}: imports ${name}, which ${pkg.dir}/package.json does not declare`);
+      if (!declared.has(name) && name !== pkg.json.name)
+        problems.push(`${where}: imports ${name}, which ${pkg.dir}/package.json does not declare`);
     }
   }
   // A dependency that supplies another declared package's peer (sharp for @switchyard/core) is used through it.
-  for (const name of used) for (const peer of Object.keys(PACKAGES.find((other) => other.json.name === name)?.json.peerDependencies ?? {})) used.add(peer);
+  for (const name of used)
+    for (const peer of Object.keys(PACKAGES.find((other) => other.json.name === name)?.json.peerDependencies ?? {})) used.add(peer);
   // Build tools a bundled package declares are not imported by its code; its runtime dependencies must be.
-  for (const name of Object.keys({ ...pkg.json.dependencies, ...pkg.json.peerDependencies })) if (!used.has(name)) problems.push(`${pkg.dir}/package.json: declares ${name}, which its code never imports`);
+  for (const name of Object.keys({ ...pkg.json.dependencies, ...pkg.json.peerDependencies }))
+    if (!used.has(name)) problems.push(`${pkg.dir}/package.json: declares ${name}, which its code never imports`);
 }
 for (const dir of OTHER_ROOTS) {
   for (const file of sourceFiles(join(ROOT, dir))) {
     for (const specifier of specifiers(readFileSync(file, 'utf8'))) {
       if (!specifier.startsWith('.')) continue;
       const owner = packageOf(resolve(dirname(file), specifier));
-      if (owner) problems.push(`${relative(ROOT, file)}: imports ${owner.json.name} by path (${specifier}); use its name and public exports`);
+      if (owner)
+        problems.push(`${relative(ROOT, file)}: imports ${owner.json.name} by path (${specifier}); use its name and public exports`);
     }
   }
 }

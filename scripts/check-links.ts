@@ -18,11 +18,13 @@ export function documentationPages(root: string): string[] {
 
 function markdownUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
-    // parentPath from Node 20.12; 20.11 (the oldest we support) calls it path.
-    .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
-    .sort();
+  return (
+    readdirSync(dir, { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
+      // parentPath from Node 20.12; 20.11 (the oldest we support) calls it path.
+      .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
+      .sort()
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

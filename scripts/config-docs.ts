@@ -4,7 +4,14 @@
 // the page current (test/docs/configuration-docs.test.ts) make the same text.
 import { join } from 'node:path';
 import { GATEWAY_VARIABLE_DOCS, gatewayEnv } from '@switchyard/gateway';
-import { schemaDefault, type DocumentedProcess, type EnvSchema, type EnvShape, type VariableDoc, type VariableDocs } from '@switchyard/runtime';
+import {
+  schemaDefault,
+  type DocumentedProcess,
+  type EnvSchema,
+  type EnvShape,
+  type VariableDoc,
+  type VariableDocs,
+} from '@switchyard/runtime';
 import { SERVICE_VARIABLE_DOCS, serviceEnv } from '@switchyard/service';
 import { allInOneEnv } from 'switchyard';
 import { ROOT } from '../test/support/cli.js';
@@ -28,7 +35,8 @@ export const PROCESS_TABLES: readonly DocumentedProcessTable[] = [
   {
     process: 'start',
     title: '`npm start`',
-    intro: 'The all-in-one server (`switchyard start`): the service and the gateway in one process, reading both sets of variables in one pass.',
+    intro:
+      'The all-in-one server (`switchyard start`): the service and the gateway in one process, reading both sets of variables in one pass.',
     schema: allInOneEnv,
     // As in the merged schema, a variable both apps read takes the gateway's entry.
     docs: { ...SERVICE_VARIABLE_DOCS, ...GATEWAY_VARIABLE_DOCS },
@@ -51,18 +59,27 @@ export const PROCESS_TABLES: readonly DocumentedProcessTable[] = [
 
 /** Variables of a table's schema without a docs record, as `process: NAME`. */
 export function undocumentedVariables(tables: readonly DocumentedProcessTable[] = PROCESS_TABLES): string[] {
-  return tables.flatMap((table) => Object.keys(table.schema.shape).filter((name) => table.docs[name] === undefined).map((name) => `${table.process}: ${name}`));
+  return tables.flatMap((table) =>
+    Object.keys(table.schema.shape)
+      .filter((name) => table.docs[name] === undefined)
+      .map((name) => `${table.process}: ${name}`),
+  );
 }
 
 /** Docs records naming no variable of their schema (renamed or removed ones). */
 export function staleDocs(tables: readonly DocumentedProcessTable[] = PROCESS_TABLES): string[] {
-  return tables.flatMap((table) => Object.keys(table.docs).filter((name) => !(name in table.schema.shape)).map((name) => `${table.process}: ${name}`));
+  return tables.flatMap((table) =>
+    Object.keys(table.docs)
+      .filter((name) => !(name in table.schema.shape))
+      .map((name) => `${table.process}: ${name}`),
+  );
 }
 
 /** Everything between the markers: a heading, a sentence and a table per process. */
 export function renderConfigTables(tables: readonly DocumentedProcessTable[] = PROCESS_TABLES): string {
   const missing = undocumentedVariables(tables);
-  if (missing.length > 0) throw new Error(`variables without a description (add them to the *_VARIABLE_DOCS records): ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(`variables without a description (add them to the *_VARIABLE_DOCS records): ${missing.join(', ')}`);
   const sections = tables.map((table) => {
     const rows = Object.entries(table.schema.shape)
       .filter(([name]) => listed(table.docs[name]!, table.process))
@@ -93,7 +110,8 @@ function shownDefault(name: string, schema: EnvShape[string], doc: VariableDoc, 
 const MIB = 1024 * 1024;
 
 function shownValue(name: string, value: unknown): string {
-  if (typeof value === 'number') return name.endsWith('_BYTES') && value >= MIB && value % MIB === 0 ? `\`${value}\` (${value / MIB} MiB)` : `\`${value}\``;
+  if (typeof value === 'number')
+    return name.endsWith('_BYTES') && value >= MIB && value % MIB === 0 ? `\`${value}\` (${value / MIB} MiB)` : `\`${value}\``;
   if (typeof value === 'string' || typeof value === 'boolean') return `\`${value}\``;
   throw new Error(`${name}: its default (${JSON.stringify(value)}) cannot be shown as it is; give \`default\` in its docs record`);
 }

@@ -11,7 +11,16 @@ import { chromium, type Page } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const OUT = join(ROOT, 'docs/images');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-screenshots-'));
 const server = spawn(process.execPath, ['cli/dist/bin.js', 'start'], {
@@ -69,7 +78,11 @@ async function shot(page: Page, name: string): Promise<void> {
 
 /** A token from `switchyard token`, as a person would get one. */
 async function mintToken(): Promise<string> {
-  const child = spawn(process.execPath, ['cli/dist/bin.js', 'token', '--workspace', 'demo', '--subject', 'ada'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['cli/dist/bin.js', 'token', '--workspace', 'demo', '--subject', 'ada'], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   await new Promise((resolve) => child.once('exit', resolve));
@@ -80,7 +93,13 @@ async function mintToken(): Promise<string> {
 async function seed(url: string, token: string): Promise<void> {
   const auth = { authorization: `Bearer ${token}` };
   const picture = (width: number, height: number, from: string, to: string) =>
-    sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${from}"/><stop offset="1" stop-color="${to}"/></linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/><circle cx="${width * 0.7}" cy="${height * 0.35}" r="${height * 0.18}" fill="#fff8" /></svg>`)).jpeg().toBuffer();
+    sharp(
+      Buffer.from(
+        `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${from}"/><stop offset="1" stop-color="${to}"/></linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/><circle cx="${width * 0.7}" cy="${height * 0.35}" r="${height * 0.18}" fill="#fff8" /></svg>`,
+      ),
+    )
+      .jpeg()
+      .toBuffer();
   const fixture = (name: string) => readFile(join(ROOT, 'test/fixtures', name));
   const files: [string, Buffer, string, string][] = [
     ['harbour.jpg', await picture(1600, 1000, '#0b4f6c', '#01baef'), 'photos', 'public'],
@@ -107,7 +126,11 @@ async function seed(url: string, token: string): Promise<void> {
     { method: 'GET', path: '/health', middleware: [], handler: 'health' },
   ];
   for (const route of routes) {
-    const response = await fetch(`${url}/v1/routing`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(route) });
+    const response = await fetch(`${url}/v1/routing`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(route),
+    });
     if (response.status !== 201) throw new Error(`route ${route.path}: ${response.status} ${await response.text()}`);
   }
 }

@@ -115,7 +115,10 @@ async function docx(): Promise<void> {
 async function texts(): Promise<void> {
   await writeFile(join(OUT, 'notes.txt'), 'Switchyard test notes.\nA second line, with a comma; and ünïcödé.\n');
   await writeFile(join(OUT, 'table.csv'), 'id,name,price\n1,"Widget, large",9.99\n2,Gadget,4.50\n3,"Say ""hi""",0\n');
-  await writeFile(join(OUT, 'data.json'), `${JSON.stringify({ name: 'switchyard', tags: ['a', 'b'], nested: { ok: true, n: 1.5 } }, null, 2)}\n`);
+  await writeFile(
+    join(OUT, 'data.json'),
+    `${JSON.stringify({ name: 'switchyard', tags: ['a', 'b'], nested: { ok: true, n: 1.5 } }, null, 2)}\n`,
+  );
   await writeFile(
     join(OUT, 'page.html'),
     '<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>Fixture</title></head>\n<body><p>Hello.</p></body>\n</html>\n',

@@ -29,7 +29,10 @@ function videos(): void {
   ffmpeg([...picture, ...tone, ...h264, '-c:a', 'aac', '-b:a', '64k', '-shortest', ...EXACT], 'video.mp4');
   ffmpeg([...picture, ...h264, '-movflags', '+faststart', ...EXACT], 'video-faststart.mp4');
   ffmpeg([...picture, ...h264, ...EXACT], 'video.mov');
-  ffmpeg([...picture, ...tone, '-c:v', 'libvpx-vp9', '-b:v', '200k', '-deadline', 'realtime', '-c:a', 'libopus', '-shortest', ...EXACT], 'video.webm');
+  ffmpeg(
+    [...picture, ...tone, '-c:v', 'libvpx-vp9', '-b:v', '200k', '-deadline', 'realtime', '-c:a', 'libopus', '-shortest', ...EXACT],
+    'video.webm',
+  );
   ffmpeg([...picture, ...h264, ...EXACT], 'video.mkv');
   // Filmed upright on a phone: stored 320 × 240 with a display matrix turning it a quarter, shown 240 × 320.
   ffmpeg(['-i', join(OUT, 'video-faststart.mp4'), '-c', 'copy', '-metadata:s:v:0', 'rotate=90', ...EXACT], 'video-rotated.mp4');
@@ -49,7 +52,10 @@ function sounds(): void {
 
 /** A PDF of three pages (a page tree under one root) with a correct cross-reference table. */
 function pdf(pages: number): Buffer {
-  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', `<< /Type /Pages /Kids [${Array.from({ length: pages }, (_, i) => `${3 + i} 0 R`).join(' ')}] /Count ${pages} >>`];
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [${Array.from({ length: pages }, (_, i) => `${3 + i} 0 R`).join(' ')}] /Count ${pages} >>`,
+  ];
   for (let i = 0; i < pages; i++) objects.push('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 144 72] >>');
   return pdfFile(objects);
 }
@@ -61,12 +67,15 @@ function pdf(pages: number): Buffer {
  */
 async function photos(): Promise<void> {
   const halves = Buffer.alloc(60 * 40 * 3);
-  for (let i = 0; i < 60 * 40; i++) halves.set((i % 60) < 30 ? [220, 20, 20] : [20, 20, 220], i * 3);
+  for (let i = 0; i < 60 * 40; i++) halves.set(i % 60 < 30 ? [220, 20, 20] : [20, 20, 220], i * 3);
   const exif = {
     IFD0: { Make: 'Switchyard', Model: 'Fixture' },
     IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2400/100', GPSLongitudeRef: 'E', GPSLongitude: '2/1 17/1 4000/100' },
   };
-  const image = () => sharp(halves, { raw: { width: 60, height: 40, channels: 3 } }).withExif(exif).withMetadata({ orientation: 6 });
+  const image = () =>
+    sharp(halves, { raw: { width: 60, height: 40, channels: 3 } })
+      .withExif(exif)
+      .withMetadata({ orientation: 6 });
   await writeFile(join(OUT, 'gps.jpg'), await image().jpeg({ quality: 90 }).toBuffer());
   await writeFile(join(OUT, 'gps.png'), await image().png().toBuffer());
   await writeFile(join(OUT, 'gps.webp'), await image().webp({ quality: 90 }).toBuffer());

@@ -44,6 +44,8 @@ for (let i = 0; i < runs; i++) {
 }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 for (const [name, values] of Object.entries(times)) {
-  console.log(`${name.padEnd(9)} median ${median(values).toFixed(0)} ms, fastest ${Math.min(...values).toFixed(0)} ms over ${values.length} runs`);
+  console.log(
+    `${name.padEnd(9)} median ${median(values).toFixed(0)} ms, fastest ${Math.min(...values).toFixed(0)} ms over ${values.length} runs`,
+  );
 }
 console.log(`tsx ÷ compiled (medians): ${(median(times.tsx!) / median(times.compiled!)).toFixed(2)}`);

@@ -33,7 +33,18 @@ function memory(pid: number): { rss: number; hwm: number } {
 async function startServer(dataDir: string, secret: string): Promise<{ pid: number; address: string; stop(): Promise<void> }> {
   const child = spawn(process.execPath, cliArgs('service'), {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, CDN_URL: 'http://cdn.test/files', MAX_UPLOAD_BYTES: String(4 * 1024 * MIB), LOG_LEVEL: 'warn', DATABASE_URL: '', BLOB_STORE: '' },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      GRPC_PORT: '0',
+      DATA_DIR: dataDir,
+      AUTH_SECRET: secret,
+      CDN_URL: 'http://cdn.test/files',
+      MAX_UPLOAD_BYTES: String(4 * 1024 * MIB),
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: '',
+      BLOB_STORE: '',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
@@ -100,10 +111,15 @@ try {
   clearInterval(sampler);
   const after = memory(server.pid);
   peak = Math.max(peak, after.rss);
-  if (asset.size !== sizeMiB * MIB || asset.sha256 !== sha256) throw new Error(`stored ${asset.size} bytes with sha256 ${asset.sha256}, sent ${sha256}`);
+  if (asset.size !== sizeMiB * MIB || asset.sha256 !== sha256)
+    throw new Error(`stored ${asset.size} bytes with sha256 ${asset.sha256}, sent ${sha256}`);
   const mib = (bytes: number) => (bytes / MIB).toFixed(1);
-  console.log(`uploaded ${sizeMiB} MiB over gRPC in ${seconds.toFixed(1)} s (${((sizeMiB * MIB) / 1e6 / seconds).toFixed(0)} MB/s), sha256 verified`);
-  console.log(`server RSS before ${mib(before.rss)} MiB, peak ${mib(peak)} MiB, after ${mib(after.rss)} MiB; VmHWM ${mib(before.hwm)} -> ${mib(after.hwm)} MiB`);
+  console.log(
+    `uploaded ${sizeMiB} MiB over gRPC in ${seconds.toFixed(1)} s (${((sizeMiB * MIB) / 1e6 / seconds).toFixed(0)} MB/s), sha256 verified`,
+  );
+  console.log(
+    `server RSS before ${mib(before.rss)} MiB, peak ${mib(peak)} MiB, after ${mib(after.rss)} MiB; VmHWM ${mib(before.hwm)} -> ${mib(after.hwm)} MiB`,
+  );
   console.log(`UPLOAD_RSS_GROWTH_MIB=${mib(peak - before.rss)} HWM_GROWTH_MIB=${mib(after.hwm - before.hwm)}`);
 } finally {
   client.close();

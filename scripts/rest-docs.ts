@@ -73,7 +73,12 @@ export function renderEndpointTable(document: OpenApiDocument): string {
       .filter(([method]) => METHODS.includes(method))
       .map(([method, operation]) => {
         const { scope, summary } = scopeOf(document, method, path, operation);
-        return tableRow(request(document, method, path, operation), success(document, operation), scope, notes(summary, operation.description));
+        return tableRow(
+          request(document, method, path, operation),
+          success(document, operation),
+          scope,
+          notes(summary, operation.description),
+        );
       }),
   );
   const note =
@@ -88,7 +93,9 @@ export function renderEndpointTable(document: OpenApiDocument): string {
 /** `` `GET /v1/routing?pageSize&pageToken` `` and the body's kind and fields, as a REST user writes the request. */
 function request(document: OpenApiDocument, method: string, path: string, operation: Operation): string {
   const parameters = operation.parameters ?? [];
-  const query = parameters.filter((parameter) => parameter.in === 'query').map((parameter) => (parameter.required ? `${parameter.name}=` : parameter.name));
+  const query = parameters
+    .filter((parameter) => parameter.in === 'query')
+    .map((parameter) => (parameter.required ? `${parameter.name}=` : parameter.name));
   const headers = parameters.filter((parameter) => parameter.in === 'header').map((parameter) => `\`${parameter.name}\``);
   const shownPath = path.startsWith(`${FILES_PATH}/`) ? `<CDN_URL>${path.slice(FILES_PATH.length)}` : path;
   const parts = [`\`${method.toUpperCase()} ${shownPath}${query.length > 0 ? `?${query.join('&')}` : ''}\``];
@@ -157,7 +164,8 @@ function scopeOf(document: OpenApiDocument, method: string, path: string, operat
   const needsToken = (operation.security ?? document.security ?? []).length > 0;
   if (!needsToken) return { scope: 'none', summary };
   const named = SCOPE_IN_SUMMARY.exec(summary);
-  if (named === null) throw new Error(`${method.toUpperCase()} ${path} needs a token, but its summary names no scope: end it with "(scope <scope>)"`);
+  if (named === null)
+    throw new Error(`${method.toUpperCase()} ${path} needs a token, but its summary names no scope: end it with "(scope <scope>)"`);
   return { scope: named[1]!, summary: summary.slice(0, named.index) };
 }
 

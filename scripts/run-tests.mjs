@@ -46,7 +46,10 @@ await linesClosed;
 if (exitCode !== 0 && failed === 0) failed = 1;
 // The longest-running files (from their first line to their last; setup before a file's first line
 // is not seen), as TAP comments, so a slow CI run says where its time went.
-const slowest = [...fileSpans].map(([file, { first, last }]) => ({ file, seconds: (last - first) / 1000 })).sort((a, b) => b.seconds - a.seconds).slice(0, 12);
+const slowest = [...fileSpans]
+  .map(([file, { first, last }]) => ({ file, seconds: (last - first) / 1000 }))
+  .sort((a, b) => b.seconds - a.seconds)
+  .slice(0, 12);
 process.stdout.write(`# ${((Date.now() - started) / 1000).toFixed(0)} s in all; the longest files, first line to last:\n`);
 for (const { file, seconds } of slowest) process.stdout.write(`#   ${seconds.toFixed(0).padStart(4)} s  ${file}\n`);
 process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);

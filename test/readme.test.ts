@@ -45,7 +45,7 @@ for (const page of ['docs/embedding.md', 'lib/README.md']) {
 
 // The two commands of the README (and docs/getting-started.md): CI has just run `npm ci`; this runs
 // `npm start` as printed, on free ports and a scratch data folder, and stops it as a reader would (Ctrl-C).
-test("`npm start`, as the README prints it, serves on embedded defaults and stops cleanly on Ctrl-C", async (t) => {
+test('`npm start`, as the README prints it, serves on embedded defaults and stops cleanly on Ctrl-C', async (t) => {
   t.timeout(90_000);
   const commandsOf = async (page: string) => commandLines((await samplesOf(page)).find((sample) => sample.first === 'npm ci')?.body ?? '');
   const [install, start] = await commandsOf('README.md');
@@ -55,7 +55,10 @@ test("`npm start`, as the README prints it, serves on embedded defaults and stop
   t.deepEqual(await commandsOf('docs/getting-started.md'), [install, start, 'npm test']);
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-npm-start-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const server = new Background(start!.split(' '), { cwd: ROOT, env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir }) });
+  const server = new Background(start!.split(' '), {
+    cwd: ROOT,
+    env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir }),
+  });
   t.teardown(() => server.stop('SIGKILL'));
   const [, rest] = await server.waitFor(/REST gateway\s+(http:\/\/\S+)/);
   const health = await fetch(`${rest}/healthz`);

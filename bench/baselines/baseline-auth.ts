@@ -5,7 +5,10 @@ import { jwtVerify } from 'jose';
 export function createAuth(secret: string) {
   // Imported once, as ours should too: handing jose raw bytes re-imports the key on every verify.
   const key = crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
-  return async function authorize(req: Pick<IncomingMessage, 'headers'> | { headers: { authorization?: string | undefined } }, scope: string): Promise<{ workspace: string } | { status: 401 | 403 }> {
+  return async function authorize(
+    req: Pick<IncomingMessage, 'headers'> | { headers: { authorization?: string | undefined } },
+    scope: string,
+  ): Promise<{ workspace: string } | { status: 401 | 403 }> {
     const header = req.headers.authorization;
     if (!header?.startsWith('Bearer ')) return { status: 401 };
     try {

@@ -31,8 +31,19 @@ export function seedRows(workspace: string, count: number): AssetRow[] {
     const id = `as_${ulid(at + i).toLowerCase()}`;
     const blobId = `bl_${ulid(at + i).toLowerCase()}`;
     return {
-      id, workspace, label: 'bench', blob_id: blobId, blob_key: `${workspace}/${id}/${blobId}.png`,
-      type: 'image/png', size: 68, sha256: 'f'.repeat(64), width: 1, height: 1, created_at: at + i, uploaded_at: at + i, version: 1,
+      id,
+      workspace,
+      label: 'bench',
+      blob_id: blobId,
+      blob_key: `${workspace}/${id}/${blobId}.png`,
+      type: 'image/png',
+      size: 68,
+      sha256: 'f'.repeat(64),
+      width: 1,
+      height: 1,
+      created_at: at + i,
+      uploaded_at: at + i,
+      version: 1,
     };
   });
 }
@@ -106,7 +117,8 @@ export function openSqliteStore(file: string): BaselineStore {
   });
   return {
     getAsset: async (workspace, id) => select.get(workspace, id),
-    listAssets: async (workspace, before, limit) => (before === undefined ? listFirst.all(workspace, limit) : listBelow.all(workspace, before, limit)),
+    listAssets: async (workspace, before, limit) =>
+      before === undefined ? listFirst.all(workspace, limit) : listBelow.all(workspace, before, limit),
     insertAsset: async (row) => void insertAsset.run(values(ASSET_COLUMNS, row)),
     insertAssets: async (rows) => void insertMany(rows),
     async insertRoute(row) {
@@ -132,7 +144,8 @@ export async function openMysqlStore(url: string): Promise<BaselineStore> {
       return (rows as AssetRow[])[0];
     },
     async listAssets(workspace, before, limit) {
-      const [rows] = before === undefined ? await pool.query(LIST_FIRST, [workspace, limit]) : await pool.query(LIST_BELOW, [workspace, before, limit]);
+      const [rows] =
+        before === undefined ? await pool.query(LIST_FIRST, [workspace, limit]) : await pool.query(LIST_BELOW, [workspace, before, limit]);
       return rows as AssetRow[];
     },
     insertAsset: async (row) => void (await pool.execute(INSERT_ASSET, values(ASSET_COLUMNS, row))),

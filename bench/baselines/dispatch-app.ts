@@ -33,7 +33,9 @@ async function watchedTable(): Promise<SyncedRouteTable> {
   return table;
 }
 
-const handlers: Record<string, Handler> = Object.fromEntries(Object.entries(DISPATCH_HANDLERS).map(([name, answer]) => [name, (ctx) => answer(ctx.params)]));
+const handlers: Record<string, Handler> = Object.fromEntries(
+  Object.entries(DISPATCH_HANDLERS).map(([name, answer]) => [name, (ctx) => answer(ctx.params)]),
+);
 
 async function start(): Promise<string> {
   switch (side) {
@@ -46,7 +48,11 @@ async function start(): Promise<string> {
       const app = Fastify();
       for (const [index, route] of routes.entries()) {
         const answer = DISPATCH_HANDLERS[handlerNameOf(index)]!;
-        app.route({ method: route.method as HTTPMethods, url: route.path, handler: (request) => answer(request.params as Record<string, string>) });
+        app.route({
+          method: route.method as HTTPMethods,
+          url: route.path,
+          handler: (request) => answer(request.params as Record<string, string>),
+        });
       }
       return app.listen({ host: '127.0.0.1', port: 0 });
     }

@@ -12,7 +12,26 @@ const FFMPEG = process.env['FFMPEG_PATH'] || 'ffmpeg';
 
 function frame(ms: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(FFMPEG, ['-nostdin', '-loglevel', 'error', '-ss', (ms / 1000).toFixed(3), '-i', VIDEO, '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'mjpeg', 'pipe:1'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(
+      FFMPEG,
+      [
+        '-nostdin',
+        '-loglevel',
+        'error',
+        '-ss',
+        (ms / 1000).toFixed(3),
+        '-i',
+        VIDEO,
+        '-frames:v',
+        '1',
+        '-f',
+        'image2pipe',
+        '-c:v',
+        'mjpeg',
+        'pipe:1',
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     const out: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.once('error', reject);

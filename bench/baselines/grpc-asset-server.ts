@@ -54,8 +54,19 @@ const handlers: AssetServiceServer = {
 // One asset to read, the same shape as an uploaded 1x1 PNG in ours.
 const now = Date.now();
 const seed: AssetRow = {
-  id: `as_${ulid().toLowerCase()}`, workspace: process.env.SEED_WORKSPACE ?? 'bench', label: 'bench', blob_id: `bl_${ulid().toLowerCase()}`,
-  blob_key: 'bench/seed', type: 'image/png', size: 68, sha256: 'f'.repeat(64), width: 1, height: 1, created_at: now, uploaded_at: now, version: 1,
+  id: `as_${ulid().toLowerCase()}`,
+  workspace: process.env.SEED_WORKSPACE ?? 'bench',
+  label: 'bench',
+  blob_id: `bl_${ulid().toLowerCase()}`,
+  blob_key: 'bench/seed',
+  type: 'image/png',
+  size: 68,
+  sha256: 'f'.repeat(64),
+  width: 1,
+  height: 1,
+  created_at: now,
+  uploaded_at: now,
+  version: 1,
 };
 await store.insertAsset(seed);
 

@@ -20,7 +20,10 @@ const server = createServer((req, res) => {
   const metadata = new Metadata();
   metadata.set('authorization', req.headers.authorization ?? '');
   client.getAsset({ id }, metadata, (error: ServiceError | null, asset?: Asset) => {
-    if (error || !asset) return void res.writeHead(HTTP_STATUS[error?.code ?? status.INTERNAL] ?? 500, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 'error', message: error?.details }));
+    if (error || !asset)
+      return void res
+        .writeHead(HTTP_STATUS[error?.code ?? status.INTERNAL] ?? 500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ code: 'error', message: error?.details }));
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(json(asset)));
   });
 });

@@ -30,4 +30,6 @@ const sharp = ipxRequire('sharp') as typeof import('sharp');
 const cache = process.env.SHARP_CACHE === 'off' ? sharp.cache(false) : sharp.cache({ memory: 50, files: 20, items: 100 });
 
 const ipx = createIPX({ storage: ipxFSStorage({ dir: requiredEnv('IPX_DIR') }) });
-serveHttp(createServer(createIPXNodeServer(ipx)), { extra: `sharp=${sharp.versions.sharp} vips=${sharp.versions.vips} cache=${JSON.stringify(cache)}` });
+serveHttp(createServer(createIPXNodeServer(ipx)), {
+  extra: `sharp=${sharp.versions.sharp} vips=${sharp.versions.vips} cache=${JSON.stringify(cache)}`,
+});

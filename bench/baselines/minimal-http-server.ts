@@ -76,14 +76,28 @@ async function createRoute(req: IncomingMessage, res: ServerResponse): Promise<v
   const { path, handler, middleware = [] } = body ?? {};
   const valid =
     METHODS.has(method) &&
-    typeof path === 'string' && /^\/[A-Za-z0-9._~:*/-]{0,1023}$/.test(path) &&
-    typeof handler === 'string' && /^[A-Za-z_][\w.-]{0,127}$/.test(handler) &&
-    Array.isArray(middleware) && middleware.length <= 32 && middleware.every((m) => typeof m === 'string' && /^[A-Za-z_][\w.-]{0,127}$/.test(m));
+    typeof path === 'string' &&
+    /^\/[A-Za-z0-9._~:*/-]{0,1023}$/.test(path) &&
+    typeof handler === 'string' &&
+    /^[A-Za-z_][\w.-]{0,127}$/.test(handler) &&
+    Array.isArray(middleware) &&
+    middleware.length <= 32 &&
+    middleware.every((m) => typeof m === 'string' && /^[A-Za-z_][\w.-]{0,127}$/.test(m));
   if (!valid) return send(res, 400, { code: 'invalid_argument', message: 'bad route' });
   const route = { id: `rt_${ulid().toLowerCase()}`, method, path, middleware: middleware as string[], handler, createdAt: new Date() };
   const shape = path.replace(/:[A-Za-z_]\w*/g, ':');
   const shape_hash = createHash('sha256').update(shape).digest('hex');
-  const row = { id: route.id, workspace: auth.workspace, method, path, shape, shape_hash, middleware: JSON.stringify(route.middleware), handler, created_at: route.createdAt.getTime() };
+  const row = {
+    id: route.id,
+    workspace: auth.workspace,
+    method,
+    path,
+    shape,
+    shape_hash,
+    middleware: JSON.stringify(route.middleware),
+    handler,
+    created_at: route.createdAt.getTime(),
+  };
   if (!(await store.insertRoute(row))) return send(res, 409, { code: 'already_exists', message: 'duplicate route' });
   send(res, 201, { ...route, createdAt: route.createdAt.toISOString() }, { location: `/v1/routing/${route.id}` });
 }
@@ -91,18 +105,32 @@ async function createRoute(req: IncomingMessage, res: ServerResponse): Promise<v
 const server = createServer((req, res) => {
   const [pathname = '', search = ''] = (req.url ?? '').split('?', 2);
   const asset = req.method === 'GET' ? ASSET_PATH.exec(pathname) : null;
-  const work = asset?.[1] ? getAsset(req, res, asset[1])
-    : req.method === 'GET' && pathname === '/v1/assets' ? listAssets(req, res, new URLSearchParams(search))
-    : req.method === 'POST' && req.url === '/v1/routing' ? createRoute(req, res)
-    : Promise.resolve(send(res, 404, { code: 'not_found', message: 'no such endpoint' }));
+  const work = asset?.[1]
+    ? getAsset(req, res, asset[1])
+    : req.method === 'GET' && pathname === '/v1/assets'
+      ? listAssets(req, res, new URLSearchParams(search))
+      : req.method === 'POST' && req.url === '/v1/routing'
+        ? createRoute(req, res)
+        : Promise.resolve(send(res, 404, { code: 'not_found', message: 'no such endpoint' }));
   work.catch((error: unknown) => send(res, 500, { code: 'internal', message: String(error) }));
 });
 
 // One asset to read, the same shape as an uploaded 1x1 PNG in ours.
 const now = Date.now();
 const seed: AssetRow = {
-  id: `as_${ulid().toLowerCase()}`, workspace: process.env.SEED_WORKSPACE ?? 'bench', label: 'bench', blob_id: `bl_${ulid().toLowerCase()}`,
-  blob_key: 'bench/seed', type: 'image/png', size: 68, sha256: 'f'.repeat(64), width: 1, height: 1, created_at: now, uploaded_at: now, version: 1,
+  id: `as_${ulid().toLowerCase()}`,
+  workspace: process.env.SEED_WORKSPACE ?? 'bench',
+  label: 'bench',
+  blob_id: `bl_${ulid().toLowerCase()}`,
+  blob_key: 'bench/seed',
+  type: 'image/png',
+  size: 68,
+  sha256: 'f'.repeat(64),
+  width: 1,
+  height: 1,
+  created_at: now,
+  uploaded_at: now,
+  version: 1,
 };
 await store.insertAsset(seed);
 // SEED_ASSETS more, for the listing benchmark (rest-list-assets).

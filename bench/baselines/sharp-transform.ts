@@ -43,7 +43,10 @@ const server = createServer((req, res) => {
   const path = url.pathname.startsWith('/t/') ? sources.get(url.pathname.slice(3)) : undefined;
   if (req.method !== 'GET' || path === undefined) return void res.writeHead(404).end();
   transform(path, url.searchParams).then(
-    ({ type, bytes }) => res.writeHead(200, { 'content-type': type, 'content-length': bytes.length, 'cache-control': 'public, max-age=31536000, immutable' }).end(bytes),
+    ({ type, bytes }) =>
+      res
+        .writeHead(200, { 'content-type': type, 'content-length': bytes.length, 'cache-control': 'public, max-age=31536000, immutable' })
+        .end(bytes),
     (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error)),
   );
 });

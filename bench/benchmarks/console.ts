@@ -7,7 +7,16 @@ import { median } from '../harness/stats.js';
 /** Debian's Chromium, with the flags this machine needs (no background traffic to a closed network). */
 const CHROMIUM = {
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 };
 const ROUNDS = 5;
 const FIRST_ASSETS = 1_000;
@@ -45,8 +54,14 @@ export async function consoleBench(): Promise<BenchResult[]> {
     const scrolledNodes = await domNodes(browser, server.url, ws.token, ALL_ASSETS, true);
     return [
       result('console-initial-js-kib', jsKib, 80, 'KiB', 'lower', { goal: 'ours <= 80 KiB (ratio <= 1)' }),
-      result('console-assets-first-render-ms', median(ours), median(bare), 'ms', 'lower', { goal: 'ours < 1000 ms', notes: { assets: FIRST_ASSETS, rounds: ROUNDS, ours, bare } }),
-      result('console-dom-nodes-10k', scrolledNodes, firstPageNodes, 'nodes', 'lower', { goal: 'ours < 3000 nodes', notes: { assets: ALL_ASSETS } }),
+      result('console-assets-first-render-ms', median(ours), median(bare), 'ms', 'lower', {
+        goal: 'ours < 1000 ms',
+        notes: { assets: FIRST_ASSETS, rounds: ROUNDS, ours, bare },
+      }),
+      result('console-dom-nodes-10k', scrolledNodes, firstPageNodes, 'nodes', 'lower', {
+        goal: 'ours < 3000 nodes',
+        notes: { assets: ALL_ASSETS },
+      }),
     ];
   } finally {
     await browser.close();
@@ -64,14 +79,22 @@ async function seed(url: string, token: string, from: number, to: number): Promi
       const form = new FormData();
       form.set('label', n % 2 === 0 ? 'even' : 'odd');
       form.set('file', new Blob([`asset ${n}\n`], { type: 'text/plain' }), `asset-${String(n).padStart(5, '0')}.txt`);
-      const response = await fetch(`${url}/v1/assets/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      const response = await fetch(`${url}/v1/assets/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
       if (response.status !== 201) throw new Error(`seed: ${response.status} ${await response.text()}`);
     }
   };
   await Promise.all(Array.from({ length: SEED_CONCURRENCY }, worker));
 }
 
-async function signedInPage(browser: Browser, url: string, token: string): Promise<{ page: Page; signIn: () => Promise<void>; close: () => Promise<void> }> {
+async function signedInPage(
+  browser: Browser,
+  url: string,
+  token: string,
+): Promise<{ page: Page; signIn: () => Promise<void>; close: () => Promise<void> }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   await page.goto(`${url}/console/`);
@@ -123,7 +146,9 @@ async function bareRenderMs(browser: Browser, url: string, token: string): Promi
   const elapsed = await page.evaluate(async (bearer) => {
     const started = performance.now();
     const response = await fetch('/v1/assets?pageSize=50', { headers: { authorization: `Bearer ${bearer}` } });
-    const { assets } = (await response.json()) as { assets: { id: string; name?: string; type: string; size: number; uploadedAt: string }[] };
+    const { assets } = (await response.json()) as {
+      assets: { id: string; name?: string; type: string; size: number; uploadedAt: string }[];
+    };
     const table = document.createElement('table');
     for (const asset of assets) {
       const row = table.insertRow();

@@ -26,7 +26,8 @@ const SCHEDULE = { rounds: 6, measureSeconds: plan.measureSeconds / 2 };
  * lookup among the same 1,000 routes; the rest is the framework's own work.
  */
 export function dispatchBench(kind: 'fastify' | 'fetch'): () => Promise<BenchResult[]> {
-  const sides = kind === 'fastify' ? { ours: 'fastify-dispatch', baseline: 'fastify-direct' } : { ours: 'fetch-dispatch', baseline: 'hono' };
+  const sides =
+    kind === 'fastify' ? { ours: 'fastify-dispatch', baseline: 'fastify-direct' } : { ours: 'fetch-dispatch', baseline: 'hono' };
   return async () => {
     const ws = await createWorkspace(`dispatch-${kind}`);
     try {
@@ -34,14 +35,33 @@ export function dispatchBench(kind: 'fastify' | 'fetch'): () => Promise<BenchRes
       try {
         const servers: Record<Side, { address: string; pid: number }> = { ours, baseline };
         const { routes, probes } = buildRouteSet();
-        const requests = probes.filter((probe) => probe.expected !== undefined).map((probe) => ({ method: probe.method, path: probe.path }));
-        for (const side of ['ours', 'baseline'] as const) await checkAnswers(servers[side].address, requests, routes.map((_, index) => handlerNameOf(index)));
-        const stats = await compareHttp((side) => ({ url: servers[side].address, requests }), { ours: ours.pid, baseline: baseline.pid }, SCHEDULE);
-        const baselineName = kind === 'fastify' ? `fastify ${packageVersion('fastify')}, routes registered directly` : `hono ${packageVersion('hono')} (its default router) on @hono/node-server ${packageVersion('@hono/node-server')}`;
+        const requests = probes
+          .filter((probe) => probe.expected !== undefined)
+          .map((probe) => ({ method: probe.method, path: probe.path }));
+        for (const side of ['ours', 'baseline'] as const)
+          await checkAnswers(
+            servers[side].address,
+            requests,
+            routes.map((_, index) => handlerNameOf(index)),
+          );
+        const stats = await compareHttp(
+          (side) => ({ url: servers[side].address, requests }),
+          { ours: ours.pid, baseline: baseline.pid },
+          SCHEDULE,
+        );
+        const baselineName =
+          kind === 'fastify'
+            ? `fastify ${packageVersion('fastify')}, routes registered directly`
+            : `hono ${packageVersion('hono')} (its default router) on @hono/node-server ${packageVersion('@hono/node-server')}`;
         return [
           result(`dispatch-${kind}`, stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', {
             goal: 'ratio >= 0.9',
-            notes: { ...cpuNotes(stats), routes: routes.length, baseline: baselineName, load: 'one request per route, cycled; no middleware on the records' },
+            notes: {
+              ...cpuNotes(stats),
+              routes: routes.length,
+              baseline: baselineName,
+              load: 'one request per route, cycled; no middleware on the records',
+            },
           }),
         ];
       } finally {
@@ -54,12 +74,18 @@ export function dispatchBench(kind: 'fastify' | 'fetch'): () => Promise<BenchRes
 }
 
 /** Every route answers 200 with its own handler's name: a fast wrong answer is not a result. */
-async function checkAnswers(address: string, requests: readonly { method: string; path: string }[], handlerNames: readonly string[]): Promise<void> {
+async function checkAnswers(
+  address: string,
+  requests: readonly { method: string; path: string }[],
+  handlerNames: readonly string[],
+): Promise<void> {
   for (const [index, request] of requests.entries()) {
     const response = await fetch(`${address}${request.path}`, { method: request.method });
     const body = (await response.json()) as { handler?: string };
     if (response.status !== 200 || body.handler !== handlerNames[index]) {
-      throw new Error(`${address}: ${request.method} ${request.path} answered ${response.status} ${JSON.stringify(body)}, expected ${handlerNames[index]}`);
+      throw new Error(
+        `${address}: ${request.method} ${request.path} answered ${response.status} ${JSON.stringify(body)}, expected ${handlerNames[index]}`,
+      );
     }
   }
 }
@@ -68,6 +94,11 @@ const APP = new URL('../baselines/dispatch-app.ts', import.meta.url).pathname;
 
 /** One side's server, with a log of its own (both run the same file: a shared log would give both the first one's ready line). */
 async function startSide(dir: string, side: string): Promise<ChildServer & { address: string }> {
-  const child = await startChild({ args: ['--import', 'tsx', APP], env: { DISPATCH_SIDE: side }, ready: /ready url=(\S+)/, logFile: join(dir, `${side}.log`) });
+  const child = await startChild({
+    args: ['--import', 'tsx', APP],
+    env: { DISPATCH_SIDE: side },
+    ready: /ready url=(\S+)/,
+    logFile: join(dir, `${side}.log`),
+  });
   return { ...child, address: child.ready[1]! };
 }

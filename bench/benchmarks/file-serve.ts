@@ -3,7 +3,10 @@ import { compareHttp } from '../harness/http-load.js';
 import { result, type BenchResult } from '../harness/results.js';
 import { createWorkspace, startBaseline, startOurs, startPair } from '../harness/servers.js';
 
-export const SIZES = [{ name: 'file-serve-16kib', bytes: 16 * 1024 }, { name: 'file-serve-4mib', bytes: 4 * 1024 * 1024 }] as const;
+export const SIZES = [
+  { name: 'file-serve-16kib', bytes: 16 * 1024 },
+  { name: 'file-serve-4mib', bytes: 4 * 1024 * 1024 },
+] as const;
 
 /**
  * Public file urls of `npm start` (gateway → FileService → disk, in-process)
@@ -13,17 +16,27 @@ export const SIZES = [{ name: 'file-serve-16kib', bytes: 16 * 1024 }, { name: 'f
 export async function fileServe(): Promise<BenchResult[]> {
   const ws = await createWorkspace('file-serve');
   try {
-    const [ours, baseline] = await startPair(startOurs(ws), startBaseline(ws, 'static-files.ts', { FILES: SIZES.map((size) => size.bytes).join(',') }));
+    const [ours, baseline] = await startPair(
+      startOurs(ws),
+      startBaseline(ws, 'static-files.ts', { FILES: SIZES.map((size) => size.bytes).join(',') }),
+    );
     try {
       const results: BenchResult[] = [];
       for (const { name, bytes } of SIZES) {
         const url = { ours: await uploadedUrl(ours.url, ws.token, bytes), baseline: `${baseline.address}/files/${bytes}.bin` };
         const stats = await compareHttp((side) => ({ url: url[side] }), { ours: ours.pid, baseline: baseline.pid });
         if (bytes < 1024 * 1024) {
-          results.push(result(name, stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { goal: 'ratio >= 0.5', notes: cpuNotes(stats) }));
+          results.push(
+            result(name, stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { goal: 'ratio >= 0.5', notes: cpuNotes(stats) }),
+          );
         } else {
           const mbps = (rps: number) => (rps * bytes) / 1e6;
-          results.push(result(name, mbps(stats.ours.rps), mbps(stats.baseline.rps), 'MB/s', 'higher', { goal: 'ratio >= 0.8', notes: cpuNotes(stats) }));
+          results.push(
+            result(name, mbps(stats.ours.rps), mbps(stats.baseline.rps), 'MB/s', 'higher', {
+              goal: 'ratio >= 0.8',
+              notes: cpuNotes(stats),
+            }),
+          );
         }
       }
       return results;

@@ -28,8 +28,16 @@ export async function matchRoute(): Promise<BenchResult[]> {
   crossCheck('find-my-way', theirs, probes);
   crossCheck('RouteTable', ours, probes);
 
-  const opsPerSecond = alternate({ ours: (method, path) => table.match(method, path), baseline: (method, path) => router.find(method as HTTPMethod, path) }, probes);
-  return [result('lib-match-route', opsPerSecond.ours, opsPerSecond.baseline, 'ops/s', 'higher', { goal: 'ratio >= 1', notes: { routes: routes.length, paths: probes.length } })];
+  const opsPerSecond = alternate(
+    { ours: (method, path) => table.match(method, path), baseline: (method, path) => router.find(method as HTTPMethod, path) },
+    probes,
+  );
+  return [
+    result('lib-match-route', opsPerSecond.ours, opsPerSecond.baseline, 'ops/s', 'higher', {
+      goal: 'ratio >= 1',
+      notes: { routes: routes.length, paths: probes.length },
+    }),
+  ];
 }
 
 /** Warms both matchers up, then times them alternately for `plan.rounds` rounds; matches per second of each. */
@@ -63,10 +71,14 @@ function time(match: MatchFn, probes: readonly Probe[], millis: number): number 
 export function crossCheck(label: string, match: (method: string, path: string) => Match, probes: readonly Probe[]): void {
   for (const probe of probes) {
     const found = match(probe.method, probe.path);
-    const ok = probe.expected === undefined
-      ? found === undefined
-      : found?.pattern === probe.expected && JSON.stringify(sorted(found.params)) === JSON.stringify(sorted(probe.params));
-    if (!ok) throw new Error(`${label}: ${probe.method} ${probe.path} gave ${JSON.stringify(found)}, expected ${probe.expected} ${JSON.stringify(probe.params)}`);
+    const ok =
+      probe.expected === undefined
+        ? found === undefined
+        : found?.pattern === probe.expected && JSON.stringify(sorted(found.params)) === JSON.stringify(sorted(probe.params));
+    if (!ok)
+      throw new Error(
+        `${label}: ${probe.method} ${probe.path} gave ${JSON.stringify(found)}, expected ${probe.expected} ${JSON.stringify(probe.params)}`,
+      );
   }
 }
 

@@ -29,7 +29,10 @@ async function untilNoFfmpegChildren(pids: readonly number[]): Promise<void> {
   for (let waited = 0; waited < 60_000; waited += 100) {
     const children = pids.flatMap((pid) => {
       try {
-        return execFileSync('pgrep', ['-P', String(pid), '-x', name], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+        return execFileSync('pgrep', ['-P', String(pid), '-x', name], { encoding: 'utf8' })
+          .trim()
+          .split('\n')
+          .filter(Boolean);
       } catch {
         return [];
       }
@@ -41,7 +44,27 @@ async function untilNoFfmpegChildren(pids: readonly number[]): Promise<void> {
 
 /** A 1280 × 720 H.264 video of `seconds` (a keyframe every 2 s, the index at the end, as cameras write it). */
 function makeVideo(path: string, seconds: number): void {
-  execFileSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=1280x720:rate=30:duration=${seconds}`, '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-g', '60', '-pix_fmt', 'yuv420p', path]);
+  execFileSync(FFMPEG, [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc2=size=1280x720:rate=30:duration=${seconds}`,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '23',
+    '-g',
+    '60',
+    '-pix_fmt',
+    'yuv420p',
+    path,
+  ]);
 }
 
 /** About 64 MiB of H.264 that does not compress (noise at a fixed bitrate), index at the end. */
@@ -49,18 +72,51 @@ function makeLargeVideo(path: string, mib: number): void {
   const seconds = 20;
   const bitrate = Math.round((mib * 1024 * 1024 * 8) / seconds / 1e6);
   const noise = 'nullsrc=size=640x360:rate=30,geq=lum=random(1)*255:cb=128:cr=128';
-  execFileSync(FFMPEG, ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', noise, '-t', String(seconds), '-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', `${bitrate}M`, '-maxrate', `${bitrate}M`, '-bufsize', `${bitrate}M`, path]);
+  execFileSync(FFMPEG, [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    noise,
+    '-t',
+    String(seconds),
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-b:v',
+    `${bitrate}M`,
+    '-maxrate',
+    `${bitrate}M`,
+    '-bufsize',
+    `${bitrate}M`,
+    path,
+  ]);
 }
 
-async function uploadVideo(url: string, token: string, bytes: Buffer, name: string): Promise<{ status: number; body: string; mbPerSecond: number }> {
+async function uploadVideo(
+  url: string,
+  token: string,
+  bytes: Buffer,
+  name: string,
+): Promise<{ status: number; body: string; mbPerSecond: number }> {
   const boundary = `----bench${Date.now()}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: video/mp4\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: video/mp4\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const started = process.hrtime.bigint();
   const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = request(`${url}/v1/assets/upload`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + bytes.length + tail.length },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': head.length + bytes.length + tail.length,
+      },
     });
     req.once('response', async (res) => {
       let body = '';
@@ -99,18 +155,31 @@ export async function uploadThroughputVideo(): Promise<BenchResult[]> {
         const outcome = await uploadVideo(servers[side].url, ws.token, bytes, 'large.mp4');
         const growth = rss.stop();
         if (outcome.status !== 201) throw new Error(`${side}: ${outcome.status} ${outcome.body.slice(0, 300)}`);
-        if (side === 'ours' && !/"durationMs":\d+/.test(outcome.body)) throw new Error(`ours answered without the video's facts: ${outcome.body.slice(0, 300)}`);
+        if (side === 'ours' && !/"durationMs":\d+/.test(outcome.body))
+          throw new Error(`ours answered without the video's facts: ${outcome.body.slice(0, 300)}`);
         return { mbPerSecond: outcome.mbPerSecond, growth };
       };
       for (const side of ['ours', 'baseline'] as const) await once(side);
       const runs = quick ? 1 : 5;
       const samples: Record<Side, { mbPerSecond: number; growth: number }[]> = { ours: [], baseline: [] };
-      for (let run = 0; run < runs; run++) for (const side of run % 2 === 0 ? (['ours', 'baseline'] as const) : (['baseline', 'ours'] as const)) samples[side].push(await once(side));
+      for (let run = 0; run < runs; run++)
+        for (const side of run % 2 === 0 ? (['ours', 'baseline'] as const) : (['baseline', 'ours'] as const))
+          samples[side].push(await once(side));
       const speed = (side: Side) => median(samples[side].map((s) => s.mbPerSecond));
       const name = `upload-throughput-video-${quick ? 16 : 64}mib`;
       return [
-        result(name, speed('ours'), speed('baseline'), 'MB/s', 'higher', { goal: 'ratio >= 0.6', notes: { videoBytes: bytes.length, runs: samples } }),
-        result(`${name}-rss`, Math.max(...samples.ours.map((s) => s.growth)), Math.max(...samples.baseline.map((s) => s.growth)), 'MiB', 'lower', { goal: 'ours < 64' }),
+        result(name, speed('ours'), speed('baseline'), 'MB/s', 'higher', {
+          goal: 'ratio >= 0.6',
+          notes: { videoBytes: bytes.length, runs: samples },
+        }),
+        result(
+          `${name}-rss`,
+          Math.max(...samples.ours.map((s) => s.growth)),
+          Math.max(...samples.baseline.map((s) => s.growth)),
+          'MiB',
+          'lower',
+          { goal: 'ours < 64' },
+        ),
       ];
     } finally {
       await Promise.all([ours.stop(), baseline.stop()]);
@@ -139,7 +208,10 @@ export async function posterFrameMiss(): Promise<BenchResult[]> {
       // Distinct times 1 ms apart, spread over the video (its last frame's 33 ms left out: ffmpeg finds no frame that late): each a new variant.
       const asked = { ours: 0, baseline: 0 };
       const ms = (n: number) => (n * 997) % 9_900;
-      const pathOf: Record<Side, (n: number) => string> = { ours: (n) => `${new URL(url).pathname}?frame=${ms(n)}`, baseline: (n) => `/frame?ms=${ms(n)}` };
+      const pathOf: Record<Side, (n: number) => string> = {
+        ours: (n) => `${new URL(url).pathname}?frame=${ms(n)}`,
+        baseline: (n) => `/frame?ms=${ms(n)}`,
+      };
       const rss = { ours: samplePeakRss(ours.pid), baseline: samplePeakRss(baseline.pid) };
       // Requests a round abandons go on in ffmpeg processes, which the servers' own CPU does not show: wait for those to end too.
       const beforeEach = async () => {
@@ -147,16 +219,28 @@ export async function posterFrameMiss(): Promise<BenchResult[]> {
         await waitForIdle([ours.pid, baseline.pid]);
       };
       const schedule = { rounds: MISS_ROUNDS, measureSeconds: MISS_SECONDS, beforeEach };
-      const stats = await compareHttp((side) => {
-        const setupRequest = (req: object) => ({ ...req, path: pathOf[side](asked[side]++) });
-        return { url: side === 'ours' ? ours.url : baseline.address, requests: [{ method: 'GET', setupRequest }] };
-      }, { ours: ours.pid, baseline: baseline.pid }, schedule);
+      const stats = await compareHttp(
+        (side) => {
+          const setupRequest = (req: object) => ({ ...req, path: pathOf[side](asked[side]++) });
+          return { url: side === 'ours' ? ours.url : baseline.address, requests: [{ method: 'GET', setupRequest }] };
+        },
+        { ours: ours.pid, baseline: baseline.pid },
+        schedule,
+      );
       const peak = { ours: rss.ours.stop(), baseline: rss.baseline.stop() };
       if (asked.ours > 9_900) throw new Error(`poster-frame-miss: ${asked.ours} requests but only 9900 distinct frames`);
-      const notes = { ...cpuNotes(stats), cores: availableParallelism(), videoBytes: (await stat(path)).size, distinctFramesAsked: asked.ours, connections: plan.connections };
+      const notes = {
+        ...cpuNotes(stats),
+        cores: availableParallelism(),
+        videoBytes: (await stat(path)).size,
+        distinctFramesAsked: asked.ours,
+        connections: plan.connections,
+      };
       return [
         result('poster-frame-miss', stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { notes }),
-        result('poster-frame-miss-rss', peak.ours, peak.baseline, 'MiB', 'lower', { notes: { what: 'peak VmRSS of the server process (not its ffmpeg children) under the miss load' } }),
+        result('poster-frame-miss-rss', peak.ours, peak.baseline, 'MiB', 'lower', {
+          notes: { what: 'peak VmRSS of the server process (not its ffmpeg children) under the miss load' },
+        }),
       ];
     } finally {
       await Promise.all([ours.stop(), baseline.stop()]);

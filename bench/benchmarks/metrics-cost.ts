@@ -53,7 +53,10 @@ function pairedFigure(ours: readonly number[], baseline: readonly number[]): { o
 export async function metricsCost(): Promise<BenchResult[]> {
   const ws = await createWorkspace('metrics-cost');
   try {
-    const [on, off] = await startPair(startOurs(ws, { METRICS_PORT: '0', DATA_DIR: `${ws.dir}/on` }), startOurs(ws, { METRICS_PORT: 'off', DATA_DIR: `${ws.dir}/off` }));
+    const [on, off] = await startPair(
+      startOurs(ws, { METRICS_PORT: '0', DATA_DIR: `${ws.dir}/on` }),
+      startOurs(ws, { METRICS_PORT: 'off', DATA_DIR: `${ws.dir}/off` }),
+    );
     try {
       const urls: Record<Side, string> = { ours: on.url, baseline: off.url };
       const pids: Record<Side, number> = { ours: on.pid, baseline: off.pid };
@@ -66,9 +69,16 @@ export async function metricsCost(): Promise<BenchResult[]> {
       return [
         result('metrics-cost-rest-get-asset-cpu', median(readCpu('ours')), median(readCpu('baseline')), 'µs CPU/request', 'lower', {
           goal: 'ratio <= 1.05',
-          notes: { rounds: { on: readCpu('ours'), off: readCpu('baseline') }, rps: { on: reads.ours.rps, off: reads.baseline.rps }, schedule: READ_SCHEDULE },
+          notes: {
+            rounds: { on: readCpu('ours'), off: readCpu('baseline') },
+            rps: { on: reads.ours.rps, off: reads.baseline.rps },
+            schedule: READ_SCHEDULE,
+          },
         }),
-        result(`metrics-cost-upload-${UPLOAD_MIB}mib-cpu`, upload.ours, upload.baseline, 's user CPU/upload', 'lower', { goal: 'ratio <= 1.05', notes: { runs: uploads, pairRatios: upload.pairRatios } }),
+        result(`metrics-cost-upload-${UPLOAD_MIB}mib-cpu`, upload.ours, upload.baseline, 's user CPU/upload', 'lower', {
+          goal: 'ratio <= 1.05',
+          notes: { runs: uploads, pairRatios: upload.pairRatios },
+        }),
       ];
     } finally {
       await Promise.all([on.stop(), off.stop()]);
@@ -79,9 +89,14 @@ export async function metricsCost(): Promise<BenchResult[]> {
 }
 
 /** Uploads alternating sides (the order flipping each pair); each one's server CPU from /proc, in user space and in the kernel. */
-async function measureUploads(urls: Record<Side, string>, pids: Record<Side, number>, token: string): Promise<Record<Side, { user: number[]; system: number[] }>> {
+async function measureUploads(
+  urls: Record<Side, string>,
+  pids: Record<Side, number>,
+  token: string,
+): Promise<Record<Side, { user: number[]; system: number[] }>> {
   const runs: Record<Side, { user: number[]; system: number[] }> = { ours: { user: [], system: [] }, baseline: { user: [], system: [] } };
-  for (let warm = 0; warm < WARM_UPS; warm++) for (const side of ['ours', 'baseline'] as const) await uploadFile(urls[side], token, UPLOAD_MIB);
+  for (let warm = 0; warm < WARM_UPS; warm++)
+    for (const side of ['ours', 'baseline'] as const) await uploadFile(urls[side], token, UPLOAD_MIB);
   for (let run = 0; run < UPLOAD_RUNS; run++) {
     for (const side of run % 2 === 0 ? (['ours', 'baseline'] as const) : (['baseline', 'ours'] as const)) {
       execFileSync('sync');

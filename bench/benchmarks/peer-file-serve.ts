@@ -28,7 +28,8 @@ const PEERS = {
     suffix: '',
     notes: (): PeerNotes => ({
       peer: `@fastify/static ${packageVersion('@fastify/static')} on fastify ${packageVersion('fastify')}`,
-      settings: "README: root + prefix '/files/'; maxAge '30d' and immutable: true (README, Managing cache-control headers); ETag, Last-Modified, Range on (defaults); logger: true (README, Usage: two log lines a request, as ours writes)",
+      settings:
+        "README: root + prefix '/files/'; maxAge '30d' and immutable: true (README, Managing cache-control headers); ETag, Last-Modified, Range on (defaults); logger: true (README, Usage: two log lines a request, as ours writes)",
       skips: FILE_PEER_SKIPS,
     }),
   },
@@ -37,7 +38,8 @@ const PEERS = {
     suffix: '-serve-static',
     notes: (): PeerNotes => ({
       peer: `serve-static ${packageVersion('serve-static')} on node:http`,
-      settings: "README (vanilla node.js http server): maxAge '30d', immutable: true, fallthrough: false (\"short-circuiting 404s for less overhead\"), index: false; ETag, Last-Modified, Range on (defaults)",
+      settings:
+        'README (vanilla node.js http server): maxAge \'30d\', immutable: true, fallthrough: false ("short-circuiting 404s for less overhead"), index: false; ETag, Last-Modified, Range on (defaults)',
       skips: [...FILE_PEER_SKIPS, 'no access log (ours writes two lines a request)'],
     }),
   },
@@ -76,20 +78,39 @@ export async function peerFileServe(): Promise<BenchResult[]> {
         for (const name of Object.keys(PEERS) as PeerName[]) {
           const peerUrl = `${peers[name].address}/files/${bytes}.bin`;
           await checkFileServing(peerUrl, fileBytes(bytes));
-          const stats = await compareHttp((side) => ({ url: side === 'ours' ? oursUrl : peerUrl }), { ours: ours.pid, baseline: peers[name].pid });
+          const stats = await compareHttp((side) => ({ url: side === 'ours' ? oursUrl : peerUrl }), {
+            ours: ours.pid,
+            baseline: peers[name].pid,
+          });
           const goal = name === '@fastify/static' ? 'ratio >= 1.0' : undefined;
-          results.push(fileResult(`peer-file-serve-${bytes < 1024 * 1024 ? '16kib' : '4mib'}${PEERS[name].suffix}`, bytes, stats, PEERS[name].notes(), goal));
+          results.push(
+            fileResult(
+              `peer-file-serve-${bytes < 1024 * 1024 ? '16kib' : '4mib'}${PEERS[name].suffix}`,
+              bytes,
+              stats,
+              PEERS[name].notes(),
+              goal,
+            ),
+          );
         }
       }
       for (const name of Object.keys(PEERS) as PeerName[]) {
         const peerUrl = `${peers[name].address}/files/${small}.bin`;
         const peerEtag = (await checkFileServing(peerUrl, fileBytes(small))).etag;
         const target = { ours: { url: smallUrl!.ours, etag: smallUrl!.etag }, baseline: { url: peerUrl, etag: peerEtag } };
-        const stats = await compareHttp((side) => ({ url: target[side].url, headers: { 'if-none-match': target[side].etag } }), { ours: ours.pid, baseline: peers[name].pid }, { expectStatus: 304 });
+        const stats = await compareHttp(
+          (side) => ({ url: target[side].url, headers: { 'if-none-match': target[side].etag } }),
+          { ours: ours.pid, baseline: peers[name].pid },
+          { expectStatus: 304 },
+        );
         results.push(
           result(`peer-file-serve-304${PEERS[name].suffix}`, stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', {
             ...(name === '@fastify/static' ? { goal: 'ratio >= 1.0' } : {}),
-            notes: { ...cpuNotes(stats), ...PEERS[name].notes(), load: `GET of the ${small}-byte file with If-None-Match: <its ETag>, every answer 304` },
+            notes: {
+              ...cpuNotes(stats),
+              ...PEERS[name].notes(),
+              load: `GET of the ${small}-byte file with If-None-Match: <its ETag>, every answer 304`,
+            },
           }),
         );
       }

@@ -27,10 +27,14 @@ export async function nginxFileServe(): Promise<BenchResult[]> {
           const nginxUrl = `${nginx.url}/files/${bytes}.bin`;
           await checkFileServing(oursUrl, fileBytes(bytes));
           await checkFileServing(nginxUrl, fileBytes(bytes));
-          const stats = await compareHttp((side) => ({ url: side === 'ours' ? oursUrl : nginxUrl }), { ours: ours.pid, baseline: nginx.pids });
+          const stats = await compareHttp((side) => ({ url: side === 'ours' ? oursUrl : nginxUrl }), {
+            ours: ours.pid,
+            baseline: nginx.pids,
+          });
           const peer = {
             peer: `${nginx.version} (Debian), ${nginx.pids.length - 1} worker processes`,
-            settings: 'bench/baselines/nginx.conf: worker_processes auto; sendfile on; tcp_nopush on; open_file_cache max=1000 inactive=20s, valid 30s, min_uses 2, errors on (the nginx.org example); access_log on',
+            settings:
+              'bench/baselines/nginx.conf: worker_processes auto; sendfile on; tcp_nopush on; open_file_cache max=1000 inactive=20s, valid 30s, min_uses 2, errors on (the nginx.org example); access_log on',
             skips: [
               ...FILE_PEER_SKIPS,
               'no open or stat per request once a file is in open_file_cache; sendfile: the bytes never pass through user space',

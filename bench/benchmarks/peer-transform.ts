@@ -50,8 +50,13 @@ function ipxNotes(): PeerNotes {
 }
 
 async function startSides(ws: Workspace, ipxDir: string) {
-  const oursEnv: Record<string, string> = cacheOff ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${SHARP_CACHE_OFF.href}`.trim() } : {};
-  return startPair(startOurs(ws, oursEnv), startBaseline(ws, 'ipx-server.ts', { IPX_DIR: ipxDir, ...(cacheOff ? { SHARP_CACHE: 'off' } : {}) }));
+  const oursEnv: Record<string, string> = cacheOff
+    ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${SHARP_CACHE_OFF.href}`.trim() }
+    : {};
+  return startPair(
+    startOurs(ws, oursEnv),
+    startBaseline(ws, 'ipx-server.ts', { IPX_DIR: ipxDir, ...(cacheOff ? { SHARP_CACHE: 'off' } : {}) }),
+  );
 }
 
 /** Both answers are WebP images 512 px wide; their sizes go into the notes (two libvips versions encode a little differently). */
@@ -59,7 +64,8 @@ async function checkWebp(url: string): Promise<number> {
   const res = await fetch(url);
   const bytes = Buffer.from(await res.arrayBuffer());
   const meta = await sharp(bytes).metadata();
-  if (res.status !== 200 || meta.format !== 'webp' || meta.width !== 512) throw new Error(`${url}: ${res.status}, ${meta.format} ${meta.width}x${meta.height}`);
+  if (res.status !== 200 || meta.format !== 'webp' || meta.width !== 512)
+    throw new Error(`${url}: ${res.status}, ${meta.format} ${meta.width}x${meta.height}`);
   return bytes.length;
 }
 
@@ -100,15 +106,31 @@ export async function peerTransformMiss(): Promise<BenchResult[]> {
       };
       const rss = { ours: samplePeakRss(ours.pid), baseline: samplePeakRss(ipx.pid) };
       const schedule = { rounds: MISS_ROUNDS, measureSeconds: MISS_SECONDS, beforeEach: () => waitForIdle([ours.pid, ipx.pid]) };
-      const stats = await compareHttp((side) => {
-        const setupRequest = (request: object) => ({ ...request, path: pathOf[side](asked[side]++) });
-        return { url: side === 'ours' ? ours.url : ipx.address, requests: [{ method: 'GET', setupRequest }] };
-      }, { ours: ours.pid, baseline: ipx.pid }, schedule);
+      const stats = await compareHttp(
+        (side) => {
+          const setupRequest = (request: object) => ({ ...request, path: pathOf[side](asked[side]++) });
+          return { url: side === 'ours' ? ours.url : ipx.address, requests: [{ method: 'GET', setupRequest }] };
+        },
+        { ours: ours.pid, baseline: ipx.pid },
+        schedule,
+      );
       const peak = { ours: rss.ours.stop(), baseline: rss.baseline.stop() };
-      if (asked.ours > COPIES * VARIANTS_PER_SOURCE) throw new Error(`peer-transform-miss: ${asked.ours} requests but only ${COPIES * VARIANTS_PER_SOURCE} distinct variants`);
+      if (asked.ours > COPIES * VARIANTS_PER_SOURCE)
+        throw new Error(`peer-transform-miss: ${asked.ours} requests but only ${COPIES * VARIANTS_PER_SOURCE} distinct variants`);
       // After the load: made before it, this variant could be one the load asks for.
-      const outputBytes = { ours: await checkWebp(`${urls[0]}?w=512&format=webp`), baseline: await checkWebp(`${ipx.address}/w_512,f_webp/photo-0.jpg`) };
-      const notes = { ...cpuNotes(stats), ...ipxNotes(), cores: availableParallelism(), sourceBytes: source.length, outputBytes, peakRssMiB: peak, distinctVariantsAsked: asked.ours };
+      const outputBytes = {
+        ours: await checkWebp(`${urls[0]}?w=512&format=webp`),
+        baseline: await checkWebp(`${ipx.address}/w_512,f_webp/photo-0.jpg`),
+      };
+      const notes = {
+        ...cpuNotes(stats),
+        ...ipxNotes(),
+        cores: availableParallelism(),
+        sourceBytes: source.length,
+        outputBytes,
+        peakRssMiB: peak,
+        distinctVariantsAsked: asked.ours,
+      };
       return [result('peer-transform-miss', stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { goal: 'ratio >= 1.0', notes })];
     } finally {
       await Promise.all([ours.stop(), ipx.stop()]);
@@ -132,7 +154,10 @@ export async function peerTransformHit(): Promise<BenchResult[]> {
     const ipxDir = await writeCopies(ws, source, 1);
     const [ours, ipx] = await startSides(ws, ipxDir);
     try {
-      const target = { ours: `${await uploadJpeg(ours.url, ws, source, 0)}?w=512&format=webp`, baseline: `${ipx.address}/w_512,f_webp/photo-0.jpg` };
+      const target = {
+        ours: `${await uploadJpeg(ours.url, ws, source, 0)}?w=512&format=webp`,
+        baseline: `${ipx.address}/w_512,f_webp/photo-0.jpg`,
+      };
       const outputBytes = { ours: await checkWebp(target.ours), baseline: await checkWebp(target.baseline) };
       const schedule = { rounds: MISS_ROUNDS, measureSeconds: MISS_SECONDS, beforeEach: () => waitForIdle([ours.pid, ipx.pid]) };
       const stats = await compareHttp((side) => ({ url: target[side] }), { ours: ours.pid, baseline: ipx.pid }, schedule);

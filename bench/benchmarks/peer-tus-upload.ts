@@ -36,7 +36,8 @@ interface Sample {
 function tusNotes(): PeerNotes {
   return {
     peer: `@tus/server ${packageVersion('@tus/server')} + @tus/file-store ${packageVersion('@tus/file-store')} on node:http`,
-    settings: "README: new Server({ path: '/files', datastore: new FileStore({ directory }) }); maxSize 1 GiB (ours' MAX_UPLOAD_BYTES here); the default in-memory locker (\"for safe concurrent access to uploads using a single server\"); onIncomingRequest checking the same HS256 bearer token as ours (\"can be used for things like access control\")",
+    settings:
+      'README: new Server({ path: \'/files\', datastore: new FileStore({ directory }) }); maxSize 1 GiB (ours\' MAX_UPLOAD_BYTES here); the default in-memory locker ("for safe concurrent access to uploads using a single server"); onIncomingRequest checking the same HS256 bearer token as ours ("can be used for things like access control")',
     skips: [
       'no fsync: a PATCH is answered from the page cache (ours syncs every PATCH before answering)',
       'no sha256 of the bytes (ours keeps a running sha256 across PATCHes)',
@@ -61,7 +62,10 @@ export async function peerTusUpload(): Promise<BenchResult[]> {
   try {
     const tusDir = join(ws.dir, 'tus-files');
     await mkdir(tusDir, { recursive: true });
-    const oursEnv = { MAX_UPLOAD_BYTES, ...(noFsync ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${NO_FSYNC.href}`.trim() } : {}) };
+    const oursEnv = {
+      MAX_UPLOAD_BYTES,
+      ...(noFsync ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${NO_FSYNC.href}`.trim() } : {}),
+    };
     const [ours, peer] = await startPair(startOurs(ws, oursEnv), startBaseline(ws, 'tus-server.ts', { TUS_DIR: tusDir, MAX_UPLOAD_BYTES }));
     try {
       const auth = { authorization: `Bearer ${ws.token}` };
@@ -89,7 +93,8 @@ export async function peerTusUpload(): Promise<BenchResult[]> {
           check = async () => {
             const res = await fetch(`${ours.url}/v1/assets/${outcome.assetId}`, { headers: auth });
             const asset = (await res.json()) as { size: number; sha256: string };
-            if (res.status !== 200 || asset.size !== file.bytes.length || asset.sha256 !== file.sha256) throw new Error(`ours made ${JSON.stringify(asset)} (${res.status}) of ${size} MiB`);
+            if (res.status !== 200 || asset.size !== file.bytes.length || asset.sha256 !== file.sha256)
+              throw new Error(`ours made ${JSON.stringify(asset)} (${res.status}) of ${size} MiB`);
             const gone = await fetch(`${ours.url}/v1/assets/${outcome.assetId}`, { method: 'DELETE', headers: auth });
             if (gone.status !== 204) throw new Error(`DELETE asset: ${gone.status}`);
           };
@@ -100,7 +105,8 @@ export async function peerTusUpload(): Promise<BenchResult[]> {
             const path = join(tusDir, new URL(outcome.uploadUrl).pathname.split('/').pop()!);
             const stored = await stat(path);
             const sha256 = await sha256Of(path);
-            if (stored.size !== file.bytes.length || sha256 !== file.sha256) throw new Error(`@tus/server stored ${stored.size} bytes, sha256 ${sha256}, for ${size} MiB`);
+            if (stored.size !== file.bytes.length || sha256 !== file.sha256)
+              throw new Error(`@tus/server stored ${stored.size} bytes, sha256 ${sha256}, for ${size} MiB`);
             const gone = await fetch(outcome.uploadUrl, { method: 'DELETE', headers: { ...auth, 'tus-resumable': '1.0.0' } });
             if (gone.status !== 204) throw new Error(`DELETE ${outcome.uploadUrl}: ${gone.status}`);
           };
@@ -123,14 +129,19 @@ export async function peerTusUpload(): Promise<BenchResult[]> {
       const cpu = (side: Side) => median(samples[side].map((s) => s.cpuSeconds));
       const notes = {
         serverCpuSecondsPerUpload: { ours: cpu('ours'), baseline: cpu('baseline') },
-        peakRssMiB: { ours: Math.max(...samples.ours.map((s) => s.peakRssMiB)), baseline: Math.max(...samples.baseline.map((s) => s.peakRssMiB)) },
+        peakRssMiB: {
+          ours: Math.max(...samples.ours.map((s) => s.peakRssMiB)),
+          baseline: Math.max(...samples.baseline.map((s) => s.peakRssMiB)),
+        },
         runs: samples,
         pairRatios: samples.ours.map((s, i) => s.mbPerSecond / samples.baseline[i]!.mbPerSecond),
         fileBytes: mib * MIB,
         chunkBytes: chunkMib * MIB,
         client: `tus-js-client ${packageVersion('tus-js-client')} on both sides`,
         ...tusNotes(),
-        ...(noFsync ? { sideExperiment: 'ours with its disk store fsyncs made no-ops (bench/tools/no-fsync.mjs): not a shipped configuration' } : {}),
+        ...(noFsync
+          ? { sideExperiment: 'ours with its disk store fsyncs made no-ops (bench/tools/no-fsync.mjs): not a shipped configuration' }
+          : {}),
       };
       const name = noFsync ? 'peer-tus-upload-nofsync' : 'peer-tus-upload';
       return [result(name, speed('ours'), speed('baseline'), 'MB/s', 'higher', { ...(noFsync ? {} : { goal: 'ratio >= 1.0' }), notes })];

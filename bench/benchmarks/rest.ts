@@ -20,7 +20,12 @@ async function withRestPair<T>(name: string, mysql: boolean, work: (pair: Pair) 
     const [ours, baseline] = await startPair(startOurs(ws, dbEnv(0)), startBaseline(ws, 'minimal-http-server.ts', dbEnv(1)));
     try {
       const assetIds = { ours: await seedAsset(ours.url, ws.token), baseline: baseline.assetId! };
-      return await work({ urls: { ours: ours.url, baseline: baseline.address }, assetIds, pids: { ours: ours.pid, baseline: baseline.pid }, auth: { authorization: `Bearer ${ws.token}` } });
+      return await work({
+        urls: { ours: ours.url, baseline: baseline.address },
+        assetIds,
+        pids: { ours: ours.pid, baseline: baseline.pid },
+        auth: { authorization: `Bearer ${ws.token}` },
+      });
     } finally {
       await Promise.all([ours.stop(), baseline.stop()]);
     }
@@ -37,7 +42,10 @@ export function getAsset(mysql: boolean) {
     withRestPair(name, mysql, async ({ urls, assetIds, pids, auth }) => {
       const stats = await compareHttp((side) => ({ url: `${urls[side]}/v1/assets/${assetIds[side]}`, headers: auth }), pids);
       return [
-        result(name, stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { goal: mysql ? undefined : 'ratio >= 0.5', notes: cpuNotes(stats) }),
+        result(name, stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', {
+          goal: mysql ? undefined : 'ratio >= 0.5',
+          notes: cpuNotes(stats),
+        }),
         result(`${name}-p99`, stats.ours.p99, stats.baseline.p99, 'ms', 'lower'),
       ];
     });
@@ -77,12 +85,18 @@ export async function getAssetSplit(): Promise<BenchResult[]> {
   try {
     const [service, baseService] = await startPair(startOurService(ws), startBaseline(ws, 'grpc-asset-server.ts'));
     started.push(service, baseService);
-    const [gateway, baseGateway] = await startPair(startOurGateway(ws, service.grpc), startBaseline(ws, 'http-to-grpc.ts', { SERVICE_ADDRESS: baseService.address }));
+    const [gateway, baseGateway] = await startPair(
+      startOurGateway(ws, service.grpc),
+      startBaseline(ws, 'http-to-grpc.ts', { SERVICE_ADDRESS: baseService.address }),
+    );
     started.push(gateway, baseGateway);
     const urls = { ours: gateway.url, baseline: baseGateway.address };
     const assetIds = { ours: await seedAsset(gateway.url, ws.token), baseline: baseService.assetId! };
     const pids = { ours: [gateway.pid, service.pid], baseline: [baseGateway.pid, baseService.pid] };
-    const stats = await compareHttp((side) => ({ url: `${urls[side]}/v1/assets/${assetIds[side]}`, headers: { authorization: `Bearer ${ws.token}` } }), pids);
+    const stats = await compareHttp(
+      (side) => ({ url: `${urls[side]}/v1/assets/${assetIds[side]}`, headers: { authorization: `Bearer ${ws.token}` } }),
+      pids,
+    );
     return [
       result(name, stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { goal: 'ratio >= 0.8', notes: cpuNotes(stats) }),
       result(`${name}-p99`, stats.ours.p99, stats.baseline.p99, 'ms', 'lower'),
@@ -107,7 +121,10 @@ export async function listAssets(): Promise<BenchResult[]> {
   const name = 'rest-list-assets';
   const ws = await createWorkspace(name);
   try {
-    const [ours, baseline] = await startPair(startOurs(ws), startBaseline(ws, 'minimal-http-server.ts', { SEED_ASSETS: String(LISTED_ASSETS) }));
+    const [ours, baseline] = await startPair(
+      startOurs(ws),
+      startBaseline(ws, 'minimal-http-server.ts', { SEED_ASSETS: String(LISTED_ASSETS) }),
+    );
     try {
       await seedAsset(ours.url, ws.token);
       seedAssetRows(join(ws.dir, 'ours', 'switchyard.sqlite'), LISTED_ASSETS);
@@ -137,7 +154,21 @@ function seedAssetRows(file: string, count: number): void {
     );
     db.transaction(() => {
       for (const row of seedRows(BENCH_WORKSPACE, count)) {
-        insert.run(row.id, row.workspace, row.label, row.blob_id, row.blob_key, row.type, row.size, row.sha256, row.width, row.height, row.created_at, row.uploaded_at, row.version);
+        insert.run(
+          row.id,
+          row.workspace,
+          row.label,
+          row.blob_id,
+          row.blob_key,
+          row.type,
+          row.size,
+          row.sha256,
+          row.width,
+          row.height,
+          row.created_at,
+          row.uploaded_at,
+          row.version,
+        );
       }
     })();
   } finally {

@@ -16,9 +16,33 @@ export interface Probe {
   readonly params: Readonly<Record<string, string>>;
 }
 
-const WORDS = ['users', 'orders', 'invoices', 'products', 'carts', 'payments', 'shipments', 'reviews', 'coupons', 'teams',
-  'projects', 'issues', 'comments', 'labels', 'webhooks', 'tokens', 'sessions', 'reports', 'exports', 'imports',
-  'channels', 'messages', 'files', 'folders', 'events'];
+const WORDS = [
+  'users',
+  'orders',
+  'invoices',
+  'products',
+  'carts',
+  'payments',
+  'shipments',
+  'reviews',
+  'coupons',
+  'teams',
+  'projects',
+  'issues',
+  'comments',
+  'labels',
+  'webhooks',
+  'tokens',
+  'sessions',
+  'reports',
+  'exports',
+  'imports',
+  'channels',
+  'messages',
+  'files',
+  'folders',
+  'events',
+];
 const PER_RESOURCE: readonly RouteSpec[] = [
   { method: 'GET', path: '' },
   { method: 'POST', path: '' },

@@ -50,7 +50,10 @@ export async function routeSyncCrossInstance(): Promise<BenchResult[]> {
     const notes = { changes: CHANGES, database: 'MariaDB', events: 'redis-server (private)' };
     return [
       result('route-sync-cross-instance-p50', percentile(crossMs, 0.5), percentile(sameMs, 0.5), 'ms', 'lower', { notes }),
-      result('route-sync-cross-instance-p99', percentile(crossMs, 0.99), percentile(sameMs, 0.99), 'ms', 'lower', { goal: 'ratio < 2', notes }),
+      result('route-sync-cross-instance-p99', percentile(crossMs, 0.99), percentile(sameMs, 0.99), 'ms', 'lower', {
+        goal: 'ratio < 2',
+        notes,
+      }),
     ];
   } finally {
     for (const table of tables) table.close();

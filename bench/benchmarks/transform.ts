@@ -87,17 +87,31 @@ async function missBench(c: MissCase): Promise<BenchResult[]> {
       };
       const rss = { ours: samplePeakRss(ours.pid), baseline: samplePeakRss(baseline.pid) };
       const schedule = { rounds: MISS_ROUNDS, measureSeconds: MISS_SECONDS, beforeEach: () => waitForIdle([ours.pid, baseline.pid]) };
-      const stats = await compareHttp((side) => {
-        const setupRequest = (request: object) => ({ ...request, path: pathOf[side](asked[side]++) });
-        return { url: side === 'ours' ? ours.url : baseline.address, requests: [{ method: 'GET', setupRequest }] };
-      }, { ours: ours.pid, baseline: baseline.pid }, schedule);
+      const stats = await compareHttp(
+        (side) => {
+          const setupRequest = (request: object) => ({ ...request, path: pathOf[side](asked[side]++) });
+          return { url: side === 'ours' ? ours.url : baseline.address, requests: [{ method: 'GET', setupRequest }] };
+        },
+        { ours: ours.pid, baseline: baseline.pid },
+        schedule,
+      );
       const peak = { ours: rss.ours.stop(), baseline: rss.baseline.stop() };
-      if (asked.ours > available) throw new Error(`${c.name}: ${asked.ours} requests but only ${available} distinct variants; upload more copies`);
+      if (asked.ours > available)
+        throw new Error(`${c.name}: ${asked.ours} requests but only ${available} distinct variants; upload more copies`);
       const output = await fetch(`${urls[0]}?${base}`).then(async (res) => (await res.arrayBuffer()).byteLength);
-      const notes = { ...cpuNotes(stats), cores: availableParallelism(), sourceBytes: source.length, outputBytes: output, distinctVariantsAsked: asked.ours, ...c.notes };
+      const notes = {
+        ...cpuNotes(stats),
+        cores: availableParallelism(),
+        sourceBytes: source.length,
+        outputBytes: output,
+        distinctVariantsAsked: asked.ours,
+        ...c.notes,
+      };
       return [
         result(c.name, stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { ...(c.goal ? { goal: c.goal } : {}), notes }),
-        result(`${c.name}-rss`, peak.ours, peak.baseline, 'MiB', 'lower', { notes: { what: 'peak VmRSS of the server process during the miss load (warm-up and rounds)' } }),
+        result(`${c.name}-rss`, peak.ours, peak.baseline, 'MiB', 'lower', {
+          notes: { what: 'peak VmRSS of the server process during the miss load (warm-up and rounds)' },
+        }),
       ];
     } finally {
       await Promise.all([ours.stop(), baseline.stop()]);
@@ -132,7 +146,12 @@ export async function transformHit(): Promise<BenchResult[]> {
       try {
         const target = { ours: url, baseline: `${baseline.address}/files/${size}.bin` };
         const stats = await compareHttp((side) => ({ url: target[side] }), { ours: ours.pid, baseline: baseline.pid });
-        return [result('transform-hit', stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { goal: 'ratio >= 0.5', notes: { ...cpuNotes(stats), variantBytes: size } })];
+        return [
+          result('transform-hit', stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', {
+            goal: 'ratio >= 0.5',
+            notes: { ...cpuNotes(stats), variantBytes: size },
+          }),
+        ];
       } finally {
         await baseline.stop();
       }

@@ -45,7 +45,13 @@ export async function tusUploadThroughput(): Promise<BenchResult[]> {
   }
 }
 
-async function measure(server: { url: string; pid: number }, token: string, mib: number, chunkMib: number, runs: number): Promise<BenchResult[]> {
+async function measure(
+  server: { url: string; pid: number },
+  token: string,
+  mib: number,
+  chunkMib: number,
+  runs: number,
+): Promise<BenchResult[]> {
   const auth = { authorization: `Bearer ${token}` };
   const asset = async (id: string) => {
     const res = await fetch(`${server.url}/v1/assets/${id}`, { headers: auth });
@@ -67,7 +73,8 @@ async function measure(server: { url: string; pid: number }, token: string, mib:
     let mbPerSecond: number;
     if (side === 'ours') {
       const outcome = await tusUpload(server.url, token, file, chunkMib * MIB);
-      if (outcome.patches !== Math.ceil(size / chunkMib)) throw new Error(`tus upload of ${size} MiB took ${outcome.patches} PATCH requests`);
+      if (outcome.patches !== Math.ceil(size / chunkMib))
+        throw new Error(`tus upload of ${size} MiB took ${outcome.patches} PATCH requests`);
       ({ assetId: id, mbPerSecond } = outcome);
     } else {
       const outcome = await uploadFile(server.url, token, size);
@@ -84,7 +91,11 @@ async function measure(server: { url: string; pid: number }, token: string, mib:
 
   // Warm-up (module loading, JIT), then a cross-check: both paths make the same asset of the same bytes.
   const warm = { ours: await once('ours', chunkMib * 2), baseline: await once('baseline', chunkMib * 2) };
-  if (warm.ours.made.size !== warm.baseline.made.size || warm.ours.made.sha256 !== warm.baseline.made.sha256 || warm.ours.made.type !== warm.baseline.made.type) {
+  if (
+    warm.ours.made.size !== warm.baseline.made.size ||
+    warm.ours.made.sha256 !== warm.baseline.made.sha256 ||
+    warm.ours.made.type !== warm.baseline.made.type
+  ) {
     throw new Error(`tus and multipart made different assets of the same bytes: ${JSON.stringify(warm)}`);
   }
 

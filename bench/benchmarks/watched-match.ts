@@ -23,17 +23,33 @@ export async function watchedMatch(): Promise<BenchResult[]> {
 
   const router = FindMyWay();
   for (const route of routes) router.on(route.method as HTTPMethod, route.path, () => undefined, route.path);
-  crossCheck('find-my-way', (method, path): Match => {
-    const found = router.find(method as HTTPMethod, path);
-    return found ? { pattern: found.store as string, params: found.params } : undefined;
-  }, probes);
-  crossCheck('SyncedRouteTable', (method, path): Match => {
-    const found = table.match(method, path);
-    return found ? { pattern: found.route.path, params: found.params } : undefined;
-  }, probes);
+  crossCheck(
+    'find-my-way',
+    (method, path): Match => {
+      const found = router.find(method as HTTPMethod, path);
+      return found ? { pattern: found.store as string, params: found.params } : undefined;
+    },
+    probes,
+  );
+  crossCheck(
+    'SyncedRouteTable',
+    (method, path): Match => {
+      const found = table.match(method, path);
+      return found ? { pattern: found.route.path, params: found.params } : undefined;
+    },
+    probes,
+  );
 
-  const opsPerSecond = alternate({ ours: (method, path) => table.match(method, path), baseline: (method, path) => router.find(method as HTTPMethod, path) }, probes);
+  const opsPerSecond = alternate(
+    { ours: (method, path) => table.match(method, path), baseline: (method, path) => router.find(method as HTTPMethod, path) },
+    probes,
+  );
   stop.abort();
   await following;
-  return [result('watched-match', opsPerSecond.ours, opsPerSecond.baseline, 'ops/s', 'higher', { goal: 'ratio >= 1.5', notes: { routes: routes.length, paths: probes.length } })];
+  return [
+    result('watched-match', opsPerSecond.ours, opsPerSecond.baseline, 'ops/s', 'higher', {
+      goal: 'ratio >= 1.5',
+      notes: { routes: routes.length, paths: probes.length },
+    }),
+  ];
 }

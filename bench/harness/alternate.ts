@@ -24,7 +24,10 @@ export interface Schedule {
  * Runs a load against ours and the baseline alternately: a warm-up of each,
  * then rounds in which the order flips, so drift on a shared machine hits both.
  */
-export async function alternate(measure: (side: Side, seconds: number) => Promise<LoadStats>, schedule: Schedule = {}): Promise<Record<Side, LoadStats>> {
+export async function alternate(
+  measure: (side: Side, seconds: number) => Promise<LoadStats>,
+  schedule: Schedule = {},
+): Promise<Record<Side, LoadStats>> {
   for (const side of ['ours', 'baseline'] as const) await measure(side, plan.warmupSeconds);
   const rounds: Record<Side, LoadStats[]> = { ours: [], baseline: [] };
   for (let round = 0; round < (schedule.rounds ?? plan.rounds); round++) {
@@ -37,11 +40,20 @@ export async function alternate(measure: (side: Side, seconds: number) => Promis
 function combine(rounds: readonly LoadStats[]): LoadStats {
   const mean = (pick: (s: LoadStats) => number) => rounds.reduce((sum, s) => sum + pick(s), 0) / rounds.length;
   const cpu = rounds.every((s) => s.cpuMicrosPerRequest !== undefined) ? mean((s) => s.cpuMicrosPerRequest!) : undefined;
-  return { rps: mean((s) => s.rps), p99: mean((s) => s.p99), requests: rounds.reduce((sum, s) => sum + s.requests, 0), cpuMicrosPerRequest: cpu, rounds };
+  return {
+    rps: mean((s) => s.rps),
+    p99: mean((s) => s.p99),
+    requests: rounds.reduce((sum, s) => sum + s.requests, 0),
+    cpuMicrosPerRequest: cpu,
+    rounds,
+  };
 }
 
 /** Server CPU per request beside the throughput: the figure that explains it, and the steadier one on a busy machine. */
 export function cpuNotes(stats: Record<Side, LoadStats>): Record<string, unknown> {
   const micros = (side: Side) => Math.round(stats[side].cpuMicrosPerRequest ?? Number.NaN);
-  return { serverCpuMicrosPerRequest: { ours: micros('ours'), baseline: micros('baseline') }, requests: { ours: stats.ours.requests, baseline: stats.baseline.requests } };
+  return {
+    serverCpuMicrosPerRequest: { ours: micros('ours'), baseline: micros('baseline') },
+    requests: { ours: stats.ours.requests, baseline: stats.baseline.requests },
+  };
 }

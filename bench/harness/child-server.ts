@@ -42,10 +42,14 @@ const EXTRA_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(
 export async function startChild(options: ChildOptions): Promise<ChildServer> {
   const fd = openSync(options.logFile, 'w');
   const node = options.command === undefined;
-  const child = spawn(options.command ?? process.execPath, node ? [...PROFILE_ARGS, ...EXTRA_NODE_ARGS, ...options.args] : [...options.args], {
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', fd, fd],
-  });
+  const child = spawn(
+    options.command ?? process.execPath,
+    node ? [...PROFILE_ARGS, ...EXTRA_NODE_ARGS, ...options.args] : [...options.args],
+    {
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', fd, fd],
+    },
+  );
   closeSync(fd);
   live.add(child);
   child.once('exit', () => live.delete(child));
@@ -58,7 +62,8 @@ export async function startChild(options: ChildOptions): Promise<ChildServer> {
     const output = readFileSync(options.logFile, 'utf8');
     const ready = output.match(options.ready);
     if (ready && child.pid !== undefined) return { pid: child.pid, ready, stop: () => stopChild(child, exited) };
-    if (status !== undefined) throw new Error(`${options.args.join(' ')} exited with ${status} before it was ready:\n${output.slice(-2000)}`);
+    if (status !== undefined)
+      throw new Error(`${options.args.join(' ')} exited with ${status} before it was ready:\n${output.slice(-2000)}`);
     await sleep(50);
   }
   await stopChild(child, exited);

@@ -37,7 +37,9 @@ export async function checkFileServing(url: string, expected: Uint8Array): Promi
   if (!whole.body.equals(expected)) throw new Error(`GET ${url}: ${whole.body.length} bytes, not the ${expected.length} expected`);
   const part = await get(url, { range: 'bytes=100-199' });
   if (part.status !== 206 || part.body.length !== 100 || part.headers['content-range'] !== `bytes 100-199/${expected.length}`) {
-    throw new Error(`GET ${url} with Range: ${part.status}, ${part.body.length} bytes, Content-Range ${String(part.headers['content-range'])}`);
+    throw new Error(
+      `GET ${url} with Range: ${part.status}, ${part.body.length} bytes, Content-Range ${String(part.headers['content-range'])}`,
+    );
   }
   const revalidated = await get(url, { 'if-none-match': etag });
   if (revalidated.status !== 304) throw new Error(`GET ${url} with If-None-Match ${etag}: ${revalidated.status}, not 304`);

@@ -1,6 +1,11 @@
 import type { BenchResult } from './results.js';
 
-const COMPARE = { '<': (a: number, b: number) => a < b, '<=': (a: number, b: number) => a <= b, '>': (a: number, b: number) => a > b, '>=': (a: number, b: number) => a >= b } as const;
+const COMPARE = {
+  '<': (a: number, b: number) => a < b,
+  '<=': (a: number, b: number) => a <= b,
+  '>': (a: number, b: number) => a > b,
+  '>=': (a: number, b: number) => a >= b,
+} as const;
 
 /**
  * A figure's goal, read from its first clause (`ratio >= 0.8`, `ours < 64`,

@@ -17,7 +17,11 @@ export interface CompareOptions extends Schedule {
 }
 
 /** Loads ours and the baseline (server processes `pids`) over HTTP from this process with autocannon, alternately. */
-export async function compareHttp(factory: LoadFactory, pids: Record<Side, Pids>, options: CompareOptions = {}): Promise<Record<Side, LoadStats>> {
+export async function compareHttp(
+  factory: LoadFactory,
+  pids: Record<Side, Pids>,
+  options: CompareOptions = {},
+): Promise<Record<Side, LoadStats>> {
   const targets = { ours: factory('ours'), baseline: factory('baseline') };
   return alternate(async (side, seconds) => {
     await options.beforeEach?.(side);
@@ -35,7 +39,10 @@ async function load(options: Options, seconds: number, pids: Pids, expectStatus?
   const r = await autocannon({ ...options, duration: seconds, connections: plan.connections });
   const counts = Object.entries(r.statusCodeStats ?? {});
   const ok = expectStatus === undefined ? r['2xx'] : (r.statusCodeStats?.[String(expectStatus)]?.count ?? 0);
-  const wrong = expectStatus === undefined ? r.non2xx : counts.reduce((sum, [status, { count }]) => sum + (status === String(expectStatus) ? 0 : count), 0);
+  const wrong =
+    expectStatus === undefined
+      ? r.non2xx
+      : counts.reduce((sum, [status, { count }]) => sum + (status === String(expectStatus) ? 0 : count), 0);
   const cpuMicrosPerRequest = ((cpu() - cpuBefore) * 1e6) / Math.max(1, ok);
   if (r.errors || r.timeouts || wrong || ok === 0) {
     throw new Error(`load on ${options.url} failed: errors=${r.errors} timeouts=${r.timeouts} status=${JSON.stringify(r.statusCodeStats)}`);

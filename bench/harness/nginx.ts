@@ -29,7 +29,11 @@ export function ensureNginx(): string {
   const present = findNginx();
   if (present) return present;
   const apt = (args: string[]) =>
-    execFileSync('apt-get', args, { stdio: ['ignore', 2, 2], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 15 * 60_000 });
+    execFileSync('apt-get', args, {
+      stdio: ['ignore', 2, 2],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      timeout: 15 * 60_000,
+    });
   console.error('nginx is missing: apt-get install -y nginx');
   try {
     apt(['install', '-y', 'nginx']);
@@ -121,10 +125,12 @@ function expectedWorkers(): number {
   // nginx's `auto` counts the CPUs this process may run on.
   try {
     const allowed = readFileSync('/proc/self/status', 'utf8').match(/^Cpus_allowed_list:\s*(.+)$/m)?.[1] ?? '';
-    return allowed.split(',').reduce((sum, part) => {
-      const [a, b] = part.split('-').map(Number);
-      return sum + (b === undefined ? 1 : b - a! + 1);
-    }, 0) || 1;
+    return (
+      allowed.split(',').reduce((sum, part) => {
+        const [a, b] = part.split('-').map(Number);
+        return sum + (b === undefined ? 1 : b - a! + 1);
+      }, 0) || 1
+    );
   } catch {
     return 1;
   }

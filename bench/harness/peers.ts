@@ -31,10 +31,13 @@ export interface PeerNotes {
 }
 
 /** Starts servers at once; if any fails, stops the others before rethrowing. */
-export async function startAll<T extends readonly Promise<ChildServer>[]>(starts: readonly [...T]): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+export async function startAll<T extends readonly Promise<ChildServer>[]>(
+  starts: readonly [...T],
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
   const settled = await Promise.allSettled(starts);
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed === undefined) return settled.map((s) => (s as PromiseFulfilledResult<ChildServer>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+  if (failed === undefined)
+    return settled.map((s) => (s as PromiseFulfilledResult<ChildServer>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
   await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
   throw failed.reason;
 }

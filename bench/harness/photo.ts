@@ -27,14 +27,15 @@ export async function photoLikeJpeg(width: number, height: number, seed = 1): Pr
       let b: number;
       if (v < horizon) {
         // Sky: blue to pale towards the horizon, with soft clouds.
-        const cloud = Math.max(0, Math.sin(u * 7 + v * 3) * Math.sin(u * 3.1 - v * 11)) * 90 + 1.5 * (coarse![y * width + x]! - 128) / 10;
+        const cloud = Math.max(0, Math.sin(u * 7 + v * 3) * Math.sin(u * 3.1 - v * 11)) * 90 + (1.5 * (coarse![y * width + x]! - 128)) / 10;
         r = 90 + 110 * (v / horizon) + cloud;
         g = 140 + 80 * (v / horizon) + cloud;
         b = 230 - 20 * (v / horizon) + cloud * 0.8;
       } else {
         // Ground: green-brown with stripes (fields) and fine texture.
         const field = Math.sin(u * 60 + v * 25) > 0.3 ? 25 : -10;
-        const texture = 18 * Math.sin(x * 0.9) * Math.sin(y * 1.3) + (4 * (coarse![y * width + x]! - 128) + 6 * (fine![y * width + x]! - 128)) / 10;
+        const texture =
+          18 * Math.sin(x * 0.9) * Math.sin(y * 1.3) + (4 * (coarse![y * width + x]! - 128) + 6 * (fine![y * width + x]! - 128)) / 10;
         r = 80 + field + texture + 40 * v;
         g = 110 + field * 0.6 + texture - 30 * v;
         b = 50 + texture * 0.5;
@@ -59,7 +60,9 @@ export async function photoLikeJpeg(width: number, height: number, seed = 1): Pr
       raw[at + 2] = clamp(b + grain());
     }
   }
-  return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90, chromaSubsampling: '4:2:0' }).toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 90, chromaSubsampling: '4:2:0' })
+    .toBuffer();
 }
 
 /** Smooth noise: random values `cell` pixels apart, scaled up (bicubic) to the whole image; one byte per pixel around 128. */
@@ -67,5 +70,8 @@ async function valueNoise(width: number, height: number, cell: number, random: (
   const columns = Math.ceil(width / cell);
   const rows = Math.ceil(height / cell);
   const grid = Buffer.from(Array.from({ length: columns * rows }, () => 128 + random() * 8));
-  return sharp(grid, { raw: { width: columns, height: rows, channels: 1 } }).resize(width, height, { kernel: 'cubic' }).raw().toBuffer();
+  return sharp(grid, { raw: { width: columns, height: rows, channels: 1 } })
+    .resize(width, height, { kernel: 'cubic' })
+    .raw()
+    .toBuffer();
 }

@@ -14,7 +14,12 @@ export const plan = Object.freeze({
   /** Unary gRPC calls kept in flight on one channel. */
   grpcConcurrency: 32,
   /** Upload sizes in MiB and how many uploads of each size per side. */
-  uploads: quick ? [{ mib: 16, runs: 1 }] : [{ mib: 512, runs: 3 }, { mib: 64, runs: 5 }],
+  uploads: quick
+    ? [{ mib: 16, runs: 1 }]
+    : [
+        { mib: 512, runs: 3 },
+        { mib: 64, runs: 5 },
+      ],
   /** tus uploads: file size and PATCH size in MiB, uploads per side (tus and multipart alternate). */
   tusUpload: quick ? { mib: 16, chunkMib: 8, runs: 1 } : { mib: 256, chunkMib: 8, runs: 5 },
   /** In-process route matching: how long to time each matcher per round. */

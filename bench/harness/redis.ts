@@ -12,7 +12,12 @@ const CANDIDATES = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'];
 function ensureRedis(): string {
   const found = CANDIDATES.find((path) => existsSync(path));
   if (found) return found;
-  const apt = (args: string[]) => execFileSync('apt-get', args, { stdio: ['ignore', 2, 2], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 15 * 60_000 });
+  const apt = (args: string[]) =>
+    execFileSync('apt-get', args, {
+      stdio: ['ignore', 2, 2],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      timeout: 15 * 60_000,
+    });
   console.error('redis-server is missing: apt-get install -y redis-server');
   try {
     apt(['install', '-y', 'redis-server']);

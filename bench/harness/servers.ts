@@ -49,7 +49,15 @@ export async function startOurs(ws: Workspace, env: Record<string, string> = {})
 export async function startOurService(ws: Workspace, env: Record<string, string> = {}): Promise<ChildServer & { grpc: string }> {
   const child = await startChild({
     args: [CLI, 'service'],
-    env: { HOST: '127.0.0.1', GRPC_PORT: '0', DATA_DIR: join(ws.dir, 'ours'), AUTH_SECRET: ws.secret, CDN_URL: 'http://cdn.bench/files', ...UNLIMITED, ...env },
+    env: {
+      HOST: '127.0.0.1',
+      GRPC_PORT: '0',
+      DATA_DIR: join(ws.dir, 'ours'),
+      AUTH_SECRET: ws.secret,
+      CDN_URL: 'http://cdn.bench/files',
+      ...UNLIMITED,
+      ...env,
+    },
     ready: /listening on (127\.0\.0\.1:\d+)/,
     logFile: join(ws.dir, 'service.log'),
   });
@@ -68,7 +76,11 @@ export async function startOurGateway(ws: Workspace, serviceAddress: string): Pr
 }
 
 /** A baseline from bench/baselines/, which prints `ready url=… [asset=…]` or `ready grpc=…`. */
-export async function startBaseline(ws: Workspace, file: string, env: Record<string, string> = {}): Promise<ChildServer & { address: string; assetId?: string }> {
+export async function startBaseline(
+  ws: Workspace,
+  file: string,
+  env: Record<string, string> = {},
+): Promise<ChildServer & { address: string; assetId?: string }> {
   const child = await startChild({
     args: ['--import', 'tsx', join(ROOT, 'bench/baselines', file)],
     env: { HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: ws.dir, AUTH_SECRET: ws.secret, ...env },

@@ -23,14 +23,24 @@ export interface TusServerOutcome extends Omit<TusOutcome, 'assetId'> {
  * failed request fails the benchmark instead of hiding in the figure.
  */
 export async function tusUpload(url: string, token: string, bytes: Buffer, chunkSize: number): Promise<TusOutcome> {
-  const { lastResponse, patches, seconds, mbPerSecond } = await tusUploadTo(`${url}/v1/uploads`, { authorization: `Bearer ${token}` }, bytes, chunkSize);
+  const { lastResponse, patches, seconds, mbPerSecond } = await tusUploadTo(
+    `${url}/v1/uploads`,
+    { authorization: `Bearer ${token}` },
+    bytes,
+    chunkSize,
+  );
   const assetId = lastResponse.getHeader('switchyard-asset-id');
   if (!assetId) throw new Error(`the last PATCH answered ${lastResponse.getStatus()} without Switchyard-Asset-Id`);
   return { assetId, patches, seconds, mbPerSecond };
 }
 
 /** The same upload to any tus server's creation `endpoint` (ours, or a peer such as @tus/server), with these request headers. */
-export async function tusUploadTo(endpoint: string, headers: Record<string, string>, bytes: Buffer, chunkSize: number): Promise<TusServerOutcome> {
+export async function tusUploadTo(
+  endpoint: string,
+  headers: Record<string, string>,
+  bytes: Buffer,
+  chunkSize: number,
+): Promise<TusServerOutcome> {
   let patches = 0;
   const started = process.hrtime.bigint();
   const done = await new Promise<{ uploadUrl: string; lastResponse: HttpResponse }>((resolve, reject) => {

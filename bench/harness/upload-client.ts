@@ -10,7 +10,10 @@ BLOCK.write('BENCH', 0);
 
 /** The bytes `uploadFile` sends for `mib` MiB, as one buffer (for clients that take a whole file, such as tus-js-client). */
 export function benchBytes(mib: number): Buffer {
-  return Buffer.concat(Array.from({ length: mib }, () => BLOCK), mib * MIB);
+  return Buffer.concat(
+    Array.from({ length: mib }, () => BLOCK),
+    mib * MIB,
+  );
 }
 
 export interface UploadOutcome {

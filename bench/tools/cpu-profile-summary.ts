@@ -51,4 +51,7 @@ function report(title: string, key: (node: ProfileNode) => string): void {
 }
 
 report('self time by owner', (n) => owner(n.callFrame.url));
-report('self time by function', (n) => `${n.callFrame.functionName || '(anonymous)'}  ${owner(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`);
+report(
+  'self time by function',
+  (n) => `${n.callFrame.functionName || '(anonymous)'}  ${owner(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`,
+);

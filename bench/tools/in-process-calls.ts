@@ -27,7 +27,14 @@ const rounds = Number(roundsArg ?? 5);
 
 const dir = await mkdtemp(join(tmpdir(), 'switchyard-in-process-'));
 const secret = 'in-process-calls-'.padEnd(40, 'x');
-const config = loadServiceConfig({ DATA_DIR: dir, AUTH_SECRET: secret, RATE_LIMIT_PER_SECOND: '0', GRPC_PORT: '0', LOG_LEVEL: 'warn', CDN_URL: 'http://127.0.0.1:1/files' });
+const config = loadServiceConfig({
+  DATA_DIR: dir,
+  AUTH_SECRET: secret,
+  RATE_LIMIT_PER_SECOND: '0',
+  GRPC_PORT: '0',
+  LOG_LEVEL: 'warn',
+  CDN_URL: 'http://127.0.0.1:1/files',
+});
 const service = await startService(config, { logger: createServiceLogger(config.logLevel) });
 try {
   const headers = { authorization: `Bearer ${await benchToken(secret)}` };
@@ -49,7 +56,8 @@ try {
       return;
     }
     let bytes = 0;
-    for await (const message of files.readFile({ path }, { ...options, timeoutMs: 0 })) if (message.payload.case === 'chunk') bytes += message.payload.value.length;
+    for await (const message of files.readFile({ path }, { ...options, timeoutMs: 0 }))
+      if (message.payload.case === 'chunk') bytes += message.payload.value.length;
     if (bytes !== 16 * 1024) throw new Error(`ReadFile gave ${bytes} bytes`);
   };
   const run = async (count: number): Promise<void> => {
@@ -72,7 +80,7 @@ try {
     perCall.push((used.user + used.system) / calls);
   }
   console.log(`${load}: CPU µs per call ${perCall.map((value) => value.toFixed(1)).join(' ')} (median ${median(perCall).toFixed(1)})`);
-  console.log(`${load}: heap allocated per call ${(await allocatedBytes(() => run(calls)) / calls / 1024).toFixed(1)} KiB`);
+  console.log(`${load}: heap allocated per call ${((await allocatedBytes(() => run(calls))) / calls / 1024).toFixed(1)} KiB`);
 } finally {
   await service.close();
   await rm(dir, { recursive: true, force: true });
@@ -88,7 +96,11 @@ async function allocatedBytes(work: () => Promise<void>): Promise<number> {
   const session = new Session();
   session.connect();
   try {
-    await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+    await session.post('HeapProfiler.startSampling', {
+      samplingInterval: 1024,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    } as never);
     await work();
     const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SamplingNode } };
     const total = (node: SamplingNode): number => node.children.reduce((sum, child) => sum + total(child), node.selfSize);

@@ -33,7 +33,11 @@ export function sampleThreads(pid: number): { stop(): Record<string, number> } {
         const key = tid === String(pid) ? 'main' : name.replace(/\d+$/, '#');
         byName[key] = (byName[key] ?? 0) + seconds - (before.get(tid)?.seconds ?? 0);
       }
-      return Object.fromEntries(Object.entries(byName).filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]));
+      return Object.fromEntries(
+        Object.entries(byName)
+          .filter(([, s]) => s > 0)
+          .sort((a, b) => b[1] - a[1]),
+      );
     },
   };
 }

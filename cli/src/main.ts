@@ -11,13 +11,25 @@ interface CommandEntry {
 
 /** Every subcommand, with the one line `switchyard --help` shows for it. */
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = Object.freeze({
-  start: { summary: 'the all-in-one server: migrations, gRPC service, REST gateway and files (npm start)', load: async () => (await import('./commands/start.js')).startCommand },
+  start: {
+    summary: 'the all-in-one server: migrations, gRPC service, REST gateway and files (npm start)',
+    load: async () => (await import('./commands/start.js')).startCommand,
+  },
   service: { summary: 'the gRPC service alone', load: async () => (await import('@switchyard/service')).serviceCommand },
-  gateway: { summary: 'the REST gateway alone, in front of SERVICE_URL', load: async () => (await import('@switchyard/gateway')).gatewayCommand },
+  gateway: {
+    summary: 'the REST gateway alone, in front of SERVICE_URL',
+    load: async () => (await import('@switchyard/gateway')).gatewayCommand,
+  },
   token: { summary: 'print a bearer token the server accepts', load: async () => (await import('@switchyard/service')).tokenCommand },
   migrate: { summary: 'apply database migrations and exit', load: async () => (await import('@switchyard/service')).migrateCommand },
-  gc: { summary: 'remove blobs no record points at, and partial writes a crash left', load: async () => (await import('@switchyard/service')).gcCommand },
-  'backfill-metadata': { summary: 'read the media facts of assets stored before they were read at upload', load: async () => (await import('@switchyard/service')).backfillMetadataCommand },
+  gc: {
+    summary: 'remove blobs no record points at, and partial writes a crash left',
+    load: async () => (await import('@switchyard/service')).gcCommand,
+  },
+  'backfill-metadata': {
+    summary: 'read the media facts of assets stored before they were read at upload',
+    load: async () => (await import('@switchyard/service')).backfillMetadataCommand,
+  },
 });
 
 export const USAGE = `usage: switchyard <command> [options]

@@ -52,7 +52,11 @@ function nodeTransport(protocol: string, options: ClientOptions, interceptors: I
  * `uploads.terminateUpload`. Node only: browsers cannot stream a request
  * body over Connect (upload there with tus to the gateway's /v1/uploads).
  */
-export async function resumableUpload(clients: ResumableUploadClients, source: ByteSource, options?: ResumableUploadOptions): Promise<Asset> {
+export async function resumableUpload(
+  clients: ResumableUploadClients,
+  source: ByteSource,
+  options?: ResumableUploadOptions,
+): Promise<Asset> {
   return uploadResumably(clients, await nodeResumableSource(source), { ...options, filename: options?.filename ?? nodeNameOf(source) });
 }
 

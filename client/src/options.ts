@@ -34,5 +34,6 @@ export function headersInterceptor(options: Pick<ClientOptions, 'token' | 'heade
 }
 
 export function assertProtocol(protocol: unknown, allowed: readonly Protocol[]): asserts protocol is Protocol {
-  if (!allowed.includes(protocol as Protocol)) throw new TypeError(`protocol must be one of ${allowed.join(', ')}; got ${String(protocol)}`);
+  if (!allowed.includes(protocol as Protocol))
+    throw new TypeError(`protocol must be one of ${allowed.join(', ')}; got ${String(protocol)}`);
 }

@@ -112,7 +112,10 @@ export interface RestClient {
   getRoute(id: string): Promise<RestRoute>;
   matchRoute(method: string, path: string): Promise<RestMatch>;
   listRoutes(query?: { pageSize?: number; pageToken?: string }): Promise<RestRoutePage>;
-  updateRoute(id: string, changes: { method?: string; path?: string; middleware?: readonly string[]; handler?: string }): Promise<RestRoute>;
+  updateRoute(
+    id: string,
+    changes: { method?: string; path?: string; middleware?: readonly string[]; handler?: string },
+  ): Promise<RestRoute>;
   deleteRoute(id: string): Promise<void>;
   /** `filename` (default: a `File`'s own name, else none) becomes the asset's name. */
   uploadAsset(file: RestUploadSource, options?: { label?: string; filename?: string; visibility?: Visibility }): Promise<RestAsset>;
@@ -124,12 +127,22 @@ export interface RestClient {
   /** `name`: more than 255 characters is a 400 `invalid_argument`; `""` clears it. */
   updateAsset(id: string, changes: { label?: string; name?: string; visibility?: Visibility }): Promise<RestAsset>;
   deleteAsset(id: string): Promise<void>;
-  batchDeleteAssets(ids: readonly string[]): Promise<{ readonly results: readonly { readonly id: string; readonly code: 'ok' | 'not_found' | 'invalid_argument' }[] }>;
+  batchDeleteAssets(
+    ids: readonly string[],
+  ): Promise<{ readonly results: readonly { readonly id: string; readonly code: 'ok' | 'not_found' | 'invalid_argument' }[] }>;
   /** `transform` (w, h, fit, format, q, or a video's poster `frame` in ms) is signed into the url. */
-  createSignedUrl(id: string, options: { expiresIn: number; transform?: { w?: number; h?: number; fit?: string; format?: string; q?: number; frame?: number } }): Promise<RestSignedUrl>;
+  createSignedUrl(
+    id: string,
+    options: { expiresIn: number; transform?: { w?: number; h?: number; fit?: string; format?: string; q?: number; frame?: number } },
+  ): Promise<RestSignedUrl>;
   revokeSignedUrls(id: string): Promise<void>;
   getWorkspacePolicy(): Promise<RestWorkspacePolicy>;
-  setWorkspacePolicy(policy: { allowedTypes?: readonly string[]; maxUploadBytes?: number; defaultVisibility?: Visibility; stripImageMetadata?: boolean }): Promise<RestWorkspacePolicy>;
+  setWorkspacePolicy(policy: {
+    allowedTypes?: readonly string[];
+    maxUploadBytes?: number;
+    defaultVisibility?: Visibility;
+    stripImageMetadata?: boolean;
+  }): Promise<RestWorkspacePolicy>;
   getWorkspaceUsage(): Promise<RestWorkspaceUsage>;
 }
 
@@ -140,7 +153,8 @@ export function createRestClient(options: RestClientOptions): RestClient {
   async function call<T>(method: string, path: string, body?: BodyInit, contentType?: string): Promise<T> {
     const headers = new Headers();
     if (contentType) headers.set('content-type', contentType);
-    if (options.token !== undefined) headers.set('authorization', `Bearer ${typeof options.token === 'string' ? options.token : await options.token()}`);
+    if (options.token !== undefined)
+      headers.set('authorization', `Bearer ${typeof options.token === 'string' ? options.token : await options.token()}`);
     const response = await fetchFn(`${base}${path}`, { method, headers, body: body ?? null });
     if (response.status === 204) return undefined as T;
     if (response.ok) return (await response.json()) as T;
@@ -165,8 +179,10 @@ export function createRestClient(options: RestClientOptions): RestClient {
     listRoutes: (query = {}) => call<RestRoutePage>('GET', `/v1/routing${queryOf(query)}`),
     updateRoute: (id, changes) => call<RestRoute>('PATCH', `/v1/routing/${segment(id)}`, json(changes), 'application/json'),
     deleteRoute: (id) => call<void>('DELETE', `/v1/routing/${segment(id)}`),
-    uploadAsset: (file, upload = {}) => call<RestAsset>('POST', '/v1/assets/upload', form(file, { label: upload.label, visibility: upload.visibility }, upload.filename)),
-    replaceAsset: (id, file, replace = {}) => call<RestAsset>('POST', `/v1/assets/${segment(id)}/replace`, form(file, { visibility: replace.visibility }, replace.filename)),
+    uploadAsset: (file, upload = {}) =>
+      call<RestAsset>('POST', '/v1/assets/upload', form(file, { label: upload.label, visibility: upload.visibility }, upload.filename)),
+    replaceAsset: (id, file, replace = {}) =>
+      call<RestAsset>('POST', `/v1/assets/${segment(id)}/replace`, form(file, { visibility: replace.visibility }, replace.filename)),
     getAsset: (id) => call<RestAsset>('GET', `/v1/assets/${segment(id)}`),
     listAssets: (query = {}) => call<RestAssetPage>('GET', `/v1/assets${queryOf(query)}`),
     updateAsset: (id, changes) => call<RestAsset>('PATCH', `/v1/assets/${segment(id)}`, json(changes), 'application/json'),
@@ -193,7 +209,13 @@ async function restError(response: Response): Promise<SwitchyardRestError> {
   try {
     const body = JSON.parse(text) as { code?: unknown; message?: unknown; details?: unknown };
     if (typeof body.code === 'string' && typeof body.message === 'string') {
-      return new SwitchyardRestError(response.status, body.code, body.message, Array.isArray(body.details) ? (body.details as RestErrorDetail[]) : [], requestId);
+      return new SwitchyardRestError(
+        response.status,
+        body.code,
+        body.message,
+        Array.isArray(body.details) ? (body.details as RestErrorDetail[]) : [],
+        requestId,
+      );
     }
   } catch {
     // Not the gateway's JSON (a proxy's page, say): reported as it came.

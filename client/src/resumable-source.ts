@@ -23,7 +23,10 @@ export interface ResumableSource {
 }
 
 /** A source that can be read from any offset again: its size is known and nothing is kept in memory. */
-export function rereadableSource(size: number, slice: (start: number, end: number) => AsyncIterable<Uint8Array> | Iterable<Uint8Array>): ResumableSource {
+export function rereadableSource(
+  size: number,
+  slice: (start: number, end: number) => AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+): ResumableSource {
   return {
     size,
     read: async (offset, maxBytes) => {
@@ -74,7 +77,8 @@ export function streamSource(stream: AsyncIterable<Uint8Array>, abandon?: () => 
   return {
     size: undefined,
     read: async (offset, maxBytes) => {
-      if (offset < start) throw new RangeError(`a stream cannot go back to byte ${offset}: the bytes before ${start} were let go once committed`);
+      if (offset < start)
+        throw new RangeError(`a stream cannot go back to byte ${offset}: the bytes before ${start} were let go once committed`);
       while (start < offset) {
         if (kept.length === 0) {
           if (ended) throw new RangeError(`the upload is at byte ${offset}, past the end of the ${start}-byte stream`);

@@ -49,7 +49,11 @@ export interface ResumableUploadOptions {
 }
 
 /** The upload loop behind `resumableUpload`, for any source that can give stretches of the file. */
-export async function uploadResumably(clients: ResumableUploadClients, source: ResumableSource, options: ResumableUploadOptions = {}): Promise<Asset> {
+export async function uploadResumably(
+  clients: ResumableUploadClients,
+  source: ResumableSource,
+  options: ResumableUploadOptions = {},
+): Promise<Asset> {
   try {
     return await appendUntilDone(clients, source, options);
   } finally {
@@ -142,7 +146,10 @@ async function* appendMessages(
       bytes += chunk.byteLength;
       yield { payload: { case: 'chunk', value: chunk } };
     }
-    if (bytes !== stretch.size) throw new RangeError(`the source ended at byte ${offset + bytes}, before the ${offset + stretch.size} it was to reach (did the file shrink?)`);
+    if (bytes !== stretch.size)
+      throw new RangeError(
+        `the source ended at byte ${offset + bytes}, before the ${offset + stretch.size} it was to reach (did the file shrink?)`,
+      );
   } catch (error) {
     sent.failure = error;
     throw error;

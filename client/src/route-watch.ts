@@ -162,7 +162,12 @@ function applyMessage(table: SyncedRouteTable, message: EventSourceMessage): voi
 }
 
 function routeOf(route: RestRoute): Route {
-  return Object.freeze({ ...route, middleware: Object.freeze([...route.middleware]), createdAt: new Date(route.createdAt), updatedAt: new Date(route.updatedAt) });
+  return Object.freeze({
+    ...route,
+    middleware: Object.freeze([...route.middleware]),
+    createdAt: new Date(route.createdAt),
+    updatedAt: new Date(route.updatedAt),
+  });
 }
 
 /** 401 and 403 (and other 4xx but 408 and 429) will not change by retrying. */

@@ -32,8 +32,10 @@ export function createRpcClient<Source>(
     assets,
     files: createClient(FileService, transport),
     uploads: createClient(UploadService, transport),
-    uploadAsset: (source: Source, uploadOptions: UploadOptions = {}) => upload(assets, bytesOf(source), { ...uploadOptions, filename: uploadOptions.filename ?? nameOf(source) }),
-    replaceAsset: (id: string, source: Source, replaceOptions: ReplaceOptions = {}) => replace(assets, id, bytesOf(source), { ...replaceOptions, filename: replaceOptions.filename ?? nameOf(source) }),
+    uploadAsset: (source: Source, uploadOptions: UploadOptions = {}) =>
+      upload(assets, bytesOf(source), { ...uploadOptions, filename: uploadOptions.filename ?? nameOf(source) }),
+    replaceAsset: (id: string, source: Source, replaceOptions: ReplaceOptions = {}) =>
+      replace(assets, id, bytesOf(source), { ...replaceOptions, filename: replaceOptions.filename ?? nameOf(source) }),
     close,
   });
 }

@@ -23,12 +23,24 @@ export async function* chunksOf(bytes: AsyncIterable<Uint8Array> | Iterable<Uint
   }
 }
 
-async function* uploadMessages(bytes: AsyncIterable<Uint8Array>, options: UploadOptions): AsyncGenerator<MessageInitShape<typeof UploadAssetRequestSchema>> {
-  yield { payload: { case: 'metadata', value: { label: options.label ?? '', filename: options.filename ?? '', declaredType: options.declaredType ?? '' } } };
+async function* uploadMessages(
+  bytes: AsyncIterable<Uint8Array>,
+  options: UploadOptions,
+): AsyncGenerator<MessageInitShape<typeof UploadAssetRequestSchema>> {
+  yield {
+    payload: {
+      case: 'metadata',
+      value: { label: options.label ?? '', filename: options.filename ?? '', declaredType: options.declaredType ?? '' },
+    },
+  };
   for await (const chunk of chunksOf(bytes)) yield { payload: { case: 'chunk', value: chunk } };
 }
 
-async function* replaceMessages(id: string, bytes: AsyncIterable<Uint8Array>, options: ReplaceOptions): AsyncGenerator<MessageInitShape<typeof ReplaceAssetRequestSchema>> {
+async function* replaceMessages(
+  id: string,
+  bytes: AsyncIterable<Uint8Array>,
+  options: ReplaceOptions,
+): AsyncGenerator<MessageInitShape<typeof ReplaceAssetRequestSchema>> {
   yield { payload: { case: 'metadata', value: { id, filename: options.filename ?? '', declaredType: options.declaredType ?? '' } } };
   for await (const chunk of chunksOf(bytes)) yield { payload: { case: 'chunk', value: chunk } };
 }
@@ -39,6 +51,11 @@ export function upload(assets: Client<typeof AssetService>, bytes: AsyncIterable
 }
 
 /** Streams `bytes` to ReplaceAsset; the asset keeps its id. */
-export function replace(assets: Client<typeof AssetService>, id: string, bytes: AsyncIterable<Uint8Array>, options: ReplaceOptions): Promise<Asset> {
+export function replace(
+  assets: Client<typeof AssetService>,
+  id: string,
+  bytes: AsyncIterable<Uint8Array>,
+  options: ReplaceOptions,
+): Promise<Asset> {
   return assets.replaceAsset(replaceMessages(id, bytes, options), { signal: options.signal, timeoutMs: 0 });
 }

@@ -78,7 +78,15 @@ function SignedIn({ view }: { readonly view: ViewName }) {
           </span>
           <span class="scopes">
             Scopes:{' '}
-            {current.scopes.length > 0 ? current.scopes.map((scope) => <span class="chip" key={scope}>{scope}</span>) : <span class="chip">no scopes</span>}
+            {current.scopes.length > 0 ? (
+              current.scopes.map((scope) => (
+                <span class="chip" key={scope}>
+                  {scope}
+                </span>
+              ))
+            ) : (
+              <span class="chip">no scopes</span>
+            )}
           </span>
           <button type="button" onClick={() => signOut('You signed out.')}>
             Sign out

@@ -23,7 +23,11 @@ test("runs the matched record's handler with its params, route and the table rev
     handlers: { getUser: (ctx: DispatchContext) => ({ id: ctx.params['id'], handler: ctx.route.handler, revision: ctx.revision }) },
   });
   t.deepEqual(await dispatch(dispatcher, 'GET', '/users/42'), { id: '42', handler: 'getUser', revision: 1 });
-  t.deepEqual(await dispatch(dispatcher, 'HEAD', '/users/7'), { id: '7', handler: 'getUser', revision: 1 }, 'HEAD matches GET as in the core');
+  t.deepEqual(
+    await dispatch(dispatcher, 'HEAD', '/users/7'),
+    { id: '7', handler: 'getUser', revision: 1 },
+    'HEAD matches GET as in the core',
+  );
   t.is(await dispatch(dispatcher, 'POST', '/users/42'), 'unmatched');
   t.is(await dispatch(dispatcher, 'GET', '/nope'), 'unmatched');
   const malformed = await dispatch(dispatcher, 'GET', '/users/%E0%A4%A');
@@ -117,8 +121,14 @@ test('a record naming an unregistered handler or middleware is reported when it 
   t.deepEqual(dispatcher.unknown(), []);
   const missing = fed.upsert({ method: 'GET', path: '/missing', middleware: ['auth', 'audit'], handler: 'constructor' });
   t.deepEqual(reported, ['/missing:constructor:audit'], 'reported at once, before any request; Object.prototype names are not handlers');
-  t.regex(warnings[0]!, /route rt_\w+ \(GET \/missing\) names handler "constructor" and middleware "audit", which this service does not provide/);
-  t.deepEqual(dispatcher.unknown().map((unknown) => unknown.route.id), [missing.id]);
+  t.regex(
+    warnings[0]!,
+    /route rt_\w+ \(GET \/missing\) names handler "constructor" and middleware "audit", which this service does not provide/,
+  );
+  t.deepEqual(
+    dispatcher.unknown().map((unknown) => unknown.route.id),
+    [missing.id],
+  );
 
   const answer = (await dispatch(dispatcher, 'GET', '/missing')) as ErrorAnswer;
   t.is(answer.status, 501);
@@ -167,8 +177,18 @@ test('a throwing or rejecting handler or middleware becomes a 500 in the error s
   const errors: string[] = [];
   const dispatcher = createDispatcher({
     table: fed.table,
-    handlers: { throws: () => { throw new Error('boom'); }, ok: () => 'ok' },
-    middleware: { rejects: async () => { throw new Error('bad gate'); }, twice: async (_ctx, next) => (await next(), next()) },
+    handlers: {
+      throws: () => {
+        throw new Error('boom');
+      },
+      ok: () => 'ok',
+    },
+    middleware: {
+      rejects: async () => {
+        throw new Error('bad gate');
+      },
+      twice: async (_ctx, next) => (await next(), next()),
+    },
     onError: (error, ctx) => errors.push(`${ctx.route.path}: ${(error as Error).message}`),
   });
   for (const path of ['/sync', '/async', '/twice']) {
@@ -176,7 +196,11 @@ test('a throwing or rejecting handler or middleware becomes a 500 in the error s
     t.is(answer.status, 500);
     t.deepEqual(answer.body, { code: 'internal', message: 'internal error', details: [] }, 'no message of the cause reaches the client');
   }
-  t.deepEqual(errors, ['/sync: boom', '/async: bad gate', '/twice: middleware called next() twice for route rt_00000000000000000000000003']);
+  t.deepEqual(errors, [
+    '/sync: boom',
+    '/async: bad gate',
+    '/twice: middleware called next() twice for route rt_00000000000000000000000003',
+  ]);
   t.is(dispatcher.metrics().failures, 3);
 });
 
@@ -200,7 +224,11 @@ test('a record the core cannot compile is left out and logged; the rest of the t
     { method: 'GET', path: '/b/{id}', middleware: [], handler: 'a' },
   ]);
   const errors: string[] = [];
-  const dispatcher = createDispatcher({ table: fed.table, handlers: { a: () => 'a' }, logger: { warn: () => {}, error: (message) => errors.push(message) } });
+  const dispatcher = createDispatcher({
+    table: fed.table,
+    handlers: { a: () => 'a' },
+    logger: { warn: () => {}, error: (message) => errors.push(message) },
+  });
   t.is(await dispatch(dispatcher, 'GET', '/a'), 'a');
   t.is(await dispatch(dispatcher, 'GET', '/b/1'), 'unmatched');
   t.is(errors.length, 1);

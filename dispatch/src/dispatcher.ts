@@ -54,7 +54,12 @@ export interface Dispatcher<N extends NativeContext = NativeContext> {
    * for a path whose percent-encoding is malformed.
    */
   // Function-typed properties, not methods: checked contravariantly, so a dispatcher typed for one framework is refused by another's adapter.
-  readonly begin: (request: N['request'], response: N['response'], method: string, path: string) => DispatchContext<N> | ErrorAnswer | undefined;
+  readonly begin: (
+    request: N['request'],
+    response: N['response'],
+    method: string,
+    path: string,
+  ) => DispatchContext<N> | ErrorAnswer | undefined;
   /** Runs the context's middleware and handler (may throw or reject), or gives the 501 of a record naming something unregistered. */
   readonly run: (ctx: DispatchContext<N>) => unknown;
   /**
@@ -84,7 +89,9 @@ export function createDispatcher<H extends string = string, M extends string = s
   return new TableDispatcher<N>(options as DispatcherOptions<string, string, N>);
 }
 
-const MALFORMED_PATH = errorAnswer('invalid_argument', 'path: malformed percent-encoding', [{ field: 'path', reason: 'malformed percent-encoding' }]);
+const MALFORMED_PATH = errorAnswer('invalid_argument', 'path: malformed percent-encoding', [
+  { field: 'path', reason: 'malformed percent-encoding' },
+]);
 
 class TableDispatcher<N extends NativeContext> implements Dispatcher<N> {
   readonly #options: DispatcherOptions<string, string, N>;
@@ -123,7 +130,14 @@ class TableDispatcher<N extends NativeContext> implements Dispatcher<N> {
       throw error;
     }
     if (found === undefined) return undefined;
-    return new RequestContext<N>(request, response, found.params, found.route.route, current.revision, found.route.unimplemented ?? found.route.chain!);
+    return new RequestContext<N>(
+      request,
+      response,
+      found.params,
+      found.route.route,
+      current.revision,
+      found.route.unimplemented ?? found.route.chain!,
+    );
   }
 
   run(ctx: DispatchContext<N>): unknown {
@@ -139,7 +153,10 @@ class TableDispatcher<N extends NativeContext> implements Dispatcher<N> {
     this.#failures++;
     try {
       if (this.#options.onError) this.#options.onError(error, ctx);
-      else if (!options.passedOn) this.#logger?.error(`dispatch: ${ctx.route.method} ${ctx.route.path} (route ${ctx.route.id}, handler ${ctx.route.handler}) failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      else if (!options.passedOn)
+        this.#logger?.error(
+          `dispatch: ${ctx.route.method} ${ctx.route.path} (route ${ctx.route.id}, handler ${ctx.route.handler}) failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
     } catch {
       // A reporting hook that throws must not turn one failure into a crash.
     }
@@ -165,7 +182,10 @@ class TableDispatcher<N extends NativeContext> implements Dispatcher<N> {
     const table = this.#options.table;
     // Read together, synchronously: the routes are those of this revision.
     const compiled = new TableRevision<N>(table.revision, table.routes(), this.#options.handlers, this.#middleware);
-    for (const { route, reason } of compiled.refused) this.#logger?.error(`dispatch: route ${route.id} (${route.method} ${route.path}) cannot be served by this version of @switchyard/core and is left out: ${reason}`);
+    for (const { route, reason } of compiled.refused)
+      this.#logger?.error(
+        `dispatch: route ${route.id} (${route.method} ${route.path}) cannot be served by this version of @switchyard/core and is left out: ${reason}`,
+      );
     return compiled;
   }
 

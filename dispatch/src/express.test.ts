@@ -33,7 +33,11 @@ test("under a mount point, records match req.path and ctx.request is Express's",
   t.is(user.status, 200);
   t.deepEqual(await user.json(), { id: '42', who: 'ada', mountedAt: '/api' });
   t.is(await (await fetch(`${served.base()}/api`)).text(), 'root', 'the mount point itself is the record for /');
-  t.deepEqual(await (await fetch(`${served.base()}/users/42`)).json(), { own: 'not found' }, 'outside the mount point the table is not asked');
+  t.deepEqual(
+    await (await fetch(`${served.base()}/users/42`)).json(),
+    { own: 'not found' },
+    'outside the mount point the table is not asked',
+  );
 });
 
 test('what no record matches goes on with next(): to routes after it, then the app 404', async (t) => {

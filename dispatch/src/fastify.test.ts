@@ -30,7 +30,12 @@ test('under a prefix, records match the path after it; elsewhere Fastify answers
   const outside = await app.inject({ method: 'GET', url: '/users/7' });
   t.is(outside.statusCode, 404);
   t.deepEqual(outside.json(), { message: 'Route GET:/users/7 not found', error: 'Not Found', statusCode: 404 });
-  for (const url of ['/api', '/api/', '/api?x=1']) t.deepEqual((await app.inject({ method: 'GET', url })).json(), { root: true }, `${url}: the record for /, as Express mounted at /api serves it`);
+  for (const url of ['/api', '/api/', '/api?x=1'])
+    t.deepEqual(
+      (await app.inject({ method: 'GET', url })).json(),
+      { root: true },
+      `${url}: the record for /, as Express mounted at /api serves it`,
+    );
   const ghost = await app.inject({ method: 'GET', url: '/api/ghost' });
   t.is(ghost.statusCode, 501);
   t.is(ghost.json<{ code: string }>().code, 'unimplemented');
@@ -41,7 +46,11 @@ test("the app's own routes win over records wherever they are registered; unpref
   await app.register(fastifyDispatch(dispatcher));
   app.get('/users/me', async () => ({ own: true }));
   t.teardown(() => app.close());
-  t.deepEqual((await app.inject({ method: 'GET', url: '/users/me' })).json(), { own: true }, 'registered after the plugin, more specific than /*');
+  t.deepEqual(
+    (await app.inject({ method: 'GET', url: '/users/me' })).json(),
+    { own: true },
+    'registered after the plugin, more specific than /*',
+  );
   t.deepEqual((await app.inject({ method: 'GET', url: '/users/7' })).json(), { id: '7' });
   t.deepEqual((await app.inject({ method: 'GET', url: '/' })).json(), { root: true });
 });

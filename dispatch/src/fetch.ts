@@ -23,7 +23,10 @@ export interface FetchHandlerOptions {
  * A handler answers with a `Response`, a string (text), another value (JSON),
  * or undefined (204: there is no response object to have answered through).
  */
-export function fetchHandler(dispatcher: DispatcherFor<FetchNative>, options: FetchHandlerOptions = {}): (request: Request) => Response | Promise<Response> {
+export function fetchHandler(
+  dispatcher: DispatcherFor<FetchNative>,
+  options: FetchHandlerOptions = {},
+): (request: Request) => Response | Promise<Response> {
   const adapted = dispatcher as Dispatcher<FetchNative>;
   const fallback = options.fallback;
   return (request) => {

@@ -19,9 +19,16 @@ const dispatcher = createDispatcher<string, string, NodeNative>({
     // Answers through node's own response object and returns nothing.
     native: (ctx) => void ctx.response.writeHead(202, { 'x-native': 'yes' }).end('by hand'),
     stream: () =>
-      new Response(new ReadableStream({ start: (controller) => (controller.enqueue(new TextEncoder().encode('a')), controller.enqueue(new TextEncoder().encode('b')), controller.close()) }), {
-        headers: { 'content-type': 'text/x-letters', 'set-cookie': 'a=1' },
-      }),
+      new Response(
+        new ReadableStream({
+          start: (controller) => (
+            controller.enqueue(new TextEncoder().encode('a')), controller.enqueue(new TextEncoder().encode('b')), controller.close()
+          ),
+        }),
+        {
+          headers: { 'content-type': 'text/x-letters', 'set-cookie': 'a=1' },
+        },
+      ),
     json: () => ({ ok: true }),
     unwritable: async () => ({ big: 1n }),
     // Starts answering, then fails: the connection is cut rather than a wrong body sent.

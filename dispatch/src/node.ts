@@ -23,14 +23,18 @@ export interface NodeListenerOptions {
  * error shape (reported through onError or the logger). A handler answers
  * with a value (see Handler) or through `ctx.response` and returns undefined.
  */
-export function nodeListener(dispatcher: DispatcherFor<NodeNative>, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function nodeListener(
+  dispatcher: DispatcherFor<NodeNative>,
+  options: NodeListenerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
   const adapted = dispatcher as Dispatcher<NodeNative>;
   const fallback = options.fallback;
   return (req, res) => {
     const method = req.method ?? 'GET';
     const path = pathOf(req.url ?? '/');
     const ctx = adapted.begin(req, res, method, path);
-    if (ctx === undefined) return fallback === undefined ? writeError(res, errorAnswer('not_found', `no route matches ${method} ${path}`)) : fallback(req, res);
+    if (ctx === undefined)
+      return fallback === undefined ? writeError(res, errorAnswer('not_found', `no route matches ${method} ${path}`)) : fallback(req, res);
     if (ctx instanceof ErrorAnswer) return writeError(res, ctx);
     let result: unknown;
     try {

@@ -40,10 +40,22 @@ export class TableRevision<N extends NativeContext> {
           ...(missing.handler === undefined ? [] : [{ field: 'handler', reason: `"${missing.handler}" is not registered` }]),
           ...missing.middleware.map((name) => ({ field: 'middleware', reason: `"${name}" is not registered` })),
         ];
-        return { method: route.method, path: route.path, route, chain: undefined, unimplemented: errorAnswer('unimplemented', describeUnknown(missing), details) };
+        return {
+          method: route.method,
+          path: route.path,
+          route,
+          chain: undefined,
+          unimplemented: errorAnswer('unimplemented', describeUnknown(missing), details),
+        };
       }
       const layers = route.middleware.map((name) => lookup(middleware, name)!);
-      return { method: route.method, path: route.path, route, chain: composeChain(layers, lookup(handlers, route.handler)!), unimplemented: undefined };
+      return {
+        method: route.method,
+        path: route.path,
+        route,
+        chain: composeChain(layers, lookup(handlers, route.handler)!),
+        unimplemented: undefined,
+      };
     });
     const { table, refused } = tableOf(compiled);
     this.table = table;
@@ -58,7 +70,9 @@ export class TableRevision<N extends NativeContext> {
  * source) is left out, so the rest still serve; the costlier one-by-one
  * build runs only then.
  */
-function tableOf<N extends NativeContext>(compiled: readonly CompiledRoute<N>[]): { table: RouteTable<CompiledRoute<N>>; refused: readonly { route: Route; reason: string }[] } {
+function tableOf<N extends NativeContext>(
+  compiled: readonly CompiledRoute<N>[],
+): { table: RouteTable<CompiledRoute<N>>; refused: readonly { route: Route; reason: string }[] } {
   try {
     return { table: new RouteTable(compiled), refused: [] };
   } catch {

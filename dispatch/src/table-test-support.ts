@@ -26,7 +26,11 @@ export class FedTable {
     this.table.apply({ type: 'delete', revision: ++this.#revision, id });
   }
 
-  #route(fields: Omit<Route, 'id' | 'createdAt' | 'updatedAt' | 'revision'>, id = `rt_${String(++this.#ids).padStart(26, '0')}`, revision = this.#revision): Route {
+  #route(
+    fields: Omit<Route, 'id' | 'createdAt' | 'updatedAt' | 'revision'>,
+    id = `rt_${String(++this.#ids).padStart(26, '0')}`,
+    revision = this.#revision,
+  ): Route {
     const now = new Date(0);
     return Object.freeze({ ...fields, id, createdAt: now, updatedAt: now, revision });
   }

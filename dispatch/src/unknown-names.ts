@@ -11,7 +11,11 @@ export interface UnknownNames {
 }
 
 /** What `route` names that the registries lack; undefined when it has everything. */
-export function findUnknownNames(route: Route, handlers: Readonly<Record<string, unknown>>, middleware: Readonly<Record<string, unknown>> | undefined): UnknownNames | undefined {
+export function findUnknownNames(
+  route: Route,
+  handlers: Readonly<Record<string, unknown>>,
+  middleware: Readonly<Record<string, unknown>> | undefined,
+): UnknownNames | undefined {
   const handler = lookup(handlers, route.handler) === undefined ? route.handler : undefined;
   const missing = route.middleware.filter((name) => lookup(middleware, name) === undefined);
   return handler === undefined && missing.length === 0 ? undefined : Object.freeze({ route, handler, middleware: Object.freeze(missing) });

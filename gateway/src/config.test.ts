@@ -25,7 +25,13 @@ test('defaults follow docs/configuration.md', (t) => {
     logLevel: 'info',
     metricsPort: 9464,
     traces: { endpoint: undefined, serviceName: undefined },
-    clientLimits: { headersTimeoutMs: 20_000, requestTimeoutMs: 900_000, bodyIdleTimeoutMs: 30_000, maxConnections: 1024, maxInflightUploads: 256 },
+    clientLimits: {
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 900_000,
+      bodyIdleTimeoutMs: 30_000,
+      maxConnections: 1024,
+      maxInflightUploads: 256,
+    },
     trustProxy: false,
     console: true,
   });
@@ -101,9 +107,15 @@ test('URLs: no credentials, query or fragment; the service URL is an origin', (t
 });
 
 test('SERVICE_URL may list several origins, normalized; each bad entry is named', (t) => {
-  t.is(loadGatewayConfig({ SERVICE_URL: ' http://10.0.0.5:50051/ , http://10.0.0.6:50051' }).serviceUrl, 'http://10.0.0.5:50051,http://10.0.0.6:50051');
+  t.is(
+    loadGatewayConfig({ SERVICE_URL: ' http://10.0.0.5:50051/ , http://10.0.0.6:50051' }).serviceUrl,
+    'http://10.0.0.5:50051,http://10.0.0.6:50051',
+  );
   t.is(loadGatewayConfig({ SERVICE_URL: 'http://switchyard-service:50051' }).serviceUrl, 'http://switchyard-service:50051');
-  t.regex(refusal({ SERVICE_URL: 'http://10.0.0.5:50051,10.0.0.6:50051' }).message, /SERVICE_URL: .* entry 2 \("10\.0\.0\.6:50051"\) is not an absolute URL/);
+  t.regex(
+    refusal({ SERVICE_URL: 'http://10.0.0.5:50051,10.0.0.6:50051' }).message,
+    /SERVICE_URL: .* entry 2 \("10\.0\.0\.6:50051"\) is not an absolute URL/,
+  );
   t.regex(refusal({ SERVICE_URL: 'http://10.0.0.5:50051,,http://10.0.0.6:50051' }).message, /SERVICE_URL: .* entry 2 is empty/);
   t.regex(refusal({ SERVICE_URL: 'http://a:1,http://a:1/' }).message, /SERVICE_URL: .* entry 2 \("http:\/\/a:1\/"\) is listed twice/);
   t.regex(refusal({ SERVICE_URL: 'http://a:1,http://b:1/grpc' }).message, /SERVICE_URL: .* entry 2 .* must be just scheme, host and port/);
@@ -118,7 +130,7 @@ test('the files path may not shadow the API or the health check', (t) => {
   t.is(loadGatewayConfig({ CDN_URL: 'https://cdn.example.com/v1files' }).cdnUrl, 'https://cdn.example.com/v1files');
 });
 
-test('filesPathOf: the CDN base\'s path, empty at a host\'s root', (t) => {
+test("filesPathOf: the CDN base's path, empty at a host's root", (t) => {
   t.is(filesPathOf('http://127.0.0.1:8080/files'), '/files');
   t.is(filesPathOf('https://cdn.example.com/a/b'), '/a/b');
   t.is(filesPathOf('https://cdn.example.com'), '');
@@ -139,14 +151,36 @@ test('client limits: timeouts in milliseconds (0 turns the request and body time
     MAX_CONNECTIONS: '10',
     MAX_INFLIGHT_UPLOADS: '2',
   });
-  t.deepEqual(config.clientLimits, { headersTimeoutMs: 500, requestTimeoutMs: 0, bodyIdleTimeoutMs: 0, maxConnections: 10, maxInflightUploads: 2 });
-  t.is(loadGatewayConfig({ REQUEST_TIMEOUT_MS: '1000' }).clientLimits.headersTimeoutMs, 1000, 'the default headers timeout shrinks to a shorter request timeout');
-  const error = refusal({ HEADERS_TIMEOUT_MS: '0', REQUEST_TIMEOUT_MS: 'soon', BODY_IDLE_TIMEOUT_MS: '-5', MAX_CONNECTIONS: '0', MAX_INFLIGHT_UPLOADS: '1.5' });
-  t.deepEqual(error.details.map((d) => d.field), ['REQUEST_TIMEOUT_MS', 'HEADERS_TIMEOUT_MS', 'BODY_IDLE_TIMEOUT_MS', 'MAX_CONNECTIONS', 'MAX_INFLIGHT_UPLOADS']);
-  t.regex(refusal({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }).message, /HEADERS_TIMEOUT_MS: "5000" is longer than REQUEST_TIMEOUT_MS \(1000\)/);
+  t.deepEqual(config.clientLimits, {
+    headersTimeoutMs: 500,
+    requestTimeoutMs: 0,
+    bodyIdleTimeoutMs: 0,
+    maxConnections: 10,
+    maxInflightUploads: 2,
+  });
+  t.is(
+    loadGatewayConfig({ REQUEST_TIMEOUT_MS: '1000' }).clientLimits.headersTimeoutMs,
+    1000,
+    'the default headers timeout shrinks to a shorter request timeout',
+  );
+  const error = refusal({
+    HEADERS_TIMEOUT_MS: '0',
+    REQUEST_TIMEOUT_MS: 'soon',
+    BODY_IDLE_TIMEOUT_MS: '-5',
+    MAX_CONNECTIONS: '0',
+    MAX_INFLIGHT_UPLOADS: '1.5',
+  });
+  t.deepEqual(
+    error.details.map((d) => d.field),
+    ['REQUEST_TIMEOUT_MS', 'HEADERS_TIMEOUT_MS', 'BODY_IDLE_TIMEOUT_MS', 'MAX_CONNECTIONS', 'MAX_INFLIGHT_UPLOADS'],
+  );
+  t.regex(
+    refusal({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '1000' }).message,
+    /HEADERS_TIMEOUT_MS: "5000" is longer than REQUEST_TIMEOUT_MS \(1000\)/,
+  );
 });
 
-test('CONSOLE is on or off (true/false/1/0 too); anything else is refused by name; a CDN_URL may not take the console\'s or the reference\'s path', (t) => {
+test("CONSOLE is on or off (true/false/1/0 too); anything else is refused by name; a CDN_URL may not take the console's or the reference's path", (t) => {
   t.false(loadGatewayConfig({ CONSOLE: 'off' }).console);
   t.false(loadGatewayConfig({ CONSOLE: 'OFF' }).console);
   t.true(loadGatewayConfig({ CONSOLE: 'on' }).console);

@@ -78,7 +78,12 @@ export const GATEWAY_DEFAULTS = Object.freeze({
 });
 
 const DAY_MS = 86_400_000;
-const BOOLEAN_WORDS = new Map([['true', true], ['1', true], ['false', false], ['0', false]]);
+const BOOLEAN_WORDS = new Map([
+  ['true', true],
+  ['1', true],
+  ['false', false],
+  ['0', false],
+]);
 const SWITCH_WORDS = new Map([['on', true], ['off', false], ...BOOLEAN_WORDS]);
 const limits = GATEWAY_DEFAULTS.clientLimits;
 const milliseconds = (fallback: number, min: number) =>
@@ -93,7 +98,12 @@ export const gatewayEnv = envSchema(
     SERVICE_URL: reasonedRule(serviceOrigins).optional(),
     CDN_URL: reasonedRule(cdnBase).optional(),
     MAX_UPLOAD_BYTES: SHARED_VARIABLES.MAX_UPLOAD_BYTES,
-    JSON_BODY_LIMIT_BYTES: wholeNumberVariable(GATEWAY_DEFAULTS.jsonBodyLimitBytes, 2, 16 * 1024 * 1024, 'is not a number of bytes between 2 and 16777216'),
+    JSON_BODY_LIMIT_BYTES: wholeNumberVariable(
+      GATEWAY_DEFAULTS.jsonBodyLimitBytes,
+      2,
+      16 * 1024 * 1024,
+      'is not a number of bytes between 2 and 16777216',
+    ),
     CORS_ORIGINS: reasonedRule(corsList).optional().default(GATEWAY_DEFAULTS.corsOrigins),
     LOG_LEVEL: SHARED_VARIABLES.LOG_LEVEL,
     METRICS_PORT: SHARED_VARIABLES.METRICS_PORT,
@@ -105,14 +115,19 @@ export const gatewayEnv = envSchema(
     BODY_IDLE_TIMEOUT_MS: milliseconds(limits.bodyIdleTimeoutMs, 0),
     MAX_CONNECTIONS: count(limits.maxConnections),
     MAX_INFLIGHT_UPLOADS: count(limits.maxInflightUploads),
-    TRUST_PROXY: rule((raw) => BOOLEAN_WORDS.get(raw.toLowerCase()), 'is not true, false, 1 or 0').optional().default(false),
-    CONSOLE: rule((raw) => SWITCH_WORDS.get(raw.toLowerCase()), 'is not on or off').optional().default(true),
+    TRUST_PROXY: rule((raw) => BOOLEAN_WORDS.get(raw.toLowerCase()), 'is not true, false, 1 or 0')
+      .optional()
+      .default(false),
+    CONSOLE: rule((raw) => SWITCH_WORDS.get(raw.toLowerCase()), 'is not on or off')
+      .optional()
+      .default(true),
   },
   (values, refuse) => {
     // Node counts the headers inside the whole request's time, so they cannot be given longer than it.
     const headers = values['HEADERS_TIMEOUT_MS'];
     const request = values['REQUEST_TIMEOUT_MS'];
-    if (typeof headers === 'number' && typeof request === 'number' && request !== 0 && headers > request) refuse('HEADERS_TIMEOUT_MS', `is longer than REQUEST_TIMEOUT_MS (${request})`);
+    if (typeof headers === 'number' && typeof request === 'number' && request !== 0 && headers > request)
+      refuse('HEADERS_TIMEOUT_MS', `is longer than REQUEST_TIMEOUT_MS (${request})`);
   },
 );
 
@@ -130,7 +145,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
 /** The gateway's configuration from parsed variables (also those `switchyard start` parsed for both apps). */
 export function gatewayConfigFrom(env: GatewayEnv): GatewayConfig {
   const requestTimeoutMs = env.REQUEST_TIMEOUT_MS;
-  const headersTimeoutMs = env.HEADERS_TIMEOUT_MS ?? (requestTimeoutMs !== 0 ? Math.min(limits.headersTimeoutMs, requestTimeoutMs) : limits.headersTimeoutMs);
+  const headersTimeoutMs =
+    env.HEADERS_TIMEOUT_MS ?? (requestTimeoutMs !== 0 ? Math.min(limits.headersTimeoutMs, requestTimeoutMs) : limits.headersTimeoutMs);
   return deepFreeze({
     host: env.HOST,
     port: env.PORT,
@@ -199,10 +215,15 @@ function cdnBase(raw: string): string | Refusal {
 function corsList(raw: string): CorsOrigins | Refusal {
   if (raw.trim() === '*') return '*';
   const origins: string[] = [];
-  for (const entry of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const url = httpUrl(entry);
     if (url instanceof Refusal || url.origin !== entry.replace(/\/$/, '')) {
-      return no(`is not "*" or a comma-separated list of origins such as https://app.example.com (no paths); ${JSON.stringify(entry)} is not an origin`);
+      return no(
+        `is not "*" or a comma-separated list of origins such as https://app.example.com (no paths); ${JSON.stringify(entry)} is not an origin`,
+      );
     }
     origins.push(url.origin);
   }

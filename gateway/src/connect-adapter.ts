@@ -1,5 +1,18 @@
-import { Code, ConnectError, createConnectRouter, type ConnectRouter, type ConnectRouterOptions, type ContextValues, type Interceptor } from '@connectrpc/connect';
-import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from '@connectrpc/connect-node';
+import {
+  Code,
+  ConnectError,
+  createConnectRouter,
+  type ConnectRouter,
+  type ConnectRouterOptions,
+  type ContextValues,
+  type Interceptor,
+} from '@connectrpc/connect';
+import {
+  compressionBrotli,
+  compressionGzip,
+  universalRequestFromNodeRequest,
+  universalResponseToNodeResponse,
+} from '@connectrpc/connect-node';
 import type { UniversalHandler, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, invalidRequest, methodNotAllowed } from './http/api-error.js';
@@ -38,7 +51,11 @@ export interface ConnectEndpoints {
 export function connectAdapter(options: ConnectAdapterOptions): ConnectEndpoints {
   const { routes, fallback, contextValues, refuse, onHandlerFailure, ...routerOptions } = options;
   // As connect-node's adapter: gzip and brotli request bodies are accepted.
-  const router = createConnectRouter({ acceptCompression: [compressionGzip, compressionBrotli], ...routerOptions, interceptors: [decodingFailuresAreInvalid, ...(routerOptions.interceptors ?? [])] });
+  const router = createConnectRouter({
+    acceptCompression: [compressionGzip, compressionBrotli],
+    ...routerOptions,
+    interceptors: [decodingFailuresAreInvalid, ...(routerOptions.interceptors ?? [])],
+  });
   routes(router);
   const handlers = new Map<string, UniversalHandler>();
   for (const handler of router.handlers) handlers.set(handler.requestPath, handler);
@@ -52,7 +69,13 @@ export function connectAdapter(options: ConnectAdapterOptions): ConnectEndpoints
     }
     const contentType = req.headers['content-type'] ?? '';
     if (!handler.supportedContentType(contentType)) {
-      return refuse(res, invalidRequest('content-type', `${contentType ? JSON.stringify(contentType) : 'none'} is not a content type of the Connect, gRPC-Web or gRPC protocols`));
+      return refuse(
+        res,
+        invalidRequest(
+          'content-type',
+          `${contentType ? JSON.stringify(contentType) : 'none'} is not a content type of the Connect, gRPC-Web or gRPC protocols`,
+        ),
+      );
     }
     handler(universalRequestFromNodeRequest(req, res, undefined, contextValues(req)))
       .then(unaryDecodingFailureIsInvalid)
@@ -68,7 +91,8 @@ export function connectAdapter(options: ConnectAdapterOptions): ConnectEndpoints
 }
 
 /** Messages with which connect-es reports a request body it could not decode (pinned: @connectrpc/connect 2.1.2). */
-const DECODING_FAILURE = /^(parse binary:|decompression failed|received parsed JSON request body|received compressed envelope|invalid envelope)/;
+const DECODING_FAILURE =
+  /^(parse binary:|decompression failed|received parsed JSON request body|received compressed envelope|invalid envelope)/;
 
 function isDecodingFailure(error: unknown): error is ConnectError {
   return error instanceof ConnectError && error.code === Code.Internal && DECODING_FAILURE.test(error.rawMessage);
@@ -162,7 +186,10 @@ function rewriteTrailer(frame: Buffer): Buffer {
   }
   const failure = new ConnectError(message, Code.Internal);
   if (status !== String(Code.Internal) || !isDecodingFailure(failure)) return frame;
-  const trailer = Buffer.from(`grpc-status: ${Code.InvalidArgument}\r\ngrpc-message: ${encodeURIComponent(asInvalid(failure).rawMessage)}\r\n`, 'latin1');
+  const trailer = Buffer.from(
+    `grpc-status: ${Code.InvalidArgument}\r\ngrpc-message: ${encodeURIComponent(asInvalid(failure).rawMessage)}\r\n`,
+    'latin1',
+  );
   const head = Buffer.alloc(5);
   head[0] = 0x80;
   head.writeUInt32BE(trailer.length, 1);

@@ -1,5 +1,13 @@
 import type { IncomingMessage } from 'node:http';
-import { Code, ConnectError, createContextKey, createContextValues, type CallOptions, type HandlerContext, type ServiceImpl } from '@connectrpc/connect';
+import {
+  Code,
+  ConnectError,
+  createContextKey,
+  createContextValues,
+  type CallOptions,
+  type HandlerContext,
+  type ServiceImpl,
+} from '@connectrpc/connect';
 import { AssetService, FileService, RouteService, UploadService } from '@switchyard/proto';
 import { connectAdapter, type ConnectEndpoints, type NodeHandler } from './connect-adapter.js';
 import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError, type ApiError } from './http/api-error.js';
@@ -52,7 +60,11 @@ export function createConnectProxy(
 ): ConnectEndpoints {
   return connectAdapter({
     readMaxBytes: MAX_MESSAGE_BYTES,
-    contextValues: (req) => createContextValues().set(requestIdKey, requestIdOf(req)).set(authorizationKey, judgedAuthorization(req)).set(traceparentKey, spanOf(req)?.traceparent),
+    contextValues: (req) =>
+      createContextValues()
+        .set(requestIdKey, requestIdOf(req))
+        .set(authorizationKey, judgedAuthorization(req))
+        .set(traceparentKey, spanOf(req)?.traceparent),
     fallback,
     refuse: sendError,
     onHandlerFailure,

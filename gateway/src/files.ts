@@ -37,7 +37,12 @@ const FILE_DESCRIPTION = [
  * inert; `?download` (with any other parameters) names the file in an
  * attachment. Unknown, malformed and replaced-away paths are all 404.
  */
-export const fileRoutes: FastifyPluginAsync<{ clients: ServiceClients; filesPath: string; log: Logger; validators: ValidatorCache }> = async (app, { clients, filesPath, log, validators }) => {
+export const fileRoutes: FastifyPluginAsync<{
+  clients: ServiceClients;
+  filesPath: string;
+  log: Logger;
+  validators: ValidatorCache;
+}> = async (app, { clients, filesPath, log, validators }) => {
   const serve = async (request: FastifyRequest<{ Params: { assetId: string; fileName: string } }>, reply: FastifyReply): Promise<void> => {
     const { assetId, fileName } = request.params;
     // A file URL is a public link, not an API call: whatever names no file is 404.
@@ -49,8 +54,19 @@ export const fileRoutes: FastifyPluginAsync<{ clients: ServiceClients; filesPath
     if (isSettled(reply.raw)) reply.hijack();
   };
   const schema = { tags: ['files'], security: [], hide: false };
-  app.get(`${filesPath}/:assetId/:fileName`, { schema: { ...schema, operationId: 'getFile', summary: 'Download a stored file', description: FILE_DESCRIPTION }, exposeHeadRoute: false }, serve);
-  app.head(`${filesPath}/:assetId/:fileName`, { schema: { ...schema, operationId: 'headFile', summary: 'Headers of a stored file' } }, serve);
+  app.get(
+    `${filesPath}/:assetId/:fileName`,
+    {
+      schema: { ...schema, operationId: 'getFile', summary: 'Download a stored file', description: FILE_DESCRIPTION },
+      exposeHeadRoute: false,
+    },
+    serve,
+  );
+  app.head(
+    `${filesPath}/:assetId/:fileName`,
+    { schema: { ...schema, operationId: 'headFile', summary: 'Headers of a stored file' } },
+    serve,
+  );
 };
 
 /** The files path a malformed percent-encoding was found in answers 404 too: it names no file. */
@@ -114,15 +130,20 @@ function transformOf(ctx: RequestContext): TransformMessage | undefined {
   for (const name of TRANSFORM_PARAMS) {
     const values = query.getAll(name);
     if (values.length === 0) continue;
-    if (values.length > 1) throw new ApiError('invalid_argument', `${name}: given more than once`, [{ field: name, reason: 'given more than once' }]);
+    if (values.length > 1)
+      throw new ApiError('invalid_argument', `${name}: given more than once`, [{ field: name, reason: 'given more than once' }]);
     const value = values[0]!;
     if (name === 'fit' || name === 'format') transform[name] = value;
     // `?frame` alone is the first frame; the core bounds the time.
     else if (name === 'frame') {
-      if (!/^\d{0,9}$/.test(value)) throw new ApiError('invalid_argument', 'frame: must be a whole number of milliseconds, or empty for the first frame', [{ field: name, reason: 'must be a whole number of milliseconds' }]);
+      if (!/^\d{0,9}$/.test(value))
+        throw new ApiError('invalid_argument', 'frame: must be a whole number of milliseconds, or empty for the first frame', [
+          { field: name, reason: 'must be a whole number of milliseconds' },
+        ]);
       transform.frame = Number(value);
     } else {
-      if (!/^\d{1,5}$/.test(value)) throw new ApiError('invalid_argument', `${name}: must be a whole number`, [{ field: name, reason: 'must be a whole number' }]);
+      if (!/^\d{1,5}$/.test(value))
+        throw new ApiError('invalid_argument', `${name}: must be a whole number`, [{ field: name, reason: 'must be a whole number' }]);
       transform[name] = Number(value);
     }
   }
@@ -137,7 +158,13 @@ function transformOf(ctx: RequestContext): TransformMessage | undefined {
 }
 
 /** Streams the file or its range; `download` names it in an attachment. */
-async function streamFile(clients: ServiceClients, ctx: RequestContext, file: FileRef, range: Exclude<ByteRange, 'unsatisfiable'>, download: boolean): Promise<void> {
+async function streamFile(
+  clients: ServiceClients,
+  ctx: RequestContext,
+  file: FileRef,
+  range: Exclude<ByteRange, 'unsatisfiable'>,
+  download: boolean,
+): Promise<void> {
   const request = range === 'whole' ? file : { ...file, rangeStart: BigInt(range.start), rangeEnd: BigInt(range.end) };
   const { res } = ctx;
   let expected = -1;
@@ -153,7 +180,11 @@ async function streamFile(clients: ServiceClients, ctx: RequestContext, file: Fi
         const end = Number(info.rangeEnd);
         expected = meta.size === 0 ? 0 : end - start + 1;
         const partial = range !== 'whole';
-        const headers = { ...fileHeaders(meta, download), 'content-length': expected, ...(partial ? { 'content-range': `bytes ${start}-${end}/${meta.size}` } : {}) };
+        const headers = {
+          ...fileHeaders(meta, download),
+          'content-length': expected,
+          ...(partial ? { 'content-range': `bytes ${start}-${end}/${meta.size}` } : {}),
+        };
         res.writeHead(partial ? 206 : 200, headers);
       } else if (message.payload.case === 'chunk' && expected >= 0) {
         sent += message.payload.value.length;
@@ -185,8 +216,16 @@ async function readMeta(clients: ServiceClients, ctx: RequestContext, file: File
 }
 
 function metaOf(info: FileInfo): FileMeta {
-  if (info.uploadedAt === undefined) throw new ApiError('internal', 'internal error', [], { cause: new Error('ReadFile info without uploaded_at') });
-  return { type: info.type, size: Number(info.size), etag: `"${info.sha256}"`, lastModified: timestampDate(info.uploadedAt), visibility: info.visibility, name: info.name };
+  if (info.uploadedAt === undefined)
+    throw new ApiError('internal', 'internal error', [], { cause: new Error('ReadFile info without uploaded_at') });
+  return {
+    type: info.type,
+    size: Number(info.size),
+    etag: `"${info.sha256}"`,
+    lastModified: timestampDate(info.uploadedAt),
+    visibility: info.visibility,
+    name: info.name,
+  };
 }
 
 /**
@@ -212,22 +251,35 @@ function fileHeaders(meta: FileMeta, download: boolean): Record<string, string> 
 
 /** A 304 of a download repeats the disposition: a cache updates the headers it keeps from it (RFC 9111 §4.3.4), so a new name reaches it. */
 function sendNotModified(res: ServerResponse, meta: FileMeta, download: boolean): void {
-  const headers: Record<string, string> = { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString(), 'cache-control': cachingOf(meta, download), 'x-content-type-options': 'nosniff' };
+  const headers: Record<string, string> = {
+    etag: meta.etag,
+    'last-modified': meta.lastModified.toUTCString(),
+    'cache-control': cachingOf(meta, download),
+    'x-content-type-options': 'nosniff',
+  };
   if (download) headers['content-disposition'] = attachmentNamed(meta.name);
   res.writeHead(304, headers).end();
 }
 
 function preconditionFailed(meta: FileMeta): ApiError {
-  return new ApiError(PRECONDITION_FAILED.code, 'the file does not match the request\'s preconditions (If-Match or If-Unmodified-Since)', [
-    { field: 'if-match', reason: `the current file's ETag is ${meta.etag}` },
-  ], { status: PRECONDITION_FAILED.status, headers: { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString() } });
+  return new ApiError(
+    PRECONDITION_FAILED.code,
+    "the file does not match the request's preconditions (If-Match or If-Unmodified-Since)",
+    [{ field: 'if-match', reason: `the current file's ETag is ${meta.etag}` }],
+    { status: PRECONDITION_FAILED.status, headers: { etag: meta.etag, 'last-modified': meta.lastModified.toUTCString() } },
+  );
 }
 
 function unsatisfiable(size: number): ApiError {
-  return new ApiError(RANGE_NOT_SATISFIABLE.code, `the range starts past the end of the file (${size} bytes)`, [{ field: 'range', reason: `the file has ${size} bytes` }], {
-    status: RANGE_NOT_SATISFIABLE.status,
-    headers: { 'content-range': `bytes */${size}` },
-  });
+  return new ApiError(
+    RANGE_NOT_SATISFIABLE.code,
+    `the range starts past the end of the file (${size} bytes)`,
+    [{ field: 'range', reason: `the file has ${size} bytes` }],
+    {
+      status: RANGE_NOT_SATISFIABLE.status,
+      headers: { 'content-range': `bytes */${size}` },
+    },
+  );
 }
 
 /** A malformed path names no file (404); a bad transform parameter is the caller's request error (400, JSON). */

@@ -3,7 +3,15 @@ import { performance } from 'node:perf_hooks';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { capacityRefusalCell, idOnlyTracing, infoLine, TRACEPARENT_HEADER, type Logger, type Registry, type Tracing } from '@switchyard/runtime';
+import {
+  capacityRefusalCell,
+  idOnlyTracing,
+  infoLine,
+  TRACEPARENT_HEADER,
+  type Logger,
+  type Registry,
+  type Tracing,
+} from '@switchyard/runtime';
 import { keepRequestState } from './app/request-state.js';
 import { httpRequestMetrics, UNMATCHED_ROUTE } from './app/http-metrics.js';
 import { corsOptions } from './app/cors.js';
@@ -90,15 +98,34 @@ interface AccessLine {
 }
 
 /** The gateway's HTTP surface on Fastify: REST /v1, files under the CDN path, the Connect protocol, health and OpenAPI. */
-export async function createGateway({ config, cdnUrl, clients: serviceClients, log, metrics, tracing = idOnlyTracing(), fileValidators }: GatewayParts): Promise<Gateway> {
+export async function createGateway({
+  config,
+  cdnUrl,
+  clients: serviceClients,
+  log,
+  metrics,
+  tracing = idOnlyTracing(),
+  fileValidators,
+}: GatewayParts): Promise<Gateway> {
   // Every change this gateway relays drops the validators it makes stale.
   const validators = new ValidatorCache(fileValidators);
   const clients = watchChanges(serviceClients, validators);
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
-  const accessLine = infoLine<AccessLine>(log, 'request', { requestId: 'string', traceId: 'string', method: 'string', path: 'string', status: 'number', completed: 'boolean', durationMs: 'number' });
+  const accessLine = infoLine<AccessLine>(log, 'request', {
+    requestId: 'string',
+    traceId: 'string',
+    method: 'string',
+    path: 'string',
+    status: 'number',
+    completed: 'boolean',
+    durationMs: 'number',
+  });
   const filesPath = filesPathOf(cdnUrl);
   // One bound for REST and Connect uploads alike: both hold a stream to the service and a buffer here.
-  const refused = { connections: metrics && capacityRefusalCell(metrics, 'connections'), uploads: metrics && capacityRefusalCell(metrics, 'uploads') };
+  const refused = {
+    connections: metrics && capacityRefusalCell(metrics, 'connections'),
+    uploads: metrics && capacityRefusalCell(metrics, 'uploads'),
+  };
   const uploadSlots = new Slots(config.clientLimits.maxInflightUploads, () => void (refused.uploads && (refused.uploads.value += 1)));
   const allowed = new AllowedMethods();
   const app = Fastify({
@@ -109,7 +136,10 @@ export async function createGateway({ config, cdnUrl, clients: serviceClients, l
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A path that does not percent-decode names nothing: 404 under the files path (a public link), 400 elsewhere.
     frameworkErrors: (_error, request, reply) =>
-      void replyWithError(reply, isFilesUrl(request.url, filesPath) ? noSuchFile() : invalidRequest('path', 'malformed percent-encoding in the path')),
+      void replyWithError(
+        reply,
+        isFilesUrl(request.url, filesPath) ? noSuchFile() : invalidRequest('path', 'malformed percent-encoding in the path'),
+      ),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(responseSerializer);
@@ -129,7 +159,11 @@ export async function createGateway({ config, cdnUrl, clients: serviceClients, l
     // The span keeps the matched template; the metric counts the request as the 404 handler's, which answers it.
     const metricRoute = emptyParam ? UNMATCHED_ROUTE : route;
     const incoming = request.headers[TRACEPARENT_HEADER];
-    const span = tracing.startServerSpan(`${request.method} ${route}`, typeof incoming === 'string' ? incoming : undefined, { 'http.request.method': request.method, 'http.route': route, 'url.path': path });
+    const span = tracing.startServerSpan(`${request.method} ${route}`, typeof incoming === 'string' ? incoming : undefined, {
+      'http.request.method': request.method,
+      'http.route': route,
+      'url.path': path,
+    });
     const lifetime = keepRequestState(request.raw, span);
     reply.headers(API_HEADERS);
     // One access line per request; never headers, never the query (a token pasted into a URL stays out of the logs).
@@ -141,7 +175,15 @@ export async function createGateway({ config, cdnUrl, clients: serviceClients, l
       observe?.(request.method, metricRoute, status, elapsedMs / 1000);
       span.end({ error: status >= 500 || !reply.raw.writableFinished, attributes: { 'http.response.status_code': status } });
       const durationMs = Math.round(elapsedMs * 1000) / 1000;
-      accessLine({ requestId: request.id, traceId: span.traceId, method: request.method, path, status, completed: reply.raw.writableFinished, durationMs });
+      accessLine({
+        requestId: request.id,
+        traceId: span.traceId,
+        method: request.method,
+        path,
+        status,
+        completed: reply.raw.writableFinished,
+        durationMs,
+      });
     });
     if (emptyParam) {
       reply.callNotFound();
@@ -158,7 +200,10 @@ export async function createGateway({ config, cdnUrl, clients: serviceClients, l
   app.setNotFoundHandler((request, reply) => {
     const path = pathOf(request.url);
     const methods = allowed.at(path);
-    const failure = methods === undefined ? new ApiError('not_found', `no such endpoint: ${request.method} ${path}`) : methodNotAllowed(request.method, methods);
+    const failure =
+      methods === undefined
+        ? new ApiError('not_found', `no such endpoint: ${request.method} ${path}`)
+        : methodNotAllowed(request.method, methods);
     return replyWithError(reply, failure);
   });
   // JSON bodies only; the upload forms and the Connect protocol read theirs as they stream (acceptUnreadBodies).
@@ -198,7 +243,14 @@ export async function createGateway({ config, cdnUrl, clients: serviceClients, l
     }
   });
   await app.ready();
-  return { app, routes, handle: app.routing, countRefusal: (bound) => void (refused[bound] && (refused[bound].value += 1)), endStreams: () => streams.abort(), close: () => app.close() };
+  return {
+    app,
+    routes,
+    handle: app.routing,
+    countRefusal: (bound) => void (refused[bound] && (refused[bound].value += 1)),
+    endStreams: () => streams.abort(),
+    close: () => app.close(),
+  };
 }
 
 function hasEmptyParam(params: unknown): boolean {

@@ -45,7 +45,11 @@ export const REQUEST_TIMEOUT = Object.freeze({ code: 'deadline_exceeded', status
 export const HEADERS_TOO_LARGE = Object.freeze({ code: 'resource_exhausted', status: 431 } as const);
 export const PRECONDITION_FAILED = Object.freeze({ code: 'failed_precondition', status: 412 } as const);
 /** A file whose sniffed type the workspace policy refuses: `invalid_argument` with a detail on this field but 415. */
-export const UNSUPPORTED_MEDIA_TYPE = Object.freeze({ code: 'invalid_argument', status: 415, field: UNSUPPORTED_MEDIA_TYPE_FIELD } as const);
+export const UNSUPPORTED_MEDIA_TYPE = Object.freeze({
+  code: 'invalid_argument',
+  status: 415,
+  field: UNSUPPORTED_MEDIA_TYPE_FIELD,
+} as const);
 /** Bytes that do not match the request's Upload-Checksum: `invalid_argument` with a detail on this field but 460, tus's Checksum Mismatch. */
 export const CHECKSUM_MISMATCH = Object.freeze({ code: 'invalid_argument', status: 460, field: CHECKSUM_MISMATCH_FIELD } as const);
 /**

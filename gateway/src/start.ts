@@ -24,7 +24,9 @@ export interface GatewayHandle {
  * deployments), or the service's in-process channel (`ServiceHandle.inProcess`,
  * in one process with it). Both give the gateway the same clients.
  */
-export type ServiceChannel = { readonly serviceUrl: string; readonly inProcess?: undefined } | { readonly inProcess: Transport; readonly serviceUrl?: undefined };
+export type ServiceChannel =
+  | { readonly serviceUrl: string; readonly inProcess?: undefined }
+  | { readonly inProcess: Transport; readonly serviceUrl?: undefined };
 
 export type StartGatewayOptions = ServiceChannel & {
   readonly log: Logger;
@@ -43,8 +45,18 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   const listener = options.listener ?? (await listen(config.host, config.port));
   listener.setLimits(config.clientLimits);
   const cdnUrl = resolveCdnUrl(config, listener.port);
-  const clients = options.inProcess ? createInProcessClients(options.inProcess) : createServiceClients(options.serviceUrl, { log: options.log, metrics: options.metrics });
-  const gateway = await createGateway({ config, cdnUrl, clients, log: options.log, metrics: options.metrics, tracing: options.tracing, fileValidators: options.fileValidators });
+  const clients = options.inProcess
+    ? createInProcessClients(options.inProcess)
+    : createServiceClients(options.serviceUrl, { log: options.log, metrics: options.metrics });
+  const gateway = await createGateway({
+    config,
+    cdnUrl,
+    clients,
+    log: options.log,
+    metrics: options.metrics,
+    tracing: options.tracing,
+    fileValidators: options.fileValidators,
+  });
   listener.setHandler(gateway.handle);
   listener.onConnectionRefused(() => gateway.countRefusal('connections'));
   options.log.info({ url: listener.url, cdnUrl, service: options.serviceUrl ?? 'in-process' }, 'gateway listening');

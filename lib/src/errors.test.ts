@@ -24,14 +24,21 @@ async function documentedCodes(): Promise<DocumentedCode[]> {
     });
 }
 
-const pascal = (code: string) => code.split('_').map((word) => word[0]!.toUpperCase() + word.slice(1)).join('');
+const pascal = (code: string) =>
+  code
+    .split('_')
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('');
 
 test('docs/errors.md lists exactly ERROR_CODES, in order', async (t) => {
   const rows = await documentedCodes();
-  t.deepEqual(rows.map((row) => row.code), [...ERROR_CODES]);
+  t.deepEqual(
+    rows.map((row) => row.code),
+    [...ERROR_CODES],
+  );
 });
 
-test('each documented code has Connect\'s usual HTTP status and the matching gRPC status', async (t) => {
+test("each documented code has Connect's usual HTTP status and the matching gRPC status", async (t) => {
   for (const row of await documentedCodes()) {
     const connectCode = Code[pascal(row.code) as keyof typeof Code];
     t.is(typeof connectCode, 'number', `${row.code} is a Connect code`);

@@ -40,7 +40,12 @@ export class SwitchyardError extends Error {
    */
   readonly retryAfterMs: number | undefined;
 
-  constructor(code: ErrorCode, message: string, details: readonly ErrorDetail[] = [], options?: { cause?: unknown; retryAfterMs?: number | undefined }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details: readonly ErrorDetail[] = [],
+    options?: { cause?: unknown; retryAfterMs?: number | undefined },
+  ) {
     super(message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined);
     this.code = code;
     this.details = Object.freeze([...details]);

@@ -16,7 +16,18 @@ export type { Principal, Scope } from './auth/principal.js';
 export { createHmacTokenVerifier, createJwksTokenVerifier, signToken, parseBearer } from './auth/tokens.js';
 export type { SignTokenOptions, TokenVerifierOptions, VerifiedTokenCacheOptions } from './auth/tokens.js';
 
-export type { Route, CreateRouteInput, MatchRouteInput, RouteMatch, RouteService, UpdateRouteInput, RouteListInput, RoutePage, RouteEvent, WatchRoutesOptions } from './routes/types.js';
+export type {
+  Route,
+  CreateRouteInput,
+  MatchRouteInput,
+  RouteMatch,
+  RouteService,
+  UpdateRouteInput,
+  RouteListInput,
+  RoutePage,
+  RouteEvent,
+  WatchRoutesOptions,
+} from './routes/types.js';
 export { RouteTable } from './routes/route-table.js';
 export { SyncedRouteTable } from './routes/synced-route-table.js';
 
@@ -43,7 +54,15 @@ export { UNSUPPORTED_MEDIA_TYPE_FIELD } from './assets/workspace-policy.js';
 export type { WorkspacePolicy, WorkspacePolicyInput, StoredWorkspacePolicy } from './assets/workspace-policy.js';
 export { MAX_SIGNED_URL_SECONDS, MIN_URL_KEY_BYTES, DOWNLOAD_PARAM } from './assets/signed-urls.js';
 export { MAX_NAME_LENGTH, nameKey } from './assets/asset-name.js';
-export { parseTransform, hasTransform, DEFAULT_TRANSFORM_SIZES, TRANSFORM_FORMATS, TRANSFORM_FITS, TRANSFORM_PARAMS, MAX_FRAME_MS } from './assets/transform/transform-params.js';
+export {
+  parseTransform,
+  hasTransform,
+  DEFAULT_TRANSFORM_SIZES,
+  TRANSFORM_FORMATS,
+  TRANSFORM_FITS,
+  TRANSFORM_PARAMS,
+  MAX_FRAME_MS,
+} from './assets/transform/transform-params.js';
 export type { ImageTransform, TransformQuery, TransformFormat, TransformFit } from './assets/transform/transform-params.js';
 export { transformImage, TRANSFORMABLE_TYPES } from './assets/transform/transform-image.js';
 export type { TransformConfig, TransformObserver, TransformOutcome } from './assets/transform/variants.js';
@@ -61,13 +80,41 @@ export { STRIPPABLE_TYPES } from './assets/media/strip-metadata.js';
 export { DEFAULT_POSTER_FRAMES } from './assets/transform/poster-frame.js';
 export type { PosterFrameConfig } from './assets/transform/poster-frame.js';
 
-export type { ResumableUploads, Upload, CreateUploadInput, AppendInput, UploadIntentInput, UploadChecksum, UploadChecksumAlgorithm } from './uploads/types.js';
+export type {
+  ResumableUploads,
+  Upload,
+  CreateUploadInput,
+  AppendInput,
+  UploadIntentInput,
+  UploadChecksum,
+  UploadChecksumAlgorithm,
+} from './uploads/types.js';
 export { UPLOAD_CHECKSUM_ALGORITHMS } from './uploads/types.js';
 export { CHECKSUM_MISMATCH_FIELD } from './uploads/store-part.js';
 export { DEFAULT_FINISH_CLAIM_MS, DEFAULT_UPLOAD_EXPIRY_MS, MAX_CONCAT_PARTS, UPLOAD_BUSY_FIELD } from './uploads/resumable-uploads.js';
 
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './ports/index.js';
-export type { RouteRecord, NewRouteRecord, RouteRecordUpdate, RouteChange, RouteCursor, RouteStore, AssetContent, AssetChanges, AssetRecord, AssetStore, AssetListQuery, FactsQuery, SwapAttributes, BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites, TokenVerifier } from './ports/index.js';
+export type {
+  RouteRecord,
+  NewRouteRecord,
+  RouteRecordUpdate,
+  RouteChange,
+  RouteCursor,
+  RouteStore,
+  AssetContent,
+  AssetChanges,
+  AssetRecord,
+  AssetStore,
+  AssetListQuery,
+  FactsQuery,
+  SwapAttributes,
+  BlobStore,
+  BlobInfo,
+  ByteRange,
+  ReadOptions,
+  AbandonedWrites,
+  TokenVerifier,
+} from './ports/index.js';
 export { assertBlobKey, assertBlobOffset, blobTooShort } from './ports/index.js';
 export type { ChangeFeed, ChangeFeedListener } from './ports/index.js';
 export { ChangeFeedListeners } from './ports/index.js';
@@ -77,6 +124,13 @@ export type { CollectGarbageOptions, GarbageReport } from './maintenance/collect
 export { backfillMediaFacts } from './maintenance/backfill-media-facts.js';
 export type { BackfillOptions, BackfillReport } from './maintenance/backfill-media-facts.js';
 
-export { MemoryRouteStore, MemoryAssetStore, MemoryBlobStore, MemoryUploadStore, LoopbackChangeFeed, memoryAdapters } from './memory/index.js';
+export {
+  MemoryRouteStore,
+  MemoryAssetStore,
+  MemoryBlobStore,
+  MemoryUploadStore,
+  LoopbackChangeFeed,
+  memoryAdapters,
+} from './memory/index.js';
 export { DEFAULT_ROUTE_HISTORY } from './memory/memory-route-store.js';
 export { DEFAULT_WATCH_POLL_MS, DEFAULT_WATCH_HEARTBEAT_MS, DEFAULT_WATCH_SAFETY_POLL_MS } from './routes/route-service.js';

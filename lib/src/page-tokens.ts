@@ -7,7 +7,8 @@ export const MAX_PAGE_SIZE = 1000;
 
 export function pageSizeOf(size: number | undefined): number {
   if (size === undefined || size === 0) return DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) throw invalidArgument('pageSize', `must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE)
+    throw invalidArgument('pageSize', `must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   return size;
 }
 
@@ -29,7 +30,9 @@ export function encodePageToken(cursor: readonly string[], binding: string): str
 export function decodePageToken(token: string, binding: string, fields: number): string[] {
   const [version, ...rest] = Buffer.from(token, 'base64url').toString('utf8').split('.');
   const boundTo = rest.pop();
-  if (version !== '1' || rest.length !== fields || boundTo === undefined) throw invalidArgument('pageToken', 'is not a page token of this listing');
-  if (boundTo !== binding) throw invalidArgument('pageToken', 'was made for another workspace or other filters; list again from the first page');
+  if (version !== '1' || rest.length !== fields || boundTo === undefined)
+    throw invalidArgument('pageToken', 'is not a page token of this listing');
+  if (boundTo !== binding)
+    throw invalidArgument('pageToken', 'was made for another workspace or other filters; list again from the first page');
   return rest;
 }

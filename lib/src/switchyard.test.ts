@@ -11,7 +11,13 @@ test('routeWatch.feed: two cores over one store and one feed; a write through on
   const routeStore = new MemoryRouteStore();
   const feed = new LoopbackChangeFeed();
   // Polling every minute: only the feed can bring the change in time.
-  const options: SwitchyardOptions = { routeStore, assetStore: new MemoryAssetStore(), blobStore: new MemoryBlobStore(), cdnUrl: 'http://cdn.test/files', routeWatch: { feed, pollMs: 60_000, safetyPollMs: 60_000 } };
+  const options: SwitchyardOptions = {
+    routeStore,
+    assetStore: new MemoryAssetStore(),
+    blobStore: new MemoryBlobStore(),
+    cdnUrl: 'http://cdn.test/files',
+    routeWatch: { feed, pollMs: 60_000, safetyPollMs: 60_000 },
+  };
   const [a, b] = [createSwitchyard(options), createSwitchyard(options)];
   t.teardown(() => Promise.all([a.close(), b.close()]));
   const stop = new AbortController();
@@ -23,11 +29,19 @@ test('routeWatch.feed: two cores over one store and one feed; a write through on
     if (event.type === 'upsert') break;
   }
   clearTimeout(timer);
-  t.deepEqual(events.map((event) => `${event.type}@${event.revision}`), ['reset@0', 'synced@0', 'upsert@1']);
+  t.deepEqual(
+    events.map((event) => `${event.type}@${event.revision}`),
+    ['reset@0', 'synced@0', 'upsert@1'],
+  );
 });
 
 test('routeWatch.safetyPollMs must be a positive integer', (t) => {
-  const base = { routeStore: new MemoryRouteStore(), assetStore: new MemoryAssetStore(), blobStore: new MemoryBlobStore(), cdnUrl: 'http://cdn.test/files' };
+  const base = {
+    routeStore: new MemoryRouteStore(),
+    assetStore: new MemoryAssetStore(),
+    blobStore: new MemoryBlobStore(),
+    cdnUrl: 'http://cdn.test/files',
+  };
   for (const safetyPollMs of [0, -1, 1.5, Number.NaN]) {
     const error = t.throws(() => createSwitchyard({ ...base, routeWatch: { safetyPollMs } }), { instanceOf: SwitchyardError });
     t.is(error?.code, 'invalid_argument');

@@ -98,32 +98,42 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
   const ids = options.ids ?? createUlidSource();
   const maxUploadBytes = options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   if (!Number.isSafeInteger(maxUploadBytes) || maxUploadBytes < 0) {
-    throw new SwitchyardError('invalid_argument', 'maxUploadBytes must be a non-negative integer', [{ field: 'maxUploadBytes', reason: 'not a non-negative integer' }]);
+    throw new SwitchyardError('invalid_argument', 'maxUploadBytes must be a non-negative integer', [
+      { field: 'maxUploadBytes', reason: 'not a non-negative integer' },
+    ]);
   }
   const cdnUrl = normalizeCdnUrl(options.cdnUrl);
   const expiryMs = options.uploadExpiryMs ?? DEFAULT_UPLOAD_EXPIRY_MS;
   if (!Number.isSafeInteger(expiryMs) || expiryMs <= 0) {
-    throw new SwitchyardError('invalid_argument', 'uploadExpiryMs must be a positive integer', [{ field: 'uploadExpiryMs', reason: 'not a positive integer' }]);
+    throw new SwitchyardError('invalid_argument', 'uploadExpiryMs must be a positive integer', [
+      { field: 'uploadExpiryMs', reason: 'not a positive integer' },
+    ]);
   }
   const safetyPollMs = options.routeWatch?.safetyPollMs;
   if (safetyPollMs !== undefined && (!Number.isSafeInteger(safetyPollMs) || safetyPollMs <= 0)) {
-    throw new SwitchyardError('invalid_argument', 'routeWatch.safetyPollMs must be a positive integer', [{ field: 'routeWatch.safetyPollMs', reason: 'not a positive integer' }]);
+    throw new SwitchyardError('invalid_argument', 'routeWatch.safetyPollMs must be a positive integer', [
+      { field: 'routeWatch.safetyPollMs', reason: 'not a positive integer' },
+    ]);
   }
   const transforms = transformConfig(options.transforms);
-  const describer = new MediaDescriber(options.blobStore, Object.freeze({ ...DEFAULT_MEDIA_FACTS, ...options.mediaFacts, maxPixels: transforms.maxPixels }), options.mediaFactsObserver);
+  const describer = new MediaDescriber(
+    options.blobStore,
+    Object.freeze({ ...DEFAULT_MEDIA_FACTS, ...options.mediaFacts, maxPixels: transforms.maxPixels }),
+    options.mediaFactsObserver,
+  );
   const frames = Object.freeze({ ...DEFAULT_POSTER_FRAMES, ...options.posterFrames });
   const assets = createAssetService({
-      assetStore: options.assetStore,
-      routeStore: options.routeStore,
-      blobStore: options.blobStore,
-      clock,
-      ids,
-      cdnUrl,
-      maxUploadBytes,
-      urlSigner: createUrlSigner(options.urlSigningKeys ?? [randomUrlSigningKey()]),
-      variants: new VariantMaker(options.blobStore, transforms, options.transformObserver, frames),
-      fileCache: new FileCache(fileCacheConfig(options.fileCache)),
-      describer,
+    assetStore: options.assetStore,
+    routeStore: options.routeStore,
+    blobStore: options.blobStore,
+    clock,
+    ids,
+    cdnUrl,
+    maxUploadBytes,
+    urlSigner: createUrlSigner(options.urlSigningKeys ?? [randomUrlSigningKey()]),
+    variants: new VariantMaker(options.blobStore, transforms, options.transformObserver, frames),
+    fileCache: new FileCache(fileCacheConfig(options.fileCache)),
+    describer,
   });
   const { uploadStore, routeWatch: watch } = options;
   return Object.freeze({
@@ -137,7 +147,18 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       watchSafetyPollMs: watch?.safetyPollMs,
     }),
     assets,
-    uploads: uploadStore ? createResumableUploads({ uploadStore, assetStore: options.assetStore, blobStore: options.blobStore, assets, clock, ids, maxUploadBytes, expiryMs }) : undefined,
+    uploads: uploadStore
+      ? createResumableUploads({
+          uploadStore,
+          assetStore: options.assetStore,
+          blobStore: options.blobStore,
+          assets,
+          clock,
+          ids,
+          maxUploadBytes,
+          expiryMs,
+        })
+      : undefined,
     close: () => describer.close(),
   });
 }
@@ -147,7 +168,9 @@ function fileCacheConfig(given: Partial<FileCacheConfig> = {}): FileCacheConfig 
   const config = { ...DEFAULT_FILE_CACHE, ...given };
   for (const field of ['maxBytes', 'maxFileBytes'] as const) {
     if (!Number.isSafeInteger(config[field]) || config[field] < 0) {
-      throw new SwitchyardError('invalid_argument', `fileCache.${field} must be a non-negative integer`, [{ field: `fileCache.${field}`, reason: 'not a non-negative integer' }]);
+      throw new SwitchyardError('invalid_argument', `fileCache.${field} must be a non-negative integer`, [
+        { field: `fileCache.${field}`, reason: 'not a non-negative integer' },
+      ]);
     }
   }
   return Object.freeze(config);
@@ -178,7 +201,9 @@ function normalizeCdnUrl(raw: string): string {
     throw new SwitchyardError('invalid_argument', 'cdnUrl must be http or https', [{ field: 'cdnUrl', reason: 'not http(s)' }]);
   }
   if (url.search || url.hash) {
-    throw new SwitchyardError('invalid_argument', 'cdnUrl must have no query or fragment', [{ field: 'cdnUrl', reason: 'has query or fragment' }]);
+    throw new SwitchyardError('invalid_argument', 'cdnUrl must have no query or fragment', [
+      { field: 'cdnUrl', reason: 'has query or fragment' },
+    ]);
   }
   return url.href.replace(/\/+$/, '');
 }

@@ -47,7 +47,7 @@ test('the signal aborts at the end, whether made before it or after', (t) => {
   t.true(late.signal.aborted);
 });
 
-test('a call\'s signal aborts with the one given or with its lifetime; without a lifetime it is the one given; the key defaults to no lifetime', (t) => {
+test("a call's signal aborts with the one given or with its lifetime; without a lifetime it is the one given; the key defaults to no lifetime", (t) => {
   const lifetime = new EndableLifetime();
   const given = new AbortController();
   const both = callerSignal(given.signal, lifetime)!;
@@ -76,5 +76,8 @@ test('a listener that throws does not keep the others from running; its error is
   lifetime.onEnd(() => ran.push('after'));
   lifetime.end();
   t.deepEqual(ran, ['after']);
-  t.deepEqual(reported.map((error) => (error as Error).message), ['listener failed']);
+  t.deepEqual(
+    reported.map((error) => (error as Error).message),
+    ['listener failed'],
+  );
 });

@@ -25,7 +25,9 @@ export interface CallerLifetime {
 }
 
 /** The caller's lifetime in a call's context values; none by default. */
-export const CALLER_LIFETIME = createContextKey<CallerLifetime | undefined>(undefined, { description: 'the lifetime of the caller a call is made for' });
+export const CALLER_LIFETIME = createContextKey<CallerLifetime | undefined>(undefined, {
+  description: 'the lifetime of the caller a call is made for',
+});
 
 /** A call's signal for a transport that takes only signals: aborted by the signal given or by its caller's lifetime's end. */
 export function callerSignal(signal: AbortSignal | undefined, lifetime: CallerLifetime | undefined): AbortSignal | undefined {

@@ -36,11 +36,14 @@ test('a line is the very JSON log.info writes for the same fields and message, u
     pinos.log.info(values, 'request "done"');
     t.is(ours.lines.length, 1);
     t.is(timeless(ours.lines[0]!), timeless(pinos.lines[0]!));
-    t.deepEqual(JSON.parse(ours.lines[0]!), JSON.parse(pinos.lines[0]!.replace(/"time":\d+/, `"time":${(JSON.parse(ours.lines[0]!) as { time: number }).time}`)));
+    t.deepEqual(
+      JSON.parse(ours.lines[0]!),
+      JSON.parse(pinos.lines[0]!.replace(/"time":\d+/, `"time":${(JSON.parse(ours.lines[0]!) as { time: number }).time}`)),
+    );
   }
 });
 
-test('a child logger\'s bindings come with its lines, and a logger above info writes none', (t) => {
+test("a child logger's bindings come with its lines, and a logger above info writes none", (t) => {
   const { log, lines } = capture();
   infoLine<Line>(log.child({ requestId: 'shadowed', tenant: 't1' }), 'call', FIELDS)(CASES[0]!);
   const line = JSON.parse(lines[0]!) as Record<string, unknown>;
@@ -52,7 +55,7 @@ test('a child logger\'s bindings come with its lines, and a logger above info wr
   t.deepEqual(quiet.lines, []);
 });
 
-test('a destination that takes each line\'s level from pino (a multistream) gets the line through pino', (t) => {
+test("a destination that takes each line's level from pino (a multistream) gets the line through pino", (t) => {
   const info: string[] = [];
   const errors: string[] = [];
   const streams = pino.multistream([

@@ -3,7 +3,13 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 
 /** The JSON type of each field of a line, as its TypeScript type says. */
 export type LineFields<T> = {
-  readonly [K in keyof T]-?: NonNullable<T[K]> extends string ? 'string' : NonNullable<T[K]> extends number ? 'number' : NonNullable<T[K]> extends boolean ? 'boolean' : never;
+  readonly [K in keyof T]-?: NonNullable<T[K]> extends string
+    ? 'string'
+    : NonNullable<T[K]> extends number
+      ? 'number'
+      : NonNullable<T[K]> extends boolean
+        ? 'boolean'
+        : never;
 };
 
 /**
@@ -31,7 +37,8 @@ export function infoLine<T extends object>(log: Logger, message: string, fields:
   const destination = (log as unknown as Record<symbol, DestinationStream | undefined>)[pino.symbols.streamSym];
   if (destination === undefined) throw new Error('infoLine: not a pino logger');
   // A destination that reads each line's level from pino (a multistream) gets its lines through pino.
-  if ((destination as unknown as Record<symbol, unknown>)[pino.symbols.needsMetadataGsym] === true) return (values) => log.info(values as object, message);
+  if ((destination as unknown as Record<symbol, unknown>)[pino.symbols.needsMetadataGsym] === true)
+    return (values) => log.info(values as object, message);
   const bindings = JSON.stringify(log.bindings()).slice(1, -1);
   const head = `{"level":${log.levels.values['info']},"time":`;
   const afterTime = bindings === '' ? '' : `,${bindings}`;

@@ -47,10 +47,27 @@ test("a gRPC error's details are logged decoded (ErrorInfo, BadRequest, RetryInf
   const errorInfo = message((w) => {
     w.tag(1, WireType.LengthDelimited).string('RESOURCE_EXHAUSTED');
     w.tag(2, WireType.LengthDelimited).string('switchyard');
-    w.tag(3, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string('limit').tag(2, WireType.LengthDelimited).string('1048576').join();
+    w.tag(3, WireType.LengthDelimited)
+      .fork()
+      .tag(1, WireType.LengthDelimited)
+      .string('limit')
+      .tag(2, WireType.LengthDelimited)
+      .string('1048576')
+      .join();
   });
-  const badRequest = message((w) => w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.LengthDelimited).string('file').tag(2, WireType.LengthDelimited).string('too large').join());
-  const retryInfo = message((w) => w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.Varint).int64(2).tag(2, WireType.Varint).int32(500_000_000).join());
+  const badRequest = message((w) =>
+    w
+      .tag(1, WireType.LengthDelimited)
+      .fork()
+      .tag(1, WireType.LengthDelimited)
+      .string('file')
+      .tag(2, WireType.LengthDelimited)
+      .string('too large')
+      .join(),
+  );
+  const retryInfo = message((w) =>
+    w.tag(1, WireType.LengthDelimited).fork().tag(1, WireType.Varint).int64(2).tag(2, WireType.Varint).int32(500_000_000).join(),
+  );
   const failure = new ConnectError('refused', Code.ResourceExhausted, undefined, [
     { type: 'google.rpc.ErrorInfo', value: errorInfo } as never,
     { type: 'google.rpc.BadRequest', value: badRequest } as never,
@@ -88,9 +105,15 @@ test('to stdout, two loggers share one writer: every line whole and in order, th
     for (let i = 0; i < 3000; i++) (i % 2 ? b : a).info({ i, pad: 'x'.repeat(i % 300) }, 'line');
     process.exit(0);
   `);
-  const lines = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { i: number; service: string });
+  const lines = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { i: number; service: string });
   t.is(lines.length, 3000);
-  t.deepEqual(lines.map((line) => line.i), Array.from({ length: 3000 }, (_, i) => i));
+  t.deepEqual(
+    lines.map((line) => line.i),
+    Array.from({ length: 3000 }, (_, i) => i),
+  );
   t.true(lines.every((line) => line.service === (line.i % 2 ? 'b' : 'a')));
 });
 
@@ -115,7 +138,13 @@ test('to stdout, the last lines before an exit go out, whether the process exits
       process.exit(0);
     }, 300);
   `);
-  t.deepEqual(exited.text.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { msg: string }).msg), ['first', 'last']);
+  t.deepEqual(
+    exited.text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { msg: string }).msg),
+    ['first', 'last'],
+  );
   const ended = await stdoutOf(`
     createLogger('info').fatal('could not start');
     process.exitCode = 1;

@@ -14,7 +14,20 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  * more than the rest of a request's logging together (see bench/README.md).
  */
 const SECRET_FIELDS = ['authorization', 'headers', 'token', 'secret'];
-const CONTAINERS = ['', 'err.', 'err.cause.', 'err.response.', 'err.$response.', 'err.request.', 'err.metadata.', 'req.', 'res.', 'request.', 'response.', 'metadata.'];
+const CONTAINERS = [
+  '',
+  'err.',
+  'err.cause.',
+  'err.response.',
+  'err.$response.',
+  'err.request.',
+  'err.metadata.',
+  'req.',
+  'res.',
+  'request.',
+  'response.',
+  'metadata.',
+];
 const REDACTED_PATHS = CONTAINERS.flatMap((container) => SECRET_FIELDS.map((field) => `${container}${field}`));
 
 /** Pending lines are handed to the writer once they reach this many characters, */
@@ -124,7 +137,12 @@ function defaultDestination(): DestinationStream {
  * (BatchedStdout).
  */
 export function createLogger(level: LogLevel, destination?: DestinationStream, service = 'switchyard'): Logger {
-  const options = { level, base: { service }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { err: serializeError } };
+  const options = {
+    level,
+    base: { service },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError },
+  };
   return pino(options, destination ?? defaultDestination());
 }
 

@@ -66,8 +66,10 @@ export function linksOf(text: string): MarkdownLink[] {
     const target = destination(plain, at + 2);
     if (target !== undefined) found.push({ target, at });
   }
-  for (const match of plain.matchAll(/^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)/gm)) found.push({ target: match[1]!.replace(/^<|>$/g, ''), at: match.index });
-  for (const match of plain.matchAll(/<(?:a|img|source|link)\b[^>]*?\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')/gi)) found.push({ target: match[1] ?? match[2]!, at: match.index });
+  for (const match of plain.matchAll(/^ {0,3}\[[^\]\n]+\]:[ \t]*(<[^>\n]*>|\S+)/gm))
+    found.push({ target: match[1]!.replace(/^<|>$/g, ''), at: match.index });
+  for (const match of plain.matchAll(/<(?:a|img|source|link)\b[^>]*?\s(?:href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')/gi))
+    found.push({ target: match[1] ?? match[2]!, at: match.index });
   return found.sort((a, b) => a.at - b.at).map(({ target, at }) => ({ target, line: lineAt(plain, at) }));
 }
 
@@ -81,9 +83,11 @@ export function anchorsOf(text: string): Set<string> {
     const atx = /^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/.exec(line);
     const previous = lines[index - 1];
     if (atx) anchors.add(slugger.slug(headingText(atx[1] ?? '')));
-    else if (/^ {0,3}(=+|-+)[ \t]*$/.test(line) && previous !== undefined && isParagraphLine(previous)) anchors.add(slugger.slug(headingText(previous)));
+    else if (/^ {0,3}(=+|-+)[ \t]*$/.test(line) && previous !== undefined && isParagraphLine(previous))
+      anchors.add(slugger.slug(headingText(previous)));
   }
-  for (const match of plain.matchAll(/<[a-z][a-z0-9]*\b[^>]*?\s(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)')/gi)) anchors.add(match[1] ?? match[2]!);
+  for (const match of plain.matchAll(/<[a-z][a-z0-9]*\b[^>]*?\s(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)')/gi))
+    anchors.add(match[1] ?? match[2]!);
   return anchors;
 }
 
@@ -92,7 +96,10 @@ export class Slugger {
   readonly #seen = new Map<string, number>();
 
   slug(text: string): string {
-    const base = text.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     let slug = base;
     while (this.#seen.has(slug)) {
       const count = this.#seen.get(base)! + 1;

@@ -70,9 +70,18 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   let limiter: WorkspaceRateLimiter | undefined;
   try {
     // Per workspace, per instance or shared through Redis (RATE_LIMIT_STORE): see limits/open-rate-limiter.ts.
-    const refusals = options.metrics ? new CounterFamily(options.metrics, { name: 'switchyard_rate_limited_total', help: 'Calls refused by the per-workspace rate limit (429).' }).cell({}) : undefined;
+    const refusals = options.metrics
+      ? new CounterFamily(options.metrics, {
+          name: 'switchyard_rate_limited_total',
+          help: 'Calls refused by the per-workspace rate limit (429).',
+        }).cell({})
+      : undefined;
     limiter = await openWorkspaceRateLimiter(config.limits.rateLimit, config.scale.rateLimitStore, log, options.metrics);
-    const authenticate = rateLimited(createAuthenticator(await createTokenVerifier(config)), limiter, () => void (refusals && (refusals.value += 1)));
+    const authenticate = rateLimited(
+      createAuthenticator(await createTokenVerifier(config)),
+      limiter,
+      () => void (refusals && (refusals.value += 1)),
+    );
     const stores = options.metrics ? timedStores(storage, options.metrics) : storage;
     if (options.metrics) registerUploadGauge(options.metrics, storage.uploadStore);
     // EVENTS_URL: route changes fan out through a broker, watchers poll only as a safety net (scale/open-change-feed.ts).
@@ -95,7 +104,15 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     logFfmpeg(config.ffmpegPath, log);
     await health.start();
     const metrics = options.metrics ? new GrpcMetrics(options.metrics) : undefined;
-    const { server, handlers, settled, endStreams } = createGrpcServer({ switchyard, authenticate, health, log, uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs, metrics, tracing: options.tracing });
+    const { server, handlers, settled, endStreams } = createGrpcServer({
+      switchyard,
+      authenticate,
+      health,
+      log,
+      uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs,
+      metrics,
+      tracing: options.tracing,
+    });
     const port = await bindServer(server, `${urlHost(config.host)}:${config.grpcPort}`).catch(async (error: unknown) => {
       server.forceShutdown();
       throw error;
@@ -113,7 +130,10 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       const deadline = performance.now() + timeoutMs;
       const { forced } = await shutdownServer(server, timeoutMs);
       // In-process calls get the same deadline as those over the socket.
-      const inProcessDone = await Promise.race([settled().then(() => true), delay(Math.max(0, deadline - performance.now()), false, { ref: false })]);
+      const inProcessDone = await Promise.race([
+        settled().then(() => true),
+        delay(Math.max(0, deadline - performance.now()), false, { ref: false }),
+      ]);
       if (forced || !inProcessDone) {
         inProcess.cancelAll();
         log.warn('calls still running at the shutdown deadline were cut off');
@@ -139,14 +159,16 @@ export async function startService(config: ServiceConfig, options: StartServiceO
 /** Whether videos get poster frames, said once at start: a FFMPEG_PATH that names nothing is a mistake worth a warning. */
 function logFfmpeg(ffmpegPath: string | undefined, log: Logger): void {
   if (ffmpegPath === undefined) log.info('no ffmpeg on PATH: poster frames (?frame on video urls) answer 501 unimplemented');
-  else if (!isExecutable(ffmpegPath)) log.warn({ ffmpegPath }, 'FFMPEG_PATH names no executable: poster frames (?frame on video urls) answer 501 unimplemented');
+  else if (!isExecutable(ffmpegPath))
+    log.warn({ ffmpegPath }, 'FFMPEG_PATH names no executable: poster frames (?frame on video urls) answer 501 unimplemented');
 }
 
 /** Where records and bytes live, without credentials. */
 function describeStorage(config: ServiceConfig): { database: string; blobs: string } {
   const { database, blobs } = config.storage;
   return {
-    database: database.kind === 'sqlite' ? `sqlite:${database.file}` : `mysql://${new URL(database.url).host}${new URL(database.url).pathname}`,
+    database:
+      database.kind === 'sqlite' ? `sqlite:${database.file}` : `mysql://${new URL(database.url).host}${new URL(database.url).pathname}`,
     blobs: blobs.kind === 'disk' ? `disk:${blobs.root}` : `s3://${blobs.bucket}${blobs.endpoint ? ` at ${blobs.endpoint}` : ''}`,
   };
 }

@@ -17,22 +17,28 @@ export const SERVICE_VARIABLE_DOCS = Object.freeze({
       "public base of file urls, the same for every service and gateway: the service makes every asset's url from it, the gateway serves files under its path; point it at your CDN, which fetches from the gateway's `/files`",
     default: { start: '`http://HOST:PORT/files`', service: 'required' },
   },
-  STORAGE_TIMEOUT_MS: { meaning: 'how long a MySQL query or connection attempt, or a silent S3 request, may take before the call is 503 `unavailable`' },
+  STORAGE_TIMEOUT_MS: {
+    meaning: 'how long a MySQL query or connection attempt, or a silent S3 request, may take before the call is 503 `unavailable`',
+  },
   DATABASE_URL: { meaning: '`mysql://user:pass@host:port/db` selects MySQL (or MariaDB)', default: 'SQLite in `DATA_DIR`' },
   BLOB_STORE: { meaning: '`disk` (under `DATA_DIR/files`) or `s3`' },
   S3_BUCKET: { meaning: 'the bucket for `BLOB_STORE=s3` (required then); credentials come from the usual `AWS_*` variables' },
   S3_ENDPOINT: { meaning: 'an S3-compatible endpoint (MinIO, s3rver, …); path-style requests are used with it', default: 'AWS' },
-  S3_REGION: { meaning: 'the bucket\'s region' },
+  S3_REGION: { meaning: "the bucket's region" },
   AUTH_SECRET: {
     meaning: 'HS256 key for bearer tokens (at least 32 characters); services on different machines must share it',
     default: 'generated once into `DATA_DIR`',
   },
   AUTH_JWKS_URL: { meaning: "verify tokens against an identity provider's JWKS (asymmetric algorithms only) instead of `AUTH_SECRET`" },
   URL_SIGNING_KEYS: {
-    meaning: 'keys for signed file urls: `id:secret` pairs (secrets of at least 32 characters), comma-separated; the first signs, all verify',
+    meaning:
+      'keys for signed file urls: `id:secret` pairs (secrets of at least 32 characters), comma-separated; the first signs, all verify',
     default: 'one key generated once into `DATA_DIR/url-signing-key`',
   },
-  TRANSFORM_SIZES: { meaning: 'the widths and heights image transformations may ask for', default: code(DEFAULT_TRANSFORM_SIZES.join(',')) },
+  TRANSFORM_SIZES: {
+    meaning: 'the widths and heights image transformations may ask for',
+    default: code(DEFAULT_TRANSFORM_SIZES.join(',')),
+  },
   TRANSFORM_MAX_PIXELS: { meaning: 'sources with more pixels are not transformed (400)' },
   TRANSFORM_CONCURRENCY: {
     meaning: 'transformations and poster frames at once; eight per slot may wait, more are 503 with `Retry-After`',
@@ -51,7 +57,8 @@ export const SERVICE_VARIABLE_DOCS = Object.freeze({
   },
   WATCH_HEARTBEAT_MS: { meaning: 'a route watch sends a heartbeat after this long without another event' },
   FFMPEG_PATH: {
-    meaning: "the ffmpeg that makes videos' poster frames (`?frame`); without one (or one naming nothing, which the service warns about at start), `?frame` is 501 `unimplemented`",
+    meaning:
+      "the ffmpeg that makes videos' poster frames (`?frame`); without one (or one naming nothing, which the service warns about at start), `?frame` is 501 `unimplemented`",
     default: '`ffmpeg` on `PATH`',
   },
   PATH: { meaning: "the system's own, searched for `ffmpeg` when `FFMPEG_PATH` is unset" },
@@ -63,12 +70,15 @@ export const SERVICE_VARIABLE_DOCS = Object.freeze({
   RATE_LIMIT_BURST: { meaning: 'calls a workspace may make at once after a quiet spell', default: 'twice the rate' },
   EVENTS_URL: {
     meaning:
-      "a Redis (`redis://`, `rediss://`) or NATS (`nats://`) that carries route changes between service instances, so watchers wake at once instead of polling every `WATCH_POLL_MS`; a lost message delays a change by at most the 30 s safety poll, never loses it",
+      'a Redis (`redis://`, `rediss://`) or NATS (`nats://`) that carries route changes between service instances, so watchers wake at once instead of polling every `WATCH_POLL_MS`; a lost message delays a change by at most the 30 s safety poll, never loses it',
     default: 'unset: each instance polls',
   },
   RATE_LIMIT_STORE: {
     meaning:
       "`redis` counts each workspace's calls in Redis, so the limit holds across every instance: the rate in 1-second windows, the part of the burst above it in a window long enough to add at most a tenth of the rate. While Redis does not answer (within 500 ms), each instance limits on its own again, counted in `switchyard_rate_limit_fallback_total`; no call fails for it",
   },
-  RATE_LIMIT_REDIS_URL: { meaning: 'the `redis://` or `rediss://` URL for `RATE_LIMIT_STORE=redis`', default: '`EVENTS_URL`, when that is a Redis' },
+  RATE_LIMIT_REDIS_URL: {
+    meaning: 'the `redis://` or `rediss://` URL for `RATE_LIMIT_STORE=redis`',
+    default: '`EVENTS_URL`, when that is a Redis',
+  },
 } satisfies VariableDocs<typeof serviceEnv.shape>);

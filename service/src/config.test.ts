@@ -64,7 +64,14 @@ test('every variable is read', (t) => {
   t.is(config.dataDir, resolve('relative/dir'));
   t.is(config.cdnUrl, 'https://cdn.example.com/assets');
   t.deepEqual(config.storage.database, { kind: 'mysql', url: 'mysql://u:p@db.local:3306/switchyard', timeoutMs: 2500 });
-  t.deepEqual(config.storage.blobs, { kind: 's3', bucket: 'my-bucket', region: 'eu-west-1', endpoint: 'http://127.0.0.1:4568', forcePathStyle: true, timeoutMs: 2500 });
+  t.deepEqual(config.storage.blobs, {
+    kind: 's3',
+    bucket: 'my-bucket',
+    region: 'eu-west-1',
+    endpoint: 'http://127.0.0.1:4568',
+    forcePathStyle: true,
+    timeoutMs: 2500,
+  });
   t.deepEqual(config.auth, { kind: 'hmac', secret: SECRET });
   t.is(config.maxUploadBytes, 1024);
   t.is(config.logLevel, 'debug');
@@ -77,7 +84,14 @@ test('the CDN default follows HOST and PORT, with brackets for IPv6', (t) => {
 
 test('S3 without an endpoint uses virtual-host addressing and the default region', (t) => {
   const config = loadServiceConfig({ BLOB_STORE: 's3', S3_BUCKET: 'bucket' });
-  t.deepEqual(config.storage.blobs, { kind: 's3', bucket: 'bucket', region: 'us-east-1', endpoint: undefined, forcePathStyle: false, timeoutMs: 5000 });
+  t.deepEqual(config.storage.blobs, {
+    kind: 's3',
+    bucket: 'bucket',
+    region: 'us-east-1',
+    endpoint: undefined,
+    forcePathStyle: false,
+    timeoutMs: 5000,
+  });
 });
 
 test('AUTH_JWKS_URL selects JWKS verification', (t) => {
@@ -121,8 +135,16 @@ const badValues: Array<[string, NodeJS.ProcessEnv, RegExp]> = [
   ['EVENTS_URL', { EVENTS_URL: 'redis' }, /EVENTS_URL: "redis" is not a URL/],
   ['RATE_LIMIT_STORE', { RATE_LIMIT_STORE: 'memcached' }, /RATE_LIMIT_STORE: "memcached" is not a rate limit store/],
   ['RATE_LIMIT_STORE', { RATE_LIMIT_STORE: 'redis' }, /RATE_LIMIT_STORE: is redis, but no Redis is named/],
-  ['RATE_LIMIT_STORE', { RATE_LIMIT_STORE: 'redis', EVENTS_URL: 'nats://127.0.0.1:4222' }, /RATE_LIMIT_STORE: is redis, but no Redis is named/],
-  ['RATE_LIMIT_REDIS_URL', { RATE_LIMIT_REDIS_URL: 'nats://127.0.0.1:4222' }, /RATE_LIMIT_REDIS_URL: .* is not a redis:\/\/ or rediss:\/\/ URL/],
+  [
+    'RATE_LIMIT_STORE',
+    { RATE_LIMIT_STORE: 'redis', EVENTS_URL: 'nats://127.0.0.1:4222' },
+    /RATE_LIMIT_STORE: is redis, but no Redis is named/,
+  ],
+  [
+    'RATE_LIMIT_REDIS_URL',
+    { RATE_LIMIT_REDIS_URL: 'nats://127.0.0.1:4222' },
+    /RATE_LIMIT_REDIS_URL: .* is not a redis:\/\/ or rediss:\/\/ URL/,
+  ],
 ];
 
 for (const [variable, env, message] of badValues) {
@@ -152,8 +174,15 @@ test('scale-out: no broker by default; EVENTS_URL picks Redis or NATS; shared li
   t.deepEqual(loadServiceConfig({}).scale, { events: undefined, rateLimitStore: { kind: 'memory' } });
   t.deepEqual(loadServiceConfig({ EVENTS_URL: 'nats://127.0.0.1:4222' }).scale.events, { kind: 'nats', url: 'nats://127.0.0.1:4222' });
   const redis = loadServiceConfig({ EVENTS_URL: 'redis://127.0.0.1:6379', RATE_LIMIT_STORE: 'redis' }).scale;
-  t.deepEqual(redis, { events: { kind: 'redis', url: 'redis://127.0.0.1:6379' }, rateLimitStore: { kind: 'redis', url: 'redis://127.0.0.1:6379' } });
-  const own = loadServiceConfig({ EVENTS_URL: 'nats://127.0.0.1:4222', RATE_LIMIT_STORE: 'redis', RATE_LIMIT_REDIS_URL: 'redis://10.0.0.5:6380/2' }).scale;
+  t.deepEqual(redis, {
+    events: { kind: 'redis', url: 'redis://127.0.0.1:6379' },
+    rateLimitStore: { kind: 'redis', url: 'redis://127.0.0.1:6379' },
+  });
+  const own = loadServiceConfig({
+    EVENTS_URL: 'nats://127.0.0.1:4222',
+    RATE_LIMIT_STORE: 'redis',
+    RATE_LIMIT_REDIS_URL: 'redis://10.0.0.5:6380/2',
+  }).scale;
   t.deepEqual(own.rateLimitStore, { kind: 'redis', url: 'redis://10.0.0.5:6380/2' });
 });
 

@@ -1,6 +1,14 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { DEFAULT_FILE_CACHE, DEFAULT_ROUTE_HISTORY, DEFAULT_TRANSFORM_MAX_PIXELS, DEFAULT_TRANSFORM_SIZES, DEFAULT_UPLOAD_EXPIRY_MS, DEFAULT_WATCH_HEARTBEAT_MS, DEFAULT_WATCH_POLL_MS } from '@switchyard/core';
+import {
+  DEFAULT_FILE_CACHE,
+  DEFAULT_ROUTE_HISTORY,
+  DEFAULT_TRANSFORM_MAX_PIXELS,
+  DEFAULT_TRANSFORM_SIZES,
+  DEFAULT_UPLOAD_EXPIRY_MS,
+  DEFAULT_WATCH_HEARTBEAT_MS,
+  DEFAULT_WATCH_POLL_MS,
+} from '@switchyard/core';
 import { join, resolve } from 'node:path';
 import {
   deepFreeze,
@@ -31,8 +39,7 @@ import { DEFAULT_STORAGE_TIMEOUT_MS, type BlobStoreConfig, type DatabaseConfig, 
 
 export type AuthConfig =
   /** HS256 with `secret`; without one, a secret generated once and kept in DATA_DIR. */
-  | { readonly kind: 'hmac'; readonly secret?: string | undefined }
-  | { readonly kind: 'jwks'; readonly url: string };
+  { readonly kind: 'hmac'; readonly secret?: string | undefined } | { readonly kind: 'jwks'; readonly url: string };
 
 /** Everything the gRPC service reads from its environment, validated and frozen. */
 export interface ServiceConfig {
@@ -86,27 +93,61 @@ export const serviceEnv = envSchema(
   {
     ...SHARED_VARIABLES,
     GRPC_PORT: portVariable(DEFAULTS.grpcPort),
-    DATA_DIR: z.string().optional().default(DEFAULTS.dataDir).transform((dir) => resolve(dir)),
+    DATA_DIR: z
+      .string()
+      .optional()
+      .default(DEFAULTS.dataDir)
+      .transform((dir) => resolve(dir)),
     CDN_URL: httpUrlVariable(),
-    STORAGE_TIMEOUT_MS: wholeNumberVariable(DEFAULT_STORAGE_TIMEOUT_MS, 1, Number.MAX_SAFE_INTEGER, 'is not a positive whole number of milliseconds'),
+    STORAGE_TIMEOUT_MS: wholeNumberVariable(
+      DEFAULT_STORAGE_TIMEOUT_MS,
+      1,
+      Number.MAX_SAFE_INTEGER,
+      'is not a positive whole number of milliseconds',
+    ),
     DATABASE_URL: shownAs(reasonedRule(mysqlUrl).optional(), redactUrlPassword),
-    BLOB_STORE: rule((raw) => (raw === 'disk' || raw === 's3' ? raw : undefined), 'is not a blob store (disk or s3)').optional().default('disk'),
-    S3_BUCKET: rule((raw) => (/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(raw) ? raw : undefined), 'is not a valid bucket name (3-63 of a-z 0-9 . -)').optional(),
+    BLOB_STORE: rule((raw) => (raw === 'disk' || raw === 's3' ? raw : undefined), 'is not a blob store (disk or s3)')
+      .optional()
+      .default('disk'),
+    S3_BUCKET: rule(
+      (raw) => (/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(raw) ? raw : undefined),
+      'is not a valid bucket name (3-63 of a-z 0-9 . -)',
+    ).optional(),
     S3_ENDPOINT: httpUrlVariable(),
-    S3_REGION: rule((raw) => (/^[a-z0-9-]{1,64}$/.test(raw) ? raw : undefined), 'is not a region name such as us-east-1').optional().default(DEFAULTS.s3Region),
+    S3_REGION: rule((raw) => (/^[a-z0-9-]{1,64}$/.test(raw) ? raw : undefined), 'is not a region name such as us-east-1')
+      .optional()
+      .default(DEFAULTS.s3Region),
     // Never echoed, not even a bad one.
-    AUTH_SECRET: secretVariable(MIN_SECRET_LENGTH, `is too short: an HS256 key needs at least ${MIN_SECRET_LENGTH} characters (e.g. openssl rand -base64 32)`),
+    AUTH_SECRET: secretVariable(
+      MIN_SECRET_LENGTH,
+      `is too short: an HS256 key needs at least ${MIN_SECRET_LENGTH} characters (e.g. openssl rand -base64 32)`,
+    ),
     AUTH_JWKS_URL: httpUrlVariable(),
     // Never echoed either.
     URL_SIGNING_KEYS: shownAs(reasonedRule(parseUrlSigningKeys).optional(), () => undefined),
     TRANSFORM_SIZES: reasonedRule(parseSizes).optional(),
-    TRANSFORM_MAX_PIXELS: wholeNumberVariable(DEFAULT_TRANSFORM_MAX_PIXELS, 1, 1_000_000_000, 'is not a whole number of pixels between 1 and 1000000000'),
+    TRANSFORM_MAX_PIXELS: wholeNumberVariable(
+      DEFAULT_TRANSFORM_MAX_PIXELS,
+      1,
+      1_000_000_000,
+      'is not a whole number of pixels between 1 and 1000000000',
+    ),
     TRANSFORM_CONCURRENCY: wholeNumberVariable(Math.max(1, availableParallelism()), 1, 1024, 'is not a whole number between 1 and 1024'),
-    UPLOAD_EXPIRY_SECONDS: wholeNumberVariable(DEFAULT_UPLOAD_EXPIRY_MS / 1000, 1, 365 * 86_400, 'is not a whole number of seconds between 1 and 31536000 (a year)'),
+    UPLOAD_EXPIRY_SECONDS: wholeNumberVariable(
+      DEFAULT_UPLOAD_EXPIRY_MS / 1000,
+      1,
+      365 * 86_400,
+      'is not a whole number of seconds between 1 and 31536000 (a year)',
+    ),
     FILE_CACHE_BYTES: wholeNumberVariable(DEFAULT_FILE_CACHE.maxBytes, 0, Number.MAX_SAFE_INTEGER, 'is not a whole number of bytes'),
     ROUTE_HISTORY: wholeNumberVariable(DEFAULT_ROUTE_HISTORY, 1, 10_000_000, 'is not a whole number of changes between 1 and 10000000'),
     WATCH_POLL_MS: wholeNumberVariable(DEFAULT_WATCH_POLL_MS, 10, 60_000, 'is not a number of milliseconds between 10 and 60000'),
-    WATCH_HEARTBEAT_MS: wholeNumberVariable(DEFAULT_WATCH_HEARTBEAT_MS, 100, 3_600_000, 'is not a number of milliseconds between 100 and 3600000'),
+    WATCH_HEARTBEAT_MS: wholeNumberVariable(
+      DEFAULT_WATCH_HEARTBEAT_MS,
+      100,
+      3_600_000,
+      'is not a number of milliseconds between 100 and 3600000',
+    ),
     // Any path: one that names no executable makes ?frame 501, as no ffmpeg does, and the service says so at start.
     FFMPEG_PATH: z.string().optional(),
     // The system's own, read only to find ffmpeg when FFMPEG_PATH is unset.
@@ -115,7 +156,8 @@ export const serviceEnv = envSchema(
     ...SCALE_VARIABLES,
   },
   (values, refuse) => {
-    if (values['BLOB_STORE'] === 's3' && values['S3_BUCKET'] === undefined) refuse('S3_BUCKET', 'is required when BLOB_STORE=s3', { showValue: false });
+    if (values['BLOB_STORE'] === 's3' && values['S3_BUCKET'] === undefined)
+      refuse('S3_BUCKET', 'is required when BLOB_STORE=s3', { showValue: false });
   },
   (values, refuse) => {
     if (values['AUTH_SECRET'] !== undefined && values['AUTH_JWKS_URL'] !== undefined) {
@@ -144,7 +186,11 @@ export function loadServiceConfig(env: NodeJS.ProcessEnv): ServiceConfig {
  */
 const standaloneServiceEnv = envSchema(serviceEnv.shape, ...serviceEnv.checks, (values, refuse) => {
   if (values['CDN_URL'] === undefined) {
-    refuse('CDN_URL', 'is required for `switchyard service`: asset urls are made here, so name the public base of files, e.g. the gateway\'s http://gateway.example:8080/files or your CDN', { showValue: false });
+    refuse(
+      'CDN_URL',
+      "is required for `switchyard service`: asset urls are made here, so name the public base of files, e.g. the gateway's http://gateway.example:8080/files or your CDN",
+      { showValue: false },
+    );
   }
 });
 
@@ -157,12 +203,27 @@ export function loadStandaloneServiceConfig(env: NodeJS.ProcessEnv): ServiceConf
 export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
   const cdnUrl = env.CDN_URL ?? `http://${urlHost(env.HOST)}:${env.PORT}/files`;
   const network = { timeoutMs: env.STORAGE_TIMEOUT_MS };
-  const database: DatabaseConfig = env.DATABASE_URL === undefined ? { kind: 'sqlite', file: join(env.DATA_DIR, 'switchyard.sqlite') } : { kind: 'mysql', url: env.DATABASE_URL, ...network };
+  const database: DatabaseConfig =
+    env.DATABASE_URL === undefined
+      ? { kind: 'sqlite', file: join(env.DATA_DIR, 'switchyard.sqlite') }
+      : { kind: 'mysql', url: env.DATABASE_URL, ...network };
   const blobs: BlobStoreConfig =
     env.BLOB_STORE === 'disk'
       ? { kind: 'disk', root: join(env.DATA_DIR, 'files') }
-      : { kind: 's3', bucket: env.S3_BUCKET!, region: env.S3_REGION, endpoint: env.S3_ENDPOINT, forcePathStyle: env.S3_ENDPOINT !== undefined, ...network };
-  const auth: AuthConfig = env.AUTH_JWKS_URL !== undefined ? { kind: 'jwks', url: env.AUTH_JWKS_URL } : env.AUTH_SECRET !== undefined ? { kind: 'hmac', secret: env.AUTH_SECRET } : { kind: 'hmac' };
+      : {
+          kind: 's3',
+          bucket: env.S3_BUCKET!,
+          region: env.S3_REGION,
+          endpoint: env.S3_ENDPOINT,
+          forcePathStyle: env.S3_ENDPOINT !== undefined,
+          ...network,
+        };
+  const auth: AuthConfig =
+    env.AUTH_JWKS_URL !== undefined
+      ? { kind: 'jwks', url: env.AUTH_JWKS_URL }
+      : env.AUTH_SECRET !== undefined
+        ? { kind: 'hmac', secret: env.AUTH_SECRET }
+        : { kind: 'hmac' };
   return deepFreeze({
     host: env.HOST,
     grpcPort: env.GRPC_PORT,
@@ -179,7 +240,11 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     uploadExpiryMs: env.UPLOAD_EXPIRY_SECONDS * 1000,
     fileCacheBytes: env.FILE_CACHE_BYTES,
     routeWatch: { pollMs: env.WATCH_POLL_MS, heartbeatMs: env.WATCH_HEARTBEAT_MS },
-    transforms: { sizes: env.TRANSFORM_SIZES ?? DEFAULT_TRANSFORM_SIZES, maxPixels: env.TRANSFORM_MAX_PIXELS, concurrency: env.TRANSFORM_CONCURRENCY },
+    transforms: {
+      sizes: env.TRANSFORM_SIZES ?? DEFAULT_TRANSFORM_SIZES,
+      maxPixels: env.TRANSFORM_MAX_PIXELS,
+      concurrency: env.TRANSFORM_CONCURRENCY,
+    },
     ffmpegPath: resolveFfmpeg(env.FFMPEG_PATH, env.PATH),
     scale: scaleConfigFrom(env),
   });
@@ -188,7 +253,8 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
 /** TRANSFORM_SIZES: a comma-separated list of pixel sizes from 1 to 10000. */
 function parseSizes(raw: string): number[] | Refusal {
   const sizes = raw.split(',').map((part) => part.trim());
-  if (sizes.length > 64 || !sizes.every((size) => /^\d{1,5}$/.test(size) && Number(size) >= 1 && Number(size) <= 10_000)) return no('is not a comma-separated list of at most 64 sizes from 1 to 10000');
+  if (sizes.length > 64 || !sizes.every((size) => /^\d{1,5}$/.test(size) && Number(size) >= 1 && Number(size) <= 10_000))
+    return no('is not a comma-separated list of at most 64 sizes from 1 to 10000');
   return [...new Set(sizes.map(Number))].sort((a, b) => a - b);
 }
 
@@ -210,4 +276,3 @@ function mysqlUrl(raw: string): string | Refusal {
   if (url.pathname.length <= 1) return no('names no database (mysql://user:pass@host:port/database)');
   return raw;
 }
-

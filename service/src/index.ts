@@ -17,4 +17,15 @@ export { URL_SIGNING_KEY_FILE, resolveUrlSigningKeys, parseUrlSigningKeys } from
 export type { ConfiguredUrlKey } from './url-signing-keys.js';
 export { ERROR_DETAILS_KEY, RETRY_AFTER_MS_KEY, toGrpcStatus } from './grpc/error-mapping.js';
 export type { GrpcErrorStatus } from './grpc/error-mapping.js';
-export { serviceCommand, SERVICE_USAGE, tokenCommand, TOKEN_USAGE, migrateCommand, MIGRATE_USAGE, gcCommand, GC_USAGE, backfillMetadataCommand, BACKFILL_USAGE } from './commands/index.js';
+export {
+  serviceCommand,
+  SERVICE_USAGE,
+  tokenCommand,
+  TOKEN_USAGE,
+  migrateCommand,
+  MIGRATE_USAGE,
+  gcCommand,
+  GC_USAGE,
+  backfillMetadataCommand,
+  BACKFILL_USAGE,
+} from './commands/index.js';

@@ -16,8 +16,16 @@ const OUTCOMES: readonly TransformOutcome[] = ['ok', 'invalid', 'error'];
  * Every series exists at zero from the start.
  */
 export function transformMetrics(registry: Registry): TransformObserver {
-  const depth = new Gauge({ name: 'switchyard_transform_queue_depth', help: 'Image transformations waiting for a slot (TRANSFORM_CONCURRENCY).', registers: [registry] });
-  const running = new Gauge({ name: 'switchyard_transforms_in_progress', help: 'Image transformations holding a slot now.', registers: [registry] });
+  const depth = new Gauge({
+    name: 'switchyard_transform_queue_depth',
+    help: 'Image transformations waiting for a slot (TRANSFORM_CONCURRENCY).',
+    registers: [registry],
+  });
+  const running = new Gauge({
+    name: 'switchyard_transforms_in_progress',
+    help: 'Image transformations holding a slot now.',
+    registers: [registry],
+  });
   const histogram = new HistogramFamily(registry, {
     name: 'switchyard_transform_seconds',
     help: 'Time image transformations hold their slot (reading the source, decoding, resizing, encoding), by output format and outcome.',
@@ -25,7 +33,8 @@ export function transformMetrics(registry: Registry): TransformObserver {
     buckets: BUCKETS,
   });
   const cells = new Map<string, HistogramCell>();
-  for (const format of TRANSFORM_FORMATS) for (const outcome of OUTCOMES) cells.set(`${format} ${outcome}`, histogram.cell({ format, outcome }));
+  for (const format of TRANSFORM_FORMATS)
+    for (const outcome of OUTCOMES) cells.set(`${format} ${outcome}`, histogram.cell({ format, outcome }));
   const refusals = capacityRefusalCell(registry, 'transforms');
   return {
     queue: (waiting, inProgress) => {

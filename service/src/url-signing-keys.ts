@@ -23,8 +23,10 @@ export function parseUrlSigningKeys(raw: string): readonly ConfiguredUrlKey[] | 
     const colon = entry.indexOf(':');
     const id = entry.slice(0, colon).trim();
     const secret = entry.slice(colon + 1).trim();
-    if (colon < 0 || !/^[A-Za-z0-9_-]{1,32}$/.test(id)) return no('is not a comma-separated list of id:secret pairs (ids of 1-32 letters, digits, _ or -)');
-    if (secret.length < MIN_DATA_DIR_SECRET_LENGTH) return no(`has a secret shorter than ${MIN_DATA_DIR_SECRET_LENGTH} characters (key ${id})`);
+    if (colon < 0 || !/^[A-Za-z0-9_-]{1,32}$/.test(id))
+      return no('is not a comma-separated list of id:secret pairs (ids of 1-32 letters, digits, _ or -)');
+    if (secret.length < MIN_DATA_DIR_SECRET_LENGTH)
+      return no(`has a secret shorter than ${MIN_DATA_DIR_SECRET_LENGTH} characters (key ${id})`);
     if (keys.some((key) => key.id === id)) return no(`names key ${id} twice`);
     keys.push({ id, secret });
   }

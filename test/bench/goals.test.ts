@@ -5,7 +5,7 @@ import { goalMet } from '../../bench/harness/goals.js';
 import { result } from '../../bench/harness/results.js';
 import { ROOT } from '../support/cli.js';
 
-test('goalMet judges the ratio or ours against the first clause, in the figure\'s own unit', (t) => {
+test("goalMet judges the ratio or ours against the first clause, in the figure's own unit", (t) => {
   t.true(goalMet(result('a', 90, 100, 'req/s', 'higher', { goal: 'ratio >= 0.8' })));
   t.false(goalMet(result('a', 70, 100, 'req/s', 'higher', { goal: 'ratio >= 0.8' })));
   t.true(goalMet(result('b', 80, 80, 'KiB', 'lower', { goal: 'ours <= 80 KiB (ratio <= 1)' })));

@@ -13,13 +13,21 @@ import { runCli, type CliRun } from '../support/cli.js';
 const FIXTURES = new URL('../fixtures/media/', import.meta.url);
 
 function backfill(dataDir: string, ...args: string[]): Promise<CliRun> {
-  return runCli(['backfill-metadata', ...args], { DATA_DIR: dataDir, DATABASE_URL: '', BLOB_STORE: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+  return runCli(['backfill-metadata', ...args], {
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    BLOB_STORE: '',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  });
 }
 
 test('old assets get their facts; --dry-run writes nothing; a second run has nothing left', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-backfill-cli-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const config: StorageConfig = { database: { kind: 'sqlite', file: join(dir, 'switchyard.sqlite') }, blobs: { kind: 'disk', root: join(dir, 'files') } };
+  const config: StorageConfig = {
+    database: { kind: 'sqlite', file: join(dir, 'switchyard.sqlite') },
+    blobs: { kind: 'disk', root: join(dir, 'files') },
+  };
   const storage = await openStorage(config);
   const stored = async (file: string, type: string) => {
     const bytes = await readFile(new URL(file, FIXTURES));

@@ -8,16 +8,23 @@ import { runCli, type CliRun } from '../support/cli.js';
 import { sampleAsset } from '@switchyard/core/testing';
 import { openStorage, type StorageConfig } from '@switchyard/service';
 
-
 function gc(dataDir: string, ...args: string[]): Promise<CliRun> {
-  return runCli(['gc', ...args], { DATA_DIR: dataDir, DATABASE_URL: '', BLOB_STORE: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+  return runCli(['gc', ...args], {
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    BLOB_STORE: '',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  });
 }
 
 /** A DATA_DIR as the service leaves it (same layout as config.ts derives), with one current blob and two orphans. */
 async function dataDirWithGarbage(t: import('ava').ExecutionContext) {
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-gc-cli-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const config: StorageConfig = { database: { kind: 'sqlite', file: join(dir, 'switchyard.sqlite') }, blobs: { kind: 'disk', root: join(dir, 'files') } };
+  const config: StorageConfig = {
+    database: { kind: 'sqlite', file: join(dir, 'switchyard.sqlite') },
+    blobs: { kind: 'disk', root: join(dir, 'files') },
+  };
   const storage = await openStorage(config);
   const record = sampleAsset('ws');
   const keys = { current: record.blobKey, old: 'ws/as_old/crashed.bin', young: 'ws/as_new/uploading.bin' };
@@ -48,7 +55,10 @@ test('a database without the schema is refused before anything is deleted', asyn
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const run = await gc(dir, '--grace', '0');
   t.is(run.code, 1);
-  t.is(run.stderr, 'the database schema is not current (pending: 0001-initial, 0002-assets-by-workspace, 0003-asset-visibility-and-policies, 0004-route-revisions, 0005-resumable-uploads, 0006-asset-names, 0007-media-facts): run switchyard migrate first\n');
+  t.is(
+    run.stderr,
+    'the database schema is not current (pending: 0001-initial, 0002-assets-by-workspace, 0003-asset-visibility-and-policies, 0004-route-revisions, 0005-resumable-uploads, 0006-asset-names, 0007-media-facts): run switchyard migrate first\n',
+  );
 });
 
 test('bad arguments exit 2 (a usage error, as every switchyard command) with a message naming the problem', async (t) => {

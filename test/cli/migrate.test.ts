@@ -6,10 +6,15 @@ import { join } from 'node:path';
 import { runCli, type CliRun } from '../support/cli.js';
 import { createTestMysqlDatabase } from '../support/mysql.js';
 
-
 function migrate(env: Record<string, string>): Promise<CliRun> {
   // Only the variables under test: the developer's own DATABASE_URL must not leak in.
-  return runCli(['migrate'], { DATABASE_URL: '', BLOB_STORE: '', DATA_DIR: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env });
+  return runCli(['migrate'], {
+    DATABASE_URL: '',
+    BLOB_STORE: '',
+    DATA_DIR: '',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...env,
+  });
 }
 
 test('SQLite in DATA_DIR: applies the migrations, then reports the schema up to date', async (t) => {
@@ -18,7 +23,10 @@ test('SQLite in DATA_DIR: applies the migrations, then reports the schema up to 
   const first = await migrate({ DATA_DIR: dir });
   t.is(first.code, 0, first.stderr);
   const where = `SQLite ${join(dir, 'switchyard.sqlite')}`;
-  t.is(first.stdout, `${where}: applied 0001-initial\n${where}: applied 0002-assets-by-workspace\n${where}: applied 0003-asset-visibility-and-policies\n${where}: applied 0004-route-revisions\n${where}: applied 0005-resumable-uploads\n${where}: applied 0006-asset-names\n${where}: applied 0007-media-facts\n`);
+  t.is(
+    first.stdout,
+    `${where}: applied 0001-initial\n${where}: applied 0002-assets-by-workspace\n${where}: applied 0003-asset-visibility-and-policies\n${where}: applied 0004-route-revisions\n${where}: applied 0005-resumable-uploads\n${where}: applied 0006-asset-names\n${where}: applied 0007-media-facts\n`,
+  );
   const second = await migrate({ DATA_DIR: dir });
   t.is(second.code, 0, second.stderr);
   t.regex(second.stdout, /: already up to date\n$/);
@@ -30,7 +38,12 @@ test('MySQL from DATABASE_URL', async (t) => {
   const run = await migrate({ DATABASE_URL: database.url });
   t.is(run.code, 0, run.stderr);
   const where = `MySQL 127\\.0\\.0\\.1:3306/${database.name}`;
-  t.regex(run.stdout, new RegExp(`^${where}: applied 0001-initial\\n${where}: applied 0002-assets-by-workspace\\n${where}: applied 0003-asset-visibility-and-policies\\n${where}: applied 0004-route-revisions\\n${where}: applied 0005-resumable-uploads\\n${where}: applied 0006-asset-names\\n${where}: applied 0007-media-facts\\n$`));
+  t.regex(
+    run.stdout,
+    new RegExp(
+      `^${where}: applied 0001-initial\\n${where}: applied 0002-assets-by-workspace\\n${where}: applied 0003-asset-visibility-and-policies\\n${where}: applied 0004-route-revisions\\n${where}: applied 0005-resumable-uploads\\n${where}: applied 0006-asset-names\\n${where}: applied 0007-media-facts\\n$`,
+    ),
+  );
 });
 
 test('a bad DATABASE_URL or an unreachable database exits 1 with one clear message and no stack', async (t) => {

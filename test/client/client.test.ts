@@ -6,7 +6,16 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { build } from 'esbuild';
-import { Code, createRestClient, createSwitchyardClient, SwitchyardRestError, type Protocol, type RestAsset, type RestRoute, type SwitchyardClient } from '@switchyard/client';
+import {
+  Code,
+  createRestClient,
+  createSwitchyardClient,
+  SwitchyardRestError,
+  type Protocol,
+  type RestAsset,
+  type RestRoute,
+  type SwitchyardClient,
+} from '@switchyard/client';
 import { createSwitchyardClient as createWebClient } from '@switchyard/client/web';
 import { startStack, type Stack } from '../rest/support/stack.js';
 import { ROOT } from '../support/cli.js';
@@ -25,7 +34,6 @@ function clientFor(protocol: Protocol, workspace: string, token: string | (() =>
   const baseUrl = protocol === 'grpc' ? `http://${stack.service.address}` : stack.url;
   return createSwitchyardClient({ baseUrl, protocol, token });
 }
-
 
 for (const protocol of ['grpc', 'connect', 'grpc-web'] as const) {
   test(`${protocol}: routes are created, read and matched`, async (t) => {
@@ -56,7 +64,13 @@ for (const protocol of ['grpc', 'connect', 'grpc-web'] as const) {
     async function* pieces(): AsyncGenerator<Uint8Array> {
       for (let at = 0; at < png.length; at += 100) yield png.subarray(at, at + 100);
     }
-    const sources = { bytes: new Uint8Array(png), blob: new Blob([new Uint8Array(png)]), stream: Readable.from([png]), path, iterable: pieces() };
+    const sources = {
+      bytes: new Uint8Array(png),
+      blob: new Blob([new Uint8Array(png)]),
+      stream: Readable.from([png]),
+      path,
+      iterable: pieces(),
+    };
     for (const [kind, source] of Object.entries(sources)) {
       const asset = await client.uploadAsset(source, { label: kind });
       t.is(asset.type, 'image/png', kind);
@@ -108,7 +122,10 @@ test('a token function is asked before every call', async (t) => {
 });
 
 test('an unknown protocol is refused when the client is made', (t) => {
-  t.throws(() => createSwitchyardClient({ baseUrl: stack.url, protocol: 'soap' as Protocol }), { instanceOf: TypeError, message: /protocol must be one of grpc, connect, grpc-web/ });
+  t.throws(() => createSwitchyardClient({ baseUrl: stack.url, protocol: 'soap' as Protocol }), {
+    instanceOf: TypeError,
+    message: /protocol must be one of grpc, connect, grpc-web/,
+  });
 });
 
 test('the REST client: routes, uploads from bytes and a Blob, replace, and the gateway JSON error as SwitchyardRestError', async (t) => {
@@ -117,14 +134,36 @@ test('the REST client: routes, uploads from bytes and a Blob, replace, and the g
   const route = await rest.createRoute({ method: 'post', path: '/orders/:id/items', handler: 'addItem' });
   t.is(route.method, 'POST');
   // The gateway's JSON has exactly the fields the client's types declare.
-  t.deepEqual(Object.keys(route).sort(), ['createdAt', 'handler', 'id', 'method', 'middleware', 'path', 'revision', 'updatedAt'] satisfies (keyof RestRoute)[]);
+  t.deepEqual(Object.keys(route).sort(), [
+    'createdAt',
+    'handler',
+    'id',
+    'method',
+    'middleware',
+    'path',
+    'revision',
+    'updatedAt',
+  ] satisfies (keyof RestRoute)[]);
   t.deepEqual((await rest.matchRoute('POST', '/orders/7/items')).params, { id: '7' });
   t.is((await rest.getRoute(route.id)).handler, 'addItem');
   const png = await PNG;
   const asset = await rest.uploadAsset(new Uint8Array(png), { label: 'logo', filename: 'logo.png' });
   t.is(asset.type, 'image/png');
   t.is(asset.size, png.length);
-  t.deepEqual(Object.keys(asset).sort(), ['height', 'id', 'label', 'name', 'placeholder', 'sha256', 'size', 'type', 'uploadedAt', 'url', 'visibility', 'width'] satisfies (keyof RestAsset)[]);
+  t.deepEqual(Object.keys(asset).sort(), [
+    'height',
+    'id',
+    'label',
+    'name',
+    'placeholder',
+    'sha256',
+    'size',
+    'type',
+    'uploadedAt',
+    'url',
+    'visibility',
+    'width',
+  ] satisfies (keyof RestAsset)[]);
   t.is(asset.name, 'logo.png');
   const replaced = await rest.replaceAsset(asset.id, new Blob([new Uint8Array(await PDF)]));
   t.is(replaced.id, asset.id);
@@ -134,11 +173,19 @@ test('the REST client: routes, uploads from bytes and a Blob, replace, and the g
   const file = await rest.uploadAsset(new File([new Uint8Array(png)], 'Straße 📷.png'));
   t.is(file.name, 'Straße 📷.png', "a File's own name");
   t.deepEqual((await rest.listAssets({ q: 'STRASSE' })).assets, [], 'ß is not ss: lower case, not case folding');
-  t.deepEqual((await rest.listAssets({ q: 'STRAßE' })).assets.map((found) => found.id), [file.id]);
+  t.deepEqual(
+    (await rest.listAssets({ q: 'STRAßE' })).assets.map((found) => found.id),
+    [file.id],
+  );
   t.is((await rest.updateAsset(file.id, { name: 'Plan.png' })).name, 'Plan.png');
-  t.deepEqual((await rest.listAssets({ q: 'plan', type: 'image/*' })).assets.map((found) => found.id), [file.id]);
+  t.deepEqual(
+    (await rest.listAssets({ q: 'plan', type: 'image/*' })).assets.map((found) => found.id),
+    [file.id],
+  );
 
-  const refusal = await t.throwsAsync(rest.createRoute({ method: 'post', path: '/orders/:other/items', handler: 'again' }), { instanceOf: SwitchyardRestError });
+  const refusal = await t.throwsAsync(rest.createRoute({ method: 'post', path: '/orders/:other/items', handler: 'again' }), {
+    instanceOf: SwitchyardRestError,
+  });
   t.is(refusal?.status, 409);
   t.is(refusal?.code, 'already_exists');
   t.truthy(refusal?.requestId);
@@ -149,7 +196,14 @@ test('the REST client: routes, uploads from bytes and a Blob, replace, and the g
 });
 
 test('the web entry bundles for browsers without Node built-ins, and works over fetch against the gateway', async (t) => {
-  const bundle = await build({ entryPoints: [join(ROOT, 'client/src/web.ts')], bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
+  const bundle = await build({
+    entryPoints: [join(ROOT, 'client/src/web.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    write: false,
+    logLevel: 'silent',
+  });
   t.deepEqual(bundle.errors, []);
   const code = bundle.outputFiles[0]!.text;
   t.notRegex(code, /from ["']node:|require\(["'](fs|http2?|stream)["']\)/);

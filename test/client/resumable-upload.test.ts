@@ -12,7 +12,14 @@ import { Readable } from 'node:stream';
 import { createClient, type Interceptor } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { AssetService, UploadService } from '@switchyard/proto';
-import { Code, createSwitchyardClient, resumableUpload, type Protocol, type ResumableUploadClients, type SwitchyardClient } from '@switchyard/client';
+import {
+  Code,
+  createSwitchyardClient,
+  resumableUpload,
+  type Protocol,
+  type ResumableUploadClients,
+  type SwitchyardClient,
+} from '@switchyard/client';
 import { sha256 } from '../rest/support/fixtures.js';
 import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
 import { mintToken } from '../rest/support/tokens.js';
@@ -27,7 +34,11 @@ test.before(async () => {
 test.after.always(() => stack?.stop());
 
 async function clientFor(protocol: Protocol, workspace: string, baseUrl?: string): Promise<SwitchyardClient> {
-  return createSwitchyardClient({ baseUrl: baseUrl ?? (protocol === 'grpc' ? `http://${stack.service.address}` : stack.url), protocol, token: await stack.token(workspace) });
+  return createSwitchyardClient({
+    baseUrl: baseUrl ?? (protocol === 'grpc' ? `http://${stack.service.address}` : stack.url),
+    protocol,
+    token: await stack.token(workspace),
+  });
 }
 
 /** gRPC clients that count the calls made, by method name. */
@@ -40,14 +51,21 @@ function countingClients(baseUrl: string, token: string): ResumableUploadClients
   };
   const sessionManager = new Http2SessionManager(baseUrl);
   const transport = createGrpcTransport({ baseUrl, sessionManager, interceptors: [count] });
-  return { uploads: createClient(UploadService, transport), assets: createClient(AssetService, transport), calls, close: () => sessionManager.abort() };
+  return {
+    uploads: createClient(UploadService, transport),
+    assets: createClient(AssetService, transport),
+    calls,
+    close: () => sessionManager.abort(),
+  };
 }
 
-
 /** `bytes` as a Node stream of 64 KiB chunks, read once, its size unknown to the helper. */
-const streamOf = (bytes: Buffer): Readable => Readable.from((function* () {
-  for (let at = 0; at < bytes.length; at += 64 * 1024) yield bytes.subarray(at, at + 64 * 1024);
-})());
+const streamOf = (bytes: Buffer): Readable =>
+  Readable.from(
+    (function* () {
+      for (let at = 0; at < bytes.length; at += 64 * 1024) yield bytes.subarray(at, at + 64 * 1024);
+    })(),
+  );
 
 for (const protocol of ['grpc', 'connect'] as const) {
   test(`${protocol}: a path, a Node stream, a Blob and bytes upload whole, in appends of chunkBytes; replace keeps the id`, async (t) => {
@@ -59,17 +77,31 @@ for (const protocol of ['grpc', 'connect'] as const) {
     await writeFile(path, file);
     // A stream whose end falls exactly on an append's: the last append must still declare the length.
     const even = file.subarray(0, 4 * MiB);
-    const sources = { path: [path, file], stream: [streamOf(even), even], blob: [new Blob([file]), file], bytes: [new Uint8Array(file), file] } as const;
+    const sources = {
+      path: [path, file],
+      stream: [streamOf(even), even],
+      blob: [new Blob([file]), file],
+      bytes: [new Uint8Array(file), file],
+    } as const;
     for (const [kind, [source, bytes]] of Object.entries(sources)) {
       const progress: [number, number | undefined][] = [];
-      const asset = await resumableUpload(client, source, { label: kind, filename: `${kind}.bin`, chunkBytes: MiB, onProgress: (committed, total) => progress.push([committed, total]) });
+      const asset = await resumableUpload(client, source, {
+        label: kind,
+        filename: `${kind}.bin`,
+        chunkBytes: MiB,
+        onProgress: (committed, total) => progress.push([committed, total]),
+      });
       t.is(asset.sha256, sha256(bytes), kind);
       t.is(asset.size, BigInt(bytes.length), kind);
       t.is(asset.label, kind);
       // One report per append of 1 MiB (and one at the start): the bytes went in appends, not in one call.
       t.is(progress.length, Math.ceil(bytes.length / MiB) + 1, kind);
       t.deepEqual(progress.at(-1), [bytes.length, bytes.length], kind);
-      if (kind !== 'stream') t.true(progress.every(([, total]) => total === bytes.length), `${kind}: the size was known from the start`);
+      if (kind !== 'stream')
+        t.true(
+          progress.every(([, total]) => total === bytes.length),
+          `${kind}: the size was known from the start`,
+        );
     }
     const original = await resumableUpload(client, new Uint8Array(file.subarray(0, 1000)), { label: 'to replace' });
     const replaced = await resumableUpload(client, new Uint8Array(even), { replace: original.id, chunkBytes: MiB });
@@ -99,7 +131,9 @@ for (const kind of ['path', 'stream'] as const) {
 }
 
 /** A TCP proxy to the service that can go down (its connections dropped, its port closed) and come back on the same port: a restart as the client sees it. */
-async function restartableProxy(target: string): Promise<{ url: string; connections(): number; down(): Promise<void>; up(): Promise<void> }> {
+async function restartableProxy(
+  target: string,
+): Promise<{ url: string; connections(): number; down(): Promise<void>; up(): Promise<void> }> {
   const { hostname, port } = new URL(target);
   const sockets = new Set<Socket>();
   let connections = 0;
@@ -109,7 +143,8 @@ async function restartableProxy(target: string): Promise<{ url: string; connecti
     server = createServer((client) => {
       connections++;
       const upstream = connect(Number(port), hostname);
-      for (const socket of [client, upstream]) sockets.add(socket).add(socket.on('close', () => sockets.delete(socket)).on('error', () => undefined));
+      for (const socket of [client, upstream])
+        sockets.add(socket).add(socket.on('close', () => sockets.delete(socket)).on('error', () => undefined));
       client.pipe(upstream).pipe(client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
@@ -138,7 +173,10 @@ test('grpc: the service going away for a second and a half mid-upload (connectio
     chunkBytes: MiB,
     onProgress: (committed) => {
       if (committed !== 2 * MiB) return;
-      back = proxy.down().then(() => new Promise((resolve) => setTimeout(resolve, 1_500))).then(() => proxy.up());
+      back = proxy
+        .down()
+        .then(() => new Promise((resolve) => setTimeout(resolve, 1_500)))
+        .then(() => proxy.up());
     },
   });
   await back;
@@ -158,7 +196,8 @@ test('grpc: an upload begun elsewhere is resumed by uploadId from its offset, wi
     const begun = await client.uploads.createUpload({ length: BigInt(file.length), label: `begun elsewhere (${kind})` });
     async function* firstTwoMiB() {
       yield { payload: { case: 'metadata' as const, value: { id: begun.id, offset: 0n } } };
-      for (let at = 0; at < 2 * MiB; at += 256 * 1024) yield { payload: { case: 'chunk' as const, value: file.subarray(at, at + 256 * 1024) } };
+      for (let at = 0; at < 2 * MiB; at += 256 * 1024)
+        yield { payload: { case: 'chunk' as const, value: file.subarray(at, at + 256 * 1024) } };
     }
     t.is((await client.uploads.appendUpload(firstTwoMiB())).offset, BigInt(2 * MiB));
 
@@ -179,7 +218,10 @@ test('grpc: an upload begun elsewhere is resumed by uploadId from its offset, wi
   }
   // The wrong file for the upload is refused before a byte is sent.
   const other = await client.uploads.createUpload({ length: 10n });
-  await t.throwsAsync(resumableUpload(client, new Uint8Array(11), { uploadId: other.id }), { instanceOf: RangeError, message: /10 bytes long, but the source is 11/ });
+  await t.throwsAsync(resumableUpload(client, new Uint8Array(11), { uploadId: other.id }), {
+    instanceOf: RangeError,
+    message: /10 bytes long, but the source is 11/,
+  });
   t.is((await client.uploads.getUpload({ id: other.id })).offset, 0n);
 });
 
@@ -189,7 +231,9 @@ test('grpc: two helpers racing on one uploadId both end with its asset: an offse
   t.teardown(() => client.close());
   const file = randomBytes(6 * MiB);
   const { id } = await client.uploads.createUpload({ length: BigInt(file.length) });
-  const [first, second] = await Promise.all([0, 1].map(() => resumableUpload(client, new Uint8Array(file), { uploadId: id, chunkBytes: MiB })));
+  const [first, second] = await Promise.all(
+    [0, 1].map(() => resumableUpload(client, new Uint8Array(file), { uploadId: id, chunkBytes: MiB })),
+  );
   t.is(first!.id, second!.id);
   t.is(first!.sha256, sha256(file));
 });
@@ -250,7 +294,11 @@ test('grpc: an abort mid-append rejects with Canceled and leaves the upload resu
   t.is(left.assetId, '');
   t.true(left.offset >= BigInt(4 * MiB) && left.offset < BigInt(8 * MiB), `left at ${left.offset}`);
   const resumed: number[] = [];
-  const asset = await resumableUpload(client, new Uint8Array(file), { uploadId, chunkBytes: 4 * MiB, onProgress: (bytes) => resumed.push(bytes) });
+  const asset = await resumableUpload(client, new Uint8Array(file), {
+    uploadId,
+    chunkBytes: 4 * MiB,
+    onProgress: (bytes) => resumed.push(bytes),
+  });
   t.is(resumed[0], Number(left.offset));
   t.is(asset.sha256, sha256(file));
 });
@@ -265,10 +313,12 @@ test('an aborted signal rejects with Canceled; bad options, a directory and a fa
 
   // A source that fails is no passing trouble: its error, at once, and no GetUpload.
   client.calls.clear();
-  const failing = Readable.from((async function* () {
-    yield Buffer.alloc(1000);
-    throw new Error('the disk is on fire');
-  })());
+  const failing = Readable.from(
+    (async function* () {
+      yield Buffer.alloc(1000);
+      throw new Error('the disk is on fire');
+    })(),
+  );
   await t.throwsAsync(resumableUpload(client, failing, { retries: 5 }), { message: 'the disk is on fire' });
   t.deepEqual(Object.fromEntries(client.calls), { CreateUpload: 1 });
 });

@@ -64,7 +64,10 @@ test('upload an image and a PDF with "Upload files": both listed, the image with
 test('the detail panel: preview, Copy URL, Sign link (opens in a fresh context), Revoke links (then 403), Replace file (same id, new url), edit, Delete after a confirmation; Escape closes and focus returns', async (t) => {
   const workspace = freshWorkspace('detail');
   // Private: its plain url answers 403, so the preview and the shared link go through signed urls.
-  const asset = await uploadThroughApi(stack, workspace, await fixtureFile('photo.jpg', 'holiday.jpg'), { label: 'trip', visibility: 'private' });
+  const asset = await uploadThroughApi(stack, workspace, await fixtureFile('photo.jpg', 'holiday.jpg'), {
+    label: 'trip',
+    visibility: 'private',
+  });
   let title = titleOf(asset);
   const tab = await openConsole(browser, stack, workspace);
   const { page } = tab;
@@ -119,7 +122,9 @@ test('the detail panel: preview, Copy URL, Sign link (opens in a fresh context),
     await dialog.getByText(/Replaced: the new url is above/).waitFor();
     const after = await dialog.getByRole('textbox', { name: 'URL', exact: true }).inputValue();
     t.not(after, before, 'a new url');
-    const replaced = (await (await fetch(`${stack.url}/v1/assets/${asset.id}`, { headers: await stack.auth(workspace) })).json()) as ListedAsset;
+    const replaced = (await (
+      await fetch(`${stack.url}/v1/assets/${asset.id}`, { headers: await stack.auth(workspace) })
+    ).json()) as ListedAsset;
     t.is(replaced.url, after);
     t.is(replaced.type, 'image/png', 'the same id holds the new file');
     title = titleOf(replaced);
@@ -129,7 +134,9 @@ test('the detail panel: preview, Copy URL, Sign link (opens in a fresh context),
     await dialog.getByLabel('Visibility', { exact: true }).selectOption('public');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').getByText('Changes saved.').waitFor();
-    const edited = (await (await fetch(`${stack.url}/v1/assets/${asset.id}`, { headers: await stack.auth(workspace) })).json()) as ListedAsset;
+    const edited = (await (
+      await fetch(`${stack.url}/v1/assets/${asset.id}`, { headers: await stack.auth(workspace) })
+    ).json()) as ListedAsset;
     t.like(edited, { label: 'hero', visibility: 'public' });
 
     await page.keyboard.press('Escape');
@@ -164,7 +171,9 @@ test('edit the name in the detail panel', async (t) => {
   const tab = await openConsole(browser, stack, workspace);
   const { page } = tab;
   try {
-    await rowOf(page, titleOf(asset)).getByRole('button', { name: titleOf(asset) }).click();
+    await rowOf(page, titleOf(asset))
+      .getByRole('button', { name: titleOf(asset) })
+      .click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Name', { exact: true }).fill('final notes.txt');
     await dialog.getByRole('button', { name: 'Save' }).click();
@@ -172,7 +181,9 @@ test('edit the name in the detail panel', async (t) => {
     await dialog.getByRole('heading', { name: 'final notes.txt' }).waitFor();
     await page.keyboard.press('Escape');
     await rowOf(page, 'final notes.txt').waitFor();
-    const renamed = (await (await fetch(`${stack.url}/v1/assets/${asset.id}`, { headers: await stack.auth(workspace) })).json()) as ListedAsset;
+    const renamed = (await (
+      await fetch(`${stack.url}/v1/assets/${asset.id}`, { headers: await stack.auth(workspace) })
+    ).json()) as ListedAsset;
     t.is(renamed.name, 'final notes.txt');
   } finally {
     await tab.close();
@@ -182,7 +193,8 @@ test('edit the name in the detail panel', async (t) => {
 test('select several (a click, then shift-click for the range) and "Delete selected": per-id results shown, the rows gone', async (t) => {
   const workspace = freshWorkspace('batch');
   const created = [];
-  for (let n = 0; n < 6; n++) created.push(await uploadThroughApi(stack, workspace, { name: `batch-${n}.txt`, bytes: new TextEncoder().encode(`file ${n}\n`) }));
+  for (let n = 0; n < 6; n++)
+    created.push(await uploadThroughApi(stack, workspace, { name: `batch-${n}.txt`, bytes: new TextEncoder().encode(`file ${n}\n`) }));
   // Newest first: batch-5 … batch-0.
   const shown = [...created].reverse();
   const tab = await openConsole(browser, stack, workspace);
@@ -191,14 +203,16 @@ test('select several (a click, then shift-click for the range) and "Delete selec
     await rowOf(page, titleOf(shown[0]!)).waitFor();
     await page.getByRole('checkbox', { name: titleOf(shown[1]!), exact: true }).click();
     await page.getByRole('checkbox', { name: titleOf(shown[4]!), exact: true }).click({ modifiers: ['Shift'] });
-    for (const [index, asset] of shown.entries()) t.is(await page.getByRole('checkbox', { name: titleOf(asset), exact: true }).isChecked(), index >= 1 && index <= 4, `row ${index}`);
+    for (const [index, asset] of shown.entries())
+      t.is(await page.getByRole('checkbox', { name: titleOf(asset), exact: true }).isChecked(), index >= 1 && index <= 4, `row ${index}`);
 
     await page.getByRole('button', { name: 'Delete selected (4)' }).click();
     const confirm = page.getByRole('alertdialog', { name: 'Delete 4 assets?' });
     await confirm.getByRole('button', { name: 'Delete' }).click();
     const results = page.getByRole('dialog', { name: 'Deleted 4 of 4' });
     await results.waitFor();
-    for (const asset of shown.slice(1, 5)) t.true(await results.getByRole('row').filter({ hasText: asset.id }).getByText('Deleted').isVisible(), asset.id);
+    for (const asset of shown.slice(1, 5))
+      t.true(await results.getByRole('row').filter({ hasText: asset.id }).getByText('Deleted').isVisible(), asset.id);
     await assertAccessible(t, page, 'the batch results');
     await results.getByRole('button', { name: 'Done' }).click();
     await results.waitFor({ state: 'detached' });
@@ -228,7 +242,9 @@ test('filters: type family, label, name search; an empty state when nothing matc
     const want = [...expected].sort();
     await page
       .waitForFunction(
-        (names) => JSON.stringify([...document.querySelectorAll('[data-asset-id] .name-button')].map((button) => button.textContent).sort()) === JSON.stringify(names),
+        (names) =>
+          JSON.stringify([...document.querySelectorAll('[data-asset-id] .name-button')].map((button) => button.textContent).sort()) ===
+          JSON.stringify(names),
         want,
         { timeout: 10_000 },
       )
@@ -271,7 +287,10 @@ test('1,000 assets: pages load as the list scrolls, every asset is reached, and 
     Array.from({ length: 8 }, async () => {
       while (next < total) {
         const n = next++;
-        await uploadThroughApi(stack, workspace, { name: `item-${String(n).padStart(4, '0')}.txt`, bytes: new TextEncoder().encode(`${n}\n`) });
+        await uploadThroughApi(stack, workspace, {
+          name: `item-${String(n).padStart(4, '0')}.txt`,
+          bytes: new TextEncoder().encode(`${n}\n`),
+        });
       }
     }),
   );

@@ -27,7 +27,12 @@ async function focused(page: Page): Promise<Focused> {
     let ring = false;
     // A visually hidden file input's own outline cannot be seen: its label (the next element) must show it.
     for (const candidate of element.classList.contains('visually-hidden') ? [element.nextElementSibling] : [element]) {
-      if (candidate && Number.parseFloat(getComputedStyle(candidate).outlineWidth) > 0 && getComputedStyle(candidate).outlineStyle !== 'none') ring = true;
+      if (
+        candidate &&
+        Number.parseFloat(getComputedStyle(candidate).outlineWidth) > 0 &&
+        getComputedStyle(candidate).outlineStyle !== 'none'
+      )
+        ring = true;
     }
     const visible = element.matches(':focus-visible') && ring;
     return { tag: element.tagName, name, visible };
@@ -59,7 +64,9 @@ test('keyboard only: sign in, upload, sign a link, delete; focus visible and ret
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
     await chooser.setFiles(FIXTURES_DIR + 'photo.jpg');
     await page.getByRole('list', { name: 'Uploads' }).getByText('Uploaded').waitFor();
-    const listed = (await (await fetch(`${stack.url}/v1/assets`, { headers: await stack.auth(workspace) })).json()) as { assets: { id: string; name?: string }[] };
+    const listed = (await (await fetch(`${stack.url}/v1/assets`, { headers: await stack.auth(workspace) })).json()) as {
+      assets: { id: string; name?: string }[];
+    };
     const title = listed.assets[0]!.name || listed.assets[0]!.id;
     await page.locator('[data-asset-id]').first().waitFor();
 

@@ -11,7 +11,7 @@ import { assertAccessible, openConsole, rowOf, signIn, titleOf, uploadThroughApi
 
 useConsoleFixture(test);
 
-test('deep links: a view and an asset\'s panel open from their url after signing in; back and forward move between views', async (t) => {
+test("deep links: a view and an asset's panel open from their url after signing in; back and forward move between views", async (t) => {
   const workspace = freshWorkspace('links');
   const asset = await uploadThroughApi(stack, workspace, { name: 'linked.txt', bytes: new TextEncoder().encode('hello\n') });
   const tab = await openConsole(browser, stack, workspace, { signIn: false, path: `assets?asset=${asset.id}` });
@@ -75,12 +75,19 @@ test('previews by type: video and audio in native players, a PDF as an icon with
   const clip = await uploadThroughApi(stack, workspace, { name: 'clip.mp4', bytes: await readFile(FIXTURES_DIR + 'clip.mp4') });
   const sound = await uploadThroughApi(stack, workspace, { name: 'sound.mp3', bytes: await readFile(FIXTURES_DIR + 'sound.mp3') });
   const pdf = await uploadThroughApi(stack, workspace, { name: 'manual.pdf', bytes: await readFile(FIXTURES_DIR + 'document.pdf') });
-  const secret = await uploadThroughApi(stack, workspace, { name: 'secret.pdf', bytes: await readFile(FIXTURES_DIR + 'document.pdf') }, { visibility: 'private' });
+  const secret = await uploadThroughApi(
+    stack,
+    workspace,
+    { name: 'secret.pdf', bytes: await readFile(FIXTURES_DIR + 'document.pdf') },
+    { visibility: 'private' },
+  );
   const tab = await openConsole(browser, stack, workspace);
   const { page } = tab;
   try {
     const open = async (asset: { id: string; name?: string }) => {
-      await rowOf(page, titleOf(asset)).getByRole('button', { name: titleOf(asset) }).click();
+      await rowOf(page, titleOf(asset))
+        .getByRole('button', { name: titleOf(asset) })
+        .click();
       const dialog = page.getByRole('dialog', { name: titleOf(asset) });
       await dialog.waitFor();
       return dialog;

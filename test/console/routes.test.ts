@@ -25,7 +25,11 @@ async function rest(workspace: string, method: string, path: string, body?: unkn
   });
 }
 
-const routeRow = (page: Page, path: string) => page.getByRole('table').getByRole('row').filter({ has: page.getByRole('cell', { name: path, exact: true }) });
+const routeRow = (page: Page, path: string) =>
+  page
+    .getByRole('table')
+    .getByRole('row')
+    .filter({ has: page.getByRole('cell', { name: path, exact: true }) });
 
 async function openRoutes(workspace: string) {
   const tab = await openConsole(browser, stack, workspace, { path: 'routes' });
@@ -96,7 +100,10 @@ test('create, edit and delete in the form; a 400 shows at its field; a 409 names
     const describedBy = (await path.getAttribute('aria-describedby'))!.split(' ');
     const reason = await page.locator(`[id="${describedBy[0]}"]`).textContent();
     t.regex(reason ?? '', /must start with "\/"/, 'the field says what is wrong');
-    await page.getByRole('alert').getByText(/Creating the route failed/).waitFor();
+    await page
+      .getByRole('alert')
+      .getByText(/Creating the route failed/)
+      .waitFor();
     await assertAccessible(t, page, 'the route form with a field error');
 
     // 409: another GET route of the same shape.
@@ -106,7 +113,10 @@ test('create, edit and delete in the form; a 400 shows at its field; a 409 names
     await path.fill('/users/:uid');
     await page.getByLabel('Handler', { exact: true }).fill('users.other');
     await page.getByRole('button', { name: 'Create route' }).click();
-    await page.getByText(/^GET \/users\/:id \(rt_[0-9a-z]+, handler users\.show\) already has this method and path shape\.$/).first().waitFor();
+    await page
+      .getByText(/^GET \/users\/:id \(rt_[0-9a-z]+, handler users\.show\) already has this method and path shape\.$/)
+      .first()
+      .waitFor();
     t.is(await path.getAttribute('aria-invalid'), 'true');
 
     await page.getByRole('button', { name: 'Delete POST /orders' }).click();
@@ -126,7 +136,12 @@ test('create, edit and delete in the form; a 400 shows at its field; a 409 names
 
 test('a long table is shown in pages of 25, in the order the API lists it', async (t) => {
   const workspace = freshWorkspace('pages');
-  for (let n = 0; n < 30; n++) t.is((await rest(workspace, 'POST', '/v1/routing', { method: 'GET', path: `/items/${String(n).padStart(2, '0')}`, handler: `items.${n}` })).status, 201);
+  for (let n = 0; n < 30; n++)
+    t.is(
+      (await rest(workspace, 'POST', '/v1/routing', { method: 'GET', path: `/items/${String(n).padStart(2, '0')}`, handler: `items.${n}` }))
+        .status,
+      201,
+    );
   const tab = await openRoutes(workspace);
   const { page } = tab;
   try {
@@ -140,7 +155,12 @@ test('a long table is shown in pages of 25, in the order the API lists it', asyn
     await page.getByLabel('Filter routes').fill('items.2');
     await page.getByRole('button', { name: 'Next page' }).waitFor({ state: 'detached' });
     t.deepEqual(
-      await page.getByRole('table').getByRole('row').locator('td.mono').filter({ hasText: /^items\./ }).allTextContents(),
+      await page
+        .getByRole('table')
+        .getByRole('row')
+        .locator('td.mono')
+        .filter({ hasText: /^items\./ })
+        .allTextContents(),
       ['items.2', ...Array.from({ length: 10 }, (_, n) => `items.2${n}`)],
       'the filter matches handlers too',
     );
@@ -151,7 +171,10 @@ test('a long table is shown in pages of 25, in the order the API lists it', asyn
 
 test('the match tester shows the matching route and its params, or "no route", as you type', async (t) => {
   const workspace = freshWorkspace('match');
-  t.is((await rest(workspace, 'POST', '/v1/routing', { method: 'GET', path: '/users/:id/posts/:post', handler: 'posts.show' })).status, 201);
+  t.is(
+    (await rest(workspace, 'POST', '/v1/routing', { method: 'GET', path: '/users/:id/posts/:post', handler: 'posts.show' })).status,
+    201,
+  );
   const tab = await openRoutes(workspace);
   const { page } = tab;
   try {

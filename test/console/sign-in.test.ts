@@ -22,7 +22,8 @@ test('sign in shows the workspace and scopes; a reload keeps the tab signed in; 
     await page.getByRole('heading', { name: 'Assets', level: 1 }).waitFor();
     const banner = page.getByRole('banner');
     t.true(await banner.getByText(workspace).isVisible());
-    for (const scope of ['routes:read', 'routes:write', 'assets:read', 'assets:write', 'workspace:admin']) t.true(await banner.getByText(scope).isVisible(), scope);
+    for (const scope of ['routes:read', 'routes:write', 'assets:read', 'assets:write', 'workspace:admin'])
+      t.true(await banner.getByText(scope).isVisible(), scope);
     await page.getByRole('heading', { name: 'No assets yet' }).waitFor();
     await assertAccessible(t, page, 'the empty assets view');
 
@@ -36,9 +37,17 @@ test('sign in shows the workspace and scopes; a reload keeps the tab signed in; 
       await page.getByRole('heading', { name: new RegExp(`^${view}`), level: 1 }).waitFor();
     }
 
-    const local = await page.evaluate(() => Object.entries(localStorage).map(([key, value]) => key + value).join('\n'));
+    const local = await page.evaluate(() =>
+      Object.entries(localStorage)
+        .map(([key, value]) => key + value)
+        .join('\n'),
+    );
     t.false(local.includes(tab.token), 'no token in localStorage');
-    t.deepEqual((await tab.context.cookies()).filter((cookie) => cookie.value.includes(tab.token.split('.')[2]!)), [], 'no token in a cookie');
+    t.deepEqual(
+      (await tab.context.cookies()).filter((cookie) => cookie.value.includes(tab.token.split('.')[2]!)),
+      [],
+      'no token in a cookie',
+    );
     t.true(tab.requestUrls.length > 5);
     t.deepEqual(
       tab.requestUrls.filter((url) => url.includes(tab.token) || url.includes(tab.token.split('.')[2]!)),
@@ -96,7 +105,7 @@ test('an expired token returns to sign-in with the reason, without any click', a
   }
 });
 
-test('a 401 from any call returns to sign-in with the server\'s reason', async (t) => {
+test("a 401 from any call returns to sign-in with the server's reason", async (t) => {
   const workspace = freshWorkspace('unauth');
   const tab = await openConsole(browser, stack, workspace);
   const { page } = tab;
@@ -114,7 +123,7 @@ test('a 401 from any call returns to sign-in with the server\'s reason', async (
   }
 });
 
-test('actions the token\'s scopes do not allow are disabled, with the reason', async (t) => {
+test("actions the token's scopes do not allow are disabled, with the reason", async (t) => {
   const workspace = freshWorkspace('scopes');
   const tab = await openConsole(browser, stack, workspace, { claims: { workspace, scope: 'assets:read routes:read' } });
   const { page } = tab;

@@ -48,7 +48,12 @@ test('a 40 MiB file over tus: paused, resumed, paused, and resumed again after a
   const { page, context } = tab;
   // A slow uplink, so there is time to pause in the middle (about 8 s for the file).
   const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 5 * 1024 * 1024 });
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 0,
+    downloadThroughput: -1,
+    uploadThroughput: 5 * 1024 * 1024,
+  });
   try {
     await page.getByLabel('Upload files').setInputFiles(file);
     const item = page.getByRole('listitem').filter({ hasText: 'big.bin' });
@@ -80,7 +85,9 @@ test('a 40 MiB file over tus: paused, resumed, paused, and resumed again after a
     await resumed.getByText('Uploaded').waitFor({ timeout: 60_000 });
     t.true(await resumed.getByText(/resumed at \d/).isVisible(), 'it continued where it stopped');
 
-    const listed = (await (await fetch(`${stack.url}/v1/assets`, { headers: await stack.auth(workspace) })).json()) as { assets: { size: number; sha256: string; name?: string }[] };
+    const listed = (await (await fetch(`${stack.url}/v1/assets`, { headers: await stack.auth(workspace) })).json()) as {
+      assets: { size: number; sha256: string; name?: string }[];
+    };
     t.is(listed.assets.length, 1, 'one asset, not two');
     t.is(listed.assets[0]!.size, bytes.length);
     t.is(listed.assets[0]!.sha256, createHash('sha256').update(bytes).digest('hex'));
@@ -92,7 +99,7 @@ test('a 40 MiB file over tus: paused, resumed, paused, and resumed again after a
   }
 });
 
-test('the server\'s 413 and 415 are shown on the files that caused them', async (t) => {
+test("the server's 413 and 415 are shown on the files that caused them", async (t) => {
   const workspace = freshWorkspace('refusals');
   await setPolicy(workspace, { maxUploadBytes: 2048, allowedTypes: ['image/*'] });
   const large = join(dir, 'large.png');
@@ -106,11 +113,21 @@ test('the server\'s 413 and 415 are shown on the files that caused them', async 
     await page.getByLabel('Upload files').setInputFiles([large, fake, FIXTURES_DIR + 'photo.jpg']);
     const uploads = page.getByRole('list', { name: 'Uploads' });
     const itemOf = (name: string) => uploads.getByRole('listitem').filter({ hasText: name });
-    await itemOf('large.png').getByText(/Too large for this workspace: .*\[413\]/).waitFor();
-    await itemOf('fake.png').getByText(/Type not allowed in this workspace: .*\[415\]/).waitFor();
+    await itemOf('large.png')
+      .getByText(/Too large for this workspace: .*\[413\]/)
+      .waitFor();
+    await itemOf('fake.png')
+      .getByText(/Type not allowed in this workspace: .*\[415\]/)
+      .waitFor();
     await itemOf('photo.jpg').getByText('Uploaded').waitFor();
     t.is(await itemOf('large.png').getByText('Failed').count(), 1);
-    t.is(await itemOf('photo.jpg').getByText(/\[41\d\]/).count(), 0, 'the refusals stay on their own files');
+    t.is(
+      await itemOf('photo.jpg')
+        .getByText(/\[41\d\]/)
+        .count(),
+      0,
+      'the refusals stay on their own files',
+    );
     await assertAccessible(t, page, 'uploads refused by the server');
   } finally {
     await tab.close();
@@ -130,8 +147,16 @@ test('the workspace policy is shown and checked before sending', async (t) => {
     await page.getByText('Workspace policy: files up to 2.0 KiB; types image/*; new files are public unless you choose.').waitFor();
     await page.getByLabel('Upload files').setInputFiles([large, FIXTURES_DIR + 'notes.txt']);
     const uploads = page.getByRole('list', { name: 'Uploads' });
-    await uploads.getByRole('listitem').filter({ hasText: 'precheck-large.png' }).getByText('Too large: 8.0 KiB, the workspace allows at most 2.0 KiB.').waitFor();
-    await uploads.getByRole('listitem').filter({ hasText: 'notes.txt' }).getByText('Type text/plain is not allowed here (allowed: image/*).').waitFor();
+    await uploads
+      .getByRole('listitem')
+      .filter({ hasText: 'precheck-large.png' })
+      .getByText('Too large: 8.0 KiB, the workspace allows at most 2.0 KiB.')
+      .waitFor();
+    await uploads
+      .getByRole('listitem')
+      .filter({ hasText: 'notes.txt' })
+      .getByText('Type text/plain is not allowed here (allowed: image/*).')
+      .waitFor();
     t.deepEqual(requests, [], 'nothing was sent');
   } finally {
     await tab.close();

@@ -38,13 +38,18 @@ test('usage counts assets, bytes and routes; the policy editor saves, and a refu
     // More than the server's MAX_UPLOAD_BYTES (100 MiB by default).
     await page.getByLabel('Largest upload (MiB)').fill('500');
     await policy.getByRole('button', { name: 'Save policy' }).click();
-    await page.getByRole('alert').getByText(/Saving the policy failed/).waitFor();
+    await page
+      .getByRole('alert')
+      .getByText(/Saving the policy failed/)
+      .waitFor();
     t.is(await page.getByLabel('Largest upload (MiB)').getAttribute('aria-invalid'), 'true');
     await assertAccessible(t, page, 'the policy editor with an error');
 
     // The assets view checks uploads against the saved policy.
     await page.getByRole('link', { name: 'Assets' }).click();
-    await page.getByText('Workspace policy: files up to 5.0 MiB; types image/*, application/pdf; new files are private unless you choose.').waitFor();
+    await page
+      .getByText('Workspace policy: files up to 5.0 MiB; types image/*, application/pdf; new files are private unless you choose.')
+      .waitFor();
   } finally {
     await tab.close();
   }

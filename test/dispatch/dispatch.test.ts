@@ -63,7 +63,13 @@ async function get(app: RunningApp, path: string): Promise<Answer> {
 }
 
 /** Polls until the app's answer satisfies `holds`; fails if that takes a second or more. */
-async function within(t: ExecutionContext, app: RunningApp, path: string, holds: (answer: Answer) => boolean, what: string): Promise<Answer> {
+async function within(
+  t: ExecutionContext,
+  app: RunningApp,
+  path: string,
+  holds: (answer: Answer) => boolean,
+  what: string,
+): Promise<Answer> {
   const started = performance.now();
   let last: Answer | undefined;
   while (performance.now() - started < 1_000) {
@@ -95,7 +101,13 @@ for (const framework of FRAMEWORKS) {
     const { app, routes } = setup();
     const created = await routes.create({ method: 'GET', path: '/lifecycle/:id/files/*', handler: 'show' });
     const first = await within(t, app, '/lifecycle/42/files/a/b%20c.png', servedBy('show'), 'created');
-    t.deepEqual(first.body, { handler: 'show', params: { id: '42', '*': 'a/b c.png' }, revision: (first.body as Served).revision, routeRevision: created.revision, trail: [] });
+    t.deepEqual(first.body, {
+      handler: 'show',
+      params: { id: '42', '*': 'a/b c.png' },
+      revision: (first.body as Served).revision,
+      routeRevision: created.revision,
+      trail: [],
+    });
     t.true((first.body as Served).revision >= created.revision);
 
     const changed = await routes.update(created.id, { path: '/lifecycle/:name', handler: 'other' });
@@ -110,74 +122,97 @@ for (const framework of FRAMEWORKS) {
     t.deepEqual(gone.body, UNMATCHED_BODY[framework]('/lifecycle/ada'));
   });
 
-  test.serial(`${framework}: middleware run in the record's order around the handler; one may answer and stop; failures go where the framework expects`, async (t) => {
-    const { app, routes } = setup();
-    await routes.create({ method: 'GET', path: '/order/ab', middleware: ['stamp', 'a', 'b'], handler: 'show' });
-    await routes.create({ method: 'GET', path: '/order/ba', middleware: ['b', 'a'], handler: 'show' });
-    const ab = await within(t, app, '/order/ab', servedBy('show'), 'ab');
-    t.deepEqual((ab.body as Served).trail, ['a', 'b', 'b:after', 'a:after']);
-    t.is(ab.headers.get('x-revision'), String((ab.body as Served).revision), 'a header set after next()');
-    t.deepEqual(((await within(t, app, '/order/ba', servedBy('show'), 'ba')).body as Served).trail, ['b', 'a', 'a:after', 'b:after']);
+  test.serial(
+    `${framework}: middleware run in the record's order around the handler; one may answer and stop; failures go where the framework expects`,
+    async (t) => {
+      const { app, routes } = setup();
+      await routes.create({ method: 'GET', path: '/order/ab', middleware: ['stamp', 'a', 'b'], handler: 'show' });
+      await routes.create({ method: 'GET', path: '/order/ba', middleware: ['b', 'a'], handler: 'show' });
+      const ab = await within(t, app, '/order/ab', servedBy('show'), 'ab');
+      t.deepEqual((ab.body as Served).trail, ['a', 'b', 'b:after', 'a:after']);
+      t.is(ab.headers.get('x-revision'), String((ab.body as Served).revision), 'a header set after next()');
+      t.deepEqual(((await within(t, app, '/order/ba', servedBy('show'), 'ba')).body as Served).trail, ['b', 'a', 'a:after', 'b:after']);
 
-    const denied = await routes.create({ method: 'GET', path: '/order/denied', middleware: ['a', 'deny', 'b'], handler: 'boom' });
-    const stopped = await within(t, app, '/order/denied', (answer) => answer.status === 401, 'short-circuit');
-    t.deepEqual(stopped.body, { denied: true, revision: (stopped.body as { revision: number }).revision }, 'neither b nor the handler ran');
-    t.true((stopped.body as { revision: number }).revision >= denied.revision);
+      const denied = await routes.create({ method: 'GET', path: '/order/denied', middleware: ['a', 'deny', 'b'], handler: 'boom' });
+      const stopped = await within(t, app, '/order/denied', (answer) => answer.status === 401, 'short-circuit');
+      t.deepEqual(
+        stopped.body,
+        { denied: true, revision: (stopped.body as { revision: number }).revision },
+        'neither b nor the handler ran',
+      );
+      t.true((stopped.body as { revision: number }).revision >= denied.revision);
 
-    const errorsBefore = app.errors.length;
-    await routes.create({ method: 'GET', path: '/order/boom', middleware: ['a'], handler: 'boom' });
-    await routes.create({ method: 'GET', path: '/order/explode', middleware: ['explode'], handler: 'show' });
-    const boom = await within(t, app, '/order/boom', (answer) => answer.status === 500, 'handler failure');
-    t.deepEqual(boom.body, FAILURE_BODY[framework]('handler exploded'));
-    const explode = await within(t, app, '/order/explode', (answer) => answer.status === 500, 'middleware failure');
-    t.deepEqual(explode.body, FAILURE_BODY[framework]('middleware exploded'));
-    t.deepEqual(app.errors.slice(errorsBefore), ['handler exploded', 'middleware exploded'], 'each reported to onError');
+      const errorsBefore = app.errors.length;
+      await routes.create({ method: 'GET', path: '/order/boom', middleware: ['a'], handler: 'boom' });
+      await routes.create({ method: 'GET', path: '/order/explode', middleware: ['explode'], handler: 'show' });
+      const boom = await within(t, app, '/order/boom', (answer) => answer.status === 500, 'handler failure');
+      t.deepEqual(boom.body, FAILURE_BODY[framework]('handler exploded'));
+      const explode = await within(t, app, '/order/explode', (answer) => answer.status === 500, 'middleware failure');
+      t.deepEqual(explode.body, FAILURE_BODY[framework]('middleware exploded'));
+      t.deepEqual(app.errors.slice(errorsBefore), ['handler exploded', 'middleware exploded'], 'each reported to onError');
 
-    // What the handler threw comes back through `await next()`: a middleware may turn it into an answer.
-    await routes.create({ method: 'GET', path: '/order/rescued', middleware: ['rescue', 'a'], handler: 'boom' });
-    const rescued = await within(t, app, '/order/rescued', (answer) => answer.status === 503, 'rescued failure');
-    t.deepEqual(rescued.body, { rescued: 'handler exploded', trail: ['a'] }, 'a ran, its after-part did not: the throw passed through it');
-    t.is(app.errors.length, errorsBefore + 2, 'a failure a middleware answered is not reported');
+      // What the handler threw comes back through `await next()`: a middleware may turn it into an answer.
+      await routes.create({ method: 'GET', path: '/order/rescued', middleware: ['rescue', 'a'], handler: 'boom' });
+      const rescued = await within(t, app, '/order/rescued', (answer) => answer.status === 503, 'rescued failure');
+      t.deepEqual(
+        rescued.body,
+        { rescued: 'handler exploded', trail: ['a'] },
+        'a ran, its after-part did not: the throw passed through it',
+      );
+      t.is(app.errors.length, errorsBefore + 2, 'a failure a middleware answered is not reported');
 
-    // An answer that cannot be written (JSON of a BigInt) is a failure like a throw, not a crash of the app.
-    const failuresBefore = app.dispatcher.metrics().failures;
-    await routes.create({ method: 'GET', path: '/order/unwritable', handler: 'unwritable' });
-    const unwritable = await within(t, app, '/order/unwritable', (answer) => answer.status === 500, 'unwritable answer');
-    t.deepEqual(unwritable.body, UNWRITABLE_BODY[framework]);
-    if (framework !== 'fastify') {
-      t.deepEqual(app.errors.slice(errorsBefore + 2), ['Do not know how to serialize a BigInt'], 'reported to onError');
-      t.is(app.dispatcher.metrics().failures, failuresBefore + 1);
-    }
-    t.deepEqual((await get(app, '/own/health')).body, OWN.health, 'the app still serves after the failures');
-  });
+      // An answer that cannot be written (JSON of a BigInt) is a failure like a throw, not a crash of the app.
+      const failuresBefore = app.dispatcher.metrics().failures;
+      await routes.create({ method: 'GET', path: '/order/unwritable', handler: 'unwritable' });
+      const unwritable = await within(t, app, '/order/unwritable', (answer) => answer.status === 500, 'unwritable answer');
+      t.deepEqual(unwritable.body, UNWRITABLE_BODY[framework]);
+      if (framework !== 'fastify') {
+        t.deepEqual(app.errors.slice(errorsBefore + 2), ['Do not know how to serialize a BigInt'], 'reported to onError');
+        t.is(app.dispatcher.metrics().failures, failuresBefore + 1);
+      }
+      t.deepEqual((await get(app, '/own/health')).body, OWN.health, 'the app still serves after the failures');
+    },
+  );
 
-  test.serial(`${framework}: a record naming an unregistered handler or middleware is reported on arrival, listed, and answers 501`, async (t) => {
-    const { app, routes } = setup();
-    const metricsBefore = app.dispatcher.metrics();
-    const ghost = await routes.create({ method: 'GET', path: '/ghost/:id', middleware: ['a', 'phantom'], handler: 'ghost' });
-    // On arrival, before any request asks for it: the hook, the counter and unknown().
-    await until(() => app.unknownReported.some((unknown) => unknown.route.id === ghost.id), 'reported on arrival');
-    t.is(app.dispatcher.metrics().unknownReported, metricsBefore.unknownReported + 1);
-    t.is(app.dispatcher.metrics().unimplementedAnswered, metricsBefore.unimplementedAnswered, 'no request has been answered 501 yet');
-    t.deepEqual(app.dispatcher.unknown().map((unknown) => unknown.route.id), [ghost.id]);
-    const answer = await within(t, app, '/ghost/1', (a) => a.status === 501, 'unknown names');
-    t.deepEqual(answer.body, {
-      code: 'unimplemented',
-      message: `route ${ghost.id} (GET /ghost/:id) names handler "ghost" and middleware "phantom", which this service does not provide`,
-      details: [
-        { field: 'handler', reason: '"ghost" is not registered' },
-        { field: 'middleware', reason: '"phantom" is not registered' },
-      ],
-    });
-    t.is(answer.headers.get('content-type'), 'application/json; charset=utf-8');
-    t.deepEqual(app.dispatcher.unknown().map((unknown) => unknown.route.id), [ghost.id]);
-    t.deepEqual(app.unknownReported.map((unknown) => [unknown.route.id, unknown.handler, unknown.middleware]), [[ghost.id, 'ghost', ['phantom']]]);
-    t.is(app.dispatcher.metrics().unimplementedAnswered, metricsBefore.unimplementedAnswered + 1);
+  test.serial(
+    `${framework}: a record naming an unregistered handler or middleware is reported on arrival, listed, and answers 501`,
+    async (t) => {
+      const { app, routes } = setup();
+      const metricsBefore = app.dispatcher.metrics();
+      const ghost = await routes.create({ method: 'GET', path: '/ghost/:id', middleware: ['a', 'phantom'], handler: 'ghost' });
+      // On arrival, before any request asks for it: the hook, the counter and unknown().
+      await until(() => app.unknownReported.some((unknown) => unknown.route.id === ghost.id), 'reported on arrival');
+      t.is(app.dispatcher.metrics().unknownReported, metricsBefore.unknownReported + 1);
+      t.is(app.dispatcher.metrics().unimplementedAnswered, metricsBefore.unimplementedAnswered, 'no request has been answered 501 yet');
+      t.deepEqual(
+        app.dispatcher.unknown().map((unknown) => unknown.route.id),
+        [ghost.id],
+      );
+      const answer = await within(t, app, '/ghost/1', (a) => a.status === 501, 'unknown names');
+      t.deepEqual(answer.body, {
+        code: 'unimplemented',
+        message: `route ${ghost.id} (GET /ghost/:id) names handler "ghost" and middleware "phantom", which this service does not provide`,
+        details: [
+          { field: 'handler', reason: '"ghost" is not registered' },
+          { field: 'middleware', reason: '"phantom" is not registered' },
+        ],
+      });
+      t.is(answer.headers.get('content-type'), 'application/json; charset=utf-8');
+      t.deepEqual(
+        app.dispatcher.unknown().map((unknown) => unknown.route.id),
+        [ghost.id],
+      );
+      t.deepEqual(
+        app.unknownReported.map((unknown) => [unknown.route.id, unknown.handler, unknown.middleware]),
+        [[ghost.id, 'ghost', ['phantom']]],
+      );
+      t.is(app.dispatcher.metrics().unimplementedAnswered, metricsBefore.unimplementedAnswered + 1);
 
-    await routes.update(ghost.id, { middleware: ['a'], handler: 'show' });
-    await within(t, app, '/ghost/1', servedBy('show'), 'fixed');
-    t.deepEqual(app.dispatcher.unknown(), []);
-  });
+      await routes.update(ghost.id, { middleware: ['a'], handler: 'show' });
+      await within(t, app, '/ghost/1', servedBy('show'), 'fixed');
+      t.deepEqual(app.dispatcher.unknown(), []);
+    },
+  );
 
   test.serial(`${framework}: the app's own routes win and what no record matches falls through to the framework`, async (t) => {
     const { app, routes } = setup();
@@ -192,49 +227,52 @@ for (const framework of FRAMEWORKS) {
     t.deepEqual(miss.body, UNMATCHED_BODY[framework]('/nothing/here'));
   });
 
-  test.serial(`${framework}: under a burst of changes with requests in flight, every request runs one revision's middleware and handler`, async (t) => {
-    const { app, routes } = setup();
-    const burst = await routes.create({ method: 'GET', path: '/burst', middleware: ['m0'], handler: 'h0' });
-    await within(t, app, '/burst', servedBy('h0'), 'burst record');
-    /** The record as of each revision the burst wrote: a response at revision R must be the newest at or below R. */
-    const versions: RestRoute[] = [burst];
-    const responses: Served[] = [];
-    /** Requests a change overtook (it landed between their match and their answer's arrival): where a mix would show. */
-    let overtaken = 0;
-    let changing = true;
-    const load = async (): Promise<void> => {
-      while (changing) {
-        const answer = await get(app, '/burst');
-        t.is(answer.status, 200, JSON.stringify(answer.body));
-        responses.push(answer.body as Served);
-        if ((answer.body as Served).revision < app.dispatcher.revision) overtaken++;
+  test.serial(
+    `${framework}: under a burst of changes with requests in flight, every request runs one revision's middleware and handler`,
+    async (t) => {
+      const { app, routes } = setup();
+      const burst = await routes.create({ method: 'GET', path: '/burst', middleware: ['m0'], handler: 'h0' });
+      await within(t, app, '/burst', servedBy('h0'), 'burst record');
+      /** The record as of each revision the burst wrote: a response at revision R must be the newest at or below R. */
+      const versions: RestRoute[] = [burst];
+      const responses: Served[] = [];
+      /** Requests a change overtook (it landed between their match and their answer's arrival): where a mix would show. */
+      let overtaken = 0;
+      let changing = true;
+      const load = async (): Promise<void> => {
+        while (changing) {
+          const answer = await get(app, '/burst');
+          t.is(answer.status, 200, JSON.stringify(answer.body));
+          responses.push(answer.body as Served);
+          if ((answer.body as Served).revision < app.dispatcher.revision) overtaken++;
+        }
+      };
+      const loaders = Array.from({ length: 6 }, load);
+      for (let change = 1; change <= 40; change++) {
+        const k = change % BURST_VARIANTS;
+        // Handler and middleware change together: a mix would show as mK with hJ.
+        const middleware = [`m${k}`, `m${(k + 1) % BURST_VARIANTS}`].slice(0, 1 + (change % 2));
+        versions.push(await routes.update(burst.id, { middleware, handler: `h${k}` }));
+        await new Promise((resolve) => setTimeout(resolve, 5));
       }
-    };
-    const loaders = Array.from({ length: 6 }, load);
-    for (let change = 1; change <= 40; change++) {
-      const k = change % BURST_VARIANTS;
-      // Handler and middleware change together: a mix would show as mK with hJ.
-      const middleware = [`m${k}`, `m${(k + 1) % BURST_VARIANTS}`].slice(0, 1 + (change % 2));
-      versions.push(await routes.update(burst.id, { middleware, handler: `h${k}` }));
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    changing = false;
-    await Promise.all(loaders);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      changing = false;
+      await Promise.all(loaders);
 
-    const revisionsSeen = new Set<number>();
-    for (const response of responses) {
-      const record = versions.filter((version) => version.revision <= response.revision).at(-1);
-      if (record === undefined) return t.fail(`a response at revision ${response.revision}, before the record existed`);
-      revisionsSeen.add(response.revision);
-      t.deepEqual(
-        { handler: response.handler, trail: response.trail, routeRevision: response.routeRevision },
-        { handler: record.handler, trail: [...record.middleware], routeRevision: record.revision },
-        `revision ${response.revision}`,
-      );
-    }
-    t.log(`${responses.length} requests over ${revisionsSeen.size} revisions, ${overtaken} overtaken by a change`);
-    t.true(revisionsSeen.size >= 5, 'the load saw the table change many times');
-    t.true(overtaken > 0, 'some requests were overtaken by a change');
-  });
+      const revisionsSeen = new Set<number>();
+      for (const response of responses) {
+        const record = versions.filter((version) => version.revision <= response.revision).at(-1);
+        if (record === undefined) return t.fail(`a response at revision ${response.revision}, before the record existed`);
+        revisionsSeen.add(response.revision);
+        t.deepEqual(
+          { handler: response.handler, trail: response.trail, routeRevision: response.routeRevision },
+          { handler: record.handler, trail: [...record.middleware], routeRevision: record.revision },
+          `revision ${response.revision}`,
+        );
+      }
+      t.log(`${responses.length} requests over ${revisionsSeen.size} revisions, ${overtaken} overtaken by a change`);
+      t.true(revisionsSeen.size >= 5, 'the load saw the table change many times');
+      t.true(overtaken > 0, 'some requests were overtaken by a change');
+    },
+  );
 }

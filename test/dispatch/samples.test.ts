@@ -110,7 +110,16 @@ test('the typed sample: the core in process, a typed registry, Express', async (
 test('the reporting sample: unknown names and failures reach the hooks, the counters and unknown()', async (t) => {
   const { table, dispatcher, reports, status } = await import('./samples/reporting.js');
   const at = new Date(0);
-  const route = { id: 'rt_sample', method: 'GET', path: '/x', middleware: ['auth', 'audit'], handler: 'exportAll', createdAt: at, updatedAt: at, revision: 1 };
+  const route = {
+    id: 'rt_sample',
+    method: 'GET',
+    path: '/x',
+    middleware: ['auth', 'audit'],
+    handler: 'exportAll',
+    createdAt: at,
+    updatedAt: at,
+    revision: 1,
+  };
   table.apply({ type: 'reset', revision: 1 });
   table.apply({ type: 'upsert', revision: 1, route });
   table.apply({ type: 'synced', revision: 1 });

@@ -22,7 +22,10 @@ test('links inside fenced blocks, inline code and comments are not links', (t) =
 });
 
 test('an unmatched backtick does not hide the links of the next paragraph', (t) => {
-  t.deepEqual(linksOf('a lone ` here\n\n[next](n.md) and ` again').map((link) => link.target), ['n.md']);
+  t.deepEqual(
+    linksOf('a lone ` here\n\n[next](n.md) and ` again').map((link) => link.target),
+    ['n.md'],
+  );
 });
 
 test('heading anchors are named as GitHub names them', (t) => {
@@ -41,5 +44,8 @@ test('the pages checked are the README, docs/, the bench and the packages', (t) 
   t.true(pages.includes('README.md'));
   t.true(pages.includes('bench/README.md'));
   t.true(pages.some((page) => page.startsWith('docs/')));
-  t.false(pages.some((page) => page.startsWith('test/')), 'fixtures are not pages');
+  t.false(
+    pages.some((page) => page.startsWith('test/')),
+    'fixtures are not pages',
+  );
 });

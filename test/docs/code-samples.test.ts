@@ -30,13 +30,27 @@ const RUN_UNDER_HEADING = [
 /** Not run by a test yet: page, the sample's first line, and why. */
 const NOT_YET_RUN = [
   { page: 'README.md', first: 'npm ci', why: 'CI runs npm ci (and npm test); test/readme.test.ts runs npm start as printed' },
-  { page: 'docs/getting-started.md', first: 'npm ci', why: 'the same commands; test/readme.test.ts checks they match the README\'s and runs npm start' },
-  { page: 'docs/embedding.md', first: 'npm install @switchyard/core            # 15 packages, 1.4 MiB: no gRPC, database driver, AWS SDK or logger', why: 'installs from the registry; test/packages/ installs the packed tarballs instead' },
-  { page: 'docs/embedding.md', first: "  import test from 'node:test';", why: 'RedisRouteStore stands for the reader\'s adapter; test/packages/ runs a consumer\'s own adapter this way' },
+  {
+    page: 'docs/getting-started.md',
+    first: 'npm ci',
+    why: "the same commands; test/readme.test.ts checks they match the README's and runs npm start",
+  },
+  {
+    page: 'docs/embedding.md',
+    first: 'npm install @switchyard/core            # 15 packages, 1.4 MiB: no gRPC, database driver, AWS SDK or logger',
+    why: 'installs from the registry; test/packages/ installs the packed tarballs instead',
+  },
+  {
+    page: 'docs/embedding.md',
+    first: "  import test from 'node:test';",
+    why: "RedisRouteStore stands for the reader's adapter; test/packages/ runs a consumer's own adapter this way",
+  },
 ];
 
 async function pages(): Promise<string[]> {
-  const docs = (await readdir(join(ROOT, 'docs'))).filter((name) => name.endsWith('.md') && name !== 'dispatch.md').map((name) => `docs/${name}`);
+  const docs = (await readdir(join(ROOT, 'docs')))
+    .filter((name) => name.endsWith('.md') && name !== 'dispatch.md')
+    .map((name) => `docs/${name}`);
   return ['README.md', ...docs.sort()];
 }
 

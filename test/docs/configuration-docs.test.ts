@@ -3,10 +3,20 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { envSchema, schemaDefault, wholeNumberVariable } from '@switchyard/runtime';
 import { firstDifference } from '../../scripts/generated-markdown.js';
-import { CONFIGURATION_PAGE, renderConfigTables, spliceBetweenMarkers, staleDocs, undocumentedVariables } from '../../scripts/config-docs.js';
+import {
+  CONFIGURATION_PAGE,
+  renderConfigTables,
+  spliceBetweenMarkers,
+  staleDocs,
+  undocumentedVariables,
+} from '../../scripts/config-docs.js';
 
 test('every variable of every process has a description', (t) => {
-  t.deepEqual(undocumentedVariables(), [], 'describe them in service/src/config-docs.ts, gateway/src/config-docs.ts or runtime/src/env/shared-variable-docs.ts');
+  t.deepEqual(
+    undocumentedVariables(),
+    [],
+    'describe them in service/src/config-docs.ts, gateway/src/config-docs.ts or runtime/src/env/shared-variable-docs.ts',
+  );
 });
 
 test('no description is left over from a renamed or removed variable', (t) => {
@@ -49,7 +59,16 @@ test('the splice keeps the prose around the markers and refuses a page without t
 });
 
 test('schemaDefault finds a default under optional, default and transform', (t) => {
-  t.deepEqual(schemaDefault(z.string().optional().default('./data').transform((dir) => `/abs/${dir}`)), { value: './data' });
+  t.deepEqual(
+    schemaDefault(
+      z
+        .string()
+        .optional()
+        .default('./data')
+        .transform((dir) => `/abs/${dir}`),
+    ),
+    { value: './data' },
+  );
   t.deepEqual(schemaDefault(wholeNumberVariable(250, 10, 60_000, 'no')), { value: 250 });
   t.is(schemaDefault(z.string().optional()), undefined);
 });

@@ -73,7 +73,8 @@ async function startSplitExample(): Promise<SplitDeployment | undefined> {
       AUTH_SECRET: secret,
       CDN_URL: cdnUrl,
     };
-    const swapped = (name: string, value: string): string => swaps[name] ?? (PORT_VARIABLES.includes(name) ? ports.get(value)! : withLoopbackPorts(value, ports));
+    const swapped = (name: string, value: string): string =>
+      swaps[name] ?? (PORT_VARIABLES.includes(name) ? ports.get(value)! : withLoopbackPorts(value, ports));
     // A line that names no METRICS_PORT gets the default, swapped like the doc's own ports: two such
     // lines collide here as they would on a reader's host. Quiet logs and a data folder are the run's own.
     const own = { METRICS_PORT: ports.get(DEFAULT_METRICS_PORT)!, LOG_LEVEL: 'warn', DATA_DIR: dataDir };
@@ -100,7 +101,10 @@ async function startSplitExample(): Promise<SplitDeployment | undefined> {
 // The run's swaps would hide a placeholder (`AUTH_SECRET=...`): the doc's own values must pass the checks a reader's run meets first.
 test('the example as printed, before any swap, is a configuration the service and the gateway accept', async (t) => {
   const example = await readShellExample(PAGE, MARKER);
-  t.deepEqual(example.processes.map((line) => line.command), ['service', 'gateway']);
+  t.deepEqual(
+    example.processes.map((line) => line.command),
+    ['service', 'gateway'],
+  );
   t.notThrows(() => assertOneHostPorts(example, PAGE), 'no two processes listen on one port');
   const load = { service: loadStandaloneServiceConfig, gateway: loadGatewayConfig };
   for (const line of example.processes) {

@@ -18,7 +18,9 @@ test('docs/rest.md holds the endpoint table `npm run gen:docs` would write', asy
 test('every operation of the document has a row, with the method and path a REST user writes', async (t) => {
   const document = await gatewayDocument();
   const table = renderEndpointTable(document);
-  const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/^\/files\//, '<CDN_URL>/')}`));
+  const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/^\/files\//, '<CDN_URL>/')}`),
+  );
   t.true(operations.length > 20);
   for (const operation of operations) t.true(table.includes(`| \`${operation}`), operation);
   t.regex(table, /^\| `GET \/v1\/routing\/\{id\}` \| 200 \| routes:read \|/m);
@@ -26,9 +28,15 @@ test('every operation of the document has a row, with the method and path a REST
 
 test('the table shows bodies, successes and scopes from the document', async (t) => {
   const table = renderEndpointTable(await gatewayDocument());
-  t.regex(table, /^\| `POST \/v1\/routing` \(JSON: `method`, `path`, `middleware\?`, `handler`\) \| 201 \+ `Location` \| routes:write \| .*409 `already_exists`/m);
+  t.regex(
+    table,
+    /^\| `POST \/v1\/routing` \(JSON: `method`, `path`, `middleware\?`, `handler`\) \| 201 \+ `Location` \| routes:write \| .*409 `already_exists`/m,
+  );
   t.regex(table, /^\| `PATCH \/v1\/assets\/\{id\}` \(JSON, any of `label`, `name`, `visibility`\) \|/m);
-  t.regex(table, /^\| `POST \/v1\/assets\/upload` \(multipart: `file`, `label\?`, `visibility\?`\) \| 201 \+ `Location` \| assets:write \|/m);
+  t.regex(
+    table,
+    /^\| `POST \/v1\/assets\/upload` \(multipart: `file`, `label\?`, `visibility\?`\) \| 201 \+ `Location` \| assets:write \|/m,
+  );
   t.regex(table, /^\| `GET \/v1\/routing:match\?method=&path=` \| 200 `\{route, params\}` \|/m);
   t.regex(table, /^\| `POST \/v1\/assets:batchDelete` \(JSON: `ids`\) \| 200 `\{results: \[\{id, code\}\]\}` \|/m);
   t.regex(table, /^\| `GET \/v1\/routing:watch\?sinceRevision` \(header `last-event-id`\) \| 200 `text\/event-stream` \|/m);
@@ -37,14 +45,24 @@ test('the table shows bodies, successes and scopes from the document', async (t)
 });
 
 /** A document of one operation, for the renderer's refusals and escapes. */
-const oneOperation = (operation: OpenApiDocument['paths'][string][string]): OpenApiDocument => ({ paths: { '/v1/things': { get: operation } }, security: [{ bearer: [] }] });
+const oneOperation = (operation: OpenApiDocument['paths'][string][string]): OpenApiDocument => ({
+  paths: { '/v1/things': { get: operation } },
+  security: [{ bearer: [] }],
+});
 
 test('an operation that needs a token but names no scope stops the generator, naming it', (t) => {
-  t.throws(() => renderEndpointTable(oneOperation({ summary: 'List things', responses: { '200': {} } })), { message: /GET \/v1\/things.*scope/ });
-  t.regex(renderEndpointTable(oneOperation({ summary: 'List things', security: [], responses: { '200': {} } })), /\| none \| List things\. \|/);
+  t.throws(() => renderEndpointTable(oneOperation({ summary: 'List things', responses: { '200': {} } })), {
+    message: /GET \/v1\/things.*scope/,
+  });
+  t.regex(
+    renderEndpointTable(oneOperation({ summary: 'List things', security: [], responses: { '200': {} } })),
+    /\| none \| List things\. \|/,
+  );
 });
 
 test('pipes cannot split a row, and a < outside code cannot start an HTML tag', (t) => {
-  const table = renderEndpointTable(oneOperation({ summary: 'List things (scope things:read)', description: 'a | b, `<x|y>` and <script>', responses: { '200': {} } }));
+  const table = renderEndpointTable(
+    oneOperation({ summary: 'List things (scope things:read)', description: 'a | b, `<x|y>` and <script>', responses: { '200': {} } }),
+  );
   t.true(table.includes('| things:read | List things. a \\| b, `<x\\|y>` and &lt;script> |'), table);
 });

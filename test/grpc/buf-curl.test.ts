@@ -15,7 +15,10 @@ let svc: TestService;
 let dir: { path: string; remove(): Promise<void> };
 test.before(async () => {
   dir = await tempDir('buf-curl');
-  svc = await startTestService({ dataDir: dir.path, storage: { database: { kind: 'sqlite', file: join(dir.path, 'db.sqlite') }, blobs: { kind: 'disk', root: join(dir.path, 'files') } } });
+  svc = await startTestService({
+    dataDir: dir.path,
+    storage: { database: { kind: 'sqlite', file: join(dir.path, 'db.sqlite') }, blobs: { kind: 'disk', root: join(dir.path, 'files') } },
+  });
 });
 test.after.always(async () => {
   await svc?.stop();
@@ -78,13 +81,19 @@ test('health is callable through reflection', async (t) => {
 
 test('every RouteService method is callable through reflection, errors included', async (t) => {
   const auth = await authorization();
-  const created = await bufCurl([...auth, url('switchyard.v1.RouteService/CreateRoute')], JSON.stringify({ method: 'get', path: '/users/:id', middleware: ['auth'], handler: 'getUser' }));
+  const created = await bufCurl(
+    [...auth, url('switchyard.v1.RouteService/CreateRoute')],
+    JSON.stringify({ method: 'get', path: '/users/:id', middleware: ['auth'], handler: 'getUser' }),
+  );
   t.is(created.code, 0, created.output);
   const route = JSON.parse(created.stdout);
   t.regex(route.id, /^rt_/);
   const read = await bufCurl([...auth, url('switchyard.v1.RouteService/GetRoute')], JSON.stringify({ id: route.id }));
   t.is(JSON.parse(read.stdout).handler, 'getUser', read.output);
-  const matched = await bufCurl([...auth, url('switchyard.v1.RouteService/MatchRoute')], JSON.stringify({ method: 'GET', path: '/users/7' }));
+  const matched = await bufCurl(
+    [...auth, url('switchyard.v1.RouteService/MatchRoute')],
+    JSON.stringify({ method: 'GET', path: '/users/7' }),
+  );
   t.deepEqual(JSON.parse(matched.stdout).params, { id: '7' }, matched.output);
   const refused = await bufCurl([url('switchyard.v1.RouteService/GetRoute')], JSON.stringify({ id: route.id }));
   t.not(refused.code, 0);
@@ -94,7 +103,10 @@ test('every RouteService method is callable through reflection, errors included'
 test('uploads (client streams), reads and file reads (server streams) are callable through reflection', async (t) => {
   const auth = await authorization();
   const png = (await fixture('png')).bytes;
-  const stream = (first: object) => [first, { chunk: png.subarray(0, 100).toString('base64') }, { chunk: png.subarray(100).toString('base64') }].map((message) => JSON.stringify(message)).join('\n');
+  const stream = (first: object) =>
+    [first, { chunk: png.subarray(0, 100).toString('base64') }, { chunk: png.subarray(100).toString('base64') }]
+      .map((message) => JSON.stringify(message))
+      .join('\n');
   const uploaded = await bufCurl([...auth, url('switchyard.v1.AssetService/UploadAsset')], stream({ metadata: { label: 'logo' } }));
   t.is(uploaded.code, 0, uploaded.output);
   const asset = JSON.parse(uploaded.stdout);
@@ -112,7 +124,10 @@ test('uploads (client streams), reads and file reads (server streams) are callab
   const path = new URL(current.url).pathname.split('/').slice(-2).join('/');
   const file = await bufCurl([...auth, url('switchyard.v1.FileService/ReadFile')], JSON.stringify({ path }));
   t.is(file.code, 0, file.output);
-  const messages = file.stdout.trim().split(/\n(?=\{)/).map((text) => JSON.parse(text));
+  const messages = file.stdout
+    .trim()
+    .split(/\n(?=\{)/)
+    .map((text) => JSON.parse(text));
   t.is(messages[0].info.sha256, current.sha256);
   const bytes = Buffer.concat(messages.slice(1).map((message) => Buffer.from(message.chunk, 'base64')));
   t.deepEqual(bytes, png);

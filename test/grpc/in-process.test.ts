@@ -17,7 +17,10 @@ let dir: { path: string; remove(): Promise<void> };
 let channels: Record<'in-process' | 'grpc', Transport>;
 test.before(async () => {
   dir = await tempDir('in-process');
-  svc = await startTestService({ dataDir: dir.path, storage: { database: { kind: 'sqlite', file: join(dir.path, 'db.sqlite') }, blobs: { kind: 'disk', root: join(dir.path, 'files') } } });
+  svc = await startTestService({
+    dataDir: dir.path,
+    storage: { database: { kind: 'sqlite', file: join(dir.path, 'db.sqlite') }, blobs: { kind: 'disk', root: join(dir.path, 'files') } },
+  });
   channels = { 'in-process': svc.handle.inProcess, grpc: createGrpcTransport({ baseUrl: `http://${svc.handle.address}` }) };
 });
 test.after.always(async () => {
@@ -25,7 +28,9 @@ test.after.always(async () => {
   await dir?.remove();
 });
 
-const headers = async (workspace: string, scope?: string) => ({ authorization: `Bearer ${await mintToken(svc.secret, { workspace, ...(scope ? { scope } : {}) })}` });
+const headers = async (workspace: string, scope?: string) => ({
+  authorization: `Bearer ${await mintToken(svc.secret, { workspace, ...(scope ? { scope } : {}) })}`,
+});
 
 /** What a caller can observe of a failure. */
 async function failureOf(call: Promise<unknown>) {
@@ -34,7 +39,12 @@ async function failureOf(call: Promise<unknown>) {
     (reason: unknown) => ConnectError.from(reason),
   );
   if (error === undefined) return 'succeeded';
-  return { code: Code[error.code], message: error.rawMessage, details: error.metadata.get('switchyard-error-details'), richDetails: error.details.length };
+  return {
+    code: Code[error.code],
+    message: error.rawMessage,
+    details: error.metadata.get('switchyard-error-details'),
+    richDetails: error.details.length,
+  };
 }
 
 /** `outcome` with every mention of `id` replaced by `<id>` (failing when it names none). */
@@ -56,7 +66,10 @@ test('both channels answer the same, errors included: code, message, field detai
       created: { method: created.method, path: created.path, handler: created.handler },
       matched: (await routes.matchRoute({ method: 'GET', path: '/users/7' }, auth)).params,
       // The refusal names the route in the way, whose id differs per channel: compared with the id marked.
-      duplicate: withIdMarked(await failureOf(routes.createRoute({ method: 'GET', path: '/users/:other', handler: 'again' }, auth)), created.id),
+      duplicate: withIdMarked(
+        await failureOf(routes.createRoute({ method: 'GET', path: '/users/:other', handler: 'again' }, auth)),
+        created.id,
+      ),
       invalid: await failureOf(routes.createRoute({ method: 'FETCH', path: 'x', handler: '' }, auth)),
       unknown: await failureOf(routes.getRoute({ id: 'rt_00000000000000000000000000' }, auth)),
       anonymous: await failureOf(routes.getRoute({ id: created.id })),
@@ -66,8 +79,15 @@ test('both channels answer the same, errors included: code, message, field detai
   }
   const [inProcess, grpc] = outcomes.map(({ name: _name, ...rest }) => rest);
   t.deepEqual(inProcess, grpc);
-  t.like(inProcess, { duplicate: { code: 'AlreadyExists', message: 'route <id> (GET /users/:id) already has this method and path shape' } });
-  t.like(inProcess, { unknown: { code: 'NotFound' }, anonymous: { code: 'Unauthenticated' }, forbidden: { code: 'PermissionDenied' }, oversized: { code: 'ResourceExhausted' } });
+  t.like(inProcess, {
+    duplicate: { code: 'AlreadyExists', message: 'route <id> (GET /users/:id) already has this method and path shape' },
+  });
+  t.like(inProcess, {
+    unknown: { code: 'NotFound' },
+    anonymous: { code: 'Unauthenticated' },
+    forbidden: { code: 'PermissionDenied' },
+    oversized: { code: 'ResourceExhausted' },
+  });
   t.true((inProcess?.invalid as { richDetails: number }).richDetails > 0, 'google.rpc details decoded from grpc-status-details-bin');
 });
 
@@ -85,7 +105,8 @@ test('uploads stream through and both channels store and read back the same byte
     t.is(asset.type, 'image/png', name);
     const path = new URL(asset.url).pathname.split('/').slice(-2).join('/');
     const received: Buffer[] = [];
-    for await (const message of files.readFile({ path })) if (message.payload.case === 'chunk') received.push(Buffer.from(message.payload.value));
+    for await (const message of files.readFile({ path }))
+      if (message.payload.case === 'chunk') received.push(Buffer.from(message.payload.value));
     t.deepEqual(Buffer.concat(received), png, name);
   }
 });
@@ -104,7 +125,13 @@ test('in-process: a reader that stops after the first message of a long file end
     yield { path };
   }
   // Through the transport itself: Connect's promise client never hands a reader's early stop on.
-  const response = await transport.stream(FileService.method.readFile, undefined, undefined, { 'x-request-id': 'reader-leaves' }, request());
+  const response = await transport.stream(
+    FileService.method.readFile,
+    undefined,
+    undefined,
+    { 'x-request-id': 'reader-leaves' },
+    request(),
+  );
   for await (const message of response.message) {
     t.is(message.payload.case, 'info');
     break;
@@ -150,7 +177,11 @@ test('a refused upload answers with the refusal, even when letting go of the res
         },
       }),
     };
-    t.like(await failureOf(assets.uploadAsset(input, auth)), { code: 'InvalidArgument', message: 'metadata: only the first message may carry metadata' }, `return rejects: ${rejectsOnReturn}`);
+    t.like(
+      await failureOf(assets.uploadAsset(input, auth)),
+      { code: 'InvalidArgument', message: 'metadata: only the first message may carry metadata' },
+      `return rejects: ${rejectsOnReturn}`,
+    );
   }
 });
 
@@ -169,7 +200,11 @@ test('list, delete and batch delete answer the same over both channels', async (
     }
     const first = await assets.listAssets({ pageSize: 2 }, auth);
     const second = await assets.listAssets({ pageSize: 2, pageToken: first.nextPageToken }, auth);
-    t.deepEqual([...first.assets, ...second.assets].map((asset) => asset.id), stored.map((asset) => asset.id).reverse(), name);
+    t.deepEqual(
+      [...first.assets, ...second.assets].map((asset) => asset.id),
+      stored.map((asset) => asset.id).reverse(),
+      name,
+    );
     t.is(second.nextPageToken, '', name);
     await assets.deleteAsset({ id: stored[0]!.id }, auth);
     const batch = await assets.batchDeleteAssets({ ids: [stored[1]!.id, stored[0]!.id, 'x'] }, auth);
@@ -184,13 +219,22 @@ test('list, delete and batch delete answer the same over both channels', async (
   }
   const [inProcess, grpc] = outcomes;
   t.deepEqual(inProcess, grpc);
-  t.like(inProcess, { labels: ['n2'], codes: ['ok', 'not_found', 'invalid_argument'], deletedAgain: { code: 'NotFound' }, badPageSize: { code: 'InvalidArgument' }, emptyBatch: { code: 'InvalidArgument' } });
+  t.like(inProcess, {
+    labels: ['n2'],
+    codes: ['ok', 'not_found', 'invalid_argument'],
+    deletedAgain: { code: 'NotFound' },
+    badPageSize: { code: 'InvalidArgument' },
+    emptyBatch: { code: 'InvalidArgument' },
+  });
 });
 
 test('after close() the in-process channel refuses new calls as unavailable, like a stopped server', async (t) => {
   const own = await tempDir('in-process-close');
   t.teardown(() => own.remove());
-  const other = await startTestService({ dataDir: own.path, storage: { database: { kind: 'sqlite', file: join(own.path, 'db.sqlite') }, blobs: { kind: 'disk', root: join(own.path, 'files') } } });
+  const other = await startTestService({
+    dataDir: own.path,
+    storage: { database: { kind: 'sqlite', file: join(own.path, 'db.sqlite') }, blobs: { kind: 'disk', root: join(own.path, 'files') } },
+  });
   const routes = createClient(RouteService, other.handle.inProcess);
   await other.stop();
   t.like(await failureOf(routes.getRoute({ id: 'rt_00000000000000000000000000' })), { code: 'Unavailable' });

@@ -20,7 +20,7 @@ test.before(async () => {
 });
 test.after.always(async () => svc?.stop());
 
-test('UploadAsset answers each media fixture\'s facts, and GetAsset keeps them', async (t) => {
+test("UploadAsset answers each media fixture's facts, and GetAsset keeps them", async (t) => {
   const auth = await svc.auth('grpc-facts');
   const cases: [string, Record<string, unknown>][] = [
     ['video.mp4', { type: 'video/mp4', width: 320, height: 240, pages: undefined, placeholder: undefined }],

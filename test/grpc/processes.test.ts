@@ -27,7 +27,19 @@ const token = (env: Record<string, string>, ...args: string[]) => run('npm', ['r
 /** Clean variables, so the developer's own environment cannot leak into these runs. */
 function cleanEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = { LOG_LEVEL: 'warn' };
-  for (const name of ['HOST', 'PORT', 'GRPC_PORT', 'DATA_DIR', 'CDN_URL', 'DATABASE_URL', 'BLOB_STORE', 'AUTH_SECRET', 'AUTH_JWKS_URL', 'MAX_UPLOAD_BYTES']) env[name] = '';
+  for (const name of [
+    'HOST',
+    'PORT',
+    'GRPC_PORT',
+    'DATA_DIR',
+    'CDN_URL',
+    'DATABASE_URL',
+    'BLOB_STORE',
+    'AUTH_SECRET',
+    'AUTH_JWKS_URL',
+    'MAX_UPLOAD_BYTES',
+  ])
+    env[name] = '';
   return { ...env, ...extra };
 }
 

@@ -55,7 +55,11 @@ export function defineServiceSuite(target: StorageTarget): void {
   const ws = (name: string) => `${name}-${target.name}`;
 
   test.before(async () => {
-    svc = await startTestService({ storage: target.storage, dataDir: target.dataDir, env: { MAX_UPLOAD_BYTES: String(SUITE_MAX_UPLOAD_BYTES) } });
+    svc = await startTestService({
+      storage: target.storage,
+      dataDir: target.dataDir,
+      env: { MAX_UPLOAD_BYTES: String(SUITE_MAX_UPLOAD_BYTES) },
+    });
   });
   test.after.always(async () => {
     await svc?.stop();
@@ -72,11 +76,21 @@ export function defineServiceSuite(target: StorageTarget): void {
     const list = (request: { pageSize?: number; pageToken?: string; type?: string; label?: string }) =>
       svc.clients.asset('listAssets', auth, { pageSize: 0, pageToken: '', type: '', q: '', ...request });
     const first = await list({ pageSize: 2 });
-    t.deepEqual(first.assets.map((asset) => asset.id), [c.id, b.id], 'newest first');
+    t.deepEqual(
+      first.assets.map((asset) => asset.id),
+      [c.id, b.id],
+      'newest first',
+    );
     const second = await list({ pageSize: 2, pageToken: first.nextPageToken });
     t.deepEqual([second.assets.map((asset) => asset.id), second.nextPageToken], [[a.id], '']);
-    t.deepEqual((await list({ type: 'image/*' })).assets.map((asset) => asset.id), [b.id]);
-    t.deepEqual((await list({ label: 'a' })).assets.map((asset) => asset.id), [c.id, a.id]);
+    t.deepEqual(
+      (await list({ type: 'image/*' })).assets.map((asset) => asset.id),
+      [b.id],
+    );
+    t.deepEqual(
+      (await list({ label: 'a' })).assets.map((asset) => asset.id),
+      [c.id, a.id],
+    );
     await rejects(t, list({ pageSize: 1001 }), Status.INVALID_ARGUMENT);
     await rejects(t, list({ pageToken: 'forged' }), Status.INVALID_ARGUMENT);
 
@@ -115,24 +129,52 @@ export function defineServiceSuite(target: StorageTarget): void {
     t.is((await svc.clients.replace(auth, { id: named.id, filename: 'report-q3.png' }, png)).name, 'report-q3.png');
     const renamed = await svc.clients.asset('updateAsset', auth, { id: named.id, name: 'Report Q3 (final).png' });
     t.like(renamed, { name: 'Report Q3 (final).png', label: 'docs' });
-    t.is((await svc.clients.asset('updateAsset', auth, { id: named.id, label: 'kept' })).name, 'Report Q3 (final).png', 'no name given: unchanged');
-    const tooLong = await rejects(t, svc.clients.asset('updateAsset', auth, { id: named.id, name: 'x'.repeat(256) }), Status.INVALID_ARGUMENT);
+    t.is(
+      (await svc.clients.asset('updateAsset', auth, { id: named.id, label: 'kept' })).name,
+      'Report Q3 (final).png',
+      'no name given: unchanged',
+    );
+    const tooLong = await rejects(
+      t,
+      svc.clients.asset('updateAsset', auth, { id: named.id, name: 'x'.repeat(256) }),
+      Status.INVALID_ARGUMENT,
+    );
     t.regex(tooLong.details, /name/);
     t.is((await svc.clients.asset('updateAsset', auth, { id: unnamed.id, name: '100%_done.txt' })).name, '100%_done.txt');
 
-    const list = (q: string, extra: { type?: string; label?: string } = {}) => svc.clients.asset('listAssets', auth, { pageSize: 0, pageToken: '', type: '', q, ...extra });
-    t.deepEqual((await list('REPORT')).assets.map((asset) => asset.id), [named.id], 'any case');
-    t.deepEqual((await list('report', { type: 'image/*', label: 'kept' })).assets.map((asset) => asset.id), [named.id], 'with a type and a label');
+    const list = (q: string, extra: { type?: string; label?: string } = {}) =>
+      svc.clients.asset('listAssets', auth, { pageSize: 0, pageToken: '', type: '', q, ...extra });
+    t.deepEqual(
+      (await list('REPORT')).assets.map((asset) => asset.id),
+      [named.id],
+      'any case',
+    );
+    t.deepEqual(
+      (await list('report', { type: 'image/*', label: 'kept' })).assets.map((asset) => asset.id),
+      [named.id],
+      'with a type and a label',
+    );
     t.deepEqual((await list('report', { type: 'text/*' })).assets, []);
-    t.deepEqual((await list('100%')).assets.map((asset) => asset.id), [unnamed.id], '% is literal');
+    t.deepEqual(
+      (await list('100%')).assets.map((asset) => asset.id),
+      [unnamed.id],
+      '% is literal',
+    );
     t.deepEqual((await list('1000')).assets, []);
-    t.deepEqual((await list('ÜÜ')).assets.map((asset) => asset.id), [long.id]);
+    t.deepEqual(
+      (await list('ÜÜ')).assets.map((asset) => asset.id),
+      [long.id],
+    );
     await rejects(t, list('x'.repeat(256)), Status.INVALID_ARGUMENT);
 
     t.is((await svc.clients.readFile({ path: filePath(renamed), infoOnly: true })).info.name, 'Report Q3 (final).png');
     t.is((await svc.clients.readFile({ path: filePath(long), infoOnly: true })).info.name, long.name);
     const fresh = await svc.clients.upload(auth, {}, png);
-    t.is((await svc.clients.readFile({ path: filePath(fresh), infoOnly: true })).info.name, `${fresh.id}.png`, 'no name: the id and extension');
+    t.is(
+      (await svc.clients.readFile({ path: filePath(fresh), infoOnly: true })).info.name,
+      `${fresh.id}.png`,
+      'no name: the id and extension',
+    );
   });
 
   test('a private file: ReadFile is PERMISSION_DENIED without a signature, streams with one, until revoked; a replace ends it', async (t) => {
@@ -155,7 +197,11 @@ export function defineServiceSuite(target: StorageTarget): void {
     t.true(read.bytes.equals(bytes));
     t.is(read.info.visibility, 'private');
     // Another signature: its first character changed.
-    await rejects(t, svc.clients.readFile({ path, query: query.replace(/sig=(.)/, (_, first: string) => `sig=${first === 'A' ? 'B' : 'A'}`) }), Status.PERMISSION_DENIED);
+    await rejects(
+      t,
+      svc.clients.readFile({ path, query: query.replace(/sig=(.)/, (_, first: string) => `sig=${first === 'A' ? 'B' : 'A'}`) }),
+      Status.PERMISSION_DENIED,
+    );
     await rejects(t, svc.clients.asset('createSignedUrl', auth, { id: asset.id, expiresIn: 0 }), Status.INVALID_ARGUMENT);
     await rejects(t, svc.clients.asset('createSignedUrl', auth, { id: asset.id, expiresIn: 604_801 }), Status.INVALID_ARGUMENT);
     t.deepEqual(await svc.clients.asset('revokeSignedUrls', auth, { id: asset.id }), {});
@@ -169,27 +215,65 @@ export function defineServiceSuite(target: StorageTarget): void {
   });
 
   // Serial: it compares the whole storage before and after.
-  test.serial('the workspace policy: set and read with workspace:admin; a refused type is INVALID_ARGUMENT naming the media type, a file over the limit RESOURCE_EXHAUSTED, nothing stored', async (t) => {
-    const auth = await svc.auth(ws('policy'));
-    t.deepEqual(await svc.clients.asset('getWorkspacePolicy', auth, {}), { allowedTypes: [], maxUploadBytes: SUITE_MAX_UPLOAD_BYTES, defaultVisibility: 'public', stripImageMetadata: false });
-    const policy = await svc.clients.asset('setWorkspacePolicy', auth, { allowedTypes: ['image/png'], maxUploadBytes: 1024, defaultVisibility: 'private', stripImageMetadata: false });
-    t.deepEqual(policy, { allowedTypes: ['image/png'], maxUploadBytes: 1024, defaultVisibility: 'private', stripImageMetadata: false });
-    await rejects(t, svc.clients.asset('setWorkspacePolicy', auth, { allowedTypes: [], maxUploadBytes: SUITE_MAX_UPLOAD_BYTES + 1, defaultVisibility: '', stripImageMetadata: false }), Status.INVALID_ARGUMENT);
-    await rejects(t, svc.clients.asset('getWorkspacePolicy', await svc.auth(ws('policy'), { scope: 'assets:read assets:write' }), {}), Status.PERMISSION_DENIED);
-    const before = await target.snapshot();
-    const refused = await rejects(t, svc.clients.upload(auth, { declaredType: 'image/png', filename: 'x.png' }, (await fixture('jpg')).bytes), Status.INVALID_ARGUMENT);
-    t.deepEqual(jsonDetails(refused).map((detail) => detail.field), ['mediaType']);
-    await rejects(t, svc.clients.upload(auth, {}, noise(1025)), Status.RESOURCE_EXHAUSTED);
-    t.deepEqual(await target.snapshot(), before, 'nothing stored');
-    const png = await svc.clients.upload(auth, {}, (await fixture('png')).bytes);
-    t.is(png.visibility, 'private', 'the default visibility');
-  });
+  test.serial(
+    'the workspace policy: set and read with workspace:admin; a refused type is INVALID_ARGUMENT naming the media type, a file over the limit RESOURCE_EXHAUSTED, nothing stored',
+    async (t) => {
+      const auth = await svc.auth(ws('policy'));
+      t.deepEqual(await svc.clients.asset('getWorkspacePolicy', auth, {}), {
+        allowedTypes: [],
+        maxUploadBytes: SUITE_MAX_UPLOAD_BYTES,
+        defaultVisibility: 'public',
+        stripImageMetadata: false,
+      });
+      const policy = await svc.clients.asset('setWorkspacePolicy', auth, {
+        allowedTypes: ['image/png'],
+        maxUploadBytes: 1024,
+        defaultVisibility: 'private',
+        stripImageMetadata: false,
+      });
+      t.deepEqual(policy, { allowedTypes: ['image/png'], maxUploadBytes: 1024, defaultVisibility: 'private', stripImageMetadata: false });
+      await rejects(
+        t,
+        svc.clients.asset('setWorkspacePolicy', auth, {
+          allowedTypes: [],
+          maxUploadBytes: SUITE_MAX_UPLOAD_BYTES + 1,
+          defaultVisibility: '',
+          stripImageMetadata: false,
+        }),
+        Status.INVALID_ARGUMENT,
+      );
+      await rejects(
+        t,
+        svc.clients.asset('getWorkspacePolicy', await svc.auth(ws('policy'), { scope: 'assets:read assets:write' }), {}),
+        Status.PERMISSION_DENIED,
+      );
+      const before = await target.snapshot();
+      const refused = await rejects(
+        t,
+        svc.clients.upload(auth, { declaredType: 'image/png', filename: 'x.png' }, (await fixture('jpg')).bytes),
+        Status.INVALID_ARGUMENT,
+      );
+      t.deepEqual(
+        jsonDetails(refused).map((detail) => detail.field),
+        ['mediaType'],
+      );
+      await rejects(t, svc.clients.upload(auth, {}, noise(1025)), Status.RESOURCE_EXHAUSTED);
+      t.deepEqual(await target.snapshot(), before, 'nothing stored');
+      const png = await svc.clients.upload(auth, {}, (await fixture('png')).bytes);
+      t.is(png.visibility, 'private', 'the default visibility');
+    },
+  );
 
   // ── routes ──────────────────────────────────────────────────────────────
 
   test('CreateRoute stores a route that GetRoute reads back', async (t) => {
     const auth = await svc.auth(ws('routes'));
-    const created = await svc.clients.createRoute(auth, { method: 'post', path: '/users/:id/orders', middleware: ['auth', 'audit'], handler: 'createOrder' });
+    const created = await svc.clients.createRoute(auth, {
+      method: 'post',
+      path: '/users/:id/orders',
+      middleware: ['auth', 'audit'],
+      handler: 'createOrder',
+    });
     t.regex(created.id, /^rt_[0-9a-z]{26}$/);
     t.is(created.method, 'POST');
     t.is(created.path, '/users/:id/orders');
@@ -210,7 +294,9 @@ export function defineServiceSuite(target: StorageTarget): void {
     await svc.clients.createRoute(auth, { method: 'GET', path: '/orders/:id', handler: 'getOrder' });
     await rejects(t, svc.clients.createRoute(auth, { method: 'get', path: '/orders/:orderId', handler: 'other' }), Status.ALREADY_EXISTS);
     // Another workspace may have the same route.
-    await t.notThrowsAsync(svc.clients.createRoute(await svc.auth(ws('dupes-other')), { method: 'GET', path: '/orders/:id', handler: 'getOrder' }));
+    await t.notThrowsAsync(
+      svc.clients.createRoute(await svc.auth(ws('dupes-other')), { method: 'GET', path: '/orders/:id', handler: 'getOrder' }),
+    );
   });
 
   const badRoutes: Array<[string, Partial<CreateRouteRequest>]> = [
@@ -222,7 +308,10 @@ export function defineServiceSuite(target: StorageTarget): void {
   for (const [field, request] of badRoutes) {
     test(`CreateRoute with a bad ${field} is INVALID_ARGUMENT naming the field`, async (t) => {
       const error = await rejects(t, svc.clients.createRoute(await svc.auth(ws('invalid')), request), Status.INVALID_ARGUMENT);
-      t.true(jsonDetails(error).some((detail) => detail.field?.startsWith(field)), JSON.stringify(jsonDetails(error)));
+      t.true(
+        jsonDetails(error).some((detail) => detail.field?.startsWith(field)),
+        JSON.stringify(jsonDetails(error)),
+      );
       const decoded = decodeStatusDetails(error);
       t.is(decoded?.errorInfo?.reason, 'INVALID_ARGUMENT');
       t.true(decoded?.fieldViolations.some((violation) => violation.field.startsWith(field)));
@@ -266,7 +355,11 @@ export function defineServiceSuite(target: StorageTarget): void {
       const file = await namedFixture(name);
       const auth = await svc.auth(ws('upload'));
       // Misleading hints: the type must come from the bytes.
-      const asset = await svc.clients.upload(auth, { label: `fixture ${name}`, filename: 'misleading.bin', declaredType: 'application/x-nonsense' }, file.bytes);
+      const asset = await svc.clients.upload(
+        auth,
+        { label: `fixture ${name}`, filename: 'misleading.bin', declaredType: 'application/x-nonsense' },
+        file.bytes,
+      );
       t.regex(asset.id, /^as_[0-9a-z]{26}$/);
       t.regex(asset.type, EXPECTED_TYPES[name] ?? /^[a-z]+\/[a-z0-9.+-]+$/);
       t.is(asset.size, file.bytes.length);
@@ -363,7 +456,11 @@ export function defineServiceSuite(target: StorageTarget): void {
   });
 
   test('a label that breaks the rules is INVALID_ARGUMENT', async (t) => {
-    const error = await rejects(t, svc.clients.upload(await svc.auth(ws('label')), { label: 'x'.repeat(1000) }, Buffer.from('a')), Status.INVALID_ARGUMENT);
+    const error = await rejects(
+      t,
+      svc.clients.upload(await svc.auth(ws('label')), { label: 'x'.repeat(1000) }, Buffer.from('a')),
+      Status.INVALID_ARGUMENT,
+    );
     t.true(jsonDetails(error).some((detail) => detail.field === 'label'));
   });
 
@@ -391,7 +488,11 @@ export function defineServiceSuite(target: StorageTarget): void {
     ['a chunk before the metadata', [{ chunk: Buffer.from('bytes') }], 'metadata'],
     ['no message at all', [], 'metadata'],
     ['metadata twice', [meta(), { chunk: Buffer.from('a') }, meta()], 'metadata'],
-    ['a trailing label after a metadata label', [meta('first'), { chunk: Buffer.from('a') }, { trailingLabel: 'second' }], 'trailing_label'],
+    [
+      'a trailing label after a metadata label',
+      [meta('first'), { chunk: Buffer.from('a') }, { trailingLabel: 'second' }],
+      'trailing_label',
+    ],
     ['two trailing labels', [meta(), { chunk: Buffer.from('a') }, { trailingLabel: 'one' }, { trailingLabel: 'two' }], 'trailing_label'],
     ['a chunk after the trailing label', [meta(), { trailingLabel: 'early' }, { chunk: Buffer.from('a') }], 'trailing_label'],
     ['a trailing label that breaks the label rules', [meta(), { chunk: Buffer.from('a') }, { trailingLabel: 'x'.repeat(201) }], 'label'],
@@ -400,16 +501,28 @@ export function defineServiceSuite(target: StorageTarget): void {
     test.serial(`an upload stream with ${name} is INVALID_ARGUMENT and stores nothing`, async (t) => {
       const before = await target.snapshot();
       const requestId = `malformed-${target.name}-${name.replace(/\W+/g, '-')}`;
-      const error = await rejects(t, svc.clients.uploadMessages(withRequestId(await svc.auth(ws('malformed')), requestId), messages), Status.INVALID_ARGUMENT);
-      t.true(jsonDetails(error).some((detail) => detail.field === field), JSON.stringify(jsonDetails(error)));
+      const error = await rejects(
+        t,
+        svc.clients.uploadMessages(withRequestId(await svc.auth(ws('malformed')), requestId), messages),
+        Status.INVALID_ARGUMENT,
+      );
+      t.true(
+        jsonDetails(error).some((detail) => detail.field === field),
+        JSON.stringify(jsonDetails(error)),
+      );
       await svc.logs.waitFor(callLine('UploadAsset', requestId));
       t.deepEqual(await target.snapshot(), before);
     });
   }
 
-  test('a trailing label, sent after the bytes, becomes the asset\'s label', async (t) => {
+  test("a trailing label, sent after the bytes, becomes the asset's label", async (t) => {
     const auth = await svc.auth(ws('trailing'));
-    const asset = await svc.clients.uploadMessages(auth, [meta(), { chunk: Buffer.from('late ') }, { chunk: Buffer.from('label') }, { trailingLabel: 'invoices' }]);
+    const asset = await svc.clients.uploadMessages(auth, [
+      meta(),
+      { chunk: Buffer.from('late ') },
+      { chunk: Buffer.from('label') },
+      { trailingLabel: 'invoices' },
+    ]);
     t.is(asset.label, 'invoices');
     t.is(asset.size, 10);
     t.is((await svc.clients.getAsset(auth, asset.id)).label, 'invoices');
@@ -438,7 +551,8 @@ export function defineServiceSuite(target: StorageTarget): void {
     const before = await target.snapshot();
     const requestId = `cancel-flushed-${target.name}`;
     const { stream, result } = svc.clients.startUpload(withRequestId(await svc.auth(ws('cancel')), requestId));
-    const sent = (message: object) => new Promise<void>((resolve, reject) => stream.write(message, (error?: Error | null) => (error ? reject(error) : resolve())));
+    const sent = (message: object) =>
+      new Promise<void>((resolve, reject) => stream.write(message, (error?: Error | null) => (error ? reject(error) : resolve())));
     await sent({ metadata: { label: 'doomed too', filename: '', declaredType: '', visibility: '' } });
     for (const chunk of chunksOf(noise(100_000, 12))) await sent({ chunk });
     stream.cancel();
@@ -451,7 +565,11 @@ export function defineServiceSuite(target: StorageTarget): void {
   // ── auth ────────────────────────────────────────────────────────────────
 
   const calls: Array<[string, string, (md: Metadata, ids: { routeId: string; assetId: string }) => Promise<unknown>]> = [
-    ['CreateRoute', 'routes:write', (md) => svc.clients.createRoute(md, { method: 'GET', path: `/scoped/${Math.random().toString(36).slice(2)}`, handler: 'h' })],
+    [
+      'CreateRoute',
+      'routes:write',
+      (md) => svc.clients.createRoute(md, { method: 'GET', path: `/scoped/${Math.random().toString(36).slice(2)}`, handler: 'h' }),
+    ],
     ['GetRoute', 'routes:read', (md, ids) => svc.clients.getRoute(md, ids.routeId)],
     ['MatchRoute', 'routes:read', (md) => svc.clients.matchRoute(md, 'GET', '/scoped-target')],
     ['UploadAsset', 'assets:write', (md) => svc.clients.upload(md, {}, Buffer.from('scoped'))],

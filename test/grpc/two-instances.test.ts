@@ -56,7 +56,9 @@ function defineTwoInstanceTests(target: StorageTarget): void {
     const auth = await a.auth('race-assets');
     const original = await a.clients.upload(auth, { label: 'contended' }, noise(50_000, 1));
     const contents = Array.from({ length: 50 }, (_, i) => noise(20_000 + i * 1000, i + 100));
-    const outcomes = await Promise.allSettled(contents.map((bytes, i) => (i % 2 === 0 ? a : b).clients.replace(auth, { id: original.id }, bytes)));
+    const outcomes = await Promise.allSettled(
+      contents.map((bytes, i) => (i % 2 === 0 ? a : b).clients.replace(auth, { id: original.id }, bytes)),
+    );
     const succeeded = outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
     const failed = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as ServiceError] : []));
     t.true(succeeded.length >= 1, 'at least one replace wins');
@@ -64,7 +66,10 @@ function defineTwoInstanceTests(target: StorageTarget): void {
 
     const record = await b.clients.getAsset(auth, original.id);
     t.is(record.label, 'contended');
-    t.true(succeeded.some((asset) => asset.sha256 === record.sha256), 'the record holds one of the acknowledged replaces');
+    t.true(
+      succeeded.some((asset) => asset.sha256 === record.sha256),
+      'the record holds one of the acknowledged replaces',
+    );
     const stored = await a.clients.readFile({ path: filePath(record) });
     t.is(sha256(stored.bytes), record.sha256, 'the record points at exactly its bytes');
     t.is(stored.bytes.length, record.size);

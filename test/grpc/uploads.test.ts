@@ -29,9 +29,11 @@ test.after.always(async () => {
 type Metadata = import('@grpc/grpc-js').Metadata;
 const settle = <T>(start: (callback: (error: ServiceError | null, value?: T) => void) => unknown): Promise<T> =>
   new Promise((resolve, reject) => void start((error, value) => (error ? reject(error) : resolve(value as T))));
-const createUpload = (request: Partial<CreateUploadRequest>, metadata: Metadata): Promise<Upload> => settle((callback) => uploads.createUpload(CreateUploadRequest.fromPartial(request), metadata, callback));
+const createUpload = (request: Partial<CreateUploadRequest>, metadata: Metadata): Promise<Upload> =>
+  settle((callback) => uploads.createUpload(CreateUploadRequest.fromPartial(request), metadata, callback));
 const getUpload = (id: string, metadata: Metadata): Promise<Upload> => settle((callback) => uploads.getUpload({ id }, metadata, callback));
-const terminateUpload = (id: string, metadata: Metadata): Promise<unknown> => settle((callback) => uploads.terminateUpload({ id }, metadata, callback));
+const terminateUpload = (id: string, metadata: Metadata): Promise<unknown> =>
+  settle((callback) => uploads.terminateUpload({ id }, metadata, callback));
 const getAsset = (id: string, metadata: Metadata): Promise<Asset> => settle((callback) => assets.getAsset({ id }, metadata, callback));
 
 const codeOf = async (promise: Promise<unknown>): Promise<number> =>

@@ -43,9 +43,23 @@ function sample(): Surface[] {
   return wires.surfaces.filter((surface) => ['GetRoute', 'CreateRoute', 'UploadAsset'].includes(surface.operation));
 }
 
-const targets: Targets = { routeId: 'rt_00000000000000000000000000', matchPath: '/nothing', assetId: 'as_00000000000000000000000000', spares: [], spareRoutes: [], uploadId: 'up_00000000000000000000000000', spareUploads: [], freshUploads: [] };
+const targets: Targets = {
+  routeId: 'rt_00000000000000000000000000',
+  matchPath: '/nothing',
+  assetId: 'as_00000000000000000000000000',
+  spares: [],
+  spareRoutes: [],
+  uploadId: 'up_00000000000000000000000000',
+  spareUploads: [],
+  freshUploads: [],
+};
 
-async function expectEverywhere(t: import('ava').ExecutionContext, token: string, expected: string | ((surface: Surface) => string), why: string): Promise<void> {
+async function expectEverywhere(
+  t: import('ava').ExecutionContext,
+  token: string,
+  expected: string | ((surface: Surface) => string),
+  why: string,
+): Promise<void> {
   const authorization = `Bearer ${token}`;
   for (const piece of tokenPieces(authorization)) sent.add(piece);
   for (let i = 0; i < REPEATS; i++) {
@@ -109,7 +123,9 @@ test.serial('a stalled provider costs a caller a bounded wait, then 503; calls i
   );
   t.true(elapsed < STALL_BOUND_MS, `answered after ${Math.round(elapsed)} ms`);
   t.true(jwks.requests - before <= 2, `${jwks.requests - before} fetches for ${rest.length} concurrent calls`);
-  t.log(`stalled provider: ${rest.length} concurrent calls answered 503 after ${Math.round(elapsed)} ms with ${jwks.requests - before} fetch(es)`);
+  t.log(
+    `stalled provider: ${rest.length} concurrent calls answered 503 after ${Math.round(elapsed)} ms with ${jwks.requests - before} fetch(es)`,
+  );
 });
 
 test.serial('the provider back: valid tokens work without a restart; fetched keys then survive an outage', async (t) => {
@@ -132,7 +148,11 @@ test.serial('tokens naming unknown kids cannot make the service hammer the provi
   await expectEverywhere(t, await provider.token(workspace), authenticated, 'warm');
   const before = jwks.requests;
   const stranger = await rsaProvider();
-  const forged = await Promise.all(Array.from({ length: scaled(40, 400) }, (_, i) => stranger.signRaw(claimsFor(workspace), { kid: `kid-${i}-${randomBytes(3).toString('hex')}` })));
+  const forged = await Promise.all(
+    Array.from({ length: scaled(40, 400) }, (_, i) =>
+      stranger.signRaw(claimsFor(workspace), { kid: `kid-${i}-${randomBytes(3).toString('hex')}` }),
+    ),
+  );
   const rest = wires.surfaces.find((surface) => surface.transport === 'rest' && surface.operation === 'GetRoute')!;
   const grpc = wires.surfaces.find((surface) => surface.transport === 'grpc' && surface.operation === 'GetRoute')!;
   const outcomes = await Promise.all(forged.map((token, i) => (i % 2 === 0 ? rest : grpc).call(`Bearer ${token}`, targets)));

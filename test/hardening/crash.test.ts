@@ -9,7 +9,16 @@ import { type ClientWritableStream, type Metadata, type ServiceError, status as 
 import type { Asset } from '@switchyard/service/gen/switchyard/v1/assets.js';
 import { bearer, chunksOf, type GrpcClients } from '../grpc/support/clients.js';
 import { mintToken } from '../grpc/support/tokens.js';
-import { audit, CDN_URL, mysqlS3Deployment, runGc, ServiceProcess, sha256, sqliteDiskDeployment, type Deployment } from './support/deployments.js';
+import {
+  audit,
+  CDN_URL,
+  mysqlS3Deployment,
+  runGc,
+  ServiceProcess,
+  sha256,
+  sqliteDiskDeployment,
+  type Deployment,
+} from './support/deployments.js';
 import { scaled, SOAK } from './support/soak.js';
 
 const ROUNDS = scaled(3, 20);
@@ -93,7 +102,9 @@ function send(
   let stream!: ClientWritableStream<unknown>;
   const result = new Promise<Asset>((resolve, reject) => {
     const callback = (error: ServiceError | null, asset?: Asset) => (error ? reject(error) : resolve(asset!));
-    stream = (request.kind === 'upload' ? clients.assets.uploadAsset(metadata, callback) : clients.assets.replaceAsset(metadata, callback)) as ClientWritableStream<unknown>;
+    stream = (
+      request.kind === 'upload' ? clients.assets.uploadAsset(metadata, callback) : clients.assets.replaceAsset(metadata, callback)
+    ) as ClientWritableStream<unknown>;
   });
   const head =
     request.kind === 'upload'
@@ -122,7 +133,14 @@ interface RoundOutcome {
  * Keeps `WORKERS` uploads and replaces going against `service` and kills it:
  * after a random delay, or once a big upload is about half sent.
  */
-async function crashRound(t: ExecutionContext, service: ServiceProcess, auth: Metadata, assets: Map<string, Tracked>, random: () => number, midStream: boolean): Promise<RoundOutcome> {
+async function crashRound(
+  t: ExecutionContext,
+  service: ServiceProcess,
+  auth: Metadata,
+  assets: Map<string, Tracked>,
+  random: () => number,
+  midStream: boolean,
+): Promise<RoundOutcome> {
   const outcome: RoundOutcome = { uploadsAcknowledged: 0, replacesAcknowledged: 0, unacknowledged: 0 };
   let killed = false;
   let killing: Promise<void> | undefined;
@@ -203,16 +221,21 @@ async function verifyAssets(t: ExecutionContext, service: ServiceProcess, auth: 
       return;
     }
     t.is(record.size, expected.bytes.length, `${tracked.id}: the size is that of the same content as the sha256`);
-    t.true(record.type.startsWith(TYPE_OF[expected.kind]), `${tracked.id}: type ${record.type} belongs to the same content as the sha256 (${expected.kind})`);
+    t.true(
+      record.type.startsWith(TYPE_OF[expected.kind]),
+      `${tracked.id}: type ${record.type} belongs to the same content as the sha256 (${expected.kind})`,
+    );
     const served = await service.clients.readFile({ path: record.url.slice(CDN_URL.length + 1) });
     t.is(sha256(served.bytes), record.sha256, `${tracked.id}: the bytes served are the record's, wholly old or wholly new`);
     tracked.candidates = new Map([[record.sha256, expected]]);
   };
   // A few at a time: quick, without turning the check into a load test.
   const queue = [...assets.values()];
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) await verify(next);
-  }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) await verify(next);
+    }),
+  );
 }
 
 async function crashRounds(t: ExecutionContext, deployment: Deployment): Promise<void> {
@@ -230,7 +253,8 @@ async function crashRounds(t: ExecutionContext, deployment: Deployment): Promise
     totals.uploads += outcome.uploadsAcknowledged;
     totals.replaces += outcome.replacesAcknowledged;
     totals.unacknowledged += outcome.unacknowledged;
-    if (SOAK || round === ROUNDS) t.log(`${deployment.name} round ${round} (seed ${seed}, ${midStream ? 'mid-stream' : 'random delay'}): ${JSON.stringify(outcome)}`);
+    if (SOAK || round === ROUNDS)
+      t.log(`${deployment.name} round ${round} (seed ${seed}, ${midStream ? 'mid-stream' : 'random delay'}): ${JSON.stringify(outcome)}`);
 
     service = await ServiceProcess.start(deployment);
     await verifyAssets(t, service, auth, assets);

@@ -74,7 +74,10 @@ async function startWorld(): Promise<World | undefined> {
     STORAGE_TIMEOUT_MS: String(STORAGE_TIMEOUT_MS),
   };
   const quiet = { write: () => undefined };
-  const service: ServiceHandle = await startService(loadServiceConfig(env), { logger: createLogger('warn', quiet), healthIntervalMs: HEALTH_INTERVAL_MS });
+  const service: ServiceHandle = await startService(loadServiceConfig(env), {
+    logger: createLogger('warn', quiet),
+    healthIntervalMs: HEALTH_INTERVAL_MS,
+  });
   const gatewayConfig = loadGatewayConfig(env);
   const gateway: GatewayHandle = await startGateway(
     { ...gatewayConfig, cdnUrl: loadServiceConfig(env).cdnUrl },
@@ -110,10 +113,17 @@ async function startWorld(): Promise<World | undefined> {
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 /** One REST call with its status, JSON body and duration; a network failure is status 0. */
-async function call(world: World, path: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+async function call(
+  world: World,
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
   const started = performance.now();
   try {
-    const response = await fetch(`${world.url}${path}`, { ...init, headers: { ...world.auth, ...(init.headers as Record<string, string> | undefined) } });
+    const response = await fetch(`${world.url}${path}`, {
+      ...init,
+      headers: { ...world.auth, ...(init.headers as Record<string, string> | undefined) },
+    });
     const text = await response.text();
     const body = response.headers.get('content-type')?.startsWith('application/json') ? (JSON.parse(text) as Record<string, unknown>) : {};
     return { status: response.status, body, ms: performance.now() - started };
@@ -154,7 +164,11 @@ async function replace(world: World, owner: number): Promise<Result> {
 
 async function createRoute(world: World): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
   const path = `/faults/${randomBytes(6).toString('hex')}/:id`;
-  const result = await call(world, '/v1/routing', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method: 'GET', path, handler: 'probe' }) });
+  const result = await call(world, '/v1/routing', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ method: 'GET', path, handler: 'probe' }),
+  });
   if (result.status === 201) world.routes.add(result.body['id'] as string);
   return result;
 }
@@ -195,7 +209,10 @@ async function waitForHealth(world: World, status: number, boundMs: number): Pro
  * Light load while a fault lasts: workers creating routes, uploading and
  * reading back. Every answer must be a success or a fast 503 `unavailable`.
  */
-async function underLoad(world: World, durationMs: number): Promise<{ ok: number; unavailable: number; worstFailureMs: number; bad: string[] }> {
+async function underLoad(
+  world: World,
+  durationMs: number,
+): Promise<{ ok: number; unavailable: number; worstFailureMs: number; bad: string[] }> {
   const stats = { ok: 0, unavailable: 0, worstFailureMs: 0, bad: [] as string[] };
   const until = performance.now() + durationMs;
   const operations: Array<[string, (worker: number) => Promise<Result>]> = [
@@ -226,7 +243,8 @@ async function underLoad(world: World, durationMs: number): Promise<{ ok: number
         else if (result.status === 503 && result.body['code'] === 'unavailable' && typeof result.body['message'] === 'string') {
           stats.unavailable++;
           stats.worstFailureMs = Math.max(stats.worstFailureMs, result.ms);
-        } else stats.bad.push(`${name}: status ${result.status} ${JSON.stringify(result.body).slice(0, 120)} after ${Math.round(result.ms)} ms`);
+        } else
+          stats.bad.push(`${name}: status ${result.status} ${JSON.stringify(result.body).slice(0, 120)} after ${Math.round(result.ms)} ms`);
       }
     }),
   );
@@ -281,18 +299,30 @@ async function faultCycles(t: ExecutionContext, world: World): Promise<void> {
       // A gRPC call straight to the service, beside the REST load through the gateway.
       const [direct, load] = await Promise.all([grpcUpload(world), underLoad(world, scaled(1_000, 4_000))]);
       t.is(direct.code, Status.UNAVAILABLE, `${what}: a gRPC upload is UNAVAILABLE`);
-      t.true(direct.ms < FAIL_FAST_BOUND_MS, `${what}: the gRPC upload failed within ${FAIL_FAST_BOUND_MS} ms (${Math.round(direct.ms)} ms)`);
+      t.true(
+        direct.ms < FAIL_FAST_BOUND_MS,
+        `${what}: the gRPC upload failed within ${FAIL_FAST_BOUND_MS} ms (${Math.round(direct.ms)} ms)`,
+      );
       t.deepEqual(load.bad, [], `${what}: every answer is a success or 503`);
       t.true(load.unavailable > 0, `${what}: the fault was felt`);
-      t.true(load.worstFailureMs < FAIL_FAST_BOUND_MS, `${what}: failures within ${FAIL_FAST_BOUND_MS} ms (worst ${Math.round(load.worstFailureMs)} ms)`);
+      t.true(
+        load.worstFailureMs < FAIL_FAST_BOUND_MS,
+        `${what}: failures within ${FAIL_FAST_BOUND_MS} ms (worst ${Math.round(load.worstFailureMs)} ms)`,
+      );
 
       proxy.restore();
       const recoveredMs = await waitForHealth(world, 200, FAIL_FAST_BOUND_MS + 5_000);
       t.is(await world.grpc.healthCheck(''), 'SERVING', `${what}: SERVING again`);
       // After the dependency returns, calls succeed again on the same processes.
       const after = [await createRoute(world), await upload(world)];
-      t.deepEqual(after.map((result) => result.status), [201, 201], `${what}: calls succeed after the restore`);
-      t.log(`${what}: NOT_SERVING after ${Math.round(turnedMs)} ms; under load ${load.ok} ok, ${load.unavailable} × 503 (worst ${Math.round(load.worstFailureMs)} ms); SERVING again ${Math.round(recoveredMs)} ms after the restore`);
+      t.deepEqual(
+        after.map((result) => result.status),
+        [201, 201],
+        `${what}: calls succeed after the restore`,
+      );
+      t.log(
+        `${what}: NOT_SERVING after ${Math.round(turnedMs)} ms; under load ${load.ok} ok, ${load.unavailable} × 503 (worst ${Math.round(load.worstFailureMs)} ms); SERVING again ${Math.round(recoveredMs)} ms after the restore`,
+      );
     }
   }
 

@@ -47,19 +47,26 @@ interface Call {
 const pass = (bytes: Buffer): Buffer => bytes;
 
 const metadataArb = (authorization: string): fc.Arbitrary<[string, string][]> =>
-  fc.tuple(
-    fc.constantFrom<[string, string][]>(...Array.from({ length: 7 }, (): [string, string][] => [['authorization', authorization]]), [], [['authorization', 'Bearer garbage']], [['authorization', `${authorization} ${authorization}`]]),
-    fc.constantFrom<[string, string][]>(
-      [],
-      [],
-      [['x-request-id', 'a'.repeat(5_000)]],
-      [['x-request-id', '../../\\x00']],
-      [['x-pad', 'p'.repeat(12_000)]],
-      [['grpc-timeout', '1H']],
-      [['content-type', 'application/grpc+json']],
-      Array.from({ length: 100 }, (_, i) => [`x-m${i}`, 'v'] as [string, string]),
-    ),
-  ).map(([auth, extra]) => [...auth, ...extra]);
+  fc
+    .tuple(
+      fc.constantFrom<[string, string][]>(
+        ...Array.from({ length: 7 }, (): [string, string][] => [['authorization', authorization]]),
+        [],
+        [['authorization', 'Bearer garbage']],
+        [['authorization', `${authorization} ${authorization}`]],
+      ),
+      fc.constantFrom<[string, string][]>(
+        [],
+        [],
+        [['x-request-id', 'a'.repeat(5_000)]],
+        [['x-request-id', '../../\\x00']],
+        [['x-pad', 'p'.repeat(12_000)]],
+        [['grpc-timeout', '1H']],
+        [['content-type', 'application/grpc+json']],
+        Array.from({ length: 100 }, (_, i) => [`x-m${i}`, 'v'] as [string, string]),
+      ),
+    )
+    .map(([auth, extra]) => [...auth, ...extra]);
 
 function callArb(): fc.Arbitrary<Call> {
   return fc.constantFrom(...rpcs(targets)).chain((rpc) => {
@@ -78,7 +85,9 @@ function callArb(): fc.Arbitrary<Call> {
 }
 
 function describeCall(call: Call): string {
-  const bytes = call.messages.map((m) => JSON.stringify(m.subarray(0, 80).toString('latin1')) + (m.length > 80 ? `…(${m.length} B)` : '')).join(', ');
+  const bytes = call.messages
+    .map((m) => JSON.stringify(m.subarray(0, 80).toString('latin1')) + (m.length > 80 ? `…(${m.length} B)` : ''))
+    .join(', ');
   return `${call.rpc.path} [${bytes}] metadata ${call.metadata.map(([k, v]) => `${k}=${v.slice(0, 40)}${v.length > 40 ? '…' : ''}`).join(' ')}`;
 }
 
@@ -87,7 +96,8 @@ function run(call: Call): Promise<{ code: number; details: string }> {
   const metadata = new Metadata();
   for (const [key, value] of call.metadata) metadata.add(key, value);
   return new Promise((resolve) => {
-    const done = (error: ServiceError | null): void => resolve(error ? { code: error.code, details: error.details } : { code: Status.OK, details: '' });
+    const done = (error: ServiceError | null): void =>
+      resolve(error ? { code: error.code, details: error.details } : { code: Status.OK, details: '' });
     if (call.rpc.endless) {
       // A watch: its first message means the call was let in; then the client leaves.
       const stream = raw.makeServerStreamRequest(call.rpc.path, pass, pass, call.messages[0]!, metadata, {});
@@ -125,46 +135,62 @@ function takeErrorLines(): string[] {
   return bad;
 }
 
-test.serial(`${CALLS} hostile gRPC calls: never UNKNOWN, INTERNAL or DATA_LOSS, no error logged, still SERVING, memory back to baseline`, async (t) => {
-  t.timeout(scaled(120_000, 1_800_000));
-  const arbitrary = callArb();
-  await Promise.all(fc.sample(arbitrary, { numRuns: 50, seed: 1 }).map(run));
-  takeErrorLines();
-  const before = await memoryAfterGc();
+test.serial(
+  `${CALLS} hostile gRPC calls: never UNKNOWN, INTERNAL or DATA_LOSS, no error logged, still SERVING, memory back to baseline`,
+  async (t) => {
+    t.timeout(scaled(120_000, 1_800_000));
+    const arbitrary = callArb();
+    await Promise.all(fc.sample(arbitrary, { numRuns: 50, seed: 1 }).map(run));
+    takeErrorLines();
+    const before = await memoryAfterGc();
 
-  const codes = new Map<string, number>();
-  let sent = 0;
-  const started = performance.now();
-  const outcome = await fc.check(
-    fc.asyncProperty(fc.array(arbitrary, { minLength: BATCH, maxLength: BATCH }), async (calls) => {
-      const results = await Promise.all(calls.map(async (call) => ({ call, result: await run(call) })));
-      sent += calls.length;
-      const problems: string[] = [];
-      for (const { call, result } of results) {
-        codes.set(Status[result.code] ?? String(result.code), (codes.get(Status[result.code] ?? String(result.code)) ?? 0) + 1);
-        if (SERVER_FAULTS.has(result.code)) problems.push(`${Status[result.code]} (${result.details})\n  call: ${describeCall(call)}`);
-      }
-      const errors = takeErrorLines();
-      if (errors.length > 0) problems.push(`logged as errors:\n${errors.slice(0, 3).map((line) => line.slice(0, 1500)).join('\n')}\n  batch: ${calls.map(describeCall).join('\n         ')}`);
-      if (problems.length > 0) throw new Error(problems.join('\n'));
-    }),
-    { numRuns: Math.ceil(CALLS / BATCH), ...(process.env['FUZZ_SEED'] ? { seed: Number(process.env['FUZZ_SEED']) } : {}) },
-  );
-  const elapsedMs = Math.round(performance.now() - started);
-  if (outcome.failed) return void t.fail(failureReport(outcome));
+    const codes = new Map<string, number>();
+    let sent = 0;
+    const started = performance.now();
+    const outcome = await fc.check(
+      fc.asyncProperty(fc.array(arbitrary, { minLength: BATCH, maxLength: BATCH }), async (calls) => {
+        const results = await Promise.all(calls.map(async (call) => ({ call, result: await run(call) })));
+        sent += calls.length;
+        const problems: string[] = [];
+        for (const { call, result } of results) {
+          codes.set(Status[result.code] ?? String(result.code), (codes.get(Status[result.code] ?? String(result.code)) ?? 0) + 1);
+          if (SERVER_FAULTS.has(result.code)) problems.push(`${Status[result.code]} (${result.details})\n  call: ${describeCall(call)}`);
+        }
+        const errors = takeErrorLines();
+        if (errors.length > 0)
+          problems.push(
+            `logged as errors:\n${errors
+              .slice(0, 3)
+              .map((line) => line.slice(0, 1500))
+              .join('\n')}\n  batch: ${calls.map(describeCall).join('\n         ')}`,
+          );
+        if (problems.length > 0) throw new Error(problems.join('\n'));
+      }),
+      { numRuns: Math.ceil(CALLS / BATCH), ...(process.env['FUZZ_SEED'] ? { seed: Number(process.env['FUZZ_SEED']) } : {}) },
+    );
+    const elapsedMs = Math.round(performance.now() - started);
+    if (outcome.failed) return void t.fail(failureReport(outcome));
 
-  const clients = new GrpcClients(stack.service.address);
-  try {
-    t.is(await clients.healthCheck(''), 'SERVING', 'the service is still serving');
-  } finally {
-    clients.close();
-  }
-  const after = await memoryAfterGc();
-  const grown = after.heapUsed - before.heapUsed;
-  t.log(`${sent} calls in ${elapsedMs} ms; codes ${[...codes].sort(([, a], [, b]) => b - a).map(([code, n]) => `${code}×${n}`).join(' ')}`);
-  t.log(`heap after GC ${mib(before.heapUsed)} → ${mib(after.heapUsed)} (${deltaMib(grown)}); rss ${mib(before.rss)} → ${mib(after.rss)}`);
-  t.true(grown < HEAP_TOLERANCE, `heap grew ${deltaMib(grown)}`);
-});
+    const clients = new GrpcClients(stack.service.address);
+    try {
+      t.is(await clients.healthCheck(''), 'SERVING', 'the service is still serving');
+    } finally {
+      clients.close();
+    }
+    const after = await memoryAfterGc();
+    const grown = after.heapUsed - before.heapUsed;
+    t.log(
+      `${sent} calls in ${elapsedMs} ms; codes ${[...codes]
+        .sort(([, a], [, b]) => b - a)
+        .map(([code, n]) => `${code}×${n}`)
+        .join(' ')}`,
+    );
+    t.log(
+      `heap after GC ${mib(before.heapUsed)} → ${mib(after.heapUsed)} (${deltaMib(grown)}); rss ${mib(before.rss)} → ${mib(after.rss)}`,
+    );
+    t.true(grown < HEAP_TOLERANCE, `heap grew ${deltaMib(grown)}`);
+  },
+);
 
 test('broken upload streams and undecodable bytes are INVALID_ARGUMENT, named case by case', async (t) => {
   const rpcOf = (name: string): Rpc => rpcs(targets).find((rpc) => rpc.path.endsWith(`/${name}`))!;
@@ -191,10 +217,18 @@ test('broken upload streams and undecodable bytes are INVALID_ARGUMENT, named ca
   // Appends to a fresh upload of a fresh workspace (the fuzzer may have ended or moved the seeded upload, or set a tiny size limit).
   const owner = (await stack.auth(freshWorkspace('append'))).authorization!;
   const append = rpcOf('AppendUpload');
-  const created = await fetch(`${stack.url}/v1/uploads`, { method: 'POST', headers: { authorization: owner, 'tus-resumable': '1.0.0', 'upload-length': '100' } });
+  const created = await fetch(`${stack.url}/v1/uploads`, {
+    method: 'POST',
+    headers: { authorization: owner, 'tus-resumable': '1.0.0', 'upload-length': '100' },
+  });
   t.is(created.status, 201, await created.clone().text());
   const uploadId = created.headers.get('location')!.split('/').pop()!;
-  const appendMeta = Buffer.from(toBinary(AppendUploadRequestSchema, create(AppendUploadRequestSchema, { payload: { case: 'metadata', value: { id: uploadId, offset: 0n } } })));
+  const appendMeta = Buffer.from(
+    toBinary(
+      AppendUploadRequestSchema,
+      create(AppendUploadRequestSchema, { payload: { case: 'metadata', value: { id: uploadId, offset: 0n } } }),
+    ),
+  );
   const appends: [string, Rpc, Buffer[]][] = [
     ['an empty append stream', append, []],
     ['a chunk before the append metadata', append, [chunk, appendMeta]],
@@ -208,7 +242,10 @@ test('broken upload streams and undecodable bytes are INVALID_ARGUMENT, named ca
     t.is(Status[code], 'INVALID_ARGUMENT', `${name}: ${details}`);
   }
   // None of those appends kept a byte.
-  const state = await fetch(`${stack.url}/v1/uploads/${uploadId}`, { method: 'HEAD', headers: { authorization: owner, 'tus-resumable': '1.0.0' } });
+  const state = await fetch(`${stack.url}/v1/uploads/${uploadId}`, {
+    method: 'HEAD',
+    headers: { authorization: owner, 'tus-resumable': '1.0.0' },
+  });
   t.is(state.status, 200);
   t.is(state.headers.get('upload-offset'), '0');
   const unary = rpcs(targets).filter((rpc) => !rpc.streaming);

@@ -48,62 +48,86 @@ function takeErrorLines(): string[] {
   return bad;
 }
 
-test.serial(`${REQUESTS} hostile requests: no 5xx but 503, every error in the contract's shape, no internal error, memory back to baseline`, async (t) => {
-  t.timeout(scaled(120_000, 1_800_000));
-  const arbitrary = fc.oneof({ arbitrary: hostileRequest(targets), weight: 5 }, { arbitrary: hostileConnectCall(targets), weight: 2 });
-  // Warm up (JIT, lazy modules, pools) before the baseline is taken.
-  await Promise.all(fc.sample(arbitrary, { numRuns: 60, seed: 1 }).map((request) => send(request).catch(() => undefined)));
-  takeErrorLines();
-  const before = await memoryAfterGc();
+test.serial(
+  `${REQUESTS} hostile requests: no 5xx but 503, every error in the contract's shape, no internal error, memory back to baseline`,
+  async (t) => {
+    t.timeout(scaled(120_000, 1_800_000));
+    const arbitrary = fc.oneof({ arbitrary: hostileRequest(targets), weight: 5 }, { arbitrary: hostileConnectCall(targets), weight: 2 });
+    // Warm up (JIT, lazy modules, pools) before the baseline is taken.
+    await Promise.all(fc.sample(arbitrary, { numRuns: 60, seed: 1 }).map((request) => send(request).catch(() => undefined)));
+    takeErrorLines();
+    const before = await memoryAfterGc();
 
-  const statuses = new Map<number, number>();
-  const endings = new Map<string, number>();
-  let sent = 0;
-  const started = performance.now();
-  const outcome = await fc.check(
-    fc.asyncProperty(fc.array(arbitrary, { minLength: BATCH, maxLength: BATCH }), async (requests) => {
-      const answers = await Promise.all(requests.map(async (request) => ({ request, answer: await send(request).catch((error: Error) => error) })));
-      sent += requests.length;
-      const problems: string[] = [];
-      for (const { request, answer } of answers) {
-        if (answer instanceof Error) {
-          problems.push(`${answer.message}\n  request: ${describeRequest(request)}`);
-          continue;
+    const statuses = new Map<number, number>();
+    const endings = new Map<string, number>();
+    let sent = 0;
+    const started = performance.now();
+    const outcome = await fc.check(
+      fc.asyncProperty(fc.array(arbitrary, { minLength: BATCH, maxLength: BATCH }), async (requests) => {
+        const answers = await Promise.all(
+          requests.map(async (request) => ({ request, answer: await send(request).catch((error: Error) => error) })),
+        );
+        sent += requests.length;
+        const problems: string[] = [];
+        for (const { request, answer } of answers) {
+          if (answer instanceof Error) {
+            problems.push(`${answer.message}\n  request: ${describeRequest(request)}`);
+            continue;
+          }
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+          endings.set(answer.ending, (endings.get(answer.ending) ?? 0) + 1);
+          // The Connect protocol paths answer in that protocol's shapes; tus with its own statuses too; REST, files and the rest in the contract's.
+          const check = request.target.startsWith('/switchyard.v1.')
+            ? connectViolation
+            : request.target.startsWith('/v1/uploads')
+              ? tusViolation
+              : contractViolation;
+          const violation = check(answer, request.method === 'HEAD');
+          if (violation !== undefined)
+            problems.push(`${violation}\n  request: ${describeRequest(request)}\n  body: ${answer.body.subarray(0, 300).toString('utf8')}`);
         }
-        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-        endings.set(answer.ending, (endings.get(answer.ending) ?? 0) + 1);
-        // The Connect protocol paths answer in that protocol's shapes; tus with its own statuses too; REST, files and the rest in the contract's.
-        const check = request.target.startsWith('/switchyard.v1.') ? connectViolation : request.target.startsWith('/v1/uploads') ? tusViolation : contractViolation;
-        const violation = check(answer, request.method === 'HEAD');
-        if (violation !== undefined) problems.push(`${violation}\n  request: ${describeRequest(request)}\n  body: ${answer.body.subarray(0, 300).toString('utf8')}`);
-      }
-      const errors = takeErrorLines();
-      if (errors.length > 0) problems.push(`logged as errors:\n${errors.slice(0, 3).map((line) => line.slice(0, 1500)).join('\n')}\n  batch: ${requests.map(describeRequest).join('\n         ')}`);
-      if (problems.length > 0) throw new Error(problems.join('\n'));
-    }),
-    { numRuns: Math.ceil(REQUESTS / BATCH), ...(process.env['FUZZ_SEED'] ? { seed: Number(process.env['FUZZ_SEED']) } : {}) },
-  );
-  const elapsedMs = Math.round(performance.now() - started);
-  if (outcome.failed) return void t.fail(failureReport(outcome));
+        const errors = takeErrorLines();
+        if (errors.length > 0)
+          problems.push(
+            `logged as errors:\n${errors
+              .slice(0, 3)
+              .map((line) => line.slice(0, 1500))
+              .join('\n')}\n  batch: ${requests.map(describeRequest).join('\n         ')}`,
+          );
+        if (problems.length > 0) throw new Error(problems.join('\n'));
+      }),
+      { numRuns: Math.ceil(REQUESTS / BATCH), ...(process.env['FUZZ_SEED'] ? { seed: Number(process.env['FUZZ_SEED']) } : {}) },
+    );
+    const elapsedMs = Math.round(performance.now() - started);
+    if (outcome.failed) return void t.fail(failureReport(outcome));
 
-  const health = await fetch(`${stack.url}/healthz`);
-  t.is(health.status, 200, 'the stack is still healthy');
-  const after = await memoryAfterGc();
-  const grown = after.heapUsed - before.heapUsed;
-  const histogram = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
-  t.log(`${sent} requests in ${elapsedMs} ms; statuses ${histogram}; endings ${[...endings].map(([e, n]) => `${e}×${n}`).join(' ')}`);
-  t.log(`heap after GC ${mib(before.heapUsed)} → ${mib(after.heapUsed)} (${deltaMib(grown)}); rss ${mib(before.rss)} → ${mib(after.rss)}`);
-  t.true(sent >= REQUESTS);
-  t.true(grown < HEAP_TOLERANCE, `heap grew ${deltaMib(grown)}`);
-  // Metrics name a request by its route template and an unknown method as `other`: hostile paths and methods add no series.
-  const durations = await stack.metrics.getSingleMetric('http_server_request_duration_seconds')?.get();
-  const series = durations?.values.filter((value) => (value as { metricName?: string }).metricName === 'http_server_request_duration_seconds_count').length ?? 0;
-  t.log(`${series} series of http_server_request_duration_seconds after the run (bound ${MAX_HTTP_SERIES})`);
-  t.true(series > 0 && series <= MAX_HTTP_SERIES, `${series} series`);
-});
+    const health = await fetch(`${stack.url}/healthz`);
+    t.is(health.status, 200, 'the stack is still healthy');
+    const after = await memoryAfterGc();
+    const grown = after.heapUsed - before.heapUsed;
+    const histogram = [...statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}×${count}`)
+      .join(' ');
+    t.log(`${sent} requests in ${elapsedMs} ms; statuses ${histogram}; endings ${[...endings].map(([e, n]) => `${e}×${n}`).join(' ')}`);
+    t.log(
+      `heap after GC ${mib(before.heapUsed)} → ${mib(after.heapUsed)} (${deltaMib(grown)}); rss ${mib(before.rss)} → ${mib(after.rss)}`,
+    );
+    t.true(sent >= REQUESTS);
+    t.true(grown < HEAP_TOLERANCE, `heap grew ${deltaMib(grown)}`);
+    // Metrics name a request by its route template and an unknown method as `other`: hostile paths and methods add no series.
+    const durations = await stack.metrics.getSingleMetric('http_server_request_duration_seconds')?.get();
+    const series =
+      durations?.values.filter((value) => (value as { metricName?: string }).metricName === 'http_server_request_duration_seconds_count')
+        .length ?? 0;
+    t.log(`${series} series of http_server_request_duration_seconds after the run (bound ${MAX_HTTP_SERIES})`);
+    t.true(series > 0 && series <= MAX_HTTP_SERIES, `${series} series`);
+  },
+);
 
 test('named cases the fuzzer found: each answered in the contract shape, never 500', async (t) => {
-  const envelope = (flags: number, data: Buffer): Buffer => Buffer.concat([Buffer.from([flags]), Buffer.from([0, 0, 0, data.length]), data]);
+  const envelope = (flags: number, data: Buffer): Buffer =>
+    Buffer.concat([Buffer.from([flags]), Buffer.from([0, 0, 0, data.length]), data]);
   const request = (head: string, body: Buffer = Buffer.alloc(0)): Promise<RawHttpResponse> =>
     sendRaw(stack.url, Buffer.concat([Buffer.from(`${head}Host: localhost\r\nContent-Length: ${body.length}\r\n\r\n`), body]));
   const bearer = `Authorization: ${targets.authorization}\r\n`;
@@ -132,20 +156,35 @@ test('named cases the fuzzer found: each answered in the contract shape, never 5
   t.is(wrongType.status, 400);
   t.is(JSON.parse(wrongType.body.toString()).code, 'invalid_argument');
   // Bytes that are not protobuf were 500 internal (connect-es's own decoding error), also gzipped garbage.
-  const unary = await request(`POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n${bearer}Content-Type: application/proto\r\n`, notProtobuf);
+  const unary = await request(
+    `POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n${bearer}Content-Type: application/proto\r\n`,
+    notProtobuf,
+  );
   t.is(unary.status, 400);
   t.is(JSON.parse(unary.body.toString()).code, 'invalid_argument');
-  const gzipped = await request(`POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n${bearer}Content-Type: application/proto\r\nContent-Encoding: gzip\r\n`, Buffer.from([0x0b]));
+  const gzipped = await request(
+    `POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n${bearer}Content-Type: application/proto\r\nContent-Encoding: gzip\r\n`,
+    Buffer.from([0x0b]),
+  );
   t.is(gzipped.status, 400);
   t.is(JSON.parse(gzipped.body.toString()).code, 'invalid_argument');
   // …and grpc-status 13 over gRPC-Web, where the status is a trailer frame in the body.
-  const grpcWeb = await request(`POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n${bearer}Content-Type: application/grpc-web+proto\r\n`, envelope(0, notProtobuf));
+  const grpcWeb = await request(
+    `POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n${bearer}Content-Type: application/grpc-web+proto\r\n`,
+    envelope(0, notProtobuf),
+  );
   t.is(grpcWeb.status, 200);
   t.regex(grpcWeb.body.toString('latin1'), /grpc-status: 3\r\n/);
-  const compressedFlag = await request(`POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n${bearer}Content-Type: application/grpc-web+proto\r\n`, envelope(1, Buffer.alloc(0)));
+  const compressedFlag = await request(
+    `POST /switchyard.v1.RouteService/GetRoute HTTP/1.1\r\n${bearer}Content-Type: application/grpc-web+proto\r\n`,
+    envelope(1, Buffer.alloc(0)),
+  );
   t.regex(compressedFlag.body.toString('latin1'), /grpc-status: 3\r\n/);
   // A message protobuf-es accepts but the service's decoder does not was INTERNAL from grpc-js on the service.
-  const streamed = await request(`POST /switchyard.v1.AssetService/UploadAsset HTTP/1.1\r\n${bearer}Content-Type: application/connect+proto\r\n`, Buffer.concat([envelope(0, notProtobuf), envelope(2, Buffer.from('{}'))]));
+  const streamed = await request(
+    `POST /switchyard.v1.AssetService/UploadAsset HTTP/1.1\r\n${bearer}Content-Type: application/connect+proto\r\n`,
+    Buffer.concat([envelope(0, notProtobuf), envelope(2, Buffer.from('{}'))]),
+  );
   t.is(streamed.status, 200);
   t.regex(streamed.body.toString('utf8'), /"code":"invalid_argument"/);
   // A tus creation-with-upload refused for its bytes' headers (a wrong Content-Type, a malformed Upload-Checksum)
@@ -155,7 +194,10 @@ test('named cases the fuzzer found: each answered in the contract shape, never 5
   const wrongBytesType = await request(`POST /v1/uploads HTTP/1.1\r\n${tus}Content-Type: text/plain\r\n`, Buffer.from('hello'));
   t.is(wrongBytesType.status, 415);
   t.like(JSON.parse(wrongBytesType.body.toString()), { code: 'invalid_argument', details: [{ field: 'Content-Type' }] });
-  const badChecksum = await request(`POST /v1/uploads HTTP/1.1\r\n${tus}Content-Type: application/offset+octet-stream\r\nUpload-Checksum: md5 AAAA\r\n`, Buffer.from('hello'));
+  const badChecksum = await request(
+    `POST /v1/uploads HTTP/1.1\r\n${tus}Content-Type: application/offset+octet-stream\r\nUpload-Checksum: md5 AAAA\r\n`,
+    Buffer.from('hello'),
+  );
   t.is(badChecksum.status, 400);
   t.like(JSON.parse(badChecksum.body.toString()), { code: 'invalid_argument', details: [{ field: 'Upload-Checksum' }] });
   t.deepEqual((await storedIn(stack.dataDir)).uploads, uploadsBefore, 'a refused creation creates no upload');

@@ -68,7 +68,10 @@ const stacks = new Map<Deployment, { stack: Stack; grpc: GrpcClients }>();
 
 test.before(async () => {
   for (const deployment of DEPLOYMENTS) {
-    const stack = await startStack({ RATE_LIMIT_PER_SECOND: '0', MAX_UPLOAD_BYTES: String(SERVER_MAX), LOG_LEVEL: 'info' }, { channel: deployment === 'split' ? 'grpc' : 'in-process' });
+    const stack = await startStack(
+      { RATE_LIMIT_PER_SECOND: '0', MAX_UPLOAD_BYTES: String(SERVER_MAX), LOG_LEVEL: 'info' },
+      { channel: deployment === 'split' ? 'grpc' : 'in-process' },
+    );
     stacks.set(deployment, { stack, grpc: new GrpcClients(stack.service.address) });
   }
 });
@@ -96,7 +99,11 @@ const caseArbitrary: fc.Arbitrary<Case> = fc
   .chain((base) => {
     const limit = base.limitOf === 'workspace' ? base.workspaceLimit : SERVER_MAX;
     // From just under the limit to a few times over, with the edges drawn often.
-    const offset = fc.oneof(fc.constantFrom(0, 1, -1), fc.integer({ min: 2, max: 3 * limit }), fc.integer({ min: -Math.min(limit, 64 * 1024), max: -2 }));
+    const offset = fc.oneof(
+      fc.constantFrom(0, 1, -1),
+      fc.integer({ min: 2, max: 3 * limit }),
+      fc.integer({ min: -Math.min(limit, 64 * 1024), max: -2 }),
+    );
     return offset.map((by) => {
       const { workspaceLimit: _, ...rest } = base;
       // tus refuses by type only once the upload completes, after its bytes were kept as parts: another test's subject.
@@ -107,23 +114,26 @@ const caseArbitrary: fc.Arbitrary<Case> = fc
     });
   });
 
-test.serial(`${RUNS} bodies at and around the workspace's and the server's limits, on every upload path: the contract's refusal, nothing stored`, async (t) => {
-  t.timeout(scaled(240_000, 3_600_000));
-  const jpeg = Buffer.from((await fixtureFile('photo.jpg')).bytes);
-  const png = Buffer.from((await fixtureFile('image.png')).bytes);
-  await fc.assert(
-    fc.asyncProperty(caseArbitrary, async (c) => {
-      const { stack, grpc } = stacks.get(c.deployment)!;
-      await checkCase(t, c, stack, grpc, { jpeg, png }).catch((error: unknown) => {
-        // fast-check reports only the case; the error's stack says where it broke.
-        t.log(describe(c), error instanceof Error ? error.stack : error);
-        throw error;
-      });
-    }),
-    { numRuns: RUNS, endOnFailure: true, examples: ISSUE_EXAMPLES, ...replay() },
-  );
-  t.deepEqual(errorLines(), [], 'nothing was logged as an internal error');
-});
+test.serial(
+  `${RUNS} bodies at and around the workspace's and the server's limits, on every upload path: the contract's refusal, nothing stored`,
+  async (t) => {
+    t.timeout(scaled(240_000, 3_600_000));
+    const jpeg = Buffer.from((await fixtureFile('photo.jpg')).bytes);
+    const png = Buffer.from((await fixtureFile('image.png')).bytes);
+    await fc.assert(
+      fc.asyncProperty(caseArbitrary, async (c) => {
+        const { stack, grpc } = stacks.get(c.deployment)!;
+        await checkCase(t, c, stack, grpc, { jpeg, png }).catch((error: unknown) => {
+          // fast-check reports only the case; the error's stack says where it broke.
+          t.log(describe(c), error instanceof Error ? error.stack : error);
+          throw error;
+        });
+      }),
+      { numRuns: RUNS, endOnFailure: true, examples: ISSUE_EXAMPLES, ...replay() },
+    );
+    t.deepEqual(errorLines(), [], 'nothing was logged as an internal error');
+  },
+);
 
 /** LIMITS_SEED=<seed> (and LIMITS_PATH=<path>) replays a failure fast-check reported. */
 function replay(): { seed?: number; path?: string } {
@@ -137,21 +147,62 @@ function replay(): { seed?: number; path?: string } {
  * was still sending (Node reset the connection at once, and the client lost the answer).
  */
 const ISSUE_EXAMPLES: [Case][] = [
-  ...[true, false].map((lengthKnown): Case => ({ deployment: 'in-process', surface: 'rest-upload', limitOf: 'workspace', limit: 1024 * 1024, size: 2_000_000, content: 'random', typeRefused: false, lengthKnown, chunkBytes: 64 * 1024, pauseEvery: 0, pauseMs: 1, together: 1 })),
-  { deployment: 'in-process', surface: 'rest-upload', limitOf: 'server', limit: SERVER_MAX, size: 2_031_630, content: 'text', typeRefused: true, lengthKnown: false, chunkBytes: 44_382, pauseEvery: 5, pauseMs: 3, together: 1 } satisfies Case,
+  ...[true, false].map(
+    (lengthKnown): Case => ({
+      deployment: 'in-process',
+      surface: 'rest-upload',
+      limitOf: 'workspace',
+      limit: 1024 * 1024,
+      size: 2_000_000,
+      content: 'random',
+      typeRefused: false,
+      lengthKnown,
+      chunkBytes: 64 * 1024,
+      pauseEvery: 0,
+      pauseMs: 1,
+      together: 1,
+    }),
+  ),
+  {
+    deployment: 'in-process',
+    surface: 'rest-upload',
+    limitOf: 'server',
+    limit: SERVER_MAX,
+    size: 2_031_630,
+    content: 'text',
+    typeRefused: true,
+    lengthKnown: false,
+    chunkBytes: 44_382,
+    pauseEvery: 5,
+    pauseMs: 3,
+    together: 1,
+  } satisfies Case,
 ].map((example): [Case] => [example]);
 
-async function checkCase(t: ExecutionContext, c: Case, stack: Stack, grpc: GrpcClients, fixtures: { jpeg: Buffer; png: Buffer }): Promise<void> {
+async function checkCase(
+  t: ExecutionContext,
+  c: Case,
+  stack: Stack,
+  grpc: GrpcClients,
+  fixtures: { jpeg: Buffer; png: Buffer },
+): Promise<void> {
   const workspace = freshWorkspace('limits');
   const token = await stack.token(workspace);
   const headers = { authorization: `Bearer ${token}` };
   const body = contentOf(c, fixtures.jpeg);
   // The file a replace starts from, stored before the policy is set.
-  const original = c.surface.endsWith('replace') ? await restUpload(stack, headers, fixtures.png, { ...c, lengthKnown: true, pauseEvery: 0 }) : undefined;
-  if (original !== undefined && original.status !== 201) throw new Error(`the original upload failed: ${original.status} ${original.message}`);
+  const original = c.surface.endsWith('replace')
+    ? await restUpload(stack, headers, fixtures.png, { ...c, lengthKnown: true, pauseEvery: 0 })
+    : undefined;
+  if (original !== undefined && original.status !== 201)
+    throw new Error(`the original upload failed: ${original.status} ${original.message}`);
   if (c.limitOf === 'workspace' || c.typeRefused) {
     const policy = { ...(c.limitOf === 'workspace' ? { maxUploadBytes: c.limit } : {}), allowedTypes: c.typeRefused ? ['image/png'] : [] };
-    const set = await fetch(`${stack.url}/v1/workspace/policy`, { method: 'PUT', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(policy) });
+    const set = await fetch(`${stack.url}/v1/workspace/policy`, {
+      method: 'PUT',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(policy),
+    });
     if (set.status !== 200) throw new Error(`policy: ${set.status} ${await set.text()}`);
   }
 
@@ -169,10 +220,14 @@ async function checkCase(t: ExecutionContext, c: Case, stack: Stack, grpc: GrpcC
       continue;
     }
     const refusals = c.typeRefused && c.size > c.limit ? [413, 415] : c.typeRefused ? [415] : [413];
-    t.true(refusals.includes(outcome.status), `${label}: expected ${refusals.join(' or ')}, got ${outcome.status} ${outcome.code} ${outcome.message}`);
+    t.true(
+      refusals.includes(outcome.status),
+      `${label}: expected ${refusals.join(' or ')}, got ${outcome.status} ${outcome.code} ${outcome.message}`,
+    );
     t.is(outcome.code, outcome.status === 413 ? 'resource_exhausted' : 'invalid_argument', label);
     if (outcome.status === 413) t.regex(outcome.message, new RegExp(`${c.limit} bytes`), `${label}: the message names the limit`);
-    if (outcome.status === 413 && c.limitOf === 'workspace') t.regex(outcome.message, /workspace's upload limit/, `${label}: names it the workspace's`);
+    if (outcome.status === 413 && c.limitOf === 'workspace')
+      t.regex(outcome.message, /workspace's upload limit/, `${label}: names it the workspace's`);
   }
   if (!accepted) {
     // The gateway refuses a multipart body over MAX_UPLOAD_BYTES itself, mid-stream, and cancels the service call it
@@ -186,7 +241,9 @@ async function checkCase(t: ExecutionContext, c: Case, stack: Stack, grpc: GrpcC
       t.is(((await kept.json()) as { size: number }).size, fixtures.png.length, `${label}: the replaced asset keeps its file`);
     }
   }
-  await Promise.all(attempts.map((attempt) => (attempt.tusUrl ? fetch(attempt.tusUrl, { method: 'DELETE', headers: { ...headers, ...TUS } }) : undefined)));
+  await Promise.all(
+    attempts.map((attempt) => (attempt.tusUrl ? fetch(attempt.tusUrl, { method: 'DELETE', headers: { ...headers, ...TUS } }) : undefined)),
+  );
   // The next case's snapshot must not catch this one's work still in flight.
   t.deepEqual((await settledTo(stack.dataDir, undefined)).files.filter(isTemporary), [], `${label}: no temporary file stays behind`);
   t.deepEqual(errorLines(), [], `${label}: nothing logged as an internal error`);
@@ -198,7 +255,8 @@ function describe(c: Case): string {
 }
 
 function contentOf(c: Case, jpeg: Buffer): Buffer {
-  if (c.content === 'text') return Buffer.from('All work and no play makes Jack a dull boy.\n'.repeat(Math.ceil(c.size / 44)).slice(0, c.size));
+  if (c.content === 'text')
+    return Buffer.from('All work and no play makes Jack a dull boy.\n'.repeat(Math.ceil(c.size / 44)).slice(0, c.size));
   const bytes = randomBytes(c.size);
   if (c.content === 'jpeg') jpeg.copy(bytes, 0, 0, Math.min(jpeg.length, c.size));
   return bytes;
@@ -240,12 +298,24 @@ interface Attempt {
 /** What must exist before the snapshot: a tus upload with a deferred length (its creation stores a record). */
 async function prepare(c: Case, stack: Stack, headers: Record<string, string>): Promise<Attempt> {
   if (c.surface !== 'tus-deferred') return {};
-  const created = await fetch(`${stack.url}/v1/uploads`, { method: 'POST', headers: { ...headers, ...TUS, 'upload-defer-length': '1', 'upload-metadata': `filename ${Buffer.from('big.bin').toString('base64')}` } });
+  const created = await fetch(`${stack.url}/v1/uploads`, {
+    method: 'POST',
+    headers: { ...headers, ...TUS, 'upload-defer-length': '1', 'upload-metadata': `filename ${Buffer.from('big.bin').toString('base64')}` },
+  });
   if (created.status !== 201) throw new Error(`tus create: ${created.status} ${await created.text()}`);
   return { tusUrl: created.headers.get('location')! };
 }
 
-async function send(c: Case, stack: Stack, grpc: GrpcClients, token: string, headers: Record<string, string>, body: Buffer, attempt: Attempt, replaceId: string | undefined): Promise<Outcome> {
+async function send(
+  c: Case,
+  stack: Stack,
+  grpc: GrpcClients,
+  token: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  attempt: Attempt,
+  replaceId: string | undefined,
+): Promise<Outcome> {
   switch (c.surface) {
     case 'rest-upload':
       return restUpload(stack, headers, body, c);
@@ -262,19 +332,42 @@ async function send(c: Case, stack: Stack, grpc: GrpcClients, token: string, hea
 }
 
 /** A multipart upload (or replace of `replaceId`) streamed in the case's shape. */
-async function restUpload(stack: Stack, headers: Record<string, string>, file: Buffer, c: Pick<Case, 'lengthKnown' | 'chunkBytes' | 'pauseEvery' | 'pauseMs'>, replaceId?: string): Promise<Outcome> {
+async function restUpload(
+  stack: Stack,
+  headers: Record<string, string>,
+  file: Buffer,
+  c: Pick<Case, 'lengthKnown' | 'chunkBytes' | 'pauseEvery' | 'pauseMs'>,
+  replaceId?: string,
+): Promise<Outcome> {
   const boundary = `limits${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const path = replaceId === undefined ? '/v1/assets/upload' : `/v1/assets/${replaceId}/replace`;
-  const response = await streamed(`${stack.url}${path}`, 'POST', { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` }, Buffer.concat([head, file, tail]), c);
+  const response = await streamed(
+    `${stack.url}${path}`,
+    'POST',
+    { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    Buffer.concat([head, file, tail]),
+    c,
+  );
   return restOutcome(response.status, response.body);
 }
 
 async function tusDeclared(stack: Stack, headers: Record<string, string>, file: Buffer, c: Case): Promise<Outcome> {
-  const created = await fetch(`${stack.url}/v1/uploads`, { method: 'POST', headers: { ...headers, ...TUS, 'upload-length': String(file.length) } });
+  const created = await fetch(`${stack.url}/v1/uploads`, {
+    method: 'POST',
+    headers: { ...headers, ...TUS, 'upload-length': String(file.length) },
+  });
   if (created.status !== 201) return restOutcome(created.status, Buffer.from(await created.arrayBuffer()));
-  const patched = await streamed(created.headers.get('location')!, 'PATCH', { ...headers, ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' }, file, c);
+  const patched = await streamed(
+    created.headers.get('location')!,
+    'PATCH',
+    { ...headers, ...TUS, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' },
+    file,
+    c,
+  );
   return tusOutcome(stack, headers, patched);
 }
 
@@ -283,7 +376,13 @@ async function tusDeferred(stack: Stack, headers: Record<string, string>, file: 
   const patch = { ...headers, ...TUS, 'content-type': 'application/offset+octet-stream' };
   const sent = await streamed(url, 'PATCH', { ...patch, 'upload-offset': '0' }, file, c);
   if (sent.status !== 204) return restOutcome(sent.status, sent.body);
-  const declared = await streamed(url, 'PATCH', { ...patch, 'upload-offset': String(file.length), 'upload-length': String(file.length) }, Buffer.alloc(0), { ...c, lengthKnown: true });
+  const declared = await streamed(
+    url,
+    'PATCH',
+    { ...patch, 'upload-offset': String(file.length), 'upload-length': String(file.length) },
+    Buffer.alloc(0),
+    { ...c, lengthKnown: true },
+  );
   return tusOutcome(stack, headers, declared);
 }
 
@@ -318,22 +417,32 @@ interface Streamed {
  * Content-Length or chunked. Writing stops at the server's answer, which is
  * what counts even when the server closed before taking the rest.
  */
-function streamed(url: string, method: string, headers: Record<string, string>, body: Buffer, c: Pick<Case, 'lengthKnown' | 'chunkBytes' | 'pauseEvery' | 'pauseMs'>): Promise<Streamed> {
+function streamed(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  c: Pick<Case, 'lengthKnown' | 'chunkBytes' | 'pauseEvery' | 'pauseMs'>,
+): Promise<Streamed> {
   return new Promise((resolve, reject) => {
     let answered = false;
     let ended = false;
     // A connection of its own: one whose body was cut short by an early answer must not carry another request.
-    const req = request(url, { method, agent: false, headers: c.lengthKnown ? { ...headers, 'content-length': String(body.length) } : headers }, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
-        // Answered before the whole body went out: the request can never be completed honestly.
-        if (!ended) req.destroy();
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method, agent: false, headers: c.lengthKnown ? { ...headers, 'content-length': String(body.length) } : headers },
+      (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
+          // Answered before the whole body went out: the request can never be completed honestly.
+          if (!ended) req.destroy();
+        });
+        res.on('error', reject);
+      },
+    );
     // A write cut off by an early answer fails the request; give the answer a moment to be read first.
     req.on('error', (error) => void sleep(100).then(() => answered || reject(error)));
     void (async () => {
@@ -358,10 +467,15 @@ async function grpcUpload(grpc: GrpcClients, token: string, file: Buffer, c: Cas
   let stream!: ClientWritableStream<UploadAssetRequest | ReplaceAssetRequest>;
   const result = new Promise<Asset>((resolve, reject) => {
     const callback = (error: ServiceError | null, value?: Asset) => (error ? reject(error) : resolve(value!));
-    stream = (replaceId === undefined ? grpc.assets.uploadAsset(metadata, callback) : grpc.assets.replaceAsset(metadata, callback)) as typeof stream;
+    stream = (
+      replaceId === undefined ? grpc.assets.uploadAsset(metadata, callback) : grpc.assets.replaceAsset(metadata, callback)
+    ) as typeof stream;
   });
   stream.on('error', () => undefined);
-  const first = replaceId === undefined ? { metadata: { label: '', filename: 'big.bin', declaredType: '', visibility: '' } } : { metadata: { id: replaceId, filename: 'big.bin', declaredType: '', visibility: '' } };
+  const first =
+    replaceId === undefined
+      ? { metadata: { label: '', filename: 'big.bin', declaredType: '', visibility: '' } }
+      : { metadata: { id: replaceId, filename: 'big.bin', declaredType: '', visibility: '' } };
   let settled = false;
   void result.finally(() => (settled = true)).catch(() => undefined);
   void (async () => {

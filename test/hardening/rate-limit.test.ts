@@ -29,7 +29,10 @@ test('past its burst a workspace gets 429 resource_exhausted with Retry-After; o
   const s = await stack({ RATE_LIMIT_PER_SECOND: '2', RATE_LIMIT_BURST: '6' });
   const greedy = await s.auth(freshWorkspace('greedy'));
   const burst = await Promise.all(Array.from({ length: 6 }, () => getAsset(s, greedy)));
-  t.deepEqual(burst.map((response) => response.status), [404, 404, 404, 404, 404, 404]);
+  t.deepEqual(
+    burst.map((response) => response.status),
+    [404, 404, 404, 404, 404, 404],
+  );
   const refused = await getAsset(s, greedy);
   t.is(refused.status, 429);
   const retryAfter = Number(refused.headers.get('retry-after'));
@@ -72,7 +75,10 @@ test('files under CDN_URL are public and never rate-limited; unauthenticated cal
   // refused however long the upload took (two calls one after the other raced the refill on a busy machine).
   const statuses = (await Promise.all(Array.from({ length: 3 }, () => getAsset(s, auth)))).map((response) => response.status);
   t.true(statuses.includes(429), `the workspace has spent its burst: ${statuses.join(', ')}`);
-  t.true(statuses.every((status) => status === 404 || status === 429), statuses.join(', '));
+  t.true(
+    statuses.every((status) => status === 404 || status === 429),
+    statuses.join(', '),
+  );
   const reads = scaled(50, 2_000);
   for (let i = 0; i < reads; i++) {
     const response = await fetch(asset.url);
@@ -133,7 +139,11 @@ test('under sustained load a workspace is admitted at its rate, in bursts of its
 
 test('gRPC: RESOURCE_EXHAUSTED carries the wait as a trailer and as google.rpc.RetryInfo', async (t) => {
   const target = await sqliteDiskTarget();
-  const service = await startTestService({ storage: target.storage, dataDir: target.dataDir, env: { RATE_LIMIT_PER_SECOND: '2', RATE_LIMIT_BURST: '2' } });
+  const service = await startTestService({
+    storage: target.storage,
+    dataDir: target.dataDir,
+    env: { RATE_LIMIT_PER_SECOND: '2', RATE_LIMIT_BURST: '2' },
+  });
   t.teardown(async () => {
     await service.stop();
     await target.cleanup();
@@ -152,7 +162,9 @@ test('gRPC: RESOURCE_EXHAUSTED carries the wait as a trailer and as google.rpc.R
     if (performance.now() - started >= 450 && attempt < 5) continue;
     const codes = outcomes.map((outcome) => ((outcome as PromiseRejectedResult).reason as ServiceError).code);
     t.deepEqual(codes.sort(), [Status.RESOURCE_EXHAUSTED, Status.NOT_FOUND, Status.NOT_FOUND].sort());
-    const limited = outcomes.map((outcome) => (outcome as PromiseRejectedResult).reason as ServiceError).find((error) => error.code === Status.RESOURCE_EXHAUSTED)!;
+    const limited = outcomes
+      .map((outcome) => (outcome as PromiseRejectedResult).reason as ServiceError)
+      .find((error) => error.code === Status.RESOURCE_EXHAUSTED)!;
     const waitMs = Number(limited.metadata.get('switchyard-retry-after-ms')[0]);
     t.true(waitMs > 0 && waitMs <= 500, `wait ${waitMs} ms`);
     t.is(decodeStatusDetails(limited)?.errorInfo?.reason, 'RESOURCE_EXHAUSTED');

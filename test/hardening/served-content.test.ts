@@ -25,7 +25,13 @@ test.before(async () => {
   const bytes = Buffer.from(Array.from({ length: 1000 }, (_, i) => `line ${String(i).padStart(4, '0')}\n`).join(''));
   const asset = await upload(bytes, 'seed.txt', 'text/plain');
   file = { path: new URL(asset.url).pathname, bytes };
-  targets = { authorization: auth.authorization!, routeId: 'rt_00000000000000000000000000', assetId: asset.id, filePath: file.path, uploadId: 'up_00000000000000000000000000' };
+  targets = {
+    authorization: auth.authorization!,
+    routeId: 'rt_00000000000000000000000000',
+    assetId: asset.id,
+    filePath: file.path,
+    uploadId: 'up_00000000000000000000000000',
+  };
 });
 test.after.always(async () => stack?.stop());
 
@@ -38,8 +44,12 @@ async function upload(bytes: Buffer, filename: string, declaredType: string): Pr
 }
 
 function get(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<RawHttpResponse> {
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  return sendRaw(stack.url, Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${lines}\r\n`, 'latin1'), { head: method === 'HEAD' });
+  const lines = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return sendRaw(stack.url, Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${lines}\r\n`, 'latin1'), {
+    head: method === 'HEAD',
+  });
 }
 
 // ---------------------------------------------------------------- active content
@@ -48,7 +58,8 @@ function get(path: string, headers: Record<string, string> = {}, method = 'GET')
  * Types a browser shows without running script, written out here (not taken
  * from the gateway): only these may be served without `attachment`.
  */
-const INERT = /^(image\/(png|jpeg|gif|webp|avif|bmp)|text\/plain|text\/csv|application\/json|application\/pdf|audio\/[\w.+-]+|video\/[\w.+-]+)$/;
+const INERT =
+  /^(image\/(png|jpeg|gif|webp|avif|bmp)|text\/plain|text\/csv|application\/json|application\/pdf|audio\/[\w.+-]+|video\/[\w.+-]+)$/;
 
 const UTF8_BOM = '\ufeff';
 const ACTIVE: readonly (readonly [string, string | Buffer])[] = [
@@ -62,18 +73,33 @@ const ACTIVE: readonly (readonly [string, string | Buffer])[] = [
   ['html img onerror', '<p><img src=x onerror=alert(1)></p>'],
   ['html in UTF-16', Buffer.from(`\ufeff<html><script>alert(1)</script></html>`, 'utf16le')],
   ['svg', '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>'],
-  ['svg with xml declaration and doctype', '<?xml version="1.0"?><!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd"><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'],
+  [
+    'svg with xml declaration and doctype',
+    '<?xml version="1.0"?><!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd"><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+  ],
   ['svg namespaced root', '<svg:svg xmlns:svg="http://www.w3.org/2000/svg"><svg:script>alert(1)</svg:script></svg:svg>'],
   ['xml', '<?xml version="1.0"?><root><x:script xmlns:x="http://www.w3.org/1999/xhtml">alert(1)</x:script></root>'],
   ['xhtml', '<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>'],
   ['xml with stylesheet', '<?xml version="1.0"?><?xml-stylesheet type="text/xsl" href="evil.xsl"?><doc/>'],
-  ['xslt', '<?xml version="1.0"?><xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"><xsl:template match="/"><script>alert(1)</script></xsl:template></xsl:stylesheet>'],
+  [
+    'xslt',
+    '<?xml version="1.0"?><xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"><xsl:template match="/"><script>alert(1)</script></xsl:template></xsl:stylesheet>',
+  ],
   ['rss', '<?xml version="1.0"?><rss version="2.0"><channel><title>x</title></channel></rss>'],
   ['javascript', 'alert(document.cookie);\nfetch("/v1/assets")'],
   ['css', 'body { background: url("javascript:alert(1)") }'],
-  ['mhtml', 'MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary="b"\r\n\r\n--b\r\nContent-Type: text/html\r\n\r\n<script>alert(1)</script>\r\n--b--\r\n'],
+  [
+    'mhtml',
+    'MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary="b"\r\n\r\n--b\r\nContent-Type: text/html\r\n\r\n<script>alert(1)</script>\r\n--b--\r\n',
+  ],
   ['json with html', '{"x":"<script>alert(1)</script>"}'],
-  ['png then html (polyglot)', Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'), Buffer.from('<html><script>alert(1)</script></html>')])],
+  [
+    'png then html (polyglot)',
+    Buffer.concat([
+      Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex'),
+      Buffer.from('<html><script>alert(1)</script></html>'),
+    ]),
+  ],
   ['gif then script (polyglot)', Buffer.from('GIF89a/*\x01\x00\x01\x00\x00\xff\x00,*/=alert(1);', 'latin1')],
   ['pdf header then html', '%PDF-1.4\n<html><script>alert(1)</script></html>'],
   ['flash', Buffer.concat([Buffer.from('FWS'), Buffer.from([10, 0x20, 0, 0, 0]), Buffer.alloc(32)])],
@@ -103,7 +129,8 @@ test('active content never renders as a document in our origin: nosniff, the san
         if (type !== 'application/pdf') t.regex(response.header('content-security-policy') ?? '', /^sandbox\b/, `${label}: sandbox`);
         if (!INERT.test(type)) t.regex(response.header('content-disposition') ?? '', /^attachment\b/, `${label}: attachment for ${type}`);
         // Declared types and file names are hints at most: a file with markup in it is never served as an inert image.
-        if (typeof content === 'string' && /^image\/(png|jpeg|gif|webp|avif|bmp)$/.test(type)) t.fail(`${label}: markup served as ${type}, the declared type was believed`);
+        if (typeof content === 'string' && /^image\/(png|jpeg|gif|webp|avif|bmp)$/.test(type))
+          t.fail(`${label}: markup served as ${type}, the declared type was believed`);
       }
     }
   }
@@ -157,26 +184,30 @@ test('traversal and odd keys under the files path are JSON 404s, and never serve
   const seen = new Map<number, number>();
   const outcome = await fc.check(
     // Targets past the 16 KiB header limit are 431 before any routing (the fuzzers check that); these stay under it.
-    fc.asyncProperty(path.filter((target) => target.length < 12_000), fc.constantFrom('GET', 'HEAD'), async (target, method) => {
-      const shown = target.length > 200 ? `${target.slice(0, 200)}…(${target.length} chars)` : target;
-      // Percent-encoding that spells the real path exactly is the real file; everything else is not a file.
-      let decoded: string | undefined;
-      try {
-        decoded = decodeURIComponent(target);
-      } catch {
-        decoded = undefined;
-      }
-      const answer = await get(target, {}, method);
-      seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
-      if (decoded === file.path && !target.includes('%2f') && !target.includes('%2F')) return;
-      if (answer.status !== 404) throw new Error(`${method} ${shown}: ${answer.status} ${answer.body.subarray(0, 200).toString()}`);
-      if (method === 'GET') {
-        const problem = errorBodyViolation(404, JSON.parse(answer.body.toString()));
-        if (problem !== undefined) throw new Error(`${shown}: ${problem}`);
-        if ((JSON.parse(answer.body.toString()) as { code: string }).code !== 'not_found') throw new Error(`${shown}: not not_found`);
-        if (answer.body.includes(secret) || answer.body.includes(file.bytes.subarray(0, 40))) throw new Error(`${shown}: leaked bytes`);
-      }
-    }),
+    fc.asyncProperty(
+      path.filter((target) => target.length < 12_000),
+      fc.constantFrom('GET', 'HEAD'),
+      async (target, method) => {
+        const shown = target.length > 200 ? `${target.slice(0, 200)}…(${target.length} chars)` : target;
+        // Percent-encoding that spells the real path exactly is the real file; everything else is not a file.
+        let decoded: string | undefined;
+        try {
+          decoded = decodeURIComponent(target);
+        } catch {
+          decoded = undefined;
+        }
+        const answer = await get(target, {}, method);
+        seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
+        if (decoded === file.path && !target.includes('%2f') && !target.includes('%2F')) return;
+        if (answer.status !== 404) throw new Error(`${method} ${shown}: ${answer.status} ${answer.body.subarray(0, 200).toString()}`);
+        if (method === 'GET') {
+          const problem = errorBodyViolation(404, JSON.parse(answer.body.toString()));
+          if (problem !== undefined) throw new Error(`${shown}: ${problem}`);
+          if ((JSON.parse(answer.body.toString()) as { code: string }).code !== 'not_found') throw new Error(`${shown}: not not_found`);
+          if (answer.body.includes(secret) || answer.body.includes(file.bytes.subarray(0, 40))) throw new Error(`${shown}: leaked bytes`);
+        }
+      },
+    ),
     { numRuns: scaled(300, 5_000), ...(process.env['FUZZ_SEED'] ? { seed: Number(process.env['FUZZ_SEED']) } : {}) },
   );
   if (outcome.failed) return void t.fail(failureReport(outcome));
@@ -188,7 +219,11 @@ test('traversal and odd keys under the files path are JSON 404s, and never serve
 
 /** Range header values from the grammar and around it: many, overlapping, huge, malformed. */
 const rangeHeader: fc.Arbitrary<string> = (() => {
-  const number = fc.oneof(fc.nat({ max: 20_000 }), fc.constantFrom(0, 1, 11_999, 12_000, 12_001), fc.bigInt({ min: 2n ** 53n, max: 10n ** 30n }).map(String));
+  const number = fc.oneof(
+    fc.nat({ max: 20_000 }),
+    fc.constantFrom(0, 1, 11_999, 12_000, 12_001),
+    fc.bigInt({ min: 2n ** 53n, max: 10n ** 30n }).map(String),
+  );
   const spec = fc.oneof(
     fc.tuple(number, number).map(([a, b]) => `${a}-${b}`),
     number.map((a) => `${a}-`),
@@ -211,7 +246,13 @@ test('abusive Range headers get the whole file, one satisfiable range, or 416: n
   const outcome = await fc.check(
     fc.asyncProperty(rangeHeader, fc.boolean(), async (range, twice) => {
       // Repeated Range headers reach the server joined into one list.
-      const answer = await sendRaw(stack.url, Buffer.from(`GET ${file.path} HTTP/1.1\r\nHost: localhost\r\nRange: ${range}\r\n${twice ? `Range: ${range}\r\n` : ''}\r\n`, 'latin1'));
+      const answer = await sendRaw(
+        stack.url,
+        Buffer.from(
+          `GET ${file.path} HTTP/1.1\r\nHost: localhost\r\nRange: ${range}\r\n${twice ? `Range: ${range}\r\n` : ''}\r\n`,
+          'latin1',
+        ),
+      );
       seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
       const fail = (why: string): never => {
         throw new Error(`Range: ${range.slice(0, 200)}${twice ? ' (twice)' : ''} → ${answer.status}: ${why}`);
@@ -257,9 +298,16 @@ test('a range request costs the service one bounded read: hundreds of overlappin
 test('a file request whose rest turns out malformed is answered once (400) and logs no error', async (t) => {
   stack.logLines.length = 0;
   for (const method of ['HEAD', 'GET']) {
-    const answer = await sendRaw(stack.url, Buffer.from(`${method} ${file.path} HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`), { head: method === 'HEAD' });
+    const answer = await sendRaw(
+      stack.url,
+      Buffer.from(`${method} ${file.path} HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`),
+      { head: method === 'HEAD' },
+    );
     t.is(answer.status, 400, method);
   }
   await new Promise((resolve) => setTimeout(resolve, 300));
-  t.deepEqual(stack.logLines.filter((line) => /"level":(5|6)0\b/.test(line)), []);
+  t.deepEqual(
+    stack.logLines.filter((line) => /"level":(5|6)0\b/.test(line)),
+    [],
+  );
 });

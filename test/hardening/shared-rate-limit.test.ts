@@ -25,7 +25,12 @@ function defineTests(target: StorageTarget): void {
   test('two services share a workspace limit through Redis, and fall back to their own while Redis is down', async (t) => {
     const redis = await startRedis();
     const secret = randomBytes(32).toString('base64url');
-    const env = { RATE_LIMIT_STORE: 'redis', RATE_LIMIT_REDIS_URL: redis.url, RATE_LIMIT_PER_SECOND: String(RATE), RATE_LIMIT_BURST: String(RATE) };
+    const env = {
+      RATE_LIMIT_STORE: 'redis',
+      RATE_LIMIT_REDIS_URL: redis.url,
+      RATE_LIMIT_PER_SECOND: String(RATE),
+      RATE_LIMIT_BURST: String(RATE),
+    };
     const registries: Registry[] = [createMetricsRegistry(), createMetricsRegistry()];
     const services: TestService[] = [];
     t.teardown(async () => {
@@ -34,15 +39,21 @@ function defineTests(target: StorageTarget): void {
       await target.cleanup();
     });
     // One after the other: each applies the migrations at start.
-    for (const metrics of registries) services.push(await startTestService({ storage: target.storage, dataDir: target.dataDir, secret, env, serviceOptions: { metrics } }));
+    for (const metrics of registries)
+      services.push(await startTestService({ storage: target.storage, dataDir: target.dataDir, secret, env, serviceOptions: { metrics } }));
     const metric = async (index: number, name: string) => valueOf(parseMetrics(await registries[index]!.metrics()), name, {});
     for (const name of ['switchyard_rate_limit_fallback_total', 'switchyard_rate_limit_fallback_admitted_total']) {
-      t.true(parseMetrics(await registries[0]!.metrics()).some((sample) => sample.name === name), `${name} exists at zero`);
+      t.true(
+        parseMetrics(await registries[0]!.metrics()).some((sample) => sample.name === name),
+        `${name} exists at zero`,
+      );
     }
 
     // 8 times the rate for 3 s, round-robin over both services.
     const shared = await offer(services, await services[0]!.auth(`shared-${randomUUID()}`), RATE * 8, 3);
-    t.log(`shared: ${shared.elapsedS.toFixed(2)} s, ${shared.admitted} admitted, ${shared.refused.length} refused, other: ${shared.other.join(', ') || 'none'}`);
+    t.log(
+      `shared: ${shared.elapsedS.toFixed(2)} s, ${shared.admitted} admitted, ${shared.refused.length} refused, other: ${shared.other.join(', ') || 'none'}`,
+    );
     t.deepEqual(shared.other, []);
     // 1-second windows at the rate (burst = rate: no burst window); per-instance limits would admit 2 × (10 + 10 × 3) = 80.
     t.true(shared.admitted <= RATE * Math.ceil(shared.elapsedS + 1), `admitted ${shared.admitted}`);
@@ -52,21 +63,34 @@ function defineTests(target: StorageTarget): void {
     const waitMs = Number(refused.metadata.get('switchyard-retry-after-ms')[0]);
     t.true(waitMs > 0 && waitMs <= 1_000, `wait ${waitMs} ms`);
     t.is(decodeStatusDetails(refused)?.errorInfo?.reason, 'RESOURCE_EXHAUSTED');
-    t.true((refused.metadata.get('grpc-status-details-bin')[0] as Buffer).includes(Buffer.from('type.googleapis.com/google.rpc.RetryInfo')));
+    t.true(
+      (refused.metadata.get('grpc-status-details-bin')[0] as Buffer).includes(Buffer.from('type.googleapis.com/google.rpc.RetryInfo')),
+    );
     t.is((await metric(0, 'switchyard_rate_limited_total')) + (await metric(1, 'switchyard_rate_limited_total')), shared.refused.length);
     t.is((await metric(0, 'switchyard_rate_limit_fallback_total')) + (await metric(1, 'switchyard_rate_limit_fallback_total')), 0);
 
     // Redis gone: each service admits on its own bucket (burst 10, 10/s), so together about twice the limit; no call fails for it.
     await redis.stop();
     const alone = await offer(services, await services[0]!.auth(`alone-${randomUUID()}`), RATE * 8, 2);
-    t.log(`Redis stopped: ${alone.elapsedS.toFixed(2)} s, ${alone.admitted} admitted, ${alone.refused.length} refused, other: ${alone.other.join(', ') || 'none'}`);
+    t.log(
+      `Redis stopped: ${alone.elapsedS.toFixed(2)} s, ${alone.admitted} admitted, ${alone.refused.length} refused, other: ${alone.other.join(', ') || 'none'}`,
+    );
     t.deepEqual(alone.other, []);
     t.true(alone.refused.length > 0, 'each instance still limits');
     t.true(alone.admitted > RATE * Math.ceil(alone.elapsedS + 1), `per-instance limits admit more than the shared one: ${alone.admitted}`);
-    for (const index of [0, 1]) t.true((await metric(index, 'switchyard_rate_limit_fallback_total')) > 0, `service ${index} counted its fallbacks`);
+    for (const index of [0, 1])
+      t.true((await metric(index, 'switchyard_rate_limit_fallback_total')) > 0, `service ${index} counted its fallbacks`);
     // Those let through, apart: every call admitted while Redis was away.
-    t.is((await metric(0, 'switchyard_rate_limit_fallback_admitted_total')) + (await metric(1, 'switchyard_rate_limit_fallback_admitted_total')), alone.admitted);
-    t.is(services.map((service) => service.logs.lines().filter((line) => String(line['msg']).includes('not answering')).length).join(), '1,1', 'said once per service');
+    t.is(
+      (await metric(0, 'switchyard_rate_limit_fallback_admitted_total')) +
+        (await metric(1, 'switchyard_rate_limit_fallback_admitted_total')),
+      alone.admitted,
+    );
+    t.is(
+      services.map((service) => service.logs.lines().filter((line) => String(line['msg']).includes('not answering')).length).join(),
+      '1,1',
+      'said once per service',
+    );
 
     // Redis back: shared again.
     await redis.start();
@@ -92,7 +116,12 @@ interface Offered {
 }
 
 /** `perSecond` GetAsset calls a second for `seconds`, round-robin over the services. */
-async function offer(services: readonly TestService[], auth: Awaited<ReturnType<TestService['auth']>>, perSecond: number, seconds: number): Promise<Offered> {
+async function offer(
+  services: readonly TestService[],
+  auth: Awaited<ReturnType<TestService['auth']>>,
+  perSecond: number,
+  seconds: number,
+): Promise<Offered> {
   const offered: Offered = { admitted: 0, refused: [], other: [], elapsedS: 0 };
   const tickMs = 50;
   const perTick = Math.round((perSecond * tickMs) / 1000);

@@ -64,7 +64,10 @@ async function assertNothingStored(t: import('ava').ExecutionContext, s: Stack):
   // The service learns of the cut a moment after the client does.
   await sleep(200);
   const stored = await storedIn(s.dataDir);
-  t.deepEqual({ ...stored, files: stored.files.filter((file) => !file.endsWith('/')) }, { assetRows: 0, routeRows: 0, uploads: [], blobKeys: [], files: [] });
+  t.deepEqual(
+    { ...stored, files: stored.files.filter((file) => !file.endsWith('/')) },
+    { assetRows: 0, routeRows: 0, uploads: [], blobKeys: [], files: [] },
+  );
 }
 
 async function assertHealthy(t: import('ava').ExecutionContext, s: Stack): Promise<void> {
@@ -82,7 +85,9 @@ test.serial('slow headers: a request whose headers trickle in is answered 408 an
   const started = performance.now();
   const clients = await Promise.all(Array.from({ length: count }, () => RawClient.open(s.url)));
   // Each sends its request line, then a header byte every 100 ms, forever.
-  const trickles = clients.map((client) => client.trickle(`GET /v1/assets/as_01 HTTP/1.1\r\nHost: x\r\nX-Slow: ${'a'.repeat(10_000)}`, 1, 100));
+  const trickles = clients.map((client) =>
+    client.trickle(`GET /v1/assets/as_01 HTTP/1.1\r\nHost: x\r\nX-Slow: ${'a'.repeat(10_000)}`, 1, 100),
+  );
   // Meanwhile a normal request is served as usual.
   t.is((await fetch(`${s.url}/healthz`)).status, 200);
   const answers = await Promise.all(clients.map((client) => client.answer(HEADERS_MS + SLACK_MS + 2_000)));
@@ -117,7 +122,9 @@ test('a stalled upload body is 408 at the body idle timeout, and nothing is stor
   await assertNothingStored(t, s);
   // The service saw the call canceled, not failed.
   await sleep(100);
-  const calls = s.serviceLogLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['method'] === 'UploadAsset' && line['msg'] === 'call');
+  const calls = s.serviceLogLines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line['method'] === 'UploadAsset' && line['msg'] === 'call');
   t.is(calls.length, rounds);
   for (const call of calls) t.is(call['code'], 'CANCELLED');
   await assertHealthy(t, s);
@@ -156,7 +163,13 @@ async function openTusPatch(url: string, path: string, auth: string, offset: num
  * as a tus client asks next, must show every byte that arrived. Resolves with
  * the offset reached.
  */
-async function cutPatches(t: import('ava').ExecutionContext, s: Stack, upload: TusUpload, cut: (client: RawClient) => Promise<void>, how: string): Promise<number> {
+async function cutPatches(
+  t: import('ava').ExecutionContext,
+  s: Stack,
+  upload: TusUpload,
+  cut: (client: RawClient) => Promise<void>,
+  how: string,
+): Promise<number> {
   const { auth, tus, file, path } = upload;
   const rounds = scaled(3, 30);
   let offset = 0;
@@ -175,7 +188,12 @@ async function cutPatches(t: import('ava').ExecutionContext, s: Stack, upload: T
 }
 
 /** Sends the rest from `offset`; the upload's asset must be the whole file. Resolves with the asset's id. */
-async function finishTusUpload(t: import('ava').ExecutionContext, s: Stack, { auth, tus, file, path }: TusUpload, offset: number): Promise<string> {
+async function finishTusUpload(
+  t: import('ava').ExecutionContext,
+  s: Stack,
+  { auth, tus, file, path }: TusUpload,
+  offset: number,
+): Promise<string> {
   const rest = await fetch(`${s.url}${path}`, {
     method: 'PATCH',
     headers: { ...tus, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
@@ -185,23 +203,29 @@ async function finishTusUpload(t: import('ava').ExecutionContext, s: Stack, { au
   t.is(rest.headers.get('upload-offset'), String(file.length));
   const assetId = rest.headers.get('switchyard-asset-id');
   t.truthy(assetId);
-  const asset = (await (await fetch(`${s.url}/v1/assets/${assetId}`, { headers: { authorization: auth } })).json()) as Record<string, unknown>;
+  const asset = (await (await fetch(`${s.url}/v1/assets/${assetId}`, { headers: { authorization: auth } })).json()) as Record<
+    string,
+    unknown
+  >;
   t.is(asset['sha256'], createHash('sha256').update(file).digest('hex'));
   return assetId!;
 }
 
 // Serial (ava runs them before the concurrent tests): their megabyte uploads stay out of the way of the timing-bound tests below.
-test.serial('a stalled tus PATCH is 408 at the body idle timeout; the bytes that arrived are kept, and HEAD shows the offset moved by them', async (t) => {
-  const s = await stack();
-  const upload = await startTusUpload(t, s);
-  const stall = async (client: RawClient): Promise<void> => assertTimeoutAnswer(t, await client.answer(), BODY_IDLE_MS + SLACK_MS + 500);
-  await finishTusUpload(t, s, upload, await cutPatches(t, s, upload, stall, 'the stall'));
-  // Nothing else is left behind: one asset, its blob, no part of the upload.
-  const stored = await storedIn(s.dataDir);
-  t.is(stored.assetRows, 1);
-  t.is(stored.blobKeys.length, 1, stored.blobKeys.join(', '));
-  await assertHealthy(t, s);
-});
+test.serial(
+  'a stalled tus PATCH is 408 at the body idle timeout; the bytes that arrived are kept, and HEAD shows the offset moved by them',
+  async (t) => {
+    const s = await stack();
+    const upload = await startTusUpload(t, s);
+    const stall = async (client: RawClient): Promise<void> => assertTimeoutAnswer(t, await client.answer(), BODY_IDLE_MS + SLACK_MS + 500);
+    await finishTusUpload(t, s, upload, await cutPatches(t, s, upload, stall, 'the stall'));
+    // Nothing else is left behind: one asset, its blob, no part of the upload.
+    const stored = await storedIn(s.dataDir);
+    t.is(stored.assetRows, 1);
+    t.is(stored.blobKeys.length, 1, stored.blobKeys.join(', '));
+    await assertHealthy(t, s);
+  },
+);
 
 test.serial('a tus PATCH whose client goes away mid-body keeps the bytes that arrived, as HEAD shows', async (t) => {
   const s = await stack();
@@ -284,7 +308,9 @@ test('connections beyond MAX_CONNECTIONS get 503 with Retry-After at once; the b
   await sleep(200);
   // Client and server share this process: after the flood, the heap is back near where it started.
   const grownMiB = (heapAfterGc() - before) / 2 ** 20;
-  t.log(`${refused} connections over the bound refused in ${elapsed} ms; heap after GC ${grownMiB >= 0 ? '+' : ''}${grownMiB.toFixed(1)} MiB`);
+  t.log(
+    `${refused} connections over the bound refused in ${elapsed} ms; heap after GC ${grownMiB >= 0 ? '+' : ''}${grownMiB.toFixed(1)} MiB`,
+  );
   t.true(grownMiB < 20, `heap grew ${grownMiB.toFixed(1)} MiB`);
   // The held connections are still served.
   await held[0]!.write('\r\n');

@@ -16,7 +16,6 @@ import { freePort } from '../support/free-port.js';
 
 const hasPrometheus = await new Promise<boolean>((resolve) => execFile('prometheus', ['--version'], (error) => resolve(error === null)));
 
-
 interface QueryAnswer {
   status: string;
   data: { result: { metric: Record<string, string>; value: [number, string] }[] };
@@ -38,10 +37,24 @@ test('Prometheus scrapes the service and the gateway and answers a rate of the c
     await rm(dir, { recursive: true, force: true });
   });
 
-  const service = new Child(['service'], cleanEnv({ HOST: '127.0.0.1', GRPC_PORT: '0', METRICS_PORT: '0', DATA_DIR: join(dir, 'data'), AUTH_SECRET: secret, CDN_URL: 'http://cdn.test/files', LOG_LEVEL: 'warn' }));
+  const service = new Child(
+    ['service'],
+    cleanEnv({
+      HOST: '127.0.0.1',
+      GRPC_PORT: '0',
+      METRICS_PORT: '0',
+      DATA_DIR: join(dir, 'data'),
+      AUTH_SECRET: secret,
+      CDN_URL: 'http://cdn.test/files',
+      LOG_LEVEL: 'warn',
+    }),
+  );
   processes.push(service);
   const [, serviceAddress, serviceMetrics] = await service.waitFor(/listening on (\S+) \(metrics at (http:\/\/\S+)\)/);
-  const gateway = new Child(['gateway'], cleanEnv({ HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', SERVICE_URL: `http://${serviceAddress}`, LOG_LEVEL: 'warn' }));
+  const gateway = new Child(
+    ['gateway'],
+    cleanEnv({ HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', SERVICE_URL: `http://${serviceAddress}`, LOG_LEVEL: 'warn' }),
+  );
   processes.push(gateway);
   const [, gatewayUrl, gatewayMetrics] = await gateway.waitFor(/listening on (http:\/\/\S+) .*metrics at (http:\/\/\S+)\)/);
 
@@ -60,7 +73,11 @@ test('Prometheus scrapes the service and the gateway and answers a rate of the c
     ].join('\n'),
   );
   const port = await freePort();
-  prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+  prometheus = spawn(
+    'prometheus',
+    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`],
+    { stdio: 'ignore' },
+  );
   const query = async (promql: string): Promise<QueryAnswer['data']['result']> => {
     const response = await fetch(`http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(promql)}`);
     const answer = (await response.json()) as QueryAnswer;
@@ -71,7 +88,10 @@ test('Prometheus scrapes the service and the gateway and answers a rate of the c
     const until = Date.now() + 45_000;
     let values: number[] = [];
     while (Date.now() < until) {
-      values = await query(promql).then((result) => result.map((sample) => Number(sample.value[1])), () => []);
+      values = await query(promql).then(
+        (result) => result.map((sample) => Number(sample.value[1])),
+        () => [],
+      );
       if (holds(values)) return values;
       await delay(500);
     }
@@ -84,23 +104,41 @@ test('Prometheus scrapes the service and the gateway and answers a rate of the c
   const auth = { authorization: `Bearer ${await mintToken(secret, { workspace: 'prometheus' })}`, 'content-type': 'application/json' };
   const createRoutes = async (from: number, count: number): Promise<void> => {
     for (let i = from; i < from + count; i++) {
-      const response = await fetch(`${gatewayUrl}/v1/routing`, { method: 'POST', headers: auth, body: JSON.stringify({ method: 'GET', path: `/p${i}`, handler: 'h' }) });
+      const response = await fetch(`${gatewayUrl}/v1/routing`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ method: 'GET', path: `/p${i}`, handler: 'h' }),
+      });
       t.is(response.status, 201);
     }
   };
   const calls = 40;
   // In two halves with a scrape between: a series born with its first request needs a later sample to show a rate.
   await createRoutes(0, calls / 2);
-  await eventually('http_server_request_duration_seconds_count{job="switchyard-gateway",route="/v1/routing",status_code="201"}', (values) => values[0] === calls / 2);
+  await eventually(
+    'http_server_request_duration_seconds_count{job="switchyard-gateway",route="/v1/routing",status_code="201"}',
+    (values) => values[0] === calls / 2,
+  );
   await createRoutes(calls / 2, calls / 2);
-  const [handled] = await eventually('sum(grpc_server_handled_total{job="switchyard-service",grpc_method="CreateRoute",grpc_code="OK"})', (values) => values[0] === calls);
-  const [serviceRate] = await eventually('sum(rate(grpc_server_handled_total{job="switchyard-service",grpc_method="CreateRoute",grpc_code="OK"}[1m]))', (values) => (values[0] ?? 0) > 0);
-  const [rate] = await eventually('sum(rate(http_server_request_duration_seconds_count{job="switchyard-gateway",route="/v1/routing",status_code="201"}[1m]))', (values) => (values[0] ?? 0) > 0);
+  const [handled] = await eventually(
+    'sum(grpc_server_handled_total{job="switchyard-service",grpc_method="CreateRoute",grpc_code="OK"})',
+    (values) => values[0] === calls,
+  );
+  const [serviceRate] = await eventually(
+    'sum(rate(grpc_server_handled_total{job="switchyard-service",grpc_method="CreateRoute",grpc_code="OK"}[1m]))',
+    (values) => (values[0] ?? 0) > 0,
+  );
+  const [rate] = await eventually(
+    'sum(rate(http_server_request_duration_seconds_count{job="switchyard-gateway",route="/v1/routing",status_code="201"}[1m]))',
+    (values) => (values[0] ?? 0) > 0,
+  );
   t.log(`service: ${handled} CreateRoute calls, ${serviceRate?.toFixed(3)}/s; gateway: ${rate?.toFixed(3)} requests/s`);
   t.true((rate ?? 0) > 0 && (serviceRate ?? 0) > 0);
 
   // The Grafana dashboard's queries are valid PromQL here, and every metric they name exists.
-  const dashboard = JSON.parse(await readFile(join(ROOT, 'ops/grafana/switchyard-dashboard.json'), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
+  const dashboard = JSON.parse(await readFile(join(ROOT, 'ops/grafana/switchyard-dashboard.json'), 'utf8')) as {
+    panels: { title: string; targets: { expr: string }[] }[];
+  };
   for (const panel of dashboard.panels) {
     for (const { expr } of panel.targets) {
       const promql = expr.replaceAll('$__rate_interval', '1m').replaceAll('$job', '.*');

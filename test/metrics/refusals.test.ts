@@ -35,7 +35,12 @@ test('an upload beyond MAX_INFLIGHT_UPLOADS counts in switchyard_capacity_refusa
       };
     },
   });
-  const first = fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers: { ...headers, 'content-type': 'multipart/form-data; boundary=b' }, body: held, duplex: 'half' } as RequestInit);
+  const first = fetch(`${stack.url}/v1/assets/upload`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'multipart/form-data; boundary=b' },
+    body: held,
+    duplex: 'half',
+  } as RequestInit);
   let second: Response | undefined;
   for (let attempt = 0; attempt < 50 && second?.status !== 503; attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -57,12 +62,23 @@ test('a transformation beyond TRANSFORM_CONCURRENCY and its queue counts in swit
   const headers = await stack.auth(freshWorkspace());
   const before = parseMetrics(await stack.metrics.metrics());
   t.is(valueOf(before, 'switchyard_capacity_refusals_total', { bound: 'transforms' }), 0);
-  t.true(before.some((sample) => sample.name === 'switchyard_capacity_refusals_total' && sample.labels['bound'] === 'transforms'), 'the series exists before the first refusal');
+  t.true(
+    before.some((sample) => sample.name === 'switchyard_capacity_refusals_total' && sample.labels['bound'] === 'transforms'),
+    'the series exists before the first refusal',
+  );
   // Noise, so each transformation takes real work; 42 distinct variants at once against one slot and a queue of 8.
-  const source = await sharp(randomBytes(3000 * 2000 * 3), { raw: { width: 3000, height: 2000, channels: 3 } }).jpeg().toBuffer();
-  const response = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers, body: form([['file', { bytes: new Uint8Array(source), filename: 'n.jpg' }]]) });
+  const source = await sharp(randomBytes(3000 * 2000 * 3), { raw: { width: 3000, height: 2000, channels: 3 } })
+    .jpeg()
+    .toBuffer();
+  const response = await fetch(`${stack.url}/v1/assets/upload`, {
+    method: 'POST',
+    headers,
+    body: form([['file', { bytes: new Uint8Array(source), filename: 'n.jpg' }]]),
+  });
   const { url } = (await response.json()) as { url: string };
-  const variants = [16, 32, 48, 64, 96, 128, 256, 384, 512, 640, 750, 828, 1080, 1200].flatMap((w) => ['jpeg', 'png', 'webp'].map((format) => `${url}?w=${w}&format=${format}`));
+  const variants = [16, 32, 48, 64, 96, 128, 256, 384, 512, 640, 750, 828, 1080, 1200].flatMap((w) =>
+    ['jpeg', 'png', 'webp'].map((format) => `${url}?w=${w}&format=${format}`),
+  );
   const statuses = await Promise.all(variants.map((variant) => fetch(variant).then(async (res) => (await res.arrayBuffer(), res.status))));
   const refused = statuses.filter((status) => status === 503).length;
   const made = statuses.filter((status) => status === 200).length;

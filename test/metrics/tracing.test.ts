@@ -52,7 +52,18 @@ test.before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'switchyard-tracing-'));
   secret = randomBytes(32).toString('base64url');
   const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  app = new Child(['start'], cleanEnv({ HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }));
+  app = new Child(
+    ['start'],
+    cleanEnv({
+      HOST: '127.0.0.1',
+      PORT: '0',
+      GRPC_PORT: '0',
+      DATA_DIR: dataDir,
+      AUTH_SECRET: secret,
+      LOG_LEVEL: 'info',
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    }),
+  );
   const [, base] = await app.waitFor(/REST gateway +(http:\/\/\S+)/);
   api = base!;
 });
@@ -79,22 +90,27 @@ async function spansOf(traceId: string, count: number): Promise<{ service: strin
   return received.filter((entry) => entry.span.traceId === traceId);
 }
 
-test('a caller\'s traceparent continues through the gateway span into the service span, in the logs and the export', async (t) => {
+test("a caller's traceparent continues through the gateway span into the service span, in the logs and the export", async (t) => {
   const traceId = randomBytes(16).toString('hex');
   const callerSpan = randomBytes(8).toString('hex');
   const requestId = `trace-${randomBytes(4).toString('hex')}`;
   const token = await mintToken(secret, { workspace: 'tracing' });
-  const response = await fetch(`${api}/v1/routing/rt_00000000000000000000000000`, { headers: { authorization: `Bearer ${token}`, traceparent: `00-${traceId}-${callerSpan}-01`, 'x-request-id': requestId } });
+  const response = await fetch(`${api}/v1/routing/rt_00000000000000000000000000`, {
+    headers: { authorization: `Bearer ${token}`, traceparent: `00-${traceId}-${callerSpan}-01`, 'x-request-id': requestId },
+  });
   t.is(response.status, 404);
 
   const [gatewaySpan, serviceSpan] = await (async () => {
     const spans = await spansOf(traceId, 2);
-    return [spans.find((entry) => entry.span.kind === 2 && entry.span.name === 'GET /v1/routing/:id'), spans.find((entry) => entry.span.name === 'GetRoute')];
+    return [
+      spans.find((entry) => entry.span.kind === 2 && entry.span.name === 'GET /v1/routing/:id'),
+      spans.find((entry) => entry.span.name === 'GetRoute'),
+    ];
   })();
   t.truthy(gatewaySpan, 'the gateway span was exported');
   t.truthy(serviceSpan, 'the service span was exported');
-  t.is(gatewaySpan?.span.parentSpanId, callerSpan, 'the gateway span continues the caller\'s');
-  t.is(serviceSpan?.span.parentSpanId, gatewaySpan?.span.spanId, 'the service span is the gateway span\'s child');
+  t.is(gatewaySpan?.span.parentSpanId, callerSpan, "the gateway span continues the caller's");
+  t.is(serviceSpan?.span.parentSpanId, gatewaySpan?.span.spanId, "the service span is the gateway span's child");
   t.is(gatewaySpan?.service, 'switchyard');
   const status = gatewaySpan?.span.attributes.find((attribute) => attribute.key === 'http.response.status_code')?.value;
   t.deepEqual(status, { intValue: 404 });
@@ -107,7 +123,7 @@ test('a caller\'s traceparent continues through the gateway span into the servic
   t.is(call?.['traceId'], traceId);
 });
 
-test('without a traceparent (or with a malformed one) a new trace begins, the same in both layers\' lines', async (t) => {
+test("without a traceparent (or with a malformed one) a new trace begins, the same in both layers' lines", async (t) => {
   const token = await mintToken(secret, { workspace: 'tracing' });
   for (const traceparent of [undefined, '00-00000000000000000000000000000000-0000000000000000-01', 'nonsense']) {
     const requestId = `trace-${randomBytes(4).toString('hex')}`;

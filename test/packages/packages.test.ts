@@ -13,15 +13,42 @@ import { EMBEDDING_OUTPUT, readmeEmbeddingExample } from '../support/readme.js';
 import { Background } from '../support/background.js';
 import { CONSUMER_FILES } from './support/consumer.js';
 import { CLIENT_ROUND_TRIP } from './support/client-round-trip.js';
-import { DISPATCH_SERVER, GATEWAY, PRINTING_PROGRAMS, printedCommand, printedProgram, SERVICE, START, TOKEN, withAddresses, type PrintedCommand } from './support/readme-samples.js';
+import {
+  DISPATCH_SERVER,
+  GATEWAY,
+  PRINTING_PROGRAMS,
+  printedCommand,
+  printedProgram,
+  SERVICE,
+  START,
+  TOKEN,
+  withAddresses,
+  type PrintedCommand,
+} from './support/readme-samples.js';
 import { asJavaScript, compiled, sampleFolder } from './support/sample-programs.js';
 import { freshProject, installedPackages, packInstalled, packWorkspaces, run, sizeOnDisk, writeFiles } from './support/tarballs.js';
 import { firstAnswer } from '../support/first-answer.js';
 
 /** What an embedder of the core alone must never receive: transports, databases, cloud SDKs, logging, test runners. */
-const FORBIDDEN_IN_CORE_INSTALL = [/^@grpc\//, /^@connectrpc\//, /^kysely$/, /^mysql2$/, /^better-sqlite3$/, /^@aws-sdk\//, /^pino/, /^(ava|jest|mocha|vitest)$/];
+const FORBIDDEN_IN_CORE_INSTALL = [
+  /^@grpc\//,
+  /^@connectrpc\//,
+  /^kysely$/,
+  /^mysql2$/,
+  /^better-sqlite3$/,
+  /^@aws-sdk\//,
+  /^pino/,
+  /^(ava|jest|mocha|vitest)$/,
+];
 
-const PUBLIC_PACKAGES = ['@switchyard/core', '@switchyard/service', '@switchyard/gateway', '@switchyard/client', '@switchyard/dispatch', 'switchyard'];
+const PUBLIC_PACKAGES = [
+  '@switchyard/core',
+  '@switchyard/service',
+  '@switchyard/gateway',
+  '@switchyard/client',
+  '@switchyard/dispatch',
+  'switchyard',
+];
 
 const tarballs = packWorkspaces();
 const tarball = async (name: string) => {
@@ -57,7 +84,9 @@ test.after.always(() => {
  */
 const inBackground = async (printed: PrintedCommand, cwd: string, env: NodeJS.ProcessEnv, addresses?: { grpc: string; rest: string }) => {
   const { env: printedEnv, argv } = await printedCommand(printed);
-  const swapped = Object.fromEntries(Object.entries(printedEnv).map(([name, value]) => [name, addresses === undefined ? value : withAddresses(value, addresses)]));
+  const swapped = Object.fromEntries(
+    Object.entries(printedEnv).map(([name, value]) => [name, addresses === undefined ? value : withAddresses(value, addresses)]),
+  );
   const command = new Background(argv, { cwd, env: { ...process.env, ...env, ...swapped } });
   running.push(command);
   return command;
@@ -103,7 +132,9 @@ test('a core-only install pulls in no transport, driver, cloud SDK, logger or te
   const forbidden = [...installed.keys()].filter((name) => FORBIDDEN_IN_CORE_INSTALL.some((pattern) => pattern.test(name)));
   t.deepEqual(forbidden, [], `forbidden packages in a core-only install: ${forbidden.join(', ')}`);
   t.false(installed.has('sharp'), 'sharp is an optional peer: not installed unless asked for');
-  t.log(`core-only install: ${installed.size} packages, ${(await sizeOnDisk(join(dir, 'node_modules')) / 1024 / 1024).toFixed(1)} MiB in node_modules`);
+  t.log(
+    `core-only install: ${installed.size} packages, ${((await sizeOnDisk(join(dir, 'node_modules'))) / 1024 / 1024).toFixed(1)} MiB in node_modules`,
+  );
 
   // The example as the README prints it, without sharp: everything but image dimensions works.
   const program = await readmeEmbeddingExample();
@@ -154,7 +185,13 @@ test('`npx switchyard start` serves on free ports: /healthz answers, and the cli
     const baseUrl = protocol === 'grpc' ? grpc : rest;
     const roundTrip = await run(process.execPath, ['round-trip.mjs', protocol, baseUrl, token], { cwd: dir });
     t.is(roundTrip.code, 0, `${protocol}: ${roundTrip.output}`);
-    t.regex(roundTrip.stdout, new RegExp(`^${protocol} route rt_[0-9a-z]{26} GET /${protocol}/users/:id\\n${protocol} asset as_[0-9a-z]{26} image/png kept its id on replace\\n${protocol} resumable as_[0-9a-z]{26} image/png same sha256\\n$`), protocol);
+    t.regex(
+      roundTrip.stdout,
+      new RegExp(
+        `^${protocol} route rt_[0-9a-z]{26} GET /${protocol}/users/:id\\n${protocol} asset as_[0-9a-z]{26} image/png kept its id on replace\\n${protocol} resumable as_[0-9a-z]{26} image/png same sha256\\n$`,
+      ),
+      protocol,
+    );
   }
 });
 
@@ -175,7 +212,11 @@ for (const program of PRINTING_PROGRAMS) {
     const result = await run(process.execPath, ['app.mjs'], { cwd: dir, env });
     t.is(result.code, 0, result.output);
     t.regex(result.stdout, program.prints, result.output);
-    if (program.printsFolderHolding !== undefined) t.true(existsSync(join(result.stdout.trim(), program.printsFolderHolding)), `${program.printsFolderHolding} in ${result.stdout.trim()}`);
+    if (program.printsFolderHolding !== undefined)
+      t.true(
+        existsSync(join(result.stdout.trim(), program.printsFolderHolding)),
+        `${program.printsFolderHolding} in ${result.stdout.trim()}`,
+      );
   });
 }
 
@@ -191,9 +232,15 @@ test("dispatch/README.md's Hono server, with the guide's registries as ./registr
   });
   t.is(created.status, 201, await created.clone().text());
 
-  const dir = await sampleFolder(project, 'dispatch', { program: await asJavaScript(sample.body, sample.lang), others: { 'registry.js': await compiled(DISPATCH_SERVER.registry) } });
+  const dir = await sampleFolder(project, 'dispatch', {
+    program: await asJavaScript(sample.body, sample.lang),
+    others: { 'registry.js': await compiled(DISPATCH_SERVER.registry) },
+  });
   const port = await freePort();
-  const app = new Background([process.execPath, 'app.mjs'], { cwd: dir, env: { ...process.env, SWITCHYARD_URL: rest, SWITCHYARD_TOKEN: token, PORT: String(port) } });
+  const app = new Background([process.execPath, 'app.mjs'], {
+    cwd: dir,
+    env: { ...process.env, SWITCHYARD_URL: rest, SWITCHYARD_TOKEN: token, PORT: String(port) },
+  });
   t.teardown(() => app.stop());
   const base = `http://127.0.0.1:${port}`;
 
@@ -223,8 +270,12 @@ test('service/README.md and gateway/README.md: `npx switchyard service` and `npx
 
   // The gateway answers 503 until it has reached the service.
   let health = await fetch(`${addresses.rest}/healthz`);
-  for (const deadline = Date.now() + 30_000; health.status !== 200 && Date.now() < deadline; health = await fetch(`${addresses.rest}/healthz`)) await new Promise((resolve) => setTimeout(resolve, 200));
+  for (
+    const deadline = Date.now() + 30_000;
+    health.status !== 200 && Date.now() < deadline;
+    health = await fetch(`${addresses.rest}/healthz`)
+  )
+    await new Promise((resolve) => setTimeout(resolve, 200));
   t.is(health.status, 200, `${service.output}\n${gateway.output}`);
   t.deepEqual(await health.json(), { status: 'SERVING' });
 });
-

@@ -10,7 +10,10 @@ const RUN_PROGRAMS = [...PRINTING_PROGRAMS, DISPATCH_SERVER];
 const key = (page: string, text: string) => `${page}: ${text}`;
 
 test('every sample of the package READMEs is run by packages.test.ts, or listed as not run', async (t) => {
-  const run = new Set([...RUN_PROGRAMS.map((program) => key(program.page, program.first)), ...RUN_COMMANDS.map((printed) => key(printed.page, printed.command))]);
+  const run = new Set([
+    ...RUN_PROGRAMS.map((program) => key(program.page, program.first)),
+    ...RUN_COMMANDS.map((printed) => key(printed.page, printed.command)),
+  ]);
   const notRun = new Set(NOT_RUN.map((entry) => key(entry.page, entry.command)));
   const unaccounted: string[] = [];
   const seen = new Set<string>();
@@ -24,7 +27,11 @@ test('every sample of the package READMEs is run by packages.test.ts, or listed 
       }
     }
   }
-  t.deepEqual(unaccounted, [], 'samples no test runs: run them in packages.test.ts (support/readme-samples.ts), or list them in NOT_RUN with the reason');
+  t.deepEqual(
+    unaccounted,
+    [],
+    'samples no test runs: run them in packages.test.ts (support/readme-samples.ts), or list them in NOT_RUN with the reason',
+  );
   const stale = [...run, ...notRun].filter((name) => !seen.has(name));
   t.deepEqual(stale, [], 'support/readme-samples.ts names samples that are gone: take them off its lists');
 });

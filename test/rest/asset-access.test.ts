@@ -63,94 +63,112 @@ for (const [name, deploy] of backends) {
       await body(t, backend);
     });
 
-  each('PATCH changes label and visibility; bad bodies and ids are 400, unknown and foreign ids 404, a read-only token 403', async (t, { stack }) => {
-    const workspace = freshWorkspace();
-    const headers = await stack.auth(workspace);
-    const asset = await upload(stack, headers, await fixtureFile('image.png'), { label: 'before' });
-    t.is(asset.visibility, 'public', 'the default policy makes uploads public');
-    const patched = await patch(stack, headers, asset.id, { label: 'after ✓', visibility: 'private' });
-    t.is(patched.status, 200);
-    t.like(patched.body, { id: asset.id, label: 'after ✓', visibility: 'private', url: asset.url, sha256: asset.sha256 });
-    t.like(await getJson(stack, headers, `/v1/assets/${asset.id}`), { label: 'after ✓', visibility: 'private' });
-    t.like((await patch(stack, headers, asset.id, {})).body, { label: 'after ✓', visibility: 'private' }, 'an empty patch changes nothing');
-    t.like((await patch(stack, headers, asset.id, { label: '' })).body, { label: '', visibility: 'private' }, 'an empty label clears it');
+  each(
+    'PATCH changes label and visibility; bad bodies and ids are 400, unknown and foreign ids 404, a read-only token 403',
+    async (t, { stack }) => {
+      const workspace = freshWorkspace();
+      const headers = await stack.auth(workspace);
+      const asset = await upload(stack, headers, await fixtureFile('image.png'), { label: 'before' });
+      t.is(asset.visibility, 'public', 'the default policy makes uploads public');
+      const patched = await patch(stack, headers, asset.id, { label: 'after ✓', visibility: 'private' });
+      t.is(patched.status, 200);
+      t.like(patched.body, { id: asset.id, label: 'after ✓', visibility: 'private', url: asset.url, sha256: asset.sha256 });
+      t.like(await getJson(stack, headers, `/v1/assets/${asset.id}`), { label: 'after ✓', visibility: 'private' });
+      t.like(
+        (await patch(stack, headers, asset.id, {})).body,
+        { label: 'after ✓', visibility: 'private' },
+        'an empty patch changes nothing',
+      );
+      t.like((await patch(stack, headers, asset.id, { label: '' })).body, { label: '', visibility: 'private' }, 'an empty label clears it');
 
-    for (const [body, field] of [
-      [{ visibility: 'secret' }, 'visibility'],
-      [{ label: 7 }, 'label'],
-      [{ label: 'x'.repeat(201) }, 'label'],
-      [{ label: 'a\u0000b' }, 'label'],
-      [{ owner: 'me' }, undefined],
-      [[], undefined],
-    ] as const) {
-      const refused = await patch(stack, headers, asset.id, body);
-      t.is(refused.status, 400, JSON.stringify(body));
-      t.is(refused.body['code'], 'invalid_argument');
-      if (field) t.true(JSON.stringify(refused.body['details']).includes(field), JSON.stringify(refused.body));
-    }
-    t.is((await patch(stack, headers, 'as_nope', { label: 'x' })).status, 400, 'a malformed id');
-    t.is((await patch(stack, headers, 'as_01jzzzzzzzzzzzzzzzzzzzzzzz', { label: 'x' })).status, 404, 'an unknown id');
-    t.is((await patch(stack, await stack.auth(freshWorkspace()), asset.id, { label: 'x' })).status, 404, "another workspace's asset");
-    t.is((await patch(stack, await stack.auth(workspace, { scope: 'assets:read' }), asset.id, { label: 'x' })).status, 403, 'without assets:write');
-  });
+      for (const [body, field] of [
+        [{ visibility: 'secret' }, 'visibility'],
+        [{ label: 7 }, 'label'],
+        [{ label: 'x'.repeat(201) }, 'label'],
+        [{ label: 'a\u0000b' }, 'label'],
+        [{ owner: 'me' }, undefined],
+        [[], undefined],
+      ] as const) {
+        const refused = await patch(stack, headers, asset.id, body);
+        t.is(refused.status, 400, JSON.stringify(body));
+        t.is(refused.body['code'], 'invalid_argument');
+        if (field) t.true(JSON.stringify(refused.body['details']).includes(field), JSON.stringify(refused.body));
+      }
+      t.is((await patch(stack, headers, 'as_nope', { label: 'x' })).status, 400, 'a malformed id');
+      t.is((await patch(stack, headers, 'as_01jzzzzzzzzzzzzzzzzzzzzzzz', { label: 'x' })).status, 404, 'an unknown id');
+      t.is((await patch(stack, await stack.auth(freshWorkspace()), asset.id, { label: 'x' })).status, 404, "another workspace's asset");
+      t.is(
+        (await patch(stack, await stack.auth(workspace, { scope: 'assets:read' }), asset.id, { label: 'x' })).status,
+        403,
+        'without assets:write',
+      );
+    },
+  );
 
-  each('a private file is 403 without a signature, 200 with one, 403 once revoked or tampered with, 404 after replace and delete', async (t, { stack }) => {
-    const headers = await stack.auth(freshWorkspace());
-    const png = await fixtureFile('image.png');
-    const asset = await upload(stack, headers, png, { visibility: 'private' });
-    t.is(asset.visibility, 'private');
-    const plain = await fetch(asset.url);
-    t.is(plain.status, 403);
-    t.like(await plain.json(), { code: 'permission_denied' });
+  each(
+    'a private file is 403 without a signature, 200 with one, 403 once revoked or tampered with, 404 after replace and delete',
+    async (t, { stack }) => {
+      const headers = await stack.auth(freshWorkspace());
+      const png = await fixtureFile('image.png');
+      const asset = await upload(stack, headers, png, { visibility: 'private' });
+      t.is(asset.visibility, 'private');
+      const plain = await fetch(asset.url);
+      t.is(plain.status, 403);
+      t.like(await plain.json(), { code: 'permission_denied' });
 
-    const signed = await signUrl(stack, headers, asset.id, 3600);
-    t.true(signed.url.startsWith(`${asset.url}?`), 'the file url plus a signature');
-    t.regex(signed.url, /[?&]expires=\d+&kid=a&sig=[\w-]+$/);
-    t.is(Date.parse(signed.expiresAt) % 1000, 0, 'whole seconds, as the url carries them');
-    const served = await fetch(signed.url);
-    t.is(served.status, 200);
-    t.deepEqual(new Uint8Array(await served.arrayBuffer()), png.bytes);
-    t.is(served.headers.get('cache-control'), 'private, no-cache', 'no shared cache keeps a private file');
-    const head = await fetch(signed.url, { method: 'HEAD' });
-    t.is(head.status, 200);
-    const ranged = await fetch(signed.url, { headers: { range: 'bytes=0-3' } });
-    t.is(ranged.status, 206);
-    t.is((await fetch(signed.url, { headers: { 'if-none-match': `"${asset.sha256}"` } })).status, 304, 'revalidation answers 304 while the link is valid');
+      const signed = await signUrl(stack, headers, asset.id, 3600);
+      t.true(signed.url.startsWith(`${asset.url}?`), 'the file url plus a signature');
+      t.regex(signed.url, /[?&]expires=\d+&kid=a&sig=[\w-]+$/);
+      t.is(Date.parse(signed.expiresAt) % 1000, 0, 'whole seconds, as the url carries them');
+      const served = await fetch(signed.url);
+      t.is(served.status, 200);
+      t.deepEqual(new Uint8Array(await served.arrayBuffer()), png.bytes);
+      t.is(served.headers.get('cache-control'), 'private, no-cache', 'no shared cache keeps a private file');
+      const head = await fetch(signed.url, { method: 'HEAD' });
+      t.is(head.status, 200);
+      const ranged = await fetch(signed.url, { headers: { range: 'bytes=0-3' } });
+      t.is(ranged.status, 206);
+      t.is(
+        (await fetch(signed.url, { headers: { 'if-none-match': `"${asset.sha256}"` } })).status,
+        304,
+        'revalidation answers 304 while the link is valid',
+      );
 
-    const query = new URL(signed.url).searchParams;
-    const tampered = (name: string, value: string) => {
-      const copy = new URL(signed.url);
-      copy.searchParams.set(name, value);
-      return copy.href;
-    };
-    t.is((await fetch(tampered('expires', String(Number(query.get('expires')) + 3600)))).status, 403, 'a later expiry');
-    const sig = query.get('sig')!;
-    t.is((await fetch(tampered('sig', `${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`))).status, 403, 'another signature');
-    t.is((await fetch(tampered('kid', 'b'))).status, 403, 'an unknown key id');
-    t.is((await fetch(`${signed.url}&w=64`)).status, 403, 'an added parameter is not signed');
-    t.is((await fetch(`${signed.url}&sig=${query.get('sig')}`)).status, 403, 'a repeated signature');
-    const other = await upload(stack, headers, png, { visibility: 'private' });
-    t.is((await fetch(`${other.url}?${query}`)).status, 403, "another file's signature");
+      const query = new URL(signed.url).searchParams;
+      const tampered = (name: string, value: string) => {
+        const copy = new URL(signed.url);
+        copy.searchParams.set(name, value);
+        return copy.href;
+      };
+      t.is((await fetch(tampered('expires', String(Number(query.get('expires')) + 3600)))).status, 403, 'a later expiry');
+      const sig = query.get('sig')!;
+      t.is((await fetch(tampered('sig', `${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`))).status, 403, 'another signature');
+      t.is((await fetch(tampered('kid', 'b'))).status, 403, 'an unknown key id');
+      t.is((await fetch(`${signed.url}&w=64`)).status, 403, 'an added parameter is not signed');
+      t.is((await fetch(`${signed.url}&sig=${query.get('sig')}`)).status, 403, 'a repeated signature');
+      const other = await upload(stack, headers, png, { visibility: 'private' });
+      t.is((await fetch(`${other.url}?${query}`)).status, 403, "another file's signature");
 
-    const revoked = await fetch(`${stack.url}/v1/assets/${asset.id}/signed-urls`, { method: 'DELETE', headers });
-    t.is(revoked.status, 204);
-    t.is((await fetch(signed.url)).status, 403, 'revoked at once');
-    const fresh = await signUrl(stack, headers, asset.id, 3600);
-    t.is((await fetch(fresh.url)).status, 200, 'links signed after a revocation work');
+      const revoked = await fetch(`${stack.url}/v1/assets/${asset.id}/signed-urls`, { method: 'DELETE', headers });
+      t.is(revoked.status, 204);
+      t.is((await fetch(signed.url)).status, 403, 'revoked at once');
+      const fresh = await signUrl(stack, headers, asset.id, 3600);
+      t.is((await fetch(fresh.url)).status, 200, 'links signed after a revocation work');
 
-    await patch(stack, headers, asset.id, { visibility: 'public' });
-    t.is((await fetch(asset.url)).status, 200, 'made public: the plain url works');
-    t.is((await fetch(fresh.url)).status, 200, 'and so does a signed one');
-    await patch(stack, headers, asset.id, { visibility: 'private' });
+      await patch(stack, headers, asset.id, { visibility: 'public' });
+      t.is((await fetch(asset.url)).status, 200, 'made public: the plain url works');
+      t.is((await fetch(fresh.url)).status, 200, 'and so does a signed one');
+      await patch(stack, headers, asset.id, { visibility: 'private' });
 
-    const replaced = await replace(stack, headers, asset.id, await fixtureFile('notes.txt'));
-    t.is(replaced.visibility, 'private', 'a replace keeps the visibility');
-    t.is((await fetch(fresh.url)).status, 404, "a replace ends the old file's links: its url is gone");
-    t.is((await fetch((await signUrl(stack, headers, asset.id, 60)).url)).status, 200, 'the new file signs');
-    const last = await signUrl(stack, headers, asset.id, 60);
-    t.is((await fetch(`${stack.url}/v1/assets/${asset.id}`, { method: 'DELETE', headers })).status, 204);
-    t.is((await fetch(last.url)).status, 404, 'a delete ends them too');
-  });
+      const replaced = await replace(stack, headers, asset.id, await fixtureFile('notes.txt'));
+      t.is(replaced.visibility, 'private', 'a replace keeps the visibility');
+      t.is((await fetch(fresh.url)).status, 404, "a replace ends the old file's links: its url is gone");
+      t.is((await fetch((await signUrl(stack, headers, asset.id, 60)).url)).status, 200, 'the new file signs');
+      const last = await signUrl(stack, headers, asset.id, 60);
+      t.is((await fetch(`${stack.url}/v1/assets/${asset.id}`, { method: 'DELETE', headers })).status, 204);
+      t.is((await fetch(last.url)).status, 404, 'a delete ends them too');
+    },
+  );
 
   each('a signed url is refused from its expiresAt on, with no grace', async (t, { stack }) => {
     const headers = await stack.auth(freshWorkspace());
@@ -169,15 +187,44 @@ for (const [name, deploy] of backends) {
     const workspace = freshWorkspace();
     const headers = await stack.auth(workspace);
     const asset = await upload(stack, headers, await fixtureFile('notes.txt'));
-    for (const body of [{ expiresIn: 0 }, { expiresIn: 604_801 }, { expiresIn: 1.5 }, { expiresIn: '60' }, {}, { expiresIn: 60, extra: 1 }, { expiresIn: 60, transform: { w: 'big' } }]) {
+    for (const body of [
+      { expiresIn: 0 },
+      { expiresIn: 604_801 },
+      { expiresIn: 1.5 },
+      { expiresIn: '60' },
+      {},
+      { expiresIn: 60, extra: 1 },
+      { expiresIn: 60, transform: { w: 'big' } },
+    ]) {
       const response = await post(stack, headers, `/v1/assets/${asset.id}/signed-url`, body);
       t.is(response.status, 400, JSON.stringify(body));
     }
-    t.is((await post(stack, headers, `/v1/assets/${asset.id}/signed-url`, { expiresIn: 604_800 })).status, 200, 'seven days is the longest');
+    t.is(
+      (await post(stack, headers, `/v1/assets/${asset.id}/signed-url`, { expiresIn: 604_800 })).status,
+      200,
+      'seven days is the longest',
+    );
     t.is((await post(stack, headers, '/v1/assets/as_01jzzzzzzzzzzzzzzzzzzzzzzz/signed-url', { expiresIn: 60 })).status, 404);
-    t.is((await post(stack, await stack.auth(freshWorkspace()), `/v1/assets/${asset.id}/signed-url`, { expiresIn: 60 })).status, 404, 'another workspace');
-    t.is((await post(stack, await stack.auth(workspace, { scope: 'assets:write' }), `/v1/assets/${asset.id}/signed-url`, { expiresIn: 60 })).status, 403);
-    t.is((await fetch(`${stack.url}/v1/assets/${asset.id}/signed-urls`, { method: 'DELETE', headers: await stack.auth(workspace, { scope: 'assets:read' }) })).status, 403, 'revoking needs assets:write');
+    t.is(
+      (await post(stack, await stack.auth(freshWorkspace()), `/v1/assets/${asset.id}/signed-url`, { expiresIn: 60 })).status,
+      404,
+      'another workspace',
+    );
+    t.is(
+      (await post(stack, await stack.auth(workspace, { scope: 'assets:write' }), `/v1/assets/${asset.id}/signed-url`, { expiresIn: 60 }))
+        .status,
+      403,
+    );
+    t.is(
+      (
+        await fetch(`${stack.url}/v1/assets/${asset.id}/signed-urls`, {
+          method: 'DELETE',
+          headers: await stack.auth(workspace, { scope: 'assets:read' }),
+        })
+      ).status,
+      403,
+      'revoking needs assets:write',
+    );
     t.is((await fetch(`${stack.url}/v1/assets/as_01jzzzzzzzzzzzzzzzzzzzzzzz/signed-urls`, { method: 'DELETE', headers })).status, 404);
     t.is((await fetch(asset.url)).status, 200, 'a public file needs no signature');
   });
@@ -185,12 +232,29 @@ for (const [name, deploy] of backends) {
   each('the workspace policy: defaults, set and read with workspace:admin, bad policies 400', async (t, { stack }) => {
     const workspace = freshWorkspace();
     const headers = await stack.auth(workspace);
-    t.deepEqual(await getJson(stack, headers, '/v1/workspace/policy'), { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public', stripImageMetadata: false });
-    const set = await put(stack, headers, { allowedTypes: ['image/*', 'application/pdf', 'image/*'], maxUploadBytes: 2048, defaultVisibility: 'private' });
+    t.deepEqual(await getJson(stack, headers, '/v1/workspace/policy'), {
+      allowedTypes: [],
+      maxUploadBytes: 104_857_600,
+      defaultVisibility: 'public',
+      stripImageMetadata: false,
+    });
+    const set = await put(stack, headers, {
+      allowedTypes: ['image/*', 'application/pdf', 'image/*'],
+      maxUploadBytes: 2048,
+      defaultVisibility: 'private',
+    });
     t.is(set.status, 200);
-    t.deepEqual(set.body, { allowedTypes: ['image/*', 'application/pdf'], maxUploadBytes: 2048, defaultVisibility: 'private', stripImageMetadata: false }, 'duplicates dropped');
+    t.deepEqual(
+      set.body,
+      { allowedTypes: ['image/*', 'application/pdf'], maxUploadBytes: 2048, defaultVisibility: 'private', stripImageMetadata: false },
+      'duplicates dropped',
+    );
     t.deepEqual(await getJson(stack, headers, '/v1/workspace/policy'), set.body);
-    t.deepEqual(await getJson(stack, await stack.auth(freshWorkspace()), '/v1/workspace/policy'), { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public', stripImageMetadata: false }, 'per workspace');
+    t.deepEqual(
+      await getJson(stack, await stack.auth(freshWorkspace()), '/v1/workspace/policy'),
+      { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public', stripImageMetadata: false },
+      'per workspace',
+    );
     for (const body of [
       { allowedTypes: ['IMAGE/PNG'] },
       { allowedTypes: ['png'] },
@@ -206,52 +270,74 @@ for (const [name, deploy] of backends) {
       t.is(refused.body['code'], 'invalid_argument');
     }
     t.deepEqual(await getJson(stack, headers, '/v1/workspace/policy'), set.body, 'refusals change nothing');
-    t.deepEqual((await put(stack, headers, {})).body, { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public', stripImageMetadata: false }, 'absent fields take their defaults');
+    t.deepEqual(
+      (await put(stack, headers, {})).body,
+      { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public', stripImageMetadata: false },
+      'absent fields take their defaults',
+    );
     const notAdmin = await stack.auth(workspace, { scope: 'routes:read routes:write assets:read assets:write' });
     t.is((await fetch(`${stack.url}/v1/workspace/policy`, { headers: notAdmin })).status, 403);
     t.is((await put(stack, notAdmin, {})).status, 403);
   });
 
-  each('a GIF sent as image/jpeg to a JPEG-only workspace is 415 and leaves nothing stored; a file over the limit is 413', async (t, { stack, deployment }) => {
-    const headers = await stack.auth(freshWorkspace());
-    t.is((await put(stack, headers, { allowedTypes: ['image/jpeg'], maxUploadBytes: 64 * 1024, defaultVisibility: 'private' })).status, 200);
-    const before = await storedState(deployment);
-    const gif = await fixtureFile('anim.gif');
-    const disguised: FormFile = { bytes: gif.bytes, filename: 'photo.jpg', type: 'image/jpeg' };
-    const refused = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers, body: form([['file', disguised]]) });
-    t.is(refused.status, 415);
-    const error = (await refused.json()) as { code: string; message: string; details: { field: string }[] };
-    t.is(error.code, 'invalid_argument');
-    t.regex(error.message, /image\/gif/);
-    t.deepEqual(await getJson(stack, headers, '/v1/workspace/usage'), { assets: 0, bytes: 0, routes: 0 }, 'no record');
-    t.deepEqual(await storedState(deployment), before, 'no blob, no temp file');
+  each(
+    'a GIF sent as image/jpeg to a JPEG-only workspace is 415 and leaves nothing stored; a file over the limit is 413',
+    async (t, { stack, deployment }) => {
+      const headers = await stack.auth(freshWorkspace());
+      t.is(
+        (await put(stack, headers, { allowedTypes: ['image/jpeg'], maxUploadBytes: 64 * 1024, defaultVisibility: 'private' })).status,
+        200,
+      );
+      const before = await storedState(deployment);
+      const gif = await fixtureFile('anim.gif');
+      const disguised: FormFile = { bytes: gif.bytes, filename: 'photo.jpg', type: 'image/jpeg' };
+      const refused = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers, body: form([['file', disguised]]) });
+      t.is(refused.status, 415);
+      const error = (await refused.json()) as { code: string; message: string; details: { field: string }[] };
+      t.is(error.code, 'invalid_argument');
+      t.regex(error.message, /image\/gif/);
+      t.deepEqual(await getJson(stack, headers, '/v1/workspace/usage'), { assets: 0, bytes: 0, routes: 0 }, 'no record');
+      t.deepEqual(await storedState(deployment), before, 'no blob, no temp file');
 
-    const jpeg = await upload(stack, headers, await fixtureFile('photo.jpg'));
-    t.is(jpeg.type, 'image/jpeg');
-    t.is(jpeg.visibility, 'private', "the policy's default visibility");
-    t.is((await upload(stack, headers, await fixtureFile('photo.jpg'), { visibility: 'public' })).visibility, 'public', 'an explicit visibility wins');
+      const jpeg = await upload(stack, headers, await fixtureFile('photo.jpg'));
+      t.is(jpeg.type, 'image/jpeg');
+      t.is(jpeg.visibility, 'private', "the policy's default visibility");
+      t.is(
+        (await upload(stack, headers, await fixtureFile('photo.jpg'), { visibility: 'public' })).visibility,
+        'public',
+        'an explicit visibility wins',
+      );
 
-    const replacedWithGif = await fetch(`${stack.url}/v1/assets/${jpeg.id}/replace`, { method: 'POST', headers, body: form([['file', disguised]]) });
-    t.is(replacedWithGif.status, 415, 'replace is held to the policy too');
-    t.like(await getJson(stack, headers, `/v1/assets/${jpeg.id}`), { sha256: jpeg.sha256, type: 'image/jpeg' }, 'the old file stays');
+      const replacedWithGif = await fetch(`${stack.url}/v1/assets/${jpeg.id}/replace`, {
+        method: 'POST',
+        headers,
+        body: form([['file', disguised]]),
+      });
+      t.is(replacedWithGif.status, 415, 'replace is held to the policy too');
+      t.like(await getJson(stack, headers, `/v1/assets/${jpeg.id}`), { sha256: jpeg.sha256, type: 'image/jpeg' }, 'the old file stays');
 
-    const big: FormFile = { bytes: new Uint8Array(64 * 1024 + 1), filename: 'big.bin' };
-    const afterJpegs = await storedState(deployment);
-    const tooLarge = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers, body: form([['file', big]]) });
-    t.is(tooLarge.status, 413);
-    t.like(await tooLarge.json(), { code: 'resource_exhausted' });
-    t.deepEqual(await storedState(deployment), afterJpegs, 'nothing stored');
-    t.is(((await getJson(stack, headers, '/v1/workspace/usage')) as { assets: number }).assets, 2);
-  }, { serial: true });
+      const big: FormFile = { bytes: new Uint8Array(64 * 1024 + 1), filename: 'big.bin' };
+      const afterJpegs = await storedState(deployment);
+      const tooLarge = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers, body: form([['file', big]]) });
+      t.is(tooLarge.status, 413);
+      t.like(await tooLarge.json(), { code: 'resource_exhausted' });
+      t.deepEqual(await storedState(deployment), afterJpegs, 'nothing stored');
+      t.is(((await getJson(stack, headers, '/v1/workspace/usage')) as { assets: number }).assets, 2);
+    },
+    { serial: true },
+  );
 
-  each('a 1 GiB upload to a workspace with a 1 MiB limit is refused with 413 after little more than 1 MiB was read', async (t, { stack }) => {
-    const headers = await stack.auth(freshWorkspace());
-    t.is((await put(stack, headers, { maxUploadBytes: 1024 * 1024 })).status, 200);
-    const { status, bytesSent } = await streamUpload(stack, headers.authorization!, 1024 ** 3);
-    t.is(status, 413);
-    t.log(`bytes the client got to send before the 413 and the close: ${(bytesSent / 1024 / 1024).toFixed(1)} MiB of 1024 MiB`);
-    t.true(bytesSent < 64 * 1024 * 1024, `sent ${bytesSent} bytes`);
-  });
+  each(
+    'a 1 GiB upload to a workspace with a 1 MiB limit is refused with 413 after little more than 1 MiB was read',
+    async (t, { stack }) => {
+      const headers = await stack.auth(freshWorkspace());
+      t.is((await put(stack, headers, { maxUploadBytes: 1024 * 1024 })).status, 200);
+      const { status, bytesSent } = await streamUpload(stack, headers.authorization!, 1024 ** 3);
+      t.is(status, 413);
+      t.log(`bytes the client got to send before the 413 and the close: ${(bytesSent / 1024 / 1024).toFixed(1)} MiB of 1024 MiB`);
+      t.true(bytesSent < 64 * 1024 * 1024, `sent ${bytesSent} bytes`);
+    },
+  );
 }
 
 test('mysql-s3 › a link signed before a key rotation works until it expires; dropping the old key ends it', async (t) => {
@@ -281,7 +367,12 @@ test('mysql-s3 › a link signed before a key rotation works until it expires; d
   }
 });
 
-async function upload(stack: Stack, headers: Record<string, string>, file: FormFile, fields: { label?: string; visibility?: string } = {}): Promise<AssetJson> {
+async function upload(
+  stack: Stack,
+  headers: Record<string, string>,
+  file: FormFile,
+  fields: { label?: string; visibility?: string } = {},
+): Promise<AssetJson> {
   const parts: [string, string | FormFile][] = [['file', file]];
   for (const [name, value] of Object.entries(fields)) parts.push([name, value]);
   const response = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers, body: form(parts) });
@@ -295,16 +386,32 @@ async function replace(stack: Stack, headers: Record<string, string>, id: string
   return (await response.json()) as AssetJson;
 }
 
-async function sendJson(stack: Stack, method: string, headers: Record<string, string>, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${stack.url}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function sendJson(
+  stack: Stack,
+  method: string,
+  headers: Record<string, string>,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${stack.url}${path}`, {
+    method,
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-const patch = (stack: Stack, headers: Record<string, string>, id: string, body: unknown) => sendJson(stack, 'PATCH', headers, `/v1/assets/${id}`, body);
+const patch = (stack: Stack, headers: Record<string, string>, id: string, body: unknown) =>
+  sendJson(stack, 'PATCH', headers, `/v1/assets/${id}`, body);
 const post = (stack: Stack, headers: Record<string, string>, path: string, body: unknown) => sendJson(stack, 'POST', headers, path, body);
 const put = (stack: Stack, headers: Record<string, string>, body: unknown) => sendJson(stack, 'PUT', headers, '/v1/workspace/policy', body);
 
-async function signUrl(stack: Stack, headers: Record<string, string>, id: string, expiresIn: number): Promise<{ url: string; expiresAt: string }> {
+async function signUrl(
+  stack: Stack,
+  headers: Record<string, string>,
+  id: string,
+  expiresIn: number,
+): Promise<{ url: string; expiresAt: string }> {
   const response = await post(stack, headers, `/v1/assets/${id}/signed-url`, { expiresIn });
   if (response.status !== 200) throw new Error(`signed-url: ${response.status} ${JSON.stringify(response.body)}`);
   return response.body as { url: string; expiresAt: string };
@@ -326,7 +433,10 @@ async function storedState(deployment: Deployment): Promise<{ keys: string[]; fi
 async function listFiles(root: string): Promise<string[]> {
   try {
     const entries = await readdir(root, { recursive: true, withFileTypes: true });
-    return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name)).sort();
+    return entries
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name))
+      .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
@@ -342,7 +452,9 @@ async function listFiles(root: string): Promise<string[]> {
 function streamUpload(stack: Stack, authorization: string, size: number): Promise<{ status: number; bytesSent: number }> {
   const { hostname, port } = new URL(stack.url);
   const boundary = `b${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const total = head.length + size + tail.length;
   const request = `POST /v1/assets/upload HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: ${authorization}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${total}\r\n\r\n`;

@@ -31,12 +31,19 @@ async function upload(headers: Record<string, string>, name: 'image.png' | 'note
   return (await response.json()) as AssetJson;
 }
 
-async function list(headers: Record<string, string>, query: string): Promise<{ status: number; body: Page & { code?: string; details?: { field?: string }[] } }> {
+async function list(
+  headers: Record<string, string>,
+  query: string,
+): Promise<{ status: number; body: Page & { code?: string; details?: { field?: string }[] } }> {
   const response = await fetch(`${stack.url}/v1/assets?${query}`, { headers });
   return { status: response.status, body: (await response.json()) as Page };
 }
 
-async function listAll(headers: Record<string, string>, query: string, between: (page: number) => Promise<void> = async () => {}): Promise<string[]> {
+async function listAll(
+  headers: Record<string, string>,
+  query: string,
+  between: (page: number) => Promise<void> = async () => {},
+): Promise<string[]> {
   const seen: string[] = [];
   let token = '';
   for (let page = 0; page < 100; page++) {
@@ -54,7 +61,14 @@ test('pages are newest first, every asset once; type and label filter; the last 
   const headers = await stack.auth(freshWorkspace());
   t.deepEqual((await list(headers, '')).body, { assets: [], nextPageToken: '' });
   const uploaded: AssetJson[] = [];
-  for (const [name, label] of [['image.png', 'a'], ['notes.txt', 'b'], ['image.png', 'b'], ['notes.txt', 'a'], ['image.png', 'a']] as const) uploaded.push(await upload(headers, name, label));
+  for (const [name, label] of [
+    ['image.png', 'a'],
+    ['notes.txt', 'b'],
+    ['image.png', 'b'],
+    ['notes.txt', 'a'],
+    ['image.png', 'a'],
+  ] as const)
+    uploaded.push(await upload(headers, name, label));
   const newestFirst = uploaded.map((asset) => asset.id).reverse();
   t.deepEqual(await listAll(headers, 'pageSize=2'), newestFirst);
   t.deepEqual(await listAll(headers, 'pageSize=1000'), newestFirst);
@@ -62,10 +76,19 @@ test('pages are newest first, every asset once; type and label filter; the last 
   t.is(first.body.assets.length, 2);
   t.true(first.body.nextPageToken !== '');
   t.deepEqual(first.body.assets[0], uploaded[4], 'the same asset view as GET /v1/assets/{id}');
-  const images = uploaded.filter((asset) => asset.type === 'image/png').map((asset) => asset.id).reverse();
+  const images = uploaded
+    .filter((asset) => asset.type === 'image/png')
+    .map((asset) => asset.id)
+    .reverse();
   t.deepEqual(await listAll(headers, 'pageSize=2&type=image/*'), images);
   t.deepEqual(await listAll(headers, 'type=image%2Fpng'), images);
-  t.deepEqual(await listAll(headers, 'pageSize=1&label=a'), uploaded.filter((asset) => asset.label === 'a').map((asset) => asset.id).reverse());
+  t.deepEqual(
+    await listAll(headers, 'pageSize=1&label=a'),
+    uploaded
+      .filter((asset) => asset.label === 'a')
+      .map((asset) => asset.id)
+      .reverse(),
+  );
   t.deepEqual(await listAll(headers, 'type=text/plain&label=b'), [uploaded[1]!.id]);
   t.deepEqual(await listAll(headers, 'label=none'), []);
 });
@@ -123,8 +146,16 @@ test('delete ends the id and every url the asset had at once; again is 404', asy
   t.is((await fetch(`${stack.url}/v1/assets/${asset.id}`, { method: 'DELETE', headers })).status, 404);
   t.is((await fetch(`${stack.url}/v1/assets/not-an-id`, { method: 'DELETE', headers })).status, 400);
   const other = await upload(headers, 'notes.txt');
-  t.is((await fetch(`${stack.url}/v1/assets/${other.id}`, { method: 'DELETE', headers: await stack.auth(freshWorkspace()) })).status, 404, 'another workspace cannot');
-  t.is((await fetch(`${stack.url}/v1/assets/${other.id}`, { method: 'DELETE', headers: await stack.auth('x', { scope: 'assets:read' }) })).status, 403);
+  t.is(
+    (await fetch(`${stack.url}/v1/assets/${other.id}`, { method: 'DELETE', headers: await stack.auth(freshWorkspace()) })).status,
+    404,
+    'another workspace cannot',
+  );
+  t.is(
+    (await fetch(`${stack.url}/v1/assets/${other.id}`, { method: 'DELETE', headers: await stack.auth('x', { scope: 'assets:read' }) }))
+      .status,
+    403,
+  );
   t.is((await fetch(other.url)).status, 200, 'still there');
 });
 
@@ -133,7 +164,11 @@ test('batch delete answers per id, in order; an empty or oversized batch is 400'
   const headers = { ...auth, 'content-type': 'application/json' };
   const [a, b] = [await upload(auth, 'notes.txt'), await upload(auth, 'image.png')];
   const unknown = 'as_00000000000000000000000000';
-  const response = await fetch(`${stack.url}/v1/assets:batchDelete`, { method: 'POST', headers, body: JSON.stringify({ ids: [a.id, unknown, 'nonsense', b.id, a.id] }) });
+  const response = await fetch(`${stack.url}/v1/assets:batchDelete`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ ids: [a.id, unknown, 'nonsense', b.id, a.id] }),
+  });
   t.is(response.status, 200);
   t.deepEqual(await response.json(), {
     results: [
@@ -151,20 +186,29 @@ test('batch delete answers per id, in order; an empty or oversized batch is 400'
   }
 });
 
-test('usage counts the workspace\'s assets, their bytes and its routes, and follows deletes', async (t) => {
+test("usage counts the workspace's assets, their bytes and its routes, and follows deletes", async (t) => {
   const workspace = freshWorkspace();
   const headers = await stack.auth(workspace);
-  const usage = async () => (await (await fetch(`${stack.url}/v1/workspace/usage`, { headers })).json()) as { assets: number; bytes: number; routes: number };
+  const usage = async () =>
+    (await (await fetch(`${stack.url}/v1/workspace/usage`, { headers })).json()) as { assets: number; bytes: number; routes: number };
   t.deepEqual(await usage(), { assets: 0, bytes: 0, routes: 0 });
   const png = await fixtureFile('image.png');
   const notes = await fixtureFile('notes.txt');
   const a = await upload(headers, 'image.png');
   await upload(headers, 'notes.txt');
-  const route = await fetch(`${stack.url}/v1/routing`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ method: 'GET', path: '/u', handler: 'h' }) });
+  const route = await fetch(`${stack.url}/v1/routing`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ method: 'GET', path: '/u', handler: 'h' }),
+  });
   t.is(route.status, 201);
   t.deepEqual(await usage(), { assets: 2, bytes: png.bytes.length + notes.bytes.length, routes: 1 });
   await fetch(`${stack.url}/v1/assets/${a.id}`, { method: 'DELETE', headers });
   t.deepEqual(await usage(), { assets: 1, bytes: notes.bytes.length, routes: 1 });
-  t.deepEqual(await (await fetch(`${stack.url}/v1/workspace/usage`, { headers: await stack.auth(freshWorkspace()) })).json(), { assets: 0, bytes: 0, routes: 0 }, 'another workspace sees its own');
+  t.deepEqual(
+    await (await fetch(`${stack.url}/v1/workspace/usage`, { headers: await stack.auth(freshWorkspace()) })).json(),
+    { assets: 0, bytes: 0, routes: 0 },
+    'another workspace sees its own',
+  );
   t.is((await fetch(`${stack.url}/v1/workspace/usage`, { headers: await stack.auth(workspace, { scope: 'routes:read' }) })).status, 403);
 });

@@ -23,24 +23,39 @@ async function upload(auth: Record<string, string>, file: FormFile, fields: [str
 }
 
 /** A multipart upload whose part header is written byte for byte (filename*, raw UTF-8, control bytes, no filename). */
-async function rawUpload(auth: Record<string, string>, path: string, disposition: string, body = 'hello\n'): Promise<{ status: number; asset: AssetJson }> {
+async function rawUpload(
+  auth: Record<string, string>,
+  path: string,
+  disposition: string,
+  body = 'hello\n',
+): Promise<{ status: number; asset: AssetJson }> {
   const boundary = 'names-boundary';
   const bytes = Buffer.concat([
     Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; `),
     Buffer.from(disposition, 'utf8'),
     Buffer.from(`\r\nContent-Type: application/octet-stream\r\n\r\n${body}\r\n--${boundary}--\r\n`),
   ]);
-  const response = await rawRequest(`${stack.url}${path}`, { headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': bytes.length }, body: bytes });
+  const response = await rawRequest(`${stack.url}${path}`, {
+    headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': bytes.length },
+    body: bytes,
+  });
   return { status: response.status, asset: response.json<AssetJson>() };
 }
 
-async function list(auth: Record<string, string>, query: string): Promise<{ status: number; body: { assets: AssetJson[]; nextPageToken: string } & ErrorJson }> {
+async function list(
+  auth: Record<string, string>,
+  query: string,
+): Promise<{ status: number; body: { assets: AssetJson[]; nextPageToken: string } & ErrorJson }> {
   const response = await fetch(`${stack.url}/v1/assets?${query}`, { headers: auth });
   return { status: response.status, body: await json(response) };
 }
 
 async function patch(auth: Record<string, string>, id: string, body: unknown): Promise<{ status: number; body: AssetJson & ErrorJson }> {
-  const response = await fetch(`${stack.url}/v1/assets/${id}`, { method: 'PATCH', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${stack.url}/v1/assets/${id}`, {
+    method: 'PATCH',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: await json(response) };
 }
 
@@ -57,7 +72,11 @@ test('the multipart filename is the name: as sent, UTF-8 or RFC 5987, path dropp
   const encoded = await rawUpload(auth, '/v1/assets/upload', `filename*=UTF-8''%E6%97%A5%E6%9C%AC%20%F0%9F%93%B7.txt`);
   t.is(encoded.status, 201);
   t.is(encoded.asset.name, '日本 📷.txt', 'filename* is decoded');
-  t.is((await rawUpload(auth, '/v1/assets/upload', 'filename="C:\\\\fakepath\\\\report.pdf"')).asset.name, 'report.pdf', 'a path is dropped (busboy)');
+  t.is(
+    (await rawUpload(auth, '/v1/assets/upload', 'filename="C:\\\\fakepath\\\\report.pdf"')).asset.name,
+    'report.pdf',
+    'a path is dropped (busboy)',
+  );
   t.is((await rawUpload(auth, '/v1/assets/upload', 'filename=""')).asset.name, '', 'an empty filename: no name');
 });
 
@@ -77,7 +96,10 @@ test('control characters are removed and a long name is cut to 255 characters, n
 test('a replace keeps the name unless its file part names a file', async (t) => {
   const auth = await stack.auth(freshWorkspace('names'));
   const asset = await upload(auth, text('one', 'one.txt'));
-  const replace = async (file: FormFile) => json<AssetJson>(await fetch(`${stack.url}/v1/assets/${asset.id}/replace`, { method: 'POST', headers: auth, body: form([['file', file]]) }));
+  const replace = async (file: FormFile) =>
+    json<AssetJson>(
+      await fetch(`${stack.url}/v1/assets/${asset.id}/replace`, { method: 'POST', headers: auth, body: form([['file', file]]) }),
+    );
   t.is((await rawUpload(auth, `/v1/assets/${asset.id}/replace`, 'filename=""', 'two')).asset.name, 'one.txt', 'an empty filename');
   // A part without filename but typed application/octet-stream is still the file.
   const unnamed = await rawRequest(`${stack.url}/v1/assets/${asset.id}/replace`, {
@@ -103,7 +125,10 @@ test('PATCH sets, cleans and clears the name; over 255 characters or not a strin
     const refused = await patch(auth, asset.id, { name });
     t.is(refused.status, 400, JSON.stringify(name).slice(0, 20));
     t.is(refused.body.code, 'invalid_argument');
-    t.deepEqual(refused.body.details.map((detail) => detail.field), ['name']);
+    t.deepEqual(
+      refused.body.details.map((detail) => detail.field),
+      ['name'],
+    );
   }
   t.is((await patch(auth, asset.id, { label: 'other' })).body.name, '🌸'.repeat(255), 'a label change keeps the name');
   t.is((await patch(auth, asset.id, { name: '' })).body.name, '', 'cleared');
@@ -138,7 +163,10 @@ test('?q= is a case-insensitive name prefix with % and _ literal, combining with
   t.is((await ids('q=')).length, 7, 'empty: every name');
 
   const first = await list(auth, 'q=rep&pageSize=1');
-  t.deepEqual(first.body.assets.map((asset) => asset.id), [cover.id]);
+  t.deepEqual(
+    first.body.assets.map((asset) => asset.id),
+    [cover.id],
+  );
   const second = await list(auth, `q=REP&pageSize=1&pageToken=${first.body.nextPageToken}`);
   t.deepEqual([second.body.assets.map((asset) => asset.id), second.body.nextPageToken], [[report.id], '']);
   const foreign = await list(auth, `q=x&pageSize=1&pageToken=${first.body.nextPageToken}`);
@@ -158,17 +186,26 @@ test('?download answers an attachment named after the asset, UTF-8 encoded with 
   await plain.arrayBuffer();
   const download = await fetch(`${named.url}?download`);
   t.is(download.status, 200);
-  t.is(download.headers.get('content-disposition'), `attachment; filename="Gru_e aus Koln _.png"; filename*=UTF-8''Gr%C3%BC%C3%9Fe%20aus%20K%C3%B6ln%20%F0%9F%93%B7.png`);
+  t.is(
+    download.headers.get('content-disposition'),
+    `attachment; filename="Gru_e aus Koln _.png"; filename*=UTF-8''Gr%C3%BC%C3%9Fe%20aus%20K%C3%B6ln%20%F0%9F%93%B7.png`,
+  );
   t.is(download.headers.get('content-type'), 'image/png');
   t.is(download.headers.get('cache-control'), 'public, no-cache', 'revalidated: a rename keeps the url');
   t.deepEqual(new Uint8Array(await download.arrayBuffer()), png.bytes);
   t.is((await fetch(`${named.url}?download=1`)).headers.get('content-disposition')?.startsWith('attachment; filename='), true, 'any value');
 
   const unnamed = await upload(auth, { ...png, filename: '' });
-  t.is((await fetch(`${unnamed.url}?download`)).headers.get('content-disposition'), `attachment; filename="${unnamed.id}.png"; filename*=UTF-8''${unnamed.id}.png`);
+  t.is(
+    (await fetch(`${unnamed.url}?download`)).headers.get('content-disposition'),
+    `attachment; filename="${unnamed.id}.png"; filename*=UTF-8''${unnamed.id}.png`,
+  );
   const html = await upload(auth, text('<!doctype html><p>hi', 'page.html'));
   t.is((await fetch(html.url)).headers.get('content-disposition'), 'attachment', 'an active type is an attachment anyway');
-  t.is((await fetch(`${html.url}?download`)).headers.get('content-disposition'), `attachment; filename="page.html"; filename*=UTF-8''page.html`);
+  t.is(
+    (await fetch(`${html.url}?download`)).headers.get('content-disposition'),
+    `attachment; filename="page.html"; filename*=UTF-8''page.html`,
+  );
 });
 
 test('?download with HEAD, ranges, conditional requests, a transform and a rename', async (t) => {
@@ -191,7 +228,11 @@ test('?download with HEAD, ranges, conditional requests, a transform and a renam
   const variant = await fetch(`${asset.url}?w=16&format=webp&download`);
   t.is(variant.status, 200);
   t.is(variant.headers.get('content-type'), 'image/webp');
-  t.is(variant.headers.get('content-disposition'), `attachment; filename="logo.webp"; filename*=UTF-8''logo.webp`, "the derived image's extension");
+  t.is(
+    variant.headers.get('content-disposition'),
+    `attachment; filename="logo.webp"; filename*=UTF-8''logo.webp`,
+    "the derived image's extension",
+  );
   await variant.arrayBuffer();
   const pdf = await upload(auth, { ...(await fixtureFile('document.pdf')), filename: 'doc.pdf' });
   const notATransform = await fetch(`${pdf.url}?download`);
@@ -200,7 +241,11 @@ test('?download with HEAD, ranges, conditional requests, a transform and a renam
 
   await patch(auth, asset.id, { name: 'Logo "neu"; v2.png' });
   const renamed = await fetch(url, { headers: { 'if-none-match': etag } });
-  t.is(renamed.headers.get('content-disposition'), `attachment; filename="Logo _neu_; v2.png"; filename*=UTF-8''Logo%20%22neu%22%3B%20v2.png`, 'the new name, quotes and separators encoded');
+  t.is(
+    renamed.headers.get('content-disposition'),
+    `attachment; filename="Logo _neu_; v2.png"; filename*=UTF-8''Logo%20%22neu%22%3B%20v2.png`,
+    'the new name, quotes and separators encoded',
+  );
 });
 
 test('?download on a private file needs its signature, and may be added to a signed url', async (t) => {
@@ -208,7 +253,11 @@ test('?download on a private file needs its signature, and may be added to a sig
   const asset = await upload(auth, text('secret\n', 'Geheim.txt'), [['visibility', 'private']]);
   t.is((await fetch(`${asset.url}?download`)).status, 403);
   const signed = await json<{ url: string }>(
-    await fetch(`${stack.url}/v1/assets/${asset.id}/signed-url`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ expiresIn: 60 }) }),
+    await fetch(`${stack.url}/v1/assets/${asset.id}/signed-url`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ expiresIn: 60 }),
+    }),
   );
   for (const url of [`${signed.url}&download`, signed.url.replace('?', '?download&')]) {
     const response = await fetch(url);

@@ -61,10 +61,19 @@ for (const [name, deploy] of backends) {
         } while (token !== '');
         const throughout = new Set([...steady].filter((id) => !gone.has(id)));
         const expected = [...throughout].sort().reverse();
-        t.deepEqual(seen.filter((id) => throughout.has(id)), expected, `${surface}: every asset that existed throughout, once, newest first`);
+        t.deepEqual(
+          seen.filter((id) => throughout.has(id)),
+          expected,
+          `${surface}: every asset that existed throughout, once, newest first`,
+        );
         t.is(new Set(seen).size, seen.length, `${surface}: nothing repeated`);
-        t.true(seen.every((id) => steady.has(id) || churned.has(id)), `${surface}: nothing that never existed`);
-        t.log(`${name} ${surface}: ${pages} pages of ${PAGE}; ${throughout.size} assets existed throughout; ${gone.size} deleted and ${churned.size} uploaded meanwhile`);
+        t.true(
+          seen.every((id) => steady.has(id) || churned.has(id)),
+          `${surface}: nothing that never existed`,
+        );
+        t.log(
+          `${name} ${surface}: ${pages} pages of ${PAGE}; ${throughout.size} assets existed throughout; ${gone.size} deleted and ${churned.size} uploaded meanwhile`,
+        );
       }
     } finally {
       clients.close();

@@ -10,7 +10,18 @@ test.before(async () => {
 });
 test.after.always(async () => stack?.stop());
 
-type AssetJson = { id: string; type: string; size: number; url: string; uploadedAt: string; label: string; name: string; sha256: string; width?: number; height?: number };
+type AssetJson = {
+  id: string;
+  type: string;
+  size: number;
+  url: string;
+  uploadedAt: string;
+  label: string;
+  name: string;
+  sha256: string;
+  width?: number;
+  height?: number;
+};
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 async function upload(headers: Record<string, string>, parts: ReadonlyArray<readonly [string, string | FormFile]>): Promise<Response> {
@@ -21,9 +32,14 @@ async function replace(headers: Record<string, string>, id: string, file: FormFi
   return fetch(`${stack.url}/v1/assets/${id}/replace`, { method: 'POST', headers, body: form([['file', file]]) });
 }
 
-async function expectError(response: Response, status: number, code: string): Promise<{ message: string; details: { field?: string; reason: string }[] }> {
+async function expectError(
+  response: Response,
+  status: number,
+  code: string,
+): Promise<{ message: string; details: { field?: string; reason: string }[] }> {
   const body = await json<{ code: string; message: string; details: { field?: string; reason: string }[] }>(response);
-  if (response.status !== status || body.code !== code) throw new Error(`expected ${status} ${code}, got ${response.status} ${JSON.stringify(body)}`);
+  if (response.status !== status || body.code !== code)
+    throw new Error(`expected ${status} ${code}, got ${response.status} ${JSON.stringify(body)}`);
   return body;
 }
 
@@ -38,7 +54,21 @@ for (const name of Object.keys(FIXTURES) as FixtureName[]) {
     t.is(response.status, 201);
     const asset = await json<AssetJson>(response);
     t.is(response.headers.get('location'), `/v1/assets/${asset.id}`);
-    const keys = [...new Set(['id', 'label', 'name', 'sha256', 'size', 'type', 'uploadedAt', 'url', 'visibility', ...(expected.image ? ['height', 'width'] : []), ...expected.facts])].sort();
+    const keys = [
+      ...new Set([
+        'id',
+        'label',
+        'name',
+        'sha256',
+        'size',
+        'type',
+        'uploadedAt',
+        'url',
+        'visibility',
+        ...(expected.image ? ['height', 'width'] : []),
+        ...expected.facts,
+      ]),
+    ].sort();
     t.deepEqual(Object.keys(asset).sort(), keys);
     t.regex(asset.id, /^as_[0-9a-z]{26}$/);
     t.is(asset.type, expected.type);
@@ -67,14 +97,22 @@ for (const name of Object.keys(FIXTURES) as FixtureName[]) {
 
 test('a label before the file is stored and returned', async (t) => {
   const auth = await stack.auth(freshWorkspace());
-  const asset = await json<AssetJson>(await upload(auth, [['label', 'avatars'], ['file', await fixtureFile('image.png')]]));
+  const asset = await json<AssetJson>(
+    await upload(auth, [
+      ['label', 'avatars'],
+      ['file', await fixtureFile('image.png')],
+    ]),
+  );
   t.is(asset.label, 'avatars');
   t.is((await json<AssetJson>(await fetch(`${stack.url}/v1/assets/${asset.id}`, { headers: auth }))).label, 'avatars');
 });
 
-test('a label after the file is stored and returned too (sent as the stream\'s trailing label)', async (t) => {
+test("a label after the file is stored and returned too (sent as the stream's trailing label)", async (t) => {
   const auth = await stack.auth(freshWorkspace());
-  const response = await upload(auth, [['file', await fixtureFile('notes.txt')], ['label', 'release notes']]);
+  const response = await upload(auth, [
+    ['file', await fixtureFile('notes.txt')],
+    ['label', 'release notes'],
+  ]);
   t.is(response.status, 201);
   const asset = await json<AssetJson>(response);
   t.is(asset.label, 'release notes');
@@ -83,17 +121,44 @@ test('a label after the file is stored and returned too (sent as the stream\'s t
 
 test('labels are validated by the service: too long or with control characters is 400 naming label', async (t) => {
   const auth = await stack.auth(freshWorkspace());
-  const tooLong = await expectError(await upload(auth, [['label', 'x'.repeat(201)], ['file', await fixtureFile('notes.txt')]]), 400, 'invalid_argument');
+  const tooLong = await expectError(
+    await upload(auth, [
+      ['label', 'x'.repeat(201)],
+      ['file', await fixtureFile('notes.txt')],
+    ]),
+    400,
+    'invalid_argument',
+  );
   t.is(tooLong.details[0]?.field, 'label');
-  const control = await expectError(await upload(auth, [['label', 'bell\u0007'], ['file', await fixtureFile('notes.txt')]]), 400, 'invalid_argument');
+  const control = await expectError(
+    await upload(auth, [
+      ['label', 'bell\u0007'],
+      ['file', await fixtureFile('notes.txt')],
+    ]),
+    400,
+    'invalid_argument',
+  );
   t.is(control.details[0]?.field, 'label');
-  const twice = await expectError(await upload(auth, [['label', 'a'], ['file', await fixtureFile('notes.txt')], ['label', 'b']]), 400, 'invalid_argument');
+  const twice = await expectError(
+    await upload(auth, [
+      ['label', 'a'],
+      ['file', await fixtureFile('notes.txt')],
+      ['label', 'b'],
+    ]),
+    400,
+    'invalid_argument',
+  );
   t.is(twice.details[0]?.field, 'label');
 });
 
 test('replace keeps the id while type, size, url, sha256 and uploadedAt follow the new file; the old url is gone', async (t) => {
   const auth = await stack.auth(freshWorkspace());
-  const original = await json<AssetJson>(await upload(auth, [['label', 'doc'], ['file', await fixtureFile('image.png')]]));
+  const original = await json<AssetJson>(
+    await upload(auth, [
+      ['label', 'doc'],
+      ['file', await fixtureFile('image.png')],
+    ]),
+  );
   const oldBytes = await fetch(original.url);
   t.is(oldBytes.status, 200);
 
@@ -145,13 +210,17 @@ test('a larger file streams through in many chunks intact', async (t) => {
 test('get and replace: a malformed id is 400, an unknown id 404', async (t) => {
   const auth = await stack.auth(freshWorkspace());
   const file = await fixtureFile('notes.txt');
-  t.is((await expectError(await fetch(`${stack.url}/v1/assets/rt_00000000000000000000000000`, { headers: auth }), 400, 'invalid_argument')).details[0]?.field, 'id');
+  t.is(
+    (await expectError(await fetch(`${stack.url}/v1/assets/rt_00000000000000000000000000`, { headers: auth }), 400, 'invalid_argument'))
+      .details[0]?.field,
+    'id',
+  );
   await expectError(await fetch(`${stack.url}/v1/assets/as_00000000000000000000000000`, { headers: auth }), 404, 'not_found');
   await expectError(await replace(auth, '..%2F..%2Fetc', file), 400, 'invalid_argument');
   await expectError(await replace(auth, 'as_00000000000000000000000000', file), 404, 'not_found');
 });
 
-test('another workspace\'s asset does not exist for the caller: get and replace are 404, and nothing changes', async (t) => {
+test("another workspace's asset does not exist for the caller: get and replace are 404, and nothing changes", async (t) => {
   const ownerAuth = await stack.auth(freshWorkspace());
   const asset = await json<AssetJson>(await upload(ownerAuth, [['file', await fixtureFile('image.png')]]));
   const stranger = await stack.auth(freshWorkspace());
@@ -177,5 +246,9 @@ test('auth: no token is 401 on every asset endpoint; assets:read cannot upload o
   await expectError(await fetch(`${stack.url}/v1/assets/${asset.id}`, { headers: writeOnly }), 403, 'permission_denied');
   const routesOnly = await stack.auth(ws, { scope: 'routes:read routes:write' });
   await expectError(await upload(routesOnly, [['file', file]]), 403, 'permission_denied');
-  t.deepEqual(await json(await fetch(`${stack.url}/v1/assets/${asset.id}`, { headers: readOnly })), asset, 'refused replaces changed nothing');
+  t.deepEqual(
+    await json(await fetch(`${stack.url}/v1/assets/${asset.id}`, { headers: readOnly })),
+    asset,
+    'refused replaces changed nothing',
+  );
 });

@@ -22,7 +22,7 @@ function cspOf(response: Response): Map<string, string> {
   return directives;
 }
 
-test('GET /console/ is the app with the contract\'s security headers, never cached; /console redirects there', async (t) => {
+test("GET /console/ is the app with the contract's security headers, never cached; /console redirects there", async (t) => {
   const response = await fetch(`${stack.url}/console/`);
   t.is(response.status, 200);
   t.regex(response.headers.get('content-type') ?? '', /^text\/html/);

@@ -48,18 +48,24 @@ async function blocksUnder(page: string, heading: string, lang: string): Promise
 }
 
 async function createRoute(body: object): Promise<{ id: string }> {
-  const response = await fetch(`${rest}/v1/routing`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${rest}/v1/routing`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (response.status !== 201) throw new Error(`${response.status} ${await response.text()}`);
   return (await response.json()) as { id: string };
 }
-
 
 test('the buf curl commands of docs/grpc.md list, check health and call GetRoute through reflection', async (t) => {
   const [script] = await blocksUnder('docs/grpc.md', '## Health and reflection', 'sh');
   if (script === undefined) return t.fail('docs/grpc.md has no ```sh block under "Health and reflection"');
   const route = await createRoute({ method: 'GET', path: '/buf/:id', handler: 'viaBuf' });
   const shell = script.replaceAll('http://127.0.0.1:50051', grpc).replaceAll('rt_…', route.id);
-  const result = await run('bash', ['-e', '-o', 'pipefail', '-c', shell], { cwd: ROOT, env: { ...env, TOKEN: token, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}` } });
+  const result = await run('bash', ['-e', '-o', 'pipefail', '-c', shell], {
+    cwd: ROOT,
+    env: { ...env, TOKEN: token, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}` },
+  });
   t.is(result.code, 0, result.output);
   t.regex(result.output, /switchyard\.v1\.RouteService\/CreateRoute/, 'the listed methods');
   t.regex(result.output, /"status": ?"SERVING"/, 'the health check');
@@ -74,9 +80,16 @@ test('the route-table server of docs/routes.md answers by the watched table, and
   const dir = join(ROOT, '.tmp', `routes-example-${process.pid}`);
   await mkdir(dir, { recursive: true });
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(join(dir, 'app.mjs'), program.replaceAll("'http://127.0.0.1:8080'", `'${rest}'`).replace('.listen(3000)', `.listen(${port})`));
+  await writeFile(
+    join(dir, 'app.mjs'),
+    program.replaceAll("'http://127.0.0.1:8080'", `'${rest}'`).replace('.listen(3000)', `.listen(${port})`),
+  );
 
-  const server = spawn(process.execPath, ['app.mjs'], { cwd: dir, env: { ...process.env, SWITCHYARD_TOKEN: token }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = spawn(process.execPath, ['app.mjs'], {
+    cwd: dir,
+    env: { ...process.env, SWITCHYARD_TOKEN: token },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   t.teardown(() => void server.kill('SIGKILL'));
   let output = '';
   server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -136,6 +149,9 @@ test('the tus-js-client example of docs/uploads.md uploads through /v1/uploads a
   t.is(result.code, 0, result.output);
   const id = /^asset (as_[0-9a-z]{26})$/m.exec(result.stdout)?.[1];
   if (id === undefined) return t.fail(result.output);
-  const asset = (await (await fetch(`${rest}/v1/assets/${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, unknown>;
+  const asset = (await (await fetch(`${rest}/v1/assets/${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<
+    string,
+    unknown
+  >;
   t.like(asset, { type: 'video/mp4', name: 'holiday.mp4', label: 'videos', visibility: 'private' });
 });

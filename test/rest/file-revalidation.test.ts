@@ -23,7 +23,10 @@ test.before(async () => {
   short = await startStack({ RATE_LIMIT_PER_SECOND: '0' }, { fileValidators: { maxAssets: 100, ttlMs: TTL_MS } });
   const listener = await listen('127.0.0.1', 0);
   const config = loadGatewayConfig({ HOST: '127.0.0.1', PORT: String(listener.port), CONSOLE: 'off' });
-  other = await startGateway({ ...config, cdnUrl: short.cdnUrl }, { inProcess: short.service.inProcess, log: createGatewayLogger('warn', { write: () => {} }), listener, shutdownTimeoutMs: 2_000 });
+  other = await startGateway(
+    { ...config, cdnUrl: short.cdnUrl },
+    { inProcess: short.service.inProcess, log: createGatewayLogger('warn', { write: () => {} }), listener, shutdownTimeoutMs: 2_000 },
+  );
 });
 test.after.always(async () => {
   await other?.close();
@@ -54,7 +57,11 @@ async function revalidate(url: string, etag: string, on: Stack = stack): Promise
 }
 
 /** Revalidated twice: the second 304 comes from the cache. */
-async function cached(t: { is(a: unknown, b: unknown, m?: string): void; false(a: boolean, m?: string): void }, asset: AssetJson, on: Stack = stack): Promise<void> {
+async function cached(
+  t: { is(a: unknown, b: unknown, m?: string): void; false(a: boolean, m?: string): void },
+  asset: AssetJson,
+  on: Stack = stack,
+): Promise<void> {
   const etag = `"${asset.sha256}"`;
   t.is((await revalidate(asset.url, etag, on)).status, 304);
   const again = await revalidate(asset.url, etag, on);
@@ -68,19 +75,21 @@ test('a repeated revalidation is answered without the service; a changed ETag, a
   await cached(t, asset);
   const stale = await revalidate(asset.url, '"not-it"');
   t.is(stale.status, 200);
-  t.true(stale.called, 'a 200 is always the service\'s answer');
+  t.true(stale.called, "a 200 is always the service's answer");
   const download = await fetch(`${asset.url}?download`, { headers: { 'if-none-match': `"${asset.sha256}"` } });
   t.is(download.status, 304);
-  t.truthy(download.headers.get('content-disposition'), 'a download\'s 304 names the file, as read afresh');
+  t.truthy(download.headers.get('content-disposition'), "a download's 304 names the file, as read afresh");
   const ifMatch = await fetch(asset.url, { headers: { 'if-match': '"not-it"', 'if-none-match': `"${asset.sha256}"` } });
-  t.is(ifMatch.status, 412, 'If-Match is judged on the service\'s answer first');
+  t.is(ifMatch.status, 412, "If-Match is judged on the service's answer first");
 });
 
 test('a replace over REST: the old url answers 404 at once, never 304; the new one serves the new bytes', async (t) => {
   const headers = await stack.auth(freshWorkspace());
   const asset = await upload(headers);
   await cached(t, asset);
-  const replaced = await json<AssetJson>(await fetch(`${stack.url}/v1/assets/${asset.id}/replace`, { method: 'POST', headers, body: form([['file', file(randomBytes(2048))]]) }));
+  const replaced = await json<AssetJson>(
+    await fetch(`${stack.url}/v1/assets/${asset.id}/replace`, { method: 'POST', headers, body: form([['file', file(randomBytes(2048))]]) }),
+  );
   t.is(replaced.id, asset.id);
   t.not(replaced.url, asset.url);
   t.is((await revalidate(asset.url, `"${asset.sha256}"`)).status, 404);
@@ -109,19 +118,31 @@ test('delete, batch delete, made private, and a delete over the Connect protocol
 
   const batch = await upload(headers);
   await cached(t, batch);
-  const batchAnswer = await fetch(`${stack.url}/v1/assets:batchDelete`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ ids: [batch.id] }) });
+  const batchAnswer = await fetch(`${stack.url}/v1/assets:batchDelete`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ ids: [batch.id] }),
+  });
   t.is(batchAnswer.status, 200);
   t.is((await revalidate(batch.url, etagOf(batch))).status, 404);
 
   const hidden = await upload(headers);
   await cached(t, hidden);
-  const patched = await fetch(`${stack.url}/v1/assets/${hidden.id}`, { method: 'PATCH', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ visibility: 'private' }) });
+  const patched = await fetch(`${stack.url}/v1/assets/${hidden.id}`, {
+    method: 'PATCH',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ visibility: 'private' }),
+  });
   t.is(patched.status, 200);
   t.is((await revalidate(hidden.url, etagOf(hidden))).status, 403, 'a private file needs its signature again');
 
   const viaConnect = await upload(headers);
   await cached(t, viaConnect);
-  const connect = await fetch(`${stack.url}/switchyard.v1.AssetService/DeleteAsset`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ id: viaConnect.id }) });
+  const connect = await fetch(`${stack.url}/switchyard.v1.AssetService/DeleteAsset`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: viaConnect.id }),
+  });
   t.is(connect.status, 200);
   t.is((await revalidate(viaConnect.url, etagOf(viaConnect))).status, 404);
 });

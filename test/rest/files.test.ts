@@ -9,8 +9,21 @@ const urls = new Map<FixtureName, string>();
 test.before(async () => {
   stack = await startStack();
   const auth = await stack.auth(freshWorkspace());
-  for (const name of ['notes.txt', 'page.html', 'drawing.svg', 'image.png', 'document.pdf', 'empty.dat', 'document.docx', 'clip.mp4'] as const) {
-    const response = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers: auth, body: form([['file', await fixtureFile(name)]]) });
+  for (const name of [
+    'notes.txt',
+    'page.html',
+    'drawing.svg',
+    'image.png',
+    'document.pdf',
+    'empty.dat',
+    'document.docx',
+    'clip.mp4',
+  ] as const) {
+    const response = await fetch(`${stack.url}/v1/assets/upload`, {
+      method: 'POST',
+      headers: auth,
+      body: form([['file', await fixtureFile(name)]]),
+    });
     urls.set(name, (await json<{ url: string }>(response)).url);
   }
 });
@@ -114,7 +127,12 @@ test('If-None-Match and If-Modified-Since give 304; a different ETag or an older
   const lastModified = first.headers.get('last-modified')!;
   await first.arrayBuffer();
 
-  const conditions: Record<string, string>[] = [{ 'if-none-match': etag }, { 'if-none-match': `"other", W/${etag}` }, { 'if-none-match': '*' }, { 'if-modified-since': lastModified }];
+  const conditions: Record<string, string>[] = [
+    { 'if-none-match': etag },
+    { 'if-none-match': `"other", W/${etag}` },
+    { 'if-none-match': '*' },
+    { 'if-modified-since': lastModified },
+  ];
   for (const headers of conditions) {
     const response = await fetch(url('image.png'), { headers });
     t.is(response.status, 304, JSON.stringify(headers));
@@ -127,7 +145,9 @@ test('If-None-Match and If-Modified-Since give 304; a different ETag or an older
 
   const changed = await fetch(url('image.png'), { headers: { 'if-none-match': '"not-it"' } });
   t.is(changed.status, 200);
-  const older = await fetch(url('image.png'), { headers: { 'if-modified-since': new Date(Date.parse(lastModified) - 60_000).toUTCString() } });
+  const older = await fetch(url('image.png'), {
+    headers: { 'if-modified-since': new Date(Date.parse(lastModified) - 60_000).toUTCString() },
+  });
   t.is(older.status, 200);
   const ignoredDate = await fetch(url('image.png'), { headers: { 'if-none-match': '"not-it"', 'if-modified-since': lastModified } });
   t.is(ignoredDate.status, 200, 'If-None-Match wins over If-Modified-Since');
@@ -142,7 +162,12 @@ test('If-Match and If-Unmodified-Since (RFC 9110 §13.1.1, §13.1.4): a file tha
   const before = new Date(Date.parse(lastModified) - 60_000).toUTCString();
   const after = new Date(Date.parse(lastModified) + 60_000).toUTCString();
 
-  const failing: Record<string, string>[] = [{ 'if-match': '"other"' }, { 'if-match': `W/${etag}` }, { 'if-unmodified-since': before }, { 'if-match': '"other"', 'if-unmodified-since': after }];
+  const failing: Record<string, string>[] = [
+    { 'if-match': '"other"' },
+    { 'if-match': `W/${etag}` },
+    { 'if-unmodified-since': before },
+    { 'if-match': '"other"', 'if-unmodified-since': after },
+  ];
   for (const headers of failing) {
     for (const method of ['GET', 'HEAD']) {
       const response = await fetch(url('image.png'), { method, headers });
@@ -151,7 +176,15 @@ test('If-Match and If-Unmodified-Since (RFC 9110 §13.1.1, §13.1.4): a file tha
       if (method === 'GET') t.is((await json(response))['code'], 'failed_precondition');
     }
   }
-  const passing: Record<string, string>[] = [{ 'if-match': etag }, { 'if-match': `"other", ${etag}` }, { 'if-match': '*' }, { 'if-unmodified-since': lastModified }, { 'if-unmodified-since': after }, { 'if-unmodified-since': 'not a date' }, { 'if-match': etag, 'if-unmodified-since': before }];
+  const passing: Record<string, string>[] = [
+    { 'if-match': etag },
+    { 'if-match': `"other", ${etag}` },
+    { 'if-match': '*' },
+    { 'if-unmodified-since': lastModified },
+    { 'if-unmodified-since': after },
+    { 'if-unmodified-since': 'not a date' },
+    { 'if-match': etag, 'if-unmodified-since': before },
+  ];
   for (const headers of passing) {
     const response = await fetch(url('image.png'), { headers });
     t.is(response.status, 200, JSON.stringify(headers));

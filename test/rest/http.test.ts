@@ -15,12 +15,16 @@ test.before(async () => {
 test.after.always(async () => Promise.all([stack?.stop(), restricted?.stop()]));
 
 test('the gateway reaches the service over the channel under test: in-process as npm start, or gRPC as a split deployment', (t) => {
-  const listening = stack.logLines.map((line) => JSON.parse(line) as { msg?: string; service?: string }).find((entry) => entry.msg === 'gateway listening');
+  const listening = stack.logLines
+    .map((line) => JSON.parse(line) as { msg?: string; service?: string })
+    .find((entry) => entry.msg === 'gateway listening');
   t.is(listening?.service, testChannel() === 'grpc' ? `http://${stack.service.address}` : 'in-process');
 });
 
 test('CORS default: any origin may call, responses expose x-request-id and Location', async (t) => {
-  const response = await fetch(`${stack.url}/v1/routing/rt_00000000000000000000000000`, { headers: { origin: 'https://anywhere.example' } });
+  const response = await fetch(`${stack.url}/v1/routing/rt_00000000000000000000000000`, {
+    headers: { origin: 'https://anywhere.example' },
+  });
   t.is(response.status, 401);
   t.is(response.headers.get('access-control-allow-origin'), '*');
   t.is(response.headers.get('access-control-allow-credentials'), null, 'tokens travel in headers; credentials are never allowed');
@@ -31,7 +35,12 @@ test('CORS default: any origin may call, responses expose x-request-id and Locat
 test('CORS: a browser can read every header an error answer carries, the error details and retry hints included', async (t) => {
   const response = await fetch(`${stack.url}/switchyard.v1.RouteService/CreateRoute`, {
     method: 'POST',
-    headers: { ...(await stack.auth(freshWorkspace())), origin: 'https://anywhere.example', 'content-type': 'application/json', 'connect-protocol-version': '1' },
+    headers: {
+      ...(await stack.auth(freshWorkspace())),
+      origin: 'https://anywhere.example',
+      'content-type': 'application/json',
+      'connect-protocol-version': '1',
+    },
     body: JSON.stringify({ method: 'GET', path: 'no-leading-slash', handler: 'x' }),
   });
   t.is(response.status, 400);
@@ -40,19 +49,25 @@ test('CORS: a browser can read every header an error answer carries, the error d
   const carried = [...response.headers.keys()].filter((name) => name.startsWith('switchyard-') || name.startsWith('trailer-switchyard-'));
   t.true(carried.length > 0, 'the error carries its details in a header');
   for (const name of carried) t.true(exposed.has(name), `${name} is exposed`);
-  for (const name of ['retry-after', 'switchyard-error-details', 'switchyard-retry-after-ms', 'grpc-status-details-bin']) t.true(exposed.has(name), name);
+  for (const name of ['retry-after', 'switchyard-error-details', 'switchyard-retry-after-ms', 'grpc-status-details-bin'])
+    t.true(exposed.has(name), name);
 });
 
 test('a preflight is answered 204 with the methods and headers browsers need', async (t) => {
   const response = await fetch(`${stack.url}/v1/assets/upload`, {
     method: 'OPTIONS',
-    headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    headers: {
+      origin: 'https://app.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    },
   });
   t.is(response.status, 204);
   t.is(response.headers.get('access-control-allow-origin'), '*');
   t.regex(response.headers.get('access-control-allow-methods') ?? '', /POST/);
   const allowed = (response.headers.get('access-control-allow-headers') ?? '').split(', ');
-  for (const name of ['authorization', 'content-type', 'x-request-id', 'range', 'connect-protocol-version']) t.true(allowed.includes(name), name);
+  for (const name of ['authorization', 'content-type', 'x-request-id', 'range', 'connect-protocol-version'])
+    t.true(allowed.includes(name), name);
   t.is(response.headers.get('access-control-max-age'), '7200');
 });
 
@@ -61,22 +76,33 @@ test('CORS_ORIGINS restricts: a listed origin is echoed with Vary: Origin, other
   t.is(listed.headers.get('access-control-allow-origin'), 'http://localhost:5173');
   t.regex(listed.headers.get('vary') ?? '', /Origin/);
   const other = await fetch(`${restricted.url}/healthz`, { headers: { origin: 'https://evil.example' } });
-  t.is(other.status, 200, 'CORS is the browser\'s to enforce; the answer itself does not change');
+  t.is(other.status, 200, "CORS is the browser's to enforce; the answer itself does not change");
   t.is(other.headers.get('access-control-allow-origin'), null);
-  const preflight = await fetch(`${restricted.url}/v1/routing`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+  const preflight = await fetch(`${restricted.url}/v1/routing`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+  });
   t.is(preflight.status, 204);
   t.is(preflight.headers.get('access-control-allow-origin'), null);
   // @fastify/cors lists the methods to any origin; without Access-Control-Allow-Origin the browser refuses all the same.
-  const good = await fetch(`${restricted.url}/v1/routing`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+  const good = await fetch(`${restricted.url}/v1/routing`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+  });
   t.is(good.headers.get('access-control-allow-origin'), 'https://app.example');
 });
 
 test('x-request-id: a sane one is echoed and reaches the service, others are replaced by a fresh id', async (t) => {
   const mine = `req-${Date.now()}.abc:1`;
-  const echoed = await fetch(`${stack.url}/v1/assets/as_00000000000000000000000000`, { headers: { ...(await stack.auth(freshWorkspace())), 'x-request-id': mine } });
+  const echoed = await fetch(`${stack.url}/v1/assets/as_00000000000000000000000000`, {
+    headers: { ...(await stack.auth(freshWorkspace())), 'x-request-id': mine },
+  });
   t.is(echoed.status, 404);
   t.is(echoed.headers.get('x-request-id'), mine);
-  t.true(stack.serviceLogLines.some((line) => line.includes(`"requestId":"${mine}"`) && line.includes('GetAsset')), 'the service logged the call under the same id');
+  t.true(
+    stack.serviceLogLines.some((line) => line.includes(`"requestId":"${mine}"`) && line.includes('GetAsset')),
+    'the service logged the call under the same id',
+  );
 
   const generated = await fetch(`${stack.url}/healthz`);
   t.regex(generated.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
@@ -119,7 +145,7 @@ test('GET /v1/openapi.json serves an OpenAPI 3.1 document of the real paths, wit
   ]);
 });
 
-test('the Connect protocol: the same RPCs beside REST, with the caller\'s token forwarded and the service\'s codes kept', async (t) => {
+test("the Connect protocol: the same RPCs beside REST, with the caller's token forwarded and the service's codes kept", async (t) => {
   const ws = freshWorkspace();
   const headers = await stack.auth(ws);
   const transport = createConnectTransport({ baseUrl: stack.url, httpVersion: '1.1' });

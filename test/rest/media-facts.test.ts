@@ -14,7 +14,18 @@ import { freshWorkspace, startStack, type Stack } from './support/stack.js';
 const media = (name: string) => readFile(new URL(`../fixtures/media/${name}`, import.meta.url));
 const FFMPEG = process.env['FFMPEG_PATH'] || '/usr/bin/ffmpeg';
 
-type AssetJson = { id: string; type: string; url: string; size: number; sha256: string; width?: number; height?: number; durationMs?: number; pages?: number; placeholder?: string };
+type AssetJson = {
+  id: string;
+  type: string;
+  url: string;
+  size: number;
+  sha256: string;
+  width?: number;
+  height?: number;
+  durationMs?: number;
+  pages?: number;
+  placeholder?: string;
+};
 
 let stack: Stack;
 test.before(async () => {
@@ -23,7 +34,11 @@ test.before(async () => {
 test.after.always(async () => stack?.stop());
 
 async function upload(target: Stack, headers: Record<string, string>, name: string, bytes?: Buffer): Promise<AssetJson> {
-  const response = await fetch(`${target.url}/v1/assets/upload`, { method: 'POST', headers, body: form([['file', { bytes: new Uint8Array(bytes ?? (await media(name))), filename: name }]]) });
+  const response = await fetch(`${target.url}/v1/assets/upload`, {
+    method: 'POST',
+    headers,
+    body: form([['file', { bytes: new Uint8Array(bytes ?? (await media(name))), filename: name }]]),
+  });
   if (response.status !== 201) throw new Error(`upload ${name}: ${response.status} ${await response.text()}`);
   return (await response.json()) as AssetJson;
 }
@@ -62,13 +77,21 @@ test('replace and tus finish describe the new file', async (t) => {
   const workspace = freshWorkspace();
   const headers = await stack.auth(workspace);
   const asset = await upload(stack, headers, 'sound.wav');
-  const response = await fetch(`${stack.url}/v1/assets/${asset.id}/replace`, { method: 'POST', headers, body: form([['file', { bytes: new Uint8Array(await media('video.webm')), filename: 'v.webm' }]]) });
+  const response = await fetch(`${stack.url}/v1/assets/${asset.id}/replace`, {
+    method: 'POST',
+    headers,
+    body: form([['file', { bytes: new Uint8Array(await media('video.webm')), filename: 'v.webm' }]]),
+  });
   t.like(await response.json(), { type: 'video/webm', width: 320, height: 240 });
-  const { assetId } = await tusUpload(await media('three-pages.pdf'), { endpoint: `${stack.url}/v1/uploads`, headers, metadata: { filename: 'doc.pdf' } });
+  const { assetId } = await tusUpload(await media('three-pages.pdf'), {
+    endpoint: `${stack.url}/v1/uploads`,
+    headers,
+    metadata: { filename: 'doc.pdf' },
+  });
   t.like(await (await fetch(`${stack.url}/v1/assets/${assetId}`, { headers })).json(), { type: 'application/pdf', pages: 3 });
 });
 
-test('?frame: a decodable JPEG of the video\'s size, made once and stored; w/h/fit/format apply; signed for a private video', async (t) => {
+test("?frame: a decodable JPEG of the video's size, made once and stored; w/h/fit/format apply; signed for a private video", async (t) => {
   const headers = await stack.auth(freshWorkspace());
   const video = await upload(stack, headers, 'video.mp4');
   const first = await fetch(`${video.url}?frame`);
@@ -80,20 +103,37 @@ test('?frame: a decodable JPEG of the video\'s size, made once and stored; w/h/f
   const again = await fetch(`${video.url}?frame`);
   t.is(again.headers.get('etag'), first.headers.get('etag'));
   t.true(Buffer.from(await again.arrayBuffer()).equals(bytes));
-  const variants = (await readdir(join(stack.dataDir, 'files'), { recursive: true })).filter((path) => path.includes('.variants/') && path.includes(video.id));
+  const variants = (await readdir(join(stack.dataDir, 'files'), { recursive: true })).filter(
+    (path) => path.includes('.variants/') && path.includes(video.id),
+  );
   t.is(variants.length, 1, 'stored once, beside its video');
   const small = await fetch(`${video.url}?frame=1200&w=128&h=128&fit=cover&format=webp`);
   t.like(await sharp(Buffer.from(await small.arrayBuffer())).metadata(), { format: 'webp', width: 128, height: 128 });
-  for (const [query, status, field] of [['frame=5000', 400, 'frame'], ['frame=x', 400, 'frame'], ['frame&frame=1', 400, 'frame'], ['w=128', 400, 'w']] as const) {
+  for (const [query, status, field] of [
+    ['frame=5000', 400, 'frame'],
+    ['frame=x', 400, 'frame'],
+    ['frame&frame=1', 400, 'frame'],
+    ['w=128', 400, 'w'],
+  ] as const) {
     const refused = await fetch(`${video.url}?${query}`);
     t.is(refused.status, status, query);
     t.is(((await refused.json()) as { details: { field: string }[] }).details[0]?.field, field, query);
   }
   const pdf = await upload(stack, headers, 'three-pages.pdf');
   t.is((await fetch(`${pdf.url}?frame`)).status, 400, 'not a video');
-  await fetch(`${stack.url}/v1/assets/${video.id}`, { method: 'PATCH', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ visibility: 'private' }) });
+  await fetch(`${stack.url}/v1/assets/${video.id}`, {
+    method: 'PATCH',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ visibility: 'private' }),
+  });
   t.is((await fetch(`${video.url}?frame`)).status, 403);
-  const signed = (await (await fetch(`${stack.url}/v1/assets/${video.id}/signed-url`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ expiresIn: 60, transform: { frame: 500, w: 64 } }) })).json()) as { url: string };
+  const signed = (await (
+    await fetch(`${stack.url}/v1/assets/${video.id}/signed-url`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ expiresIn: 60, transform: { frame: 500, w: 64 } }),
+    })
+  ).json()) as { url: string };
   t.regex(signed.url, /[?&]frame=500(&|$)/);
   const poster = await fetch(signed.url);
   t.is(poster.status, 200);
@@ -120,9 +160,22 @@ test('stripImageMetadata: off by default; on, photos are stored without EXIF (GP
   t.like(await (await fetch(`${stack.url}/v1/workspace/policy`, { headers })).json(), { stripImageMetadata: false });
   const kept = await upload(stack, headers, 'gps.jpg');
   t.truthy((await sharp(Buffer.from(await (await fetch(kept.url)).arrayBuffer())).metadata()).exif, 'as it came');
-  const set = await fetch(`${stack.url}/v1/workspace/policy`, { method: 'PUT', headers: policyHeaders, body: JSON.stringify({ stripImageMetadata: true }) });
+  const set = await fetch(`${stack.url}/v1/workspace/policy`, {
+    method: 'PUT',
+    headers: policyHeaders,
+    body: JSON.stringify({ stripImageMetadata: true }),
+  });
   t.like(await set.json(), { stripImageMetadata: true });
-  t.is((await fetch(`${stack.url}/v1/workspace/policy`, { method: 'PUT', headers: policyHeaders, body: JSON.stringify({ stripImageMetadata: 'yes' }) })).status, 400);
+  t.is(
+    (
+      await fetch(`${stack.url}/v1/workspace/policy`, {
+        method: 'PUT',
+        headers: policyHeaders,
+        body: JSON.stringify({ stripImageMetadata: 'yes' }),
+      })
+    ).status,
+    400,
+  );
   for (const name of ['gps.jpg', 'gps.png', 'gps.webp', 'gps.avif']) {
     const asset = await upload(stack, headers, name);
     const stored = Buffer.from(await (await fetch(asset.url)).arrayBuffer());
@@ -132,17 +185,23 @@ test('stripImageMetadata: off by default; on, photos are stored without EXIF (GP
   }
 });
 
-test.serial('without ffmpeg (FFMPEG_PATH naming nothing) ?frame is 501 unimplemented with a clear message; everything else works', async (t) => {
-  const bare = await startStack({ FFMPEG_PATH: '/nonexistent/ffmpeg' });
-  t.teardown(() => bare.stop());
-  const headers = await bare.auth(freshWorkspace());
-  const video = await upload(bare, headers, 'video.mp4');
-  t.like(video, { width: 320, height: 240 }, 'facts need no ffmpeg');
-  const refused = await fetch(`${video.url}?frame`);
-  t.is(refused.status, 501);
-  const body = (await refused.json()) as { code: string; message: string };
-  t.is(body.code, 'unimplemented');
-  t.regex(body.message, /ffmpeg/);
-  t.is((await fetch(video.url)).status, 200, 'the file itself');
-  t.true(bare.serviceLogLines.some((line) => line.includes('FFMPEG_PATH names no executable')), 'said at start');
-});
+test.serial(
+  'without ffmpeg (FFMPEG_PATH naming nothing) ?frame is 501 unimplemented with a clear message; everything else works',
+  async (t) => {
+    const bare = await startStack({ FFMPEG_PATH: '/nonexistent/ffmpeg' });
+    t.teardown(() => bare.stop());
+    const headers = await bare.auth(freshWorkspace());
+    const video = await upload(bare, headers, 'video.mp4');
+    t.like(video, { width: 320, height: 240 }, 'facts need no ffmpeg');
+    const refused = await fetch(`${video.url}?frame`);
+    t.is(refused.status, 501);
+    const body = (await refused.json()) as { code: string; message: string };
+    t.is(body.code, 'unimplemented');
+    t.regex(body.message, /ffmpeg/);
+    t.is((await fetch(video.url)).status, 200, 'the file itself');
+    t.true(
+      bare.serviceLogLines.some((line) => line.includes('FFMPEG_PATH names no executable')),
+      'said at start',
+    );
+  },
+);

@@ -20,11 +20,21 @@ const BOUNDARY = 'switchyard-test-boundary';
 const MULTIPART = `multipart/form-data; boundary=${BOUNDARY}`;
 const txt = (body: string | Buffer = 'hello') => ({ name: 'file', filename: 'a.txt', type: 'text/plain', body });
 
-function send(body: Buffer | string, headers: Record<string, string | number> = { 'content-type': MULTIPART }, path = '/v1/assets/upload'): Promise<RawResponse> {
+function send(
+  body: Buffer | string,
+  headers: Record<string, string | number> = { 'content-type': MULTIPART },
+  path = '/v1/assets/upload',
+): Promise<RawResponse> {
   return rawRequest(`${stack.url}${path}`, { headers: { ...auth, ...headers }, body });
 }
 
-function refusal(t: { is(a: unknown, b: unknown, m?: string): void }, response: RawResponse, status: number, code: string, field?: string): string {
+function refusal(
+  t: { is(a: unknown, b: unknown, m?: string): void },
+  response: RawResponse,
+  status: number,
+  code: string,
+  field?: string,
+): string {
   t.is(response.status, status, response.body.toString());
   const body = response.json<{ code: string; message: string; details: { field?: string }[] }>();
   t.is(body.code, code);
@@ -50,7 +60,13 @@ test('a well-formed hand-made body is accepted (the baseline for everything belo
 });
 
 test('no boundary parameter is 400 invalid_argument naming the content type', async (t) => {
-  const message = refusal(t, await send(multipartBody(BOUNDARY, [txt()]), { 'content-type': 'multipart/form-data' }), 400, 'invalid_argument', 'content-type');
+  const message = refusal(
+    t,
+    await send(multipartBody(BOUNDARY, [txt()]), { 'content-type': 'multipart/form-data' }),
+    400,
+    'invalid_argument',
+    'content-type',
+  );
   t.regex(message, /boundary/i);
 });
 
@@ -78,7 +94,10 @@ test.serial('a client that goes away mid-upload leaves nothing behind, and the g
   const before = await storedFiles();
   const body = multipartBody(BOUNDARY, [{ ...txt(noise(MAX - 100)), filename: 'abandoned.bin' }]);
   await new Promise<void>((resolve) => {
-    const req = request(`${stack.url}/v1/assets/upload`, { method: 'POST', headers: { ...auth, 'content-type': MULTIPART, 'content-length': body.length } });
+    const req = request(`${stack.url}/v1/assets/upload`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': MULTIPART, 'content-length': body.length },
+    });
     req.on('error', () => resolve());
     req.on('response', () => resolve());
     req.write(body.subarray(0, body.length / 2), () => req.destroy());
@@ -97,7 +116,13 @@ test('a truncated body (no closing boundary) is 400', async (t) => {
 });
 
 test('two files are 400', async (t) => {
-  const message = refusal(t, await send(multipartBody(BOUNDARY, [txt('one'), { ...txt('two'), filename: 'b.txt' }])), 400, 'invalid_argument', 'file');
+  const message = refusal(
+    t,
+    await send(multipartBody(BOUNDARY, [txt('one'), { ...txt('two'), filename: 'b.txt' }])),
+    400,
+    'invalid_argument',
+    'file',
+  );
   t.regex(message, /more than one file/);
 });
 
@@ -119,7 +144,9 @@ test('a field too long for any label is refused by the gateway', async (t) => {
 });
 
 test('a part header line that is not a header is skipped (as @fastify/busboy does); the part is stored as delimited', async (t) => {
-  const body = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nThis is not a header\r\n\r\nx\r\n--${BOUNDARY}--\r\n`);
+  const body = Buffer.from(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nThis is not a header\r\n\r\nx\r\n--${BOUNDARY}--\r\n`,
+  );
   const response = await send(body);
   t.is(response.status, 201, response.body.toString());
   t.is(response.json()['size'], 1);
@@ -149,10 +176,34 @@ test('an oversized chunked body is cut off at the limit with 413', async (t) => 
 test('replace takes only a file: a label or a second file is 400, and the asset is unchanged', async (t) => {
   const created = (await send(multipartBody(BOUNDARY, [txt('original')]))).json<{ id: string; sha256: string }>();
   const path = `/v1/assets/${created.id}/replace`;
-  refusal(t, await send(multipartBody(BOUNDARY, [{ name: 'label', body: 'x' }, txt('new')]), undefined, path), 400, 'invalid_argument', 'label');
-  refusal(t, await send(multipartBody(BOUNDARY, [txt('new'), { name: 'label', body: 'x' }]), undefined, path), 400, 'invalid_argument', 'label');
-  refusal(t, await send(multipartBody(BOUNDARY, [txt('new'), { ...txt('two'), filename: 'b.txt' }]), undefined, path), 400, 'invalid_argument', 'file');
-  refusal(t, await send(multipartBody(BOUNDARY, [{ ...txt(noise(MAX + 1)), filename: 'big.bin' }]), undefined, path), 413, 'resource_exhausted', 'file');
+  refusal(
+    t,
+    await send(multipartBody(BOUNDARY, [{ name: 'label', body: 'x' }, txt('new')]), undefined, path),
+    400,
+    'invalid_argument',
+    'label',
+  );
+  refusal(
+    t,
+    await send(multipartBody(BOUNDARY, [txt('new'), { name: 'label', body: 'x' }]), undefined, path),
+    400,
+    'invalid_argument',
+    'label',
+  );
+  refusal(
+    t,
+    await send(multipartBody(BOUNDARY, [txt('new'), { ...txt('two'), filename: 'b.txt' }]), undefined, path),
+    400,
+    'invalid_argument',
+    'file',
+  );
+  refusal(
+    t,
+    await send(multipartBody(BOUNDARY, [{ ...txt(noise(MAX + 1)), filename: 'big.bin' }]), undefined, path),
+    413,
+    'resource_exhausted',
+    'file',
+  );
   const now = await json<{ sha256: string }>(await fetch(`${stack.url}/v1/assets/${created.id}`, { headers: auth }));
   t.is(now.sha256, created.sha256, 'every refused replace left the asset as it was');
 });
@@ -160,10 +211,18 @@ test('replace takes only a file: a label or a second file is 400, and the asset 
 test('a refused upload does not poison the keep-alive connection', async (t) => {
   // fetch reuses connections; after refusals with unread bodies, later requests must still work.
   for (let i = 0; i < 3; i++) {
-    const over = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers: auth, body: form([['file', { bytes: new Uint8Array(noise(MAX + 10)), filename: 'x.bin' }]]) });
+    const over = await fetch(`${stack.url}/v1/assets/upload`, {
+      method: 'POST',
+      headers: auth,
+      body: form([['file', { bytes: new Uint8Array(noise(MAX + 10)), filename: 'x.bin' }]]),
+    });
     t.is(over.status, 413);
     await over.arrayBuffer();
-    const ok = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers: auth, body: form([['file', { bytes: new Uint8Array(Buffer.from('fine')), filename: 'x.txt' }]]) });
+    const ok = await fetch(`${stack.url}/v1/assets/upload`, {
+      method: 'POST',
+      headers: auth,
+      body: form([['file', { bytes: new Uint8Array(Buffer.from('fine')), filename: 'x.txt' }]]),
+    });
     t.is(ok.status, 201);
     await ok.arrayBuffer();
   }

@@ -28,7 +28,21 @@ test.before(async () => {
   workDir = await mkdtemp(join(process.cwd(), 'test', 'rest', '.openapi-client-'));
   const generated = await generateApi({ spec: document, output: false, fileName: 'api.ts', httpClientType: 'fetch', silent: true });
   await writeFile(join(workDir, 'api.ts'), generated.files.map((file) => file.fileContent).join('\n'));
-  await writeFile(join(workDir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], strict: true, noEmit: true, skipLibCheck: true, types: [] } }));
+  await writeFile(
+    join(workDir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        lib: ['ES2022', 'DOM'],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+      },
+    }),
+  );
   Api = ((await import(join(workDir, 'api.ts'))) as { Api: typeof Api }).Api;
 });
 test.after.always(async () => {
@@ -127,7 +141,8 @@ test('every documented operation answers with one of its documented statuses', a
     answered.set(operationId, response.status);
     return response;
   };
-  const route = (await call('createRoute', () => api.v1['createRoute']!({ method: 'GET', path: '/users/:id', handler: 'getUser' }))).data as { id: string };
+  const route = (await call('createRoute', () => api.v1['createRoute']!({ method: 'GET', path: '/users/:id', handler: 'getUser' })))
+    .data as { id: string };
   await call('getRoute', () => api.v1['getRoute']!(route.id));
   await call('listRoutes', () => api.v1['listRoutes']!({ pageSize: 10 }));
   await call('updateRoute', () => api.v1['updateRoute']!(route.id, { handler: 'renamed' }));
@@ -154,7 +169,9 @@ test('every documented operation answers with one of its documented statuses', a
   await call('batchDeleteAssets', () => api.v1['batchDeleteAssets']!(':batchDelete', { ids: [spare.id] }));
   await call('deleteAsset', () => api.v1['deleteAsset']!(asset.id));
   await call('getWorkspaceUsage', () => api.v1['getWorkspaceUsage']!());
-  const spareRoute = (await call('createRoute', () => api.v1['createRoute']!({ method: 'GET', path: '/spare', handler: 'h' }))).data as { id: string };
+  const spareRoute = (await call('createRoute', () => api.v1['createRoute']!({ method: 'GET', path: '/spare', handler: 'h' }))).data as {
+    id: string;
+  };
   await call('deleteRoute', () => api.v1['deleteRoute']!(spareRoute.id));
   const kept = (await call('uploadAsset', () => api.v1['uploadAsset']!({ file }))).data as { id: string };
   await call('updateAsset', () => api.v1['updateAsset']!(kept.id, { visibility: 'private' }));
@@ -167,7 +184,10 @@ test('every documented operation answers with one of its documented statuses', a
     for (const [method, operation] of Object.entries(item)) {
       const status = answered.get(operation.operationId);
       t.not(status, undefined, `${method.toUpperCase()} ${path} was called`);
-      t.true(Object.keys(operation.responses).includes(String(status)), `${operation.operationId} answered ${status}, documented: ${Object.keys(operation.responses).join(' ')}`);
+      t.true(
+        Object.keys(operation.responses).includes(String(status)),
+        `${operation.operationId} answered ${status}, documented: ${Object.keys(operation.responses).join(' ')}`,
+      );
       t.true(String(status).startsWith('2'), `${operation.operationId} succeeded (${status})`);
     }
   }

@@ -34,17 +34,27 @@ test('service and gateway apart on different ports: an uploaded asset is fetched
   // The gateway's own /files is the public base both are told: the service makes the urls, the gateway serves them.
   const gatewayPort = await freePort();
   const cdnUrl = `http://127.0.0.1:${gatewayPort}/files`;
-  const service = new Child(['service'], cleanEnv({ GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, CDN_URL: cdnUrl, LOG_LEVEL: 'warn' }));
+  const service = new Child(
+    ['service'],
+    cleanEnv({ GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, CDN_URL: cdnUrl, LOG_LEVEL: 'warn' }),
+  );
   t.teardown(() => void service.process.kill('SIGKILL'));
   const [, address] = await service.waitFor(/listening on (\S+:\d+)/);
   t.not(address!.split(':').at(-1), String(gatewayPort));
-  const gateway = new Child(['gateway'], cleanEnv({ PORT: String(gatewayPort), SERVICE_URL: `http://${address}`, CDN_URL: cdnUrl, LOG_LEVEL: 'warn' }));
+  const gateway = new Child(
+    ['gateway'],
+    cleanEnv({ PORT: String(gatewayPort), SERVICE_URL: `http://${address}`, CDN_URL: cdnUrl, LOG_LEVEL: 'warn' }),
+  );
   t.teardown(() => void gateway.process.kill('SIGKILL'));
   const [, gatewayUrl] = await gateway.waitFor(/gateway listening on (http:\/\/\S+:\d+)/);
   const auth = { authorization: `Bearer ${await mintToken(secret, { workspace: 'apart' })}` };
 
   const png = await fixture('image.png');
-  const uploaded = await fetch(`${gatewayUrl}/v1/assets/upload`, { method: 'POST', headers: auth, body: form([['file', await fixtureFile('image.png')]]) });
+  const uploaded = await fetch(`${gatewayUrl}/v1/assets/upload`, {
+    method: 'POST',
+    headers: auth,
+    body: form([['file', await fixtureFile('image.png')]]),
+  });
   t.is(uploaded.status, 201);
   const asset = await json<{ id: string; url: string }>(uploaded);
   t.true(asset.url.startsWith(`${cdnUrl}/${asset.id}/`) && asset.url.endsWith('.png'), asset.url);
@@ -61,7 +71,10 @@ test('service and gateway as separate processes: REST goes over gRPC, and a gone
   const secret = randomBytes(32).toString('base64url');
   // A CDN in front of the gateway: asset urls name it, and it forwards /files/… to the gateway unchanged.
   const cdnUrl = 'https://cdn.example.test/files';
-  const service = new Child(['service'], cleanEnv({ GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, CDN_URL: cdnUrl, LOG_LEVEL: 'warn' }));
+  const service = new Child(
+    ['service'],
+    cleanEnv({ GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, CDN_URL: cdnUrl, LOG_LEVEL: 'warn' }),
+  );
   t.teardown(() => void service.process.kill('SIGKILL'));
   const [, address] = await service.waitFor(/listening on (\S+:\d+)/);
 
@@ -73,7 +86,14 @@ test('service and gateway as separate processes: REST goes over gRPC, and a gone
 
   t.is((await fetch(`${gatewayUrl}/healthz`)).status, 200);
   const png = await fixture('image.png');
-  const uploaded = await fetch(`${gatewayUrl}/v1/assets/upload`, { method: 'POST', headers: auth, body: form([['label', 'two processes'], ['file', await fixtureFile('image.png')]]) });
+  const uploaded = await fetch(`${gatewayUrl}/v1/assets/upload`, {
+    method: 'POST',
+    headers: auth,
+    body: form([
+      ['label', 'two processes'],
+      ['file', await fixtureFile('image.png')],
+    ]),
+  });
   t.is(uploaded.status, 201);
   const asset = await json<{ id: string; url: string; sha256: string; label: string }>(uploaded);
   t.true(asset.url.startsWith(`${cdnUrl}/${asset.id}/`));
@@ -126,7 +146,11 @@ test('npm start (all-in-one): prints its addresses, serves REST and files, finis
   t.is((await fetch(consoleUrl!)).status, 200);
   const auth = { authorization: `Bearer ${await mintToken(secret, { workspace: 'aio' })}` };
 
-  const route = await fetch(`${gatewayUrl}/v1/routing`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ method: 'GET', path: '/x', handler: 'h' }) });
+  const route = await fetch(`${gatewayUrl}/v1/routing`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ method: 'GET', path: '/x', handler: 'h' }),
+  });
   t.is(route.status, 201);
 
   // An upload is half sent when SIGTERM arrives; it must still complete.
@@ -135,11 +159,15 @@ test('npm start (all-in-one): prints its addresses, serves REST and files, finis
   const body = multipartBody(boundary, [{ name: 'file', filename: 'slow.txt', type: 'text/plain', body: text }]);
   const half = Math.floor(body.length / 2);
   const inFlight = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const req = request(`${gatewayUrl}/v1/assets/upload`, { method: 'POST', headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      `${gatewayUrl}/v1/assets/upload`,
+      { method: 'POST', headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length } },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on('error', reject);
     req.write(body.subarray(0, half), () => {
       app.process.kill('SIGTERM');
@@ -159,10 +187,12 @@ test('npm start with its gRPC port taken exits 1 and says why', async (t) => {
   await once(blocker, 'listening');
   t.teardown(() => void blocker.close());
   const taken = (blocker.address() as AddressInfo).port;
-  const app = new Child(['start'], cleanEnv({ PORT: '0', GRPC_PORT: String(taken), DATA_DIR: dataDir, AUTH_SECRET: randomBytes(32).toString('base64url') }));
+  const app = new Child(
+    ['start'],
+    cleanEnv({ PORT: '0', GRPC_PORT: String(taken), DATA_DIR: dataDir, AUTH_SECRET: randomBytes(32).toString('base64url') }),
+  );
   t.teardown(() => void app.process.kill('SIGKILL'));
   t.is(await app.exited, 1, app.output);
   t.regex(app.output, /could not start/);
   t.regex(app.output, new RegExp(`EADDRINUSE.*${taken}`));
 });
-

@@ -34,7 +34,8 @@ test.after.always(async () => {
   await deployment?.cleanup();
 });
 
-const skipped = (t: import('ava').ExecutionContext) => (deployment ? false : (t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)'), true));
+const skipped = (t: import('ava').ExecutionContext) =>
+  deployment ? false : (t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)'), true);
 
 /** A Server-Sent Events watch read by hand: every event with the time it arrived. */
 class SseWatch {
@@ -45,7 +46,10 @@ class SseWatch {
 
   constructor(stack: Stack, headers: Record<string, string>, query = '') {
     this.done = (async () => {
-      const response = await fetch(`${stack.url}/v1/routing:watch${query}`, { headers: { ...headers, accept: 'text/event-stream' }, signal: this.#abort.signal });
+      const response = await fetch(`${stack.url}/v1/routing:watch${query}`, {
+        headers: { ...headers, accept: 'text/event-stream' },
+        signal: this.#abort.signal,
+      });
       this.status = response.status;
       if (!response.ok || !response.body) return;
       const decoder = new TextDecoder();
@@ -59,7 +63,8 @@ class SseWatch {
             const field = (name: string): string | undefined => [...block.matchAll(/^(\w+): ?(.*)$/gm)].find((m) => m[1] === name)?.[2];
             const event = field('event');
             const data = field('data');
-            if (event && data) this.events.push({ event, id: field('id'), data: JSON.parse(data) as Record<string, unknown>, at: performance.now() });
+            if (event && data)
+              this.events.push({ event, id: field('id'), data: JSON.parse(data) as Record<string, unknown>, at: performance.now() });
           }
         }
       } catch {
@@ -74,7 +79,10 @@ class SseWatch {
     for (;;) {
       const found = this.events.slice(from).find(matches);
       if (found) return found;
-      if (performance.now() > deadline) throw new Error(`no such event within ${ms} ms; got ${this.events.map((e) => `${e.event}@${String(e.data['revision'])}`).join(' ')}`);
+      if (performance.now() > deadline)
+        throw new Error(
+          `no such event within ${ms} ms; got ${this.events.map((e) => `${e.event}@${String(e.data['revision'])}`).join(' ')}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
@@ -85,7 +93,13 @@ class SseWatch {
   }
 }
 
-async function send(stack: Stack, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function send(
+  stack: Stack,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${stack.url}${path}`, {
     method,
     headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
@@ -106,29 +120,50 @@ async function listAll(stack: Stack, headers: Record<string, string>): Promise<R
   return routes;
 }
 
-test.serial('a watcher on instance B sees a route created, updated and deleted through instance A, in order, within 1 s each', async (t) => {
-  if (skipped(t)) return;
-  const headers = await a.auth(freshWorkspace('watch'));
-  const watch = new SseWatch(b, headers);
-  await watch.waitFor((e) => e.event === 'synced');
-  const latencies: number[] = [];
-  const timed = async (change: () => Promise<unknown>, matches: (e: SseWatch['events'][number]) => boolean) => {
-    const from = watch.events.length;
-    const started = performance.now();
-    await change();
-    const seen = await watch.waitFor(matches, 5_000, from);
-    latencies.push(seen.at - started);
-  };
-  let id = '';
-  await timed(async () => (id = (await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/users/:id', handler: 'show' })).json['id'] as string), (e) => e.event === 'upsert');
-  await timed(() => send(a, 'PATCH', `/v1/routing/${id}`, headers, { middleware: ['auth'] }), (e) => e.event === 'upsert' && (e.data['route'] as { middleware: string[] }).middleware[0] === 'auth');
-  await timed(() => send(a, 'DELETE', `/v1/routing/${id}`, headers), (e) => e.event === 'delete');
-  await watch.close();
-  const changes = watch.events.filter((e) => e.event === 'upsert' || e.event === 'delete');
-  t.deepEqual(changes.map((e) => [e.event, e.id]), [['upsert', '1'], ['upsert', '2'], ['delete', '3']], 'in order, each with its revision as id');
-  t.log(`latencies through the other instance: ${latencies.map((ms) => `${Math.round(ms)} ms`).join(', ')}`);
-  for (const ms of latencies) t.true(ms < 1_000, `${Math.round(ms)} ms`);
-});
+test.serial(
+  'a watcher on instance B sees a route created, updated and deleted through instance A, in order, within 1 s each',
+  async (t) => {
+    if (skipped(t)) return;
+    const headers = await a.auth(freshWorkspace('watch'));
+    const watch = new SseWatch(b, headers);
+    await watch.waitFor((e) => e.event === 'synced');
+    const latencies: number[] = [];
+    const timed = async (change: () => Promise<unknown>, matches: (e: SseWatch['events'][number]) => boolean) => {
+      const from = watch.events.length;
+      const started = performance.now();
+      await change();
+      const seen = await watch.waitFor(matches, 5_000, from);
+      latencies.push(seen.at - started);
+    };
+    let id = '';
+    await timed(
+      async () =>
+        (id = (await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/users/:id', handler: 'show' })).json['id'] as string),
+      (e) => e.event === 'upsert',
+    );
+    await timed(
+      () => send(a, 'PATCH', `/v1/routing/${id}`, headers, { middleware: ['auth'] }),
+      (e) => e.event === 'upsert' && (e.data['route'] as { middleware: string[] }).middleware[0] === 'auth',
+    );
+    await timed(
+      () => send(a, 'DELETE', `/v1/routing/${id}`, headers),
+      (e) => e.event === 'delete',
+    );
+    await watch.close();
+    const changes = watch.events.filter((e) => e.event === 'upsert' || e.event === 'delete');
+    t.deepEqual(
+      changes.map((e) => [e.event, e.id]),
+      [
+        ['upsert', '1'],
+        ['upsert', '2'],
+        ['delete', '3'],
+      ],
+      'in order, each with its revision as id',
+    );
+    t.log(`latencies through the other instance: ${latencies.map((ms) => `${Math.round(ms)} ms`).join(', ')}`);
+    for (const ms of latencies) t.true(ms < 1_000, `${Math.round(ms)} ms`);
+  },
+);
 
 /** `count` successful changes through `stack`: creates, updates and deletes, with refused duplicates in between. */
 async function churn(stack: Stack, headers: Record<string, string>, count: number, prefix: string): Promise<void> {
@@ -155,27 +190,44 @@ async function watchUntil(stack: Stack, headers: Record<string, string>, since: 
   return watch;
 }
 
-test.serial('a watcher that was away during 1,000 changes resumes with exactly those and ends with the same table as a fresh snapshot', async (t) => {
-  if (skipped(t)) return;
-  const headers = await a.auth(freshWorkspace('resume'));
-  for (let i = 0; i < 20; i++) await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: `/base/${i}`, handler: 'h' });
-  const table = new SyncedRouteTable();
-  const first = new SseWatch(b, headers);
-  await first.waitFor((e) => e.event === 'synced');
-  await first.close();
-  for (const e of first.events) table.apply(eventOf(e));
-  const away = table.revision;
-  await churn(a, headers, 1_000, 'r');
-  const resumed = await watchUntil(b, headers, away, away + 1_000);
-  t.false(resumed.events.some((e) => e.event === 'reset'), 'within the history: no snapshot');
-  t.deepEqual(resumed.events.filter((e) => e.id !== undefined).map((e) => Number(e.id)), Array.from({ length: 1_000 }, (_, i) => away + i + 1), 'every missed change, once, in order');
-  for (const e of resumed.events) table.apply(eventOf(e));
-  const fresh = new SyncedRouteTable();
-  for (const e of (await watchUntil(b, headers, 0, -1)).events) fresh.apply(eventOf(e));
-  t.is(table.revision, fresh.revision);
-  t.deepEqual(table.routes().map(summary).sort(), fresh.routes().map(summary).sort(), 'the same table as a fresh snapshot');
-  t.deepEqual(table.routes().map((route) => route.id).sort(), (await listAll(a, headers)).map((route) => route['id'] as string).sort(), 'and as ListRoutes');
-});
+test.serial(
+  'a watcher that was away during 1,000 changes resumes with exactly those and ends with the same table as a fresh snapshot',
+  async (t) => {
+    if (skipped(t)) return;
+    const headers = await a.auth(freshWorkspace('resume'));
+    for (let i = 0; i < 20; i++) await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: `/base/${i}`, handler: 'h' });
+    const table = new SyncedRouteTable();
+    const first = new SseWatch(b, headers);
+    await first.waitFor((e) => e.event === 'synced');
+    await first.close();
+    for (const e of first.events) table.apply(eventOf(e));
+    const away = table.revision;
+    await churn(a, headers, 1_000, 'r');
+    const resumed = await watchUntil(b, headers, away, away + 1_000);
+    t.false(
+      resumed.events.some((e) => e.event === 'reset'),
+      'within the history: no snapshot',
+    );
+    t.deepEqual(
+      resumed.events.filter((e) => e.id !== undefined).map((e) => Number(e.id)),
+      Array.from({ length: 1_000 }, (_, i) => away + i + 1),
+      'every missed change, once, in order',
+    );
+    for (const e of resumed.events) table.apply(eventOf(e));
+    const fresh = new SyncedRouteTable();
+    for (const e of (await watchUntil(b, headers, 0, -1)).events) fresh.apply(eventOf(e));
+    t.is(table.revision, fresh.revision);
+    t.deepEqual(table.routes().map(summary).sort(), fresh.routes().map(summary).sort(), 'the same table as a fresh snapshot');
+    t.deepEqual(
+      table
+        .routes()
+        .map((route) => route.id)
+        .sort(),
+      (await listAll(a, headers)).map((route) => route['id'] as string).sort(),
+      'and as ListRoutes',
+    );
+  },
+);
 
 test.serial('a watcher whose revision is older than the kept history gets a fresh snapshot', async (t) => {
   if (skipped(t)) return;
@@ -188,7 +240,13 @@ test.serial('a watcher whose revision is older than the kept history gets a fres
   t.is(Number(resumed.events.at(-1)?.id), HISTORY + 11);
   const table = new SyncedRouteTable();
   for (const e of resumed.events) table.apply(eventOf(e));
-  t.deepEqual(table.routes().map((route) => route.id).sort(), (await listAll(a, headers)).map((route) => route['id'] as string).sort());
+  t.deepEqual(
+    table
+      .routes()
+      .map((route) => route.id)
+      .sort(),
+    (await listAll(a, headers)).map((route) => route['id'] as string).sort(),
+  );
 });
 
 test.serial('resuming within the history replays exactly the missed changes; the table equals ListRoutes', async (t) => {
@@ -209,68 +267,96 @@ test.serial('resuming within the history replays exactly the missed changes; the
   const resumed = new SseWatch(b, headers, `?sinceRevision=${table.revision}`);
   await resumed.waitFor((e) => Number(e.id) === 301);
   await resumed.close();
-  t.false(resumed.events.some((e) => e.event === 'reset'), 'no snapshot');
-  t.deepEqual(resumed.events.filter((e) => e.id !== undefined).map((e) => Number(e.id)), Array.from({ length: 300 }, (_, i) => i + 2));
+  t.false(
+    resumed.events.some((e) => e.event === 'reset'),
+    'no snapshot',
+  );
+  t.deepEqual(
+    resumed.events.filter((e) => e.id !== undefined).map((e) => Number(e.id)),
+    Array.from({ length: 300 }, (_, i) => i + 2),
+  );
   for (const e of resumed.events) table.apply(eventOf(e));
-  t.deepEqual(table.routes().map((route) => route.id).sort(), (await listAll(a, headers)).map((route) => route['id'] as string).sort());
+  t.deepEqual(
+    table
+      .routes()
+      .map((route) => route.id)
+      .sort(),
+    (await listAll(a, headers)).map((route) => route['id'] as string).sort(),
+  );
 });
 
-test.serial("a watcher never receives another workspace's events; a bad token or revision is refused before the stream starts", async (t) => {
-  if (skipped(t)) return;
-  const mine = await a.auth(freshWorkspace('mine'));
-  const theirs = await a.auth(freshWorkspace('theirs'));
-  const watch = new SseWatch(b, mine);
-  await watch.waitFor((e) => e.event === 'synced');
-  for (let i = 0; i < 20; i++) await send(a, 'POST', '/v1/routing', theirs, { method: 'GET', path: `/theirs/${i}`, handler: 'h' });
-  await send(a, 'POST', '/v1/routing', mine, { method: 'GET', path: '/mine', handler: 'h' });
-  const mineSeen = await watch.waitFor((e) => e.event === 'upsert');
-  await watch.close();
-  t.is((mineSeen.data['route'] as { path: string }).path, '/mine');
-  t.deepEqual(watch.events.filter((e) => e.event === 'upsert').length, 1, 'only its own workspace');
-  t.is(Number(mineSeen.id), 1, "its own workspace's revision");
+test.serial(
+  "a watcher never receives another workspace's events; a bad token or revision is refused before the stream starts",
+  async (t) => {
+    if (skipped(t)) return;
+    const mine = await a.auth(freshWorkspace('mine'));
+    const theirs = await a.auth(freshWorkspace('theirs'));
+    const watch = new SseWatch(b, mine);
+    await watch.waitFor((e) => e.event === 'synced');
+    for (let i = 0; i < 20; i++) await send(a, 'POST', '/v1/routing', theirs, { method: 'GET', path: `/theirs/${i}`, handler: 'h' });
+    await send(a, 'POST', '/v1/routing', mine, { method: 'GET', path: '/mine', handler: 'h' });
+    const mineSeen = await watch.waitFor((e) => e.event === 'upsert');
+    await watch.close();
+    t.is((mineSeen.data['route'] as { path: string }).path, '/mine');
+    t.deepEqual(watch.events.filter((e) => e.event === 'upsert').length, 1, 'only its own workspace');
+    t.is(Number(mineSeen.id), 1, "its own workspace's revision");
 
-  const refused = await fetch(`${b.url}/v1/routing:watch`, { headers: { authorization: 'Bearer nope' } });
-  t.is(refused.status, 401);
-  t.like(await refused.json(), { code: 'unauthenticated' });
-  const noScope = await fetch(`${b.url}/v1/routing:watch`, { headers: await a.auth(freshWorkspace(), { scope: 'routes:write' }) });
-  t.is(noScope.status, 403);
-  // Only decimal digits: what Number() would take from hex, a fraction or a space is refused too.
-  for (const bad of ['x', '-1', '0x1', '1.0', '%205', '1e3', '']) {
-    t.is((await fetch(`${b.url}/v1/routing:watch?sinceRevision=${bad}`, { headers: mine })).status, 400, `sinceRevision=${bad}`);
-  }
-  t.is((await fetch(`${b.url}/v1/routing:watch`, { headers: { ...mine, 'last-event-id': '0x2' } })).status, 400, 'Last-Event-ID too');
-});
+    const refused = await fetch(`${b.url}/v1/routing:watch`, { headers: { authorization: 'Bearer nope' } });
+    t.is(refused.status, 401);
+    t.like(await refused.json(), { code: 'unauthenticated' });
+    const noScope = await fetch(`${b.url}/v1/routing:watch`, { headers: await a.auth(freshWorkspace(), { scope: 'routes:write' }) });
+    t.is(noScope.status, 403);
+    // Only decimal digits: what Number() would take from hex, a fraction or a space is refused too.
+    for (const bad of ['x', '-1', '0x1', '1.0', '%205', '1e3', '']) {
+      t.is((await fetch(`${b.url}/v1/routing:watch?sinceRevision=${bad}`, { headers: mine })).status, 400, `sinceRevision=${bad}`);
+    }
+    t.is((await fetch(`${b.url}/v1/routing:watch`, { headers: { ...mine, 'last-event-id': '0x2' } })).status, 400, 'Last-Event-ID too');
+  },
+);
 
-test.serial('watchRouteTable: ready, matches locally, follows changes, and converges through another instance when its own goes away', async (t) => {
-  if (skipped(t)) return;
-  const workspace = freshWorkspace('client');
-  const headers = await a.auth(workspace);
-  await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/users/:id', handler: 'show' });
-  const { CDN_URL: _cdn, ...env } = deployment!.env;
-  // A third instance the watcher starts on, stopped under it.
-  const doomed = await startStack({ ...env, ROUTE_HISTORY: String(HISTORY), WATCH_HEARTBEAT_MS: '1000' });
-  const watched = watchRouteTable({ url: [doomed.url, b.url], token: await a.token(workspace), minBackoffMs: 20, maxBackoffMs: 200, idleTimeoutMs: 5_000 });
-  try {
-    await watched.ready;
-    t.is(watched.match('GET', '/users/7')?.params['id'], '7');
-    const changed = new Promise<RouteEvent>((resolve) => watched.onChange(resolve));
-    await send(a, 'POST', '/v1/routing', headers, { method: 'POST', path: '/users', handler: 'create' });
-    t.is((await changed).type, 'upsert');
-    t.is(watched.match('POST', '/users')?.route.handler, 'create');
+test.serial(
+  'watchRouteTable: ready, matches locally, follows changes, and converges through another instance when its own goes away',
+  async (t) => {
+    if (skipped(t)) return;
+    const workspace = freshWorkspace('client');
+    const headers = await a.auth(workspace);
+    await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/users/:id', handler: 'show' });
+    const { CDN_URL: _cdn, ...env } = deployment!.env;
+    // A third instance the watcher starts on, stopped under it.
+    const doomed = await startStack({ ...env, ROUTE_HISTORY: String(HISTORY), WATCH_HEARTBEAT_MS: '1000' });
+    const watched = watchRouteTable({
+      url: [doomed.url, b.url],
+      token: await a.token(workspace),
+      minBackoffMs: 20,
+      maxBackoffMs: 200,
+      idleTimeoutMs: 5_000,
+    });
+    try {
+      await watched.ready;
+      t.is(watched.match('GET', '/users/7')?.params['id'], '7');
+      const changed = new Promise<RouteEvent>((resolve) => watched.onChange(resolve));
+      await send(a, 'POST', '/v1/routing', headers, { method: 'POST', path: '/users', handler: 'create' });
+      t.is((await changed).type, 'upsert');
+      t.is(watched.match('POST', '/users')?.route.handler, 'create');
 
-    await doomed.stop();
-    // While it reconnects, the last table keeps serving.
-    t.is(watched.match('GET', '/users/8')?.route.handler, 'show');
-    await send(a, 'DELETE', `/v1/routing/${watched.match('POST', '/users')!.route.id}`, headers);
-    const deadline = Date.now() + 5_000;
-    while (watched.match('POST', '/users') !== undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    t.is(watched.match('POST', '/users'), undefined, 'the delete arrived through the other instance');
-    t.true(watched.connected);
-    t.deepEqual(watched.routes().map((route) => route.path), ['/users/:id']);
-  } finally {
-    watched.close();
-  }
-});
+      await doomed.stop();
+      // While it reconnects, the last table keeps serving.
+      t.is(watched.match('GET', '/users/8')?.route.handler, 'show');
+      await send(a, 'DELETE', `/v1/routing/${watched.match('POST', '/users')!.route.id}`, headers);
+      const deadline = Date.now() + 5_000;
+      while (watched.match('POST', '/users') !== undefined && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      t.is(watched.match('POST', '/users'), undefined, 'the delete arrived through the other instance');
+      t.true(watched.connected);
+      t.deepEqual(
+        watched.routes().map((route) => route.path),
+        ['/users/:id'],
+      );
+    } finally {
+      watched.close();
+    }
+  },
+);
 
 function summary(route: Route): string {
   return JSON.stringify([route.id, route.method, route.path, route.middleware, route.handler, route.revision]);
@@ -281,7 +367,15 @@ function eventOf(e: SseWatch['events'][number]): RouteEvent {
   const revision = e.data['revision'] as number;
   if (e.event === 'upsert') {
     const route = e.data['route'] as Record<string, unknown>;
-    return { type: 'upsert', revision, route: { ...(route as unknown as Route), createdAt: new Date(route['createdAt'] as string), updatedAt: new Date(route['updatedAt'] as string) } };
+    return {
+      type: 'upsert',
+      revision,
+      route: {
+        ...(route as unknown as Route),
+        createdAt: new Date(route['createdAt'] as string),
+        updatedAt: new Date(route['updatedAt'] as string),
+      },
+    };
   }
   if (e.event === 'delete') return { type: 'delete', revision, id: e.data['id'] as string };
   return { type: e.event as 'reset' | 'synced' | 'heartbeat', revision };

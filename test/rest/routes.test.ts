@@ -20,9 +20,14 @@ async function post(workspace: string, body: unknown, claims = {}): Promise<Resp
   });
 }
 
-async function errorOf(response: Response, status: number, code: string): Promise<{ code: string; message: string; details: { field?: string; reason: string }[] }> {
+async function errorOf(
+  response: Response,
+  status: number,
+  code: string,
+): Promise<{ code: string; message: string; details: { field?: string; reason: string }[] }> {
   const body = await json<{ code: string; message: string; details: { field?: string; reason: string }[] }>(response);
-  if (response.status !== status || body.code !== code) throw new Error(`expected ${status} ${code}, got ${response.status} ${JSON.stringify(body)}`);
+  if (response.status !== status || body.code !== code)
+    throw new Error(`expected ${status} ${code}, got ${response.status} ${JSON.stringify(body)}`);
   return body;
 }
 
@@ -90,12 +95,22 @@ test('a duplicate method and path shape is 409 already_exists', async (t) => {
 test('bodies are validated strictly: unknown and assigned fields, wrong types, missing fields, all listed', async (t) => {
   const ws = freshWorkspace();
   const unknown = await errorOf(await post(ws, { method: 'GET', path: '/x', handler: 'h', middlewares: [] }), 400, 'invalid_argument');
-  t.deepEqual(unknown.details.map((d) => d.field), ['middlewares']);
+  t.deepEqual(
+    unknown.details.map((d) => d.field),
+    ['middlewares'],
+  );
   const assigned = await errorOf(await post(ws, { id: 'rt_x', method: 'GET', path: '/x', handler: 'h' }), 400, 'invalid_argument');
-  t.deepEqual(assigned.details.map((d) => d.field), ['id']);
+  t.deepEqual(
+    assigned.details.map((d) => d.field),
+    ['id'],
+  );
   const several = await errorOf(await post(ws, { method: 7, middleware: 'auth', handler: ['h'] }), 400, 'invalid_argument');
   t.deepEqual(several.details.map((d) => d.field).sort(), ['handler', 'method', 'middleware', 'path']);
-  const badItems = await errorOf(await post(ws, { method: 'GET', path: '/x', handler: 'h', middleware: ['ok', 3] }), 400, 'invalid_argument');
+  const badItems = await errorOf(
+    await post(ws, { method: 'GET', path: '/x', handler: 'h', middleware: ['ok', 3] }),
+    400,
+    'invalid_argument',
+  );
   t.is(badItems.details[0]?.field, 'middleware');
 });
 
@@ -116,11 +131,22 @@ test('bad JSON, other content types, non-objects and empty bodies are 400', asyn
   await errorOf(await post(ws, '[1, 2]'), 400, 'invalid_argument');
   await errorOf(await post(ws, 'null'), 400, 'invalid_argument');
   await errorOf(await post(ws, ''), 400, 'invalid_argument');
-  const form = await fetch(`${stack.url}/v1/routing`, { method: 'POST', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'method=GET' });
+  const form = await fetch(`${stack.url}/v1/routing`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'method=GET',
+  });
   t.is((await errorOf(form, 400, 'invalid_argument')).details[0]?.field, 'content-type');
-  const latin1 = await fetch(`${stack.url}/v1/routing`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json; charset=latin1' }, body: '{}' });
+  const latin1 = await fetch(`${stack.url}/v1/routing`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json; charset=latin1' },
+    body: '{}',
+  });
   await errorOf(latin1, 400, 'invalid_argument');
-  const notUtf8 = await rawRequest(`${stack.url}/v1/routing`, { headers: { ...auth, 'content-type': 'application/json' }, body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) });
+  const notUtf8 = await rawRequest(`${stack.url}/v1/routing`, {
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]),
+  });
   t.is(notUtf8.status, 400);
   t.is(notUtf8.json()['code'], 'invalid_argument');
 });
@@ -145,7 +171,7 @@ test('get: a malformed id is 400, a well-formed unknown id 404', async (t) => {
   await errorOf(await fetch(`${stack.url}/v1/routing/%E0%A4%A`, { headers: auth }), 400, 'invalid_argument');
 });
 
-test('another workspace\'s route does not exist for the caller: 404 on get, no match', async (t) => {
+test("another workspace's route does not exist for the caller: 404 on get, no match", async (t) => {
   const owner = freshWorkspace();
   const route = await json(await post(owner, { method: 'GET', path: '/secret/:id', handler: 'h' }));
   const stranger = await stack.auth(freshWorkspace());
@@ -164,7 +190,11 @@ test('auth: missing, garbage, expired, unsigned and wrongly signed tokens are 40
   await errorOf(await attempt({ authorization: 'Basic dXNlcjpwYXNz' }), 401, 'unauthenticated');
   await errorOf(await attempt(await stack.auth(ws, { expiresIn: -60 })), 401, 'unauthenticated');
   await errorOf(await attempt({ authorization: `Bearer ${unsignedToken(ws)}` }), 401, 'unauthenticated');
-  await errorOf(await attempt({ authorization: `Bearer ${await mintToken('another-secret-of-enough-length-123456', { workspace: ws })}` }), 401, 'unauthenticated');
+  await errorOf(
+    await attempt({ authorization: `Bearer ${await mintToken('another-secret-of-enough-length-123456', { workspace: ws })}` }),
+    401,
+    'unauthenticated',
+  );
 
   const readOnly = await stack.auth(ws, { scope: 'routes:read' });
   await errorOf(await attempt(readOnly), 403, 'permission_denied');

@@ -17,7 +17,12 @@ test.before(async () => {
 });
 test.after.always(async () => stack?.stop());
 
-async function upload(headers: Record<string, string>, bytes: Uint8Array, name: string, visibility?: string): Promise<{ id: string; url: string; type: string }> {
+async function upload(
+  headers: Record<string, string>,
+  bytes: Uint8Array,
+  name: string,
+  visibility?: string,
+): Promise<{ id: string; url: string; type: string }> {
   const file: FormFile = { bytes: new Uint8Array(bytes), filename: name };
   const parts: [string, string | FormFile][] = [['file', file]];
   if (visibility) parts.push(['visibility', visibility]);
@@ -26,12 +31,23 @@ async function upload(headers: Record<string, string>, bytes: Uint8Array, name: 
   return (await response.json()) as { id: string; url: string; type: string };
 }
 
-async function image(url: string, init?: RequestInit): Promise<{ status: number; headers: Headers; format?: string; width?: number; height?: number; channels?: number; body: Buffer }> {
+async function image(
+  url: string,
+  init?: RequestInit,
+): Promise<{ status: number; headers: Headers; format?: string; width?: number; height?: number; channels?: number; body: Buffer }> {
   const response = await fetch(url, init);
   const body = Buffer.from(await response.arrayBuffer());
   if (response.status !== 200) return { status: response.status, headers: response.headers, body };
   const metadata = await sharp(body).metadata();
-  return { status: 200, headers: response.headers, format: metadata.format, width: metadata.width, height: metadata.height, channels: metadata.channels, body };
+  return {
+    status: 200,
+    headers: response.headers,
+    format: metadata.format,
+    width: metadata.width,
+    height: metadata.height,
+    channels: metadata.channels,
+    body,
+  };
 }
 
 const photo = (width: number, height: number, options: { orientation?: number } = {}) =>
@@ -57,9 +73,21 @@ test('w, h, fit, format and q: sizes and formats as asked, never enlarged, metad
   const rotated = await upload(headers, await photo(1200, 800, { orientation: 6 }), 'rotated.jpg');
   t.like(await image(`${rotated.url}?h=256`), { width: 171, height: 256 });
 
-  const alpha = await upload(headers, await sharp({ create: { width: 300, height: 300, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0.5 } } }).png().toBuffer(), 'a.png');
+  const alpha = await upload(
+    headers,
+    await sharp({ create: { width: 300, height: 300, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0.5 } } })
+      .png()
+      .toBuffer(),
+    'a.png',
+  );
   t.like(await image(`${alpha.url}?w=64`), { format: 'png', width: 64, channels: 4 }, 'alpha kept');
-  const webp = await upload(headers, await sharp({ create: { width: 300, height: 150, channels: 3, background: '#888' } }).webp().toBuffer(), 'w.webp');
+  const webp = await upload(
+    headers,
+    await sharp({ create: { width: 300, height: 150, channels: 3, background: '#888' } })
+      .webp()
+      .toBuffer(),
+    'w.webp',
+  );
   t.like(await image(`${webp.url}?w=128`), { format: 'webp', width: 128, height: 64 });
   const gif = await upload(headers, (await fixtureFile('anim.gif')).bytes, 'anim.gif');
   t.like(await image(`${gif.url}?w=16&format=webp`), { status: 200, format: 'webp' }, 'an animated GIF: its first frame');
@@ -78,7 +106,11 @@ test('caching: an ETag per variant, immutable like its file; format=auto picks f
   t.is(avif.headers.get('content-type'), 'image/avif');
   t.is(avif.headers.get('vary'), 'Accept');
   t.is((await image(`${jpeg.url}?w=128&format=auto`, { headers: { accept: 'image/webp,*/*' } })).headers.get('content-type'), 'image/webp');
-  t.is((await image(`${jpeg.url}?w=128&format=auto`, { headers: { accept: '*/*' } })).headers.get('content-type'), 'image/jpeg', 'the source format');
+  t.is(
+    (await image(`${jpeg.url}?w=128&format=auto`, { headers: { accept: '*/*' } })).headers.get('content-type'),
+    'image/jpeg',
+    'the source format',
+  );
   const ranged = await fetch(`${jpeg.url}?w=128&format=webp`, { headers: { range: 'bytes=0-9' } });
   t.is(ranged.status, 206);
   t.is((await ranged.arrayBuffer()).byteLength, 10);
@@ -87,7 +119,18 @@ test('caching: an ETag per variant, immutable like its file; format=auto picks f
 test('refusals: bad or repeated parameters, a non-image, an SVG, a truncated JPEG and a 60-megapixel PNG are 400 JSON, never 500', async (t) => {
   const headers = await stack.auth(freshWorkspace());
   const jpeg = await upload(headers, await photo(300, 200), 'p.jpg');
-  for (const query of ['w=65', 'w=abc', 'w=64&w=128', 'h=-1', 'fit=cover', 'w=64&fit=squash', 'w=64&format=gif', 'w=64&q=0', 'w=64&q=101', 'w=64&q=x']) {
+  for (const query of [
+    'w=65',
+    'w=abc',
+    'w=64&w=128',
+    'h=-1',
+    'fit=cover',
+    'w=64&fit=squash',
+    'w=64&format=gif',
+    'w=64&q=0',
+    'w=64&q=101',
+    'w=64&q=x',
+  ]) {
     const response = await fetch(`${jpeg.url}?${query}`);
     t.is(response.status, 400, query);
     t.is(((await response.json()) as { code: string }).code, 'invalid_argument', query);
@@ -99,7 +142,9 @@ test('refusals: bad or repeated parameters, a non-image, an SVG, a truncated JPE
   const truncated = await upload(headers, (await photo(800, 600)).subarray(0, 600), 'cut.jpg');
   t.is(truncated.type, 'image/jpeg');
   t.is((await fetch(`${truncated.url}?w=64`)).status, 400, 'a truncated JPEG');
-  const huge = await sharp({ create: { width: 8000, height: 7500, channels: 3, background: '#fff' } }).png({ compressionLevel: 9 }).toBuffer();
+  const huge = await sharp({ create: { width: 8000, height: 7500, channels: 3, background: '#fff' } })
+    .png({ compressionLevel: 9 })
+    .toBuffer();
   const bomb = await upload(headers, huge, 'huge.png');
   const refused = await fetch(`${bomb.url}?w=64`);
   t.is(refused.status, 400, '60 megapixels is over TRANSFORM_MAX_PIXELS');
@@ -111,16 +156,31 @@ test('after a replace the variants are of the new bytes; 200 concurrent requests
   const headers = await stack.auth(freshWorkspace());
   const before = await upload(headers, await photo(800, 400), 'p.jpg');
   t.like(await image(`${before.url}?w=128`), { width: 128, height: 64 });
-  const replaced = await fetch(`${stack.url}/v1/assets/${before.id}/replace`, { method: 'POST', headers, body: form([['file', { bytes: new Uint8Array(await photo(400, 800)), filename: 'q.jpg' }]]) });
+  const replaced = await fetch(`${stack.url}/v1/assets/${before.id}/replace`, {
+    method: 'POST',
+    headers,
+    body: form([['file', { bytes: new Uint8Array(await photo(400, 800)), filename: 'q.jpg' }]]),
+  });
   const after = (await replaced.json()) as { url: string };
   t.is((await fetch(`${before.url}?w=128`)).status, 404, "the old file's variants are gone with its url");
   t.like(await image(`${after.url}?w=128`), { width: 128, height: 256 }, 'of the new bytes');
 
   const fresh = await upload(headers, await photo(1600, 1200), 'big.jpg');
-  const answers = await Promise.all(Array.from({ length: 200 }, () => fetch(`${fresh.url}?w=384&format=webp`).then(async (response) => [response.status, response.headers.get('etag'), (await response.arrayBuffer()).byteLength])));
+  const answers = await Promise.all(
+    Array.from({ length: 200 }, () =>
+      fetch(`${fresh.url}?w=384&format=webp`).then(async (response) => [
+        response.status,
+        response.headers.get('etag'),
+        (await response.arrayBuffer()).byteLength,
+      ]),
+    ),
+  );
   t.true(answers.every(([status]) => status === 200));
   t.is(new Set(answers.map(([, etag, size]) => `${etag} ${size}`)).size, 1, 'the same variant for all');
-  const blobId = new URL(fresh.url).pathname.split('/').at(-1)!.replace(/\.[a-z0-9]+$/, '');
+  const blobId = new URL(fresh.url).pathname
+    .split('/')
+    .at(-1)!
+    .replace(/\.[a-z0-9]+$/, '');
   const entries = (await readdir(join(stack.dataDir, 'files'), { recursive: true })).map(String);
   t.is(entries.filter((entry) => entry.includes(`${blobId}.variants/`)).length, 1, 'one variant stored');
 });
@@ -155,11 +215,27 @@ test('beyond TRANSFORM_CONCURRENCY and its queue a transformation is 503 with Re
   try {
     const headers = await narrow.auth(freshWorkspace());
     // Noise, so each transformation takes real work.
-    const source = await sharp(randomBytes(3000 * 2000 * 3), { raw: { width: 3000, height: 2000, channels: 3 } }).jpeg().toBuffer();
-    const response = await fetch(`${narrow.url}/v1/assets/upload`, { method: 'POST', headers, body: form([['file', { bytes: new Uint8Array(source), filename: 'n.jpg' }]]) });
+    const source = await sharp(randomBytes(3000 * 2000 * 3), { raw: { width: 3000, height: 2000, channels: 3 } })
+      .jpeg()
+      .toBuffer();
+    const response = await fetch(`${narrow.url}/v1/assets/upload`, {
+      method: 'POST',
+      headers,
+      body: form([['file', { bytes: new Uint8Array(source), filename: 'n.jpg' }]]),
+    });
     const { url } = (await response.json()) as { url: string };
-    const variants = [16, 32, 48, 64, 96, 128, 256, 384, 512, 640, 750, 828, 1080, 1200].flatMap((w) => ['jpeg', 'png', 'webp'].map((format) => `${url}?w=${w}&format=${format}`));
-    const answers = await Promise.all(variants.map((variant) => fetch(variant).then(async (res) => ({ status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.arrayBuffer() }))));
+    const variants = [16, 32, 48, 64, 96, 128, 256, 384, 512, 640, 750, 828, 1080, 1200].flatMap((w) =>
+      ['jpeg', 'png', 'webp'].map((format) => `${url}?w=${w}&format=${format}`),
+    );
+    const answers = await Promise.all(
+      variants.map((variant) =>
+        fetch(variant).then(async (res) => ({
+          status: res.status,
+          retryAfter: res.headers.get('retry-after'),
+          body: await res.arrayBuffer(),
+        })),
+      ),
+    );
     const refused = answers.filter((answer) => answer.status === 503);
     t.true(refused.length > 0, `${refused.length} of ${answers.length} refused`);
     t.true(refused.every((answer) => answer.retryAfter === '1'));

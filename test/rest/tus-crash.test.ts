@@ -22,12 +22,19 @@ test.after.always(async () => {
 
 const MiB = 1024 * 1024;
 
-
 test('SIGKILL of the service mid-upload: after its restart the upload resumes, having lost no more than the append in flight', async (t) => {
   const dir = await tempDir('tus-crash');
   const secret = randomBytes(32).toString('base64url');
   const grpcPort = await freePort();
-  const env = cleanEnv({ HOST: '127.0.0.1', GRPC_PORT: String(grpcPort), DATA_DIR: dir.path, AUTH_SECRET: secret, CDN_URL: 'http://cdn.test/files', METRICS_PORT: 'off', LOG_LEVEL: 'warn' });
+  const env = cleanEnv({
+    HOST: '127.0.0.1',
+    GRPC_PORT: String(grpcPort),
+    DATA_DIR: dir.path,
+    AUTH_SECRET: secret,
+    CDN_URL: 'http://cdn.test/files',
+    METRICS_PORT: 'off',
+    LOG_LEVEL: 'warn',
+  });
   const startService = async (): Promise<Child> => {
     const child = new Child(['service'], env);
     await child.waitFor(/listening/);
@@ -70,9 +77,20 @@ test('SIGKILL of the service mid-upload: after its restart the upload resumes, h
     t.truthy(killed, 'the service was killed mid-upload');
     t.true(answeredBeforeKill >= 4 * chunkSize, `${answeredBeforeKill} bytes acknowledged before the kill`);
     // Every append acknowledged before the kill survived it: the client never went back behind them.
-    const resumedAt = result.exchanges.filter((exchange) => exchange.method === 'PATCH' && exchange.sentOffset !== undefined && exchange.sentOffset < answeredBeforeKill).map((exchange) => exchange.sentOffset!);
-    t.deepEqual(resumedAt, [0, chunkSize, 2 * chunkSize, 3 * chunkSize, 4 * chunkSize].filter((offset) => offset < answeredBeforeKill), 'no append the service acknowledged was sent twice');
-    t.true(result.exchanges.some((exchange) => exchange.method === 'HEAD' && exchange.status === 200 && (exchange.offset ?? -1) >= answeredBeforeKill), 'after the restart the service reports at least what it had acknowledged');
+    const resumedAt = result.exchanges
+      .filter((exchange) => exchange.method === 'PATCH' && exchange.sentOffset !== undefined && exchange.sentOffset < answeredBeforeKill)
+      .map((exchange) => exchange.sentOffset!);
+    t.deepEqual(
+      resumedAt,
+      [0, chunkSize, 2 * chunkSize, 3 * chunkSize, 4 * chunkSize].filter((offset) => offset < answeredBeforeKill),
+      'no append the service acknowledged was sent twice',
+    );
+    t.true(
+      result.exchanges.some(
+        (exchange) => exchange.method === 'HEAD' && exchange.status === 200 && (exchange.offset ?? -1) >= answeredBeforeKill,
+      ),
+      'after the restart the service reports at least what it had acknowledged',
+    );
     const asset = await json(await fetch(`${gateway.url}/v1/assets/${result.assetId}`, { headers }));
     t.is(asset['sha256'], sha256(file));
   } finally {

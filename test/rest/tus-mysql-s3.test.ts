@@ -36,7 +36,10 @@ test.before(async () => {
     const service = await startTestService({ storage: target.storage, dataDir: dir.path, env, secret });
     const listener = await listen('127.0.0.1', 0);
     const gateway = await startGateway(
-      { ...loadGatewayConfig({ HOST: '127.0.0.1', PORT: String(listener.port), MAX_UPLOAD_BYTES: env.MAX_UPLOAD_BYTES }), cdnUrl: service.config.cdnUrl },
+      {
+        ...loadGatewayConfig({ HOST: '127.0.0.1', PORT: String(listener.port), MAX_UPLOAD_BYTES: env.MAX_UPLOAD_BYTES }),
+        cdnUrl: service.config.cdnUrl,
+      },
       { serviceUrl: `http://${service.handle.address}`, listener, log: createGatewayLogger('error'), shutdownTimeoutMs: 2_000 },
     );
     instances.push({ service, gateway });
@@ -62,14 +65,21 @@ test.serial('a 200 MiB upload created on one instance continues on the other, cu
   const file = randomBytes(200 * MiB);
   const proxy = await startCuttingProxy(b.gateway.url, [25 * MiB, 80 * MiB, 140 * MiB]);
   try {
-    const result = await tusUpload(file, { endpoint: `${a.gateway.url}/v1/uploads`, headers: await auth(workspace), httpStack: switchingHttpStack(a.gateway.url, proxy.url) });
+    const result = await tusUpload(file, {
+      endpoint: `${a.gateway.url}/v1/uploads`,
+      headers: await auth(workspace),
+      httpStack: switchingHttpStack(a.gateway.url, proxy.url),
+    });
     t.is(proxy.cuts(), 3);
     t.true(proxy.sent() < file.length * 1.25, `${proxy.sent()} bytes sent for a file of ${file.length}`);
     const asset = await json(await fetch(`${a.gateway.url}/v1/assets/${result.assetId}`, { headers: await auth(workspace) }));
     t.is(asset['sha256'], sha256(file));
     t.is(asset['size'], file.length);
     const snapshot = await target.snapshot();
-    t.false(snapshot.blobKeys.some((key) => key.startsWith('_uploads/')), 'no part is left in the bucket');
+    t.false(
+      snapshot.blobKeys.some((key) => key.startsWith('_uploads/')),
+      'no part is left in the bucket',
+    );
   } finally {
     await proxy.close();
   }
@@ -90,7 +100,10 @@ test.serial('termination on one instance removes the parts the other stored', as
   const [a, b] = instances as [Instance, Instance];
   const workspace = freshWorkspace();
   const headers = { 'tus-resumable': '1.0.0', ...(await auth(workspace)) };
-  const created = await fetch(`${a.gateway.url}/v1/uploads`, { method: 'POST', headers: { ...headers, 'upload-length': String(10 * MiB) } });
+  const created = await fetch(`${a.gateway.url}/v1/uploads`, {
+    method: 'POST',
+    headers: { ...headers, 'upload-length': String(10 * MiB) },
+  });
   const path = new URL(created.headers.get('location')!).pathname;
   const appended = await fetch(`${b.gateway.url}${path}`, {
     method: 'PATCH',
@@ -98,9 +111,15 @@ test.serial('termination on one instance removes the parts the other stored', as
     body: new Uint8Array(randomBytes(3 * MiB)),
   });
   t.is(appended.status, 204);
-  t.true((await target.snapshot()).blobKeys.some((key) => key.includes(path.split('/').pop()!)), 'the part is in the bucket');
+  t.true(
+    (await target.snapshot()).blobKeys.some((key) => key.includes(path.split('/').pop()!)),
+    'the part is in the bucket',
+  );
   t.is((await fetch(`${a.gateway.url}${path}`, { method: 'DELETE', headers })).status, 204);
-  t.false((await target.snapshot()).blobKeys.some((key) => key.includes(path.split('/').pop()!)), 'and gone after termination');
+  t.false(
+    (await target.snapshot()).blobKeys.some((key) => key.includes(path.split('/').pop()!)),
+    'and gone after termination',
+  );
   t.is((await fetch(`${b.gateway.url}${path}`, { method: 'HEAD', headers })).status, 404);
 });
 
@@ -110,9 +129,16 @@ test.serial('gc removes an expired upload with its parts in the bucket, and keep
   const workspace = freshWorkspace();
   const headers = { 'tus-resumable': '1.0.0', ...(await auth(workspace)) };
   const start = async (): Promise<string> => {
-    const created = await fetch(`${a.gateway.url}/v1/uploads`, { method: 'POST', headers: { ...headers, 'upload-length': String(4 * MiB) } });
+    const created = await fetch(`${a.gateway.url}/v1/uploads`, {
+      method: 'POST',
+      headers: { ...headers, 'upload-length': String(4 * MiB) },
+    });
     const location = created.headers.get('location')!;
-    const appended = await fetch(location, { method: 'PATCH', headers: { ...headers, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' }, body: new Uint8Array(randomBytes(MiB)) });
+    const appended = await fetch(location, {
+      method: 'PATCH',
+      headers: { ...headers, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' },
+      body: new Uint8Array(randomBytes(MiB)),
+    });
     t.is(appended.status, 204);
     return location.split('/').pop()!;
   };
@@ -122,13 +148,29 @@ test.serial('gc removes an expired upload with its parts in the bucket, and keep
     // Two days on, the first upload has expired; one started "then" has not.
     const later = { now: () => new Date(Date.now() + 2 * 86_400_000) };
     const live = await start();
-    await storage.db.updateTable('resumable_uploads').set({ expires_at: Date.now() + 3 * 86_400_000 }).where('id', '=', live).execute();
-    const report = await collectGarbage({ blobStore: storage.blobStore, assetStore: storage.assetStore, uploadStore: storage.uploadStore, clock: later, graceMs: 0 });
+    await storage.db
+      .updateTable('resumable_uploads')
+      .set({ expires_at: Date.now() + 3 * 86_400_000 })
+      .where('id', '=', live)
+      .execute();
+    const report = await collectGarbage({
+      blobStore: storage.blobStore,
+      assetStore: storage.assetStore,
+      uploadStore: storage.uploadStore,
+      clock: later,
+      graceMs: 0,
+    });
     t.true(report.expiredUploads.includes(expiring));
     t.false(report.expiredUploads.includes(live));
     const keys = (await target.snapshot()).blobKeys;
-    t.false(keys.some((key) => key.includes(expiring)), 'the expired upload has no part left');
-    t.true(keys.some((key) => key.includes(live)), 'the live upload keeps its part');
+    t.false(
+      keys.some((key) => key.includes(expiring)),
+      'the expired upload has no part left',
+    );
+    t.true(
+      keys.some((key) => key.includes(live)),
+      'the live upload keeps its part',
+    );
   } finally {
     await storage.close();
   }

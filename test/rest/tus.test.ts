@@ -31,15 +31,32 @@ async function assetOf(workspace: string, id: string): Promise<Record<string, un
 async function create(workspace: string, headers: Record<string, string>, body?: Buffer): Promise<Response> {
   return fetch(`${stack.url}/v1/uploads`, {
     method: 'POST',
-    headers: { ...TUS, ...(await stack.auth(workspace)), ...(body ? { 'content-type': 'application/offset+octet-stream' } : {}), ...headers },
+    headers: {
+      ...TUS,
+      ...(await stack.auth(workspace)),
+      ...(body ? { 'content-type': 'application/offset+octet-stream' } : {}),
+      ...headers,
+    },
     ...(body ? { body: new Uint8Array(body) } : {}),
   });
 }
 
-async function patch(workspace: string, location: string, offset: number, body: Buffer, headers: Record<string, string> = {}): Promise<Response> {
+async function patch(
+  workspace: string,
+  location: string,
+  offset: number,
+  body: Buffer,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(location, {
     method: 'PATCH',
-    headers: { ...TUS, ...(await stack.auth(workspace)), 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset), ...headers },
+    headers: {
+      ...TUS,
+      ...(await stack.auth(workspace)),
+      'content-type': 'application/offset+octet-stream',
+      'upload-offset': String(offset),
+      ...headers,
+    },
     body: new Uint8Array(body),
   });
 }
@@ -53,7 +70,11 @@ test.serial('a 200 MiB upload whose connection is cut three times resumes and yi
   const file = randomBytes(200 * MiB);
   const proxy = await startCuttingProxy(stack.url, [30 * MiB, 90 * MiB, 160 * MiB]);
   try {
-    const result = await tusUpload(file, { endpoint: `${proxy.url}/v1/uploads`, headers: await stack.auth(workspace), metadata: { filename: 'big.bin', label: 'resumed' } });
+    const result = await tusUpload(file, {
+      endpoint: `${proxy.url}/v1/uploads`,
+      headers: await stack.auth(workspace),
+      metadata: { filename: 'big.bin', label: 'resumed' },
+    });
     t.is(proxy.cuts(), 3, 'the connection was cut three times');
     // Starting over after each cut would send 30 + 90 + 160 + 200 MiB; resuming loses only what was in flight.
     t.true(proxy.sent() < file.length * 1.25, `${proxy.sent()} bytes sent for a file of ${file.length}`);
@@ -78,7 +99,11 @@ test.serial('the same upload continues through a second gateway: every request a
   );
   const proxy = await startCuttingProxy(second.url, [20 * MiB, 70 * MiB, 150 * MiB]);
   try {
-    const result = await tusUpload(file, { endpoint: `${stack.url}/v1/uploads`, headers: await stack.auth(workspace), httpStack: switchingHttpStack(stack.url, proxy.url) });
+    const result = await tusUpload(file, {
+      endpoint: `${stack.url}/v1/uploads`,
+      headers: await stack.auth(workspace),
+      httpStack: switchingHttpStack(stack.url, proxy.url),
+    });
     t.is(proxy.cuts(), 3);
     t.true(proxy.sent() < file.length * 1.25, `${proxy.sent()} bytes sent for a file of ${file.length}`);
     t.true(result.uploadUrl.startsWith(stack.url), 'the upload was created at the first gateway');
@@ -92,7 +117,12 @@ test.serial('the same upload continues through a second gateway: every request a
 test.serial('parallelUploads: 4 partial uploads concatenate into one asset', async (t) => {
   const workspace = freshWorkspace();
   const file = randomBytes(24 * MiB + 12345);
-  const result = await tusUpload(file, { endpoint: `${stack.url}/v1/uploads`, headers: await stack.auth(workspace), parallelUploads: 4, metadata: { label: 'parallel' } });
+  const result = await tusUpload(file, {
+    endpoint: `${stack.url}/v1/uploads`,
+    headers: await stack.auth(workspace),
+    parallelUploads: 4,
+    metadata: { label: 'parallel' },
+  });
   const asset = await assetOf(workspace, result.assetId);
   t.is(asset['sha256'], sha256(file));
   t.is(asset['label'], 'parallel');
@@ -102,7 +132,9 @@ test('50 concurrent uploads each yield their own asset', async (t) => {
   const workspace = freshWorkspace();
   const auth = await stack.auth(workspace);
   const files = Array.from({ length: 50 }, (_, index) => noise(200_000 + index * 1000, index + 1));
-  const results = await Promise.all(files.map((file) => tusUpload(file, { endpoint: `${stack.url}/v1/uploads`, headers: auth, chunkSize: 64 * 1024 })));
+  const results = await Promise.all(
+    files.map((file) => tusUpload(file, { endpoint: `${stack.url}/v1/uploads`, headers: auth, chunkSize: 64 * 1024 })),
+  );
   t.is(new Set(results.map((result) => result.assetId)).size, 50);
   const assets = await Promise.all(results.map((result) => assetOf(workspace, result.assetId)));
   t.deepEqual(
@@ -118,11 +150,15 @@ test('a wrong Upload-Checksum is 460 and keeps no byte; a right one is kept', as
   t.is(created.status, 201);
   const location = created.headers.get('location')!;
   const first = file.subarray(0, 60_000);
-  const wrong = await patch(workspace, location, 0, first, { 'upload-checksum': `sha1 ${createHash('sha1').update('other').digest('base64')}` });
+  const wrong = await patch(workspace, location, 0, first, {
+    'upload-checksum': `sha1 ${createHash('sha1').update('other').digest('base64')}`,
+  });
   t.is(wrong.status, 460);
   t.is(wrong.headers.get('tus-resumable'), '1.0.0');
   t.is((await head(workspace, location)).headers.get('upload-offset'), '0');
-  const right = await patch(workspace, location, 0, first, { 'upload-checksum': `sha256 ${createHash('sha256').update(first).digest('base64')}` });
+  const right = await patch(workspace, location, 0, first, {
+    'upload-checksum': `sha256 ${createHash('sha256').update(first).digest('base64')}`,
+  });
   t.is(right.status, 204);
   t.is(right.headers.get('upload-offset'), '60000');
   const bad = await patch(workspace, location, 60_000, file.subarray(60_000), { 'upload-checksum': 'md5 AAAA' });
@@ -149,19 +185,30 @@ test('a replace through the `replace` metadata keeps the asset id and takes the 
   const png = await fixture('image.png');
   const jpeg = await fixture('photo.jpg');
   const original = await tusUpload(png.bytes, { endpoint: `${stack.url}/v1/uploads`, headers: await stack.auth(workspace) });
-  const replaced = await tusUpload(jpeg.bytes, { endpoint: `${stack.url}/v1/uploads`, headers: await stack.auth(workspace), metadata: { replace: original.assetId } });
+  const replaced = await tusUpload(jpeg.bytes, {
+    endpoint: `${stack.url}/v1/uploads`,
+    headers: await stack.auth(workspace),
+    metadata: { replace: original.assetId },
+  });
   t.is(replaced.assetId, original.assetId);
   const asset = await assetOf(workspace, original.assetId);
   t.is(asset['type'], 'image/jpeg');
   t.is(asset['sha256'], jpeg.sha256);
-  const unknown = await create(workspace, { 'upload-length': '10', 'upload-metadata': `replace ${Buffer.from('as_00000000000000000000000000').toString('base64')}` });
+  const unknown = await create(workspace, {
+    'upload-length': '10',
+    'upload-metadata': `replace ${Buffer.from('as_00000000000000000000000000').toString('base64')}`,
+  });
   t.is(unknown.status, 404);
 });
 
 test('a type the workspace policy refuses is refused at finish (415) and nothing of the upload is kept', async (t) => {
   const workspace = freshWorkspace();
   const admin = await stack.auth(workspace);
-  const policy = await fetch(`${stack.url}/v1/workspace/policy`, { method: 'PUT', headers: { ...admin, 'content-type': 'application/json' }, body: JSON.stringify({ allowedTypes: ['image/*'] }) });
+  const policy = await fetch(`${stack.url}/v1/workspace/policy`, {
+    method: 'PUT',
+    headers: { ...admin, 'content-type': 'application/json' },
+    body: JSON.stringify({ allowedTypes: ['image/*'] }),
+  });
   t.is(policy.status, 200);
   const text = Buffer.from('plain words, no image here\n'.repeat(2000));
   const created = await create(workspace, { 'upload-length': String(text.length) });
@@ -210,18 +257,37 @@ test('discovery: OPTIONS names the version, extensions, maximum and checksum alg
   const options = await fetch(`${stack.url}/v1/uploads`, { method: 'OPTIONS' });
   t.is(options.status, 204);
   t.is(options.headers.get('tus-version'), '1.0.0');
-  t.is(options.headers.get('tus-extension'), 'creation,creation-with-upload,creation-defer-length,termination,expiration,checksum,concatenation');
+  t.is(
+    options.headers.get('tus-extension'),
+    'creation,creation-with-upload,creation-defer-length,termination,expiration,checksum,concatenation',
+  );
   t.is(options.headers.get('tus-max-size'), String(300 * MiB));
   t.is(options.headers.get('tus-checksum-algorithm'), 'sha1,sha256');
-  const preflight = await fetch(`${stack.url}/v1/uploads/up_x`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'upload-offset,tus-resumable' } });
+  const preflight = await fetch(`${stack.url}/v1/uploads/up_x`, {
+    method: 'OPTIONS',
+    headers: {
+      origin: 'https://app.example',
+      'access-control-request-method': 'PATCH',
+      'access-control-request-headers': 'upload-offset,tus-resumable',
+    },
+  });
   t.is(preflight.status, 204);
   t.regex(preflight.headers.get('access-control-allow-methods') ?? '', /PATCH/);
   t.regex(preflight.headers.get('access-control-allow-headers') ?? '', /upload-offset/);
   const workspace = freshWorkspace();
-  const created = await fetch(`${stack.url}/v1/uploads`, { method: 'POST', headers: { ...TUS, ...(await stack.auth(workspace)), origin: 'https://app.example', 'upload-length': '3' } });
-  t.regex(created.headers.get('access-control-expose-headers') ?? '', /upload-offset.*switchyard-asset-id|switchyard-asset-id.*upload-offset/);
+  const created = await fetch(`${stack.url}/v1/uploads`, {
+    method: 'POST',
+    headers: { ...TUS, ...(await stack.auth(workspace)), origin: 'https://app.example', 'upload-length': '3' },
+  });
+  t.regex(
+    created.headers.get('access-control-expose-headers') ?? '',
+    /upload-offset.*switchyard-asset-id|switchyard-asset-id.*upload-offset/,
+  );
   t.truthy(created.headers.get('upload-expires'));
-  t.true(new Date(created.headers.get('upload-expires')!).getTime() > Date.now() + 23 * 3600_000, 'expires a day after the last append by default');
+  t.true(
+    new Date(created.headers.get('upload-expires')!).getTime() > Date.now() + 23 * 3600_000,
+    'expires a day after the last append by default',
+  );
 });
 
 test('Location follows X-Forwarded-Proto and -Host only when TRUST_PROXY says the gateway is behind a proxy', async (t) => {
@@ -231,7 +297,10 @@ test('Location follows X-Forwarded-Proto and -Host only when TRUST_PROXY says th
   t.true(untrusted.headers.get('location')!.startsWith(`${stack.url}/v1/uploads/up_`));
   const proxied = await startStack({ TRUST_PROXY: 'true' });
   try {
-    const response = await fetch(`${proxied.url}/v1/uploads`, { method: 'POST', headers: { ...TUS, ...(await proxied.auth(workspace)), ...forwarded } });
+    const response = await fetch(`${proxied.url}/v1/uploads`, {
+      method: 'POST',
+      headers: { ...TUS, ...(await proxied.auth(workspace)), ...forwarded },
+    });
     t.regex(response.headers.get('location')!, /^https:\/\/uploads\.example\.com\/v1\/uploads\/up_[0-9a-z]{26}$/);
   } finally {
     await proxied.stop();
@@ -249,7 +318,11 @@ test('unfinished uploads expire after UPLOAD_EXPIRY_SECONDS', async (t) => {
     t.true(Math.abs(expires - (Date.now() + 1_000)) < 3_000, 'Upload-Expires says a second from now');
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, expires + 2_000 - Date.now())));
     t.is((await fetch(location, { method: 'HEAD', headers })).status, 404);
-    const late = await fetch(location, { method: 'PATCH', headers: { ...headers, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' }, body: new Uint8Array(noise(100)) });
+    const late = await fetch(location, {
+      method: 'PATCH',
+      headers: { ...headers, 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' },
+      body: new Uint8Array(noise(100)),
+    });
     t.is(late.status, 404);
   } finally {
     await short.stop();
@@ -259,7 +332,8 @@ test('unfinished uploads expire after UPLOAD_EXPIRY_SECONDS', async (t) => {
 test.serial('metrics: open resumable uploads, and appends counted as uploads with their bytes', async (t) => {
   const workspace = freshWorkspace();
   const scrape = async (): Promise<string> => stack.metrics.metrics();
-  const value = (text: string, series: string): number => Number(new RegExp(`^${series.replace(/[{}"=]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const value = (text: string, series: string): number =>
+    Number(new RegExp(`^${series.replace(/[{}"=]/g, (c) => `\\${c}`)} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   const before = await scrape();
   const created = await create(workspace, { 'upload-length': '3000' });
   const location = created.headers.get('location')!;

@@ -61,7 +61,11 @@ test('every command of the curl walk-through in docs/getting-started.md works as
   t.regex(output, /"params":\{"id":"42"\}/);
   t.regex(output, /"type":"image\/png".*"label":"logo".*"width":3,"height":2/);
   t.regex(output, /"label":"logo","name":"image\.png"/, 'the name curl sent');
-  t.regex(output, /^content-disposition: attachment; filename="notes\.txt"; filename\*=UTF-8''notes\.txt\r?$/im, 'a download under the name');
+  t.regex(
+    output,
+    /^content-disposition: attachment; filename="notes\.txt"; filename\*=UTF-8''notes\.txt\r?$/im,
+    'a download under the name',
+  );
   t.regex(output, /\{"assets":\[\{[^\]]*"name":"image\.png"[^\]]*\],"nextPageToken":""\}/, 'q=IMAGE');
   t.regex(output, /"name":"Contract 2025\.pdf"/, 'the patched name');
   t.regex(output, /"type":"text\/plain"/);

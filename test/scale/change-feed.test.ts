@@ -47,7 +47,11 @@ function watch(instance: Instance, auth: Metadata) {
         resolve(performance.now());
         return true;
       };
-      const timer = setTimeout(() => reject(new Error(`no such event within ${ms} ms; ${events.length} events, errors: ${errors.map((e) => e.message).join('; ')}`)), ms);
+      const timer = setTimeout(
+        () =>
+          reject(new Error(`no such event within ${ms} ms; ${events.length} events, errors: ${errors.map((e) => e.message).join('; ')}`)),
+        ms,
+      );
       if (!check()) notify = () => void check();
     });
   return { events, errors, arrival, close: () => stream.cancel() };
@@ -73,7 +77,13 @@ async function startPair(t: ExecutionContext, broker: TestBroker): Promise<[Inst
   // One after the other: both would run the migrations.
   for (let i = 0; i < 2; i++) {
     const metrics = new Registry();
-    const service = await startTestService({ storage, dataDir: dir.path, secret, env: { EVENTS_URL: broker.url }, serviceOptions: { metrics } });
+    const service = await startTestService({
+      storage,
+      dataDir: dir.path,
+      secret,
+      env: { EVENTS_URL: broker.url },
+      serviceOptions: { metrics },
+    });
     t.teardown(() => service.stop());
     instances.push({ service, metrics });
   }
@@ -135,7 +145,9 @@ for (const [kind, startBroker] of BROKERS) {
     }
     await Promise.all(watchers.map((watcher) => watcher.arrival((event) => event.synced !== undefined)));
     await sleep(500);
-    const reads = async () => (await metric(a.metrics, 'switchyard_route_revision_reads_total')) + (await metric(b.metrics, 'switchyard_route_revision_reads_total'));
+    const reads = async () =>
+      (await metric(a.metrics, 'switchyard_route_revision_reads_total')) +
+      (await metric(b.metrics, 'switchyard_route_revision_reads_total'));
     const before = await reads();
     await sleep(3_000);
     const during = (await reads()) - before;
@@ -175,10 +187,17 @@ for (const [kind, startBroker] of BROKERS) {
     const seen = watcher.events.flatMap((event) => (event.upsert ? [event.upsert.id] : []));
     t.deepEqual(seen, created, 'every change, once, in order');
     const revisions = watcher.events.map((event) => event.revision);
-    t.deepEqual(revisions, [...revisions].sort((x, y) => x - y), 'revisions never go back');
+    t.deepEqual(
+      revisions,
+      [...revisions].sort((x, y) => x - y),
+      'revisions never go back',
+    );
     t.deepEqual(watcher.errors, []);
     t.is(await metric(b.metrics, 'switchyard_events_feed_up'), 1);
-    t.true((await metric(a.metrics, 'switchyard_events_publish_failures_total')) >= 1, 'writes during the outage failed to publish, and succeeded');
+    t.true(
+      (await metric(a.metrics, 'switchyard_events_publish_failures_total')) >= 1,
+      'writes during the outage failed to publish, and succeeded',
+    );
   });
 }
 

@@ -22,7 +22,8 @@ test.after.always(async () => {
   await deployment?.cleanup();
 });
 
-const skipped = (t: ExecutionContext): boolean => (deployment ? false : (t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)'), true));
+const skipped = (t: ExecutionContext): boolean =>
+  deployment ? false : (t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)'), true);
 
 interface Service {
   process: ServiceProcess;
@@ -42,7 +43,9 @@ async function startService(extra: Record<string, string> = {}): Promise<Service
 /** The service's own count of `method` calls started (grpc_server_started_total). */
 async function started(service: Service, method: string): Promise<number> {
   const text = await (await fetch(service.metricsUrl)).text();
-  const line = text.split('\n').find((entry) => entry.startsWith('grpc_server_started_total{') && entry.includes(`grpc_method="${method}"`));
+  const line = text
+    .split('\n')
+    .find((entry) => entry.startsWith('grpc_server_started_total{') && entry.includes(`grpc_method="${method}"`));
   return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
@@ -73,70 +76,94 @@ async function until(what: string, check: () => Promise<boolean> | boolean, with
 
 async function uploadPixel(gateway: Gateway, headers: Record<string, string>): Promise<string> {
   const form = new FormData();
-  form.set('file', new Blob([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64')], { type: 'image/png' }), 'pixel.png');
+  form.set(
+    'file',
+    new Blob([Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64')], {
+      type: 'image/png',
+    }),
+    'pixel.png',
+  );
   const response = await fetch(`${gateway.handle.url}/v1/assets/upload`, { method: 'POST', headers, body: form });
   if (response.status !== 201) throw new Error(`upload answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { id: string }).id;
 }
 
-test.serial('reads spread over every service; one killed under load is taken out, reads go on, and it comes back when restarted', async (t) => {
-  if (skipped(t)) return;
-  t.timeout(180_000);
-  const services = await startServices(3);
-  const gateway = await startBalancedGateway(services.map((service) => `http://${service.process.address}`).join(','));
-  try {
-    const headers = { authorization: `Bearer ${await mintToken(deployment!.secret, { workspace: freshWorkspace('balance') })}` };
-    const id = await uploadPixel(gateway, headers);
-    const read = async (): Promise<number> => (await fetch(`${gateway.handle.url}/v1/assets/${id}`, { headers })).status;
+test.serial(
+  'reads spread over every service; one killed under load is taken out, reads go on, and it comes back when restarted',
+  async (t) => {
+    if (skipped(t)) return;
+    t.timeout(180_000);
+    const services = await startServices(3);
+    const gateway = await startBalancedGateway(services.map((service) => `http://${service.process.address}`).join(','));
+    try {
+      const headers = { authorization: `Bearer ${await mintToken(deployment!.secret, { workspace: freshWorkspace('balance') })}` };
+      const id = await uploadPixel(gateway, headers);
+      const read = async (): Promise<number> => (await fetch(`${gateway.handle.url}/v1/assets/${id}`, { headers })).status;
 
-    // Spread: 90 reads, each service's own count.
-    const before = await Promise.all(services.map((service) => started(service, 'GetAsset')));
-    for (let i = 0; i < 90; i++) t.is(await read(), 200);
-    const counts = (await Promise.all(services.map((service) => started(service, 'GetAsset')))).map((count, index) => count - before[index]!);
-    t.log('GetAsset per service', counts);
-    t.is(counts.reduce((sum, count) => sum + count, 0), 90);
-    for (const count of counts) t.true(count >= 20, `every service takes its share: ${counts.join(', ')}`);
-    await until('three healthy connections', async () => (await gateway.gauge()) === 3, 10_000);
+      // Spread: 90 reads, each service's own count.
+      const before = await Promise.all(services.map((service) => started(service, 'GetAsset')));
+      for (let i = 0; i < 90; i++) t.is(await read(), 200);
+      const counts = (await Promise.all(services.map((service) => started(service, 'GetAsset')))).map(
+        (count, index) => count - before[index]!,
+      );
+      t.log('GetAsset per service', counts);
+      t.is(
+        counts.reduce((sum, count) => sum + count, 0),
+        90,
+      );
+      for (const count of counts) t.true(count >= 20, `every service takes its share: ${counts.join(', ')}`);
+      await until('three healthy connections', async () => (await gateway.gauge()) === 3, 10_000);
 
-    // Steady load: four readers; the first service is killed a second in.
-    const outcomes: { at: number; status: number }[] = [];
-    let stopping = false;
-    const readers = Array.from({ length: 4 }, async () => {
-      while (!stopping) {
-        const at = performance.now();
-        outcomes.push({ at, status: await read().catch(() => 0) });
-      }
-    });
-    await sleep(1_000);
-    const victim = services[0]!;
-    const killedAt = performance.now();
-    await victim.process.kill();
-    await until('the killed service is out', async () => (await gateway.gauge()) === 2, 10_000);
-    t.true(gateway.lines.some((line) => line.includes('service taken out of rotation') && line.includes(victim.process.address)), 'the removal is logged');
-    await sleep(3_000);
-    stopping = true;
-    await Promise.all(readers);
+      // Steady load: four readers; the first service is killed a second in.
+      const outcomes: { at: number; status: number }[] = [];
+      let stopping = false;
+      const readers = Array.from({ length: 4 }, async () => {
+        while (!stopping) {
+          const at = performance.now();
+          outcomes.push({ at, status: await read().catch(() => 0) });
+        }
+      });
+      await sleep(1_000);
+      const victim = services[0]!;
+      const killedAt = performance.now();
+      await victim.process.kill();
+      await until('the killed service is out', async () => (await gateway.gauge()) === 2, 10_000);
+      t.true(
+        gateway.lines.some((line) => line.includes('service taken out of rotation') && line.includes(victim.process.address)),
+        'the removal is logged',
+      );
+      await sleep(3_000);
+      stopping = true;
+      await Promise.all(readers);
 
-    const afterKill = outcomes.filter((outcome) => outcome.at >= killedAt);
-    const late = afterKill.filter((outcome) => outcome.at >= killedAt + 1_000);
-    const failed = afterKill.filter((outcome) => outcome.status !== 200);
-    t.log(`${outcomes.length} reads, ${afterKill.length} after the kill, ${failed.length} of those failed`);
-    t.true(late.length >= 20, `reads went on after the kill (${late.length})`);
-    t.deepEqual(late.filter((outcome) => outcome.status !== 200), [], 'no read more than a second after the kill fails');
+      const afterKill = outcomes.filter((outcome) => outcome.at >= killedAt);
+      const late = afterKill.filter((outcome) => outcome.at >= killedAt + 1_000);
+      const failed = afterKill.filter((outcome) => outcome.status !== 200);
+      t.log(`${outcomes.length} reads, ${afterKill.length} after the kill, ${failed.length} of those failed`);
+      t.true(late.length >= 20, `reads went on after the kill (${late.length})`);
+      t.deepEqual(
+        late.filter((outcome) => outcome.status !== 200),
+        [],
+        'no read more than a second after the kill fails',
+      );
 
-    // Restarted on its port, it is found again and takes reads.
-    const port = victim.process.address.split(':').pop()!;
-    const revived = await startService({ GRPC_PORT: port });
-    services[0] = revived;
-    await until('the restarted service is back', async () => (await gateway.gauge()) === 3, 15_000);
-    t.true(gateway.lines.some((line) => line.includes('service back in rotation') && line.includes(victim.process.address)), 'the return is logged');
-    for (let i = 0; i < 30; i++) t.is(await read(), 200);
-    t.true((await started(revived, 'GetAsset')) >= 5, 'the restarted service takes reads');
-  } finally {
-    await gateway.handle.close();
-    await Promise.all(services.map((service) => service.process.stop()));
-  }
-});
+      // Restarted on its port, it is found again and takes reads.
+      const port = victim.process.address.split(':').pop()!;
+      const revived = await startService({ GRPC_PORT: port });
+      services[0] = revived;
+      await until('the restarted service is back', async () => (await gateway.gauge()) === 3, 15_000);
+      t.true(
+        gateway.lines.some((line) => line.includes('service back in rotation') && line.includes(victim.process.address)),
+        'the return is logged',
+      );
+      for (let i = 0; i < 30; i++) t.is(await read(), 200);
+      t.true((await started(revived, 'GetAsset')) >= 5, 'the restarted service takes reads');
+    } finally {
+      await gateway.handle.close();
+      await Promise.all(services.map((service) => service.process.stop()));
+    }
+  },
+);
 
 test.serial('an upload whose service dies answers 503 with the error body and is sent to no other service', async (t) => {
   if (skipped(t)) return;
@@ -150,20 +177,33 @@ test.serial('an upload whose service dies answers 503 with the error body and is
     const head = multipartBody(boundary, [{ name: 'file', filename: 'big.bin', body: Buffer.alloc(256 * 1024, 7) }], false);
     const url = new URL(`${gateway.handle.url}/v1/assets/upload`);
     const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` } }, (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
       req.on('error', (error) => setImmediate(() => reject(error)));
       // The body is never finished: the upload is in flight when its service dies.
       req.write(head);
     });
     let holder: Service | undefined;
-    await until('a service holds the upload', async () => {
-      for (const service of services) if ((await started(service, 'UploadAsset')) > 0) holder = service;
-      return holder !== undefined;
-    }, 10_000);
+    await until(
+      'a service holds the upload',
+      async () => {
+        for (const service of services) if ((await started(service, 'UploadAsset')) > 0) holder = service;
+        return holder !== undefined;
+      },
+      10_000,
+    );
     await holder!.process.kill();
     const { status, body } = await answer;
     t.is(status, 503);

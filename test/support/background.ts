@@ -16,7 +16,10 @@ export class Background {
     this.#child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     this.#child.stdout!.on('data', (chunk: Buffer) => (this.#output += chunk.toString()));
     this.#child.stderr!.on('data', (chunk: Buffer) => (this.#output += chunk.toString()));
-    this.#exited = once(this.#child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+    this.#exited = once(this.#child, 'exit').then(([code, signal]) => ({
+      code: code as number | null,
+      signal: signal as NodeJS.Signals | null,
+    }));
   }
 
   /** stdout and stderr so far, for failure messages. */
@@ -29,7 +32,8 @@ export class Background {
     for (;;) {
       const match = pattern.exec(this.#output);
       if (match !== null) return match;
-      if (this.#child.exitCode !== null || this.#child.signalCode !== null) throw new Error(`exited (${this.#child.exitCode ?? this.#child.signalCode}) before printing ${pattern}:\n${this.#output}`);
+      if (this.#child.exitCode !== null || this.#child.signalCode !== null)
+        throw new Error(`exited (${this.#child.exitCode ?? this.#child.signalCode}) before printing ${pattern}:\n${this.#output}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

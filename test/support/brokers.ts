@@ -28,7 +28,25 @@ export const NATS_SERVER = process.env['NATS_SERVER'] ?? 'nats-server';
 
 /** A redis-server without persistence (a restart starts empty, as pub/sub and limit counters may). */
 export function startRedis(): Promise<TestBroker> {
-  return startBroker('redis', (port, dir) => [REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no', '--loglevel', 'warning']]);
+  return startBroker('redis', (port, dir) => [
+    REDIS_SERVER,
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--protected-mode',
+      'no',
+      '--loglevel',
+      'warning',
+    ],
+  ]);
 }
 
 /** A nats-server, core NATS only (no JetStream: Switchyard uses plain subjects). */
@@ -80,7 +98,6 @@ async function startBroker(scheme: 'redis' | 'nats', command: (port: number, dir
     },
   };
 }
-
 
 /** Resolves once something accepts connections on the port (10 s at most). */
 async function waitForPort(port: number): Promise<void> {

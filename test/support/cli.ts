@@ -25,7 +25,11 @@ export interface CliRun {
 
 /** Runs `switchyard <command...>` to its end with `env` added to this process's environment. */
 export async function runCli(command: readonly string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
-  const child = spawn(process.execPath, cliArgs(...command), { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, cliArgs(...command), {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -9,4 +9,5 @@ export async function readmeEmbeddingExample(page = 'README.md'): Promise<string
 }
 
 /** What the example prints, as the README says (it uploads a PNG it finds at `logo.png`). */
-export const EMBEDDING_OUTPUT = /^getUser \{ id: '42' \} image\/png https:\/\/cdn\.example\.com\/files\/as_[0-9a-z]{26}\/bl_[0-9a-z]{26}\.png\n$/;
+export const EMBEDDING_OUTPUT =
+  /^getUser \{ id: '42' \} image\/png https:\/\/cdn\.example\.com\/files\/as_[0-9a-z]{26}\/bl_[0-9a-z]{26}\.png\n$/;

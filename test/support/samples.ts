@@ -26,7 +26,9 @@ export async function samplesOf(page: string): Promise<Sample[]> {
     const body = block[2]!;
     if (lang === '' && body.includes('│')) continue; // a picture, not a sample
     const before = text.slice(0, block.index);
-    const markers = [...before.matchAll(/<!-- ([\w-]+):start -->/g)].map((m) => m[1]!).filter((name) => before.lastIndexOf(`<!-- ${name}:start -->`) > before.lastIndexOf(`<!-- ${name}:end -->`));
+    const markers = [...before.matchAll(/<!-- ([\w-]+):start -->/g)]
+      .map((m) => m[1]!)
+      .filter((name) => before.lastIndexOf(`<!-- ${name}:start -->`) > before.lastIndexOf(`<!-- ${name}:end -->`));
     const heading = [...before.matchAll(/^#{1,6} (.*)$/gm)].at(-1)?.[1] ?? '';
     samples.push({ page, lang, first: body.split('\n')[0]!, body, markers, heading });
   }

@@ -73,12 +73,24 @@ export function withLoopbackPorts(text: string, ports: ReadonlyMap<string, strin
 }
 
 /** The storage values an example of the docs names, swapped for this run's database and s3rver bucket (its fixed keys). */
-export function storageSwaps(database: { readonly url: string }, s3: { readonly bucket: string; readonly endpoint: string }): Record<string, string> {
-  return { DATABASE_URL: database.url, S3_BUCKET: s3.bucket, S3_ENDPOINT: s3.endpoint, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' };
+export function storageSwaps(
+  database: { readonly url: string },
+  s3: { readonly bucket: string; readonly endpoint: string },
+): Record<string, string> {
+  return {
+    DATABASE_URL: database.url,
+    S3_BUCKET: s3.bucket,
+    S3_ENDPOINT: s3.endpoint,
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+  };
 }
 
 /** Where a command of the examples listens when neither its line nor the exports say (docs/configuration.md's defaults). */
-export const DEFAULT_PORTS = { service: { GRPC_PORT: '50051', METRICS_PORT: '9464' }, gateway: { PORT: '8080', METRICS_PORT: '9464' } } as const;
+export const DEFAULT_PORTS = {
+  service: { GRPC_PORT: '50051', METRICS_PORT: '9464' },
+  gateway: { PORT: '8080', METRICS_PORT: '9464' },
+} as const;
 
 /**
  * The examples' addresses are all 127.0.0.1: as printed, their processes run

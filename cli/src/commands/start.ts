@@ -36,8 +36,11 @@ export async function startCommand(args: readonly string[], env: NodeJS.ProcessE
   let metricsServer: MetricsServer | undefined;
   try {
     service = await startService(serviceConfig, { logger: createServiceLogger(serviceConfig.logLevel), metrics, tracing });
-    gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { inProcess: service.inProcess, log: gatewayLog, listener, metrics, tracing });
-    metricsServer = metricsOn && await serveMetrics(metricsOn.registry, gatewayConfig.host, metricsOn.port);
+    gateway = await startGateway(
+      { ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl },
+      { inProcess: service.inProcess, log: gatewayLog, listener, metrics, tracing },
+    );
+    metricsServer = metricsOn && (await serveMetrics(metricsOn.registry, gatewayConfig.host, metricsOn.port));
   } catch (error) {
     gatewayLog.fatal({ err: error }, 'switchyard could not start');
     if (gateway) await gateway.close();

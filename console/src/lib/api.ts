@@ -46,7 +46,10 @@ export interface Api extends Omit<RestClient, 'listAssets' | 'updateAsset' | 'ge
   getAsset(id: string): Promise<Asset>;
   updateAsset(id: string, changes: AssetChanges): Promise<Asset>;
   replaceAsset(id: string, file: Blob, options?: { filename?: string }): Promise<Asset>;
-  createSignedUrl(id: string, options: { expiresIn: number; transform?: Transform }): Promise<{ readonly url: string; readonly expiresAt: string }>;
+  createSignedUrl(
+    id: string,
+    options: { expiresIn: number; transform?: Transform },
+  ): Promise<{ readonly url: string; readonly expiresAt: string }>;
 }
 
 /** The gateway serving the console is the API's origin. */

@@ -14,7 +14,14 @@ export function formatBytes(bytes: number): string {
 }
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const shortDateTime = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', year: '2-digit', hour: '2-digit', minute: '2-digit', hour12: false });
+const shortDateTime = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  year: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  hour12: false,
+});
 
 /** For table cells: "Nov 27, 26, 10:45". */
 export function formatShortDate(iso: string): string {

@@ -17,14 +17,18 @@ export const policyState = signal<PolicyState>({ kind: 'loading' });
 export async function loadPolicy(api: Api): Promise<void> {
   const missing = missingScope('workspace:admin');
   if (missing) {
-    policyState.value = { kind: 'unknown', reason: `Reading the policy needs the workspace:admin scope; the server still checks every file.` };
+    policyState.value = {
+      kind: 'unknown',
+      reason: `Reading the policy needs the workspace:admin scope; the server still checks every file.`,
+    };
     return;
   }
   try {
     policyState.value = { kind: 'known', policy: await api.getWorkspacePolicy() };
   } catch (error) {
     const text = errorText(error);
-    if (text !== undefined) policyState.value = { kind: 'unknown', reason: `The policy could not be read (${text}); the server still checks every file.` };
+    if (text !== undefined)
+      policyState.value = { kind: 'unknown', reason: `The policy could not be read (${text}); the server still checks every file.` };
   }
 }
 
@@ -37,8 +41,10 @@ export function policyRefusal(file: File): string | undefined {
   const state = policyState.value;
   if (state.kind !== 'known') return undefined;
   const { maxUploadBytes, allowedTypes } = state.policy;
-  if (file.size > maxUploadBytes) return `Too large: ${formatBytes(file.size)}, the workspace allows at most ${formatBytes(maxUploadBytes)}.`;
-  if (file.type !== '' && !typeAllowed(file.type, allowedTypes)) return `Type ${file.type} is not allowed here (allowed: ${allowedTypes.join(', ')}).`;
+  if (file.size > maxUploadBytes)
+    return `Too large: ${formatBytes(file.size)}, the workspace allows at most ${formatBytes(maxUploadBytes)}.`;
+  if (file.type !== '' && !typeAllowed(file.type, allowedTypes))
+    return `Type ${file.type} is not allowed here (allowed: ${allowedTypes.join(', ')}).`;
   return undefined;
 }
 

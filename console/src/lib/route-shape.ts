@@ -25,7 +25,12 @@ export function shapeOf(path: string): string {
   );
 }
 
-export function conflictOf<R extends { readonly id: string; readonly method: string; readonly path: string }>(routes: readonly R[], method: string, path: string, except?: string): R | undefined {
+export function conflictOf<R extends { readonly id: string; readonly method: string; readonly path: string }>(
+  routes: readonly R[],
+  method: string,
+  path: string,
+  except?: string,
+): R | undefined {
   const shape = shapeOf(path);
   return routes.find((route) => route.id !== except && route.method === method.toUpperCase() && shapeOf(route.path) === shape);
 }

@@ -211,7 +211,8 @@ function describeTusError(error: Error | DetailedError): string {
   } catch {
     message = response.getBody().slice(0, 200);
   }
-  const what = status === 413 ? 'Too large for this workspace' : status === 415 ? 'Type not allowed in this workspace' : `Refused (${status})`;
+  const what =
+    status === 413 ? 'Too large for this workspace' : status === 415 ? 'Type not allowed in this workspace' : `Refused (${status})`;
   return `${what}: ${message || 'no reason given'} [${status}]`;
 }
 
@@ -226,7 +227,11 @@ export async function storedUploads(): Promise<PreviousUpload[]> {
 /** How far a stored upload got (tus HEAD), or undefined when the server no longer has it (then it is forgotten). */
 export async function storedOffset(upload: PreviousUpload, signal: AbortSignal): Promise<number | undefined> {
   if (!upload.uploadUrl) return undefined;
-  const response = await fetch(upload.uploadUrl, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${currentToken()}` }, signal });
+  const response = await fetch(upload.uploadUrl, {
+    method: 'HEAD',
+    headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${currentToken()}` },
+    signal,
+  });
   if (response.status === 404 || response.status === 410 || response.status === 403) {
     await defaultOptions.urlStorage.removeUpload(upload.urlStorageKey);
     return undefined;
@@ -238,7 +243,10 @@ export async function storedOffset(upload: PreviousUpload, signal: AbortSignal):
 /** Ends a stored upload on the server and forgets it. */
 export async function discardStored(upload: PreviousUpload): Promise<void> {
   if (upload.uploadUrl) {
-    await fetch(upload.uploadUrl, { method: 'DELETE', headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${currentToken()}` } }).catch(() => undefined);
+    await fetch(upload.uploadUrl, {
+      method: 'DELETE',
+      headers: { 'Tus-Resumable': '1.0.0', authorization: `Bearer ${currentToken()}` },
+    }).catch(() => undefined);
   }
   await defaultOptions.urlStorage.removeUpload(upload.urlStorageKey);
 }

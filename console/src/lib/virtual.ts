@@ -3,7 +3,10 @@
 import { useLayoutEffect, useReducer, useState } from 'preact/hooks';
 import { elementScroll, observeElementOffset, observeElementRect, Virtualizer, type VirtualizerOptions } from '@tanstack/virtual-core';
 
-type Options = Pick<VirtualizerOptions<HTMLElement, HTMLElement>, 'count' | 'getScrollElement' | 'estimateSize' | 'overscan' | 'getItemKey'>;
+type Options = Pick<
+  VirtualizerOptions<HTMLElement, HTMLElement>,
+  'count' | 'getScrollElement' | 'estimateSize' | 'overscan' | 'getItemKey'
+>;
 
 export function useVirtualizer(options: Options): Virtualizer<HTMLElement, HTMLElement> {
   const [, rerender] = useReducer((n: number) => n + 1, 0);

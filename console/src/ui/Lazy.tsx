@@ -10,7 +10,8 @@ export function Lazy({ load }: { readonly load: () => Promise<ComponentType> }) 
     let live = true;
     load().then(
       (loaded) => live && setComponent(() => loaded),
-      (error: unknown) => announceError(`This view could not be loaded: ${error instanceof Error ? error.message : String(error)}. Reload the page.`),
+      (error: unknown) =>
+        announceError(`This view could not be loaded: ${error instanceof Error ? error.message : String(error)}. Reload the page.`),
     );
     return () => void (live = false);
   }, [load]);

@@ -27,7 +27,8 @@ export function SignIn() {
       startSession(candidate);
     } catch (failure) {
       if (failure instanceof SwitchyardRestError && failure.status === 403) startSession(candidate);
-      else if (failure instanceof SwitchyardRestError) setError(`The server refused this token: ${failure.message} [${failure.status} ${failure.code}]`);
+      else if (failure instanceof SwitchyardRestError)
+        setError(`The server refused this token: ${failure.message} [${failure.status} ${failure.code}]`);
       else setError(`The server could not be reached: ${failure instanceof Error ? failure.message : String(failure)}`);
     } finally {
       setBusy(false);
@@ -72,7 +73,9 @@ export function SignIn() {
             </p>
           )}
           <div id="token-help" class="help">
-            <p>Paste a bearer token. On the machine running the server, with the same <code>DATA_DIR</code>, get one with:</p>
+            <p>
+              Paste a bearer token. On the machine running the server, with the same <code>DATA_DIR</code>, get one with:
+            </p>
             <pre>
               <code>npm run -s token -- --workspace demo</code>
             </pre>

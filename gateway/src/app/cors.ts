@@ -6,8 +6,30 @@ import { REQUEST_ID_HEADER } from '../http/request-id.js';
 
 const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 /** What tus clients send and read (tus-js-client, Uppy). */
-const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-offset', 'upload-metadata', 'upload-defer-length', 'upload-concat', 'upload-checksum', 'x-requested-with'];
-const TUS_RESPONSE_HEADERS = ['tus-resumable', 'tus-version', 'tus-extension', 'tus-max-size', 'tus-checksum-algorithm', 'upload-offset', 'upload-length', 'upload-metadata', 'upload-defer-length', 'upload-concat', 'upload-expires', 'switchyard-asset-id'];
+const TUS_REQUEST_HEADERS = [
+  'tus-resumable',
+  'upload-length',
+  'upload-offset',
+  'upload-metadata',
+  'upload-defer-length',
+  'upload-concat',
+  'upload-checksum',
+  'x-requested-with',
+];
+const TUS_RESPONSE_HEADERS = [
+  'tus-resumable',
+  'tus-version',
+  'tus-extension',
+  'tus-max-size',
+  'tus-checksum-algorithm',
+  'upload-offset',
+  'upload-length',
+  'upload-metadata',
+  'upload-defer-length',
+  'upload-concat',
+  'upload-expires',
+  'switchyard-asset-id',
+];
 const ALLOWED_HEADERS = [
   'authorization',
   'content-type',
@@ -20,8 +42,7 @@ const ALLOWED_HEADERS = [
   'if-unmodified-since',
   ...TUS_REQUEST_HEADERS,
   ...connectCors.allowedHeaders.map((name) => name.toLowerCase()),
-]
-  .filter((name, index, all) => all.indexOf(name) === index);
+].filter((name, index, all) => all.indexOf(name) === index);
 const EXPOSED_HEADERS = [
   REQUEST_ID_HEADER,
   'location',
@@ -40,8 +61,7 @@ const EXPOSED_HEADERS = [
   `trailer-${SERVICE_RETRY_AFTER_MS_KEY}`,
   ...TUS_RESPONSE_HEADERS,
   ...connectCors.exposedHeaders.map((name) => name.toLowerCase()),
-]
-  .filter((name, index, all) => all.indexOf(name) === index);
+].filter((name, index, all) => all.indexOf(name) === index);
 /** Browsers may reuse a preflight answer for two hours (Chromium's cap). */
 const PREFLIGHT_MAX_AGE_SECONDS = 7200;
 

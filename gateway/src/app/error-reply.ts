@@ -21,15 +21,20 @@ export function replyWithError(reply: FastifyReply, error: ApiError, headers: Ex
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds);
   // A 401 names the scheme to authenticate with (RFC 9110 §11.6.1).
   if (error.status === 401) reply.header('www-authenticate', bearerChallenge(reply.request.raw));
-  return reply.code(error.status).headers({ 'cache-control': 'no-store', ...error.headers, ...headers }).send(error.body());
+  return reply
+    .code(error.status)
+    .headers({ 'cache-control': 'no-store', ...error.headers, ...headers })
+    .send(error.body());
 }
 
 /** Fastify's error handler: anything thrown, mapped and logged once. */
 export function errorHandler(log: Logger) {
   return (error: unknown, request: { id: string }, reply: FastifyReply): void => {
     const failure = toApiError(fromFastify(error));
-    if (failure.code === 'internal' || failure.code === 'unknown') log.error({ requestId: request.id, err: failure.cause ?? failure }, 'request failed');
-    else if (failure.status >= 500) log.warn({ requestId: request.id, code: failure.code, reason: describe(failure.cause) }, 'request failed');
+    if (failure.code === 'internal' || failure.code === 'unknown')
+      log.error({ requestId: request.id, err: failure.cause ?? failure }, 'request failed');
+    else if (failure.status >= 500)
+      log.warn({ requestId: request.id, code: failure.code, reason: describe(failure.cause) }, 'request failed');
     replyWithError(reply, failure);
   };
 }

@@ -25,7 +25,12 @@ async function gatewayRecordingLifetimes(t: import('ava').ExecutionContext) {
     },
     stream: () => Promise.reject(new ConnectError('not in this test', Code.Unimplemented)),
   };
-  const gateway = await createGateway({ config: loadGatewayConfig({}), cdnUrl: 'http://127.0.0.1:1/files', clients: createInProcessClients(transport), log: createGatewayLogger('silent') });
+  const gateway = await createGateway({
+    config: loadGatewayConfig({}),
+    cdnUrl: 'http://127.0.0.1:1/files',
+    clients: createInProcessClients(transport),
+    log: createGatewayLogger('silent'),
+  });
   const server = createServer((req, res) => gateway.handle(req, res)).listen(0, '127.0.0.1');
   await once(server, 'listening');
   t.teardown(async () => {
@@ -38,7 +43,7 @@ async function gatewayRecordingLifetimes(t: import('ava').ExecutionContext) {
 
 const AUTH = { authorization: 'Bearer a.b.c' };
 
-test('a REST call carries its request\'s lifetime, not a signal; answered, the lifetime never ends', async (t) => {
+test("a REST call carries its request's lifetime, not a signal; answered, the lifetime never ends", async (t) => {
   const { url, calls } = await gatewayRecordingLifetimes(t);
   const response = await fetch(`${url}/v1/assets/as_1`, { headers: AUTH });
   t.is(response.status, 404);

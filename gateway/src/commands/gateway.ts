@@ -29,12 +29,16 @@ export async function gatewayCommand(args: readonly string[], env: NodeJS.Proces
     log.fatal({ err: error }, 'the gateway could not start');
     throw error;
   });
-  const metricsServer = metricsOn && await serveMetrics(metricsOn.registry, config.host, metricsOn.port).catch(async (error: unknown) => {
-    log.fatal({ err: error }, 'METRICS_PORT could not be bound');
-    await gateway.close();
-    throw error;
-  });
-  console.log(`switchyard gateway listening on ${gateway.url} (files at ${gateway.cdnUrl}, service at ${serviceUrl}${metricsServer ? `, metrics at ${metricsServer.url}` : ''})`);
+  const metricsServer =
+    metricsOn &&
+    (await serveMetrics(metricsOn.registry, config.host, metricsOn.port).catch(async (error: unknown) => {
+      log.fatal({ err: error }, 'METRICS_PORT could not be bound');
+      await gateway.close();
+      throw error;
+    }));
+  console.log(
+    `switchyard gateway listening on ${gateway.url} (files at ${gateway.cdnUrl}, service at ${serviceUrl}${metricsServer ? `, metrics at ${metricsServer.url}` : ''})`,
+  );
   console.log(`  console ${config.console ? `${gateway.url}/console/` : 'off'}, API reference ${gateway.url}/docs`);
   onShutdownSignals(log, async () => {
     await gateway.close();

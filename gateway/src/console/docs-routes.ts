@@ -26,7 +26,8 @@ const PAGE = `<!doctype html>
 const INIT = `SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#reference', deepLinking: true, tryItOutEnabled: false, validatorUrl: null });\n`;
 
 /** Swagger UI draws with inline styles and data: images; it needs no other origin. */
-const DOCS_CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'self'";
+const DOCS_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'self'";
 
 /**
  * GET /docs: /v1/openapi.json rendered by Swagger UI (swagger-ui-dist, a
@@ -47,5 +48,7 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
     setHeaders: (reply) => void reply.headers(headers),
   });
   app.get('/docs', { schema: { hide: true } }, (_request, reply) => reply.headers(headers).type('text/html; charset=utf-8').send(PAGE));
-  app.get('/docs/init.js', { schema: { hide: true } }, (_request, reply) => reply.headers(headers).type('text/javascript; charset=utf-8').send(INIT));
+  app.get('/docs/init.js', { schema: { hide: true } }, (_request, reply) =>
+    reply.headers(headers).type('text/javascript; charset=utf-8').send(INIT),
+  );
 }

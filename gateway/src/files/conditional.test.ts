@@ -50,7 +50,10 @@ test('If-Match compares strongly and decides before If-Unmodified-Since; an inva
   t.false(preconditionFails(request({ 'if-unmodified-since': 'Sat, 01 Mar 2025 10:00:00 GMT' }), validators), 'whole seconds');
   t.true(preconditionFails(request({ 'if-unmodified-since': 'Sat, 01 Mar 2025 09:59:59 GMT' }), validators));
   t.false(preconditionFails(request({ 'if-unmodified-since': 'yesterday' }), validators));
-  t.false(preconditionFails(request({ 'if-match': '"abc"', 'if-unmodified-since': 'Sat, 01 Mar 2025 09:59:59 GMT' }), validators), 'If-Match wins');
+  t.false(
+    preconditionFails(request({ 'if-match': '"abc"', 'if-unmodified-since': 'Sat, 01 Mar 2025 09:59:59 GMT' }), validators),
+    'If-Match wins',
+  );
   t.true(needsValidators(request({ 'if-match': '*' })));
   t.true(needsValidators(request({ 'if-unmodified-since': 'Sat, 01 Mar 2025 09:59:59 GMT' })));
 });

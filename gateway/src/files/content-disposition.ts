@@ -15,7 +15,10 @@ export function attachmentNamed(name: string): string {
  * does not allow; a lone surrogate (which it would throw on) becomes U+FFFD.
  */
 function encodeExtValue(name: string): string {
-  return encodeURIComponent(name.replace(/\p{Cs}/gu, '\ufffd')).replace(/['()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(name.replace(/\p{Cs}/gu, '\ufffd')).replace(
+    /['()*]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }
 
 /**

@@ -2,7 +2,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { ValidatorCache, type FileMeta } from './validator-cache.js';
 
-const meta = (etag: string, visibility = 'public'): FileMeta => ({ etag: `"${etag}"`, lastModified: new Date(0), type: 'image/png', size: 1, visibility, name: 'a.png' });
+const meta = (etag: string, visibility = 'public'): FileMeta => ({
+  etag: `"${etag}"`,
+  lastModified: new Date(0),
+  type: 'image/png',
+  size: 1,
+  visibility,
+  name: 'a.png',
+});
 
 test('keeps a public file by asset and variant; forgetting the asset drops all its variants and no other', (t) => {
   const cache = new ValidatorCache({ maxAssets: 10, ttlMs: 60_000 });

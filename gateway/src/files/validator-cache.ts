@@ -53,7 +53,8 @@ export class ValidatorCache {
   #changes = 0;
 
   constructor(config: ValidatorCacheConfig = DEFAULT_VALIDATOR_CACHE) {
-    this.#assets = config.maxAssets > 0 && config.ttlMs > 0 ? new LRUCache({ max: config.maxAssets, ttl: config.ttlMs, noUpdateTTL: true }) : undefined;
+    this.#assets =
+      config.maxAssets > 0 && config.ttlMs > 0 ? new LRUCache({ max: config.maxAssets, ttl: config.ttlMs, noUpdateTTL: true }) : undefined;
   }
 
   get(assetId: string, key: string): FileMeta | undefined {

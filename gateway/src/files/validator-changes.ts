@@ -23,7 +23,13 @@ export function watchChanges(clients: ServiceClients, cache: ValidatorCache): Se
   }
   const uploads: Record<string, Call> = { ...(clients.uploads as unknown as Record<string, Call>) };
   // An upload's asset id is in the answer once its last byte is stored (the append, or a final concatenation's creation).
-  for (const name of ['createUpload', 'appendUpload']) uploads[name] = after(uploads[name]!, cache, () => [], (answer) => stringField(answer, 'assetId'));
+  for (const name of ['createUpload', 'appendUpload'])
+    uploads[name] = after(
+      uploads[name]!,
+      cache,
+      () => [],
+      (answer) => stringField(answer, 'assetId'),
+    );
   return Object.freeze({ ...clients, assets: Object.freeze(assets), uploads: Object.freeze(uploads) }) as unknown as ServiceClients;
 }
 
@@ -32,7 +38,12 @@ export function watchChanges(clients: ServiceClients, cache: ValidatorCache): Se
  * naming none clears the cache; so does an answer naming none, except an
  * upload's (not finished, or a new asset: no file changed).
  */
-function after(call: Call, cache: ValidatorCache, requested: (request: unknown) => readonly string[], answered: (answer: unknown) => string | undefined): Call {
+function after(
+  call: Call,
+  cache: ValidatorCache,
+  requested: (request: unknown) => readonly string[],
+  answered: (answer: unknown) => string | undefined,
+): Call {
   return (async (...args: unknown[]) => {
     const ids = requested(args[0]);
     try {

@@ -17,7 +17,9 @@ test('service errors keep code, message and details', (t) => {
 test('malformed details are dropped, not trusted', (t) => {
   t.deepEqual(toApiError(fromService(Code.InvalidArgument, 'x', 'not json')).details, []);
   t.deepEqual(toApiError(fromService(Code.InvalidArgument, 'x', '{"field":"a"}')).details, []);
-  t.deepEqual(toApiError(fromService(Code.InvalidArgument, 'x', '[{"field":1,"reason":"r"},{"nope":true},null]')).details, [{ reason: 'r' }]);
+  t.deepEqual(toApiError(fromService(Code.InvalidArgument, 'x', '[{"field":1,"reason":"r"},{"nope":true},null]')).details, [
+    { reason: 'r' },
+  ]);
 });
 
 test('transport failures the service did not describe get generic messages', (t) => {
@@ -31,7 +33,11 @@ test('transport failures the service did not describe get generic messages', (t)
 
 test('anything else is a bare internal error', (t) => {
   t.deepEqual(toApiError(new TypeError('x is undefined')).body(), { code: 'internal', message: 'internal error', details: [] });
-  t.deepEqual(toApiError(new SwitchyardError('internal', 'SQLITE_CORRUPT at /data')).body(), { code: 'internal', message: 'internal error', details: [] });
+  t.deepEqual(toApiError(new SwitchyardError('internal', 'SQLITE_CORRUPT at /data')).body(), {
+    code: 'internal',
+    message: 'internal error',
+    details: [],
+  });
   t.is(toApiError(new SwitchyardError('not_found', 'gone')).status, 404);
 });
 
@@ -45,7 +51,10 @@ test('resource_exhausted about a request body is 413, otherwise 429', (t) => {
 });
 
 test('a retry hint from the service becomes whole seconds for Retry-After, rounded up', (t) => {
-  const limited = new ConnectError('rate limit reached', Code.ResourceExhausted, { [SERVICE_ERROR_DETAILS_KEY]: '[]', [SERVICE_RETRY_AFTER_MS_KEY]: '1200' });
+  const limited = new ConnectError('rate limit reached', Code.ResourceExhausted, {
+    [SERVICE_ERROR_DETAILS_KEY]: '[]',
+    [SERVICE_RETRY_AFTER_MS_KEY]: '1200',
+  });
   const error = toApiError(limited, { bodyLimited: true });
   t.is(error.status, 429, 'a rate limit on an upload stays 429, not 413');
   t.is(error.retryAfterSeconds, 2);
@@ -58,7 +67,11 @@ test('a retry hint from the service becomes whole seconds for Retry-After, round
 test('an upload the service abandoned because the client stalled is 408', (t) => {
   t.is(toApiError(fromService(Code.DeadlineExceeded, 'the client sent nothing for 1000 ms', '[]'), { bodyLimited: true }).status, 408);
   t.is(toApiError(fromService(Code.DeadlineExceeded, 'slow', '[]')).status, 504, 'elsewhere a deadline is the server side');
-  t.is(toApiError(new ConnectError('deadline', Code.DeadlineExceeded), { bodyLimited: true }).status, 504, 'a transport deadline is not the client');
+  t.is(
+    toApiError(new ConnectError('deadline', Code.DeadlineExceeded), { bodyLimited: true }).status,
+    504,
+    'a transport deadline is not the client',
+  );
 });
 
 test('capacity refusals and request timeouts', (t) => {

@@ -1,6 +1,14 @@
 import { ConnectError } from '@connectrpc/connect';
 import { isSwitchyardError, type ErrorDetail } from '@switchyard/core';
-import { CODE_NAME_OF, CONTENT_TOO_LARGE, HTTP_STATUS_OF, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, DETAIL_FIELD_STATUSES, type ErrorCodeName } from '../http-status.js';
+import {
+  CODE_NAME_OF,
+  CONTENT_TOO_LARGE,
+  HTTP_STATUS_OF,
+  METHOD_NOT_ALLOWED,
+  REQUEST_TIMEOUT,
+  DETAIL_FIELD_STATUSES,
+  type ErrorCodeName,
+} from '../http-status.js';
 
 /** Trailer in which the service sends an error's details as JSON (service/src/grpc/error-mapping.ts). */
 export const SERVICE_ERROR_DETAILS_KEY = 'switchyard-error-details';
@@ -59,7 +67,10 @@ export function overloaded(message: string, retryAfterSeconds = 1): ApiError {
 }
 
 export function methodNotAllowed(method: string, allowed: readonly string[]): ApiError {
-  return new ApiError(METHOD_NOT_ALLOWED.code, `method ${method} is not allowed here; use ${allowed.join(' or ')}`, [], { status: METHOD_NOT_ALLOWED.status, headers: { allow: allowed.join(', ') } });
+  return new ApiError(METHOD_NOT_ALLOWED.code, `method ${method} is not allowed here; use ${allowed.join(' or ')}`, [], {
+    status: METHOD_NOT_ALLOWED.status,
+    headers: { allow: allowed.join(', ') },
+  });
 }
 
 const GENERIC_MESSAGES: Partial<Record<ErrorCodeName, string>> = {
@@ -80,13 +91,29 @@ const GENERIC_MESSAGES: Partial<Record<ErrorCodeName, string>> = {
  */
 export function toApiError(error: unknown, options: { bodyLimited?: boolean } = {}): ApiError {
   const converted = convert(error);
-  const refined = DETAIL_FIELD_STATUSES.find((refinement) => converted.code === refinement.code && converted.details.some((detail) => detail.field === refinement.field));
-  if (refined !== undefined) return new ApiError(converted.code, converted.message, converted.details, { status: refined.status, retryAfterSeconds: converted.retryAfterSeconds, cause: error });
+  const refined = DETAIL_FIELD_STATUSES.find(
+    (refinement) => converted.code === refinement.code && converted.details.some((detail) => detail.field === refinement.field),
+  );
+  if (refined !== undefined)
+    return new ApiError(converted.code, converted.message, converted.details, {
+      status: refined.status,
+      retryAfterSeconds: converted.retryAfterSeconds,
+      cause: error,
+    });
   if (!options.bodyLimited) return converted;
-  if (converted.code === CONTENT_TOO_LARGE.code && converted.retryAfterSeconds === undefined && converted.status !== CONTENT_TOO_LARGE.status) {
+  if (
+    converted.code === CONTENT_TOO_LARGE.code &&
+    converted.retryAfterSeconds === undefined &&
+    converted.status !== CONTENT_TOO_LARGE.status
+  ) {
     return new ApiError(converted.code, converted.message, converted.details, { status: CONTENT_TOO_LARGE.status, cause: error });
   }
-  if (converted.code === REQUEST_TIMEOUT.code && converted.status !== REQUEST_TIMEOUT.status && error instanceof ConnectError && error.metadata.get(SERVICE_ERROR_DETAILS_KEY) !== null) {
+  if (
+    converted.code === REQUEST_TIMEOUT.code &&
+    converted.status !== REQUEST_TIMEOUT.status &&
+    error instanceof ConnectError &&
+    error.metadata.get(SERVICE_ERROR_DETAILS_KEY) !== null
+  ) {
     return new ApiError(converted.code, converted.message, converted.details, { status: REQUEST_TIMEOUT.status, cause: error });
   }
   return converted;
@@ -95,7 +122,9 @@ export function toApiError(error: unknown, options: { bodyLimited?: boolean } = 
 function convert(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (isSwitchyardError(error)) {
-    return error.code === 'internal' ? internal(error) : new ApiError(error.code, error.message, error.details, { cause: error, retryAfterSeconds: seconds(error.retryAfterMs) });
+    return error.code === 'internal'
+      ? internal(error)
+      : new ApiError(error.code, error.message, error.details, { cause: error, retryAfterSeconds: seconds(error.retryAfterMs) });
   }
   if (error instanceof ConnectError) {
     const code = CODE_NAME_OF[error.code] ?? 'unknown';
@@ -105,7 +134,10 @@ function convert(error: unknown): ApiError {
       return new ApiError(code, GENERIC_MESSAGES[code] ?? 'internal error', [], { cause: error });
     }
     const retryAfterMs = Number(error.metadata.get(SERVICE_RETRY_AFTER_MS_KEY) ?? NaN);
-    return new ApiError(code, error.rawMessage, details, { cause: error, retryAfterSeconds: seconds(Number.isFinite(retryAfterMs) ? retryAfterMs : undefined) });
+    return new ApiError(code, error.rawMessage, details, {
+      cause: error,
+      retryAfterSeconds: seconds(Number.isFinite(retryAfterMs) ? retryAfterMs : undefined),
+    });
   }
   return internal(error);
 }

@@ -19,7 +19,16 @@ test('one printable Authorization value is passed on as sent; none is undefined'
 });
 
 test('several Authorization headers are refused, whatever they hold', (t) => {
-  const error = t.throws(() => authorizationOf(requestWith([['Authorization', 'Bearer a.b.c'], ['authorization', 'Bearer d.e.f']])), { instanceOf: ApiError });
+  const error = t.throws(
+    () =>
+      authorizationOf(
+        requestWith([
+          ['Authorization', 'Bearer a.b.c'],
+          ['authorization', 'Bearer d.e.f'],
+        ]),
+      ),
+    { instanceOf: ApiError },
+  );
   t.is(error.code, 'unauthenticated');
   t.is(error.message, 'send exactly one Authorization header');
   t.false(JSON.stringify(error.body()).includes('a.b.c'), 'the refusal repeats nothing that was sent');

@@ -6,7 +6,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { watchBodyIdle } from './body-idle.js';
 
 /** A real server whose handler watches the body, then consumes it as `consume` says. */
-async function serve(idleMs: number, consume: (req: IncomingMessage) => Promise<void>): Promise<{ server: Server; port: number; idled: Promise<number> }> {
+async function serve(
+  idleMs: number,
+  consume: (req: IncomingMessage) => Promise<void>,
+): Promise<{ server: Server; port: number; idled: Promise<number> }> {
   let reportIdle: (ms: number) => void = () => undefined;
   const idled = new Promise<number>((resolve) => (reportIdle = resolve));
   const server = createServer((req, res) => {
@@ -16,7 +19,10 @@ async function serve(idleMs: number, consume: (req: IncomingMessage) => Promise<
       res.writeHead(408).end();
       req.destroy();
     });
-    void consume(req).then(() => res.writeHead(200).end('read'), () => undefined);
+    void consume(req).then(
+      () => res.writeHead(200).end('read'),
+      () => undefined,
+    );
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -38,7 +44,7 @@ test('a body that stops arriving is reported once the idle time has passed', asy
   client.destroy();
 });
 
-test('a slow consumer is not the client\'s idleness: a full buffer stops the clock', async (t) => {
+test("a slow consumer is not the client's idleness: a full buffer stops the clock", async (t) => {
   let reported = false;
   const { server, port, idled } = await serve(200, async (req) => {
     // Reads nothing for 5 idle periods while the client has sent far more than the buffers hold.

@@ -23,7 +23,7 @@ async function exchange(raw: string): Promise<{ status: number; body: Record<str
   }
 }
 
-test('what the parser refuses is answered in the contract\'s JSON shape, and the connection closed', async (t) => {
+test("what the parser refuses is answered in the contract's JSON shape, and the connection closed", async (t) => {
   const garbage = await exchange('NOT HTTP AT ALL\r\n\r\n');
   t.is(garbage.status, 400);
   t.like(garbage.body, { code: 'invalid_argument', details: [{ field: 'request', reason: 'is not a valid HTTP/1.1 request' }] });

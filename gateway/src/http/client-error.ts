@@ -45,7 +45,9 @@ const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'OPTIONS'];
 /** A response written straight on the socket (no ServerResponse exists), then the connection closed. */
 function answerOnSocket(socket: Socket, answer: ApiError, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(answer.body());
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${answer.status} ${REASONS[answer.status] ?? 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\n${extra}` +
       `connection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
@@ -71,16 +73,26 @@ export function answerThenDestroy(req: IncomingMessage, res: ServerResponse, ans
   sendError(res, answer, { connection: 'close' });
 }
 
-const REASONS: Readonly<Record<number, string>> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const REASONS: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 function answerFor(error: NodeJS.ErrnoException): ApiError {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return requestTimeout('the request (headers, or headers and body) was not received in time');
     case 'HPE_HEADER_OVERFLOW':
-      return new ApiError(HEADERS_TOO_LARGE.code, 'the request headers are too large', [{ reason: 'request headers are limited to 16 KiB in all' }], {
-        status: HEADERS_TOO_LARGE.status,
-      });
+      return new ApiError(
+        HEADERS_TOO_LARGE.code,
+        'the request headers are too large',
+        [{ reason: 'request headers are limited to 16 KiB in all' }],
+        {
+          status: HEADERS_TOO_LARGE.status,
+        },
+      );
     default:
       return invalidRequest('request', 'is not a valid HTTP/1.1 request');
   }

@@ -6,10 +6,19 @@ import { LINGER_BYTES, lingerAfterEarlyResponse } from './early-close.js';
 
 /** A request whose body is still coming and a response about to finish, as Node's server hands them over. */
 function exchange() {
-  const socket = Object.assign(new EventEmitter(), { destroyed: false, writableEnded: false, destroy: () => void (socket.destroyed = true) });
+  const socket = Object.assign(new EventEmitter(), {
+    destroyed: false,
+    writableEnded: false,
+    destroy: () => void (socket.destroyed = true),
+  });
   const req = Object.assign(new EventEmitter(), { complete: false, socket: socket as unknown, resume: () => req });
   const res = Object.assign(new EventEmitter(), { headersSent: false });
-  return { socket, req, res, linger: (ms: number) => lingerAfterEarlyResponse(req as unknown as IncomingMessage, res as unknown as ServerResponse, ms) };
+  return {
+    socket,
+    req,
+    res,
+    linger: (ms: number) => lingerAfterEarlyResponse(req as unknown as IncomingMessage, res as unknown as ServerResponse, ms),
+  };
 }
 
 test('an unread body is cut at the linger timeout, even once Node has let go of the request socket (no crash)', async (t) => {

@@ -28,7 +28,9 @@ export function fromFastify(error: unknown): unknown {
 }
 
 function isFastifyError(error: unknown): error is FastifyError {
-  return error instanceof Error && (typeof (error as FastifyError).code === 'string' || typeof (error as FastifyError).statusCode === 'number');
+  return (
+    error instanceof Error && (typeof (error as FastifyError).code === 'string' || typeof (error as FastifyError).statusCode === 'number')
+  );
 }
 
 type ValidationFailure = FastifyError & { validation: NonNullable<FastifyError['validation']> };
@@ -39,7 +41,8 @@ function schemaFailure(error: ValidationFailure): ApiError {
   const details: ErrorDetail[] = error.validation.flatMap((issue): ErrorDetail[] => {
     const field = issue.instancePath.split('/').find(Boolean) ?? part;
     const keys = (issue.params as { keys?: unknown }).keys;
-    if (issue.keyword === 'unrecognized_keys' && Array.isArray(keys)) return keys.map((key) => ({ field: String(key), reason: issue.message ?? 'is not a field here' }));
+    if (issue.keyword === 'unrecognized_keys' && Array.isArray(keys))
+      return keys.map((key) => ({ field: String(key), reason: issue.message ?? 'is not a field here' }));
     return [{ field, reason: issue.message ?? 'is invalid' }];
   });
   return new ApiError('invalid_argument', details.map((d) => `${d.field}: ${d.reason}`).join('; '), details, { cause: error });

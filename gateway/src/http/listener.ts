@@ -45,13 +45,21 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     if (connections.refused(req.socket)) {
       onRefused();
-      return sendError(res, overloaded(`too many connections (the limit is ${limits.maxConnections}); try again shortly`), { connection: 'close' });
+      return sendError(res, overloaded(`too many connections (the limit is ${limits.maxConnections}); try again shortly`), {
+        connection: 'close',
+      });
     }
     if (closing) res.setHeader('connection', 'close');
     inFlight.add(res);
     responseOf.set(req.socket, res);
     watchBodyIdle(req, res, limits.bodyIdleTimeoutMs, () =>
-      answerThenDestroy(req, res, requestTimeout(`no request body bytes arrived for ${limits.bodyIdleTimeoutMs} ms; the request was cut off (an upload stored nothing, a resumable upload kept the bytes that arrived)`)),
+      answerThenDestroy(
+        req,
+        res,
+        requestTimeout(
+          `no request body bytes arrived for ${limits.bodyIdleTimeoutMs} ms; the request was cut off (an upload stored nothing, a resumable upload kept the bytes that arrived)`,
+        ),
+      ),
     );
     res.once('close', () => {
       inFlight.delete(res);

@@ -10,7 +10,11 @@ export type Headers = Readonly<Record<string, string | number | readonly string[
  * error body may echo a path, and the files path shares the origin with
  * uploaded content, so no browser may take a JSON body for anything else.
  */
-const API_HEADERS = Object.freeze({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+const API_HEADERS = Object.freeze({
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+});
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Headers = {}): void {
   // The client is gone (an upload it abandoned): nobody to answer.

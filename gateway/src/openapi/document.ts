@@ -26,36 +26,56 @@ const transform: Transform = (input: TransformInput) => {
   return transformed;
 };
 
-export const openApiPlugin: FastifyPluginAsync<{ filesPath: string }> = fp(async (app: FastifyInstance, { filesPath }: { filesPath: string }) => {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Switchyard',
-        version: '1.0.0',
-        license: { name: 'MIT', identifier: 'MIT' },
-        description:
-          'Route records and uploaded assets per workspace. Every /v1 operation needs `Authorization: Bearer <token>` (a JWT with `sub`, `workspace`, `scope`). ' +
-          'Errors are always `{"code","message","details"}` with Connect code names. The same operations are also served over the Connect protocol at `/switchyard.v1.<Service>/<Method>` (see proto/switchyard/v1).',
+export const openApiPlugin: FastifyPluginAsync<{ filesPath: string }> = fp(
+  async (app: FastifyInstance, { filesPath }: { filesPath: string }) => {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'Switchyard',
+          version: '1.0.0',
+          license: { name: 'MIT', identifier: 'MIT' },
+          description:
+            'Route records and uploaded assets per workspace. Every /v1 operation needs `Authorization: Bearer <token>` (a JWT with `sub`, `workspace`, `scope`). ' +
+            'Errors are always `{"code","message","details"}` with Connect code names. The same operations are also served over the Connect protocol at `/switchyard.v1.<Service>/<Method>` (see proto/switchyard/v1).',
+        },
+        servers: [{ url: '/', description: 'This gateway.' }],
+        components: {
+          securitySchemes: {
+            bearer: {
+              type: 'http',
+              scheme: 'bearer',
+              bearerFormat: 'JWT',
+              description: 'Scopes: routes:read routes:write assets:read assets:write.',
+            },
+          },
+        },
+        security: [{ bearer: [] }],
       },
-      servers: [{ url: '/', description: 'This gateway.' }],
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Scopes: routes:read routes:write assets:read assets:write.' } },
-      },
-      security: [{ bearer: [] }],
-    },
-    transform,
-    transformObject: (documentObject: Parameters<typeof jsonSchemaTransformObject>[0]) => completeDocument(jsonSchemaTransformObject(documentObject) as OpenApiDocument, filesPath),
-  });
-  const schema = { tags: ['operations'], operationId: 'openapi', summary: 'This document', description: 'OpenAPI 3.1, generated from the schemas that validate each request and answer; no token needed.', security: [], response: { 200: OpenApiDocumentSchema.describe('OpenAPI 3.1.'), ...transportErrors() } };
-  app.get('/v1/openapi.json', { schema }, async (_request: unknown, reply: FastifyReply) => {
-    reply.header('cache-control', 'public, max-age=300');
-    return app.swagger();
-  });
-});
+      transform,
+      transformObject: (documentObject: Parameters<typeof jsonSchemaTransformObject>[0]) =>
+        completeDocument(jsonSchemaTransformObject(documentObject) as OpenApiDocument, filesPath),
+    });
+    const schema = {
+      tags: ['operations'],
+      operationId: 'openapi',
+      summary: 'This document',
+      description: 'OpenAPI 3.1, generated from the schemas that validate each request and answer; no token needed.',
+      security: [],
+      response: { 200: OpenApiDocumentSchema.describe('OpenAPI 3.1.'), ...transportErrors() },
+    };
+    app.get('/v1/openapi.json', { schema }, async (_request: unknown, reply: FastifyReply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return app.swagger();
+    });
+  },
+);
 
 interface OpenApiDocument {
-  paths?: Record<string, Record<string, { operationId?: string; parameters?: unknown[]; responses?: Record<string, Record<string, unknown>> }>>;
+  paths?: Record<
+    string,
+    Record<string, { operationId?: string; parameters?: unknown[]; responses?: Record<string, Record<string, unknown>> }>
+  >;
   [key: string]: unknown;
 }
 
@@ -67,7 +87,10 @@ function completeDocument(document: OpenApiDocument, filesPath: string): OpenApi
       if (path.startsWith(`${filesPath}/`) && FILE_RESPONSES[id] !== undefined) {
         operation.responses = FILE_RESPONSES[id];
         // Idempotent: the path parameters stay, the query ones are set once.
-        operation.parameters = [...(operation.parameters ?? []).filter((parameter) => !FILE_PARAMETERS.includes(parameter as Record<string, unknown>)), ...FILE_PARAMETERS];
+        operation.parameters = [
+          ...(operation.parameters ?? []).filter((parameter) => !FILE_PARAMETERS.includes(parameter as Record<string, unknown>)),
+          ...FILE_PARAMETERS,
+        ];
       }
       fileSuccessBodies(id, operation.responses ?? {});
       for (const [status, response] of Object.entries(operation.responses ?? {})) {

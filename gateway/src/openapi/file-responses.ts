@@ -1,7 +1,10 @@
 // The answers of the public file urls: bytes, not JSON, so described by hand,
 // and their query parameters (read by the handler, never validated by Fastify).
 
-const errorBody = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const errorBody = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
 
 const fileHeaders = {
   ETag: { description: 'The quoted SHA-256 of the bytes.', schema: { type: 'string' } },
@@ -27,18 +30,36 @@ const common = {
   '404': errorBody('`not_found`: no current file of any asset has this path (unknown, malformed, replaced or deleted).'),
   '412': errorBody('`failed_precondition`: `If-Match` or `If-Unmodified-Since` does not hold.'),
   '501': errorBody('`unimplemented`: `?frame` on a server without ffmpeg (the file itself is served without it).'),
-  '503': errorBody('`unavailable`: the service or its blob store does not answer, or the transformation queue is full (`Retry-After`); retry later.'),
+  '503': errorBody(
+    '`unavailable`: the service or its blob store does not answer, or the transformation queue is full (`Retry-After`); retry later.',
+  ),
 };
 
-const query = (name: string, description: string, schema: Record<string, unknown>) => ({ name, in: 'query', required: false, description, schema });
+const query = (name: string, description: string, schema: Record<string, unknown>) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
 
 /** The query parameters a file url takes (the same for GET and HEAD). */
 export const FILE_PARAMETERS: readonly Record<string, unknown>[] = [
-  query('download', "Any value, or none (`?download`): the file comes as an attachment named after the asset (`Content-Disposition`). Not a transform parameter, and outside url signatures: it may be added to a signed url.", { type: 'string' }),
+  query(
+    'download',
+    'Any value, or none (`?download`): the file comes as an attachment named after the asset (`Content-Disposition`). Not a transform parameter, and outside url signatures: it may be added to a signed url.',
+    { type: 'string' },
+  ),
   query('w', 'Derived image: width in pixels, one of TRANSFORM_SIZES.', { type: 'integer' }),
   query('h', 'Derived image: height in pixels, one of TRANSFORM_SIZES.', { type: 'integer' }),
-  query('fit', 'Derived image: `cover`, `contain`, `inside` (default) or `fill`.', { type: 'string', enum: ['cover', 'contain', 'inside', 'fill'] }),
-  query('format', 'Derived image: `jpeg`, `png`, `webp`, `avif`, or `auto` (from `Accept`).', { type: 'string', enum: ['jpeg', 'png', 'webp', 'avif', 'auto'] }),
+  query('fit', 'Derived image: `cover`, `contain`, `inside` (default) or `fill`.', {
+    type: 'string',
+    enum: ['cover', 'contain', 'inside', 'fill'],
+  }),
+  query('format', 'Derived image: `jpeg`, `png`, `webp`, `avif`, or `auto` (from `Accept`).', {
+    type: 'string',
+    enum: ['jpeg', 'png', 'webp', 'avif', 'auto'],
+  }),
   query('q', 'Derived image: quality, 1-100.', { type: 'integer', minimum: 1, maximum: 100 }),
   query(
     'frame',
@@ -54,7 +75,8 @@ export const FILE_RESPONSES: Readonly<Record<string, Record<string, Record<strin
   getFile: {
     '200': { description: 'The file.', headers: fileHeaders, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
     '206': {
-      description: 'The requested range (a single `Range: bytes=…`; several ranges get the whole file); `Content-Range: bytes <first>-<last>/<size>`.',
+      description:
+        'The requested range (a single `Range: bytes=…`; several ranges get the whole file); `Content-Range: bytes <first>-<last>/<size>`.',
       headers: { ...fileHeaders, 'Content-Range': { schema: { type: 'string' } } },
       content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
     },

@@ -1,8 +1,15 @@
 // Headers the gateway sends, as the OpenAPI document declares them per response.
 
-const requestId = { 'x-request-id': { description: "The caller's own `x-request-id` when sane (1-128 of `[A-Za-z0-9._:-]`), else a fresh UUID; also in the logs.", schema: { type: 'string' } } };
+const requestId = {
+  'x-request-id': {
+    description: "The caller's own `x-request-id` when sane (1-128 of `[A-Za-z0-9._:-]`), else a fresh UUID; also in the logs.",
+    schema: { type: 'string' },
+  },
+};
 const location = { Location: { required: true, description: 'Path of the created resource.', schema: { type: 'string' } } };
-const retryAfter = { 'Retry-After': { description: 'Whole seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } } };
+const retryAfter = {
+  'Retry-After': { description: 'Whole seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } },
+};
 const allow = { Allow: { required: true, description: 'The methods the path takes.', schema: { type: 'string' } } };
 
 /** The headers of one response of one operation, beyond the body's content type. */

@@ -63,7 +63,8 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
         response: { 200: AssetSchema.describe('The asset.'), ...errorResponses(400, 404) },
       },
     },
-    async (request, reply) => assetView(await clients.assets.getAsset({ id: request.params.id }, contextOf(request, reply, log).callOptions())),
+    async (request, reply) =>
+      assetView(await clients.assets.getAsset({ id: request.params.id }, contextOf(request, reply, log).callOptions())),
   );
 
   app.get(
@@ -81,7 +82,10 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
     },
     async (request, reply) => {
       const { pageSize, pageToken, type, label, q } = request.query;
-      const page = await clients.assets.listAssets({ pageSize: pageSize ?? 0, pageToken: pageToken ?? '', type: type ?? '', q: q ?? '', ...(label === undefined ? {} : { label }) }, contextOf(request, reply, log).callOptions());
+      const page = await clients.assets.listAssets(
+        { pageSize: pageSize ?? 0, pageToken: pageToken ?? '', type: type ?? '', q: q ?? '', ...(label === undefined ? {} : { label }) },
+        contextOf(request, reply, log).callOptions(),
+      );
       return { assets: page.assets.map(assetView), nextPageToken: page.nextPageToken };
     },
   );
@@ -130,7 +134,8 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
         tags: ['assets'],
         operationId: 'updateAsset',
         summary: "Change an asset's label, name or visibility (scope assets:write)",
-        description: 'The file, its url and the other fields stay; a name over 255 characters is 400. Making an asset private makes its plain url answer 403; signed urls keep working until they expire.',
+        description:
+          'The file, its url and the other fields stay; a name over 255 characters is 400. Making an asset private makes its plain url answer 403; signed urls keep working until they expire.',
         params: AssetIdParams,
         body: UpdateAssetBodySchema,
         response: { 200: AssetSchema.describe('The asset as changed.'), ...errorResponses(400, 404, 413) },
@@ -138,7 +143,9 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
     },
     async (request, reply) => {
       const { label, name, visibility } = request.body;
-      return assetView(await clients.assets.updateAsset({ id: request.params.id, label, name, visibility }, contextOf(request, reply, log).callOptions()));
+      return assetView(
+        await clients.assets.updateAsset({ id: request.params.id, label, name, visibility }, contextOf(request, reply, log).callOptions()),
+      );
     },
   );
 
@@ -150,7 +157,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
         operationId: 'createSignedUrl',
         summary: "A url of the asset's file that works until it expires, also for a private asset (scope assets:read)",
         description:
-          '`expiresIn`: 1 to 604800 seconds. HMAC-SHA256 over the path, every query parameter and the asset\'s link epoch, with a key id (`kid`) so keys rotate without breaking live links. Refused from `expiresAt` on; a replace, a delete or `DELETE /v1/assets/{id}/signed-urls` ends it.',
+          "`expiresIn`: 1 to 604800 seconds. HMAC-SHA256 over the path, every query parameter and the asset's link epoch, with a key id (`kid`) so keys rotate without breaking live links. Refused from `expiresAt` on; a replace, a delete or `DELETE /v1/assets/{id}/signed-urls` ends it.",
         params: AssetIdParams,
         body: SignedUrlBodySchema,
         response: { 200: SignedUrlSchema.describe('The signed url.'), ...errorResponses(400, 404, 413) },
@@ -158,7 +165,10 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
     },
     async (request, reply) => {
       const { expiresIn, transform } = request.body;
-      const signed = await clients.assets.createSignedUrl({ id: request.params.id, expiresIn: BigInt(expiresIn), transform }, contextOf(request, reply, log).callOptions());
+      const signed = await clients.assets.createSignedUrl(
+        { id: request.params.id, expiresIn: BigInt(expiresIn), transform },
+        contextOf(request, reply, log).callOptions(),
+      );
       return { url: signed.url, expiresAt: isoTime(signed.expiresAt, 'expiresAt') };
     },
   );
@@ -170,7 +180,8 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
         tags: ['assets'],
         operationId: 'revokeSignedUrls',
         summary: 'End every signed url of the asset made so far (scope assets:write)',
-        description: 'Signatures cover the asset\'s link epoch, which this raises: links signed before answer 403 at once; new ones can be made.',
+        description:
+          "Signatures cover the asset's link epoch, which this raises: links signed before answer 403 at once; new ones can be made.",
         params: AssetIdParams,
         response: { 204: z.undefined().describe('Revoked.'), ...errorResponses(400, 404) },
       },
@@ -209,7 +220,12 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
     async (request, reply) => {
       const { allowedTypes, maxUploadBytes, defaultVisibility, stripImageMetadata } = request.body;
       const policy = await clients.assets.setWorkspacePolicy(
-        { allowedTypes, maxUploadBytes: maxUploadBytes === undefined ? undefined : wholeBigInt(maxUploadBytes), defaultVisibility: defaultVisibility ?? '', stripImageMetadata: stripImageMetadata ?? false },
+        {
+          allowedTypes,
+          maxUploadBytes: maxUploadBytes === undefined ? undefined : wholeBigInt(maxUploadBytes),
+          defaultVisibility: defaultVisibility ?? '',
+          stripImageMetadata: stripImageMetadata ?? false,
+        },
         contextOf(request, reply, log).callOptions(),
       );
       return policyView(policy);
@@ -260,7 +276,10 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
           clients.assets.uploadAsset(uploadMessages(form, file), { ...options, signal }),
         );
         if (isSettled(reply.raw)) return reply.hijack();
-        return reply.code(201).header('location', `/v1/assets/${encodeURIComponent(asset.id)}`).send(assetView(asset));
+        return reply
+          .code(201)
+          .header('location', `/v1/assets/${encodeURIComponent(asset.id)}`)
+          .send(assetView(asset));
       },
     );
     forms.post(
@@ -334,8 +353,19 @@ export function uploadsBusy(slots: Slots): ApiError {
 
 async function* uploadMessages(form: MultipartForm, file: FilePart): AsyncGenerator<UploadMessage> {
   const before = file.fieldsBefore;
-  yield { payload: { case: 'metadata', value: { label: before.get('label') ?? '', visibility: before.get('visibility') ?? '', filename: file.filename, declaredType: file.declaredType } } };
-  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS })) yield { payload: { case: 'chunk', value: chunk } };
+  yield {
+    payload: {
+      case: 'metadata',
+      value: {
+        label: before.get('label') ?? '',
+        visibility: before.get('visibility') ?? '',
+        filename: file.filename,
+        declaredType: file.declaredType,
+      },
+    },
+  };
+  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS }))
+    yield { payload: { case: 'chunk', value: chunk } };
   // Fields after the file are known only now; the service takes them as the stream's last messages.
   const after = await form.finished;
   const label = after.get('label');
@@ -345,8 +375,14 @@ async function* uploadMessages(form: MultipartForm, file: FilePart): AsyncGenera
 }
 
 async function* replaceMessages(id: string, form: MultipartForm, file: FilePart): AsyncGenerator<ReplaceMessage> {
-  yield { payload: { case: 'metadata', value: { id, visibility: file.fieldsBefore.get('visibility') ?? '', filename: file.filename, declaredType: file.declaredType } } };
-  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS })) yield { payload: { case: 'chunk', value: chunk } };
+  yield {
+    payload: {
+      case: 'metadata',
+      value: { id, visibility: file.fieldsBefore.get('visibility') ?? '', filename: file.filename, declaredType: file.declaredType },
+    },
+  };
+  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS }))
+    yield { payload: { case: 'chunk', value: chunk } };
   const visibility = (await form.finished).get('visibility');
   if (visibility !== undefined) yield { payload: { case: 'trailingVisibility', value: visibility } };
 }
@@ -362,6 +398,9 @@ function policyView(policy: WorkspacePolicy): WorkspacePolicyView {
 
 /** JSON numbers past 2^53 are not exact; the service refuses any limit above MAX_UPLOAD_BYTES anyway. */
 function wholeBigInt(value: number): bigint {
-  if (!Number.isSafeInteger(value)) throw new ApiError('invalid_argument', 'maxUploadBytes: must be a whole number of bytes', [{ field: 'maxUploadBytes', reason: 'must be a whole number of bytes' }]);
+  if (!Number.isSafeInteger(value))
+    throw new ApiError('invalid_argument', 'maxUploadBytes: must be a whole number of bytes', [
+      { field: 'maxUploadBytes', reason: 'must be a whole number of bytes' },
+    ]);
   return BigInt(value);
 }

@@ -3,14 +3,23 @@ import { coalesce } from './coalesce.js';
 
 async function collect(pieces: Uint8Array[], target: number): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];
-  for await (const chunk of coalesce((async function* () { yield* pieces; })(), target)) out.push(chunk);
+  for await (const chunk of coalesce(
+    (async function* () {
+      yield* pieces;
+    })(),
+    target,
+  ))
+    out.push(chunk);
   return out;
 }
 
 test('small pieces are joined into chunks of at least the target, the rest flushed at the end; bytes unchanged', async (t) => {
   const pieces = Array.from({ length: 10 }, (_, i) => Buffer.alloc(3, i));
   const chunks = await collect(pieces, 8);
-  t.deepEqual(chunks.map((chunk) => chunk.byteLength), [9, 9, 9, 3]);
+  t.deepEqual(
+    chunks.map((chunk) => chunk.byteLength),
+    [9, 9, 9, 3],
+  );
   t.deepEqual(Buffer.concat(chunks), Buffer.concat(pieces));
 });
 
@@ -20,7 +29,7 @@ test('a piece at or over the target passes alone; empty pieces and empty input y
   t.deepEqual(await collect([], 8), []);
 });
 
-test('pieces held longer than maxHoldMs go out below the target, so a slow client\'s bytes keep flowing', async (t) => {
+test("pieces held longer than maxHoldMs go out below the target, so a slow client's bytes keep flowing", async (t) => {
   let clock = 0;
   async function* slowly() {
     for (let i = 0; i < 4; i++) {
@@ -31,7 +40,10 @@ test('pieces held longer than maxHoldMs go out below the target, so a slow clien
   const chunks: Uint8Array[] = [];
   for await (const chunk of coalesce(slowly(), 1024, { maxHoldMs: 1000, now: () => clock })) chunks.push(chunk);
   // Nothing sent since t=0: at t=1200 the third piece sends three; the fourth waits for the end.
-  t.deepEqual(chunks.map((chunk) => chunk.byteLength), [9, 3]);
+  t.deepEqual(
+    chunks.map((chunk) => chunk.byteLength),
+    [9, 3],
+  );
   clock = 0;
   const slower: Uint8Array[] = [];
   async function* slower_() {
@@ -41,5 +53,8 @@ test('pieces held longer than maxHoldMs go out below the target, so a slow clien
     }
   }
   for await (const chunk of coalesce(slower_(), 1024, { maxHoldMs: 1000, now: () => clock })) slower.push(chunk);
-  t.deepEqual(slower.map((chunk) => chunk.byteLength), [2, 2, 2]);
+  t.deepEqual(
+    slower.map((chunk) => chunk.byteLength),
+    [2, 2, 2],
+  );
 });

@@ -17,7 +17,11 @@ export interface CoalesceOptions {
  * yields pieces of a few KiB to 64 KiB; sending each as its own gRPC message
  * costs more in framing and per-message work than the copy does here.
  */
-export async function* coalesce(pieces: AsyncIterable<Uint8Array>, targetBytes: number, options: CoalesceOptions = {}): AsyncGenerator<Uint8Array> {
+export async function* coalesce(
+  pieces: AsyncIterable<Uint8Array>,
+  targetBytes: number,
+  options: CoalesceOptions = {},
+): AsyncGenerator<Uint8Array> {
   const { maxHoldMs = Infinity, now = () => performance.now() } = options;
   let held: Uint8Array[] = [];
   let heldBytes = 0;

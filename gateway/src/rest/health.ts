@@ -29,7 +29,10 @@ export const healthRoute: FastifyPluginAsyncZod<{ clients: ServiceClients; log: 
     async (request, reply) => {
       let status: ServingStatus;
       try {
-        ({ status } = await clients.health.check({ service: '' }, { ...contextOf(request, reply, log).callOptions(), timeoutMs: HEALTH_TIMEOUT_MS }));
+        ({ status } = await clients.health.check(
+          { service: '' },
+          { ...contextOf(request, reply, log).callOptions(), timeoutMs: HEALTH_TIMEOUT_MS },
+        ));
       } catch (error) {
         const reason = toApiError(error).code === 'unavailable' ? 'the service does not answer' : 'the health check failed';
         throw new ApiError('unavailable', `not ready: ${reason}`, [{ reason }], { cause: error });

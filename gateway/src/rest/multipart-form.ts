@@ -62,7 +62,14 @@ export class MultipartForm {
     });
     this.#parts = request.parts({
       // busboy reports reaching a limit, not passing it: one byte more tells a file of exactly the maximum from a larger one.
-      limits: { files: 1, fileSize: limits.maxFileBytes + 1, fields: limits.fieldNames.length + 1, fieldSize: FIELD_MAX_BYTES + 1, parts: limits.fieldNames.length + 3, headerPairs: 16 },
+      limits: {
+        files: 1,
+        fileSize: limits.maxFileBytes + 1,
+        fields: limits.fieldNames.length + 1,
+        fieldSize: FIELD_MAX_BYTES + 1,
+        parts: limits.fieldNames.length + 3,
+        headerPairs: 16,
+      },
     });
     this.fileStarted = this.#untilFile();
     this.finished = this.fileStarted.then(() => this.#fileRead).then(() => this.#rest());
@@ -121,10 +128,14 @@ export class MultipartForm {
       part.file.on('error', () => undefined);
       if (part.fieldname !== 'file') {
         part.file.resume();
-        throw this.fail(invalidRequest(part.fieldname, `unexpected file field ${JSON.stringify(part.fieldname)}; send the file in a field named "file"`));
+        throw this.fail(
+          invalidRequest(part.fieldname, `unexpected file field ${JSON.stringify(part.fieldname)}; send the file in a field named "file"`),
+        );
       }
       this.#file = part.file;
-      part.file.once('limit', () => this.fail(contentTooLarge('file', `the file is larger than the limit of ${this.#limits.maxFileBytes} bytes`)));
+      part.file.once('limit', () =>
+        this.fail(contentTooLarge('file', `the file is larger than the limit of ${this.#limits.maxFileBytes} bytes`)),
+      );
       return { filename: part.filename ?? '', declaredType: part.mimetype ?? '', fieldsBefore: this.#fieldsBefore };
     }
   }
@@ -160,7 +171,8 @@ export class MultipartForm {
     if (name === 'file') throw this.fail(invalidRequest('file', 'must be a file part (with a filename), not a text field'));
     const allowed = this.#limits.fieldNames;
     if (!allowed.includes(name)) {
-      const expected = allowed.length === 0 ? 'this form takes only "file"' : `expected ${allowed.map((n) => `"${n}"`).join(', ')} besides "file"`;
+      const expected =
+        allowed.length === 0 ? 'this form takes only "file"' : `expected ${allowed.map((n) => `"${n}"`).join(', ')} besides "file"`;
       throw this.fail(invalidRequest(name, `unknown field ${JSON.stringify(name)}; ${expected}`));
     }
     if (part.valueTruncated) throw this.fail(invalidRequest(name, `longer than ${FIELD_MAX_BYTES} bytes`));

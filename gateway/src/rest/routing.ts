@@ -45,7 +45,10 @@ export const routingRoutes: FastifyPluginAsyncZod<RoutingDeps> = async (app, { c
     async (request, reply) => {
       const { middleware = [], ...body } = request.body;
       const route = await clients.routes.createRoute({ ...body, middleware }, contextOf(request, reply, log).callOptions());
-      return reply.code(201).header('location', `/v1/routing/${encodeURIComponent(route.id)}`).send(routeView(route));
+      return reply
+        .code(201)
+        .header('location', `/v1/routing/${encodeURIComponent(route.id)}`)
+        .send(routeView(route));
     },
   );
 
@@ -72,13 +75,17 @@ export const routingRoutes: FastifyPluginAsyncZod<RoutingDeps> = async (app, { c
         tags: ['routes'],
         operationId: 'listRoutes',
         summary: "List the workspace's routes, oldest first (scope routes:read)",
-        description: 'Cursor pages: pass `nextPageToken` back as `pageToken` until it is empty. Routes added, changed or deleted meanwhile never make a page skip or repeat another.',
+        description:
+          'Cursor pages: pass `nextPageToken` back as `pageToken` until it is empty. Routes added, changed or deleted meanwhile never make a page skip or repeat another.',
         querystring: ListRoutesQuerySchema,
         response: { 200: RoutePageSchema.describe('A page.'), ...errorResponses(400) },
       },
     },
     async (request, reply) => {
-      const page = await clients.routes.listRoutes({ pageSize: request.query.pageSize ?? 0, pageToken: request.query.pageToken ?? '' }, contextOf(request, reply, log).callOptions());
+      const page = await clients.routes.listRoutes(
+        { pageSize: request.query.pageSize ?? 0, pageToken: request.query.pageToken ?? '' },
+        contextOf(request, reply, log).callOptions(),
+      );
       return { routes: page.routes.map(routeView), nextPageToken: page.nextPageToken };
     },
   );
@@ -103,7 +110,10 @@ export const routingRoutes: FastifyPluginAsyncZod<RoutingDeps> = async (app, { c
       const ctx = contextOf(request, reply, log);
       const sinceRevision = request.headers['last-event-id'] ?? request.query.sinceRevision ?? 0;
       const signal = AbortSignal.any([ctx.signal, closing]);
-      const events = clients.routes.watchRoutes({ sinceRevision: BigInt(sinceRevision) }, { ...ctx.callOptions({ streaming: true }), signal });
+      const events = clients.routes.watchRoutes(
+        { sinceRevision: BigInt(sinceRevision) },
+        { ...ctx.callOptions({ streaming: true }), signal },
+      );
       // The hooks' headers (CORS, request id) go on the raw response; a refusal before the first event is still Fastify's to answer.
       copyHookHeaders(reply);
       await relayWatch(events, reply.raw, signal);
@@ -119,7 +129,8 @@ export const routingRoutes: FastifyPluginAsyncZod<RoutingDeps> = async (app, { c
         tags: ['routes'],
         operationId: 'updateRoute',
         summary: 'Change a route (scope routes:write)',
-        description: 'The fields given are validated as on create; 409 when another route of the workspace has the new method and path shape.',
+        description:
+          'The fields given are validated as on create; 409 when another route of the workspace has the new method and path shape.',
         params: RouteIdParams,
         body: UpdateRouteBodySchema,
         response: { 200: RouteSchema.describe('The route as changed.'), ...errorResponses(400, 404, 409, 413) },
@@ -127,7 +138,10 @@ export const routingRoutes: FastifyPluginAsyncZod<RoutingDeps> = async (app, { c
     },
     async (request, reply) => {
       const { middleware, ...fields } = request.body;
-      const route = await clients.routes.updateRoute({ id: request.params.id, ...fields, ...(middleware === undefined ? {} : { middleware: { names: middleware } }) }, contextOf(request, reply, log).callOptions());
+      const route = await clients.routes.updateRoute(
+        { id: request.params.id, ...fields, ...(middleware === undefined ? {} : { middleware: { names: middleware } }) },
+        contextOf(request, reply, log).callOptions(),
+      );
       return routeView(route);
     },
   );
@@ -161,6 +175,7 @@ export const routingRoutes: FastifyPluginAsyncZod<RoutingDeps> = async (app, { c
         response: { 200: RouteSchema.describe('The route.'), ...errorResponses(400, 404) },
       },
     },
-    async (request, reply) => routeView(await clients.routes.getRoute({ id: request.params.id }, contextOf(request, reply, log).callOptions())),
+    async (request, reply) =>
+      routeView(await clients.routes.getRoute({ id: request.params.id }, contextOf(request, reply, log).callOptions())),
   );
 };

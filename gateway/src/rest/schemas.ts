@@ -8,7 +8,9 @@ import { HTTP_STATUS_OF, type ErrorCodeName } from '../http-status.js';
 
 /** Zod's messages for our fields: the same words the service uses ("is required", "must be a string"). */
 const text = (description?: string) =>
-  z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') }).meta(description === undefined ? {} : { description });
+  z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+    .meta(description === undefined ? {} : { description });
 
 const isoTime = (description: string) => z.string().meta({ format: 'date-time', description, examples: ['2025-01-31T09:30:00.000Z'] });
 
@@ -17,9 +19,16 @@ const ASSIGNED_FIELDS = new Set(['id', 'createdAt']);
 
 export const RouteSchema = z
   .object({
-    id: z.string().meta({ pattern: '^rt_[0-9a-hjkmnp-tv-z]{26}$', description: 'Assigned by the service; opaque, URL-safe, time-sortable.' }),
+    id: z
+      .string()
+      .meta({ pattern: '^rt_[0-9a-hjkmnp-tv-z]{26}$', description: 'Assigned by the service; opaque, URL-safe, time-sortable.' }),
     method: z.string().meta({ enum: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], description: 'Upper case.' }),
-    path: z.string().meta({ description: 'Path pattern: leading `/`, segments of `[A-Za-z0-9._~-]`, `:name` parameters, an optional final `*`.', examples: ['/users/:id'] }),
+    path: z
+      .string()
+      .meta({
+        description: 'Path pattern: leading `/`, segments of `[A-Za-z0-9._~-]`, `:name` parameters, an optional final `*`.',
+        examples: ['/users/:id'],
+      }),
     middleware: z.array(z.string()).meta({ description: 'Ordered middleware names.' }),
     handler: z.string().meta({ description: 'Handler function name.' }),
     createdAt: isoTime('When the route was created.'),
@@ -34,7 +43,10 @@ export const UpdateRouteBodySchema = z
     {
       method: text('HTTP method, case-insensitive.').optional(),
       path: text('Path pattern, e.g. `/users/:id`.').optional(),
-      middleware: z.array(z.string({ error: 'must be an array of strings' }), { error: 'must be an array of strings' }).optional().meta({ description: 'Ordered middleware names (replaces the list).' }),
+      middleware: z
+        .array(z.string({ error: 'must be an array of strings' }), { error: 'must be an array of strings' })
+        .optional()
+        .meta({ description: 'Ordered middleware names (replaces the list).' }),
       handler: text('Handler function name.').optional(),
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'must be a JSON object' : undefined) },
@@ -51,7 +63,10 @@ export const CreateRouteBodySchema = z
     {
       method: text('HTTP method, case-insensitive: GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS.'),
       path: text('Path pattern, e.g. `/users/:id`.'),
-      middleware: z.array(z.string({ error: 'must be an array of strings' }), { error: 'must be an array of strings' }).optional().meta({ description: 'Ordered middleware names; none when left out.', examples: [['auth', 'rateLimit']] }),
+      middleware: z
+        .array(z.string({ error: 'must be an array of strings' }), { error: 'must be an array of strings' })
+        .optional()
+        .meta({ description: 'Ordered middleware names; none when left out.', examples: [['auth', 'rateLimit']] }),
       handler: text('Handler function name.'),
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'must be a JSON object' : undefined) },
@@ -66,14 +81,23 @@ export function unknownRouteField(key: string): string {
 export const RouteMatchSchema = z
   .object({
     route: RouteSchema,
-    params: z.record(z.string(), z.string()).meta({ description: "Decoded values of the route's `:name` parameters (and `*` for a wildcard).", examples: [{ id: '42' }] }),
+    params: z
+      .record(z.string(), z.string())
+      .meta({ description: "Decoded values of the route's `:name` parameters (and `*` for a wildcard).", examples: [{ id: '42' }] }),
   })
   .meta({ id: 'RouteMatch' });
 
 /** A query parameter given exactly once. */
 const singleQuery = (description: string, example: string) =>
   z
-    .string({ error: (issue) => (issue.input === undefined ? 'query parameter is required' : Array.isArray(issue.input) ? 'query parameter given more than once' : 'must be a string') })
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? 'query parameter is required'
+          : Array.isArray(issue.input)
+            ? 'query parameter given more than once'
+            : 'must be a string',
+    })
     .meta({ description, examples: [example] });
 
 export const MatchQuerySchema = z.object({
@@ -86,7 +110,12 @@ export const AssetSchema = z
     id: z.string().meta({ pattern: '^as_[0-9a-hjkmnp-tv-z]{26}$', description: 'Stays the same when the file is replaced.' }),
     type: z.string().meta({ description: 'Media type sniffed from the bytes (never taken from the client).', examples: ['image/png'] }),
     size: z.number().int().min(0).meta({ description: 'Size of the stored file in bytes.' }),
-    url: z.string().meta({ format: 'uri', description: 'Absolute URL under CDN_URL, ending with the extension of `type`; changes whenever the content does.' }),
+    url: z
+      .string()
+      .meta({
+        format: 'uri',
+        description: 'Absolute URL under CDN_URL, ending with the extension of `type`; changes whenever the content does.',
+      }),
     uploadedAt: isoTime('Time of the upload or of the latest replacement.'),
     label: z.string().meta({ description: 'The label given at upload; empty when none.' }),
     name: z.string().meta({
@@ -94,26 +123,61 @@ export const AssetSchema = z
         "The client's file name (the upload's multipart filename, gRPC `filename` or tus `filename`, or as last set by PATCH): at most 255 characters, no control characters; empty when none. Never used for `type` or `url`. `<url>?download` answers the file as an attachment with this name.",
       examples: ['Quarterly report.pdf'],
     }),
-    sha256: z.string().meta({ pattern: '^[0-9a-f]{64}$', description: "Lower-case hex SHA-256 of the stored bytes (also the file's ETag)." }),
-    width: z.number().int().min(1).optional().meta({ description: 'Pixel width as shown (orientation or rotation applied), for images and videos whose headers could be read; absent otherwise.' }),
-    height: z.number().int().min(1).optional().meta({ description: 'Pixel height as shown, for images and videos whose headers could be read; absent otherwise.' }),
-    durationMs: z.number().int().min(0).optional().meta({ description: 'Length in milliseconds, for audio and video whose headers could be read; absent otherwise.', examples: [12480] }),
-    pages: z.number().int().min(1).optional().meta({ description: 'Page count, for PDFs whose page tree could be read; absent otherwise.', examples: [3] }),
+    sha256: z
+      .string()
+      .meta({ pattern: '^[0-9a-f]{64}$', description: "Lower-case hex SHA-256 of the stored bytes (also the file's ETag)." }),
+    width: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .meta({
+        description:
+          'Pixel width as shown (orientation or rotation applied), for images and videos whose headers could be read; absent otherwise.',
+      }),
+    height: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .meta({ description: 'Pixel height as shown, for images and videos whose headers could be read; absent otherwise.' }),
+    durationMs: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .meta({
+        description: 'Length in milliseconds, for audio and video whose headers could be read; absent otherwise.',
+        examples: [12480],
+      }),
+    pages: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .meta({ description: 'Page count, for PDFs whose page tree could be read; absent otherwise.', examples: [3] }),
     placeholder: z
       .string()
       .optional()
       .meta({
-        description: 'Images: a ThumbHash (base64) that a client decodes (e.g. `thumbHashToDataURL` of the `thumbhash` package) to a blurred preview with the aspect ratio and alpha of the image, shown while it loads; absent otherwise.',
+        description:
+          'Images: a ThumbHash (base64) that a client decodes (e.g. `thumbHashToDataURL` of the `thumbhash` package) to a blurred preview with the aspect ratio and alpha of the image, shown while it loads; absent otherwise.',
         examples: ['1QcSHQRnh493V4dIh4eXh1h4kJUI'],
       }),
-    visibility: z.enum(['public', 'private']).meta({ description: '`private` files answer 403 unless their url is signed (`POST /v1/assets/{id}/signed-url`).' }),
+    visibility: z
+      .enum(['public', 'private'])
+      .meta({ description: '`private` files answer 403 unless their url is signed (`POST /v1/assets/{id}/signed-url`).' }),
   })
   .meta({ id: 'Asset' });
 
 const VISIBILITY_REASON = 'must be "public" or "private"';
 const visibility = (description: string) => z.enum(['public', 'private'], { error: VISIBILITY_REASON }).optional().meta({ description });
 const objectError = (fields: string) => (issue: { code: string }) =>
-  issue.code === 'invalid_type' ? 'must be a JSON object' : issue.code === 'unrecognized_keys' ? `is not a field here (${fields})` : undefined;
+  issue.code === 'invalid_type'
+    ? 'must be a JSON object'
+    : issue.code === 'unrecognized_keys'
+      ? `is not a field here (${fields})`
+      : undefined;
 
 export const UpdateAssetBodySchema = z
   .strictObject(
@@ -122,21 +186,29 @@ export const UpdateAssetBodySchema = z
       name: z
         .string({ error: 'must be a string' })
         .optional()
-        .meta({ description: 'The new name; "" clears it. Control characters are removed; more than 255 characters (after that) is 400, never cut.', examples: ['Quarterly report (final).pdf'] }),
+        .meta({
+          description:
+            'The new name; "" clears it. Control characters are removed; more than 255 characters (after that) is 400, never cut.',
+          examples: ['Quarterly report (final).pdf'],
+        }),
       visibility: visibility('The new visibility.'),
     },
     { error: objectError('label, name, visibility') },
   )
   .meta({ id: 'UpdateAssetRequest' });
 
-const transformNumber = (description: string) => z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).optional().meta({ description });
+const transformNumber = (description: string) =>
+  z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }).optional().meta({ description });
 
 const EXPIRES_IN_REASON = 'must be a whole number of seconds from 1 to 604800';
 
 export const SignedUrlBodySchema = z
   .strictObject(
     {
-      expiresIn: z.number({ error: EXPIRES_IN_REASON }).int({ error: EXPIRES_IN_REASON }).meta({ description: 'Seconds the url works, 1 to 604800 (7 days).', examples: [3600] }),
+      expiresIn: z
+        .number({ error: EXPIRES_IN_REASON })
+        .int({ error: EXPIRES_IN_REASON })
+        .meta({ description: 'Seconds the url works, 1 to 604800 (7 days).', examples: [3600] }),
       transform: z
         .strictObject(
           {
@@ -158,25 +230,42 @@ export const SignedUrlBodySchema = z
 
 export const SignedUrlSchema = z
   .object({
-    url: z.string().meta({ format: 'uri', description: "The file url with `expires`, `kid` and `sig` query parameters." }),
+    url: z.string().meta({ format: 'uri', description: 'The file url with `expires`, `kid` and `sig` query parameters.' }),
     expiresAt: isoTime('The url is refused from this instant on (no grace period).'),
   })
   .meta({ id: 'SignedUrl' });
 
 export const WorkspacePolicySchema = z
   .object({
-    allowedTypes: z.array(z.string()).meta({ description: 'Media types (`image/png`, `image/*`) a file\'s sniffed type must match; empty allows every type.' }),
-    maxUploadBytes: z.number().int().min(0).meta({ description: "Largest file in bytes (the workspace's limit or the server's MAX_UPLOAD_BYTES, the smaller)." }),
+    allowedTypes: z
+      .array(z.string())
+      .meta({ description: "Media types (`image/png`, `image/*`) a file's sniffed type must match; empty allows every type." }),
+    maxUploadBytes: z
+      .number()
+      .int()
+      .min(0)
+      .meta({ description: "Largest file in bytes (the workspace's limit or the server's MAX_UPLOAD_BYTES, the smaller)." }),
     defaultVisibility: z.enum(['public', 'private']).meta({ description: 'Visibility of uploads that name none.' }),
-    stripImageMetadata: z.boolean().meta({ description: 'JPEG, PNG, WebP and AVIF uploads are stored without EXIF, XMP and IPTC (GPS included), their orientation applied; the stored size and sha256 are those of the rewritten file.' }),
+    stripImageMetadata: z
+      .boolean()
+      .meta({
+        description:
+          'JPEG, PNG, WebP and AVIF uploads are stored without EXIF, XMP and IPTC (GPS included), their orientation applied; the stored size and sha256 are those of the rewritten file.',
+      }),
   })
   .meta({ id: 'WorkspacePolicy' });
 
 export const SetWorkspacePolicyBodySchema = z
   .strictObject(
     {
-      allowedTypes: z.array(z.string({ error: 'must be an array of media types' }), { error: 'must be an array of media types' }).optional().meta({ description: 'Default: every type.' }),
-      maxUploadBytes: z.number({ error: 'must be a whole number of bytes' }).optional().meta({ description: "At most MAX_UPLOAD_BYTES. Default: the server's maximum." }),
+      allowedTypes: z
+        .array(z.string({ error: 'must be an array of media types' }), { error: 'must be an array of media types' })
+        .optional()
+        .meta({ description: 'Default: every type.' }),
+      maxUploadBytes: z
+        .number({ error: 'must be a whole number of bytes' })
+        .optional()
+        .meta({ description: "At most MAX_UPLOAD_BYTES. Default: the server's maximum." }),
       defaultVisibility: visibility('Default: public.'),
       stripImageMetadata: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Default: false.' }),
     },
@@ -192,14 +281,22 @@ export const UploadFormSchema = z
       "The file, exactly one part named `file`. Its filename becomes the asset's `name` (control characters removed, cut to 255 characters keeping a short extension); its Content-Type is a hint only.",
     ),
     label: z.string().max(200).optional().meta({ description: 'Optional label or category; may come before or after the file part.' }),
-    visibility: z.enum(['public', 'private']).optional().meta({ description: "Optional; default: the workspace policy's defaultVisibility. May come before or after the file part." }),
+    visibility: z
+      .enum(['public', 'private'])
+      .optional()
+      .meta({ description: "Optional; default: the workspace policy's defaultVisibility. May come before or after the file part." }),
   })
   .meta({ id: 'UploadForm' });
 
 export const ReplaceFormSchema = z
   .object({
-    file: filePart("The new file, exactly one part named `file`. A filename becomes the asset's new `name`; without one (or an empty one) the name stays."),
-    visibility: z.enum(['public', 'private']).optional().meta({ description: 'Optional; default: unchanged. May come before or after the file part.' }),
+    file: filePart(
+      "The new file, exactly one part named `file`. A filename becomes the asset's new `name`; without one (or an empty one) the name stays.",
+    ),
+    visibility: z
+      .enum(['public', 'private'])
+      .optional()
+      .meta({ description: 'Optional; default: unchanged. May come before or after the file part.' }),
   })
   .meta({ id: 'ReplaceForm' });
 
@@ -230,7 +327,9 @@ export type WorkspacePolicyView = z.infer<typeof WorkspacePolicySchema>;
 export type RouteMatchView = z.infer<typeof RouteMatchSchema>;
 
 /** This API's own description (its fields are OpenAPI's). */
-export const OpenApiDocumentSchema = z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) }).meta({ id: 'OpenApiDocument' });
+export const OpenApiDocumentSchema = z
+  .looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.record(z.string(), z.unknown()) })
+  .meta({ id: 'OpenApiDocument' });
 
 /** `?pageSize=…`: a whole number from 1 to 1000 (documented as an integer, read from the query's text). */
 const PAGE_SIZE_REASON = 'must be a whole number from 1 to 1000';
@@ -280,7 +379,13 @@ const revision = z
   .meta({ type: 'integer', minimum: 0 });
 
 export const WatchRoutesQuerySchema = z.object({
-  sinceRevision: revision.optional().meta({ description: '0 (default): a snapshot first. Else only the changes after this revision (a snapshot when they are no longer kept). `Last-Event-ID` wins over it.', examples: [0] }),
+  sinceRevision: revision
+    .optional()
+    .meta({
+      description:
+        '0 (default): a snapshot first. Else only the changes after this revision (a snapshot when they are no longer kept). `Last-Event-ID` wins over it.',
+      examples: [0],
+    }),
 });
 
 export const WatchRoutesHeadersSchema = z.looseObject({
@@ -296,14 +401,29 @@ export const AssetPageSchema = z
 
 export const BatchDeleteBodySchema = z
   .strictObject(
-    { ids: z.array(z.string({ error: 'must be an array of asset ids' }), { error: (issue) => (issue.input === undefined ? 'is required' : 'must be an array of asset ids') }).meta({ description: '1-1000 asset ids.' }) },
-    { error: (issue) => (issue.code === 'invalid_type' ? 'must be a JSON object' : issue.code === 'unrecognized_keys' ? 'is not a field of a batch delete (ids)' : undefined) },
+    {
+      ids: z
+        .array(z.string({ error: 'must be an array of asset ids' }), {
+          error: (issue) => (issue.input === undefined ? 'is required' : 'must be an array of asset ids'),
+        })
+        .meta({ description: '1-1000 asset ids.' }),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'invalid_type'
+          ? 'must be a JSON object'
+          : issue.code === 'unrecognized_keys'
+            ? 'is not a field of a batch delete (ids)'
+            : undefined,
+    },
   )
   .meta({ id: 'BatchDeleteRequest' });
 
 export const BatchDeleteResultsSchema = z
   .object({
-    results: z.array(z.object({ id: z.string(), code: z.enum(['ok', 'not_found', 'invalid_argument']) })).meta({ description: 'One per requested id, in the order asked.' }),
+    results: z
+      .array(z.object({ id: z.string(), code: z.enum(['ok', 'not_found', 'invalid_argument']) }))
+      .meta({ description: 'One per requested id, in the order asked.' }),
   })
   .meta({ id: 'BatchDeleteResults' });
 

@@ -99,8 +99,10 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
     if (deferred !== undefined && deferred !== '1') throw badHeader('Upload-Defer-Length', 'must be 1');
     const concat = parseConcat(headerOf(headers, 'Upload-Concat'), UPLOADS_PATH);
     const final = concat?.kind === 'final';
-    if (!final && (length === undefined) === (deferred === undefined)) throw badHeader('Upload-Length', 'send either Upload-Length or Upload-Defer-Length: 1');
-    if (final && (length !== undefined || deferred !== undefined)) throw badHeader('Upload-Length', 'a final concatenation has no length of its own');
+    if (!final && (length === undefined) === (deferred === undefined))
+      throw badHeader('Upload-Length', 'send either Upload-Length or Upload-Defer-Length: 1');
+    if (final && (length !== undefined || deferred !== undefined))
+      throw badHeader('Upload-Length', 'a final concatenation has no length of its own');
     if (length !== undefined && length > deps.maxUploadBytes) throw tooLarge(deps.maxUploadBytes);
     const metadata = parseMetadata(headerOf(headers, 'Upload-Metadata'));
     // creation-with-upload: what is wrong with the bytes' headers is refused before the upload exists, not after.
@@ -144,7 +146,12 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
     requireTusVersion(request);
     const { id } = request.params as { id: string };
     const upload = await getUploadPatiently(id, contextOf(request, reply, log));
-    const metadata = formatMetadata({ filename: upload.filename, label: upload.label, visibility: upload.visibility, replace: upload.replace });
+    const metadata = formatMetadata({
+      filename: upload.filename,
+      label: upload.label,
+      visibility: upload.visibility,
+      replace: upload.replace,
+    });
     return reply
       .code(200)
       .headers({ 'cache-control': 'no-store', ...stateHeaders(upload, true), ...(metadata ? { 'upload-metadata': metadata } : {}) })
@@ -197,11 +204,21 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
   }
 
   /** Streams the request body to the service as one append; its bytes are kept up to a dropped connection. */
-  async function append(request: FastifyRequest, ctx: RequestContext, id: string, offset: bigint, length: bigint | undefined, checksum: ParsedChecksum | undefined): Promise<Upload> {
+  async function append(
+    request: FastifyRequest,
+    ctx: RequestContext,
+    id: string,
+    offset: bigint,
+    length: bigint | undefined,
+    checksum: ParsedChecksum | undefined,
+  ): Promise<Upload> {
     const release = deps.uploadSlots.take();
     if (release === undefined) throw uploadsBusy(deps.uploadSlots);
     try {
-      return await clients.uploads.appendUpload(appendMessages(request, id, offset, length, checksum), ctx.callOptions({ streaming: true }));
+      return await clients.uploads.appendUpload(
+        appendMessages(request, id, offset, length, checksum),
+        ctx.callOptions({ streaming: true }),
+      );
     } catch (error) {
       throw toApiError(error, { bodyLimited: true });
     } finally {
@@ -210,14 +227,21 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
   }
 };
 
-async function* appendMessages(request: FastifyRequest, id: string, offset: bigint, length: bigint | undefined, checksum: ParsedChecksum | undefined): AsyncGenerator<AppendMessage> {
+async function* appendMessages(
+  request: FastifyRequest,
+  id: string,
+  offset: bigint,
+  length: bigint | undefined,
+  checksum: ParsedChecksum | undefined,
+): AsyncGenerator<AppendMessage> {
   yield {
     payload: {
       case: 'metadata',
       value: { id, offset, length, checksumAlgorithm: checksum?.algorithm ?? '', checksum: checksum?.digest ?? new Uint8Array() },
     },
   };
-  for await (const chunk of coalesce(untilCut(request.raw as AsyncIterable<Uint8Array>), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS })) yield { payload: { case: 'chunk', value: chunk } };
+  for await (const chunk of coalesce(untilCut(request.raw as AsyncIterable<Uint8Array>), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS }))
+    yield { payload: { case: 'chunk', value: chunk } };
 }
 
 /**
@@ -253,17 +277,27 @@ function stateHeaders(upload: Upload, withLength: boolean): Record<string, strin
 function requireTusVersion(request: FastifyRequest): void {
   const version = request.headers['tus-resumable'];
   if (version !== TUS_VERSION) {
-    throw new ApiError('failed_precondition', `Tus-Resumable: this server speaks tus ${TUS_VERSION}; send "Tus-Resumable: ${TUS_VERSION}"`, [{ field: 'Tus-Resumable', reason: `must be ${TUS_VERSION}` }], {
-      status: 412,
-      headers: { 'tus-version': TUS_VERSION },
-    });
+    throw new ApiError(
+      'failed_precondition',
+      `Tus-Resumable: this server speaks tus ${TUS_VERSION}; send "Tus-Resumable: ${TUS_VERSION}"`,
+      [{ field: 'Tus-Resumable', reason: `must be ${TUS_VERSION}` }],
+      {
+        status: 412,
+        headers: { 'tus-version': TUS_VERSION },
+      },
+    );
   }
 }
 
 function requireOctetStream(request: FastifyRequest): void {
   const type = request.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
   if (type !== OFFSET_OCTET_STREAM) {
-    throw new ApiError('invalid_argument', `Content-Type: upload bytes are sent as ${OFFSET_OCTET_STREAM}`, [{ field: 'Content-Type', reason: `must be ${OFFSET_OCTET_STREAM}` }], { status: 415 });
+    throw new ApiError(
+      'invalid_argument',
+      `Content-Type: upload bytes are sent as ${OFFSET_OCTET_STREAM}`,
+      [{ field: 'Content-Type', reason: `must be ${OFFSET_OCTET_STREAM}` }],
+      { status: 415 },
+    );
   }
 }
 
@@ -273,5 +307,10 @@ function hasBody(request: FastifyRequest): boolean {
 }
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError('resource_exhausted', `Upload-Length: larger than this server's maximum of ${maxBytes} bytes`, [{ field: 'Upload-Length', reason: `larger than ${maxBytes} bytes` }], { status: 413 });
+  return new ApiError(
+    'resource_exhausted',
+    `Upload-Length: larger than this server's maximum of ${maxBytes} bytes`,
+    [{ field: 'Upload-Length', reason: `larger than ${maxBytes} bytes` }],
+    { status: 413 },
+  );
 }

@@ -43,7 +43,8 @@ export function assetView(asset: Asset): AssetView {
 }
 
 export function routeMatchView(match: MatchRouteResponse): RouteMatchView {
-  if (match.route === undefined) throw new ApiError('internal', 'internal error', [], { cause: new Error('MatchRoute answered without a route') });
+  if (match.route === undefined)
+    throw new ApiError('internal', 'internal error', [], { cause: new Error('MatchRoute answered without a route') });
   return { route: routeView(match.route), params: { ...match.params } };
 }
 

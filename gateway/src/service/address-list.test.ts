@@ -46,13 +46,18 @@ test('resolution: every address of every entry once, in order, with the port of 
     return names[host] ?? [];
   };
   const resolved = await resolveTargets(targets('http://svc:50051,http://10.0.0.9:1,http://other:50051'), lookup);
-  t.deepEqual(resolved.map((address) => address.url), ['http://10.0.0.1:50051', 'http://10.0.0.2:50051', 'http://10.0.0.9:1', 'http://[fd00::3]:50051']);
+  t.deepEqual(
+    resolved.map((address) => address.url),
+    ['http://10.0.0.1:50051', 'http://10.0.0.2:50051', 'http://10.0.0.9:1', 'http://[fd00::3]:50051'],
+  );
   t.deepEqual(asked, ['svc', 'other'], 'literals are not looked up');
 });
 
 test('TLS keeps the configured name for the certificate check; plain HTTP and literals need none', async (t) => {
   const lookup: LookupAll = async () => ['10.0.0.1'];
-  t.deepEqual(await resolveTargets(targets('https://svc.example:443'), lookup), [{ url: 'https://10.0.0.1:443', servername: 'svc.example' }]);
+  t.deepEqual(await resolveTargets(targets('https://svc.example:443'), lookup), [
+    { url: 'https://10.0.0.1:443', servername: 'svc.example' },
+  ]);
   t.deepEqual(await resolveTargets(targets('http://svc.example:80'), lookup), [{ url: 'http://10.0.0.1:80', servername: undefined }]);
   t.deepEqual(await resolveTargets(targets('https://10.0.0.7:443'), lookup), [{ url: 'https://10.0.0.7:443', servername: undefined }]);
 });
@@ -63,7 +68,10 @@ test('a name that fails contributes nothing while others resolve; when nothing r
     if (host === 'gone') throw failing;
     return ['10.0.0.1'];
   };
-  t.deepEqual((await resolveTargets(targets('http://gone:1,http://svc:1'), lookup)).map((address) => address.url), ['http://10.0.0.1:1']);
+  t.deepEqual(
+    (await resolveTargets(targets('http://gone:1,http://svc:1'), lookup)).map((address) => address.url),
+    ['http://10.0.0.1:1'],
+  );
   t.is(await t.throwsAsync(resolveTargets(targets('http://gone:1'), lookup)), failing);
 });
 

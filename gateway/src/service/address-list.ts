@@ -38,10 +38,17 @@ export function parseServiceTargets(raw: string): readonly ServiceTarget[] | Ref
     if (entry === '') return no(`entry ${index + 1} is empty (a stray comma?)`);
     const url = httpUrl(entry);
     if (url instanceof Refusal) return no(`${named}${url.reason}`);
-    if (url.pathname !== '/') return no(`${named}must be just scheme, host and port (gRPC has no path prefix), e.g. http://127.0.0.1:50051`);
+    if (url.pathname !== '/')
+      return no(`${named}must be just scheme, host and port (gRPC has no path prefix), e.g. http://127.0.0.1:50051`);
     const protocol = url.protocol as ServiceTarget['protocol'];
     const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const target = { origin: url.origin, protocol, hostname, port: url.port === '' ? DEFAULT_PORT[protocol] : Number(url.port), literal: isIP(hostname) !== 0 };
+    const target = {
+      origin: url.origin,
+      protocol,
+      hostname,
+      port: url.port === '' ? DEFAULT_PORT[protocol] : Number(url.port),
+      literal: isIP(hostname) !== 0,
+    };
     if (targets.some((seen) => seen.origin === target.origin)) return no(`${named}is listed twice`);
     targets.push(target);
   }
@@ -65,7 +72,9 @@ export function isSingleAddress(targets: readonly ServiceTarget[]): boolean {
  * lookup error.
  */
 export async function resolveTargets(targets: readonly ServiceTarget[], lookup: LookupAll): Promise<readonly ServiceAddress[]> {
-  const resolved = await Promise.allSettled(targets.map(async (target) => (target.literal ? [target.hostname] : await lookup(target.hostname))));
+  const resolved = await Promise.allSettled(
+    targets.map(async (target) => (target.literal ? [target.hostname] : await lookup(target.hostname))),
+  );
   const addresses = new Map<string, ServiceAddress>();
   let firstError: unknown;
   for (const [index, outcome] of resolved.entries()) {
@@ -76,7 +85,8 @@ export async function resolveTargets(targets: readonly ServiceTarget[], lookup: 
     }
     for (const ip of outcome.value) {
       const url = `${target.protocol}//${isIP(ip) === 6 ? `[${ip}]` : ip}:${target.port}`;
-      if (!addresses.has(url)) addresses.set(url, { url, servername: target.protocol === 'https:' && !target.literal ? target.hostname : undefined });
+      if (!addresses.has(url))
+        addresses.set(url, { url, servername: target.protocol === 'https:' && !target.literal ? target.hostname : undefined });
     }
   }
   if (addresses.size === 0 && firstError !== undefined) throw firstError;

@@ -24,7 +24,13 @@ function fakeDns(initial: string[]) {
 test('resolves at start and again every interval; the pool sees the new answer', async (t) => {
   const { dns, lookup } = fakeDns(['10.0.0.1']);
   const seen: string[][] = [];
-  const resolver = new AddressResolver({ targets: targets('http://svc:1'), lookup, intervalMs: 100, onAddresses: (addresses) => seen.push(addresses.map((a) => a.url)), onError: () => t.fail() });
+  const resolver = new AddressResolver({
+    targets: targets('http://svc:1'),
+    lookup,
+    intervalMs: 100,
+    onAddresses: (addresses) => seen.push(addresses.map((a) => a.url)),
+    onError: () => t.fail(),
+  });
   t.teardown(() => resolver.close());
   await resolver.start();
   t.deepEqual(seen, [['http://10.0.0.1:1']]);
@@ -42,7 +48,14 @@ test('resolves at start and again every interval; the pool sees the new answer',
 
 test('refresh() resolves at once, then at most once per minIntervalMs however often it is asked', async (t) => {
   const { dns, lookup } = fakeDns(['10.0.0.1']);
-  const resolver = new AddressResolver({ targets: targets('http://svc:1'), lookup, intervalMs: 60_000, minIntervalMs: 1_500, onAddresses: () => {}, onError: () => t.fail() });
+  const resolver = new AddressResolver({
+    targets: targets('http://svc:1'),
+    lookup,
+    intervalMs: 60_000,
+    minIntervalMs: 1_500,
+    onAddresses: () => {},
+    onError: () => t.fail(),
+  });
   t.teardown(() => resolver.close());
   await resolver.start();
   t.is(dns.lookups, 1);
@@ -63,7 +76,13 @@ test('a failed lookup reports the error and keeps the addresses known (the pool 
   const { dns, lookup } = fakeDns(['10.0.0.1']);
   const seen: (readonly ServiceAddress[])[] = [];
   const errors: unknown[] = [];
-  const resolver = new AddressResolver({ targets: targets('http://svc:1'), lookup, intervalMs: 50, onAddresses: (addresses) => seen.push(addresses), onError: (error) => errors.push(error) });
+  const resolver = new AddressResolver({
+    targets: targets('http://svc:1'),
+    lookup,
+    intervalMs: 50,
+    onAddresses: (addresses) => seen.push(addresses),
+    onError: (error) => errors.push(error),
+  });
   t.teardown(() => resolver.close());
   await resolver.start();
   dns.answer = new Error('getaddrinfo EAI_AGAIN svc');
@@ -75,7 +94,13 @@ test('a failed lookup reports the error and keeps the addresses known (the pool 
 
 test('close() stops the timer: no lookup after it', async (t) => {
   const { dns, lookup } = fakeDns(['10.0.0.1']);
-  const resolver = new AddressResolver({ targets: targets('http://svc:1'), lookup, intervalMs: 30, onAddresses: () => {}, onError: () => {} });
+  const resolver = new AddressResolver({
+    targets: targets('http://svc:1'),
+    lookup,
+    intervalMs: 30,
+    onAddresses: () => {},
+    onError: () => {},
+  });
   await resolver.start();
   resolver.close();
   const after = dns.lookups;

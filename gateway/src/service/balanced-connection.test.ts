@@ -7,12 +7,23 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fromBinary, toBinary, create, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import { createClient } from '@connectrpc/connect';
 import { Server, ServerCredentials, type MethodDefinition, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
-import { AssetSchema, AssetService, GetAssetRequestSchema, HealthCheckRequestSchema, HealthCheckResponseSchema, HealthCheckResponse_ServingStatus as ServingStatus } from '@switchyard/proto';
+import {
+  AssetSchema,
+  AssetService,
+  GetAssetRequestSchema,
+  HealthCheckRequestSchema,
+  HealthCheckResponseSchema,
+  HealthCheckResponse_ServingStatus as ServingStatus,
+} from '@switchyard/proto';
 import { createLogger, Refusal, Registry } from '@switchyard/runtime';
 import { parseServiceTargets } from './address-list.js';
 import { connectBalanced } from './balanced-connection.js';
 
-function method<I extends DescMessage, O extends DescMessage>(path: string, input: I, output: O): MethodDefinition<MessageShape<I>, MessageShape<O>> {
+function method<I extends DescMessage, O extends DescMessage>(
+  path: string,
+  input: I,
+  output: O,
+): MethodDefinition<MessageShape<I>, MessageShape<O>> {
   return {
     path,
     requestStream: false,
@@ -36,13 +47,21 @@ class StandIn {
   constructor(readonly host: string) {
     this.server.addService(HEALTH, {
       Check: (_call: ServerUnaryCall<unknown, unknown>, reply: sendUnaryData<unknown>) =>
-        this.hung || reply(null, create(HealthCheckResponseSchema, { status: this.serving ? ServingStatus.SERVING : ServingStatus.NOT_SERVING })),
+        this.hung ||
+        reply(null, create(HealthCheckResponseSchema, { status: this.serving ? ServingStatus.SERVING : ServingStatus.NOT_SERVING })),
     });
-    this.server.addService(ASSETS, { GetAsset: (_call: ServerUnaryCall<unknown, unknown>, reply: sendUnaryData<unknown>) => this.hung || reply(null, create(AssetSchema, { id: 'a', label: this.host })) });
+    this.server.addService(ASSETS, {
+      GetAsset: (_call: ServerUnaryCall<unknown, unknown>, reply: sendUnaryData<unknown>) =>
+        this.hung || reply(null, create(AssetSchema, { id: 'a', label: this.host })),
+    });
   }
 
   bind(port: number): Promise<number> {
-    return new Promise((resolve, reject) => this.server.bindAsync(`${this.host}:${port}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+    return new Promise((resolve, reject) =>
+      this.server.bindAsync(`${this.host}:${port}`, ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      ),
+    );
   }
 }
 
@@ -93,7 +112,11 @@ test('a DNS name is resolved to every address, re-resolved as it changes, and ca
   standIns[1]!.serving = false;
   await until('the NOT_SERVING one is out', async () => (await healthy()) === 2);
   t.deepEqual(await answering(), ['127.0.0.1', '127.0.0.3']);
-  t.true(lines.some((line) => line.includes('service taken out of rotation') && line.includes(`127.0.0.2:${port}`) && line.includes('NOT_SERVING')));
+  t.true(
+    lines.some(
+      (line) => line.includes('service taken out of rotation') && line.includes(`127.0.0.2:${port}`) && line.includes('NOT_SERVING'),
+    ),
+  );
 
   standIns[1]!.serving = true;
   await until('it comes back', async () => (await answering()).length === 3);
@@ -104,7 +127,11 @@ test('a DNS name is resolved to every address, re-resolved as it changes, and ca
   standIns[0]!.hung = true;
   await until('the one that stopped answering is out', async () => (await healthy()) === 2, 8_000);
   t.deepEqual(await answering(), ['127.0.0.2', '127.0.0.3']);
-  t.true(lines.some((line) => line.includes('service taken out of rotation') && line.includes(`127.0.0.1:${port}`) && line.includes('timed out')));
+  t.true(
+    lines.some(
+      (line) => line.includes('service taken out of rotation') && line.includes(`127.0.0.1:${port}`) && line.includes('timed out'),
+    ),
+  );
 
   answer = ['127.0.0.3'];
   await until('addresses gone from DNS take no calls', async () => (await answering()).join() === '127.0.0.3');

@@ -36,7 +36,11 @@ export function connectBalanced(targets: readonly ServiceTarget[], options: Bala
     lookup: options.lookup,
     intervalMs: options.resolveIntervalMs,
     onAddresses: (addresses) => pool.update(addresses),
-    onError: (error) => log.warn({ err: error, serviceUrl: targets.map((target) => target.origin).join(',') }, 'SERVICE_URL did not resolve; keeping the addresses known'),
+    onError: (error) =>
+      log.warn(
+        { err: error, serviceUrl: targets.map((target) => target.origin).join(',') },
+        'SERVICE_URL did not resolve; keeping the addresses known',
+      ),
   });
   const resolved = resolver.start();
   const transport = createBalancedTransport(
@@ -68,7 +72,9 @@ async function check(transport: Transport, timeoutMs: number): Promise<ProbeResu
   let client = healthClients.get(transport);
   if (client === undefined) healthClients.set(transport, (client = createClient(Health, transport)));
   const { status } = await client.check({ service: '' }, { timeoutMs });
-  return status === ServingStatus.SERVING ? { serving: true } : { serving: false, reason: `the service reports ${ServingStatus[status] ?? String(status)}` };
+  return status === ServingStatus.SERVING
+    ? { serving: true }
+    : { serving: false, reason: `the service reports ${ServingStatus[status] ?? String(status)}` };
 }
 
 const registered = new WeakMap<Registry, { healthy: Gauge; retried: Counter }>();
@@ -78,8 +84,16 @@ function balancingMetrics(registry: Registry): { healthy: Gauge; retried: Counte
   let found = registered.get(registry);
   if (found === undefined) {
     found = {
-      healthy: new Gauge({ name: 'switchyard_gateway_service_connections_healthy', help: 'Service connections of a balanced gateway (SERVICE_URL listing or resolving to several addresses) whose last health check passed.', registers: [registry] }),
-      retried: new Counter({ name: 'switchyard_gateway_service_retries_total', help: 'Idempotent reads sent again on another service connection after theirs died.', registers: [registry] }),
+      healthy: new Gauge({
+        name: 'switchyard_gateway_service_connections_healthy',
+        help: 'Service connections of a balanced gateway (SERVICE_URL listing or resolving to several addresses) whose last health check passed.',
+        registers: [registry],
+      }),
+      retried: new Counter({
+        name: 'switchyard_gateway_service_retries_total',
+        help: 'Idempotent reads sent again on another service connection after theirs died.',
+        registers: [registry],
+      }),
     };
     registered.set(registry, found);
   }

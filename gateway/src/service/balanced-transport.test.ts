@@ -15,7 +15,11 @@ class FakeMember {
   constructor(readonly url: string) {}
 
   readonly transport: Transport = {
-    unary: async <I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, _signal: AbortSignal | undefined, timeoutMs: number | undefined): Promise<UnaryResponse<I, O>> => {
+    unary: async <I extends DescMessage, O extends DescMessage>(
+      method: DescMethodUnary<I, O>,
+      _signal: AbortSignal | undefined,
+      timeoutMs: number | undefined,
+    ): Promise<UnaryResponse<I, O>> => {
       this.calls.push({ method: method.name, timeoutMs });
       this.#fail();
       const message = create(method.output, { label: this.url } as never);
@@ -25,7 +29,16 @@ class FakeMember {
       this.calls.push({ method: method.name, timeoutMs: undefined });
       this.#fail();
       const output = method.output;
-      return { stream: true, service: method.parent, method, header: new Headers(), trailer: new Headers(), message: (async function* () { yield create(output); })() };
+      return {
+        stream: true,
+        service: method.parent,
+        method,
+        header: new Headers(),
+        trailer: new Headers(),
+        message: (async function* () {
+          yield create(output);
+        })(),
+      };
     },
   };
 
@@ -33,7 +46,8 @@ class FakeMember {
     // A dead connection: no grpc-status came back (grpc-exchange.ts, Connect's node-error mapping).
     if (this.behaviour === 'dead') throw new ConnectError('the connection to the service closed before it answered', Code.Unavailable);
     // The service's own answer: its status travels in the trailers.
-    if (this.behaviour === 'refused-by-service') throw new ConnectError('the database does not answer', Code.Unavailable, new Headers({ 'grpc-status': '14' }));
+    if (this.behaviour === 'refused-by-service')
+      throw new ConnectError('the database does not answer', Code.Unavailable, new Headers({ 'grpc-status': '14' }));
   }
 }
 
@@ -53,10 +67,23 @@ function setup(count: number, probe: (url: string) => boolean = () => true) {
   });
   pool.update(members.map((member) => ({ url: member.url, servername: undefined })));
   const transport = createBalancedTransport(
-    { pick: (besides) => pool.pick(besides), fail: (member, reason) => (failed.push(`${member.url}: ${reason}`), pool.fail(member, reason)), starved: () => {}, resolved: Promise.resolve() },
+    {
+      pick: (besides) => pool.pick(besides),
+      fail: (member, reason) => (failed.push(`${member.url}: ${reason}`), pool.fail(member, reason)),
+      starved: () => {},
+      resolved: Promise.resolve(),
+    },
     { onRetry: () => (retries += 1) },
   );
-  return { members, pool, failed, transport, assets: createClient(AssetService, transport), retries: () => retries, healthy: () => healthy };
+  return {
+    members,
+    pool,
+    failed,
+    transport,
+    assets: createClient(AssetService, transport),
+    retries: () => retries,
+    healthy: () => healthy,
+  };
 }
 
 const label = (asset: Asset): string => asset.label;
@@ -65,7 +92,10 @@ test('calls go round-robin over every connection', async (t) => {
   const { assets, members } = setup(3);
   const served: string[] = [];
   for (let i = 0; i < 6; i++) served.push(label(await assets.getAsset({ id: 'a' })));
-  t.deepEqual(served, [...members, ...members].map((member) => member.url));
+  t.deepEqual(
+    served,
+    [...members, ...members].map((member) => member.url),
+  );
 });
 
 test('a read whose connection died is sent once more on another, which then takes the calls; the dead one is out', async (t) => {
@@ -90,7 +120,11 @@ test('a read is retried once only: when the second connection dies too, the call
   const error = await t.throwsAsync(assets.getAsset({ id: 'a' }));
   t.is(ConnectError.from(error).code, Code.Unavailable);
   t.is(retries(), 1);
-  t.is(members.reduce((sum, member) => sum + member.calls.length, 0), 2, 'two attempts in all');
+  t.is(
+    members.reduce((sum, member) => sum + member.calls.length, 0),
+    2,
+    'two attempts in all',
+  );
 });
 
 test('writes are not retried: a dead connection fails them with unavailable', async (t) => {
@@ -145,7 +179,12 @@ test('a call made before the first resolution waits for it', async (t) => {
   let resolve = (): void => undefined;
   const resolved = new Promise<void>((done) => (resolve = done));
   let ready = false;
-  const transport = createBalancedTransport({ pick: (besides) => (ready ? pool.pick(besides) : undefined), fail: () => t.fail(), starved: () => t.fail(), resolved });
+  const transport = createBalancedTransport({
+    pick: (besides) => (ready ? pool.pick(besides) : undefined),
+    fail: () => t.fail(),
+    starved: () => t.fail(),
+    resolved,
+  });
   const call = createClient(AssetService, transport).getAsset({ id: 'a' });
   await new Promise((done) => setTimeout(done, 20));
   ready = true;
@@ -155,7 +194,12 @@ test('a call made before the first resolution waits for it', async (t) => {
 
 test('with no address at all, a call fails unavailable at once and asks for a resolution', async (t) => {
   let starved = 0;
-  const transport = createBalancedTransport({ pick: () => undefined, fail: () => t.fail(), starved: () => void (starved += 1), resolved: Promise.resolve() });
+  const transport = createBalancedTransport({
+    pick: () => undefined,
+    fail: () => t.fail(),
+    starved: () => void (starved += 1),
+    resolved: Promise.resolve(),
+  });
   const error = ConnectError.from(await t.throwsAsync(createClient(RouteService, transport).getRoute({ id: 'r' })));
   t.is(error.code, Code.Unavailable);
   t.is(starved, 1);

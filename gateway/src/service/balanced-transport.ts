@@ -95,7 +95,9 @@ function settle(balancer: Balancer, member: PoolMember, error: unknown): unknown
 }
 
 function unavailable(cause: ConnectError): ConnectError {
-  return cause.code === Code.Unavailable ? cause : new ConnectError(`the service connection failed: ${cause.rawMessage}`, Code.Unavailable, undefined, undefined, cause);
+  return cause.code === Code.Unavailable
+    ? cause
+    : new ConnectError(`the service connection failed: ${cause.rawMessage}`, Code.Unavailable, undefined, undefined, cause);
 }
 
 /**

@@ -6,7 +6,15 @@ import { once } from 'node:events';
 import { createServer as createSecureishServer, type ServerHttp2Stream } from 'node:http2';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { createHash } from 'node:crypto';
-import { Server, ServerCredentials, status, type sendUnaryData, type ServerReadableStream, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  status,
+  type sendUnaryData,
+  type ServerReadableStream,
+  type ServerUnaryCall,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, createContextValues } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
@@ -14,7 +22,12 @@ import { pino } from 'pino';
 import { SwitchyardError } from '@switchyard/core';
 import { CALLER_LIFETIME, EndableLifetime } from '@switchyard/runtime';
 import { toGrpcStatus } from '@switchyard/service';
-import { AssetServiceService, type Asset, type GetAssetRequest, type UploadAssetRequest } from '@switchyard/service/gen/switchyard/v1/assets.js';
+import {
+  AssetServiceService,
+  type Asset,
+  type GetAssetRequest,
+  type UploadAssetRequest,
+} from '@switchyard/service/gen/switchyard/v1/assets.js';
 import { AssetService, UploadAssetRequestSchema } from '@switchyard/proto';
 import { withDirectCalls } from './direct-transport.js';
 import { framer } from './grpc-framing.js';
@@ -25,13 +38,29 @@ const silent = pino({ level: 'silent' });
 /** What the test server does, by requested id. */
 function getAsset(call: ServerUnaryCall<GetAssetRequest, Asset>, reply: sendUnaryData<Asset>): void {
   const id = call.request.id;
-  const echo = { authorization: call.metadata.get('authorization')[0], requestId: call.metadata.get('x-request-id')[0], deadline: call.getDeadline() !== Infinity };
-  const asset = { id, type: 'image/png', size: 3, url: 'http://cdn/x.png', label: JSON.stringify(echo), sha256: 'ab', uploadedAt: new Date('2026-01-02T03:04:05.678Z'), width: 1, height: 1 } as Asset;
+  const echo = {
+    authorization: call.metadata.get('authorization')[0],
+    requestId: call.metadata.get('x-request-id')[0],
+    deadline: call.getDeadline() !== Infinity,
+  };
+  const asset = {
+    id,
+    type: 'image/png',
+    size: 3,
+    url: 'http://cdn/x.png',
+    label: JSON.stringify(echo),
+    sha256: 'ab',
+    uploadedAt: new Date('2026-01-02T03:04:05.678Z'),
+    width: 1,
+    height: 1,
+  } as Asset;
   switch (id) {
     case 'ok':
       return reply(null, asset);
     case 'invalid':
-      return reply(toGrpcStatus(new SwitchyardError('invalid_argument', 'id is malformed', [{ field: 'id', reason: 'not an asset id' }]), silent));
+      return reply(
+        toGrpcStatus(new SwitchyardError('invalid_argument', 'id is malformed', [{ field: 'id', reason: 'not an asset id' }]), silent),
+      );
     case 'busy':
       return reply(toGrpcStatus(new SwitchyardError('unavailable', 'try later', [], { retryAfterMs: 1500 }), silent));
     case 'plain-error':
@@ -61,26 +90,42 @@ function uploadAsset(call: ServerReadableStream<UploadAssetRequest, Asset>, repl
   call.on('data', (message: UploadAssetRequest) => {
     if (message.metadata) {
       label = message.metadata.label;
-      if (label === 'refuse') answer(toGrpcStatus(new SwitchyardError('permission_denied', 'not yours', [{ reason: 'missing scope' }]), silent));
+      if (label === 'refuse')
+        answer(toGrpcStatus(new SwitchyardError('permission_denied', 'not yours', [{ reason: 'missing scope' }]), silent));
     } else if (message.chunk) {
       size += message.chunk.byteLength;
       hash.update(message.chunk);
       if (label === 'limit' && size > 1024 * 1024) answer(toGrpcStatus(new SwitchyardError('out_of_range', 'file too large', []), silent));
     } else if (message.trailingLabel !== undefined) label = message.trailingLabel;
   });
-  call.on('end', () => answer(null, { id: 'as_up', type: 'application/octet-stream', size, url: 'http://cdn/x.bin', label, sha256: hash.digest('hex') } as Asset));
+  call.on('end', () =>
+    answer(null, {
+      id: 'as_up',
+      type: 'application/octet-stream',
+      size,
+      url: 'http://cdn/x.bin',
+      label,
+      sha256: hash.digest('hex'),
+    } as Asset),
+  );
   call.on('error', () => undefined);
 }
 
 const server = new Server();
 server.addService(AssetServiceService, { getAsset, uploadAsset } as unknown as UntypedServiceImplementation);
-const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+const port = await new Promise<number>((resolve, reject) =>
+  server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+);
 const baseUrl = `http://127.0.0.1:${port}`;
 
 function clientsFor(url: string) {
   const sessionManager = new Http2SessionManager(url);
   const stock = createGrpcTransport({ baseUrl: url, sessionManager, acceptCompression: [], readMaxBytes: READ_MAX_BYTES });
-  return { stock: createClient(AssetService, stock), direct: createClient(AssetService, withDirectCalls(stock, sessionManager, READ_MAX_BYTES)), close: () => sessionManager.abort() };
+  return {
+    stock: createClient(AssetService, stock),
+    direct: createClient(AssetService, withDirectCalls(stock, sessionManager, READ_MAX_BYTES)),
+    close: () => sessionManager.abort(),
+  };
 }
 const clients = clientsFor(baseUrl);
 test.after.always(() => {
@@ -93,7 +138,9 @@ const headers = { authorization: 'Bearer abc.def.ghi', 'x-request-id': 'req-1' }
 /** Everything a caller can observe of a call's outcome. */
 async function outcome(call: Promise<unknown>): Promise<unknown> {
   try {
-    return { ok: JSON.parse(JSON.stringify(await call, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))) as unknown };
+    return {
+      ok: JSON.parse(JSON.stringify(await call, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))) as unknown,
+    };
   } catch (error) {
     if (!(error instanceof ConnectError)) return { thrown: String(error) };
     return {
@@ -111,7 +158,12 @@ for (const id of ['ok', 'invalid', 'busy', 'plain-error', 'no-message-status', '
     const expected = await outcome(clients.stock.getAsset({ id }, { headers, timeoutMs: 5_000 }));
     const actual = await outcome(clients.direct.getAsset({ id }, { headers, timeoutMs: 5_000 }));
     t.deepEqual(actual, expected);
-    if (id === 'ok') t.deepEqual(JSON.parse((actual as { ok: { label: string } }).ok.label), { authorization: headers.authorization, requestId: 'req-1', deadline: true });
+    if (id === 'ok')
+      t.deepEqual(JSON.parse((actual as { ok: { label: string } }).ok.label), {
+        authorization: headers.authorization,
+        requestId: 'req-1',
+        deadline: true,
+      });
     else t.truthy((actual as { code?: string }).code, 'an error');
   });
 }
@@ -134,18 +186,26 @@ test('an abort cancels the call in flight, and an aborted signal never starts on
   }
 });
 
-test('the caller\'s lifetime in the context values cancels a call as an abort does (the gateway passes no signal)', async (t) => {
+test("the caller's lifetime in the context values cancels a call as an abort does (the gateway passes no signal)", async (t) => {
   const lifetime = new EndableLifetime();
   setTimeout(() => lifetime.end(), 50);
   const started = Date.now();
-  t.like(await outcome(clients.direct.getAsset({ id: 'slow' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) })), { code: 'Canceled' });
+  t.like(await outcome(clients.direct.getAsset({ id: 'slow' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) })), {
+    code: 'Canceled',
+  });
   t.true(Date.now() - started < 1_500, 'did not wait for the reply');
-  t.like(await outcome(clients.direct.getAsset({ id: 'ok' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) })), { code: 'Canceled' }, 'a caller already gone starts no call');
+  t.like(
+    await outcome(clients.direct.getAsset({ id: 'ok' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) })),
+    { code: 'Canceled' },
+    'a caller already gone starts no call',
+  );
 });
 
 test('a service that is not there is unavailable, as with Connect', async (t) => {
   const probe = new Server();
-  const closedPort = await new Promise<number>((resolve, reject) => probe.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+  const closedPort = await new Promise<number>((resolve, reject) =>
+    probe.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
   probe.forceShutdown();
   const nowhere = clientsFor(`http://127.0.0.1:${closedPort}`);
   t.teardown(() => nowhere.close());
@@ -163,10 +223,12 @@ test('many calls at once share the connection and each gets its own reply', asyn
 
 test('response headers and trailers reach the caller as Connect reports them', async (t) => {
   const seen: Record<string, string | null> = {};
-  await clients.direct.getAsset({ id: 'ok' }, { onHeader: (h) => (seen['contentType'] = h.get('content-type')), onTrailer: (tr) => (seen['status'] = tr.get('grpc-status')) });
+  await clients.direct.getAsset(
+    { id: 'ok' },
+    { onHeader: (h) => (seen['contentType'] = h.get('content-type')), onTrailer: (tr) => (seen['status'] = tr.get('grpc-status')) },
+  );
   t.deepEqual(seen, { contentType: 'application/grpc+proto', status: '0' });
 });
-
 
 // ── client streaming (uploads) ──────────────────────────────────────────────
 
@@ -186,12 +248,20 @@ test('a chunk framed by hand is byte for byte what toBinary and the gRPC prefix 
     t.is(handMade[1], chunk, 'the chunk is not copied');
     t.true(Buffer.concat(handMade).equals(viaProtobuf(message)), `size ${size}`);
   }
-  for (const message of [{ payload: { case: 'metadata' as const, value: { label: 'x', filename: 'a.txt', declaredType: 'text/plain' } } }, { payload: { case: 'trailingLabel' as const, value: 'late' } }]) {
+  for (const message of [
+    { payload: { case: 'metadata' as const, value: { label: 'x', filename: 'a.txt', declaredType: 'text/plain' } } },
+    { payload: { case: 'trailingLabel' as const, value: 'late' } },
+  ]) {
     t.true(Buffer.concat(frames(message)).equals(viaProtobuf(message)));
   }
 });
 
-async function* uploadOf(label: string, chunks: number, chunkBytes: number, options: { failAt?: number; pauseMs?: number } = {}): AsyncGenerator<MessageInitShape<typeof UploadAssetRequestSchema>> {
+async function* uploadOf(
+  label: string,
+  chunks: number,
+  chunkBytes: number,
+  options: { failAt?: number; pauseMs?: number } = {},
+): AsyncGenerator<MessageInitShape<typeof UploadAssetRequestSchema>> {
   yield { payload: { case: 'metadata', value: { label, filename: 'f.bin', declaredType: '' } } };
   for (let i = 0; i < chunks; i++) {
     if (i === options.failAt) throw new Error('the form broke');
@@ -208,7 +278,7 @@ test('an upload arrives whole, in order, with its trailing label: the same reply
   t.like(actual, { ok: { size: '4000000', label: 'ok-after' } }, 'int64 size, shown as a string here');
 });
 
-test('an upload the service refuses at once, or part way, ends with the service\'s error, as through Connect', async (t) => {
+test("an upload the service refuses at once, or part way, ends with the service's error, as through Connect", async (t) => {
   for (const label of ['refuse', 'limit']) {
     const expected = await outcome(clients.stock.uploadAsset(uploadOf(label, 200, 64 * 1024), { headers }));
     const actual = await outcome(clients.direct.uploadAsset(uploadOf(label, 200, 64 * 1024), { headers }));
@@ -225,7 +295,9 @@ test('a source that fails mid-upload fails the call; an abort or deadline mid-up
 
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    t.like(await outcome(client.uploadAsset(uploadOf('ok', 100, 1000, { pauseMs: 20 }), { signal: controller.signal })), { code: 'Canceled' });
+    t.like(await outcome(client.uploadAsset(uploadOf('ok', 100, 1000, { pauseMs: 20 }), { signal: controller.signal })), {
+      code: 'Canceled',
+    });
     t.like(await outcome(client.uploadAsset(uploadOf('ok', 100, 1000, { pauseMs: 20 }), { timeoutMs: 100 })), { code: 'DeadlineExceeded' });
   }
 });
@@ -343,4 +415,3 @@ for (const [name, answer] of Object.entries(rawReplies)) {
     t.truthy((actual as { code?: string }).code, JSON.stringify(actual));
   });
 }
-

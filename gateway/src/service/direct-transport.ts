@@ -1,5 +1,13 @@
 import type { ClientHttp2Stream } from 'node:http2';
-import { fromBinary, type DescMessage, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import {
+  fromBinary,
+  type DescMessage,
+  type DescMethod,
+  type DescMethodStreaming,
+  type DescMethodUnary,
+  type MessageInitShape,
+  type MessageShape,
+} from '@bufbuild/protobuf';
 import { Code, ConnectError, type ContextValues, type StreamResponse, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import type { Http2SessionManager } from '@connectrpc/connect-node';
 import { CALLER_LIFETIME, callerSignal } from '@switchyard/runtime';
@@ -32,8 +40,22 @@ import { envelope, framer, requestHeaders, serialize } from './grpc-framing.js';
  * (direct-transport.test.ts compares the two call for call).
  */
 export function withDirectCalls(transport: Transport, sessionManager: Http2SessionManager, readMaxBytes: number): Transport {
-  const call = (method: DescMethod, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeadersInit | undefined, send: Send): Promise<Reply> =>
-    exchange({ sessionManager, path: `/${method.parent.typeName}/${method.name}`, headers: requestHeaders(header, timeoutMs), send, signal, timeoutMs, readMaxBytes });
+  const call = (
+    method: DescMethod,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+    header: HeadersInit | undefined,
+    send: Send,
+  ): Promise<Reply> =>
+    exchange({
+      sessionManager,
+      path: `/${method.parent.typeName}/${method.name}`,
+      headers: requestHeaders(header, timeoutMs),
+      send,
+      signal,
+      timeoutMs,
+      readMaxBytes,
+    });
 
   async function unary<I extends DescMessage, O extends DescMessage>(
     method: DescMethodUnary<I, O>,
@@ -44,8 +66,15 @@ export function withDirectCalls(transport: Transport, sessionManager: Http2Sessi
     contextValues?: ContextValues,
   ): Promise<UnaryResponse<I, O>> {
     const body = envelope(serialize(method.input, input));
-    const reply = await call(method, callerSignal(signal, contextValues?.get(CALLER_LIFETIME)), timeoutMs, header, (stream) => stream.end(body));
-    return Object.assign(replyHeaders(reply), { stream: false as const, service: method.parent, method, message: parse(method.output, reply.message) });
+    const reply = await call(method, callerSignal(signal, contextValues?.get(CALLER_LIFETIME)), timeoutMs, header, (stream) =>
+      stream.end(body),
+    );
+    return Object.assign(replyHeaders(reply), {
+      stream: false as const,
+      service: method.parent,
+      method,
+      message: parse(method.output, reply.message),
+    });
   }
 
   async function stream<I extends DescMessage, O extends DescMessage>(
@@ -103,7 +132,11 @@ function replyHeaders(reply: Reply): { readonly header: Headers; readonly traile
 }
 
 /** Writes every message with backpressure, then ends the request; stops once the call is over. */
-async function sendAll<I extends DescMessage>(stream: ClientHttp2Stream, messages: AsyncIterable<MessageInitShape<I>>, frames: (message: MessageInitShape<I>) => Uint8Array[]): Promise<void> {
+async function sendAll<I extends DescMessage>(
+  stream: ClientHttp2Stream,
+  messages: AsyncIterable<MessageInitShape<I>>,
+  frames: (message: MessageInitShape<I>) => Uint8Array[],
+): Promise<void> {
   for await (const message of messages) {
     // The service answered (or the call failed) before the end: leaving the loop closes the source.
     if (stream.closed || stream.destroyed) return;

@@ -97,10 +97,14 @@ export function exchange(options: ExchangeOptions): Promise<Reply> {
         received += chunk.byteLength;
         if (promised === undefined && received >= 5) {
           promised = (chunks.length === 1 ? chunk : Buffer.concat(chunks)).readUInt32BE(1);
-          if (promised > readMaxBytes) finish(new ConnectError(`message size ${promised} is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted));
+          if (promised > readMaxBytes)
+            finish(
+              new ConnectError(`message size ${promised} is larger than configured readMaxBytes ${readMaxBytes}`, Code.ResourceExhausted),
+            );
         }
         // More than one message is a protocol error; stop buffering at once.
-        if (promised !== undefined && received > 5 + promised) finish(new ConnectError('protocol error: received extra output message for unary method', Code.Unimplemented));
+        if (promised !== undefined && received > 5 + promised)
+          finish(new ConnectError('protocol error: received extra output message for unary method', Code.Unimplemented));
       });
       // The service has sent all it will: the call is decided, whatever is still being sent.
       opened.on('end', () => {
@@ -142,7 +146,8 @@ const GRPC_CONTENT_TYPE = /^application\/grpc(?:\+proto)?(?:;|$)/i;
  * errors carry the codes, messages, details and metadata Connect's transport gives.
  */
 function parseReply(header: IncomingHttpHeaders, trailer: IncomingHttpHeaders, body: Buffer): Uint8Array | ConnectError {
-  if (header[':status'] === undefined) return new ConnectError('protocol error: the stream closed before the service answered', Code.Unavailable);
+  if (header[':status'] === undefined)
+    return new ConnectError('protocol error: the stream closed before the service answered', Code.Unavailable);
   const status = Number(header[':status']);
   const encoding = header['grpc-encoding'];
   const plainSuccess =
@@ -159,7 +164,8 @@ function parseReply(header: IncomingHttpHeaders, trailer: IncomingHttpHeaders, b
     validateTrailer(webHeaders(trailer), headers);
     // A trailers-only answer: the status came with the headers.
     if (headerError) {
-      if (body.byteLength > 0) return new ConnectError('protocol error: received output message for unary method with error status', Code.Unknown);
+      if (body.byteLength > 0)
+        return new ConnectError('protocol error: received output message for unary method with error status', Code.Unknown);
       return headerError;
     }
     return onlyMessage(body, trailer['grpc-status'] !== undefined);
@@ -170,10 +176,12 @@ function parseReply(header: IncomingHttpHeaders, trailer: IncomingHttpHeaders, b
 
 /** The payload of the single length-prefixed message a reply must hold. */
 function onlyMessage(body: Buffer, statusInTrailers: boolean): Uint8Array {
-  if (body.byteLength === 0) throw new ConnectError('protocol error: missing output message for unary method', statusInTrailers ? Code.Unimplemented : Code.Unknown);
+  if (body.byteLength === 0)
+    throw new ConnectError('protocol error: missing output message for unary method', statusInTrailers ? Code.Unimplemented : Code.Unknown);
   const length = body.byteLength < 5 ? Infinity : body.readUInt32BE(1);
   if (body.byteLength < 5 + length) throw new ConnectError('protocol error: incomplete envelope', Code.InvalidArgument);
-  if (body.byteLength > 5 + length) throw new ConnectError('protocol error: received extra output message for unary method', Code.Unimplemented);
+  if (body.byteLength > 5 + length)
+    throw new ConnectError('protocol error: received extra output message for unary method', Code.Unimplemented);
   if ((body[0]! & 0b1) === 1) throw new ConnectError('received compressed envelope, but do not know how to decompress', Code.Internal);
   return body.subarray(5);
 }

@@ -10,7 +10,22 @@ test('grpc-timeout keeps to 8 digits: milliseconds rounded up, whole seconds bey
 });
 
 test("the protocol's headers win over the caller's; repeated caller headers are combined", (t) => {
-  const headers = requestHeaders([['Content-Type', 'text/plain'], ['TE', 'gzip'], ['x-request-id', 'a'], ['X-Request-Id', 'b'], ['authorization', 'Bearer t']], 2_000);
-  t.deepEqual(headers, { 'content-type': 'application/grpc+proto', te: 'trailers', 'x-request-id': 'a, b', authorization: 'Bearer t', 'grpc-timeout': '2000m' });
+  const headers = requestHeaders(
+    [
+      ['Content-Type', 'text/plain'],
+      ['TE', 'gzip'],
+      ['x-request-id', 'a'],
+      ['X-Request-Id', 'b'],
+      ['authorization', 'Bearer t'],
+    ],
+    2_000,
+  );
+  t.deepEqual(headers, {
+    'content-type': 'application/grpc+proto',
+    te: 'trailers',
+    'x-request-id': 'a, b',
+    authorization: 'Bearer t',
+    'grpc-timeout': '2000m',
+  });
   t.false('grpc-timeout' in requestHeaders({ authorization: 'x' }, 0), 'no deadline, no header');
 });

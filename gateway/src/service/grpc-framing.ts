@@ -51,7 +51,10 @@ export function serialize<I extends DescMessage>(schema: I, message: MessageInit
  * every other message goes through `toBinary`.
  */
 export function framer<I extends DescMessage>(schema: I): (message: MessageInitShape<I>) => Uint8Array[] {
-  const chunkField = schema.fields.find((field) => field.localName === 'chunk' && field.fieldKind === 'scalar' && field.scalar === ScalarType.BYTES && field.oneof !== undefined);
+  const chunkField = schema.fields.find(
+    (field) =>
+      field.localName === 'chunk' && field.fieldKind === 'scalar' && field.scalar === ScalarType.BYTES && field.oneof !== undefined,
+  );
   const oneof = chunkField?.oneof;
   const onlyTheOneof = oneof !== undefined && schema.fields.every((field) => field.oneof === oneof);
   return (message) => {

@@ -6,7 +6,9 @@ const SERVICES = [AssetService, FileService, RouteService, UploadService, Health
 const methods = SERVICES.flatMap((service) => service.methods);
 
 test('every name listed is a unary method of the services the gateway calls', (t) => {
-  const unary = new Set(methods.filter((method) => method.methodKind === 'unary').map((method) => `${method.parent.typeName}/${method.name}`));
+  const unary = new Set(
+    methods.filter((method) => method.methodKind === 'unary').map((method) => `${method.parent.typeName}/${method.name}`),
+  );
   for (const name of IDEMPOTENT_READS) t.true(unary.has(name), name);
 });
 

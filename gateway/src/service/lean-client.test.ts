@@ -32,7 +32,9 @@ function readFile(call: ServerWritableStream<ReadFileRequest, ReadFileResponse>)
 
 const server = new Server();
 server.addService(FileServiceService, { readFile } as unknown as UntypedServiceImplementation);
-const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+const port = await new Promise<number>((resolve, reject) =>
+  server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+);
 const sessionManager = new Http2SessionManager(`http://127.0.0.1:${port}`);
 const transport = createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}`, sessionManager });
 const connect = createClient(FileService, transport);
@@ -43,11 +45,16 @@ test.after.always(() => {
 });
 
 /** Every message's chunk as text, the headers and trailers seen, or the error. */
-async function outcome(messages: (options: { onHeader(h: Headers): void; onTrailer(t: Headers): void }) => AsyncIterable<ReadFileMessage>): Promise<unknown> {
+async function outcome(
+  messages: (options: { onHeader(h: Headers): void; onTrailer(t: Headers): void }) => AsyncIterable<ReadFileMessage>,
+): Promise<unknown> {
   const seen: Record<string, unknown> = {};
   const chunks: string[] = [];
   try {
-    for await (const message of messages({ onHeader: (h) => (seen['requestId'] = h.get('x-request-id')), onTrailer: (t) => (seen['done'] = t.get('x-done')) })) {
+    for await (const message of messages({
+      onHeader: (h) => (seen['requestId'] = h.get('x-request-id')),
+      onTrailer: (t) => (seen['done'] = t.get('x-done')),
+    })) {
       chunks.push(message.payload.case === 'chunk' ? Buffer.from(message.payload.value).toString() : String(message.payload.case));
     }
   } catch (error) {
@@ -93,7 +100,8 @@ test('in-process (npm start): a reader that stops after the first message ends t
     }
     t.is(read, 1);
     // The handler ends (its one log line) once the reader has gone; left running, it would wait for a reader forever.
-    const ended = (): boolean => lines.some((line) => line['msg'] === 'call' && line['method'] === 'ReadFile' && line['requestId'] === 'stops-early');
+    const ended = (): boolean =>
+      lines.some((line) => line['msg'] === 'call' && line['method'] === 'ReadFile' && line['requestId'] === 'stops-early');
     for (const deadline = Date.now() + 5_000; !ended() && Date.now() < deadline; ) await delay(10);
     t.true(ended(), 'the ReadFile handler ended');
   } finally {

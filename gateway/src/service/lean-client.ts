@@ -17,7 +17,8 @@ import { createClient, type CallOptions, type Client, type Transport } from '@co
 export function createLeanClient<S extends DescService>(service: S, transport: Transport): Client<S> {
   const lean: Record<string, unknown> = {};
   for (const method of service.methods) {
-    if (method.methodKind === 'server_streaming') lean[method.localName] = serverStreamingFn(transport, method as DescMethodServerStreaming<DescMessage, DescMessage>);
+    if (method.methodKind === 'server_streaming')
+      lean[method.localName] = serverStreamingFn(transport, method as DescMethodServerStreaming<DescMessage, DescMessage>);
   }
   return Object.freeze({ ...createClient(service, transport), ...lean }) as Client<S>;
 }

@@ -24,6 +24,10 @@ export function connectService(url: string, servername?: string): ServiceConnect
     { pingIntervalMs: 30_000, pingTimeoutMs: 10_000, idleConnectionTimeoutMs: 15 * 60_000 },
     servername === undefined ? undefined : { servername },
   );
-  const transport = withDirectCalls(createGrpcTransport({ baseUrl: url, sessionManager, acceptCompression: [] }), sessionManager, READ_MAX_BYTES);
+  const transport = withDirectCalls(
+    createGrpcTransport({ baseUrl: url, sessionManager, acceptCompression: [] }),
+    sessionManager,
+    READ_MAX_BYTES,
+  );
   return { transport, close: () => sessionManager.abort() };
 }

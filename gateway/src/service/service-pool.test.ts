@@ -27,7 +27,10 @@ test('an address keeps its connection across resolutions; a new one is connected
   instance.update(at('http://a:1', 'http://b:1'));
   instance.update(at('http://b:1', 'http://c:1'));
   t.deepEqual(opened, ['http://a:1', 'http://b:1', 'http://c:1']);
-  t.deepEqual(instance.snapshot().map((entry) => entry.url), ['http://b:1', 'http://c:1']);
+  t.deepEqual(
+    instance.snapshot().map((entry) => entry.url),
+    ['http://b:1', 'http://c:1'],
+  );
   t.deepEqual(closed, [], 'calls still on the old connection may finish');
   await sleep(150);
   t.deepEqual(closed, ['http://a:1']);

@@ -10,7 +10,8 @@ const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
  * not a plain host or scheme is ignored rather than echoed.
  */
 export function publicOrigin(request: FastifyRequest, trustProxy: boolean): string {
-  const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value)?.split(',', 1)[0]?.trim();
+  const first = (value: string | string[] | undefined): string | undefined =>
+    (Array.isArray(value) ? value[0] : value)?.split(',', 1)[0]?.trim();
   const forwardedProto = trustProxy ? first(request.headers['x-forwarded-proto'])?.toLowerCase() : undefined;
   const forwardedHost = trustProxy ? first(request.headers['x-forwarded-host']) : undefined;
   const scheme = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : 'http';

@@ -5,7 +5,15 @@ import { ApiError } from '../http/api-error.js';
 // parsed strictly: a malformed one is a 400 naming the header, never a guess.
 
 export const TUS_VERSION = '1.0.0';
-export const TUS_EXTENSIONS = ['creation', 'creation-with-upload', 'creation-defer-length', 'termination', 'expiration', 'checksum', 'concatenation'] as const;
+export const TUS_EXTENSIONS = [
+  'creation',
+  'creation-with-upload',
+  'creation-defer-length',
+  'termination',
+  'expiration',
+  'checksum',
+  'concatenation',
+] as const;
 /** The content type of every body that carries upload bytes. */
 export const OFFSET_OCTET_STREAM = 'application/offset+octet-stream';
 
@@ -54,7 +62,8 @@ export function parseMetadata(value: string | undefined): UploadMetadata {
     if (!BASE64.test(encoded) || encoded.length % 4 === 1) throw badHeader('Upload-Metadata', `the value of "${key}" is not base64`);
     const decoded = Buffer.from(encoded, 'base64');
     const text = new TextDecoder('utf-8', { fatal: false }).decode(decoded);
-    if (Buffer.byteLength(text) !== decoded.length || text.includes('\uFFFD')) throw badHeader('Upload-Metadata', `the value of "${key}" is not UTF-8 text`);
+    if (Buffer.byteLength(text) !== decoded.length || text.includes('\uFFFD'))
+      throw badHeader('Upload-Metadata', `the value of "${key}" is not UTF-8 text`);
     found.set(key, text);
   }
   const metadata: Record<string, string> = {};
@@ -69,7 +78,9 @@ export function parseMetadata(value: string | undefined): UploadMetadata {
 
 /** `Upload-Metadata` for a HEAD answer: the keys we keep, as given. */
 export function formatMetadata(metadata: UploadMetadata): string {
-  return METADATA_KEYS.filter((key) => metadata[key]).map((key) => `${key} ${Buffer.from(metadata[key]!).toString('base64')}`).join(',');
+  return METADATA_KEYS.filter((key) => metadata[key])
+    .map((key) => `${key} ${Buffer.from(metadata[key]!).toString('base64')}`)
+    .join(',');
 }
 
 export type UploadConcat = { readonly kind: 'partial' } | { readonly kind: 'final'; readonly ids: readonly string[] };
@@ -111,6 +122,7 @@ export function parseChecksum(value: string | undefined): ParsedChecksum | undef
   }
   const digest = Buffer.from(encoded, 'base64');
   const expected = algorithm === 'sha1' ? 20 : 32;
-  if (rest.length > 0 || !BASE64.test(encoded) || digest.length !== expected) throw badHeader('Upload-Checksum', `expected "${algorithm} <base64 of ${expected} bytes>"`);
+  if (rest.length > 0 || !BASE64.test(encoded) || digest.length !== expected)
+    throw badHeader('Upload-Checksum', `expected "${algorithm} <base64 of ${expected} bytes>"`);
   return { algorithm: algorithm as UploadChecksumAlgorithm, digest };
 }

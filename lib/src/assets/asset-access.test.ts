@@ -24,7 +24,14 @@ test('a sniffed type the policy refuses fails before the blob store reads a byte
   const gif = await readFixture('anim.gif');
   const big = Buffer.concat([gif, Buffer.alloc(1024 * 1024)]);
   for (const body of [gif, big]) {
-    const error = await t.throwsAsync(service.upload(alice, { body: chunked(body.subarray(0, 100), body.subarray(100)), filename: 'photo.jpg', declaredType: 'image/jpeg' }), { instanceOf: SwitchyardError });
+    const error = await t.throwsAsync(
+      service.upload(alice, {
+        body: chunked(body.subarray(0, 100), body.subarray(100)),
+        filename: 'photo.jpg',
+        declaredType: 'image/jpeg',
+      }),
+      { instanceOf: SwitchyardError },
+    );
     t.is(error?.code, 'invalid_argument');
     t.is(error?.details[0]?.field, UNSUPPORTED_MEDIA_TYPE_FIELD);
   }
@@ -37,7 +44,12 @@ test('a sniffed type the policy refuses fails before the blob store reads a byte
 
 test("the workspace limit applies while the bytes stream; another workspace keeps the server's", async (t) => {
   const { service } = setup({ maxUploadBytes: 10_000 });
-  t.deepEqual(await service.setPolicy(alice, { maxUploadBytes: 100 }), { allowedTypes: [], maxUploadBytes: 100, defaultVisibility: 'public', stripImageMetadata: false });
+  t.deepEqual(await service.setPolicy(alice, { maxUploadBytes: 100 }), {
+    allowedTypes: [],
+    maxUploadBytes: 100,
+    defaultVisibility: 'public',
+    stripImageMetadata: false,
+  });
   const error = await t.throwsAsync(service.upload(alice, { body: chunked(Buffer.alloc(101)) }), { instanceOf: SwitchyardError });
   t.is(error?.code, 'resource_exhausted');
   t.is((await service.upload(alice, { body: chunked(Buffer.alloc(100)) })).size, 100);
@@ -53,7 +65,11 @@ test('policy calls need workspace:admin; the default visibility applies unless a
   await service.setPolicy(alice, { defaultVisibility: 'private' });
   t.is((await service.upload(alice, { body: chunked(Buffer.from('x')) })).visibility, 'private');
   t.is((await service.upload(alice, { body: chunked(Buffer.from('x')), visibility: 'public' })).visibility, 'public');
-  t.is((await service.upload(alice, { body: chunked(Buffer.from('x')), visibility: () => 'public' })).visibility, 'public', 'a visibility known after the body');
+  t.is(
+    (await service.upload(alice, { body: chunked(Buffer.from('x')), visibility: () => 'public' })).visibility,
+    'public',
+    'a visibility known after the body',
+  );
   await t.throwsAsync(service.upload(alice, { body: chunked(Buffer.from('x')), visibility: 'secret' as never }), { message: /visibility/ });
   t.is((await service.upload(bob, { body: chunked(Buffer.from('x')) })).visibility, 'public', "bob's workspace has no policy");
 });
@@ -76,7 +92,11 @@ test('a private file opens only through a valid, unexpired, unrevoked signed url
   await t.throwsAsync(service.openFile(path, { query: again }), { message: /not valid/ });
   await t.throwsAsync(service.createSignedUrl(bob, asset.id, { expiresIn: 60 }), { message: /not found/ });
   await t.throwsAsync(service.createSignedUrl(alice, asset.id, { expiresIn: 604_801 }), { message: /expiresIn/ });
-  t.regex((await service.createSignedUrl(alice, asset.id, { expiresIn: 60, transform: { w: 64, format: 'auto' } })).url, /\?format=auto&w=64&expires=|\?w=64&format=auto&expires=/, 'transform parameters are signed with the url');
+  t.regex(
+    (await service.createSignedUrl(alice, asset.id, { expiresIn: 60, transform: { w: 64, format: 'auto' } })).url,
+    /\?format=auto&w=64&expires=|\?w=64&format=auto&expires=/,
+    'transform parameters are signed with the url',
+  );
   await t.throwsAsync(service.createSignedUrl(alice, asset.id, { expiresIn: 60, transform: { w: 65 } }), { message: /w: must be one of/ });
   await t.throwsAsync(service.revokeSignedUrls(principalWith('assets:read'), asset.id), { message: /assets:write/ });
 });

@@ -13,10 +13,10 @@ test('an upload\'s name is kept as given, absent is ""', (t) => {
   t.is(cleanName(''), '');
   t.is(cleanName('  Quartalsbericht – Q3 (final) 📊.pdf '), '  Quartalsbericht – Q3 (final) 📊.pdf ');
   t.is(cleanName('100%_done;"x".txt'), '100%_done;"x".txt');
-  t.is(cleanName('a/b\\c.png'), 'a/b\\c.png', 'path separators are the transport\'s business (multipart drops the path)');
+  t.is(cleanName('a/b\\c.png'), 'a/b\\c.png', "path separators are the transport's business (multipart drops the path)");
 });
 
-test('control characters and unpaired surrogates are removed from an upload\'s name', (t) => {
+test("control characters and unpaired surrogates are removed from an upload's name", (t) => {
   t.is(cleanName('in\r\nject\0ed\t.txt'), 'injected.txt');
   t.is(cleanName('del\x7f c1\u0085\u009b.txt'), 'del c1.txt');
   t.is(cleanName('lone \ud800 surrogate \udfff.txt'), 'lone  surrogate .txt');
@@ -58,7 +58,7 @@ test('the search key: NFC, lower case, sigma folded, at most 255 characters', (t
   t.is([...nameKey('İ'.repeat(MAX_NAME_LENGTH))].length, MAX_NAME_LENGTH, 'İ lower-cases to two characters');
 });
 
-test('q: a prefix in the key\'s form, empty is none, too long is refused', (t) => {
+test("q: a prefix in the key's form, empty is none, too long is refused", (t) => {
   t.is(namePrefixOf(undefined), undefined);
   t.is(namePrefixOf(''), undefined);
   t.is(namePrefixOf('\n'), undefined);
@@ -69,7 +69,7 @@ test('q: a prefix in the key\'s form, empty is none, too long is refused', (t) =
   for (const value of ['x'.repeat(MAX_NAME_LENGTH + 1), 42, ['a']]) refused(t, () => namePrefixOf(value), 'q');
 });
 
-test('the download name: the name, the id and extension without one, a derived image\'s own extension', (t) => {
+test("the download name: the name, the id and extension without one, a derived image's own extension", (t) => {
   t.is(downloadName('as_1', 'Bericht.pdf', 'application/pdf', 'application/pdf'), 'Bericht.pdf');
   t.is(downloadName('as_1', '', 'application/pdf', 'application/pdf'), 'as_1.pdf');
   t.is(downloadName('as_1', '', 'image/png', 'image/webp'), 'as_1.webp');

@@ -5,7 +5,7 @@ import { alice, bob, chunked, pathOf, readFixture, setup } from './test-support.
 
 const text = (value: string) => chunked(Buffer.from(value));
 
-test('an upload\'s filename becomes its name, cleaned and cut, never its type or url', async (t) => {
+test("an upload's filename becomes its name, cleaned and cut, never its type or url", async (t) => {
   const { service } = setup();
   const png = await readFixture('image.png');
   const asset = await service.upload(alice, { body: chunked(png), filename: 'Ur\nlaub\u0000 📷.exe' });
@@ -39,7 +39,10 @@ test('update sets or clears the name; one too long or not a string is invalid_ar
   for (const name of ['x'.repeat(256), 42 as unknown as string]) {
     const error = await t.throwsAsync<SwitchyardError>(service.update(alice, asset.id, { name }));
     t.is(error?.code, 'invalid_argument');
-    t.deepEqual(error?.details.map((detail) => detail.field), ['name']);
+    t.deepEqual(
+      error?.details.map((detail) => detail.field),
+      ['name'],
+    );
   }
   t.is((await service.get(alice, asset.id)).name, '', 'unchanged by refusals');
   t.is((await t.throwsAsync<SwitchyardError>(service.update(bob, asset.id, { name: 'theirs' })))?.code, 'not_found');
@@ -62,21 +65,31 @@ test('list q: a case-insensitive name prefix, wildcards literal, with type and l
   t.deepEqual(await ids({ q: 'a_' }), [underscore.id]);
   t.deepEqual(await ids({ q: 'report', type: 'image/*' }), [cover.id]);
   t.deepEqual(await ids({ q: 'report', label: 'docs', type: 'text/plain' }), [report.id]);
-  t.deepEqual(await ids({ q: '' }), (await ids({})), 'empty is no filter');
+  t.deepEqual(await ids({ q: '' }), await ids({}), 'empty is no filter');
 
   const first = await service.list(alice, { q: 'rep', pageSize: 1 });
-  t.deepEqual(first.assets.map((asset) => asset.id), [cover.id]);
+  t.deepEqual(
+    first.assets.map((asset) => asset.id),
+    [cover.id],
+  );
   const second = await service.list(alice, { q: 'REP', pageSize: 1, pageToken: first.nextPageToken });
-  t.deepEqual([second.assets.map((asset) => asset.id), second.nextPageToken], [[report.id], ''], 'the same prefix in another case is the same listing');
+  t.deepEqual(
+    [second.assets.map((asset) => asset.id), second.nextPageToken],
+    [[report.id], ''],
+    'the same prefix in another case is the same listing',
+  );
   const foreign = await t.throwsAsync<SwitchyardError>(service.list(alice, { q: 'x', pageSize: 1, pageToken: first.nextPageToken }));
   t.deepEqual([foreign?.code, foreign?.details[0]?.field], ['invalid_argument', 'pageToken'], 'a token of another prefix');
   const unfiltered = await service.list(alice, { pageSize: 1 });
-  t.is((await t.throwsAsync<SwitchyardError>(service.list(alice, { q: 'rep', pageSize: 1, pageToken: unfiltered.nextPageToken })))?.code, 'invalid_argument');
+  t.is(
+    (await t.throwsAsync<SwitchyardError>(service.list(alice, { q: 'rep', pageSize: 1, pageToken: unfiltered.nextPageToken })))?.code,
+    'invalid_argument',
+  );
   const tooLong = await t.throwsAsync<SwitchyardError>(service.list(alice, { q: 'x'.repeat(256) }));
   t.deepEqual([tooLong?.code, tooLong?.details[0]?.field], ['invalid_argument', 'q']);
 });
 
-test('openFile names the file to save: the asset\'s name, else its id and extension; a variant takes its format\'s extension', async (t) => {
+test("openFile names the file to save: the asset's name, else its id and extension; a variant takes its format's extension", async (t) => {
   const { service } = setup();
   const png = await readFixture('image.png');
   const named = await service.upload(alice, { body: chunked(png), filename: 'Logo.final.PNG' });

@@ -42,7 +42,11 @@ for (const [name, type] of Object.entries(FIXTURE_TYPES)) {
 
 test('a PNG named .txt and declared text/plain is image/png with a .png url', async (t) => {
   const { service } = setup();
-  const asset = await service.upload(alice, { body: chunked(await readFixture('png-named.txt')), filename: 'png-named.txt', declaredType: 'text/plain' });
+  const asset = await service.upload(alice, {
+    body: chunked(await readFixture('png-named.txt')),
+    filename: 'png-named.txt',
+    declaredType: 'text/plain',
+  });
   t.is(asset.type, 'image/png');
   t.true(asset.url.endsWith('.png'));
 });
@@ -60,7 +64,9 @@ test('the size limit: exactly the maximum is accepted, one byte more is resource
   const { service, blobStore, assetStore } = setup({ maxUploadBytes: 1000 });
   t.is((await service.upload(alice, { body: chunked(Buffer.alloc(1000, 'a')) })).size, 1000);
   const before = await listBlobs(blobStore);
-  const error = await t.throwsAsync<SwitchyardError>(service.upload(alice, { body: chunked(Buffer.alloc(600, 'b'), Buffer.alloc(401, 'b')) }));
+  const error = await t.throwsAsync<SwitchyardError>(
+    service.upload(alice, { body: chunked(Buffer.alloc(600, 'b'), Buffer.alloc(401, 'b')) }),
+  );
   t.is(error?.code, 'resource_exhausted');
   t.deepEqual(await listBlobs(blobStore), before);
   t.is(await assetStore.getByBlobId('bl_00000000000000000000000002'), undefined);
@@ -68,7 +74,9 @@ test('the size limit: exactly the maximum is accepted, one byte more is resource
 
 test('a body that fails mid-way leaves no blob and no record', async (t) => {
   const { service, blobStore, assetStore } = setup();
-  const error = await t.throwsAsync<SwitchyardError>(service.upload(alice, { body: failingStream({ bytesBeforeFailure: 150_000, error: new Error('reset') }) }));
+  const error = await t.throwsAsync<SwitchyardError>(
+    service.upload(alice, { body: failingStream({ bytesBeforeFailure: 150_000, error: new Error('reset') }) }),
+  );
   t.is(error?.code, 'invalid_argument');
   t.deepEqual(await listBlobs(blobStore), []);
   t.is(await assetStore.get('ws-alice', 'as_00000000000000000000000001'), undefined);
@@ -115,7 +123,9 @@ test('a label given as a function is asked once the body has been read', async (
 
 test('a late label that is invalid stores nothing: no record, no blob', async (t) => {
   const { service, blobStore } = setup();
-  const error = await t.throwsAsync<SwitchyardError>(service.upload(alice, { body: chunked(Buffer.from('hello')), label: () => 'a\u0000b' }));
+  const error = await t.throwsAsync<SwitchyardError>(
+    service.upload(alice, { body: chunked(Buffer.from('hello')), label: () => 'a\u0000b' }),
+  );
   t.is(error?.code, 'invalid_argument');
   t.is(error?.details[0]?.field, 'label');
   t.deepEqual(await listBlobs(blobStore), []);

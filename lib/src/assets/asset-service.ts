@@ -74,7 +74,20 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
       try {
         const label = labelOf();
         const visibility = visibilityOf() ?? policy.defaultVisibility;
-        record = { id, workspace, label, name, blobId, blobKey, ...content, uploadedAt: now, createdAt: now, version: 1, visibility, linkEpoch: 0 };
+        record = {
+          id,
+          workspace,
+          label,
+          name,
+          blobId,
+          blobKey,
+          ...content,
+          uploadedAt: now,
+          createdAt: now,
+          version: 1,
+          visibility,
+          linkEpoch: 0,
+        };
         await assetStore.insert(record);
       } catch (error) {
         // Nothing half-written: no record, so no blob either.
@@ -104,7 +117,10 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
 
     async usage(principal) {
       requireScope(principal, 'assets:read');
-      const [{ assets, bytes }, routes] = await Promise.all([assetStore.usage(principal.workspace), deps.routeStore.count(principal.workspace)]);
+      const [{ assets, bytes }, routes] = await Promise.all([
+        assetStore.usage(principal.workspace),
+        deps.routeStore.count(principal.workspace),
+      ]);
       return { assets, bytes, routes };
     },
 

@@ -121,9 +121,11 @@ function asBytes(chunk: unknown): Uint8Array {
  * set none (so the workspace's limit is always the one to name).
  */
 export function tooLarge(maxBytes: number, field = 'file'): SwitchyardError {
-  return new SwitchyardError('resource_exhausted', `the file is larger than this workspace's upload limit of ${maxBytes} bytes (${readableSize(maxBytes)}); nothing was stored`, [
-    { field, reason: `larger than ${maxBytes} bytes` },
-  ]);
+  return new SwitchyardError(
+    'resource_exhausted',
+    `the file is larger than this workspace's upload limit of ${maxBytes} bytes (${readableSize(maxBytes)}); nothing was stored`,
+    [{ field, reason: `larger than ${maxBytes} bytes` }],
+  );
 }
 
 /** 1048576 -> "1 MiB", 1500 -> "1.5 KiB": for messages people read. */
@@ -141,10 +143,16 @@ export function readableSize(bytes: number): string {
 /** Our own errors keep their code; a sender that went away is `canceled`; any other broken body is the caller's input. */
 export function bodyFailure(error: unknown): SwitchyardError {
   if (error instanceof SwitchyardError) return error;
-  if (isAbort(error)) return new SwitchyardError('canceled', 'the upload was canceled before its end; nothing was stored', [], { cause: error });
-  return new SwitchyardError('invalid_argument', 'the upload body failed before its end; nothing was stored', [{ field: 'file', reason: 'the byte stream failed' }], {
-    cause: error,
-  });
+  if (isAbort(error))
+    return new SwitchyardError('canceled', 'the upload was canceled before its end; nothing was stored', [], { cause: error });
+  return new SwitchyardError(
+    'invalid_argument',
+    'the upload body failed before its end; nothing was stored',
+    [{ field: 'file', reason: 'the byte stream failed' }],
+    {
+      cause: error,
+    },
+  );
 }
 
 function isAbort(error: unknown): boolean {

@@ -38,7 +38,8 @@ export async function batchDeleteAssets(stores: Stores, principal: Principal, id
       results.push({ id, code: 'ok' });
     } catch (error) {
       // Per-id answers for what the caller got wrong; a store failure fails the whole call.
-      if (isSwitchyardError(error) && (error.code === 'not_found' || error.code === 'invalid_argument')) results.push({ id, code: error.code });
+      if (isSwitchyardError(error) && (error.code === 'not_found' || error.code === 'invalid_argument'))
+        results.push({ id, code: error.code });
       else throw error;
     }
   }

@@ -36,7 +36,10 @@ export class FileCache {
 
   constructor(config: FileCacheConfig) {
     this.#maxFileBytes = config.maxFileBytes;
-    this.#entries = config.maxBytes > 0 && config.maxFileBytes > 0 ? new LRUCache({ maxSize: config.maxBytes, sizeCalculation: (bytes) => Math.max(1, bytes.length) }) : undefined;
+    this.#entries =
+      config.maxBytes > 0 && config.maxFileBytes > 0
+        ? new LRUCache({ maxSize: config.maxBytes, sizeCalculation: (bytes) => Math.max(1, bytes.length) })
+        : undefined;
   }
 
   /**
@@ -81,7 +84,9 @@ async function readAll(body: Readable): Promise<Buffer> {
       total += (chunk as Buffer).length;
     }
   } catch (error) {
-    throw isSwitchyardError(error) ? error : new SwitchyardError('unavailable', 'the file could not be read from the blob store', [], { cause: error });
+    throw isSwitchyardError(error)
+      ? error
+      : new SwitchyardError('unavailable', 'the file could not be read from the blob store', [], { cause: error });
   }
   const bytes = Buffer.allocUnsafeSlow(total);
   let at = 0;

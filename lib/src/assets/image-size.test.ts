@@ -43,7 +43,10 @@ for (const [name, encode] of Object.entries(LARGE_IMAGES)) {
 }
 
 test('EXIF orientation is applied: a rotated JPEG reports its displayed size', async (t) => {
-  const jpeg = await sharp({ create: { width: 4, height: 3, channels: 3, background: '#000' } }).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+  const jpeg = await sharp({ create: { width: 4, height: 3, channels: 3, background: '#000' } })
+    .jpeg()
+    .withMetadata({ orientation: 6 })
+    .toBuffer();
   t.deepEqual(await imageSize('image/jpeg', jpeg), { width: 3, height: 4 });
 });
 

@@ -5,7 +5,7 @@ export interface ImageSize {
   readonly height: number;
 }
 
-type Sharp = (typeof import('sharp'))['default'];
+type Sharp = typeof import('sharp')['default'];
 
 let sharpModule: Promise<Sharp | undefined> | undefined;
 

@@ -17,7 +17,12 @@ const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes)
 test('streams the body into the store and reports size, sha256 and head', async (t) => {
   const store = new MemoryBlobStore();
   const bytes = generatedBytes(300_000);
-  const result = await ingest(Readable.from([bytes.subarray(0, 1000), bytes.subarray(1000)], { objectMode: false }), store, KEY, options(1e6));
+  const result = await ingest(
+    Readable.from([bytes.subarray(0, 1000), bytes.subarray(1000)], { objectMode: false }),
+    store,
+    KEY,
+    options(1e6),
+  );
   t.is(result.size, bytes.length);
   t.is(result.sha256, sha256(bytes));
   t.deepEqual(Buffer.from(result.head), bytes.subarray(0, 1024));
@@ -101,12 +106,17 @@ test("a store that fails while writing (a full disk) reports its own error, not 
   class FullDisk extends MemoryBlobStore {
     override async put(_key: string, body: Readable): Promise<void> {
       let writes = 0;
-      const disk = new Writable({ write: (_chunk, _encoding, done) => done(++writes > 2 ? Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }) : undefined) });
+      const disk = new Writable({
+        write: (_chunk, _encoding, done) =>
+          done(++writes > 2 ? Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }) : undefined),
+      });
       await pipeline(body, disk);
     }
   }
   for (const admit of [undefined, async () => undefined]) {
-    const error = await t.throwsAsync<SwitchyardError>(ingest(generatedStream(1_000_000, { chunkSize: 4096 }), new FullDisk(), KEY, { maxBytes: 1e7, headBytes: 1024, admit }));
+    const error = await t.throwsAsync<SwitchyardError>(
+      ingest(generatedStream(1_000_000, { chunkSize: 4096 }), new FullDisk(), KEY, { maxBytes: 1e7, headBytes: 1024, admit }),
+    );
     // A store's own unknown error is internal (adapters map theirs, the disk store to unavailable); never the client's 400.
     t.is(error?.code, 'internal', error?.message);
   }
@@ -130,7 +140,14 @@ test('a stored blob as the body is read, then linked under the key: the same res
     return put(key, body);
   };
   const streamed = await ingest(Readable.from([bytes], { objectMode: false }), new MemoryBlobStore(), KEY, options(1e6));
-  const stored = (sha256?: string) => new StoredBlobBody({ blobStore: store, key: '_uploads/ws/up_x/bl_a', size: bytes.length, sha256, bytes: Readable.from([bytes], { objectMode: false }) });
+  const stored = (sha256?: string) =>
+    new StoredBlobBody({
+      blobStore: store,
+      key: '_uploads/ws/up_x/bl_a',
+      size: bytes.length,
+      sha256,
+      bytes: Readable.from([bytes], { objectMode: false }),
+    });
   for (const known of [undefined, sha256(bytes)]) {
     const key = `ws/as_x/bl_${known === undefined ? 'read' : 'known'}`;
     const result = await ingest(stored(known), store, key, options(1e6));
@@ -146,10 +163,16 @@ test('a stored blob holding bytes past the body (a failed write left them) is cu
   for (const known of [undefined, sha256(bytes)]) {
     await store.put('_uploads/ws/up_x/bl_a', Readable.from([bytes, Buffer.from('stale tail')], { objectMode: false }));
     const key = `ws/as_x/bl_${known === undefined ? 'read' : 'known'}`;
-    const body = new StoredBlobBody({ blobStore: store, key: '_uploads/ws/up_x/bl_a', size: bytes.length, sha256: known, bytes: Readable.from([bytes], { objectMode: false }) });
+    const body = new StoredBlobBody({
+      blobStore: store,
+      key: '_uploads/ws/up_x/bl_a',
+      size: bytes.length,
+      sha256: known,
+      bytes: Readable.from([bytes], { objectMode: false }),
+    });
     const result = await ingest(body, store, key, options(1e6));
     t.is(result.size, bytes.length);
-    t.deepEqual(await bytesOf((await store.get(key))!), bytes, 'the asset\'s file is the body, not the tail');
+    t.deepEqual(await bytesOf((await store.get(key))!), bytes, "the asset's file is the body, not the tail");
   }
 });
 
@@ -157,7 +180,14 @@ test('a stored blob with a known sha256 is judged like a streamed body: too larg
   const store = new MemoryBlobStore();
   const bytes = generatedBytes(5_000);
   await store.put('_uploads/ws/up_x/bl_a', Readable.from([bytes], { objectMode: false }));
-  const stored = () => new StoredBlobBody({ blobStore: store, key: '_uploads/ws/up_x/bl_a', size: bytes.length, sha256: sha256(bytes), bytes: Readable.from([bytes], { objectMode: false }) });
+  const stored = () =>
+    new StoredBlobBody({
+      blobStore: store,
+      key: '_uploads/ws/up_x/bl_a',
+      size: bytes.length,
+      sha256: sha256(bytes),
+      bytes: Readable.from([bytes], { objectMode: false }),
+    });
   const tooLarge = await t.throwsAsync<SwitchyardError>(ingest(stored(), store, KEY, options(4_999)));
   t.is(tooLarge?.code, 'resource_exhausted');
   const refusal = new SwitchyardError('invalid_argument', 'not allowed');

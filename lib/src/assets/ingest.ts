@@ -95,11 +95,14 @@ async function linkDigested(source: StoredBlobBody, sha256: string, key: string,
  */
 async function linkExactly(blobStore: BlobStore, source: StoredBlobBody, key: string): Promise<void> {
   // Only when it is longer: a cut syncs the file, a journal commit on most file systems.
-  if (blobStore.writeAt && (await blobStore.stat(source.key))?.size !== source.size) await blobStore.writeAt(source.key, source.size, Readable.from([], { objectMode: false }));
+  if (blobStore.writeAt && (await blobStore.stat(source.key))?.size !== source.size)
+    await blobStore.writeAt(source.key, source.size, Readable.from([], { objectMode: false }));
   await blobStore.link!(source.key, key);
   const linked = await blobStore.stat(key);
   if (linked?.size !== source.size) {
-    throw new SwitchyardError('internal', `blob ${source.key} holds ${linked?.size ?? 'no'} bytes where the upload has ${source.size}`, [{ field: 'key', reason: 'stored bytes differ from the upload' }]);
+    throw new SwitchyardError('internal', `blob ${source.key} holds ${linked?.size ?? 'no'} bytes where the upload has ${source.size}`, [
+      { field: 'key', reason: 'stored bytes differ from the upload' },
+    ]);
   }
 }
 

@@ -37,7 +37,8 @@ function isJsonPrefix(text: string): boolean {
     // A word at the very end may be cut short; it is judged with the partial tokens below.
     if (word !== undefined && position === text.length) return isPartialToken(word, expect);
     if (word !== undefined && !NUMBER.test(word) && !LITERALS.includes(word)) return false;
-    const next: Expect | undefined = punctuation !== undefined ? afterPunctuation(punctuation, expect, stack) : afterScalar(string !== undefined, expect, stack);
+    const next: Expect | undefined =
+      punctuation !== undefined ? afterPunctuation(punctuation, expect, stack) : afterScalar(string !== undefined, expect, stack);
     if (next === undefined) return false;
     expect = next;
   }

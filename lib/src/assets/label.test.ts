@@ -11,7 +11,18 @@ test('labels are optional text, kept as given', (t) => {
 });
 
 test('bad labels are invalid_argument on field label', (t) => {
-  for (const label of ['x'.repeat(MAX_LABEL_LENGTH + 1), 'tab\there', 'new\nline', 'nul\0', 'del\x7f', 'c1\u0085', 'lone \ud800 surrogate', 42, null, ['a']]) {
+  for (const label of [
+    'x'.repeat(MAX_LABEL_LENGTH + 1),
+    'tab\there',
+    'new\nline',
+    'nul\0',
+    'del\x7f',
+    'c1\u0085',
+    'lone \ud800 surrogate',
+    42,
+    null,
+    ['a'],
+  ]) {
     const error = t.throws<SwitchyardError>(() => validateLabel(label));
     t.is(error?.code, 'invalid_argument');
     t.is(error?.details[0]?.field, 'label');

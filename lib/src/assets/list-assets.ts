@@ -26,14 +26,22 @@ export async function listAssets(assetStore: AssetStore, cdnUrl: string, princip
   const label = input.label === undefined ? undefined : validateLabel(input.label);
   const namePrefix = namePrefixOf(input.q);
   // The prefix joins the binding only when set, so tokens of listings without one stay valid across this change.
-  const binding = bindingOf(principal.workspace, (input.type ?? '').toLowerCase(), label ?? null, ...(namePrefix === undefined ? [] : [namePrefix]));
+  const binding = bindingOf(
+    principal.workspace,
+    (input.type ?? '').toLowerCase(),
+    label ?? null,
+    ...(namePrefix === undefined ? [] : [namePrefix]),
+  );
   const before = input.pageToken ? cursorOf(input.pageToken, binding) : undefined;
   const query: AssetListQuery = { before, limit: limit + 1, type, label, namePrefix };
   // One more than asked: whether another page follows is known without a second query.
   const records = await assetStore.list(principal.workspace, query);
   const page = records.slice(0, limit);
   const last = page.at(-1);
-  return { assets: page.map((record) => toAsset(record, cdnUrl)), nextPageToken: records.length > limit && last ? encodePageToken([last.id], binding) : '' };
+  return {
+    assets: page.map((record) => toAsset(record, cdnUrl)),
+    nextPageToken: records.length > limit && last ? encodePageToken([last.id], binding) : '',
+  };
 }
 
 function typeFilterOf(type: string | undefined): AssetListQuery['type'] {

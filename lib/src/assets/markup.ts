@@ -8,7 +8,23 @@ const XML_DECLARATION = /^<\?xml\s/;
  * Tags that make a document without an XML declaration HTML, after the
  * WHATWG MIME sniffing algorithm ("identifying a resource with an unknown MIME type").
  */
-const HTML_ROOTS = new Set(['html', 'head', 'body', 'script', 'iframe', 'h1', 'div', 'font', 'table', 'a', 'style', 'title', 'b', 'br', 'p']);
+const HTML_ROOTS = new Set([
+  'html',
+  'head',
+  'body',
+  'script',
+  'iframe',
+  'h1',
+  'div',
+  'font',
+  'table',
+  'a',
+  'style',
+  'title',
+  'b',
+  'br',
+  'p',
+]);
 
 /**
  * SVG (root element `svg`, in any namespace prefix), HTML (an HTML doctype or

@@ -59,7 +59,8 @@ test('paths: malformed is invalid_argument; unknown blob, wrong asset or wrong e
   const { service } = setup();
   const asset = await service.upload(alice, { body: chunked(await readFixture('image.png')) });
   const path = pathOf(asset.url);
-  const code = async (candidate: string): Promise<string | undefined> => (await t.throwsAsync<SwitchyardError>(service.openFile(candidate)))?.code;
+  const code = async (candidate: string): Promise<string | undefined> =>
+    (await t.throwsAsync<SwitchyardError>(service.openFile(candidate)))?.code;
   t.is(await code('../../etc/passwd'), 'invalid_argument');
   t.is(await code(path.replace('.png', '')), 'invalid_argument');
   t.is(await code(path.replace('.png', '.jpg')), 'not_found');

@@ -38,7 +38,15 @@ export async function openFile(deps: Deps, path: string, options: OpenFileOption
   if (options.transform !== undefined && hasTransform(options.transform)) return openVariant(deps, record, options);
   const range = resolveRange(options.range, record.size);
   const name = downloadName(record.id, record.name, record.type, record.type);
-  const info: StoredFile = { type: record.type, size: record.size, sha256: record.sha256, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, name, range };
+  const info: StoredFile = {
+    type: record.type,
+    size: record.size,
+    sha256: record.sha256,
+    uploadedAt: new Date(record.uploadedAt),
+    visibility: record.visibility,
+    name,
+    range,
+  };
   if (options.infoOnly || record.size === 0) return Object.freeze(info);
   const opened = await deps.fileCache.open(deps.blobStore, record.blobKey, record.size, options.range ? range : undefined);
   if (!opened) throw fileNotFound();
@@ -53,7 +61,15 @@ async function openVariant(deps: Deps, record: AssetRecord, options: OpenFileOpt
     const variant = await deps.variants.variant(record, transform);
     const range = resolveRange(options.range, variant.info.size);
     const name = downloadName(record.id, record.name, record.type, variant.type);
-    const info: StoredFile = { type: variant.type, size: variant.info.size, sha256: variant.digest, uploadedAt: new Date(record.uploadedAt), visibility: record.visibility, name, range };
+    const info: StoredFile = {
+      type: variant.type,
+      size: variant.info.size,
+      sha256: variant.digest,
+      uploadedAt: new Date(record.uploadedAt),
+      visibility: record.visibility,
+      name,
+      range,
+    };
     if (options.infoOnly || variant.info.size === 0) return Object.freeze(info);
     const opened = await deps.fileCache.open(deps.blobStore, variant.key, variant.info.size, options.range ? range : undefined);
     if (opened) return withBytes(info, opened);

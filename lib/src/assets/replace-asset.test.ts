@@ -53,7 +53,10 @@ test('replace of a malformed id is invalid_argument, of an unknown one not_found
     yield Buffer.from('x');
   };
   t.is((await t.throwsAsync<SwitchyardError>(service.replace(alice, '../etc', { body: body() })))?.code, 'invalid_argument');
-  t.is((await t.throwsAsync<SwitchyardError>(service.replace(alice, 'as_00000000000000000000000077', { body: body() })))?.code, 'not_found');
+  t.is(
+    (await t.throwsAsync<SwitchyardError>(service.replace(alice, 'as_00000000000000000000000077', { body: body() })))?.code,
+    'not_found',
+  );
   t.false(pulled);
   t.deepEqual(await listBlobs(blobStore), []);
 });
@@ -62,7 +65,9 @@ test('a replace whose body fails or is too large leaves the asset and its blob a
   const { service, blobStore } = setup({ maxUploadBytes: 100_000 });
   const asset = await service.upload(alice, { body: chunked(Buffer.from('keep me')) });
   const blobsBefore = await listBlobs(blobStore);
-  const broken = await t.throwsAsync<SwitchyardError>(service.replace(alice, asset.id, { body: failingStream({ bytesBeforeFailure: 50_000 }) }));
+  const broken = await t.throwsAsync<SwitchyardError>(
+    service.replace(alice, asset.id, { body: failingStream({ bytesBeforeFailure: 50_000 }) }),
+  );
   t.is(broken?.code, 'canceled');
   const tooLarge = await t.throwsAsync<SwitchyardError>(service.replace(alice, asset.id, { body: chunked(Buffer.alloc(100_001)) }));
   t.is(tooLarge?.code, 'resource_exhausted');
@@ -91,7 +96,10 @@ test('50 concurrent replaces: every one succeeds, the record matches the one sto
   const asset = await service.upload(alice, { body: chunked(Buffer.from('original')) });
   const bodies = Array.from({ length: 50 }, (_, i) => Buffer.from(`replacement number ${i} `.repeat(1 + (i % 5))));
   const results = await Promise.allSettled(bodies.map((body) => service.replace(alice, asset.id, { body: chunked(body) })));
-  t.deepEqual(results.filter((result) => result.status === 'rejected'), []);
+  t.deepEqual(
+    results.filter((result) => result.status === 'rejected'),
+    [],
+  );
   t.true(assetStore.lostSwaps > 0, 'the replaces must actually have raced for this test to mean anything');
 
   const record = (await assetStore.get('ws-alice', asset.id)) as AssetRecord;
@@ -115,7 +123,10 @@ test('when the asset vanishes during a replace, the new blob is removed and the 
   const asset = await service.upload(alice, { body: chunked(Buffer.from('first')) });
   const blobsBefore = await listBlobs(blobStore);
   assetStore.reads = 0;
-  t.is((await t.throwsAsync<SwitchyardError>(service.replace(alice, asset.id, { body: chunked(Buffer.from('second')) })))?.code, 'not_found');
+  t.is(
+    (await t.throwsAsync<SwitchyardError>(service.replace(alice, asset.id, { body: chunked(Buffer.from('second')) })))?.code,
+    'not_found',
+  );
   t.deepEqual(await listBlobs(blobStore), blobsBefore);
 });
 

@@ -51,7 +51,13 @@ export async function replaceAsset(deps: AssetServiceDeps, principal: Principal,
   return toAsset(swapped.record, deps.cdnUrl);
 }
 
-async function swapIn(store: AssetStore, workspace: string, id: string, content: AssetContent, attributes: SwapAttributes): Promise<{ record: AssetRecord; replacedKey: string }> {
+async function swapIn(
+  store: AssetStore,
+  workspace: string,
+  id: string,
+  content: AssetContent,
+  attributes: SwapAttributes,
+): Promise<{ record: AssetRecord; replacedKey: string }> {
   for (let attempt = 0; attempt < MAX_SWAP_ATTEMPTS; attempt++) {
     const current = await store.get(workspace, id);
     if (!current) throw assetNotFound(id);
@@ -59,5 +65,7 @@ async function swapIn(store: AssetStore, workspace: string, id: string, content:
     // Each version has exactly one blob, so the one displaced is the one read with that version.
     if (record) return { record, replacedKey: current.blobKey };
   }
-  throw new SwitchyardError('aborted', `too many concurrent replaces of asset ${id}; try again`, [{ field: 'id', reason: 'concurrent modification' }]);
+  throw new SwitchyardError('aborted', `too many concurrent replaces of asset ${id}; try again`, [
+    { field: 'id', reason: 'concurrent modification' },
+  ]);
 }

@@ -26,7 +26,10 @@ test('a signed query verifies for its path and epoch until, not including, its e
 
 test('every parameter is signed, in any order; missing, repeated or extra ones are refused', (t) => {
   const signer = createUrlSigner([key('k1', 1)]);
-  const query = signer.sign(PATH, 0, EXPIRES, [['w', '64'], ['format', 'webp']]);
+  const query = signer.sign(PATH, 0, EXPIRES, [
+    ['w', '64'],
+    ['format', 'webp'],
+  ]);
   const params = new URLSearchParams(query);
   t.notThrows(() => signer.verify(PATH, 0, query, NOW));
   t.notThrows(() => signer.verify(PATH, 0, new URLSearchParams([...params].reverse()).toString(), NOW), 'order does not matter');

@@ -41,14 +41,23 @@ export interface UrlSigner {
  * key verifies, so links signed before a rotation work until they expire.
  */
 export function createUrlSigner(keys: readonly UrlSigningKey[]): UrlSigner {
-  if (keys.length === 0) throw new SwitchyardError('invalid_argument', 'at least one url signing key is needed', [{ field: 'urlSigningKeys', reason: 'empty' }]);
+  if (keys.length === 0)
+    throw new SwitchyardError('invalid_argument', 'at least one url signing key is needed', [{ field: 'urlSigningKeys', reason: 'empty' }]);
   const byId = new Map<string, Uint8Array>();
   for (const key of keys) {
-    if (!KEY_ID.test(key.id)) throw new SwitchyardError('invalid_argument', `url signing key id "${key.id}" must be 1-32 letters, digits, "_" or "-"`, [{ field: 'urlSigningKeys', reason: 'bad key id' }]);
+    if (!KEY_ID.test(key.id))
+      throw new SwitchyardError('invalid_argument', `url signing key id "${key.id}" must be 1-32 letters, digits, "_" or "-"`, [
+        { field: 'urlSigningKeys', reason: 'bad key id' },
+      ]);
     if (!(key.secret instanceof Uint8Array) || key.secret.length < MIN_URL_KEY_BYTES) {
-      throw new SwitchyardError('invalid_argument', `url signing key "${key.id}" must have at least ${MIN_URL_KEY_BYTES} bytes`, [{ field: 'urlSigningKeys', reason: 'key too short' }]);
+      throw new SwitchyardError('invalid_argument', `url signing key "${key.id}" must have at least ${MIN_URL_KEY_BYTES} bytes`, [
+        { field: 'urlSigningKeys', reason: 'key too short' },
+      ]);
     }
-    if (byId.has(key.id)) throw new SwitchyardError('invalid_argument', `url signing key id "${key.id}" is given twice`, [{ field: 'urlSigningKeys', reason: 'duplicate key id' }]);
+    if (byId.has(key.id))
+      throw new SwitchyardError('invalid_argument', `url signing key id "${key.id}" is given twice`, [
+        { field: 'urlSigningKeys', reason: 'duplicate key id' },
+      ]);
     byId.set(key.id, Uint8Array.from(key.secret));
   }
   const signingId = keys[0]!.id;
@@ -56,7 +65,11 @@ export function createUrlSigner(keys: readonly UrlSigningKey[]): UrlSigner {
 
   return Object.freeze({
     sign(path, linkEpoch, expires, params = []) {
-      const all: [string, string][] = [...params.map(([name, value]): [string, string] => [name, value]), [SIGNATURE_PARAMS.expires, String(expires)], [SIGNATURE_PARAMS.keyId, signingId]];
+      const all: [string, string][] = [
+        ...params.map(([name, value]): [string, string] => [name, value]),
+        [SIGNATURE_PARAMS.expires, String(expires)],
+        [SIGNATURE_PARAMS.keyId, signingId],
+      ];
       const query = new URLSearchParams(all);
       query.append(SIGNATURE_PARAMS.signature, mac(signingSecret, path, linkEpoch, all));
       return query.toString();
@@ -71,11 +84,13 @@ export function createUrlSigner(keys: readonly UrlSigningKey[]): UrlSigner {
       const signature = one(SIGNATURE_PARAMS.signature);
       const keyId = one(SIGNATURE_PARAMS.keyId);
       const expiresText = one(SIGNATURE_PARAMS.expires);
-      if (signature === undefined || keyId === undefined || expiresText === undefined) throw denied('this file is private: its url needs a signature (expires, kid, sig)');
+      if (signature === undefined || keyId === undefined || expiresText === undefined)
+        throw denied('this file is private: its url needs a signature (expires, kid, sig)');
       const secret = byId.get(keyId);
       const expires = /^\d{1,12}$/.test(expiresText) ? Number(expiresText) : NaN;
       const signed = params.filter(([key]) => key !== SIGNATURE_PARAMS.signature);
-      if (secret === undefined || Number.isNaN(expires) || !sameSignature(signature, mac(secret, path, linkEpoch, signed))) throw denied('the url signature is not valid for this file');
+      if (secret === undefined || Number.isNaN(expires) || !sameSignature(signature, mac(secret, path, linkEpoch, signed)))
+        throw denied('the url signature is not valid for this file');
       // Exact: refused from the second it names on, with no grace.
       if (nowMs >= expires * 1000) throw denied(`the signed url expired at ${new Date(expires * 1000).toISOString()}`);
     },

@@ -18,7 +18,13 @@ for (const [name, type] of Object.entries(FIXTURE_TYPES)) {
 
 test('every file in test/fixtures has an expected type (media/ has its own test, describe-media.test.ts)', async (t) => {
   const entries = await readdir(fileURLToPath(new URL('../../../test/fixtures/', import.meta.url)), { withFileTypes: true });
-  t.deepEqual(entries.filter((entry) => entry.isFile()).map((entry) => entry.name).sort(), Object.keys(FIXTURE_TYPES).sort());
+  t.deepEqual(
+    entries
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name)
+      .sort(),
+    Object.keys(FIXTURE_TYPES).sort(),
+  );
 });
 
 test('the DOCX is still recognised when the head is only the start of a larger file', async (t) => {
@@ -52,7 +58,10 @@ test('UTF-8 with a byte order mark is text', async (t) => {
 test('SVG: with or without prolog, doctype and comments, with a namespace prefix', async (t) => {
   t.is(await sniffText('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'image/svg+xml');
   t.is(await sniffText('  \n<!-- c --><!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x.dtd"><svg>'), 'image/svg+xml');
-  t.is(await sniffText('<?xml version="1.0"?>\n<!DOCTYPE svg [ <!ENTITY a "b"> ]>\n<svg:svg xmlns:svg="http://www.w3.org/2000/svg"/>'), 'image/svg+xml');
+  t.is(
+    await sniffText('<?xml version="1.0"?>\n<!DOCTYPE svg [ <!ENTITY a "b"> ]>\n<svg:svg xmlns:svg="http://www.w3.org/2000/svg"/>'),
+    'image/svg+xml',
+  );
   t.is(await sniffText('<svgx/>'), 'text/plain');
 });
 
@@ -96,7 +105,11 @@ test('JSON: the head of a larger file only needs to start like JSON', async (t) 
 test('CSV: a consistent delimiter count over at least two records', async (t) => {
   t.is(await sniffText('a,b,c\n1,2,3\n'), 'text/csv');
   t.is(await sniffText('a;b\r\n1;2\r\n\r\n'), 'text/csv', 'semicolons, CRLF, trailing blank line');
-  t.is(await sniffText('name,note\nx,"line one\nline two, still quoted"\ny,"say ""hi"""\n'), 'text/csv', 'quoted delimiters and line breaks');
+  t.is(
+    await sniffText('name,note\nx,"line one\nline two, still quoted"\ny,"say ""hi"""\n'),
+    'text/csv',
+    'quoted delimiters and line breaks',
+  );
   t.is(await sniffText('a\tb\n1\t2\n'), 'text/tab-separated-values');
   t.is(await sniffText('a,b,c\n1,2\n'), 'text/plain', 'inconsistent counts');
   t.is(await sniffText('a,b\n\n1,2\n'), 'text/plain', 'a blank line in between');

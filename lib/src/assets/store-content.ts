@@ -49,7 +49,10 @@ export async function storeContent(deps: ContentDeps, blobKey: string, body: Byt
       throw error;
     }
     const head = await readHead(blobStore, blobKey);
-    const facts = await deps.describer.describe({ key: blobKey, type, size: stripped.size, head }, { width: stripped.width, height: stripped.height });
+    const facts = await deps.describer.describe(
+      { key: blobKey, type, size: stripped.size, head },
+      { width: stripped.width, height: stripped.height },
+    );
     return { type, size: stripped.size, sha256: stripped.sha256, ...facts };
   }
   const known = await imageSize(type, ingested.head);

@@ -70,7 +70,11 @@ export function setup(
   const assetStore = options.assetStore ?? new MemoryAssetStore();
   const blobStore = options.blobStore ?? new MemoryBlobStore();
   const clock = createManualClock('2024-05-01T12:00:00.000Z');
-  const describer = new MediaDescriber(blobStore, { ...DEFAULT_MEDIA_FACTS, maxPixels: 50_000_000, ...options.mediaFacts }, options.observer);
+  const describer = new MediaDescriber(
+    blobStore,
+    { ...DEFAULT_MEDIA_FACTS, maxPixels: 50_000_000, ...options.mediaFacts },
+    options.observer,
+  );
   const service = createAssetService({
     assetStore,
     routeStore: new MemoryRouteStore(),
@@ -79,7 +83,12 @@ export function setup(
     ids: createSequentialIds(),
     cdnUrl: CDN_URL,
     urlSigner: createUrlSigner([TEST_URL_KEY]),
-    variants: new VariantMaker(blobStore, { sizes: DEFAULT_TRANSFORM_SIZES, maxPixels: 50_000_000, concurrency: 2, queue: 4 }, {}, { ...DEFAULT_POSTER_FRAMES, ...options.posterFrames }),
+    variants: new VariantMaker(
+      blobStore,
+      { sizes: DEFAULT_TRANSFORM_SIZES, maxPixels: 50_000_000, concurrency: 2, queue: 4 },
+      {},
+      { ...DEFAULT_POSTER_FRAMES, ...options.posterFrames },
+    ),
     maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
     fileCache: new FileCache(options.fileCache ?? DEFAULT_FILE_CACHE),
     describer,

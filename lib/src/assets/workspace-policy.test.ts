@@ -5,13 +5,22 @@ import { admitType, effectivePolicy, UNSUPPORTED_MEDIA_TYPE_FIELD, validatePolic
 const MAX = 1000;
 
 test('an absent policy allows every type up to the server maximum, public by default', (t) => {
-  t.deepEqual(effectivePolicy(undefined, MAX), { allowedTypes: [], maxUploadBytes: MAX, defaultVisibility: 'public', stripImageMetadata: false });
+  t.deepEqual(effectivePolicy(undefined, MAX), {
+    allowedTypes: [],
+    maxUploadBytes: MAX,
+    defaultVisibility: 'public',
+    stripImageMetadata: false,
+  });
   t.notThrows(() => admitType(effectivePolicy(undefined, MAX), 'application/x-anything'));
 });
 
 test('a stored limit applies up to the server maximum, which an absent one follows', (t) => {
   t.is(effectivePolicy({ allowedTypes: [], maxUploadBytes: 10, defaultVisibility: 'public' }, MAX).maxUploadBytes, 10);
-  t.is(effectivePolicy({ allowedTypes: [], maxUploadBytes: 5000, defaultVisibility: 'public' }, MAX).maxUploadBytes, MAX, 'a lowered MAX_UPLOAD_BYTES wins');
+  t.is(
+    effectivePolicy({ allowedTypes: [], maxUploadBytes: 5000, defaultVisibility: 'public' }, MAX).maxUploadBytes,
+    MAX,
+    'a lowered MAX_UPLOAD_BYTES wins',
+  );
   t.is(effectivePolicy({ allowedTypes: [], defaultVisibility: 'private' }, 2000).maxUploadBytes, 2000);
 });
 
@@ -32,8 +41,16 @@ test('validation: media type syntax, limits within the server maximum, visibilit
     defaultVisibility: 'private',
   });
   t.deepEqual(validatePolicy({}, MAX), { allowedTypes: [], defaultVisibility: 'public' });
-  t.deepEqual(validatePolicy({ stripImageMetadata: true }, MAX), { allowedTypes: [], defaultVisibility: 'public', stripImageMetadata: true });
-  t.deepEqual(validatePolicy({ stripImageMetadata: false }, MAX), { allowedTypes: [], defaultVisibility: 'public' }, 'off is the default, stored as no key');
+  t.deepEqual(validatePolicy({ stripImageMetadata: true }, MAX), {
+    allowedTypes: [],
+    defaultVisibility: 'public',
+    stripImageMetadata: true,
+  });
+  t.deepEqual(
+    validatePolicy({ stripImageMetadata: false }, MAX),
+    { allowedTypes: [], defaultVisibility: 'public' },
+    'off is the default, stored as no key',
+  );
   t.true(effectivePolicy({ allowedTypes: [], defaultVisibility: 'public', stripImageMetadata: true }, MAX).stripImageMetadata);
   for (const input of [
     { allowedTypes: ['*/*'] },
@@ -46,6 +63,10 @@ test('validation: media type syntax, limits within the server maximum, visibilit
     { defaultVisibility: 'hidden' },
     { stripImageMetadata: 'yes' },
   ]) {
-    t.is(t.throws(() => validatePolicy(input as never, MAX), { instanceOf: SwitchyardError })?.code, 'invalid_argument', JSON.stringify(input).slice(0, 80));
+    t.is(
+      t.throws(() => validatePolicy(input as never, MAX), { instanceOf: SwitchyardError })?.code,
+      'invalid_argument',
+      JSON.stringify(input).slice(0, 80),
+    );
   }
 });

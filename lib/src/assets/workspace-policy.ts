@@ -43,7 +43,12 @@ const TYPE_PATTERN = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/([a-z0-9][a-z0-9!#$&^_.
 
 /** The policy of a workspace that never set one. */
 export function defaultPolicy(serverMaxBytes: number): WorkspacePolicy {
-  return Object.freeze({ allowedTypes: Object.freeze([]), maxUploadBytes: serverMaxBytes, defaultVisibility: 'public', stripImageMetadata: false });
+  return Object.freeze({
+    allowedTypes: Object.freeze([]),
+    maxUploadBytes: serverMaxBytes,
+    defaultVisibility: 'public',
+    stripImageMetadata: false,
+  });
 }
 
 /** The policy in force: the stored one, with the server's maximum where it named none or a larger one. */
@@ -64,7 +69,11 @@ export function validatePolicy(input: WorkspacePolicyInput, serverMaxBytes: numb
   if (!Array.isArray(allowedTypes)) throw invalidArgument('allowedTypes', 'must be a list of media types');
   if (allowedTypes.length > MAX_ALLOWED_TYPES) throw invalidArgument('allowedTypes', `must list at most ${MAX_ALLOWED_TYPES} types`);
   for (const type of allowedTypes) {
-    if (typeof type !== 'string' || !TYPE_PATTERN.test(type)) throw invalidArgument('allowedTypes', `"${String(type).slice(0, 100)}" is not a media type like "image/png" or "image/*" (lower case)`);
+    if (typeof type !== 'string' || !TYPE_PATTERN.test(type))
+      throw invalidArgument(
+        'allowedTypes',
+        `"${String(type).slice(0, 100)}" is not a media type like "image/png" or "image/*" (lower case)`,
+      );
   }
   const max = input.maxUploadBytes;
   if (max !== undefined && (!Number.isSafeInteger(max) || max < 0 || max > serverMaxBytes)) {
@@ -86,7 +95,9 @@ export function admitType(policy: WorkspacePolicy, type: string): void {
   if (policy.allowedTypes.length === 0) return;
   const topLevel = `${type.slice(0, type.indexOf('/'))}/*`;
   if (policy.allowedTypes.some((allowed) => allowed === type || allowed === topLevel)) return;
-  throw new SwitchyardError('invalid_argument', `files of type ${type} are not allowed in this workspace (allowed: ${policy.allowedTypes.join(', ')}); nothing was stored`, [
-    { field: UNSUPPORTED_MEDIA_TYPE_FIELD, reason: `the file's content is ${type}, which the workspace policy does not allow` },
-  ]);
+  throw new SwitchyardError(
+    'invalid_argument',
+    `files of type ${type} are not allowed in this workspace (allowed: ${policy.allowedTypes.join(', ')}); nothing was stored`,
+    [{ field: UNSUPPORTED_MEDIA_TYPE_FIELD, reason: `the file's content is ${type}, which the workspace policy does not allow` }],
+  );
 }

@@ -11,7 +11,12 @@ const clock = createManualClock(NOW);
 const rsa = await generateKeyPair('RS256', { extractable: true });
 const ec = await generateKeyPair('ES256', { extractable: true });
 const stranger = await generateKeyPair('RS256', { extractable: true });
-const jwks = { keys: [{ ...(await exportJWK(rsa.publicKey)), kid: 'rsa-1', alg: 'RS256', use: 'sig' }, { ...(await exportJWK(ec.publicKey)), kid: 'ec-1', alg: 'ES256' }] };
+const jwks = {
+  keys: [
+    { ...(await exportJWK(rsa.publicKey)), kid: 'rsa-1', alg: 'RS256', use: 'sig' },
+    { ...(await exportJWK(ec.publicKey)), kid: 'ec-1', alg: 'ES256' },
+  ],
+};
 
 interface JwksServer {
   readonly url: string;
@@ -30,7 +35,11 @@ async function serveJwks(body: string = JSON.stringify(jwks), status = 200): Pro
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/jwks.json`, requests: () => requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/jwks.json`,
+    requests: () => requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 const provider = await serveJwks();

@@ -5,8 +5,20 @@ import { signToken, type SignTokenOptions } from './tokens.js';
 import { NOW, NOW_SECONDS, SECRET } from './token-test-support.js';
 
 test('claims are exactly sub, workspace, scope, iat, exp', async (t) => {
-  const token = await signToken(SECRET, { workspace: 'w1', subject: 'ci-bot', scopes: ['assets:read', 'routes:read'], ttlSeconds: 90, now: NOW });
-  t.deepEqual(decodeJwt(token), { sub: 'ci-bot', workspace: 'w1', scope: 'assets:read routes:read', iat: NOW_SECONDS, exp: NOW_SECONDS + 90 });
+  const token = await signToken(SECRET, {
+    workspace: 'w1',
+    subject: 'ci-bot',
+    scopes: ['assets:read', 'routes:read'],
+    ttlSeconds: 90,
+    now: NOW,
+  });
+  t.deepEqual(decodeJwt(token), {
+    sub: 'ci-bot',
+    workspace: 'w1',
+    scope: 'assets:read routes:read',
+    iat: NOW_SECONDS,
+    exp: NOW_SECONDS + 90,
+  });
 });
 
 test('scopes may be a space-separated string; repeats collapse; an empty list grants nothing', async (t) => {

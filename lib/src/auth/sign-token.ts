@@ -25,8 +25,10 @@ export const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 export async function signToken(secret: Uint8Array | string, options: SignTokenOptions): Promise<string> {
   const key = hmacKey(secret);
   const subject = options.subject ?? 'dev';
-  if (typeof subject !== 'string' || subject.trim() === '' || subject.length > 256) throw invalidArgument('subject', 'must be 1 to 256 characters');
-  if (typeof options.workspace !== 'string' || !WORKSPACE_PATTERN.test(options.workspace)) throw invalidArgument('workspace', `must match ${WORKSPACE_PATTERN.source}`);
+  if (typeof subject !== 'string' || subject.trim() === '' || subject.length > 256)
+    throw invalidArgument('subject', 'must be 1 to 256 characters');
+  if (typeof options.workspace !== 'string' || !WORKSPACE_PATTERN.test(options.workspace))
+    throw invalidArgument('workspace', `must match ${WORKSPACE_PATTERN.source}`);
   const scopes = scopeList(options.scopes ?? SCOPES);
   const ttl = options.ttlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS;
   if (!Number.isInteger(ttl) || ttl <= 0) throw invalidArgument('ttlSeconds', 'must be a positive whole number of seconds');

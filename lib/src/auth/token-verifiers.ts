@@ -28,7 +28,19 @@ export interface TokenVerifierOptions {
  * Signature algorithms accepted from a JWKS: asymmetric only. Accepting HS*
  * here would let anyone sign with the published public key as an HMAC secret.
  */
-export const JWKS_ALGORITHMS: readonly string[] = Object.freeze(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']);
+export const JWKS_ALGORITHMS: readonly string[] = Object.freeze([
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+]);
 
 /** Verifies HS256 tokens signed with `secret` (at least 32 bytes; a string is UTF-8). */
 export function createHmacTokenVerifier(secret: Uint8Array | string, options: TokenVerifierOptions = {}): TokenVerifier {
@@ -54,7 +66,9 @@ export function createJwksTokenVerifier(jwksUrl: string | URL, options: TokenVer
       return await remote(header, token);
     } catch (error) {
       if (isKeySelectionError(error)) throw error;
-      throw new SwitchyardError('unavailable', 'token signing keys unavailable', [{ reason: 'the JWKS could not be fetched or read' }], { cause: error });
+      throw new SwitchyardError('unavailable', 'token signing keys unavailable', [{ reason: 'the JWKS could not be fetched or read' }], {
+        cause: error,
+      });
     }
   };
   const verifyOptions = joseOptions(JWKS_ALGORITHMS, options);
@@ -88,7 +102,8 @@ function verifierOf(verify: (token: string) => ReturnType<typeof jwtVerify>, opt
       }
       const now = nowMs();
       // jose has already checked that a present `iat` is a number.
-      if (typeof claims.iat === 'number' && claims.iat > Math.floor(now / 1000) + MAX_ISSUED_AT_SKEW_SECONDS + tolerance) throw notYetValid();
+      if (typeof claims.iat === 'number' && claims.iat > Math.floor(now / 1000) + MAX_ISSUED_AT_SKEW_SECONDS + tolerance)
+        throw notYetValid();
       const principal = principalFromClaims(claims);
       // `exp` is required, so jose has checked it is a number.
       cache.set(token, principal, now, ((claims.exp as number) + tolerance) * 1000);
@@ -106,7 +121,9 @@ function notYetValid(): SwitchyardError {
 function joseOptions(algorithms: readonly string[], options: TokenVerifierOptions): () => JWTVerifyOptions {
   const tolerance = options.clockToleranceSeconds ?? 0;
   if (!Number.isFinite(tolerance) || tolerance < 0) {
-    throw new SwitchyardError('invalid_argument', 'clockToleranceSeconds must be a non-negative number', [{ field: 'clockToleranceSeconds', reason: 'must be a non-negative number' }]);
+    throw new SwitchyardError('invalid_argument', 'clockToleranceSeconds must be a non-negative number', [
+      { field: 'clockToleranceSeconds', reason: 'must be a non-negative number' },
+    ]);
   }
   const fixed: JWTVerifyOptions = Object.freeze({
     algorithms: [...algorithms],
@@ -122,5 +139,9 @@ function joseOptions(algorithms: readonly string[], options: TokenVerifierOption
 
 /** Errors that say the token names no usable key, as opposed to the JWKS being unreachable or broken. */
 function isKeySelectionError(error: unknown): boolean {
-  return error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JOSENotSupported;
+  return (
+    error instanceof errors.JWKSNoMatchingKey ||
+    error instanceof errors.JWKSMultipleMatchingKeys ||
+    error instanceof errors.JOSENotSupported
+  );
 }

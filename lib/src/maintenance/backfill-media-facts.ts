@@ -17,7 +17,14 @@ export interface BackfillOptions {
   /** Describe, but write nothing. */
   readonly dryRun?: boolean | undefined;
   /** Told of each asset described (its facts, or none) as it goes. */
-  readonly onAsset?: ((asset: { readonly workspace: string; readonly id: string; readonly type: string; readonly facts: Readonly<Record<string, unknown>> }) => void) | undefined;
+  readonly onAsset?:
+    | ((asset: {
+        readonly workspace: string;
+        readonly id: string;
+        readonly type: string;
+        readonly facts: Readonly<Record<string, unknown>>;
+      }) => void)
+    | undefined;
 }
 
 export interface BackfillReport {
@@ -49,7 +56,11 @@ export async function backfillMediaFacts(options: BackfillOptions): Promise<Back
   let after: string | undefined;
   try {
     while (described + changed + skipped < limit) {
-      const batch = await assetStore.listForFacts({ belowVersion: MEDIA_FACTS_VERSION, after, limit: Math.min(batchSize, limit - described - changed - skipped) });
+      const batch = await assetStore.listForFacts({
+        belowVersion: MEDIA_FACTS_VERSION,
+        after,
+        limit: Math.min(batchSize, limit - described - changed - skipped),
+      });
       if (batch.length === 0) break;
       for (const record of batch) {
         after = record.id;

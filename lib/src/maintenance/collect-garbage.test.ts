@@ -24,9 +24,19 @@ async function fixture() {
 test('an unreferenced blob older than the grace period goes; referenced and young blobs stay', async (t) => {
   const { blobStore, assetStore, record, orphan } = await fixture();
   const clock = createManualClock(Date.now());
-  t.deepEqual(await collectGarbage({ blobStore, assetStore, clock, graceMs: HOUR }), { scanned: 2, deleted: [], expiredUploads: [], abandoned: [], warnings: [] }, 'the orphan is still young');
+  t.deepEqual(
+    await collectGarbage({ blobStore, assetStore, clock, graceMs: HOUR }),
+    { scanned: 2, deleted: [], expiredUploads: [], abandoned: [], warnings: [] },
+    'the orphan is still young',
+  );
   clock.advance(2 * HOUR);
-  t.deepEqual(await collectGarbage({ blobStore, assetStore, clock, graceMs: HOUR }), { scanned: 2, deleted: [orphan], expiredUploads: [], abandoned: [], warnings: [] });
+  t.deepEqual(await collectGarbage({ blobStore, assetStore, clock, graceMs: HOUR }), {
+    scanned: 2,
+    deleted: [orphan],
+    expiredUploads: [],
+    abandoned: [],
+    warnings: [],
+  });
   t.is(await blobStore.stat(orphan), undefined);
   t.truthy(await blobStore.stat(record.blobKey), 'the blob a record points at is never collected');
 });

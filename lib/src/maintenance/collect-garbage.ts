@@ -44,7 +44,9 @@ export interface GarbageReport {
 export async function collectGarbage(options: CollectGarbageOptions): Promise<GarbageReport> {
   const graceMs = options.graceMs ?? DEFAULT_GC_GRACE_MS;
   if (!Number.isFinite(graceMs) || graceMs < 0) {
-    throw new SwitchyardError('invalid_argument', 'graceMs must be a non-negative number', [{ field: 'graceMs', reason: 'not a non-negative number' }]);
+    throw new SwitchyardError('invalid_argument', 'graceMs must be a non-negative number', [
+      { field: 'graceMs', reason: 'not a non-negative number' },
+    ]);
   }
   const now = (options.clock ?? systemClock).now();
   const cutoff = now.getTime() - graceMs;
@@ -61,13 +63,20 @@ export async function collectGarbage(options: CollectGarbageOptions): Promise<Ga
     deleted.push(blob.key);
   }
   const sweep = (await options.blobStore.sweepAbandonedWrites?.(new Date(cutoff), { dryRun })) ?? { removed: [] };
-  return { scanned, deleted, expiredUploads, abandoned: sweep.removed, warnings: sweep.unsupported === undefined ? [] : [sweep.unsupported] };
+  return {
+    scanned,
+    deleted,
+    expiredUploads,
+    abandoned: sweep.removed,
+    warnings: sweep.unsupported === undefined ? [] : [sweep.unsupported],
+  };
 }
 
 /** A blob is in use when an asset's current file is it or its source (variants), or a live resumable upload holds it (its own, or one a concatenation took over). */
 async function isReferenced(assetStore: AssetStore, uploadStore: UploadStore | undefined, key: string): Promise<boolean> {
   const uploadId = uploadOfPartKey(key);
   // Without the upload store nothing is known about uploads: their parts are kept.
-  if (uploadId !== undefined) return uploadStore === undefined || (await uploadStore.has(uploadId)) || (await uploadStore.referencesPart(key));
+  if (uploadId !== undefined)
+    return uploadStore === undefined || (await uploadStore.has(uploadId)) || (await uploadStore.referencesPart(key));
   return assetStore.hasBlobKey(sourceOfVariantKey(key) ?? key);
 }

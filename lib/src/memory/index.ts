@@ -7,6 +7,16 @@ import { LoopbackChangeFeed } from './loopback-change-feed.js';
 export { MemoryAssetStore, MemoryBlobStore, MemoryRouteStore, MemoryUploadStore, LoopbackChangeFeed };
 
 /** One fresh set of in-memory stores, ready to spread into `createSwitchyard`. */
-export function memoryAdapters(): { routeStore: MemoryRouteStore; assetStore: MemoryAssetStore; blobStore: MemoryBlobStore; uploadStore: MemoryUploadStore } {
-  return { routeStore: new MemoryRouteStore(), assetStore: new MemoryAssetStore(), blobStore: new MemoryBlobStore() , uploadStore: new MemoryUploadStore() };
+export function memoryAdapters(): {
+  routeStore: MemoryRouteStore;
+  assetStore: MemoryAssetStore;
+  blobStore: MemoryBlobStore;
+  uploadStore: MemoryUploadStore;
+} {
+  return {
+    routeStore: new MemoryRouteStore(),
+    assetStore: new MemoryAssetStore(),
+    blobStore: new MemoryBlobStore(),
+    uploadStore: new MemoryUploadStore(),
+  };
 }

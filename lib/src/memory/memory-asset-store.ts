@@ -1,5 +1,13 @@
 import { SwitchyardError } from '../errors.js';
-import type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore, FactsQuery, SwapAttributes } from '../ports/asset-store.js';
+import type {
+  AssetChanges,
+  AssetContent,
+  AssetListQuery,
+  AssetRecord,
+  AssetStore,
+  FactsQuery,
+  SwapAttributes,
+} from '../ports/asset-store.js';
 import { dropUndefined, type StoredFacts } from '../assets/media/media-facts.js';
 import { nameKey } from '../assets/asset-name.js';
 import type { StoredWorkspacePolicy } from '../assets/workspace-policy.js';
@@ -24,7 +32,13 @@ export class MemoryAssetStore implements AssetStore {
     return undefined;
   }
 
-  async swap(workspace: string, id: string, expectedVersion: number, content: AssetContent, attributes: SwapAttributes = {}): Promise<AssetRecord | undefined> {
+  async swap(
+    workspace: string,
+    id: string,
+    expectedVersion: number,
+    content: AssetContent,
+    attributes: SwapAttributes = {},
+  ): Promise<AssetRecord | undefined> {
     const current = this.#byId.get(id);
     if (!current || current.workspace !== workspace || current.version !== expectedVersion) return undefined;
     const next = freezeAsset({
@@ -78,7 +92,8 @@ export class MemoryAssetStore implements AssetStore {
         (query.before === undefined || record.id < query.before) &&
         (query.label === undefined || record.label === query.label) &&
         (query.namePrefix === undefined || nameKey(record.name).startsWith(query.namePrefix)) &&
-        (query.type === undefined || ('exact' in query.type ? record.type === query.type.exact : record.type.startsWith(query.type.prefix))),
+        (query.type === undefined ||
+          ('exact' in query.type ? record.type === query.type.exact : record.type.startsWith(query.type.prefix))),
     );
     return matches.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, query.limit);
   }
@@ -95,7 +110,9 @@ export class MemoryAssetStore implements AssetStore {
   }
 
   async listForFacts(query: FactsQuery): Promise<AssetRecord[]> {
-    const matches = [...this.#byId.values()].filter((record) => (record.factsVersion ?? 0) < query.belowVersion && (query.after === undefined || record.id > query.after));
+    const matches = [...this.#byId.values()].filter(
+      (record) => (record.factsVersion ?? 0) < query.belowVersion && (query.after === undefined || record.id > query.after),
+    );
     return matches.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, query.limit);
   }
 

@@ -69,4 +69,3 @@ export class MemoryBlobStore implements BlobStore {
 
   async check(): Promise<void> {}
 }
-

@@ -104,7 +104,9 @@ export class MemoryRouteStore implements RouteStore {
   #refuseDuplicate(routes: WorkspaceRoutes, method: string, shape: string, self: string | undefined): void {
     const holder = routes.shapes.get(`${method} ${shape}`);
     if (holder !== undefined && holder !== self) {
-      throw new SwitchyardError('already_exists', `a ${method} route with this path shape already exists`, [{ field: 'path', reason: 'duplicate method and path shape' }]);
+      throw new SwitchyardError('already_exists', `a ${method} route with this path shape already exists`, [
+        { field: 'path', reason: 'duplicate method and path shape' },
+      ]);
     }
   }
 
@@ -124,5 +126,10 @@ function compareAge(a: Pick<RouteRecord, 'createdAt' | 'id'>, b: Pick<RouteRecor
 }
 
 function freezeRoute(record: RouteRecord): RouteRecord {
-  return Object.freeze({ ...record, middleware: Object.freeze([...record.middleware]), createdAt: new Date(record.createdAt), updatedAt: new Date(record.updatedAt) });
+  return Object.freeze({
+    ...record,
+    middleware: Object.freeze([...record.middleware]),
+    createdAt: new Date(record.createdAt),
+    updatedAt: new Date(record.updatedAt),
+  });
 }

@@ -122,5 +122,9 @@ export class MemoryUploadStore implements UploadStore {
 }
 
 function freezeUpload(record: UploadRecord): UploadRecord {
-  return Object.freeze({ ...record, parts: Object.freeze(record.parts.map((part) => Object.freeze({ ...part }))), intent: Object.freeze({ ...record.intent }) });
+  return Object.freeze({
+    ...record,
+    parts: Object.freeze(record.parts.map((part) => Object.freeze({ ...part }))),
+    intent: Object.freeze({ ...record.intent }),
+  });
 }

@@ -116,7 +116,13 @@ export interface AssetStore {
   insert(record: AssetRecord): Promise<void>;
   get(workspace: string, id: string): Promise<AssetRecord | undefined>;
   getByBlobId(blobId: string): Promise<AssetRecord | undefined>;
-  swap(workspace: string, id: string, expectedVersion: number, content: AssetContent, attributes?: SwapAttributes): Promise<AssetRecord | undefined>;
+  swap(
+    workspace: string,
+    id: string,
+    expectedVersion: number,
+    content: AssetContent,
+    attributes?: SwapAttributes,
+  ): Promise<AssetRecord | undefined>;
   update(workspace: string, id: string, changes: AssetChanges): Promise<AssetRecord | undefined>;
   hasBlobKey(blobKey: string): Promise<boolean>;
   list(workspace: string, query: AssetListQuery): Promise<AssetRecord[]>;

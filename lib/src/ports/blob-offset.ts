@@ -8,5 +8,7 @@ export function assertBlobOffset(offset: number): number {
 
 /** What `BlobStore.writeAt` answers for an offset past the end of the blob (or for no blob, at an offset above 0). */
 export function blobTooShort(key: string, offset: number): SwitchyardError {
-  return new SwitchyardError('out_of_range', `blob ${key} has fewer than ${offset} bytes to write after`, [{ field: 'offset', reason: 'past the end of the blob' }]);
+  return new SwitchyardError('out_of_range', `blob ${key} has fewer than ${offset} bytes to write after`, [
+    { field: 'offset', reason: 'past the end of the blob' },
+  ]);
 }

@@ -2,7 +2,17 @@ import test from 'ava';
 import { SwitchyardError } from '../errors.js';
 import { MAX_MIDDLEWARE, MAX_NAME_LENGTH, parseHandler, parseMiddleware } from './names.js';
 
-const accepted = ['auth', 'auth.jwt', 'rate-limit', 'users:list', 'Users.getById', '_internal', 'v2', 'a.b-c:d_e', 'x'.repeat(MAX_NAME_LENGTH)];
+const accepted = [
+  'auth',
+  'auth.jwt',
+  'rate-limit',
+  'users:list',
+  'Users.getById',
+  '_internal',
+  'v2',
+  'a.b-c:d_e',
+  'x'.repeat(MAX_NAME_LENGTH),
+];
 for (const name of accepted) {
   test(`accepts the name ${name.length > 20 ? `of ${name.length} characters` : name}`, (t) => {
     t.is(parseHandler(name), name);
@@ -45,7 +55,11 @@ test('middleware keeps its order and is copied', (t) => {
   t.not(parsed, input);
 });
 
-for (const [label, value] of [['a string', 'auth'], ['an object', { 0: 'auth' }], ['a number', 3]] as const) {
+for (const [label, value] of [
+  ['a string', 'auth'],
+  ['an object', { 0: 'auth' }],
+  ['a number', 3],
+] as const) {
   test(`refuses middleware that is ${label}, not an array`, (t) => {
     const error = t.throws(() => parseMiddleware(value), { instanceOf: SwitchyardError });
     t.is(error.code, 'invalid_argument');

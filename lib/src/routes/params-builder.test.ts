@@ -14,7 +14,11 @@ test('a builder makes an object of the route\'s names, with the wildcard\'s rest
   t.deepEqual(paramsBuilder([], false)(path, starts, ends, wildcardStart), {});
   const two = paramsBuilder(['a', 'b'], false);
   t.deepEqual(two('/x/y', Int32Array.of(1, 3), Int32Array.of(2, 4), 0), { a: 'x', b: 'y' });
-  t.not(two('/x/y', Int32Array.of(1, 3), Int32Array.of(2, 4), 0), two('/x/y', Int32Array.of(1, 3), Int32Array.of(2, 4), 0), 'a new object per match');
+  t.not(
+    two('/x/y', Int32Array.of(1, 3), Int32Array.of(2, 4), 0),
+    two('/x/y', Int32Array.of(1, 3), Int32Array.of(2, 4), 0),
+    'a new object per match',
+  );
 });
 
 test('builders are compiled where code generation is allowed, and shared by routes with the same names', (t) => {
@@ -38,6 +42,10 @@ test('without code generation from strings (a strict CSP) the builder falls back
     const builder = paramsBuilder(['id'], true);
     const built = builder(${JSON.stringify(path)}, Int32Array.of(7), Int32Array.of(9), 16);
     console.log(JSON.stringify({ refused, compiled: builder.toString().startsWith('function anonymous'), built }));`;
-  const output = execFileSync(process.execPath, ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const output = execFileSync(
+    process.execPath,
+    ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script],
+    { encoding: 'utf8' },
+  );
   t.deepEqual(JSON.parse(output), { refused: true, compiled: false, built: { id: '42', '*': 'a/b.png' } });
 });

@@ -29,7 +29,7 @@ export const MAX_PATTERN_SEGMENTS = 32;
 export const PARAM_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 export type PatternSegment =
-  | { readonly kind: 'static'; /** Decoded text. */ readonly value: string }
+  | { readonly kind: 'static' /** Decoded text. */; readonly value: string }
   | { readonly kind: 'param'; readonly name: string }
   | { readonly kind: 'wildcard' };
 
@@ -79,7 +79,13 @@ export function parsePathPattern(value: unknown, field = 'path'): PathPattern {
     }
   });
   const shape = '/' + segments.map(shapeOf).join('/');
-  return Object.freeze({ source: value, segments: Object.freeze(segments), shape, paramNames: Object.freeze(paramNames), hasWildcard: segments.at(-1)?.kind === 'wildcard' });
+  return Object.freeze({
+    source: value,
+    segments: Object.freeze(segments),
+    shape,
+    paramNames: Object.freeze(paramNames),
+    hasWildcard: segments.at(-1)?.kind === 'wildcard',
+  });
 }
 
 function decodeStaticSegment(text: string, refuse: (reason: string) => Error): string {

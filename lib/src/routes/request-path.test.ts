@@ -2,7 +2,18 @@ import test from 'ava';
 import { SwitchyardError } from '../errors.js';
 import { MAX_REQUEST_PATH_LENGTH, parseRequestPath } from './request-path.js';
 
-const accepted = ['/', '/users/42', '/users/', '/a//b', '/caf%C3%A9', '/café', '/a%2Fb', '/:id', '/*', '/' + 'a'.repeat(MAX_REQUEST_PATH_LENGTH - 1)];
+const accepted = [
+  '/',
+  '/users/42',
+  '/users/',
+  '/a//b',
+  '/caf%C3%A9',
+  '/café',
+  '/a%2Fb',
+  '/:id',
+  '/*',
+  '/' + 'a'.repeat(MAX_REQUEST_PATH_LENGTH - 1),
+];
 for (const path of accepted) {
   test(`accepts the request path ${path.length > 30 ? `of ${path.length} characters` : path}`, (t) => {
     t.is(parseRequestPath(path), path);

@@ -17,7 +17,8 @@ function countingStore() {
     },
   };
   /** A write through another instance: committed in the store, not announced here. */
-  const writeElsewhere = async (workspace: string) => (await store.insert(sampleRoute(workspace, { path: `/p/${Math.random()}`, shape: `/p/${Math.random()}` }))).revision;
+  const writeElsewhere = async (workspace: string) =>
+    (await store.insert(sampleRoute(workspace, { path: `/p/${Math.random()}`, shape: `/p/${Math.random()}` }))).revision;
   return { store, revisionOnly, counted, writeElsewhere };
 }
 

@@ -98,7 +98,15 @@ export class RevisionWatch {
   }
 
   #create(workspace: string): WorkspaceHead {
-    const state: WorkspaceHead = { confirmed: 0, heard: 0, waiters: new Set(), timer: undefined, forget: undefined, polling: undefined, pollAgain: false };
+    const state: WorkspaceHead = {
+      confirmed: 0,
+      heard: 0,
+      waiters: new Set(),
+      timer: undefined,
+      forget: undefined,
+      polling: undefined,
+      pollAgain: false,
+    };
     if (this.#workspaces.size === 0) this.#listen();
     this.#workspaces.set(workspace, state);
     return state;

@@ -28,7 +28,8 @@ export function validateCreateRoute(input: unknown): ValidCreateRoute {
   const pattern = collect(problems, () => parsePathPattern(fields['path']));
   const middleware = collect(problems, () => parseMiddleware(fields['middleware']));
   const handler = collect(problems, () => parseHandler(fields['handler']));
-  if (method === undefined || pattern === undefined || middleware === undefined || handler === undefined) throw refuse('invalid route', problems);
+  if (method === undefined || pattern === undefined || middleware === undefined || handler === undefined)
+    throw refuse('invalid route', problems);
   return { method, pattern, middleware, handler };
 }
 

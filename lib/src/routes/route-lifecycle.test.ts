@@ -15,12 +15,18 @@ const bob = createPrincipal('bob', 'other', ['routes:read', 'routes:write']);
 /** Two service instances over one store, as two processes over one database. */
 function setup(history?: number) {
   const store = new MemoryRouteStore(history === undefined ? {} : { history });
-  const make = () => createRouteService({ store, clock: { now: () => new Date() }, ids: createUlidSource(), watchPollMs: 20, watchHeartbeatMs: 200 });
+  const make = () =>
+    createRouteService({ store, clock: { now: () => new Date() }, ids: createUlidSource(), watchPollMs: 20, watchHeartbeatMs: 200 });
   return { store, a: make(), b: make() };
 }
 
 /** Collects a watch's events until `until` says stop, or 3 s pass. */
-async function collect(service: RouteService, since: number, until: (events: RouteEvent[]) => boolean, act?: () => Promise<void>): Promise<RouteEvent[]> {
+async function collect(
+  service: RouteService,
+  since: number,
+  until: (events: RouteEvent[]) => boolean,
+  act?: () => Promise<void>,
+): Promise<RouteEvent[]> {
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), 3_000);
   const events: RouteEvent[] = [];
@@ -44,7 +50,10 @@ test('list pages oldest first; update validates like create and refuses a taken 
   const created = [];
   for (const path of ['/a', '/b', '/c', '/d', '/e']) created.push(await a.create(alice, { method: 'GET', path, handler: 'h' }));
   const first = await a.list(alice, { pageSize: 2 });
-  t.deepEqual(first.routes.map((route) => route.path), ['/a', '/b']);
+  t.deepEqual(
+    first.routes.map((route) => route.path),
+    ['/a', '/b'],
+  );
   const rest = await a.list(alice, { pageSize: 10, pageToken: first.nextPageToken });
   t.deepEqual([rest.routes.map((route) => route.path), rest.nextPageToken], [['/c', '/d', '/e'], '']);
   await t.throwsAsync(a.list(bob, { pageToken: first.nextPageToken }), { instanceOf: SwitchyardError, message: /another workspace/ });
@@ -55,10 +64,20 @@ test('list pages oldest first; update validates like create and refuses a taken 
   t.true(updated.updatedAt >= updated.createdAt);
   const taken = await t.throwsAsync(a.update(alice, created[1]!.id, { path: '/a/:other' }), { instanceOf: SwitchyardError });
   t.is(taken?.code, 'already_exists');
-  t.is(taken?.message, `route ${created[0]!.id} (GET /a/:id) already has this method and path shape`, 'the refusal names the route in the way');
-  t.deepEqual(taken?.details, [{ field: 'path', reason: `duplicate method and path shape: taken by route ${created[0]!.id} (GET /a/:id)` }]);
+  t.is(
+    taken?.message,
+    `route ${created[0]!.id} (GET /a/:id) already has this method and path shape`,
+    'the refusal names the route in the way',
+  );
+  t.deepEqual(taken?.details, [
+    { field: 'path', reason: `duplicate method and path shape: taken by route ${created[0]!.id} (GET /a/:id)` },
+  ]);
   const bad = await t.throwsAsync(a.update(alice, created[1]!.id, { method: 'FETCH', path: 'nope' }), { instanceOf: SwitchyardError });
-  t.deepEqual(bad?.details.map((detail) => detail.field), ['method', 'path'], 'every bad field at once');
+  t.deepEqual(
+    bad?.details.map((detail) => detail.field),
+    ['method', 'path'],
+    'every bad field at once',
+  );
   await t.throwsAsync(a.update(bob, created[1]!.id, { path: '/x' }), { message: /not found/ });
   await t.throwsAsync(a.update(alice, created[1]!.id, null as never), { message: /object/ });
 
@@ -74,11 +93,16 @@ test('a watch from 0 is a snapshot then every change, made through another insta
   const existing = await a.create(alice, { method: 'GET', path: '/existing', handler: 'h' });
   await a.create(bob, { method: 'GET', path: '/bobs', handler: 'h' });
   let id = '';
-  const events = await collect(b, 0, (seen) => seen.some((event) => event.type === 'delete'), async () => {
-    id = (await a.create(alice, { method: 'POST', path: '/new', handler: 'h' })).id;
-    await a.update(alice, id, { handler: 'h2' });
-    await a.delete(alice, id);
-  });
+  const events = await collect(
+    b,
+    0,
+    (seen) => seen.some((event) => event.type === 'delete'),
+    async () => {
+      id = (await a.create(alice, { method: 'POST', path: '/new', handler: 'h' })).id;
+      await a.update(alice, id, { handler: 'h2' });
+      await a.delete(alice, id);
+    },
+  );
   // A heartbeat (200 ms here) may slip in on a starved machine; it is no change.
   const changes = events.filter((event) => event.type !== 'heartbeat');
   t.deepEqual(kinds(changes), ['reset@1', 'upsert@1', 'synced@1', 'upsert@2', 'upsert@3', 'delete@4']);
@@ -93,13 +117,19 @@ test('a watch from a known revision gets only later changes (a heartbeat first w
   t.deepEqual(kinds(await collect(a, 5, (seen) => seen.length === 1)), ['heartbeat@5'], 'current: a heartbeat at once');
   t.deepEqual(kinds(await collect(a, 1, (seen) => seen.at(-1)?.type === 'synced')).at(0), 'reset@5', 'history trimmed past revision 1');
   t.deepEqual(kinds(await collect(a, 99, (seen) => seen.at(-1)?.type === 'synced')).at(0), 'reset@5', 'a revision the workspace never had');
-  await t.throwsAsync(async () => {
-    for await (const _ of a.watch(alice, { sinceRevision: -1 })) break;
-  }, { message: /sinceRevision/ });
+  await t.throwsAsync(
+    async () => {
+      for await (const _ of a.watch(alice, { sinceRevision: -1 })) break;
+    },
+    { message: /sinceRevision/ },
+  );
   const reader = createPrincipal('r', 'acme', ['routes:write']);
-  await t.throwsAsync(async () => {
-    for await (const _ of a.watch(reader)) break;
-  }, { message: /routes:read/ });
+  await t.throwsAsync(
+    async () => {
+      for await (const _ of a.watch(reader)) break;
+    },
+    { message: /routes:read/ },
+  );
 });
 
 test('an idle watch sends heartbeats; aborting ends it', async (t) => {
@@ -158,12 +188,26 @@ test('two instances on one change feed: a write through one reaches a watcher on
     },
   });
   const feed = new LoopbackChangeFeed();
-  const make = () => createRouteService({ store: counted, clock: { now: () => new Date() }, ids: createUlidSource(), watchPollMs: 20, watchFeed: feed, watchSafetyPollMs: 60_000, watchHeartbeatMs: 5_000 });
+  const make = () =>
+    createRouteService({
+      store: counted,
+      clock: { now: () => new Date() },
+      ids: createUlidSource(),
+      watchPollMs: 20,
+      watchFeed: feed,
+      watchSafetyPollMs: 60_000,
+      watchHeartbeatMs: 5_000,
+    });
   const [a, b] = [make(), make()];
-  const events = await collect(b, 0, (seen) => seen.some((event) => event.type === 'upsert'), async () => {
-    await sleep(200);
-    await a.create(alice, { method: 'GET', path: '/x', handler: 'h' });
-  });
+  const events = await collect(
+    b,
+    0,
+    (seen) => seen.some((event) => event.type === 'upsert'),
+    async () => {
+      await sleep(200);
+      await a.create(alice, { method: 'GET', path: '/x', handler: 'h' });
+    },
+  );
   t.deepEqual(kinds(events), ['reset@0', 'synced@0', 'upsert@1']);
   t.true(reads <= 1, `${reads} revision reads in 200 ms of watching and one change (polling: about 10)`);
 });

@@ -42,9 +42,21 @@ export async function updateRoute(deps: Deps, principal: Principal, id: string, 
   const current = await deps.store.get(principal.workspace, routeId);
   if (!current) throw routeNotFound();
   const given = (field: keyof UpdateRouteInput) => (input[field] === undefined ? current[field] : input[field]);
-  const { method, pattern, middleware, handler } = validateCreateRoute({ method: given('method'), path: given('path'), middleware: given('middleware'), handler: given('handler') });
+  const { method, pattern, middleware, handler } = validateCreateRoute({
+    method: given('method'),
+    path: given('path'),
+    middleware: given('middleware'),
+    handler: given('handler'),
+  });
   const updatedAt = new Date(Math.trunc(deps.clock.now().getTime()));
-  const update = deps.store.update(principal.workspace, routeId, { method, path: pattern.source, shape: pattern.shape, middleware, handler, updatedAt });
+  const update = deps.store.update(principal.workspace, routeId, {
+    method,
+    path: pattern.source,
+    shape: pattern.shape,
+    middleware,
+    handler,
+    updatedAt,
+  });
   const record = await nameTheConflict(deps.store, principal.workspace, { id: routeId, method, shape: pattern.shape }, update);
   if (!record) throw routeNotFound();
   deps.changed(principal.workspace, record.revision);
@@ -61,6 +73,7 @@ export async function deleteRoute(deps: Deps, principal: Principal, id: string):
 
 function cursorOf(token: string, binding: string): { createdAt: Date; id: string } {
   const [createdAt, id] = decodePageToken(token, binding, 2);
-  if (!/^\d{1,15}$/.test(createdAt ?? '') || id === undefined || !isId('route', id)) throw invalidArgument('pageToken', 'is not a page token of this listing');
+  if (!/^\d{1,15}$/.test(createdAt ?? '') || id === undefined || !isId('route', id))
+    throw invalidArgument('pageToken', 'is not a page token of this listing');
   return { createdAt: new Date(Number(createdAt)), id };
 }

@@ -16,7 +16,11 @@ function setup() {
 }
 
 /** Awaits a refusal and returns it, checking it is a SwitchyardError with the code. */
-async function refusal(t: import('ava').ExecutionContext, promise: Promise<unknown>, code: SwitchyardError['code']): Promise<SwitchyardError> {
+async function refusal(
+  t: import('ava').ExecutionContext,
+  promise: Promise<unknown>,
+  code: SwitchyardError['code'],
+): Promise<SwitchyardError> {
   const error = await t.throwsAsync(promise, { instanceOf: SwitchyardError });
   t.is(error.code, code, error.message);
   return error;
@@ -24,7 +28,12 @@ async function refusal(t: import('ava').ExecutionContext, promise: Promise<unkno
 
 test('create returns the route with an id, upper-case method and the creation time', async (t) => {
   const { service, store } = setup();
-  const route = await service.create(alice, { method: 'get', path: '/users/:id', middleware: ['auth.jwt', 'rate-limit'], handler: 'users.show' });
+  const route = await service.create(alice, {
+    method: 'get',
+    path: '/users/:id',
+    middleware: ['auth.jwt', 'rate-limit'],
+    handler: 'users.show',
+  });
   t.regex(route.id, /^rt_[0-9a-z]{26}$/);
   t.like(route, { method: 'GET', path: '/users/:id', middleware: ['auth.jwt', 'rate-limit'], handler: 'users.show' });
   t.deepEqual(route.createdAt, NOW);
@@ -64,17 +73,30 @@ test('another method, another shape or another workspace is not a duplicate', as
 
 test('create reports every bad field at once', async (t) => {
   const { service } = setup();
-  const error = await refusal(t, service.create(alice, { method: 'BREW', path: 'users/', middleware: ['ok', 'bad name'], handler: '' }), 'invalid_argument');
-  t.deepEqual(error.details.map((d) => d.field), ['method', 'path', 'middleware[1]', 'handler']);
+  const error = await refusal(
+    t,
+    service.create(alice, { method: 'BREW', path: 'users/', middleware: ['ok', 'bad name'], handler: '' }),
+    'invalid_argument',
+  );
+  t.deepEqual(
+    error.details.map((d) => d.field),
+    ['method', 'path', 'middleware[1]', 'handler'],
+  );
 });
 
 test('create refuses values of the wrong type from the network without crashing', async (t) => {
   const { service } = setup();
   const input = { method: 7, path: null, middleware: 'auth', handler: 42 } as unknown as CreateRouteInput;
   const error = await refusal(t, service.create(alice, input), 'invalid_argument');
-  t.deepEqual(error.details.map((d) => d.field), ['method', 'path', 'middleware', 'handler']);
+  t.deepEqual(
+    error.details.map((d) => d.field),
+    ['method', 'path', 'middleware', 'handler'],
+  );
   const missing = await refusal(t, service.create(alice, {} as CreateRouteInput), 'invalid_argument');
-  t.deepEqual(missing.details.map((d) => d.field), ['method', 'path', 'handler']);
+  t.deepEqual(
+    missing.details.map((d) => d.field),
+    ['method', 'path', 'handler'],
+  );
   for (const notAnObject of [null, undefined, 'GET /x', ['GET', '/x']]) {
     await refusal(t, service.create(alice, notAnObject as unknown as CreateRouteInput), 'invalid_argument');
   }
@@ -121,7 +143,10 @@ test('match returns the most specific route with decoded params', async (t) => {
   await service.create(alice, { method: 'GET', path: '/users/me', handler: 'users.me' });
   await service.create(alice, { method: 'GET', path: '/files/*', handler: 'files.get' });
   t.like(await service.match(alice, { method: 'GET', path: '/users/me' }), { route: { handler: 'users.me' }, params: {} });
-  t.like(await service.match(alice, { method: 'get', path: '/users/a%20b' }), { route: { handler: 'users.show', method: 'GET' }, params: { id: 'a b' } });
+  t.like(await service.match(alice, { method: 'get', path: '/users/a%20b' }), {
+    route: { handler: 'users.show', method: 'GET' },
+    params: { id: 'a b' },
+  });
   t.deepEqual((await service.match(alice, { method: 'GET', path: '/files/a/b.png' })).params, { '*': 'a/b.png' });
   t.is((await service.match(alice, { method: 'HEAD', path: '/users/7' })).route.handler, 'users.show');
   await refusal(t, service.match(alice, { method: 'POST', path: '/users/7' }), 'not_found');
@@ -151,7 +176,10 @@ test('a caller cannot change a cached route through a match result', async (t) =
 test('match refuses a bad method and path together, and wrong types', async (t) => {
   const { service } = setup();
   const error = await refusal(t, service.match(alice, { method: 'BREW', path: '/x?y=1' }), 'invalid_argument');
-  t.deepEqual(error.details.map((d) => d.field), ['method', 'path']);
+  t.deepEqual(
+    error.details.map((d) => d.field),
+    ['method', 'path'],
+  );
   await refusal(t, service.match(alice, { method: 'GET', path: '/users/%zz' }), 'invalid_argument');
   await refusal(t, service.match(alice, { method: ['GET'], path: 5 } as unknown as MatchRouteInput), 'invalid_argument');
   await refusal(t, service.match(alice, null as unknown as MatchRouteInput), 'invalid_argument');

@@ -43,7 +43,11 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
   const { store, clock, ids } = deps;
   const tables = new RouteTableCache(store, deps.cachedWorkspaces ?? 1000);
   const feed = deps.watchFeed;
-  const revisions = new RevisionWatch(store, { pollMs: deps.watchPollMs ?? DEFAULT_WATCH_POLL_MS, feed, safetyPollMs: deps.watchSafetyPollMs ?? DEFAULT_WATCH_SAFETY_POLL_MS });
+  const revisions = new RevisionWatch(store, {
+    pollMs: deps.watchPollMs ?? DEFAULT_WATCH_POLL_MS,
+    feed,
+    safetyPollMs: deps.watchSafetyPollMs ?? DEFAULT_WATCH_SAFETY_POLL_MS,
+  });
   const announcer = feed && new Announcer(feed);
   const changed = (workspace: string, revision: number): void => {
     revisions.committed(workspace, revision);
@@ -90,7 +94,8 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
       const { method, path } = validateMatchRoute(input);
       const table = await tables.tableFor(principal.workspace);
       const found = table.match(method, path);
-      if (found === undefined) throw new SwitchyardError('not_found', `no route matches ${method} ${path}`, [{ field: 'path', reason: 'no route matches' }]);
+      if (found === undefined)
+        throw new SwitchyardError('not_found', `no route matches ${method} ${path}`, [{ field: 'path', reason: 'no route matches' }]);
       return { route: toRoute(found.route), params: found.params };
     },
 

@@ -21,7 +21,17 @@ class CountingStore extends MemoryRouteStore {
 let serial = 0;
 function record(workspace: string, path: string, shape = path): NewRouteRecord {
   serial++;
-  return { id: `rt_${String(serial).padStart(26, '0')}`, workspace, method: 'GET', path, shape, middleware: [], handler: 'h', createdAt: new Date(0), updatedAt: new Date(0) };
+  return {
+    id: `rt_${String(serial).padStart(26, '0')}`,
+    workspace,
+    method: 'GET',
+    path,
+    shape,
+    middleware: [],
+    handler: 'h',
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
+  };
 }
 
 test('builds a table once and reuses it while the route count is unchanged', async (t) => {

@@ -53,7 +53,10 @@ export class RouteTable<R extends RouteTableEntry = RouteTableEntry> {
       if (table === undefined) this.#byMethod.set(method, (table = { trie: new RouteTrie<R>(), statics: new Map() }));
       table.trie.insert(pattern, route, escapeSegment);
       if (pattern.segments.every((segment) => segment.kind === 'static')) {
-        table.statics.set('/' + pattern.segments.map((segment) => (segment.kind === 'static' ? escapeSegment(segment.value) : '')).join('/'), route);
+        table.statics.set(
+          '/' + pattern.segments.map((segment) => (segment.kind === 'static' ? escapeSegment(segment.value) : '')).join('/'),
+          route,
+        );
       }
       size++;
     }
@@ -99,7 +102,10 @@ function escapeSegment(decoded: string): string {
 }
 
 function matchingForm(path: string): string {
-  return path.split('/').map((segment) => escapeSegment(decode(segment))).join('/');
+  return path
+    .split('/')
+    .map((segment) => escapeSegment(decode(segment)))
+    .join('/');
 }
 
 function decode(text: string): string {

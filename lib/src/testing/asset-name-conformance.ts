@@ -18,8 +18,10 @@ export function assetNameCases(define: Define): void {
       sampleAsset(workspace, { name: `it's "quoted" %_\\ ; filename*=x.txt` }),
     ];
     for (const record of records) await store.insert(record);
-    for (const record of records) t.deepEqual(view(await store.get(workspace, record.id)), view(record), JSON.stringify(record.name.slice(0, 20)));
-    const ids = async (prefix: string) => (await store.list(workspace, { limit: 10, namePrefix: nameKey(prefix) })).map((record) => record.id);
+    for (const record of records)
+      t.deepEqual(view(await store.get(workspace, record.id)), view(record), JSON.stringify(record.name.slice(0, 20)));
+    const ids = async (prefix: string) =>
+      (await store.list(workspace, { limit: 10, namePrefix: nameKey(prefix) })).map((record) => record.id);
     t.deepEqual(await ids('📷📷'), [records[0]!.id]);
     t.deepEqual(await ids('İİ'), [records[1]!.id], 'a long key, cut where the store cuts it');
   });
@@ -33,7 +35,11 @@ export function assetNameCases(define: Define): void {
     t.deepEqual(view(kept), view({ ...swapped(record, content), visibility: 'private', name: 'first.png' }), 'no name given: kept');
     const next = sampleContent(workspace);
     const renamed = await store.swap(workspace, record.id, 2, next, { name: 'second.webp' });
-    t.deepEqual(view(renamed), view({ ...swapped(swapped(record, content), next), visibility: 'private', name: 'second.webp' }), 'a name given: written with the content');
+    t.deepEqual(
+      view(renamed),
+      view({ ...swapped(swapped(record, content), next), visibility: 'private', name: 'second.webp' }),
+      'a name given: written with the content',
+    );
     const updated = await store.update(workspace, record.id, { name: 'Dritte Fassung.webp' });
     t.is(updated?.name, 'Dritte Fassung.webp');
     t.is(updated?.label, record.label, 'the label stays');
@@ -47,7 +53,10 @@ export function assetNameCases(define: Define): void {
     const workspace = uniqueName();
     const make = (name: string, overrides: Partial<AssetRecord> = {}) => sampleAsset(workspace, { name, ...overrides });
     const records = {
-      report: make('Report 2024.PDF', { ...sampleContent(workspace, { type: 'application/pdf', width: undefined, height: undefined }), label: 'docs' }),
+      report: make('Report 2024.PDF', {
+        ...sampleContent(workspace, { type: 'application/pdf', width: undefined, height: undefined }),
+        label: 'docs',
+      }),
       reportImage: make('report-cover.png', { label: 'docs' }),
       percent: make('100%_done.txt'),
       plain: make('100 done.txt'),
@@ -65,8 +74,10 @@ export function assetNameCases(define: Define): void {
     };
     for (const record of Object.values(records)) await store.insert(record);
     await store.insert(sampleAsset(uniqueName(), { name: 'Report of another workspace' }));
-    const list = async (q: string, extra: { type?: { exact: string } | { prefix: string }; label?: string; before?: string; limit?: number } = {}) =>
-      (await store.list(workspace, { limit: extra.limit ?? 20, namePrefix: nameKey(q), ...extra })).map((record) => record.name);
+    const list = async (
+      q: string,
+      extra: { type?: { exact: string } | { prefix: string }; label?: string; before?: string; limit?: number } = {},
+    ) => (await store.list(workspace, { limit: extra.limit ?? 20, namePrefix: nameKey(q), ...extra })).map((record) => record.name);
 
     t.deepEqual(await list('REPORT'), ['report-cover.png', 'Report 2024.PDF'], 'any case, newest first, only this workspace');
     t.deepEqual(await list('report '), ['Report 2024.PDF'], 'a space is a character like any other');

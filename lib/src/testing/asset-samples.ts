@@ -25,7 +25,18 @@ export function sampleContent(workspace: string, overrides: Partial<AssetContent
 /** A version-1 asset record of `workspace`. The label and name are non-ASCII on purpose (4-byte UTF-8 included). */
 export function sampleAsset(workspace: string, overrides: Partial<AssetRecord> = {}): AssetRecord {
   const content = sampleContent(workspace);
-  return { ...content, id: ids.next('asset'), workspace, label: 'Fotos – Sommer ☀ 📷', name: 'Strand – Ärmelkanal 🌊.PNG', createdAt: content.uploadedAt, version: 1, visibility: 'public', linkEpoch: 0, ...overrides };
+  return {
+    ...content,
+    id: ids.next('asset'),
+    workspace,
+    label: 'Fotos – Sommer ☀ 📷',
+    name: 'Strand – Ärmelkanal 🌊.PNG',
+    createdAt: content.uploadedAt,
+    version: 1,
+    visibility: 'public',
+    linkEpoch: 0,
+    ...overrides,
+  };
 }
 
 /** Every field, spelled out: a missing optional field equals `undefined`, but `null` does not. */

@@ -15,7 +15,10 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
   define('list pages a workspace newest first, by id, with type and label filters', async (t, store) => {
     const workspace = uniqueName();
     const png = sampleAsset(workspace, { label: 'a' });
-    const pdf = sampleAsset(workspace, { ...sampleContent(workspace, { type: 'application/pdf', width: undefined, height: undefined }), label: 'b' });
+    const pdf = sampleAsset(workspace, {
+      ...sampleContent(workspace, { type: 'application/pdf', width: undefined, height: undefined }),
+      label: 'b',
+    });
     const webp = sampleAsset(workspace, { ...sampleContent(workspace, { type: 'image/webp' }), label: 'a' });
     for (const record of [png, pdf, webp]) await store.insert(record);
     await store.insert(sampleAsset(uniqueName()));
@@ -46,7 +49,7 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
     t.is(await store.delete(workspace, record.id), undefined, 'a second delete');
   });
 
-  define('usage counts a workspace\'s records and the bytes of their current files', async (t, store) => {
+  define("usage counts a workspace's records and the bytes of their current files", async (t, store) => {
     const workspace = uniqueName();
     t.deepEqual(await store.usage(workspace), { assets: 0, bytes: 0 }, 'an empty workspace');
     const first = sampleAsset(workspace, { ...sampleContent(workspace, { size: 1000 }) });
@@ -63,7 +66,10 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
   define('insert then get returns every field, times to the millisecond', async (t, store) => {
     const workspace = uniqueName();
     const image = sampleAsset(workspace, { createdAt: new Date('2024-05-06T07:08:09.001Z') });
-    const document = sampleAsset(workspace, { ...sampleContent(workspace, { type: 'application/pdf', size: 0, width: undefined, height: undefined }), label: '' });
+    const document = sampleAsset(workspace, {
+      ...sampleContent(workspace, { type: 'application/pdf', size: 0, width: undefined, height: undefined }),
+      label: '',
+    });
     await store.insert(image);
     await store.insert(document);
     t.deepEqual(view(await store.get(workspace, image.id)), view(image), 'image with dimensions');
@@ -104,7 +110,13 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
     const record = sampleAsset(workspace);
     await store.insert(record);
     // Image → PDF: the dimensions must go, not linger from the old content.
-    const content = sampleContent(workspace, { type: 'application/pdf', size: 99, width: undefined, height: undefined, uploadedAt: new Date('2025-01-02T03:04:05.678Z') });
+    const content = sampleContent(workspace, {
+      type: 'application/pdf',
+      size: 99,
+      width: undefined,
+      height: undefined,
+      uploadedAt: new Date('2025-01-02T03:04:05.678Z'),
+    });
     const expected = swapped(record, content);
     const result = await store.swap(workspace, record.id, 1, content);
     t.deepEqual(view(result), view(expected), 'swap returns the new record');
@@ -138,7 +150,10 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
     const stored = await store.get(workspace, record.id);
     t.is(stored?.version, 2);
     t.deepEqual(view(stored), view(winner));
-    t.true(contents.some((content) => content.blobId === stored?.blobId), 'the stored blob is one of the swapped-in ones');
+    t.true(
+      contents.some((content) => content.blobId === stored?.blobId),
+      'the stored blob is one of the swapped-in ones',
+    );
   });
 
   define('a private record round-trips; swap keeps its visibility unless given one', async (t, store) => {
@@ -151,7 +166,11 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
     t.deepEqual(view(kept), view({ ...swapped(record, content), visibility: 'private' }), 'visibility and link epoch stay');
     const next = sampleContent(workspace);
     const made = await store.swap(workspace, record.id, 2, next, { visibility: 'public' });
-    t.deepEqual(view(made), view({ ...swapped(swapped(record, content), next), visibility: 'public' }), 'the given visibility is written with the content');
+    t.deepEqual(
+      view(made),
+      view({ ...swapped(swapped(record, content), next), visibility: 'public' }),
+      'the given visibility is written with the content',
+    );
   });
 
   define('update changes label and visibility, raises the link epoch, and leaves content and version alone', async (t, store) => {
@@ -168,18 +187,34 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
     t.is(await store.update(uniqueName(), record.id, { label: 'x' }), undefined, 'another workspace');
     t.is(await store.update(workspace, ids.next('asset'), { label: 'x' }), undefined, 'unknown id');
     t.is((await store.get(workspace, record.id))?.label, 'neu ✓', 'unchanged by those');
-    t.deepEqual(view(await store.getByBlobId(record.blobId)), view({ ...record, label: 'neu ✓', visibility: 'private', linkEpoch: 5 }), 'the file lookup sees the update');
+    t.deepEqual(
+      view(await store.getByBlobId(record.blobId)),
+      view({ ...record, label: 'neu ✓', visibility: 'private', linkEpoch: 5 }),
+      'the file lookup sees the update',
+    );
   });
 
   define('getPolicy returns what setPolicy stored, per workspace', async (t, store) => {
     const workspace = uniqueName();
     t.is(await store.getPolicy(workspace), undefined, 'none set');
-    await store.setPolicy(workspace, { allowedTypes: ['image/*', 'application/pdf'], maxUploadBytes: 2 ** 33, defaultVisibility: 'private' });
-    t.deepEqual(await store.getPolicy(workspace), { allowedTypes: ['image/*', 'application/pdf'], maxUploadBytes: 2 ** 33, defaultVisibility: 'private' });
+    await store.setPolicy(workspace, {
+      allowedTypes: ['image/*', 'application/pdf'],
+      maxUploadBytes: 2 ** 33,
+      defaultVisibility: 'private',
+    });
+    t.deepEqual(await store.getPolicy(workspace), {
+      allowedTypes: ['image/*', 'application/pdf'],
+      maxUploadBytes: 2 ** 33,
+      defaultVisibility: 'private',
+    });
     t.is(await store.getPolicy(uniqueName()), undefined, 'another workspace has none');
     await store.setPolicy(workspace, { allowedTypes: [], defaultVisibility: 'public' });
     const replaced = await store.getPolicy(workspace);
-    t.deepEqual({ ...replaced }, { allowedTypes: [], defaultVisibility: 'public' }, 'a second set replaces the first; an absent limit stays an absent key');
+    t.deepEqual(
+      { ...replaced },
+      { allowedTypes: [], defaultVisibility: 'public' },
+      'a second set replaces the first; an absent limit stays an absent key',
+    );
   });
 
   define('hasBlobKey tells whether a record currently points at a key', async (t, store) => {
@@ -195,14 +230,20 @@ export function assetStoreConformance(test: RegisterTest, options: ConformanceOp
   });
 
   if (options.createUnavailable) {
-    defineCase(test, options, 'AssetStore unreachable backend: every operation is unavailable', async (t, store) => {
-      const workspace = uniqueName();
-      const record = sampleAsset(workspace);
-      await assertRejectsWithCode(t, store.insert(record), 'unavailable', 'insert');
-      await assertRejectsWithCode(t, store.get(workspace, record.id), 'unavailable', 'get');
-      await assertRejectsWithCode(t, store.getByBlobId(record.blobId), 'unavailable', 'getByBlobId');
-      await assertRejectsWithCode(t, store.swap(workspace, record.id, 1, sampleContent(workspace)), 'unavailable', 'swap');
-      await assertRejectsWithCode(t, store.hasBlobKey(record.blobKey), 'unavailable', 'hasBlobKey');
-    }, options.createUnavailable);
+    defineCase(
+      test,
+      options,
+      'AssetStore unreachable backend: every operation is unavailable',
+      async (t, store) => {
+        const workspace = uniqueName();
+        const record = sampleAsset(workspace);
+        await assertRejectsWithCode(t, store.insert(record), 'unavailable', 'insert');
+        await assertRejectsWithCode(t, store.get(workspace, record.id), 'unavailable', 'get');
+        await assertRejectsWithCode(t, store.getByBlobId(record.blobId), 'unavailable', 'getByBlobId');
+        await assertRejectsWithCode(t, store.swap(workspace, record.id, 1, sampleContent(workspace)), 'unavailable', 'swap');
+        await assertRejectsWithCode(t, store.hasBlobKey(record.blobKey), 'unavailable', 'hasBlobKey');
+      },
+      options.createUnavailable,
+    );
   }
 }

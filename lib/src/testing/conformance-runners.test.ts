@@ -38,7 +38,10 @@ test('under node:test a broken store fails: a store that ignores workspaces is c
 test('under ava a failing case rejects with the assertion error and counts as a failure', async (t) => {
   type Case = { title: string; run: (...context: unknown[]) => Promise<void> };
   const cases: Case[] = [];
-  routeStoreConformance((title, run) => cases.push({ title, run }), { name: 'memory', create: async () => ({ store: new MemoryRouteStore() }) });
+  routeStoreConformance((title, run) => cases.push({ title, run }), {
+    name: 'memory',
+    create: async () => ({ store: new MemoryRouteStore() }),
+  });
   t.true(cases.length >= 5);
   let passes = 0;
   await cases[0]!.run({ pass: () => passes++ });
@@ -62,9 +65,15 @@ test('a blob store whose writeAt appends at the end instead of cutting the blob 
     }
   }
   const cases: Case[] = [];
-  blobStoreConformance((title, run) => cases.push({ title, run }), { name: 'appending', create: async () => ({ store: new AppendingBlobStore() }) });
+  blobStoreConformance((title, run) => cases.push({ title, run }), {
+    name: 'appending',
+    create: async () => ({ store: new AppendingBlobStore() }),
+  });
   const writeAtCases = cases.filter((entry) => entry.title.includes('writeAt (optional)'));
   t.true(writeAtCases.length >= 3);
   const outcomes = await Promise.allSettled(writeAtCases.map((entry) => entry.run()));
-  t.true(outcomes.some((outcome) => outcome.status === 'rejected'), 'a store that keeps stale bytes past the offset is caught');
+  t.true(
+    outcomes.some((outcome) => outcome.status === 'rejected'),
+    'a store that keeps stale bytes past the offset is caught',
+  );
 });

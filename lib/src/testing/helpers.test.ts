@@ -26,7 +26,10 @@ test('failingStream delivers its bytes, then fails with the given error or a pre
     for await (const chunk of failingStream({ bytesBeforeFailure: 100_000, error: boom })) received.push((chunk as Buffer).length);
   });
   t.is(error, boom);
-  t.is(received.reduce((a, b) => a + b, 0), 100_000);
+  t.is(
+    received.reduce((a, b) => a + b, 0),
+    100_000,
+  );
   await t.throwsAsync(bytesOf(failingStream({ bytesBeforeFailure: 10 })), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 });
 

@@ -72,7 +72,12 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
   define('same method and shape in one workspace is already_exists, whatever the parameter names', async (t, store) => {
     const workspace = uniqueName();
     await store.insert(sampleRoute(workspace, { path: '/users/:id', shape: '/users/:' }));
-    await assertRejectsWithCode(t, store.insert(sampleRoute(workspace, { path: '/users/:uid', shape: '/users/:' })), 'already_exists', 'duplicate shape');
+    await assertRejectsWithCode(
+      t,
+      store.insert(sampleRoute(workspace, { path: '/users/:uid', shape: '/users/:' })),
+      'already_exists',
+      'duplicate shape',
+    );
     t.is(await store.count(workspace), 1, 'the refused insert must store nothing');
   });
 
@@ -89,7 +94,9 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
 
   define('concurrent inserts of one duplicate: exactly one succeeds, the rest are already_exists', async (t, store) => {
     const workspace = uniqueName();
-    const attempts = Array.from({ length: 8 }, (_, i) => sampleRoute(workspace, { path: `/items/:p${i}`, shape: '/items/:', handler: `h${i}` }));
+    const attempts = Array.from({ length: 8 }, (_, i) =>
+      sampleRoute(workspace, { path: `/items/:p${i}`, shape: '/items/:', handler: `h${i}` }),
+    );
     const { fulfilled, rejectedCodes } = tally(await Promise.allSettled(attempts.map((record) => store.insert(record))));
     t.is(fulfilled.length, 1, 'exactly one insert wins');
     t.deepEqual(rejectedCodes, Array(attempts.length - 1).fill('already_exists'));
@@ -132,10 +139,26 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     t.deepEqual(revisionsOf([a, b]), [1, 2], 'insert returns the record at its revision');
     await assertRejectsWithCode(t, store.insert(sampleRoute(workspace, { path: '/a', shape: '/a' })), 'already_exists', 'a duplicate');
     const updatedAt = new Date(BASE_TIME + 5000);
-    const moved = await store.update(workspace, a.id, { method: 'POST', path: '/a2/:x', shape: '/a2/:', middleware: ['m'], handler: 'h2', updatedAt });
-    t.deepEqual(view(moved), view({ ...a, method: 'POST', path: '/a2/:x', shape: '/a2/:', middleware: ['m'], handler: 'h2', updatedAt }), 'update writes the new definition, keeps id and createdAt');
+    const moved = await store.update(workspace, a.id, {
+      method: 'POST',
+      path: '/a2/:x',
+      shape: '/a2/:',
+      middleware: ['m'],
+      handler: 'h2',
+      updatedAt,
+    });
+    t.deepEqual(
+      view(moved),
+      view({ ...a, method: 'POST', path: '/a2/:x', shape: '/a2/:', middleware: ['m'], handler: 'h2', updatedAt }),
+      'update writes the new definition, keeps id and createdAt',
+    );
     t.is(moved?.revision, 3);
-    await assertRejectsWithCode(t, store.update(workspace, a.id, { ...b, updatedAt }), 'already_exists', "an update onto another route's method and shape");
+    await assertRejectsWithCode(
+      t,
+      store.update(workspace, a.id, { ...b, updatedAt }),
+      'already_exists',
+      "an update onto another route's method and shape",
+    );
     t.is(await store.update(uniqueName(), a.id, { ...b, path: '/z', shape: '/z', updatedAt }), undefined, 'another workspace');
     t.is(await store.update(workspace, ids.next('route'), { ...b, path: '/z', shape: '/z', updatedAt }), undefined, 'an unknown id');
     t.deepEqual(await store.delete(workspace, b.id), { revision: 4 });
@@ -147,7 +170,11 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     t.is(await store.revision(workspace), 5);
     const changes = await store.changesSince(workspace, 0, 100);
     t.deepEqual(
-      changes?.map((change) => (change.kind === 'upsert' ? [change.revision, 'upsert', change.record.id, change.record.revision] : [change.revision, 'delete', change.id])),
+      changes?.map((change) =>
+        change.kind === 'upsert'
+          ? [change.revision, 'upsert', change.record.id, change.record.revision]
+          : [change.revision, 'delete', change.id],
+      ),
       [
         [1, 'upsert', a.id, 1],
         [2, 'upsert', b.id, 2],
@@ -158,7 +185,11 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     );
     const third = changes?.[2];
     t.deepEqual(third?.kind === 'upsert' ? view(third.record) : undefined, view(moved), 'a change carries the record as written');
-    t.deepEqual((await store.changesSince(workspace, 3, 1))?.map((change) => change.revision), [4], 'after a revision, at most limit');
+    t.deepEqual(
+      (await store.changesSince(workspace, 3, 1))?.map((change) => change.revision),
+      [4],
+      'after a revision, at most limit',
+    );
     t.deepEqual(await store.changesSince(workspace, 5, 10), [], 'nothing after the current revision');
     t.is(await store.changesSince(workspace, 6, 10), undefined, 'a revision the workspace never had');
     t.is(await store.revision(uniqueName()), 0, 'other workspaces have their own revision');
@@ -166,12 +197,20 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
 
   define('concurrent writes to one workspace get distinct, gap-free revisions, logged in order', async (t, store) => {
     const workspace = uniqueName();
-    const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => store.insert(sampleRoute(workspace, { path: `/c${i}`, shape: `/c${i}` }))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) => store.insert(sampleRoute(workspace, { path: `/c${i}`, shape: `/c${i}` }))),
+    );
     const { fulfilled, rejectedCodes } = tally(results);
     t.deepEqual(rejectedCodes, []);
-    t.deepEqual(fulfilled.map((record) => record.revision).sort((x, y) => x - y), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    t.deepEqual(
+      fulfilled.map((record) => record.revision).sort((x, y) => x - y),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    );
     const changes = (await store.changesSince(workspace, 0, 100)) ?? [];
-    t.deepEqual(changes.map((change) => change.revision), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    t.deepEqual(
+      changes.map((change) => change.revision),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    );
     t.deepEqual(
       changes.map((change) => (change.kind === 'upsert' ? change.record.id : '')),
       [...fulfilled].sort((x, y) => x.revision - y.revision).map((record) => record.id),
@@ -181,14 +220,24 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
   define('snapshot is the records and the revision they are the table of; page cuts the list by cursor', async (t, store) => {
     const workspace = uniqueName();
     const records = [];
-    for (let i = 0; i < 5; i++) records.push(await store.insert(sampleRoute(workspace, { path: `/p${i}`, shape: `/p${i}`, createdAt: new Date(BASE_TIME + (i % 2) * 1000) })));
+    for (let i = 0; i < 5; i++)
+      records.push(
+        await store.insert(sampleRoute(workspace, { path: `/p${i}`, shape: `/p${i}`, createdAt: new Date(BASE_TIME + (i % 2) * 1000) })),
+      );
     const ordered = [...records].sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime() || (x.id < y.id ? -1 : 1));
     const snapshot = await store.snapshot(workspace);
     t.is(snapshot.revision, 5);
     t.deepEqual(snapshot.records.map(view), ordered.map(view));
-    t.deepEqual((await store.page(workspace, undefined, 2)).map((record) => record.id), ordered.slice(0, 2).map((record) => record.id));
-    t.deepEqual((await store.page(workspace, ordered[1], 2)).map((record) => record.id), ordered.slice(2, 4).map((record) => record.id), 'after a cursor with the same createdAt as later records');
-    t.deepEqual((await store.page(workspace, ordered[4], 2)), []);
+    t.deepEqual(
+      (await store.page(workspace, undefined, 2)).map((record) => record.id),
+      ordered.slice(0, 2).map((record) => record.id),
+    );
+    t.deepEqual(
+      (await store.page(workspace, ordered[1], 2)).map((record) => record.id),
+      ordered.slice(2, 4).map((record) => record.id),
+      'after a cursor with the same createdAt as later records',
+    );
+    t.deepEqual(await store.page(workspace, ordered[4], 2), []);
     t.deepEqual(await store.page(uniqueName(), undefined, 2), []);
   });
 
@@ -196,7 +245,12 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     const workspace = uniqueName();
     const record = sampleRoute(workspace, { middleware: ['a', 'b'] });
     const expected = view(record);
-    const mutable = { ...record, middleware: [...record.middleware], createdAt: new Date(record.createdAt), updatedAt: new Date(record.updatedAt) };
+    const mutable = {
+      ...record,
+      middleware: [...record.middleware],
+      createdAt: new Date(record.createdAt),
+      updatedAt: new Date(record.updatedAt),
+    };
     await store.insert(mutable);
     mutable.middleware.push('c');
     mutable.createdAt.setTime(0);
@@ -204,15 +258,21 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
   });
 
   if (options.createUnavailable) {
-    defineCase(test, options, 'RouteStore unreachable backend: every operation is unavailable', async (t, store) => {
-      const workspace = uniqueName();
-      await assertRejectsWithCode(t, store.insert(sampleRoute(workspace)), 'unavailable', 'insert');
-      await assertRejectsWithCode(t, store.get(workspace, ids.next('route')), 'unavailable', 'get');
-      await assertRejectsWithCode(t, store.list(workspace), 'unavailable', 'list');
-      await assertRejectsWithCode(t, store.count(workspace), 'unavailable', 'count');
-      await assertRejectsWithCode(t, store.revision(workspace), 'unavailable', 'revision');
-      await assertRejectsWithCode(t, store.changesSince(workspace, 0, 10), 'unavailable', 'changesSince');
-      await assertRejectsWithCode(t, store.delete(workspace, ids.next('route')), 'unavailable', 'delete');
-    }, options.createUnavailable);
+    defineCase(
+      test,
+      options,
+      'RouteStore unreachable backend: every operation is unavailable',
+      async (t, store) => {
+        const workspace = uniqueName();
+        await assertRejectsWithCode(t, store.insert(sampleRoute(workspace)), 'unavailable', 'insert');
+        await assertRejectsWithCode(t, store.get(workspace, ids.next('route')), 'unavailable', 'get');
+        await assertRejectsWithCode(t, store.list(workspace), 'unavailable', 'list');
+        await assertRejectsWithCode(t, store.count(workspace), 'unavailable', 'count');
+        await assertRejectsWithCode(t, store.revision(workspace), 'unavailable', 'revision');
+        await assertRejectsWithCode(t, store.changesSince(workspace, 0, 10), 'unavailable', 'changesSince');
+        await assertRejectsWithCode(t, store.delete(workspace, ids.next('route')), 'unavailable', 'delete');
+      },
+      options.createUnavailable,
+    );
   }
 }

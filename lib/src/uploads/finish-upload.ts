@@ -34,11 +34,18 @@ export function isRetryable(error: SwitchyardError): boolean {
  * store can link, that blob is read once (or only its head, when `digests`
  * has its sha256) and linked to the asset's key rather than written again.
  */
-export async function makeAsset(assets: AssetService, blobStore: BlobStore, principal: Principal, record: UploadRecord, digests?: RunningDigests): Promise<Asset> {
+export async function makeAsset(
+  assets: AssetService,
+  blobStore: BlobStore,
+  principal: Principal,
+  record: UploadRecord,
+  digests?: RunningDigests,
+): Promise<Asset> {
   const body = await finishedBytes(blobStore, record, digests);
   const { intent } = record;
   try {
-    if (intent.replace !== undefined) return await assets.replace(principal, intent.replace, { body, filename: intent.filename, visibility: intent.visibility });
+    if (intent.replace !== undefined)
+      return await assets.replace(principal, intent.replace, { body, filename: intent.filename, visibility: intent.visibility });
     return await assets.upload(principal, { body, filename: intent.filename, label: intent.label, visibility: intent.visibility });
   } catch (error) {
     if (body instanceof Readable) body.destroy();
@@ -87,7 +94,9 @@ async function* runBytes(blobStore: BlobStore, runs: readonly UploadPart[]): Asy
       }
     } catch (error) {
       // The store failed mid-read (a socket timeout, EIO): a passing failure, which must not read as a broken body.
-      throw isSwitchyardError(error) ? error : new SwitchyardError('unavailable', 'reading a stored part of the upload failed; try again', [], { cause: error });
+      throw isSwitchyardError(error)
+        ? error
+        : new SwitchyardError('unavailable', 'reading a stored part of the upload failed; try again', [], { cause: error });
     }
     if (size !== run.size) throw partLost(`a stored part of the upload has ${size} bytes instead of ${run.size} (${run.key})`);
   }
@@ -103,7 +112,12 @@ export async function deleteParts(blobStore: BlobStore, parts: readonly UploadPa
 }
 
 /** Removes an upload and its stored bytes; with `expiredBefore`, only if it is still expired then (a commit may have renewed it). */
-export async function discardUpload(uploadStore: UploadStore, blobStore: BlobStore, record: UploadRecord, expiredBefore?: Date): Promise<boolean> {
+export async function discardUpload(
+  uploadStore: UploadStore,
+  blobStore: BlobStore,
+  record: UploadRecord,
+  expiredBefore?: Date,
+): Promise<boolean> {
   const deleted = await uploadStore.delete(record.workspace, record.id, expiredBefore).catch(() => false);
   if (deleted) await deleteParts(blobStore, record.parts);
   return deleted;

@@ -25,6 +25,7 @@ export function validateIntent(input: UploadIntentInput | undefined): UploadInte
 
 /** A total size a client declared: a non-negative safe integer. */
 export function validateLength(length: unknown, field = 'length'): number {
-  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) throw invalidArgument(field, 'must be a non-negative integer');
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
+    throw invalidArgument(field, 'must be a non-negative integer');
   return length;
 }

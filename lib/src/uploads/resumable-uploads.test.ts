@@ -26,7 +26,10 @@ test('an upload in three appends becomes an asset with the sha256 of all its byt
   t.is(asset.size, file.length);
   t.is(asset.label, 'three runs');
   t.is((await uploads.get(alice, created.id)).assetId, asset.id, 'the upload tells its asset afterwards');
-  t.false((await listBlobs(blobStore)).some((blob) => blob.key.startsWith('_uploads/')), 'no part is left');
+  t.false(
+    (await listBlobs(blobStore)).some((blob) => blob.key.startsWith('_uploads/')),
+    'no part is left',
+  );
 });
 
 test('a cut body keeps the bytes that arrived; the client resumes from the offset it reads', async (t) => {
@@ -46,16 +49,41 @@ test('with a checksum a run is all or nothing: a cut or a mismatch keeps no byte
   const file = randomBytes(10_000);
   const { id } = await uploads.create(alice, { length: file.length });
   const digest = createHash('sha1').update(file.subarray(0, 4_000)).digest();
-  t.is((await rejection(uploads.append(alice, id, { offset: 0, body: cutAfter(file.subarray(0, 2_000)), checksum: { algorithm: 'sha1', digest } }))).code, 'canceled');
+  t.is(
+    (
+      await rejection(
+        uploads.append(alice, id, { offset: 0, body: cutAfter(file.subarray(0, 2_000)), checksum: { algorithm: 'sha1', digest } }),
+      )
+    ).code,
+    'canceled',
+  );
   t.is((await uploads.get(alice, id)).offset, 0);
-  const wrong = await rejection(uploads.append(alice, id, { offset: 0, body: chunked(file.subarray(0, 4_000)), checksum: { algorithm: 'sha1', digest: Buffer.alloc(20) } }));
+  const wrong = await rejection(
+    uploads.append(alice, id, {
+      offset: 0,
+      body: chunked(file.subarray(0, 4_000)),
+      checksum: { algorithm: 'sha1', digest: Buffer.alloc(20) },
+    }),
+  );
   t.is(wrong.code, 'invalid_argument');
   t.true(wrong.details.some((detail) => detail.field === CHECKSUM_MISMATCH_FIELD));
   t.is((await uploads.get(alice, id)).offset, 0);
-  const ok = await uploads.append(alice, id, { offset: 0, body: chunked(file.subarray(0, 4_000)), checksum: { algorithm: 'sha1', digest } });
+  const ok = await uploads.append(alice, id, {
+    offset: 0,
+    body: chunked(file.subarray(0, 4_000)),
+    checksum: { algorithm: 'sha1', digest },
+  });
   t.is(ok.offset, 4_000);
   const sha = createHash('sha256').update(file.subarray(4_000)).digest();
-  t.truthy((await uploads.append(alice, id, { offset: 4_000, body: chunked(file.subarray(4_000)), checksum: { algorithm: 'sha256', digest: sha } })).assetId);
+  t.truthy(
+    (
+      await uploads.append(alice, id, {
+        offset: 4_000,
+        body: chunked(file.subarray(4_000)),
+        checksum: { algorithm: 'sha256', digest: sha },
+      })
+    ).assetId,
+  );
 });
 
 test('a wrong offset is aborted (409) and bytes past the length are refused, keeping nothing', async (t) => {
@@ -140,7 +168,7 @@ test('the replace metadata swaps the file of an existing asset and keeps its id;
   t.is((await rejection(uploads.create(alice, { length: 5, intent: { replace: 'nope' } }))).code, 'invalid_argument');
 });
 
-test('the filename becomes the asset\'s name, cleaned and cut (never refused); a replace keeps the name unless it names a file', async (t) => {
+test("the filename becomes the asset's name, cleaned and cut (never refused); a replace keeps the name unless it names a file", async (t) => {
   const { uploads, service } = uploadsSetup();
   const bytes = Buffer.from('named\n');
   const created = await uploads.create(alice, { length: bytes.length, intent: { filename: `Bericht\r\n${'x'.repeat(2000)}.txt` } });
@@ -178,7 +206,10 @@ test('gc keeps the parts of live uploads whatever their age, and removes parts w
   clock.set(Date.now());
   const live = await uploads.create(alice, { length: 100 });
   await uploads.append(alice, live.id, { offset: 0, body: chunked(Buffer.alloc(40)) });
-  await blobStore.put('_uploads/ws-alice/up_00000000000000000000000099/bl_00000000000000000000000001', (await import('node:stream')).Readable.from([Buffer.alloc(5)]));
+  await blobStore.put(
+    '_uploads/ws-alice/up_00000000000000000000000099/bl_00000000000000000000000001',
+    (await import('node:stream')).Readable.from([Buffer.alloc(5)]),
+  );
   clock.advance(DAY / 2);
   const report = await collectGarbage({ blobStore, assetStore, uploadStore, clock, graceMs: 0 });
   t.deepEqual(report.deleted, ['_uploads/ws-alice/up_00000000000000000000000099/bl_00000000000000000000000001']);
@@ -199,15 +230,23 @@ test('concurrent finals of the same partials make one asset, the other is refuse
     const codes = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? 'ok' : (outcome.reason as SwitchyardError).code));
     // Before, both ran: the one that finished first removed the parts the other was reading (a 500 for a "missing part").
     t.false(codes.includes('internal'), `round ${round}: ${codes.join(', ')}`);
-    t.is(codes.filter((code) => code === 'ok').length, round % 2 === 0 ? 1 : codes[0] === 'ok' ? 2 : 1, `round ${round}: ${codes.join(', ')}`);
+    t.is(
+      codes.filter((code) => code === 'ok').length,
+      round % 2 === 0 ? 1 : codes[0] === 'ok' ? 2 : 1,
+      `round ${round}: ${codes.join(', ')}`,
+    );
     for (const outcome of outcomes) {
       const made = outcome.status === 'fulfilled' ? (outcome.value as { assetId?: string } | undefined)?.assetId : undefined;
       if (made) t.is((await service.get(alice, made)).sha256, sha256(Buffer.concat(pieces)));
     }
     // A partial the refused request left is free again: it terminates at once (no claim is left on it).
-    for (const partial of partials) await uploads.terminate(alice, partial.id).catch((error: SwitchyardError) => t.is(error.code, 'not_found'));
+    for (const partial of partials)
+      await uploads.terminate(alice, partial.id).catch((error: SwitchyardError) => t.is(error.code, 'not_found'));
   }
-  t.false((await listBlobs(blobStore)).some((blob) => blob.key.startsWith('_uploads/')), 'no part is left behind');
+  t.false(
+    (await listBlobs(blobStore)).some((blob) => blob.key.startsWith('_uploads/')),
+    'no part is left behind',
+  );
 });
 
 test('termination removes the upload and its bytes; scopes and workspaces are enforced', async (t) => {
@@ -263,7 +302,13 @@ test('a concatenation whose finish fails for a passing reason answers the final 
   const final = await uploads.create(alice, { concat: { final: partials.map((partial) => partial.id) } });
   t.is(final.assetId, undefined, 'answered, not finished');
   t.is(final.offset, file.length);
-  const report = await collectGarbage({ blobStore, assetStore, uploadStore, clock: { now: () => new Date(Date.now() + 60_000) }, graceMs: 0 });
+  const report = await collectGarbage({
+    blobStore,
+    assetStore,
+    uploadStore,
+    clock: { now: () => new Date(Date.now() + 60_000) },
+    graceMs: 0,
+  });
   t.deepEqual(report.deleted, [], 'the parts the final took over are kept, though their partial uploads are gone');
   const done = await uploads.get(alice, final.id);
   t.is((await service.get(alice, done.assetId!)).sha256, sha256(file));
@@ -291,7 +336,10 @@ test('a finish that runs longer than its claim lives keeps renewing it: no other
   clock.advance(10 * claimMs);
   await delay(400);
   const time = clock.now();
-  t.false(await uploadStore.claimFinish(alice.workspace, created.id, time, new Date(time.getTime() - claimMs)), 'the claim was renewed at the later time');
+  t.false(
+    await uploadStore.claimFinish(alice.workspace, created.id, time, new Date(time.getTime() - claimMs)),
+    'the claim was renewed at the later time',
+  );
   letGo();
   t.regex((await finishing).assetId ?? '', /^as_/);
   t.is((await uploads.get(alice, created.id)).assetId, (await finishing).assetId);

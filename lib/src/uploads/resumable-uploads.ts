@@ -63,7 +63,8 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
   const expiresFrom = (time: Date): Date => new Date(time.getTime() + deps.expiryMs);
   const digests = new RunningDigests();
   const finishClaimMs = deps.finishClaimMs ?? DEFAULT_FINISH_CLAIM_MS;
-  if (!Number.isSafeInteger(finishClaimMs) || finishClaimMs < 60) throw invalidArgument('finishClaimMs', 'must be a whole number of milliseconds, at least 60');
+  if (!Number.isSafeInteger(finishClaimMs) || finishClaimMs < 60)
+    throw invalidArgument('finishClaimMs', 'must be a whole number of milliseconds, at least 60');
   const staleClaimsBefore = (time: Date): Date => new Date(time.getTime() - finishClaimMs);
 
   async function load(principal: Principal, id: string): Promise<UploadRecord> {
@@ -84,7 +85,11 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
    * a holder that never gave it back (see `mayHaveDisplaced`). `record` is the
    * upload as read at `readAt`.
    */
-  async function acquireAppendLease(record: UploadRecord, readAt: Date, holder: string): Promise<{ current: UploadRecord; displaced: boolean }> {
+  async function acquireAppendLease(
+    record: UploadRecord,
+    readAt: Date,
+    holder: string,
+  ): Promise<{ current: UploadRecord; displaced: boolean }> {
     const deadline = Date.now() + APPEND_LEASE_WAIT_MS;
     let seen = { record, at: readAt };
     for (;;) {
@@ -129,7 +134,10 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
    * lease stays this append's.
    */
   async function moveToNewBlob(current: UploadRecord, offset: number, target: PartTarget): Promise<void> {
-    const moved = await uploadStore.commit(current.workspace, current.id, offset, { part: { key: target.key, size: 0 }, expiresAt: current.expiresAt });
+    const moved = await uploadStore.commit(current.workspace, current.id, offset, {
+      part: { key: target.key, size: 0 },
+      expiresAt: current.expiresAt,
+    });
     if (moved) return;
     const latest = await uploadStore.get(current.workspace, current.id);
     if (!latest) throw uploadNotFound(current.id);
@@ -143,7 +151,12 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
    * its record would lose the upload. A blob that held the upload's bytes before (`writeAt`) is never deleted
    * here: what this append wrote past them is cut by the next one.
    */
-  async function commitPart(record: UploadRecord, offset: number, target: PartTarget, change: UploadCommit): Promise<UploadRecord | undefined> {
+  async function commitPart(
+    record: UploadRecord,
+    offset: number,
+    target: PartTarget,
+    change: UploadCommit,
+  ): Promise<UploadRecord | undefined> {
     const { part } = change;
     const ownBlob = ownsBlob(target);
     let committed: UploadRecord | undefined;
@@ -233,20 +246,23 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     await discardUpload(uploadStore, blobStore, record);
   };
 
-  const isComplete = (record: UploadRecord): boolean => record.length !== undefined && record.offset === record.length && record.assetId === undefined;
+  const isComplete = (record: UploadRecord): boolean =>
+    record.length !== undefined && record.offset === record.length && record.assetId === undefined;
 
   async function createFinal(principal: Principal, input: CreateUploadInput, partialIds: readonly string[]): Promise<Upload> {
     if (!Array.isArray(partialIds) || partialIds.length === 0 || partialIds.length > MAX_CONCAT_PARTS) {
       throw invalidArgument('concat', `a final upload joins 1 to ${MAX_CONCAT_PARTS} partial uploads`);
     }
-    if (input.length !== undefined) throw invalidArgument('length', 'a final upload has no length of its own: it is the sum of its partial uploads');
+    if (input.length !== undefined)
+      throw invalidArgument('length', 'a final upload has no length of its own: it is the sum of its partial uploads');
     const intent = validateIntent(input.intent);
     if (new Set(partialIds).size !== partialIds.length) throw invalidArgument('concat', 'a partial upload is named twice');
     const partials: UploadRecord[] = [];
     for (const partialId of partialIds) {
       const partial = await load(principal, partialId);
       if (!partial.partial) throw invalidArgument('concat', `${partialId} is not a partial upload`);
-      if (partial.length === undefined || partial.offset !== partial.length) throw invalidArgument('concat', `partial upload ${partialId} is not complete`);
+      if (partial.length === undefined || partial.offset !== partial.length)
+        throw invalidArgument('concat', `partial upload ${partialId} is not complete`);
       partials.push(partial);
     }
     const length = partials.reduce((sum, partial) => sum + partial.offset, 0);
@@ -313,7 +329,9 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       }
       await release();
       if (!(await uploadStore.get(partial.workspace, partial.id))) throw uploadNotFound(partial.id);
-      throw new SwitchyardError('aborted', `partial upload ${partial.id} is being concatenated or terminated by another request`, [{ field: 'concat', reason: `${partial.id} is in use` }]);
+      throw new SwitchyardError('aborted', `partial upload ${partial.id} is being concatenated or terminated by another request`, [
+        { field: 'concat', reason: `${partial.id} is in use` },
+      ]);
     }
     return release;
   }
@@ -362,7 +380,10 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       const maxBytes = await maxBytesOf(record.workspace);
       const holder = deps.ids.next('blob');
       const { current, displaced } = await acquireAppendLease(record, readAt, holder);
-      const renewal = setInterval(() => void uploadStore.renewAppend(record.workspace, record.id, holder, now()).catch(() => undefined), APPEND_LEASE_RENEW_MS);
+      const renewal = setInterval(
+        () => void uploadStore.renewAppend(record.workspace, record.id, holder, now()).catch(() => undefined),
+        APPEND_LEASE_RENEW_MS,
+      );
       renewal.unref();
       let committed: UploadRecord | undefined;
       let stored: { size: number; cut: SwitchyardError | undefined };
@@ -374,7 +395,10 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
         if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes, 'length');
         const target = partTarget(current, holder, displaced);
         if (displaced && target.at !== undefined) await moveToNewBlob(current, offset, target);
-        const room = length === undefined ? { maxBytes: maxBytes - offset, tooLarge: () => tooLarge(maxBytes, 'length') } : { maxBytes: length - offset, tooLarge: () => pastLength(length) };
+        const room =
+          length === undefined
+            ? { maxBytes: maxBytes - offset, tooLarge: () => tooLarge(maxBytes, 'length') }
+            : { maxBytes: length - offset, tooLarge: () => pastLength(length) };
         const digest = target.at === undefined ? undefined : digests.resume(record.id, target.key, target.at);
         stored = await storePart(blobStore, target, input.body, room, input.checksum, digest);
         const part = stored.size > 0 ? { key: target.key, size: stored.size } : undefined;
@@ -412,7 +436,9 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
         return toUpload(await finish(principal, record));
       } catch (error) {
         const failure = toSwitchyardError(error);
-        throw isRetryable(failure) ? uploadBusy('the upload is complete and is being turned into an asset; ask again shortly', failure) : failure;
+        throw isRetryable(failure)
+          ? uploadBusy('the upload is complete and is being turned into an asset; ask again shortly', failure)
+          : failure;
       }
     },
 
@@ -426,9 +452,11 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
         const time = now();
         if (await uploadStore.claimFinish(record.workspace, record.id, time, staleClaimsBefore(time))) break;
         if (Date.now() >= deadline) {
-          throw new SwitchyardError('aborted', 'the upload is being finished, or concatenated into another upload; ask for its state and try again', [
-            { field: 'id', reason: 'a finish is in progress' },
-          ]);
+          throw new SwitchyardError(
+            'aborted',
+            'the upload is being finished, or concatenated into another upload; ask for its state and try again',
+            [{ field: 'id', reason: 'a finish is in progress' }],
+          );
         }
         await delay(50);
         record = await load(principal, id);
@@ -436,7 +464,6 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       digests.forget(record.id);
       if (await uploadStore.delete(record.workspace, record.id)) await deleteParts(blobStore, record.parts);
     },
-
   } satisfies ResumableUploads);
 }
 
@@ -446,7 +473,8 @@ function checkLength(record: UploadRecord, declared: number | undefined): number
     throw invalidArgument('length', `the upload's length is ${record.length} already and cannot change`);
   }
   const length = record.length ?? declared;
-  if (length !== undefined && length < record.offset) throw invalidArgument('length', `must be at least the ${record.offset} bytes received`);
+  if (length !== undefined && length < record.offset)
+    throw invalidArgument('length', `must be at least the ${record.offset} bytes received`);
   return length;
 }
 
@@ -498,14 +526,19 @@ function toUpload(record: UploadRecord): Upload {
 }
 
 export function uploadNotFound(id: string): SwitchyardError {
-  return new SwitchyardError('not_found', `upload ${id} not found (it may have expired or been terminated)`, [{ field: 'id', reason: 'no such upload' }]);
+  return new SwitchyardError('not_found', `upload ${id} not found (it may have expired or been terminated)`, [
+    { field: 'id', reason: 'no such upload' },
+  ]);
 }
 
 /** Detail field of "the upload is busy, ask again shortly": transports with a status for it (tus: 423 Locked) recognise it by this. */
 export const UPLOAD_BUSY_FIELD = 'upload';
 
 function uploadBusy(message: string, cause?: unknown): SwitchyardError {
-  return new SwitchyardError('unavailable', message, [{ field: UPLOAD_BUSY_FIELD, reason: 'busy; ask again shortly' }], { retryAfterMs: 1_000, cause });
+  return new SwitchyardError('unavailable', message, [{ field: UPLOAD_BUSY_FIELD, reason: 'busy; ask again shortly' }], {
+    retryAfterMs: 1_000,
+    cause,
+  });
 }
 
 /** The client's idea of the offset is stale: it should ask for the current one and go on from there (HTTP 409). */
@@ -516,7 +549,9 @@ function offsetMismatch(actual: number, given: number): SwitchyardError {
 }
 
 function pastLength(length: number): SwitchyardError {
-  return new SwitchyardError('resource_exhausted', `the bytes go past the upload's length of ${length}; none of this request's bytes were kept`, [
-    { field: 'body', reason: `past the declared length of ${length} bytes` },
-  ]);
+  return new SwitchyardError(
+    'resource_exhausted',
+    `the bytes go past the upload's length of ${length}; none of this request's bytes were kept`,
+    [{ field: 'body', reason: `past the declared length of ${length} bytes` }],
+  );
 }

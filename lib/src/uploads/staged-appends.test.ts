@@ -42,7 +42,7 @@ function counting(store: MemoryBlobStore) {
   return seen;
 }
 
-test('the appends of an upload grow one blob, which becomes the asset\'s file without a byte written or hashed again', async (t) => {
+test("the appends of an upload grow one blob, which becomes the asset's file without a byte written or hashed again", async (t) => {
   const blobStore = new MemoryBlobStore();
   const seen = counting(blobStore);
   const { uploads, service } = uploadsSetup({ blobStore });
@@ -60,8 +60,11 @@ test('the appends of an upload grow one blob, which becomes the asset\'s file wi
   t.is(asset.label, 'one blob');
   t.is(seen.puts, 0, 'no put: the blob was linked');
   // The head, and what the stream read ahead of it.
-  t.true(seen.bytesRead <= 256 * 1024 + 2 * READ_CHUNK, `only the head was read to sniff it (${seen.bytesRead} bytes); the sha256 was taken as the bytes came`);
-  t.deepEqual(await partBlobs(blobStore), [], 'the upload\'s own name for the blob is gone');
+  t.true(
+    seen.bytesRead <= 256 * 1024 + 2 * READ_CHUNK,
+    `only the head was read to sniff it (${seen.bytesRead} bytes); the sha256 was taken as the bytes came`,
+  );
+  t.deepEqual(await partBlobs(blobStore), [], "the upload's own name for the blob is gone");
   const [stored] = await listBlobs(blobStore);
   t.is(stored!.size, file.length);
 });
@@ -81,7 +84,11 @@ test('a retried append after a failed one overwrites the stale bytes it left pas
   t.is((await uploads.get(alice, id)).offset, 10_000);
   t.is((await partBlobs(blobStore))[0]!.size, 25_000, 'the stale bytes are in the blob, past the committed offset');
   // A too-large run leaves what it wrote before the limit, too.
-  t.is((await rejection(uploads.append(alice, id, { offset: 10_000, body: chunked(file.subarray(10_000, 20_000), randomBytes(20_000)) }))).code, 'resource_exhausted');
+  t.is(
+    (await rejection(uploads.append(alice, id, { offset: 10_000, body: chunked(file.subarray(10_000, 20_000), randomBytes(20_000)) })))
+      .code,
+    'resource_exhausted',
+  );
   t.is((await uploads.get(alice, id)).offset, 10_000);
   const done = await uploads.append(alice, id, { offset: 10_000, body: chunked(file.subarray(10_000)) });
   t.is((await service.get(alice, done.assetId!)).sha256, sha256(file));
@@ -105,12 +112,22 @@ test('a checksum mismatch keeps none of the run: the blob is cut back to the com
   const file = randomBytes(10_000);
   const { id } = await uploads.create(alice, { length: file.length });
   await uploads.append(alice, id, { offset: 0, body: chunked(file.subarray(0, 4_000)) });
-  const wrong = await rejection(uploads.append(alice, id, { offset: 4_000, body: chunked(file.subarray(4_000)), checksum: { algorithm: 'sha1', digest: Buffer.alloc(20) } }));
+  const wrong = await rejection(
+    uploads.append(alice, id, {
+      offset: 4_000,
+      body: chunked(file.subarray(4_000)),
+      checksum: { algorithm: 'sha1', digest: Buffer.alloc(20) },
+    }),
+  );
   t.true(wrong.details.some((detail) => detail.field === CHECKSUM_MISMATCH_FIELD));
   t.is((await uploads.get(alice, id)).offset, 4_000);
   t.is((await partBlobs(blobStore))[0]!.size, 4_000, 'cut back');
   const digest = createHash('sha256').update(file.subarray(4_000)).digest();
-  const done = await uploads.append(alice, id, { offset: 4_000, body: chunked(file.subarray(4_000)), checksum: { algorithm: 'sha256', digest } });
+  const done = await uploads.append(alice, id, {
+    offset: 4_000,
+    body: chunked(file.subarray(4_000)),
+    checksum: { algorithm: 'sha256', digest },
+  });
   t.is((await service.get(alice, done.assetId!)).sha256, sha256(file));
 });
 
@@ -171,7 +188,11 @@ test('an append that waited for a lease given back goes on in the same blob', as
   t.true(await uploadStore.acquireAppend('ws-alice', id, 'bl_other', clock.now(), clock.now()));
   setTimeout(() => void uploadStore.releaseAppend('ws-alice', id, 'bl_other'), 200);
   await uploads.append(alice, id, { offset: 10_000, body: chunked(file.subarray(10_000, 20_000)) });
-  t.deepEqual((await partBlobs(blobStore)).map((blob) => blob.size), [20_000], 'one blob still');
+  t.deepEqual(
+    (await partBlobs(blobStore)).map((blob) => blob.size),
+    [20_000],
+    'one blob still',
+  );
   const done = await uploads.append(alice, id, { offset: 20_000, body: chunked(file.subarray(20_000)) });
   t.is((await service.get(alice, done.assetId!)).sha256, sha256(file));
 });

@@ -59,7 +59,11 @@ export async function storePart(
 ): Promise<StoredPart> {
   const checked = checksum ? createHash(checksum.algorithm) : undefined;
   const hashes = [checked, digest].filter((hash) => hash !== undefined);
-  const state: { size: number; cut: SwitchyardError | undefined; failure: SwitchyardError | undefined } = { size: 0, cut: undefined, failure: undefined };
+  const state: { size: number; cut: SwitchyardError | undefined; failure: SwitchyardError | undefined } = {
+    size: 0,
+    cut: undefined,
+    failure: undefined,
+  };
   const body = Readable.from(untilCut(source, state, limit, hashes), { objectMode: false });
   const { key, at } = target;
   try {
@@ -69,14 +73,18 @@ export async function storePart(
     await unwrite(blobStore, target);
     const failure = state.failure ?? toSwitchyardError(error);
     // The blob lost the bytes it held of the upload (a crash, an operator): nothing can be appended to them.
-    throw failure.code === 'out_of_range' && at !== undefined ? partLost(`a stored part of the upload is missing or short (${key})`) : failure;
+    throw failure.code === 'out_of_range' && at !== undefined
+      ? partLost(`a stored part of the upload is missing or short (${key})`)
+      : failure;
   }
   if (checksum && (state.cut || !timingSafeEqualBytes(checked!.digest(), checksum.digest))) {
     await unwrite(blobStore, target);
     if (state.cut) throw state.cut;
-    throw new SwitchyardError('invalid_argument', `the ${checksum.algorithm} of the ${state.size} bytes received does not match Upload-Checksum; they were not kept`, [
-      { field: CHECKSUM_MISMATCH_FIELD, reason: 'checksum mismatch' },
-    ]);
+    throw new SwitchyardError(
+      'invalid_argument',
+      `the ${checksum.algorithm} of the ${state.size} bytes received does not match Upload-Checksum; they were not kept`,
+      [{ field: CHECKSUM_MISMATCH_FIELD, reason: 'checksum mismatch' }],
+    );
   }
   return { size: state.size, cut: state.cut };
 }

@@ -11,7 +11,9 @@ import { createResumableUploads } from './resumable-uploads.js';
 export const DAY = 24 * 60 * 60 * 1000;
 
 /** Resumable uploads over `setup`'s services and a memory upload store; `another()` is a second instance over the same stores (another process). */
-export function uploadsSetup(options: { maxUploadBytes?: number; blobStore?: BlobStore; assetStore?: AssetStore; finishClaimMs?: number } = {}) {
+export function uploadsSetup(
+  options: { maxUploadBytes?: number; blobStore?: BlobStore; assetStore?: AssetStore; finishClaimMs?: number } = {},
+) {
   const base = setup(options);
   const uploadStore = new MemoryUploadStore();
   const ids = createSequentialIds();

@@ -7,9 +7,14 @@ const redact = (raw: string) => raw.replace(/:[^@/]*@/, ':***@');
 const schema = envSchema(
   {
     PORT: portVariable(8080),
-    URL: shownAs(rule((raw) => (raw.startsWith('db://') ? raw : undefined), 'is not a db:// URL'), redact).optional(),
+    URL: shownAs(
+      rule((raw) => (raw.startsWith('db://') ? raw : undefined), 'is not a db:// URL'),
+      redact,
+    ).optional(),
     TOKEN: secretVariable(8, 'is too short'),
-    MODE: rule((raw) => (raw === 'a' || raw === 'b' ? raw : undefined), 'is not a or b').optional().default('a'),
+    MODE: rule((raw) => (raw === 'a' || raw === 'b' ? raw : undefined), 'is not a or b')
+      .optional()
+      .default('a'),
   },
   (values, refuse) => {
     if (values['MODE'] === 'b' && values['URL'] === undefined) refuse('URL', 'is required when MODE=b', { showValue: false });
@@ -41,7 +46,10 @@ test('every bad variable at once, in the schema order, each with its quoted valu
     { field: 'URL', reason: '"http://x" is not a db:// URL' },
     { field: 'MODE', reason: '"c" is not a or b' },
   ]);
-  t.is(error.message, 'invalid configuration:\n  PORT: "99999" is not a port number (0-65535; 0 picks a free port)\n  URL: "http://x" is not a db:// URL\n  MODE: "c" is not a or b');
+  t.is(
+    error.message,
+    'invalid configuration:\n  PORT: "99999" is not a port number (0-65535; 0 picks a free port)\n  URL: "http://x" is not a db:// URL\n  MODE: "c" is not a or b',
+  );
 });
 
 test('secrets are never shown; a marked value is shown masked', (t) => {
@@ -52,8 +60,14 @@ test('secrets are never shown; a marked value is shown masked', (t) => {
 });
 
 test('checks across variables run with the rest and do not repeat a refused variable', (t) => {
-  t.deepEqual(refusal({ MODE: 'b', PORT: 'x' }).details.map((detail) => detail.reason), ['"x" is not a port number (0-65535; 0 picks a free port)', 'is required when MODE=b']);
-  t.deepEqual(refusal({ MODE: 'b', URL: 'nope' }).details.map((detail) => detail.field), ['URL']);
+  t.deepEqual(
+    refusal({ MODE: 'b', PORT: 'x' }).details.map((detail) => detail.reason),
+    ['"x" is not a port number (0-65535; 0 picks a free port)', 'is required when MODE=b'],
+  );
+  t.deepEqual(
+    refusal({ MODE: 'b', URL: 'nope' }).details.map((detail) => detail.field),
+    ['URL'],
+  );
   t.is(parseEnv(schema, { MODE: 'b', URL: 'db://h' }).URL, 'db://h');
 });
 
@@ -65,6 +79,9 @@ test('merged schemas read each shared variable once and keep both sets of checks
   t.deepEqual(Object.keys(merged.shape), ['PORT', 'URL', 'TOKEN', 'MODE', 'ENDPOINT']);
   t.is(merged.checks.length, 2);
   const error = t.throws(() => parseEnv(merged, { MODE: 'b', ENDPOINT: 'ftp://x' }), { instanceOf: SwitchyardError });
-  t.deepEqual(error?.details.map((detail) => detail.field), ['URL', 'ENDPOINT']);
+  t.deepEqual(
+    error?.details.map((detail) => detail.field),
+    ['URL', 'ENDPOINT'],
+  );
   t.is(parseEnv(merged, { ENDPOINT: 'https://example.com/a/' }).ENDPOINT, 'https://example.com/a');
 });

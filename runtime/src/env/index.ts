@@ -1,6 +1,23 @@
 export { envSchema, mergeEnvSchemas, parseEnv, shownAs, deepFreeze } from './env-schema.js';
 export type { EnvCheck, EnvSchema, EnvShape, EnvValues, Refuse } from './env-schema.js';
-export { rule, reasonedRule, Refusal, no, redactUrlPassword, wholeNumber, wholeNumberVariable, hostVariable, portVariable, byteCountVariable, logLevelVariable, httpUrl, httpUrlVariable, secretVariable, metricsPortVariable, SHARED_VARIABLES } from './variables.js';
+export {
+  rule,
+  reasonedRule,
+  Refusal,
+  no,
+  redactUrlPassword,
+  wholeNumber,
+  wholeNumberVariable,
+  hostVariable,
+  portVariable,
+  byteCountVariable,
+  logLevelVariable,
+  httpUrl,
+  httpUrlVariable,
+  secretVariable,
+  metricsPortVariable,
+  SHARED_VARIABLES,
+} from './variables.js';
 export type { MetricsPort } from './variables.js';
 export { DOCUMENTED_PROCESSES, schemaDefault } from './variable-docs.js';
 export type { DocumentedProcess, ShownDefault, VariableDoc, VariableDocs } from './variable-docs.js';

@@ -15,10 +15,12 @@ export const SHARED_VARIABLE_DOCS = Object.freeze({
       '`fatal` … `trace`, `silent`; logs are JSON lines (pino) on stdout without tokens or secrets, one per REST request and one per service call, written in batches (16 KiB, or 100 ms after a line; pending lines at exit)',
   },
   METRICS_PORT: {
-    meaning: 'Prometheus text at `http://HOST:METRICS_PORT/metrics` (one registry for both layers in `npm start`); `0` picks a free port (printed), `off` serves none',
+    meaning:
+      'Prometheus text at `http://HOST:METRICS_PORT/metrics` (one registry for both layers in `npm start`); `0` picks a free port (printed), `off` serves none',
   },
   OTEL_EXPORTER_OTLP_ENDPOINT: {
-    meaning: 'export request and call spans over OTLP/HTTP to this collector, e.g. `http://127.0.0.1:4318`; unset, no spans leave the process',
+    meaning:
+      'export request and call spans over OTLP/HTTP to this collector, e.g. `http://127.0.0.1:4318`; unset, no spans leave the process',
   },
   OTEL_SERVICE_NAME: {
     meaning: 'the `service.name` of exported spans',

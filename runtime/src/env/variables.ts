@@ -39,16 +39,26 @@ export function wholeNumber(raw: string, min: number, max = Number.MAX_SAFE_INTE
 }
 
 /** A whole number between `min` and `max`, `fallback` when unset. */
-export const wholeNumberVariable = (fallback: number, min: number, max: number, reason: string) => rule((raw) => wholeNumber(raw, min, max), reason).optional().default(fallback);
+export const wholeNumberVariable = (fallback: number, min: number, max: number, reason: string) =>
+  rule((raw) => wholeNumber(raw, min, max), reason)
+    .optional()
+    .default(fallback);
 
-export const hostVariable = (fallback: string) => rule((raw) => (isIP(raw) !== 0 || HOSTNAME.test(raw) ? raw : undefined), 'is not an IP address or host name').optional().default(fallback);
+export const hostVariable = (fallback: string) =>
+  rule((raw) => (isIP(raw) !== 0 || HOSTNAME.test(raw) ? raw : undefined), 'is not an IP address or host name')
+    .optional()
+    .default(fallback);
 
-export const portVariable = (fallback: number) => wholeNumberVariable(fallback, 0, 65_535, 'is not a port number (0-65535; 0 picks a free port)');
+export const portVariable = (fallback: number) =>
+  wholeNumberVariable(fallback, 0, 65_535, 'is not a port number (0-65535; 0 picks a free port)');
 
-export const byteCountVariable = (fallback: number) => wholeNumberVariable(fallback, 1, Number.MAX_SAFE_INTEGER, 'is not a positive whole number of bytes');
+export const byteCountVariable = (fallback: number) =>
+  wholeNumberVariable(fallback, 1, Number.MAX_SAFE_INTEGER, 'is not a positive whole number of bytes');
 
 export const logLevelVariable = (fallback: LogLevel) =>
-  rule((raw) => LOG_LEVELS.find((level) => level === raw.toLowerCase()), `is not a log level (${LOG_LEVELS.join(', ')})`).optional().default(fallback);
+  rule((raw) => LOG_LEVELS.find((level) => level === raw.toLowerCase()), `is not a log level (${LOG_LEVELS.join(', ')})`)
+    .optional()
+    .default(fallback);
 
 /** An absolute http(s) URL without query, fragment or credentials. */
 export function httpUrl(raw: string): URL | Refusal {
@@ -65,19 +75,24 @@ export function httpUrl(raw: string): URL | Refusal {
 }
 
 /** An http(s) URL, without a trailing slash. */
-export const httpUrlVariable = () => reasonedRule((raw) => {
-  const url = httpUrl(raw);
-  return url instanceof Refusal ? url : url.href.replace(/\/+$/, '');
-}).optional();
+export const httpUrlVariable = () =>
+  reasonedRule((raw) => {
+    const url = httpUrl(raw);
+    return url instanceof Refusal ? url : url.href.replace(/\/+$/, '');
+  }).optional();
 
 /** A secret of at least `minLength` characters, never shown in a refusal. */
-export const secretVariable = (minLength: number, reason: string) => shownAs(rule((raw) => (raw.length >= minLength ? raw : undefined), reason).optional(), () => undefined);
+export const secretVariable = (minLength: number, reason: string) =>
+  shownAs(rule((raw) => (raw.length >= minLength ? raw : undefined), reason).optional(), () => undefined);
 
 /** Where /metrics is served: a port (0 picks a free one, printed at start), or `off`. */
 export type MetricsPort = number | 'off';
 
 export const metricsPortVariable = (fallback: MetricsPort) =>
-  rule<MetricsPort>((raw) => (raw.trim().toLowerCase() === 'off' ? 'off' : wholeNumber(raw, 0, 65_535)), 'is not a port number (0-65535; 0 picks a free port) or off')
+  rule<MetricsPort>(
+    (raw) => (raw.trim().toLowerCase() === 'off' ? 'off' : wholeNumber(raw, 0, 65_535)),
+    'is not a port number (0-65535; 0 picks a free port) or off',
+  )
     .optional()
     .default(fallback);
 
@@ -90,7 +105,10 @@ export const SHARED_VARIABLES = Object.freeze({
   METRICS_PORT: metricsPortVariable(9464),
   // OpenTelemetry's own variables: spans are exported over OTLP/HTTP when an endpoint is set.
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrlVariable(),
-  OTEL_SERVICE_NAME: rule((raw) => (/^[\x21-\x7e]{1,128}$/.test(raw) ? raw : undefined), 'is not a service name (1-128 printable ASCII characters, no spaces)').optional(),
+  OTEL_SERVICE_NAME: rule(
+    (raw) => (/^[\x21-\x7e]{1,128}$/.test(raw) ? raw : undefined),
+    'is not a service name (1-128 printable ASCII characters, no spaces)',
+  ).optional(),
 });
 
 /** A URL as refusals may show it: never with its password (`mysql://user:***@host/db`). */

@@ -16,7 +16,7 @@ export function capacityRefusals(registry: Registry): CounterFamily<'bound'> {
   if (family === undefined) {
     family = new CounterFamily(registry, {
       name: 'switchyard_capacity_refusals_total',
-      help: 'Requests refused 503 at a capacity bound: the gateway\'s MAX_CONNECTIONS and MAX_INFLIGHT_UPLOADS, the service\'s image transform queue (TRANSFORM_CONCURRENCY).',
+      help: "Requests refused 503 at a capacity bound: the gateway's MAX_CONNECTIONS and MAX_INFLIGHT_UPLOADS, the service's image transform queue (TRANSFORM_CONCURRENCY).",
       labelNames: ['bound'] as const,
     });
     families.set(registry, family);

@@ -19,12 +19,18 @@ export async function serveMetrics(registry: Registry, host: string, port: numbe
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(path === '/metrics' ? 405 : 404, { 'content-type': 'text/plain; charset=utf-8' }).end(path === '/metrics' ? 'use GET\n' : 'metrics are at /metrics\n');
+      res
+        .writeHead(path === '/metrics' ? 405 : 404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(path === '/metrics' ? 'use GET\n' : 'metrics are at /metrics\n');
       return;
     }
     registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : text),
-      (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`collecting metrics failed: ${String(error)}\n`),
+      (text) =>
+        res
+          .writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' })
+          .end(req.method === 'HEAD' ? undefined : text),
+      (error: unknown) =>
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`collecting metrics failed: ${String(error)}\n`),
     );
   });
   server.listen(port, host);

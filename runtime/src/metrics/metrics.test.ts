@@ -36,7 +36,13 @@ test('off serves nothing; the default registry carries the process and Node metr
   t.is(metricsIfOn('off'), undefined);
   t.is(metricsIfOn(9464)?.port, 9464);
   const names = (await createMetricsRegistry().getMetricsAsJSON()).map((metric) => metric.name);
-  for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) t.true(names.includes(name), name);
+  for (const name of [
+    'process_cpu_seconds_total',
+    'process_resident_memory_bytes',
+    'nodejs_eventloop_lag_seconds',
+    'nodejs_heap_size_used_bytes',
+  ])
+    t.true(names.includes(name), name);
 });
 
 test('counter and histogram families render as Prometheus text: cumulative buckets, +Inf, sum and count', async (t) => {

@@ -7,11 +7,25 @@ const SPAN = '00f067aa0ba902b7';
 test('a version-00 traceparent parses; its sampled flag is read', (t) => {
   t.deepEqual(parseTraceparent(`00-${TRACE}-${SPAN}-01`), { traceId: TRACE, spanId: SPAN, sampled: true });
   t.deepEqual(parseTraceparent(` 00-${TRACE}-${SPAN}-00 `), { traceId: TRACE, spanId: SPAN, sampled: false });
-  t.deepEqual(parseTraceparent(`01-${TRACE}-${SPAN}-01-future`), { traceId: TRACE, spanId: SPAN, sampled: true }, 'a later version may append fields');
+  t.deepEqual(
+    parseTraceparent(`01-${TRACE}-${SPAN}-01-future`),
+    { traceId: TRACE, spanId: SPAN, sampled: true },
+    'a later version may append fields',
+  );
 });
 
 test('anything else starts a new trace: absent, malformed, upper case, zero ids, version ff, extra fields on 00', (t) => {
-  for (const header of [undefined, '', 'nonsense', `00-${TRACE.toUpperCase()}-${SPAN}-01`, `00-${'0'.repeat(32)}-${SPAN}-01`, `00-${TRACE}-${'0'.repeat(16)}-01`, `ff-${TRACE}-${SPAN}-01`, `00-${TRACE}-${SPAN}-01-extra`, `00-${TRACE.slice(1)}-${SPAN}-01`]) {
+  for (const header of [
+    undefined,
+    '',
+    'nonsense',
+    `00-${TRACE.toUpperCase()}-${SPAN}-01`,
+    `00-${'0'.repeat(32)}-${SPAN}-01`,
+    `00-${TRACE}-${'0'.repeat(16)}-01`,
+    `ff-${TRACE}-${SPAN}-01`,
+    `00-${TRACE}-${SPAN}-01-extra`,
+    `00-${TRACE.slice(1)}-${SPAN}-01`,
+  ]) {
     t.is(parseTraceparent(header), undefined, String(header));
   }
 });

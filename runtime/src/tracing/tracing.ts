@@ -78,7 +78,12 @@ export function otlpTracing(options: OtlpTracingOptions): Tracing {
     startServerSpan(name, header, attributes = {}) {
       const parent = parseTraceparent(header);
       const parentContext = parent
-        ? trace.setSpanContext(context.active(), { traceId: parent.traceId, spanId: parent.spanId, traceFlags: parent.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE, isRemote: true })
+        ? trace.setSpanContext(context.active(), {
+            traceId: parent.traceId,
+            spanId: parent.spanId,
+            traceFlags: parent.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+            isRemote: true,
+          })
         : context.active();
       const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parentContext);
       const { traceId, spanId, traceFlags } = span.spanContext();
@@ -104,5 +109,7 @@ export interface TracesConfig {
 
 /** OTLP export when an endpoint is configured, else ids only; `defaultName` unless OTEL_SERVICE_NAME says otherwise. */
 export function createTracing(config: TracesConfig, defaultName: string): Tracing {
-  return config.endpoint === undefined ? idOnlyTracing() : otlpTracing({ endpoint: config.endpoint, serviceName: config.serviceName ?? defaultName });
+  return config.endpoint === undefined
+    ? idOnlyTracing()
+    : otlpTracing({ endpoint: config.endpoint, serviceName: config.serviceName ?? defaultName });
 }

@@ -16,11 +16,19 @@ a run stopped or limited goes on where it left off.
   --quiet       only the summary line`;
 
 function parseOptions(args: readonly string[]): { limit?: number; dryRun: boolean; quiet: boolean; help: boolean } {
-  const values = parseCommandArgs(args, { limit: { type: 'string' }, 'dry-run': { type: 'boolean' }, quiet: { type: 'boolean' } }, BACKFILL_USAGE);
+  const values = parseCommandArgs(
+    args,
+    { limit: { type: 'string' }, 'dry-run': { type: 'boolean' }, quiet: { type: 'boolean' } },
+    BACKFILL_USAGE,
+  );
   let limit: number | undefined;
   if (values.limit !== undefined) {
     limit = /^\d{1,9}$/.test(values.limit) ? Number(values.limit) : NaN;
-    if (!(limit > 0)) throw new SwitchyardError('invalid_argument', `--limit must be a whole number above 0, not ${JSON.stringify(values.limit)}\n\n${BACKFILL_USAGE}`);
+    if (!(limit > 0))
+      throw new SwitchyardError(
+        'invalid_argument',
+        `--limit must be a whole number above 0, not ${JSON.stringify(values.limit)}\n\n${BACKFILL_USAGE}`,
+      );
   }
   return { limit, dryRun: values['dry-run'] === true, quiet: values.quiet === true, help: values.help === true };
 }

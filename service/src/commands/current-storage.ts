@@ -14,7 +14,10 @@ export async function openCurrentStorage(config: StorageConfig): Promise<Databas
   try {
     const pending = (await createMigrator(storage.db).getMigrations()).filter((migration) => migration.executedAt === undefined);
     if (pending.length > 0) {
-      throw new SwitchyardError('unavailable', `the database schema is not current (pending: ${pending.map((m) => m.name).join(', ')}): run switchyard migrate first`);
+      throw new SwitchyardError(
+        'unavailable',
+        `the database schema is not current (pending: ${pending.map((m) => m.name).join(', ')}): run switchyard migrate first`,
+      );
     }
     return storage;
   } catch (error) {

@@ -26,13 +26,21 @@ export async function gcCommand(args: readonly string[], env: NodeJS.ProcessEnv)
   const config = loadServiceConfig(env);
   const storage = await openCurrentStorage(config.storage);
   try {
-    const { scanned, deleted, abandoned, expiredUploads, warnings } = await collectGarbage({ blobStore: storage.blobStore, assetStore: storage.assetStore, uploadStore: storage.uploadStore, graceMs, dryRun });
+    const { scanned, deleted, abandoned, expiredUploads, warnings } = await collectGarbage({
+      blobStore: storage.blobStore,
+      assetStore: storage.assetStore,
+      uploadStore: storage.uploadStore,
+      graceMs,
+      dryRun,
+    });
     const verb = dryRun ? 'would delete' : 'deleted';
     for (const id of expiredUploads) console.log(`${verb} expired upload ${id}`);
     for (const key of deleted) console.log(`${verb} ${key}`);
     for (const name of abandoned) console.log(`${verb} partial write ${name}`);
     // Partial writes are named only when there are some, so the usual summary stays one short line.
-    const partials = (abandoned.length > 0 ? ` and ${abandoned.length} partial writes` : '') + (expiredUploads.length > 0 ? ` and ${expiredUploads.length} expired uploads` : '');
+    const partials =
+      (abandoned.length > 0 ? ` and ${abandoned.length} partial writes` : '') +
+      (expiredUploads.length > 0 ? ` and ${expiredUploads.length} expired uploads` : '');
     console.log(`scanned ${scanned} blobs, ${verb} ${deleted.length}${partials} (grace ${graceMs / 1000} s)`);
     for (const warning of warnings) console.error(`warning: ${warning}`);
   } finally {

@@ -23,11 +23,13 @@ export async function serviceCommand(args: readonly string[], env: NodeJS.Proces
     log.fatal({ err: error }, 'the service could not start');
     throw error;
   });
-  const metricsServer = metricsOn && await serveMetrics(metricsOn.registry, config.host, metricsOn.port).catch(async (error: unknown) => {
-    log.fatal({ err: error }, 'METRICS_PORT could not be bound');
-    await service.close();
-    throw error;
-  });
+  const metricsServer =
+    metricsOn &&
+    (await serveMetrics(metricsOn.registry, config.host, metricsOn.port).catch(async (error: unknown) => {
+      log.fatal({ err: error }, 'METRICS_PORT could not be bound');
+      await service.close();
+      throw error;
+    }));
   console.log(`switchyard gRPC service listening on ${service.address}${metricsServer ? ` (metrics at ${metricsServer.url})` : ''}`);
   onShutdownSignals(log, async () => {
     await service.close();

@@ -18,13 +18,19 @@ DATA_DIR) that a server started with the same environment accepts.
 export async function tokenCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   const values = parseCommandArgs(
     args,
-    { workspace: { type: 'string' }, subject: { type: 'string', default: 'dev' }, scope: { type: 'string', default: SCOPES.join(' ') }, ttl: { type: 'string', default: '1h' } },
+    {
+      workspace: { type: 'string' },
+      subject: { type: 'string', default: 'dev' },
+      scope: { type: 'string', default: SCOPES.join(' ') },
+      ttl: { type: 'string', default: '1h' },
+    },
     TOKEN_USAGE,
   );
   if (values.help) return void console.log(TOKEN_USAGE);
   const workspace = values.workspace;
   if (!workspace) throw new UsageError(`--workspace is required\n${TOKEN_USAGE}`);
-  if (!WORKSPACE_PATTERN.test(workspace)) throw new UsageError(`--workspace ${JSON.stringify(workspace)} is not a workspace name (${WORKSPACE_PATTERN.source})`);
+  if (!WORKSPACE_PATTERN.test(workspace))
+    throw new UsageError(`--workspace ${JSON.stringify(workspace)} is not a workspace name (${WORKSPACE_PATTERN.source})`);
   const scopes = values.scope.split(/\s+/).filter(Boolean);
   const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
   if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}: choose from ${SCOPES.join(' ')}`);
@@ -32,7 +38,9 @@ export async function tokenCommand(args: readonly string[], env: NodeJS.ProcessE
 
   const config = loadServiceConfig(env);
   if (config.auth.kind === 'jwks') {
-    throw new UsageError('AUTH_JWKS_URL is set: tokens come from that identity provider; this command can only mint tokens for AUTH_SECRET');
+    throw new UsageError(
+      'AUTH_JWKS_URL is set: tokens come from that identity provider; this command can only mint tokens for AUTH_SECRET',
+    );
   }
   const secret = await resolveAuthSecret(config);
   const token = await signToken(secret, { subject: values.subject, workspace, scopes: scopes.join(' '), ttlSeconds });

@@ -43,7 +43,8 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
       const input = {
         body: upload.body,
         label: label !== '' ? label : () => upload.trailing('label'),
-        visibility: visibility !== '' ? (visibility as Visibility) : () => optional(upload.trailing('visibility') ?? '') as Visibility | undefined,
+        visibility:
+          visibility !== '' ? (visibility as Visibility) : () => optional(upload.trailing('visibility') ?? '') as Visibility | undefined,
         filename: optional(filename),
         declaredType: optional(declaredType),
       };
@@ -51,21 +52,33 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
     }),
 
     replaceAsset: rpc.clientStream<ReplaceAssetRequest, Asset>('ReplaceAsset', async (call, { principal }) => {
-      const upload = await readUploadStream<ReplaceMetadata>(call, { inMetadata: (metadata, name) => name === 'visibility' && metadata.visibility !== '', idleTimeoutMs });
+      const upload = await readUploadStream<ReplaceMetadata>(call, {
+        inMetadata: (metadata, name) => name === 'visibility' && metadata.visibility !== '',
+        idleTimeoutMs,
+      });
       const { id, filename, declaredType, visibility } = upload.metadata;
       const input = {
         body: upload.body,
-        visibility: visibility !== '' ? (visibility as Visibility) : () => optional(upload.trailing('visibility') ?? '') as Visibility | undefined,
+        visibility:
+          visibility !== '' ? (visibility as Visibility) : () => optional(upload.trailing('visibility') ?? '') as Visibility | undefined,
         filename: optional(filename),
         declaredType: optional(declaredType),
       };
       return assetToMessage(await explained(upload, assets.replace(principal, id, input)));
     }),
 
-    getAsset: rpc.unary<GetAssetRequest, Asset>('GetAsset', async (request, { principal }) => assetToMessage(await assets.get(principal, request.id))),
+    getAsset: rpc.unary<GetAssetRequest, Asset>('GetAsset', async (request, { principal }) =>
+      assetToMessage(await assets.get(principal, request.id)),
+    ),
 
     listAssets: rpc.unary<ListAssetsRequest, ListAssetsResponse>('ListAssets', async (request, { principal }) => {
-      const page = await assets.list(principal, { pageSize: request.pageSize, pageToken: request.pageToken, type: request.type, label: request.label, q: request.q });
+      const page = await assets.list(principal, {
+        pageSize: request.pageSize,
+        pageToken: request.pageToken,
+        type: request.type,
+        label: request.label,
+        q: request.q,
+      });
       return { assets: page.assets.map(assetToMessage), nextPageToken: page.nextPageToken };
     }),
 
@@ -74,18 +87,32 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
       return {};
     }),
 
-    batchDeleteAssets: rpc.unary<BatchDeleteAssetsRequest, BatchDeleteAssetsResponse>('BatchDeleteAssets', async (request, { principal }) => ({
-      results: await assets.batchDelete(principal, request.ids),
-    })),
+    batchDeleteAssets: rpc.unary<BatchDeleteAssetsRequest, BatchDeleteAssetsResponse>(
+      'BatchDeleteAssets',
+      async (request, { principal }) => ({
+        results: await assets.batchDelete(principal, request.ids),
+      }),
+    ),
 
-    getWorkspaceUsage: rpc.unary<GetWorkspaceUsageRequest, WorkspaceUsage>('GetWorkspaceUsage', async (_request, { principal }) => assets.usage(principal)),
+    getWorkspaceUsage: rpc.unary<GetWorkspaceUsageRequest, WorkspaceUsage>('GetWorkspaceUsage', async (_request, { principal }) =>
+      assets.usage(principal),
+    ),
 
     updateAsset: rpc.unary<UpdateAssetRequest, Asset>('UpdateAsset', async (request, { principal }) =>
-      assetToMessage(await assets.update(principal, request.id, { label: request.label, name: request.name, visibility: request.visibility as Visibility | undefined })),
+      assetToMessage(
+        await assets.update(principal, request.id, {
+          label: request.label,
+          name: request.name,
+          visibility: request.visibility as Visibility | undefined,
+        }),
+      ),
     ),
 
     createSignedUrl: rpc.unary<CreateSignedUrlRequest, SignedUrl>('CreateSignedUrl', async (request, { principal }) => {
-      const { url, expiresAt } = await assets.createSignedUrl(principal, request.id, { expiresIn: Number(request.expiresIn), transform: request.transform });
+      const { url, expiresAt } = await assets.createSignedUrl(principal, request.id, {
+        expiresIn: Number(request.expiresIn),
+        transform: request.transform,
+      });
       return { url, expiresAt };
     }),
 
@@ -94,7 +121,9 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
       return {};
     }),
 
-    getWorkspacePolicy: rpc.unary<GetWorkspacePolicyRequest, WorkspacePolicy>('GetWorkspacePolicy', async (_request, { principal }) => policyToMessage(await assets.getPolicy(principal))),
+    getWorkspacePolicy: rpc.unary<GetWorkspacePolicyRequest, WorkspacePolicy>('GetWorkspacePolicy', async (_request, { principal }) =>
+      policyToMessage(await assets.getPolicy(principal)),
+    ),
 
     setWorkspacePolicy: rpc.unary<SetWorkspacePolicyRequest, WorkspacePolicy>('SetWorkspacePolicy', async (request, { principal }) => {
       const policy = await assets.setPolicy(principal, {
@@ -109,7 +138,12 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
 }
 
 function policyToMessage(policy: Policy): WorkspacePolicy {
-  return { allowedTypes: [...policy.allowedTypes], maxUploadBytes: policy.maxUploadBytes, defaultVisibility: policy.defaultVisibility, stripImageMetadata: policy.stripImageMetadata };
+  return {
+    allowedTypes: [...policy.allowedTypes],
+    maxUploadBytes: policy.maxUploadBytes,
+    defaultVisibility: policy.defaultVisibility,
+    stripImageMetadata: policy.stripImageMetadata,
+  };
 }
 
 /**

@@ -1,5 +1,12 @@
 import type { Metadata } from '@grpc/grpc-js';
-import { createHmacTokenVerifier, createJwksTokenVerifier, parseBearer, SwitchyardError, type Principal, type TokenVerifier } from '@switchyard/core';
+import {
+  createHmacTokenVerifier,
+  createJwksTokenVerifier,
+  parseBearer,
+  SwitchyardError,
+  type Principal,
+  type TokenVerifier,
+} from '@switchyard/core';
 import { resolveAuthSecret } from '../auth-secret.js';
 import type { ServiceConfig } from '../config.js';
 

@@ -17,7 +17,20 @@ test('any chunk, info or both encode as the generated encoder does, and decode b
     fc.property(fc.uint8Array({ maxLength: 3000 }), fc.boolean(), fc.boolean(), (bytes, withChunk, withInfo) => {
       const response: ReadFileResponse = {
         ...(withChunk ? { chunk: Buffer.from(bytes) } : {}),
-        ...(withInfo ? { info: { type: 'image/png', size: 42, sha256: 'ab', uploadedAt: new Date(1000), rangeStart: 0, rangeEnd: 41, visibility: 'public', name: 'Übersicht.png' } } : {}),
+        ...(withInfo
+          ? {
+              info: {
+                type: 'image/png',
+                size: 42,
+                sha256: 'ab',
+                uploadedAt: new Date(1000),
+                rangeStart: 0,
+                rangeEnd: 41,
+                visibility: 'public',
+                name: 'Übersicht.png',
+              },
+            }
+          : {}),
       };
       const fast = serializeReadFileResponse(response);
       t.deepEqual(fast, generated(response));
@@ -26,7 +39,7 @@ test('any chunk, info or both encode as the generated encoder does, and decode b
   );
 });
 
-test('withFastChunks swaps only ReadFile\'s response encoder', (t) => {
+test("withFastChunks swaps only ReadFile's response encoder", (t) => {
   const fast = withFastChunks(FileServiceService);
   t.is(fast.readFile.responseSerialize, serializeReadFileResponse);
   t.is(fast.readFile.requestDeserialize, FileServiceService.readFile.requestDeserialize);

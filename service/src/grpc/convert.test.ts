@@ -29,16 +29,28 @@ for (const [start, end, field] of [
 
 test('records become messages field by field', (t) => {
   const createdAt = new Date('2026-01-02T03:04:05.678Z');
-  t.deepEqual(routeToMessage({ id: 'rt_1', method: 'GET', path: '/a/:b', middleware: ['auth'], handler: 'h', createdAt, updatedAt: createdAt, revision: 7 }), {
-    id: 'rt_1',
-    method: 'GET',
-    path: '/a/:b',
-    middleware: ['auth'],
-    handler: 'h',
-    createdAt,
-    updatedAt: createdAt,
-    revision: 7,
-  });
+  t.deepEqual(
+    routeToMessage({
+      id: 'rt_1',
+      method: 'GET',
+      path: '/a/:b',
+      middleware: ['auth'],
+      handler: 'h',
+      createdAt,
+      updatedAt: createdAt,
+      revision: 7,
+    }),
+    {
+      id: 'rt_1',
+      method: 'GET',
+      path: '/a/:b',
+      middleware: ['auth'],
+      handler: 'h',
+      createdAt,
+      updatedAt: createdAt,
+      revision: 7,
+    },
+  );
   const asset = assetToMessage({
     id: 'as_1',
     type: 'image/png',
@@ -60,10 +72,27 @@ test('records become messages field by field', (t) => {
   t.is(asset.uploadedAt, createdAt);
 });
 
-test('a file\'s info carries the name to save it as', (t) => {
+test("a file's info carries the name to save it as", (t) => {
   const uploadedAt = new Date('2026-01-02T03:04:05.678Z');
-  const info = fileInfoToMessage({ type: 'image/png', size: 3, sha256: 'ab', uploadedAt, visibility: 'public', name: 'Übersicht.png', range: { start: 0, end: 2 } });
-  t.deepEqual(info, { type: 'image/png', size: 3, sha256: 'ab', uploadedAt, rangeStart: 0, rangeEnd: 2, visibility: 'public', name: 'Übersicht.png' });
+  const info = fileInfoToMessage({
+    type: 'image/png',
+    size: 3,
+    sha256: 'ab',
+    uploadedAt,
+    visibility: 'public',
+    name: 'Übersicht.png',
+    range: { start: 0, end: 2 },
+  });
+  t.deepEqual(info, {
+    type: 'image/png',
+    size: 3,
+    sha256: 'ab',
+    uploadedAt,
+    rangeStart: 0,
+    rangeEnd: 2,
+    visibility: 'public',
+    name: 'Übersicht.png',
+  });
 });
 
 test('empty strings on the wire mean absent', (t) => {

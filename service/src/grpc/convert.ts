@@ -1,4 +1,12 @@
-import { invalidArgument, type Asset, type StoredFile, type ByteRange, type Route, type RouteEvent, type RouteMatch } from '@switchyard/core';
+import {
+  invalidArgument,
+  type Asset,
+  type StoredFile,
+  type ByteRange,
+  type Route,
+  type RouteEvent,
+  type RouteMatch,
+} from '@switchyard/core';
 import type { Asset as AssetMessage } from '../gen/switchyard/v1/assets.js';
 import type { FileInfo, ReadFileRequest } from '../gen/switchyard/v1/files.js';
 import type { MatchRouteResponse, Route as RouteMessage, RouteEvent as RouteEventMessage } from '../gen/switchyard/v1/routes.js';

@@ -32,7 +32,10 @@ test('the gRPC column of docs/errors.md says what the mapping does', async (t) =
 
 test('our errors keep their message and details, as JSON and as google.rpc details', (t) => {
   const error = asReceived(
-    new SwitchyardError('invalid_argument', 'path: must start with "/"', [{ field: 'path', reason: 'must start with "/"' }, { reason: 'see the path grammar' }]),
+    new SwitchyardError('invalid_argument', 'path: must start with "/"', [
+      { field: 'path', reason: 'must start with "/"' },
+      { reason: 'see the path grammar' },
+    ]),
   );
   t.is(error.code, Status.INVALID_ARGUMENT);
   t.is(error.details, 'path: must start with "/"');
@@ -51,7 +54,10 @@ test('without field details there is no BadRequest, but the ErrorInfo names the 
 });
 
 test('the JSON trailer stays printable ASCII whatever the details hold', (t) => {
-  const status = toGrpcStatus(new SwitchyardError('invalid_argument', 'label', [{ field: 'label', reason: 'bad «é» \u0007 \u007f' }]), new LogCapture().logger);
+  const status = toGrpcStatus(
+    new SwitchyardError('invalid_argument', 'label', [{ field: 'label', reason: 'bad «é» \u0007 \u007f' }]),
+    new LogCapture().logger,
+  );
   const raw = status.metadata.get(ERROR_DETAILS_KEY)[0] as string;
   t.regex(raw, /^[\x20-\x7e]*$/);
   t.deepEqual(JSON.parse(raw), [{ field: 'label', reason: 'bad «é» \u0007 \u007f' }]);
@@ -81,14 +87,20 @@ test('thrown non-errors are INTERNAL as well', (t) => {
 });
 
 test('a retry hint travels as an ASCII trailer and as google.rpc.RetryInfo', (t) => {
-  const status = toGrpcStatus(new SwitchyardError('resource_exhausted', 'slow down', [], { retryAfterMs: 1250.2 }), new LogCapture().logger);
+  const status = toGrpcStatus(
+    new SwitchyardError('resource_exhausted', 'slow down', [], { retryAfterMs: 1250.2 }),
+    new LogCapture().logger,
+  );
   t.is(status.code, Status.RESOURCE_EXHAUSTED);
   t.deepEqual(status.metadata.get(RETRY_AFTER_MS_KEY), ['1251']);
   const raw = status.metadata.get('grpc-status-details-bin')[0] as Buffer;
   // type url, then Duration { seconds: 1, nanos: 251_000_000 }
   t.true(raw.includes(Buffer.from('type.googleapis.com/google.rpc.RetryInfo')));
   t.true(raw.includes(Buffer.from([0x08, 0x01, 0x10, ...varint(251_000_000)])));
-  t.deepEqual(toGrpcStatus(new SwitchyardError('resource_exhausted', 'too large'), new LogCapture().logger).metadata.get(RETRY_AFTER_MS_KEY), []);
+  t.deepEqual(
+    toGrpcStatus(new SwitchyardError('resource_exhausted', 'too large'), new LogCapture().logger).metadata.get(RETRY_AFTER_MS_KEY),
+    [],
+  );
 });
 
 function varint(value: number): number[] {

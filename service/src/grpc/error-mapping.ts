@@ -54,7 +54,8 @@ export function toGrpcStatus(error: unknown, log: Logger): GrpcErrorStatus {
   const details = failure.code === 'internal' ? [] : failure.details;
   const metadata = new Metadata();
   metadata.set(ERROR_DETAILS_KEY, asciiJson(details));
-  const retryAfterMs = failure.code === 'internal' || failure.retryAfterMs === undefined ? undefined : Math.max(0, Math.ceil(failure.retryAfterMs));
+  const retryAfterMs =
+    failure.code === 'internal' || failure.retryAfterMs === undefined ? undefined : Math.max(0, Math.ceil(failure.retryAfterMs));
   if (retryAfterMs !== undefined) metadata.set(RETRY_AFTER_MS_KEY, String(retryAfterMs));
   metadata.set(STATUS_DETAILS_KEY, Buffer.from(encodeStatusDetails(code, message, failure.code, details, retryAfterMs)));
   return { code, details: message, metadata };

@@ -10,7 +10,14 @@ function transformQuery(request: ReadFileRequest): TransformQuery | undefined {
   const transform = request.transform;
   if (transform === undefined) return undefined;
   const text = (value: number | string | undefined) => (value === undefined ? undefined : String(value));
-  return { w: text(transform.w), h: text(transform.h), fit: text(transform.fit), format: text(transform.format), q: text(transform.q), frame: text(transform.frame) };
+  return {
+    w: text(transform.w),
+    h: text(transform.h),
+    fit: text(transform.fit),
+    format: text(transform.format),
+    q: text(transform.q),
+    frame: text(transform.frame),
+  };
 }
 
 /** Chunk size on the wire: well under the 4 MiB message limit, large enough to be cheap. */
@@ -20,7 +27,12 @@ export function fileHandlers(assets: AssetService, rpc: Rpc): FileServiceServer 
   return {
     readFile: rpc.publicServerStream<ReadFileRequest, ReadFileResponse>('ReadFile', async (call) => {
       const request = call.request;
-      const file = await assets.openFile(request.path, { range: rangeFromRequest(request), infoOnly: request.infoOnly, query: request.query, transform: transformQuery(request) });
+      const file = await assets.openFile(request.path, {
+        range: rangeFromRequest(request),
+        infoOnly: request.infoOnly,
+        query: request.query,
+        transform: transformQuery(request),
+      });
       call.write({ info: fileInfoToMessage(file) });
       if (file.bytes && file.bytes.length <= FILE_CHUNK_BYTES) {
         // In memory already and one message long (a small file from the file cache): written as is, its body
@@ -35,7 +47,10 @@ export function fileHandlers(assets: AssetService, rpc: Rpc): FileServiceServer 
 }
 
 /** Writes the bytes in bounded messages, waiting for `drain` whenever the client is slower than the store. */
-async function streamChunks(body: AsyncIterable<Buffer> & { destroy(): void }, call: ServerWritableStream<ReadFileRequest, ReadFileResponse>): Promise<void> {
+async function streamChunks(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  call: ServerWritableStream<ReadFileRequest, ReadFileResponse>,
+): Promise<void> {
   const stop = new AbortController();
   const onCancel = (): void => stop.abort();
   call.once('cancelled', onCancel);

@@ -13,9 +13,11 @@ import type { Logger } from '@switchyard/runtime';
  */
 export function routeGrpcJsLogs(log: Logger): void {
   const child = log.child({ component: 'grpc-js' });
-  const write = (level: 'warn' | 'info' | 'debug') => (message?: unknown, ...rest: unknown[]) => {
-    child[level](scrubGrpcJsMessage([message, ...rest].map(String).join(' ')));
-  };
+  const write =
+    (level: 'warn' | 'info' | 'debug') =>
+    (message?: unknown, ...rest: unknown[]) => {
+      child[level](scrubGrpcJsMessage([message, ...rest].map(String).join(' ')));
+    };
   setLogger({ error: write('warn'), info: write('info'), debug: write('debug') });
 }
 
@@ -28,5 +30,11 @@ const CREDENTIALS = [/\b(bearer|basic)\s+\S+/gi, /eyJ[\w-]*\.[\w-]*(\.[\w-]*)?/g
 export function scrubGrpcJsMessage(message: string): string {
   const entry = METADATA_ENTRY.exec(message);
   if (entry) return `${entry[1]}: value withheld (not valid in gRPC metadata); the entry was dropped`;
-  return CREDENTIALS.reduce((text, pattern) => text.replace(pattern, (match, scheme?: string) => (typeof scheme === 'string' && /^(bearer|basic)$/i.test(scheme) ? `${scheme} [redacted]` : '[redacted]')), message);
+  return CREDENTIALS.reduce(
+    (text, pattern) =>
+      text.replace(pattern, (match, scheme?: string) =>
+        typeof scheme === 'string' && /^(bearer|basic)$/i.test(scheme) ? `${scheme} [redacted]` : '[redacted]',
+      ),
+    message,
+  );
 }

@@ -3,7 +3,25 @@ import type { ServiceDefinition, UntypedHandleCall, UntypedServiceImplementation
 import { CounterFamily, HistogramFamily, type CounterCell, type HistogramCell, type Registry } from '@switchyard/runtime';
 
 /** grpc_code values, as go-grpc-middleware names them (Go's codes.Code.String()), by status number. */
-const CODE_NAMES = ['OK', 'Canceled', 'Unknown', 'InvalidArgument', 'DeadlineExceeded', 'NotFound', 'AlreadyExists', 'PermissionDenied', 'ResourceExhausted', 'FailedPrecondition', 'Aborted', 'OutOfRange', 'Unimplemented', 'Internal', 'Unavailable', 'DataLoss', 'Unauthenticated'] as const;
+const CODE_NAMES = [
+  'OK',
+  'Canceled',
+  'Unknown',
+  'InvalidArgument',
+  'DeadlineExceeded',
+  'NotFound',
+  'AlreadyExists',
+  'PermissionDenied',
+  'ResourceExhausted',
+  'FailedPrecondition',
+  'Aborted',
+  'OutOfRange',
+  'Unimplemented',
+  'Internal',
+  'Unavailable',
+  'DataLoss',
+  'Unauthenticated',
+] as const;
 
 type GrpcType = 'unary' | 'client_stream' | 'server_stream' | 'bidi_stream';
 interface MethodLabels {
@@ -63,16 +81,40 @@ export class GrpcMetrics {
 
   constructor(registry: Registry) {
     const labelNames = ['grpc_type', 'grpc_service', 'grpc_method'] as const;
-    this.#started = new CounterFamily(registry, { name: 'grpc_server_started_total', help: 'Total number of RPCs started on the server.', labelNames });
-    this.#handled = new CounterFamily(registry, { name: 'grpc_server_handled_total', help: 'Total number of RPCs completed on the server, regardless of success or failure.', labelNames: [...labelNames, 'grpc_code'] });
-    this.#received = new CounterFamily(registry, { name: 'grpc_server_msg_received_total', help: 'Total number of RPC stream messages received on the server.', labelNames });
-    this.#sent = new CounterFamily(registry, { name: 'grpc_server_msg_sent_total', help: 'Total number of gRPC stream messages sent by the server.', labelNames });
-    this.#handling = new HistogramFamily(registry, { name: 'grpc_server_handling_seconds', help: 'Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.', labelNames, buckets: HANDLING_BUCKETS });
+    this.#started = new CounterFamily(registry, {
+      name: 'grpc_server_started_total',
+      help: 'Total number of RPCs started on the server.',
+      labelNames,
+    });
+    this.#handled = new CounterFamily(registry, {
+      name: 'grpc_server_handled_total',
+      help: 'Total number of RPCs completed on the server, regardless of success or failure.',
+      labelNames: [...labelNames, 'grpc_code'],
+    });
+    this.#received = new CounterFamily(registry, {
+      name: 'grpc_server_msg_received_total',
+      help: 'Total number of RPC stream messages received on the server.',
+      labelNames,
+    });
+    this.#sent = new CounterFamily(registry, {
+      name: 'grpc_server_msg_sent_total',
+      help: 'Total number of gRPC stream messages sent by the server.',
+      labelNames,
+    });
+    this.#handling = new HistogramFamily(registry, {
+      name: 'grpc_server_handling_seconds',
+      help: 'Histogram of response latency (seconds) of gRPC that had been application-level handled by the server.',
+      labelNames,
+      buckets: HANDLING_BUCKETS,
+    });
     this.#uploads = new UploadMetrics(registry);
   }
 
   /** The service with every method counted; register what this returns. */
-  instrument<D extends ServiceDefinition>(definition: D, implementation: UntypedServiceImplementation): { definition: D; implementation: UntypedServiceImplementation } {
+  instrument<D extends ServiceDefinition>(
+    definition: D,
+    implementation: UntypedServiceImplementation,
+  ): { definition: D; implementation: UntypedServiceImplementation } {
     const counted: Record<string, unknown> = {};
     const handlers: UntypedServiceImplementation = {};
     for (const [name, method] of Object.entries(definition)) {
@@ -115,8 +157,16 @@ export class GrpcMetrics {
 }
 
 /** Wraps a handler: started now, handled once with its code, whichever way it ends. */
-function countedHandler(handler: UntypedHandleCall, cells: MethodCells, responseStream: boolean, upload: UploadCounters | undefined): UntypedHandleCall {
-  const wrapped = (call: CallLike, callback?: (status: StatusLike | null, value?: unknown, trailer?: unknown, flags?: unknown) => void): void => {
+function countedHandler(
+  handler: UntypedHandleCall,
+  cells: MethodCells,
+  responseStream: boolean,
+  upload: UploadCounters | undefined,
+): UntypedHandleCall {
+  const wrapped = (
+    call: CallLike,
+    callback?: (status: StatusLike | null, value?: unknown, trailer?: unknown, flags?: unknown) => void,
+  ): void => {
     const started = performance.now();
     cells.started.value += 1;
     upload?.started();
@@ -136,10 +186,13 @@ function countedHandler(handler: UntypedHandleCall, cells: MethodCells, response
       call.once('cancelled', () => end(CANCELED));
       return (handler as (call: CallLike) => void)(call);
     }
-    (handler as (call: CallLike, callback: unknown) => void)(call, (status: StatusLike | null, value?: unknown, trailer?: unknown, flags?: unknown) => {
-      end(status?.code ?? 0);
-      callback?.(status, value, trailer, flags);
-    });
+    (handler as (call: CallLike, callback: unknown) => void)(
+      call,
+      (status: StatusLike | null, value?: unknown, trailer?: unknown, flags?: unknown) => {
+        end(status?.code ?? 0);
+        callback?.(status, value, trailer, flags);
+      },
+    );
   };
   return wrapped as unknown as UntypedHandleCall;
 }
@@ -149,7 +202,13 @@ const UNKNOWN = 2;
 
 function labelsOf(path: string, requestStream: boolean, responseStream: boolean): MethodLabels {
   const [, service = '', method = ''] = path.split('/');
-  const grpc_type: GrpcType = requestStream ? (responseStream ? 'bidi_stream' : 'client_stream') : responseStream ? 'server_stream' : 'unary';
+  const grpc_type: GrpcType = requestStream
+    ? responseStream
+      ? 'bidi_stream'
+      : 'client_stream'
+    : responseStream
+      ? 'server_stream'
+      : 'unary';
   return { grpc_type, grpc_service: service, grpc_method: method };
 }
 
@@ -172,10 +231,26 @@ class UploadMetrics {
 
   constructor(registry: Registry) {
     const labelNames = ['grpc_method'] as const;
-    this.#started = new CounterFamily(registry, { name: 'switchyard_uploads_started_total', help: 'Uploads and replaces started.', labelNames });
-    this.#finished = new CounterFamily(registry, { name: 'switchyard_uploads_finished_total', help: 'Uploads and replaces stored.', labelNames });
-    this.#failed = new CounterFamily(registry, { name: 'switchyard_uploads_failed_total', help: 'Uploads and replaces that stored nothing, by gRPC code.', labelNames: ['grpc_method', 'grpc_code'] });
-    this.#bytes = new CounterFamily(registry, { name: 'switchyard_upload_bytes_received_total', help: 'File bytes received in uploads and replaces.', labelNames });
+    this.#started = new CounterFamily(registry, {
+      name: 'switchyard_uploads_started_total',
+      help: 'Uploads and replaces started.',
+      labelNames,
+    });
+    this.#finished = new CounterFamily(registry, {
+      name: 'switchyard_uploads_finished_total',
+      help: 'Uploads and replaces stored.',
+      labelNames,
+    });
+    this.#failed = new CounterFamily(registry, {
+      name: 'switchyard_uploads_failed_total',
+      help: 'Uploads and replaces that stored nothing, by gRPC code.',
+      labelNames: ['grpc_method', 'grpc_code'],
+    });
+    this.#bytes = new CounterFamily(registry, {
+      name: 'switchyard_upload_bytes_received_total',
+      help: 'File bytes received in uploads and replaces.',
+      labelNames,
+    });
   }
 
   of(grpc_method: string): UploadCounters {

@@ -41,7 +41,10 @@ test('health follows the storage check: NOT_SERVING while it fails, SERVING agai
     for (const name of ['switchyard.v1.RouteService', 'switchyard.v1.AssetService', 'switchyard.v1.FileService']) {
       t.is(await clients.healthCheck(name), 'NOT_SERVING', name);
     }
-    t.truthy(logs.lines().find((line) => /NOT_SERVING/.test(String(line['msg']))), 'the flip is logged');
+    t.truthy(
+      logs.lines().find((line) => /NOT_SERVING/.test(String(line['msg']))),
+      'the flip is logged',
+    );
     switchable.setDown(false);
     await until(() => clients.healthCheck('switchyard.v1.AssetService'), 'SERVING');
     t.is(await clients.healthCheck(''), 'SERVING');

@@ -2,7 +2,12 @@ import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import type { Logger } from '@switchyard/runtime';
 
 /** Fully qualified names of the services whose health is reported (plus "", the server as a whole). */
-export const SERVICE_NAMES = ['switchyard.v1.RouteService', 'switchyard.v1.AssetService', 'switchyard.v1.FileService', 'switchyard.v1.UploadService'] as const;
+export const SERVICE_NAMES = [
+  'switchyard.v1.RouteService',
+  'switchyard.v1.AssetService',
+  'switchyard.v1.FileService',
+  'switchyard.v1.UploadService',
+] as const;
 
 export interface HealthMonitorOptions {
   /** Resolves when the database and the blob store answer. */

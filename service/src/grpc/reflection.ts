@@ -1,7 +1,13 @@
 import { toBinary, type DescFile } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import { ReflectionService } from '@grpc/reflection';
-import { file_grpc_health_v1_health, file_switchyard_v1_assets, file_switchyard_v1_files, file_switchyard_v1_routes, file_switchyard_v1_uploads } from '@switchyard/proto';
+import {
+  file_grpc_health_v1_health,
+  file_switchyard_v1_assets,
+  file_switchyard_v1_files,
+  file_switchyard_v1_routes,
+  file_switchyard_v1_uploads,
+} from '@switchyard/proto';
 
 /**
  * Server reflection over our protos and the health service, so grpcurl, buf
@@ -12,7 +18,13 @@ import { file_grpc_health_v1_health, file_switchyard_v1_assets, file_switchyard_
  * which those tools cannot resolve (fullstorydev/grpcurl#459).
  */
 export function createReflectionService(): ReflectionService {
-  const served = [file_switchyard_v1_routes, file_switchyard_v1_assets, file_switchyard_v1_files, file_switchyard_v1_uploads, file_grpc_health_v1_health];
+  const served = [
+    file_switchyard_v1_routes,
+    file_switchyard_v1_assets,
+    file_switchyard_v1_files,
+    file_switchyard_v1_uploads,
+    file_grpc_health_v1_health,
+  ];
   const fileDescriptorProtos = withImports(served).map((file) => Buffer.from(toBinary(FileDescriptorProtoSchema, file.proto)));
   // @grpc/reflection reads only `fileDescriptorProtos` of each entry of a proto-loader package definition,
   // and finds the services in the files.

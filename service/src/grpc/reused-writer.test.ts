@@ -36,12 +36,12 @@ function generatedBytes(serialize: (message: unknown) => Buffer, message: unknow
   }
 }
 
-test('every method\'s responses take the reused writer (each response type is found)', (t) => {
+test("every method's responses take the reused writer (each response type is found)", (t) => {
   t.true(methods.length > 15);
   for (const method of methods) t.not(method.reusing.responseSerialize, method.generated.responseSerialize, method.name);
 });
 
-test('every response type encodes to the generated serializer\'s bytes, one reply after another', (t) => {
+test("every response type encodes to the generated serializer's bytes, one reply after another", (t) => {
   for (const method of methods) {
     fc.assert(
       fc.property(fc.array(messageOf('ts-proto', method.output, false), { minLength: 2, maxLength: 4 }), (messages) => {
@@ -70,8 +70,18 @@ test('a value the encoder refuses is refused as by the generated serializer, and
 
 test('a reply past 64 KiB is encoded right and the replies after it too', (t) => {
   const method = methods.find((candidate) => candidate.name === 'AssetService.listAssets')!;
-  const asset = { id: 'as_1', type: 'image/png', size: 68, url: 'http://x/files/as_1/bl_1.png', uploadedAt: new Date(0), label: 'l'.repeat(1000), sha256: 'f'.repeat(64), visibility: 'public' };
+  const asset = {
+    id: 'as_1',
+    type: 'image/png',
+    size: 68,
+    url: 'http://x/files/as_1/bl_1.png',
+    uploadedAt: new Date(0),
+    label: 'l'.repeat(1000),
+    sha256: 'f'.repeat(64),
+    visibility: 'public',
+  };
   const big = { assets: Array.from({ length: 100 }, () => asset), nextPageToken: '' };
   const small = { assets: [asset], nextPageToken: 'next' };
-  for (const message of [big, small, big, small]) t.deepEqual(method.reusing.responseSerialize(message), method.generated.responseSerialize(message));
+  for (const message of [big, small, big, small])
+    t.deepEqual(method.reusing.responseSerialize(message), method.generated.responseSerialize(message));
 });

@@ -35,7 +35,12 @@ const ENCODERS: ReadonlyMap<string, Encoder> = new Map(
 );
 
 function isEncoder(value: unknown): value is Encoder {
-  return typeof value === 'object' && value !== null && typeof (value as Partial<Encoder>).encode === 'function' && typeof (value as { decode?: unknown }).decode === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<Encoder>).encode === 'function' &&
+    typeof (value as { decode?: unknown }).decode === 'function'
+  );
 }
 
 let writer = new BinaryWriter();

@@ -31,7 +31,9 @@ export function routeHandlers(routes: RouteService, rpc: Rpc): RouteServiceServe
         }),
       ),
     ),
-    getRoute: rpc.unary<GetRouteRequest, Route>('GetRoute', async (request, { principal }) => routeToMessage(await routes.get(principal, request.id))),
+    getRoute: rpc.unary<GetRouteRequest, Route>('GetRoute', async (request, { principal }) =>
+      routeToMessage(await routes.get(principal, request.id)),
+    ),
     matchRoute: rpc.unary<MatchRouteRequest, MatchRouteResponse>('MatchRoute', async (request, { principal }) =>
       matchToMessage(await routes.match(principal, { method: request.method, path: request.path })),
     ),
@@ -40,7 +42,14 @@ export function routeHandlers(routes: RouteService, rpc: Rpc): RouteServiceServe
       return { routes: page.routes.map(routeToMessage), nextPageToken: page.nextPageToken };
     }),
     updateRoute: rpc.unary<UpdateRouteRequest, Route>('UpdateRoute', async (request, { principal }) =>
-      routeToMessage(await routes.update(principal, request.id, { method: request.method, path: request.path, middleware: request.middleware?.names, handler: request.handler })),
+      routeToMessage(
+        await routes.update(principal, request.id, {
+          method: request.method,
+          path: request.path,
+          middleware: request.middleware?.names,
+          handler: request.handler,
+        }),
+      ),
     ),
     deleteRoute: rpc.unary<DeleteRouteRequest, DeleteRouteResponse>('DeleteRoute', async (request, { principal }) => {
       await routes.delete(principal, request.id);

@@ -12,13 +12,21 @@ function unaryCall(requestId?: string): { call: ServerUnaryCall<object, object>;
   const metadata = new Metadata();
   if (requestId !== undefined) metadata.set('x-request-id', requestId);
   const sent: Metadata[] = [];
-  const call = { metadata, request: {}, sendMetadata: (headers: Metadata) => void sent.push(headers) } as unknown as ServerUnaryCall<object, object>;
+  const call = { metadata, request: {}, sendMetadata: (headers: Metadata) => void sent.push(headers) } as unknown as ServerUnaryCall<
+    object,
+    object
+  >;
   return { call, sent };
 }
 
 /** Calls the handler and resolves with what it answered. */
-function answer(handler: (call: ServerUnaryCall<object, object>, callback: sendUnaryData<object>) => void, call: ServerUnaryCall<object, object>) {
-  return new Promise<{ error: { code?: number } | null; value: object | null | undefined }>((resolve) => handler(call, (error, value) => resolve({ error, value })));
+function answer(
+  handler: (call: ServerUnaryCall<object, object>, callback: sendUnaryData<object>) => void,
+  call: ServerUnaryCall<object, object>,
+) {
+  return new Promise<{ error: { code?: number } | null; value: object | null | undefined }>((resolve) =>
+    handler(call, (error, value) => resolve({ error, value })),
+  );
 }
 
 test('an authenticator that throws instead of rejecting still ends the call: answered, logged, no longer running', async (t) => {
@@ -28,7 +36,10 @@ test('an authenticator that throws instead of rejecting still ends the call: ans
   };
   const rpc = createRpc(logs.logger, throwing);
   const { call } = unaryCall('throwing-authenticator');
-  const { error } = await answer(rpc.unary('GetAsset', async () => ({})), call);
+  const { error } = await answer(
+    rpc.unary('GetAsset', async () => ({})),
+    call,
+  );
   t.is(error?.code, Status.UNAUTHENTICATED);
   t.is((await logs.waitFor((line) => line['requestId'] === 'throwing-authenticator'))['code'], 'UNAUTHENTICATED');
   await rpc.settled();
@@ -59,14 +70,20 @@ test('reply headers: the request id echoed when the caller sent a sane one, none
   const ok = rpc.unary('GetAsset', async () => ({}));
   const echoed = unaryCall('caller-id');
   await answer(ok, echoed.call);
-  t.deepEqual(echoed.sent.map((headers) => headers.get('x-request-id')), [['caller-id']]);
+  t.deepEqual(
+    echoed.sent.map((headers) => headers.get('x-request-id')),
+    [['caller-id']],
+  );
   for (const requestId of [undefined, 'not a sane id!']) {
     const plain = unaryCall(requestId);
     await answer(ok, plain.call);
     t.deepEqual(plain.sent, [], `no headers for ${String(requestId)}`);
   }
   const failing = unaryCall('not a sane id!');
-  const { error } = await answer(rpc.unary('GetAsset', async () => Promise.reject(new SwitchyardError('not_found', 'no such asset'))), failing.call);
+  const { error } = await answer(
+    rpc.unary('GetAsset', async () => Promise.reject(new SwitchyardError('not_found', 'no such asset'))),
+    failing.call,
+  );
   t.is(error?.code, Status.NOT_FOUND);
   const [fresh] = failing.sent[0]?.get('x-request-id') ?? [];
   t.regex(String(fresh), /^[0-9a-f-]{36}$/);

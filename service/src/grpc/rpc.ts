@@ -9,7 +9,16 @@ import {
   type ServerWritableStream,
 } from '@grpc/grpc-js';
 import type { Principal } from '@switchyard/core';
-import { idOnlyTracing, infoLine, requestIdFrom, TRACEPARENT_HEADER, type Logger, type ServerSpan, type SpanAttributes, type Tracing } from '@switchyard/runtime';
+import {
+  idOnlyTracing,
+  infoLine,
+  requestIdFrom,
+  TRACEPARENT_HEADER,
+  type Logger,
+  type ServerSpan,
+  type SpanAttributes,
+  type Tracing,
+} from '@switchyard/runtime';
 import type { Authenticate } from './auth.js';
 import { decoded } from './decoding.js';
 import { toGrpcStatus } from './error-mapping.js';
@@ -36,15 +45,24 @@ export interface AuthedContext extends CallContext {
  */
 export interface Rpc {
   unary<Req, Res>(method: string, run: (request: Req, context: AuthedContext) => Promise<Res>): handleUnaryCall<Req, Res>;
-  clientStream<Req, Res>(method: string, run: (call: ServerReadableStream<Req, Res>, context: AuthedContext) => Promise<Res>): handleClientStreamingCall<Req, Res>;
+  clientStream<Req, Res>(
+    method: string,
+    run: (call: ServerReadableStream<Req, Res>, context: AuthedContext) => Promise<Res>,
+  ): handleClientStreamingCall<Req, Res>;
   /** Public (no token): the handler writes to `call`; the wrapper ends it. */
-  publicServerStream<Req, Res>(method: string, run: (call: ServerWritableStream<Req, Res>, context: CallContext) => Promise<void>): handleServerStreamingCall<Req, Res>;
+  publicServerStream<Req, Res>(
+    method: string,
+    run: (call: ServerWritableStream<Req, Res>, context: CallContext) => Promise<void>,
+  ): handleServerStreamingCall<Req, Res>;
   /**
    * An authenticated stream that may run for as long as the client listens
    * (a watch): `closing` aborts when the server starts to shut down, and the
    * handler should then end, so shutdown need not wait for its deadline.
    */
-  serverStream<Req, Res>(method: string, run: (call: ServerWritableStream<Req, Res>, context: AuthedContext & { readonly closing: AbortSignal }) => Promise<void>): handleServerStreamingCall<Req, Res>;
+  serverStream<Req, Res>(
+    method: string,
+    run: (call: ServerWritableStream<Req, Res>, context: AuthedContext & { readonly closing: AbortSignal }) => Promise<void>,
+  ): handleServerStreamingCall<Req, Res>;
   /** Aborts every serverStream's `closing` signal (shutdown begins). */
   endStreams(): void;
   /** Resolves once no handler is running (shutdown waits for this before closing storage). */
@@ -57,7 +75,14 @@ interface AnyCall {
 }
 
 /** gRPC codes that mark a server span as failed (OpenTelemetry's RPC conventions): the server's own failures, not the caller's mistakes. */
-const SERVER_FAILURES = new Set<number>([Status.UNKNOWN, Status.DEADLINE_EXCEEDED, Status.UNIMPLEMENTED, Status.INTERNAL, Status.UNAVAILABLE, Status.DATA_LOSS]);
+const SERVER_FAILURES = new Set<number>([
+  Status.UNKNOWN,
+  Status.DEADLINE_EXCEEDED,
+  Status.UNIMPLEMENTED,
+  Status.INTERNAL,
+  Status.UNAVAILABLE,
+  Status.DATA_LOSS,
+]);
 
 /** How a call that succeeded ends its span. */
 const SPAN_OK = Object.freeze({ error: false, attributes: Object.freeze({ 'rpc.grpc.status_code': Status.OK }) });
@@ -79,7 +104,10 @@ interface CalledMethod {
   readonly spanAttributes: SpanAttributes;
 }
 
-const calledMethod = (name: string): CalledMethod => ({ name, spanAttributes: Object.freeze({ 'rpc.system': 'grpc', 'rpc.method': name }) });
+const calledMethod = (name: string): CalledMethod => ({
+  name,
+  spanAttributes: Object.freeze({ 'rpc.system': 'grpc', 'rpc.method': name }),
+});
 
 /** What every call of one Rpc shares. */
 interface Shared {
@@ -167,7 +195,15 @@ class CallRecord implements AuthedContext {
     const durationMs = Math.round((performance.now() - this.#started) * 1000) / 1000;
     this.#span.end(status === Status.OK ? SPAN_OK : { error: SERVER_FAILURES.has(status), attributes: { 'rpc.grpc.status_code': status } });
     const principal = this.#principal;
-    this.#shared.callLine({ requestId: this.requestId, traceId: this.#span.traceId, method: this.#method, workspace: principal?.workspace, subject: principal?.subject, code: Status[status], durationMs });
+    this.#shared.callLine({
+      requestId: this.requestId,
+      traceId: this.#span.traceId,
+      method: this.#method,
+      workspace: principal?.workspace,
+      subject: principal?.subject,
+      code: Status[status],
+      durationMs,
+    });
     return failed;
   }
 }
@@ -187,7 +223,15 @@ function promised<A, T>(work: (argument: A) => Promise<T>, argument: A): Promise
 }
 
 export function createRpc(log: Logger, authenticate: Authenticate, tracing: Tracing = idOnlyTracing()): Rpc {
-  const callLine = infoLine<CallLine>(log, 'call', { requestId: 'string', traceId: 'string', method: 'string', workspace: 'string', subject: 'string', code: 'string', durationMs: 'number' });
+  const callLine = infoLine<CallLine>(log, 'call', {
+    requestId: 'string',
+    traceId: 'string',
+    method: 'string',
+    workspace: 'string',
+    subject: 'string',
+    code: 'string',
+    durationMs: 'number',
+  });
   const shared: Shared = { log, tracing, callLine };
   const closing = new AbortController();
   // Handlers running, and who waits for there to be none: a count, not a set of promises per call.
@@ -274,7 +318,15 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
       return (call) => {
         const record = new CallRecord(shared, called, call);
         record.sendHeaders();
-        endStream(call, record, counted(() => Promise.resolve().then(() => decoded(call.request)).then(() => run(call, record))));
+        endStream(
+          call,
+          record,
+          counted(() =>
+            Promise.resolve()
+              .then(() => decoded(call.request))
+              .then(() => run(call, record)),
+          ),
+        );
       };
     },
 
@@ -291,7 +343,11 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
           },
           closing: closing.signal,
         });
-        endStream(call, record, counted(() => record.authenticate(authenticate).then((context) => run(call, watching(context)))));
+        endStream(
+          call,
+          record,
+          counted(() => record.authenticate(authenticate).then((context) => run(call, watching(context)))),
+        );
       };
     },
 

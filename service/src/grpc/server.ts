@@ -73,12 +73,19 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
     handlers.addService(server, counted.definition, counted.implementation, { tsProto: true, counted: parts.metrics !== undefined });
   };
   add(withReusedWriter(RouteServiceService, RouteService), routeHandlers(parts.switchyard.routes, rpc));
-  add(withReusedWriter(AssetServiceService, AssetService), assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
+  add(
+    withReusedWriter(AssetServiceService, AssetService),
+    assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }),
+  );
   // ReadFile, its one method, has its own encoder (chunk-encoding.ts).
   add(withFastChunks(FileServiceService), fileHandlers(parts.switchyard.assets, rpc));
   // Without an upload store there is no UploadService: grpc-js answers its calls UNIMPLEMENTED.
   const { uploads } = parts.switchyard;
-  if (uploads) add(withReusedWriter(UploadServiceService, UploadService), uploadHandlers(uploads, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }));
+  if (uploads)
+    add(
+      withReusedWriter(UploadServiceService, UploadService),
+      uploadHandlers(uploads, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }),
+    );
   parts.health.implementation.addToServer(handlers.recorder(server));
   createReflectionService().addToServer(server);
   return { server, handlers, settled: () => rpc.settled(), endStreams: () => rpc.endStreams() };

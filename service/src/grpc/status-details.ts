@@ -14,7 +14,13 @@ const TYPE_PREFIX = 'type.googleapis.com/';
  * when the error says when to retry, a `RetryInfo`.
  * Four tiny messages, written by hand rather than generating googleapis.
  */
-export function encodeStatusDetails(grpcCode: number, message: string, switchyardCode: string, details: readonly ErrorDetail[], retryAfterMs?: number): Uint8Array {
+export function encodeStatusDetails(
+  grpcCode: number,
+  message: string,
+  switchyardCode: string,
+  details: readonly ErrorDetail[],
+  retryAfterMs?: number,
+): Uint8Array {
   const status = new BinaryWriter();
   status.tag(1, WireType.Varint).int32(grpcCode);
   status.tag(2, WireType.LengthDelimited).string(message);

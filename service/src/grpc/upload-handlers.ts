@@ -1,4 +1,12 @@
-import { invalidArgument, UPLOAD_CHECKSUM_ALGORITHMS, type ResumableUploads, type Upload, type UploadChecksum, type UploadChecksumAlgorithm, type Visibility } from '@switchyard/core';
+import {
+  invalidArgument,
+  UPLOAD_CHECKSUM_ALGORITHMS,
+  type ResumableUploads,
+  type Upload,
+  type UploadChecksum,
+  type UploadChecksumAlgorithm,
+  type Visibility,
+} from '@switchyard/core';
 import type {
   AppendMetadata,
   AppendUploadRequest,
@@ -22,8 +30,14 @@ export function uploadHandlers(uploads: ResumableUploads, rpc: Rpc, options: Upl
   const idleTimeoutMs = options.uploadIdleTimeoutMs ?? 0;
   return {
     createUpload: rpc.unary<CreateUploadRequest, UploadMessage>('CreateUpload', async (request, { principal }) => {
-      const intent = { filename: optional(request.filename), label: optional(request.label), visibility: optional(request.visibility) as Visibility | undefined, replace: optional(request.replace) };
-      if (request.partial && request.finalOf.length > 0) throw invalidArgument('final_of', 'an upload is either partial or the final concatenation, not both');
+      const intent = {
+        filename: optional(request.filename),
+        label: optional(request.label),
+        visibility: optional(request.visibility) as Visibility | undefined,
+        replace: optional(request.replace),
+      };
+      if (request.partial && request.finalOf.length > 0)
+        throw invalidArgument('final_of', 'an upload is either partial or the final concatenation, not both');
       const concat = request.finalOf.length > 0 ? { final: request.finalOf } : request.partial ? ('partial' as const) : undefined;
       return uploadToMessage(await uploads.create(principal, { length: request.length, intent, concat }));
     }),
@@ -31,10 +45,14 @@ export function uploadHandlers(uploads: ResumableUploads, rpc: Rpc, options: Upl
     appendUpload: rpc.clientStream<AppendUploadRequest, UploadMessage>('AppendUpload', async (call, { principal }) => {
       const append = await readUploadStream<AppendMetadata>(call, { idleTimeoutMs });
       const { id, offset, length, checksumAlgorithm, checksum } = append.metadata;
-      return uploadToMessage(await uploads.append(principal, id, { offset, length, body: append.body, checksum: checksumOf(checksumAlgorithm, checksum) }));
+      return uploadToMessage(
+        await uploads.append(principal, id, { offset, length, body: append.body, checksum: checksumOf(checksumAlgorithm, checksum) }),
+      );
     }),
 
-    getUpload: rpc.unary<GetUploadRequest, UploadMessage>('GetUpload', async (request, { principal }) => uploadToMessage(await uploads.get(principal, request.id))),
+    getUpload: rpc.unary<GetUploadRequest, UploadMessage>('GetUpload', async (request, { principal }) =>
+      uploadToMessage(await uploads.get(principal, request.id)),
+    ),
 
     terminateUpload: rpc.unary<TerminateUploadRequest, TerminateUploadResponse>('TerminateUpload', async (request, { principal }) => {
       await uploads.terminate(principal, request.id);

@@ -54,7 +54,10 @@ export interface UploadStreamRules<M> {
  * stream (see end-of-stream.ts). A malformed stream fails the body with
  * `invalid_argument` before its end, so nothing is committed.
  */
-export async function readUploadStream<M>(call: ServerReadableStream<UploadMessage<M>, unknown>, rules: UploadStreamRules<M> = {}): Promise<UploadStream<M>> {
+export async function readUploadStream<M>(
+  call: ServerReadableStream<UploadMessage<M>, unknown>,
+  rules: UploadStreamRules<M> = {},
+): Promise<UploadStream<M>> {
   const messages = call[Symbol.asyncIterator]() as AsyncIterator<UploadMessage<M>>;
   const idleMs = rules.idleTimeoutMs ?? 0;
   const first = await nextWithin(messages, idleMs).catch((error: unknown) => {
@@ -87,7 +90,11 @@ export async function readUploadStream<M>(call: ServerReadableStream<UploadMessa
           trailers.set(name, message[key]!);
           continue;
         }
-        if (trailers.size > 0) throw invalidArgument(TRAILERS.find(([name]) => trailers.has(name))![2], 'must come after the last chunk, but a chunk followed it');
+        if (trailers.size > 0)
+          throw invalidArgument(
+            TRAILERS.find(([name]) => trailers.has(name))![2],
+            'must come after the last chunk, but a chunk followed it',
+          );
         if (message.chunk !== undefined && message.chunk.length > 0) {
           atYield = true;
           yield message.chunk;
@@ -137,9 +144,11 @@ function nextWithin<T>(messages: AsyncIterator<T>, idleMs: number): Promise<Iter
 }
 
 function stalledError(idleMs: number): SwitchyardError {
-  return new SwitchyardError('deadline_exceeded', `the client sent nothing for ${idleMs} ms; the upload was abandoned and nothing was stored`, [
-    { reason: `an upload must send its next message within ${idleMs} ms (UPLOAD_IDLE_TIMEOUT_MS)` },
-  ]);
+  return new SwitchyardError(
+    'deadline_exceeded',
+    `the client sent nothing for ${idleMs} ms; the upload was abandoned and nothing was stored`,
+    [{ reason: `an upload must send its next message within ${idleMs} ms (UPLOAD_IDLE_TIMEOUT_MS)` }],
+  );
 }
 
 /** In this module, only a stall fails with `deadline_exceeded`. */

@@ -28,7 +28,8 @@ const uncounted: MessageCounters = { sent: () => {}, received: () => {} };
 function countersOf(method: object, path: string, counted: boolean): MessageCounters {
   if (!counted) return uncounted;
   const counters = messageCountersOf(method);
-  if (counters === undefined) throw new Error(`${path}: registered as counted, but its definition is not the one GrpcMetrics.instrument returned`);
+  if (counters === undefined)
+    throw new Error(`${path}: registered as counted, but its definition is not the one GrpcMetrics.instrument returned`);
   return counters;
 }
 
@@ -40,7 +41,12 @@ export class HandlerTable {
   readonly #methods = new Map<string, RegisteredMethod>();
 
   /** Registers on `server` and here, as `server.addService` does. */
-  addService(server: Pick<Server, 'addService'>, definition: ServiceDefinition, implementation: UntypedServiceImplementation, options: AddServiceOptions = {}): void {
+  addService(
+    server: Pick<Server, 'addService'>,
+    definition: ServiceDefinition,
+    implementation: UntypedServiceImplementation,
+    options: AddServiceOptions = {},
+  ): void {
     server.addService(definition, implementation);
     for (const [name, method] of Object.entries(definition)) {
       const handler = implementation[name] ?? implementation[method.originalName ?? ''];
@@ -63,7 +69,10 @@ export class HandlerTable {
    * `addToServer(server)` (grpc-health-check): it calls `addService` only.
    */
   recorder(server: Pick<Server, 'addService'>): Server {
-    return { addService: (definition: ServiceDefinition, implementation: UntypedServiceImplementation) => this.addService(server, definition, implementation) } as unknown as Server;
+    return {
+      addService: (definition: ServiceDefinition, implementation: UntypedServiceImplementation) =>
+        this.addService(server, definition, implementation),
+    } as unknown as Server;
   }
 
   get(path: string): RegisteredMethod | undefined {

@@ -16,12 +16,23 @@ export function messageOf(side: Side, schema: DescMessage, hostile: boolean, dep
   const parts: Record<string, fc.Arbitrary<unknown>> = {};
   for (const member of schema.members) {
     if (member.kind === 'oneof') {
-      const cases = member.fields.map((field) => value(side, field, hostile, depth).map((set) => (side === 'ts-proto' ? { [tsName(field)]: set } : { [member.localName]: { case: field.localName, value: set } })));
-      parts[`\0${member.name}`] = fc.oneof(fc.constant({}), ...cases, ...(hostile && side === 'ts-proto' ? [fc.tuple(cases[0]!, cases.at(-1)!).map(([a, b]) => ({ ...a, ...b }))] : []));
+      const cases = member.fields.map((field) =>
+        value(side, field, hostile, depth).map((set) =>
+          side === 'ts-proto' ? { [tsName(field)]: set } : { [member.localName]: { case: field.localName, value: set } },
+        ),
+      );
+      parts[`\0${member.name}`] = fc.oneof(
+        fc.constant({}),
+        ...cases,
+        ...(hostile && side === 'ts-proto' ? [fc.tuple(cases[0]!, cases.at(-1)!).map(([a, b]) => ({ ...a, ...b }))] : []),
+      );
       continue;
     }
     const arbitrary = value(side, member, hostile, depth);
-    parts[side === 'ts-proto' ? tsName(member) : member.localName] = member.fieldKind === 'message' || (member.fieldKind === 'scalar' && member.presence !== IMPLICIT) ? fc.option(arbitrary, { nil: undefined }) : arbitrary;
+    parts[side === 'ts-proto' ? tsName(member) : member.localName] =
+      member.fieldKind === 'message' || (member.fieldKind === 'scalar' && member.presence !== IMPLICIT)
+        ? fc.option(arbitrary, { nil: undefined })
+        : arbitrary;
   }
   return fc.record(parts).map((record) => {
     const message: Record<string, unknown> = {};
@@ -45,9 +56,20 @@ function value(side: Side, field: DescField, hostile: boolean, depth: number): f
     case 'message':
       return nested(side, field.message, hostile, depth);
     case 'list':
-      return fc.array(field.listKind === 'scalar' ? scalar(side, field.scalar, hostile) : field.listKind === 'enum' ? fc.constantFrom(...field.enum.values.map((each) => each.number)) : nested(side, field.message, hostile, depth), { maxLength: 3 });
+      return fc.array(
+        field.listKind === 'scalar'
+          ? scalar(side, field.scalar, hostile)
+          : field.listKind === 'enum'
+            ? fc.constantFrom(...field.enum.values.map((each) => each.number))
+            : nested(side, field.message, hostile, depth),
+        { maxLength: 3 },
+      );
     case 'map':
-      return fc.dictionary(fc.string({ maxLength: 8 }), field.mapKind === 'scalar' ? scalar(side, field.scalar, hostile) : nested(side, field.message as DescMessage, hostile, depth), { maxKeys: 3 });
+      return fc.dictionary(
+        fc.string({ maxLength: 8 }),
+        field.mapKind === 'scalar' ? scalar(side, field.scalar, hostile) : nested(side, field.message as DescMessage, hostile, depth),
+        { maxKeys: 3 },
+      );
   }
 }
 
@@ -89,7 +111,9 @@ function scalar(side: Side, type: ScalarType, hostile: boolean): fc.Arbitrary<un
   if (!hostile) return valid;
   const wrong =
     type === ScalarType.STRING
-      ? fc.tuple(fc.string({ maxLength: 4 }), fc.integer({ min: 0xd800, max: 0xdfff })).map(([text, half]) => text + String.fromCharCode(half))
+      ? fc
+          .tuple(fc.string({ maxLength: 4 }), fc.integer({ min: 0xd800, max: 0xdfff }))
+          .map(([text, half]) => text + String.fromCharCode(half))
       : side === 'ts-proto'
         ? fc.oneof(fc.double(), fc.constant(null), fc.constant('7'), fc.constant(2 ** 53), fc.constant(-1), fc.constant(-0))
         : fc.oneof(fc.constant(2n ** 53n), fc.constant(-(2n ** 60n)), fc.constant(-1), fc.constant(-0), fc.constant(1.5));

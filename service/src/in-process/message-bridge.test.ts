@@ -12,7 +12,14 @@ import { bridgeRequest, bridgeResponse } from './message-bridge.js';
 import { messageOf, type Side } from './message-arbitraries.test-support.js';
 
 /** Every method's request and response type, with the decoder and encoder the server uses for them (ts-proto's; ReadFile's fast chunk encoder). */
-const methods = ([[AssetService, AssetServiceService], [FileService, withFastChunks(FileServiceService)], [RouteService, RouteServiceService], [UploadService, UploadServiceService]] as [DescService, ServiceDefinition][]).flatMap(([service, definition]) =>
+const methods = (
+  [
+    [AssetService, AssetServiceService],
+    [FileService, withFastChunks(FileServiceService)],
+    [RouteService, RouteServiceService],
+    [UploadService, UploadServiceService],
+  ] as [DescService, ServiceDefinition][]
+).flatMap(([service, definition]) =>
   service.methods.map((method) => {
     const served = Object.values(definition).find((candidate) => candidate.path === `/${service.typeName}/${method.name}`);
     if (served === undefined) throw new Error(`${method.name} is not in the generated definition`);
@@ -26,8 +33,18 @@ const methods = ([[AssetService, AssetServiceService], [FileService, withFastChu
  * Timestamp tests the request direction's Timestamp, which no request has yet).
  */
 const types = methods.flatMap(({ name, method, served }) => [
-  { name: `${name} request`, schema: method.input, encode: (message: unknown) => served.requestSerialize(message), decode: (bytes: Buffer) => served.requestDeserialize(bytes) },
-  { name: `${name} response`, schema: method.output, encode: (message: unknown) => served.responseSerialize(message), decode: (bytes: Buffer) => served.responseDeserialize(bytes) },
+  {
+    name: `${name} request`,
+    schema: method.input,
+    encode: (message: unknown) => served.requestSerialize(message),
+    decode: (bytes: Buffer) => served.requestDeserialize(bytes),
+  },
+  {
+    name: `${name} response`,
+    schema: method.output,
+    encode: (message: unknown) => served.responseSerialize(message),
+    decode: (bytes: Buffer) => served.responseDeserialize(bytes),
+  },
 ]);
 
 /** What the wire makes of a message: encoded and decoded by the two sides' libraries; or the refusal of one of them. */
@@ -51,7 +68,8 @@ const directions = {
   "a protobuf-es message (a request) is handed over as the object ts-proto's decoder would make": {
     side: 'protobuf-es' as Side,
     bridge: (schema: DescMessage, message: unknown) => bridgeRequest(schema, message, MAX),
-    wire: ({ schema, decode }: (typeof types)[number], message: unknown) => decode(Buffer.from(toBinary(schema, message as MessageShape<DescMessage>))),
+    wire: ({ schema, decode }: (typeof types)[number], message: unknown) =>
+      decode(Buffer.from(toBinary(schema, message as MessageShape<DescMessage>))),
   },
 };
 
@@ -121,7 +139,19 @@ test('a request that may encode past the size limit is left to the wire, which r
 
 test('the response cases that fall back, one by one', (t) => {
   const asset = AssetService.method.getAsset.output;
-  const valid = { id: 'as_1', label: 'x', type: 'image/png', size: 3, url: 'u', sha256: 'ab', uploadedAt: new Date(1_700_000_000_123), createdAt: new Date(-1), version: 1, visibility: 'public', name: 'Übersicht.png' };
+  const valid = {
+    id: 'as_1',
+    label: 'x',
+    type: 'image/png',
+    size: 3,
+    url: 'u',
+    sha256: 'ab',
+    uploadedAt: new Date(1_700_000_000_123),
+    createdAt: new Date(-1),
+    version: 1,
+    visibility: 'public',
+    name: 'Übersicht.png',
+  };
   t.truthy(bridgeResponse(asset, valid));
   t.is(bridgeResponse(asset, { ...valid, label: 'lone \ud800' }), undefined, 'a lone surrogate becomes U+FFFD on the wire');
   t.is(bridgeResponse(asset, { ...valid, width: 1.5 }), undefined, 'a non-integer uint32 is refused by the encoder');
@@ -131,7 +161,14 @@ test('the response cases that fall back, one by one', (t) => {
   t.is(bridgeResponse(asset, null), undefined);
   const readFile = FileService.method.readFile.output;
   t.deepEqual(bridgeResponse(readFile, { chunk: Buffer.from('abc') })?.payload, { case: 'chunk', value: Buffer.from('abc') });
-  t.is(bridgeResponse(readFile, { chunk: Buffer.from('abc'), info: { type: 't', size: 3, sha256: '', rangeStart: 0, rangeEnd: 2, visibility: '' } }), undefined, 'two members of a oneof');
+  t.is(
+    bridgeResponse(readFile, {
+      chunk: Buffer.from('abc'),
+      info: { type: 't', size: 3, sha256: '', rangeStart: 0, rangeEnd: 2, visibility: '' },
+    }),
+    undefined,
+    'two members of a oneof',
+  );
   const timestamp = bridgeResponse(asset, { ...valid, createdAt: new Date(-1) })?.createdAt;
   t.deepEqual([timestamp?.seconds, timestamp?.nanos], [0n, -1_000_000], "negative times as ts-proto's toTimestamp writes them");
 });

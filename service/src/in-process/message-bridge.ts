@@ -96,7 +96,10 @@ function compileMessage(direction: Direction, schema: DescMessage): Convert | nu
   for (const field of schema.fields) {
     const convert = valueConverter(direction, field);
     if (convert === null) return null;
-    const required = field.fieldKind === 'list' || field.fieldKind === 'map' || (field.fieldKind !== 'message' && field.presence === IMPLICIT && field.oneof === undefined);
+    const required =
+      field.fieldKind === 'list' ||
+      field.fieldKind === 'map' ||
+      (field.fieldKind !== 'message' && field.presence === IMPLICIT && field.oneof === undefined);
     fields.push({ field, tsName: field.name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase()), convert, required });
   }
   return direction.message(schema, fields);
@@ -111,12 +114,22 @@ function valueConverter(direction: Direction, field: DescField): Convert | null 
     case 'message':
       return converterOf(direction, field.message);
     case 'list': {
-      const element = field.listKind === 'scalar' ? direction.scalar(field.scalar, field.longAsString) : field.listKind === 'enum' ? convertInt32 : converterOf(direction, field.message);
+      const element =
+        field.listKind === 'scalar'
+          ? direction.scalar(field.scalar, field.longAsString)
+          : field.listKind === 'enum'
+            ? convertInt32
+            : converterOf(direction, field.message);
       return element === null ? null : listConverter(element);
     }
     case 'map': {
       if (field.mapKey !== ScalarType.STRING) return null;
-      const value = field.mapKind === 'scalar' ? direction.scalar(field.scalar, false) : field.mapKind === 'enum' ? convertInt32 : converterOf(direction, field.message);
+      const value =
+        field.mapKind === 'scalar'
+          ? direction.scalar(field.scalar, false)
+          : field.mapKind === 'enum'
+            ? convertInt32
+            : converterOf(direction, field.message);
       return value === null ? null : mapConverter(value);
     }
   }
@@ -169,7 +182,8 @@ const toProtobufEs: Direction = {
         return (value) => (Number.isSafeInteger(value) ? (longAsString ? String(value) : BigInt(value as number)) : FAIL);
       case ScalarType.UINT64:
       case ScalarType.FIXED64:
-        return (value) => (Number.isSafeInteger(value) && (value as number) >= 0 ? (longAsString ? String(value) : BigInt(value as number)) : FAIL);
+        return (value) =>
+          Number.isSafeInteger(value) && (value as number) >= 0 ? (longAsString ? String(value) : BigInt(value as number)) : FAIL;
       default:
         return sharedScalar(type);
     }
@@ -189,7 +203,8 @@ const toProtobufEs: Direction = {
         const converted = convert(item);
         if (converted === FAIL) return FAIL;
         // Empty implicit bytes are not on the wire: the decoder's default is create()'s, a plain Uint8Array.
-        if (required && field.fieldKind === 'scalar' && field.scalar === ScalarType.BYTES && (converted as Uint8Array).length === 0) continue;
+        if (required && field.fieldKind === 'scalar' && field.scalar === ScalarType.BYTES && (converted as Uint8Array).length === 0)
+          continue;
         if (field.oneof === undefined) init[field.localName] = converted;
         // Two members set: the encoder writes both and the decoder keeps the last; leave that to them.
         else if (init[field.oneof.localName] !== undefined) return FAIL;
@@ -280,7 +295,8 @@ function sharedScalar(type: ScalarType): Convert | null {
       return convertInt32;
     case ScalarType.UINT32:
     case ScalarType.FIXED32:
-      return (value) => (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 0xffffffff ? (value as number) + 0 : FAIL);
+      return (value) =>
+        Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 0xffffffff ? (value as number) + 0 : FAIL;
     case ScalarType.BYTES:
       // A copy in a Buffer, as the wire gives one: the sender may reuse its buffer once it has written it.
       return (value) => {
@@ -302,7 +318,8 @@ const convertString: Convert = (value) => {
 };
 
 // `+ 0`: a -0 crosses the wire as the varint 0.
-const convertInt32: Convert = (value) => (Number.isInteger(value) && (value as number) >= -0x80000000 && (value as number) <= 0x7fffffff ? (value as number) + 0 : FAIL);
+const convertInt32: Convert = (value) =>
+  Number.isInteger(value) && (value as number) >= -0x80000000 && (value as number) <= 0x7fffffff ? (value as number) + 0 : FAIL;
 
 /** False for a string with a lone surrogate (Node 20 has the method; ES2022's types do not). */
 const isWellFormed = (value: string): boolean => (value as string & { isWellFormed(): boolean }).isWellFormed();

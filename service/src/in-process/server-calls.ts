@@ -14,7 +14,8 @@ export type CallStatus = Partial<StatusObject>;
 
 /** grpc-js metadata values as HTTP header values (binary ones base64, as on the wire). */
 export function metadataToHeaders(metadata: Metadata, into: Headers = new Headers()): Headers {
-  for (const [key, value] of Object.entries(metadata.getMap())) into.set(key, typeof value === 'string' ? value : encodeBinaryHeader(value));
+  for (const [key, value] of Object.entries(metadata.getMap()))
+    into.set(key, typeof value === 'string' ? value : encodeBinaryHeader(value));
   return into;
 }
 
@@ -50,7 +51,9 @@ function isPlainLowerCaseRecord(header: HeadersInit): header is Record<string, s
 /** As Headers normalizes a value: HTTP whitespace (tab, LF, CR, space) off both ends. */
 function withoutSurroundingWhitespace(value: string): string {
   const isSpace = (code: number): boolean => code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
-  return value.length > 0 && (isSpace(value.charCodeAt(0)) || isSpace(value.charCodeAt(value.length - 1))) ? value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '') : value;
+  return value.length > 0 && (isSpace(value.charCodeAt(0)) || isSpace(value.charCodeAt(value.length - 1)))
+    ? value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '')
+    : value;
 }
 
 /** Adds what every server call offers to `target`, and cancels it with `life`. */
@@ -87,7 +90,11 @@ export function readableCall(life: CallLife, requests: AsyncIterable<unknown>): 
  * settles once the consumer took it; `write` returns false (and `drain` comes
  * later) while a few messages wait, as an HTTP/2 stream's window would.
  */
-export function writableCall(life: CallLife, request: unknown, sink: { deliver(message: unknown): Promise<void>; end(): void; fail(status: CallStatus): void }): Writable {
+export function writableCall(
+  life: CallLife,
+  request: unknown,
+  sink: { deliver(message: unknown): Promise<void>; end(): void; fail(status: CallStatus): void },
+): Writable {
   const writable = new Writable({
     objectMode: true,
     highWaterMark: 4,
@@ -98,6 +105,8 @@ export function writableCall(life: CallLife, request: unknown, sink: { deliver(m
     },
   });
   // grpc-js handlers end a stream with a status by emitting it as 'error'.
-  writable.on('error', (status: CallStatus | Error) => sink.fail(status instanceof Error ? { code: 13, details: 'internal error' } : status));
+  writable.on('error', (status: CallStatus | Error) =>
+    sink.fail(status instanceof Error ? { code: 13, details: 'internal error' } : status),
+  );
   return Object.assign(withBasics(writable, life), { request });
 }

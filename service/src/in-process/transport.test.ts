@@ -9,7 +9,16 @@ import { GrpcMetrics } from '../grpc/grpc-metrics.js';
 import { HandlerTable } from './handler-table.js';
 import { createInProcessChannel } from './transport.js';
 
-const route: Route = { id: 'rt_1', method: 'GET', path: '/a/:b', middleware: ['auth'], handler: 'h', createdAt: new Date(1_700_000_000_123), updatedAt: undefined, revision: 3 } as Route;
+const route: Route = {
+  id: 'rt_1',
+  method: 'GET',
+  path: '/a/:b',
+  middleware: ['auth'],
+  handler: 'h',
+  createdAt: new Date(1_700_000_000_123),
+  updatedAt: undefined,
+  revision: 3,
+} as Route;
 
 /** RouteService with a GetRoute that echoes the id into the path; `wire` counts the (de)serializer calls. */
 function channel(tsProto: boolean) {
@@ -26,17 +35,22 @@ function channel(tsProto: boolean) {
   ) as unknown as ServiceDefinition;
   const seen: GetRouteRequest[] = [];
   const table = new HandlerTable();
-  table.addService({ addService: () => {} }, definition, {
-    getRoute: (call: ServerUnaryCall<GetRouteRequest, Route>, callback: sendUnaryData<Route>) => {
-      seen.push(call.request);
-      callback(null, { ...route, path: `/${call.request.id}` });
+  table.addService(
+    { addService: () => {} },
+    definition,
+    {
+      getRoute: (call: ServerUnaryCall<GetRouteRequest, Route>, callback: sendUnaryData<Route>) => {
+        seen.push(call.request);
+        callback(null, { ...route, path: `/${call.request.id}` });
+      },
     },
-  }, { tsProto });
+    { tsProto },
+  );
   const { transport } = createInProcessChannel(table, { accepting: () => true });
   return { client: createClient(RouteService, transport), wire, seen };
 }
 
-test('our services\' messages cross without the wire, and arrive as each side would decode them', async (t) => {
+test("our services' messages cross without the wire, and arrive as each side would decode them", async (t) => {
   const { client, wire, seen } = channel(true);
   const answer = await client.getRoute({ id: 'rt_9' });
   t.deepEqual(seen, [{ id: 'rt_9' }]);
@@ -55,7 +69,7 @@ test('a message the bridge cannot convert exactly takes the wire, and comes out 
   t.deepEqual(wire, { serialized: 0, deserialized: 1 }, 'the request took the wire; the (well-formed) answer did not need to');
 });
 
-test('a service registered without tsProto (grpc-health-check\'s) always takes the wire', async (t) => {
+test("a service registered without tsProto (grpc-health-check's) always takes the wire", async (t) => {
   const { client, wire } = channel(false);
   await client.getRoute({ id: 'rt_9' });
   t.deepEqual(wire, { serialized: 1, deserialized: 1 });
@@ -64,12 +78,17 @@ test('a service registered without tsProto (grpc-health-check\'s) always takes t
 test('request headers reach the handler as metadata, normalized as Headers would (names lower-cased, values trimmed), in every HeadersInit form', async (t) => {
   const seen: unknown[] = [];
   const table = new HandlerTable();
-  table.addService({ addService: () => {} }, RouteServiceService as unknown as ServiceDefinition, {
-    getRoute: (call: ServerUnaryCall<GetRouteRequest, Route>, callback: sendUnaryData<Route>) => {
-      seen.push([call.metadata.get('x-request-id'), call.metadata.get('trace-bin')]);
-      callback(null, route);
+  table.addService(
+    { addService: () => {} },
+    RouteServiceService as unknown as ServiceDefinition,
+    {
+      getRoute: (call: ServerUnaryCall<GetRouteRequest, Route>, callback: sendUnaryData<Route>) => {
+        seen.push([call.metadata.get('x-request-id'), call.metadata.get('trace-bin')]);
+        callback(null, route);
+      },
     },
-  }, { tsProto: true });
+    { tsProto: true },
+  );
   const client = createClient(RouteService, createInProcessChannel(table, { accepting: () => true }).transport);
   const binary = Buffer.from([1, 2, 3]).toString('base64');
   await client.getRoute({ id: 'a' }, { headers: { 'X-Request-Id': ' \tid-1 ', 'Trace-Bin': binary } });
@@ -88,7 +107,16 @@ test('request headers reach the handler as metadata, normalized as Headers would
 test('a definition registered as counted must be the one GrpcMetrics.instrument returned (else handed-over messages would go uncounted)', (t) => {
   const getRoute = (_call: unknown, callback: sendUnaryData<Route>) => callback(null, route);
   const server = { addService: () => {} };
-  t.throws(() => new HandlerTable().addService(server, RouteServiceService as unknown as ServiceDefinition, { getRoute }, { tsProto: true, counted: true }), { message: /GrpcMetrics\.instrument/ });
+  t.throws(
+    () =>
+      new HandlerTable().addService(
+        server,
+        RouteServiceService as unknown as ServiceDefinition,
+        { getRoute },
+        { tsProto: true, counted: true },
+      ),
+    { message: /GrpcMetrics\.instrument/ },
+  );
   const metrics = new GrpcMetrics(new Registry());
   const counted = metrics.instrument(RouteServiceService as unknown as ServiceDefinition, { getRoute });
   t.notThrows(() => new HandlerTable().addService(server, counted.definition, counted.implementation, { tsProto: true, counted: true }));
@@ -96,21 +124,27 @@ test('a definition registered as counted must be the one GrpcMetrics.instrument 
 
 test('headers a stream handler sends reach a client that asks for them', async (t) => {
   const table = new HandlerTable();
-  table.addService({ addService: () => {} }, FileServiceService as unknown as ServiceDefinition, {
-    readFile: (call: ServerWritableStream<ReadFileRequest, ReadFileResponse>) => {
-      const metadata = new Metadata();
-      metadata.set('x-request-id', call.request.path);
-      metadata.set('trace-bin', Buffer.from([1, 2, 3]));
-      call.sendMetadata(metadata);
-      call.write({ chunk: Buffer.from('ab') });
-      call.write({ chunk: Buffer.from('cd') });
-      call.end();
+  table.addService(
+    { addService: () => {} },
+    FileServiceService as unknown as ServiceDefinition,
+    {
+      readFile: (call: ServerWritableStream<ReadFileRequest, ReadFileResponse>) => {
+        const metadata = new Metadata();
+        metadata.set('x-request-id', call.request.path);
+        metadata.set('trace-bin', Buffer.from([1, 2, 3]));
+        call.sendMetadata(metadata);
+        call.write({ chunk: Buffer.from('ab') });
+        call.write({ chunk: Buffer.from('cd') });
+        call.end();
+      },
     },
-  }, { tsProto: true });
+    { tsProto: true },
+  );
   const client = createClient(FileService, createInProcessChannel(table, { accepting: () => true }).transport);
   let header: Headers | undefined;
   const chunks: string[] = [];
-  for await (const message of client.readFile({ path: 'p/1' }, { onHeader: (received) => (header = received) })) chunks.push(Buffer.from(message.payload.value as Uint8Array).toString());
+  for await (const message of client.readFile({ path: 'p/1' }, { onHeader: (received) => (header = received) }))
+    chunks.push(Buffer.from(message.payload.value as Uint8Array).toString());
   t.deepEqual(chunks, ['ab', 'cd']);
   t.is(header?.get('x-request-id'), 'p/1');
   t.is(header?.get('trace-bin'), Buffer.from([1, 2, 3]).toString('base64').replace(/=+$/, ''));
@@ -145,17 +179,22 @@ class CountedLifetime implements CallerLifetime {
 function heldChannel() {
   const held = { cancelled: false, release: (): void => {} };
   const table = new HandlerTable();
-  table.addService({ addService: () => {} }, RouteServiceService as unknown as ServiceDefinition, {
-    getRoute: (call: ServerUnaryCall<GetRouteRequest, Route>, callback: sendUnaryData<Route>) => {
-      call.on('cancelled', () => (held.cancelled = true));
-      held.release = () => callback(null, route);
+  table.addService(
+    { addService: () => {} },
+    RouteServiceService as unknown as ServiceDefinition,
+    {
+      getRoute: (call: ServerUnaryCall<GetRouteRequest, Route>, callback: sendUnaryData<Route>) => {
+        call.on('cancelled', () => (held.cancelled = true));
+        held.release = () => callback(null, route);
+      },
     },
-  }, { tsProto: true });
+    { tsProto: true },
+  );
   const { transport } = createInProcessChannel(table, { accepting: () => true });
   return { client: createClient(RouteService, transport), held };
 }
 
-test('the caller\'s lifetime in the context values cancels a unary call when it ends: the handler sees the cancel, the call fails as canceled', async (t) => {
+test("the caller's lifetime in the context values cancels a unary call when it ends: the handler sees the cancel, the call fails as canceled", async (t) => {
   const { client, held } = heldChannel();
   const lifetime = new CountedLifetime();
   const call = client.getRoute({ id: 'rt_1' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) });
@@ -172,7 +211,9 @@ test('a call for a caller already gone fails as canceled; a call that ends first
   const gone = new CountedLifetime();
   gone.end();
   const first = heldChannel();
-  const error = await t.throwsAsync(first.client.getRoute({ id: 'rt_1' }, { contextValues: createContextValues().set(CALLER_LIFETIME, gone) }));
+  const error = await t.throwsAsync(
+    first.client.getRoute({ id: 'rt_1' }, { contextValues: createContextValues().set(CALLER_LIFETIME, gone) }),
+  );
   t.is(ConnectError.from(error).code, Code.Canceled);
   t.true(first.held.cancelled);
 
@@ -187,18 +228,25 @@ test('a call for a caller already gone fails as canceled; a call that ends first
   t.false(second.held.cancelled);
 });
 
-test('a server stream ends when its caller\'s lifetime does', async (t) => {
+test("a server stream ends when its caller's lifetime does", async (t) => {
   const table = new HandlerTable();
   let cancelled = false;
-  table.addService({ addService: () => {} }, FileServiceService as unknown as ServiceDefinition, {
-    readFile: (call: ServerWritableStream<ReadFileRequest, ReadFileResponse>) => {
-      call.on('cancelled', () => (cancelled = true));
-      call.write({ chunk: Buffer.from('first') });
+  table.addService(
+    { addService: () => {} },
+    FileServiceService as unknown as ServiceDefinition,
+    {
+      readFile: (call: ServerWritableStream<ReadFileRequest, ReadFileResponse>) => {
+        call.on('cancelled', () => (cancelled = true));
+        call.write({ chunk: Buffer.from('first') });
+      },
     },
-  }, { tsProto: true });
+    { tsProto: true },
+  );
   const { transport } = createInProcessChannel(table, { accepting: () => true });
   const lifetime = new CountedLifetime();
-  const messages = createClient(FileService, transport).readFile({ path: 'p/1' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) })[Symbol.asyncIterator]();
+  const messages = createClient(FileService, transport)
+    .readFile({ path: 'p/1' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) })
+    [Symbol.asyncIterator]();
   t.is((await messages.next()).value?.payload.case, 'chunk');
   lifetime.end();
   const error = await t.throwsAsync(messages.next());

@@ -13,8 +13,27 @@
 // (bench/README.md, "Latest results"); deadlines, caller signals and the
 // caller's lifetime (CALLER_LIFETIME in the context values, which the gateway
 // hands over instead of a signal) are honoured here instead.
-import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type DescMethodStreaming, type DescMethodUnary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
-import { Code, ConnectError, createContextValues, type ContextValues, type Interceptor, type StreamResponse, type Transport, type UnaryResponse } from '@connectrpc/connect';
+import {
+  create,
+  fromBinary,
+  toBinary,
+  type DescMessage,
+  type DescMethod,
+  type DescMethodStreaming,
+  type DescMethodUnary,
+  type MessageInitShape,
+  type MessageShape,
+} from '@bufbuild/protobuf';
+import {
+  Code,
+  ConnectError,
+  createContextValues,
+  type ContextValues,
+  type Interceptor,
+  type StreamResponse,
+  type Transport,
+  type UnaryResponse,
+} from '@connectrpc/connect';
 import { getAbortSignalReason, runStreamingCall, runUnaryCall } from '@connectrpc/connect/protocol';
 import { findTrailerError } from '@connectrpc/connect/protocol-grpc';
 import type { Metadata } from '@grpc/grpc-js';
@@ -71,7 +90,8 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
       return bridged;
     }
     const bytes = toBinary(schema, message);
-    if (bytes.byteLength > MAX_MESSAGE_BYTES) throw new ConnectError(`Received message larger than max (${bytes.byteLength} vs ${MAX_MESSAGE_BYTES})`, Code.ResourceExhausted);
+    if (bytes.byteLength > MAX_MESSAGE_BYTES)
+      throw new ConnectError(`Received message larger than max (${bytes.byteLength} vs ${MAX_MESSAGE_BYTES})`, Code.ResourceExhausted);
     return registered.requestDeserialize(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   }
 
@@ -84,7 +104,12 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
   }
 
   /** One unary call; the caller's signal, its lifetime's end and a deadline (when given) cancel it. */
-  function invokeUnary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, header: HeadersInit | undefined, message: MessageShape<I>, ends: CallEnds): Promise<UnaryResponse<I, O>> {
+  function invokeUnary<I extends DescMessage, O extends DescMessage>(
+    method: DescMethodUnary<I, O>,
+    header: HeadersInit | undefined,
+    message: MessageShape<I>,
+    ends: CallEnds,
+  ): Promise<UnaryResponse<I, O>> {
     return new Promise((resolve, reject) => {
       const registered = lookup(method);
       const { life, end } = begin(header);
@@ -99,7 +124,10 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
         resolve(answer(false, method, life, clientSide(registered, method.output, response)));
       };
       try {
-        (registered.handler as (call: unknown, callback: Callback) => void)(unaryCall(life, serverSide(registered, method.input, message)), callback);
+        (registered.handler as (call: unknown, callback: Callback) => void)(
+          unaryCall(life, serverSide(registered, method.input, message)),
+          callback,
+        );
       } catch (error) {
         unwatch();
         end();
@@ -109,7 +137,12 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
   }
 
   /** One streaming call (client or server stream); the caller's signal, its lifetime's end and a deadline (when given) cancel it. */
-  async function invokeStream<I extends DescMessage, O extends DescMessage>(method: DescMethodStreaming<I, O>, header: HeadersInit | undefined, input: AsyncIterable<MessageInitShape<I>>, ends: CallEnds): Promise<StreamResponse<I, O>> {
+  async function invokeStream<I extends DescMessage, O extends DescMessage>(
+    method: DescMethodStreaming<I, O>,
+    header: HeadersInit | undefined,
+    input: AsyncIterable<MessageInitShape<I>>,
+    ends: CallEnds,
+  ): Promise<StreamResponse<I, O>> {
     const registered = lookup(method);
     if (registered.requestStream && !registered.responseStream) {
       const { life, end } = begin(header);
@@ -174,31 +207,71 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
         unwatch();
         end();
       });
-      (registered.handler as (call: unknown) => void)(writableCall(life, serverSide(registered, method.input, create(method.input, first)), output));
-      return answer(true, method, life, output.messages((bytes) => clientSide(registered, method.output, bytes)));
+      (registered.handler as (call: unknown) => void)(
+        writableCall(life, serverSide(registered, method.input, create(method.input, first)), output),
+      );
+      return answer(
+        true,
+        method,
+        life,
+        output.messages((bytes) => clientSide(registered, method.output, bytes)),
+      );
     }
     throw new ConnectError(`${registered.path}: bidirectional streams are not served in-process`, Code.Unimplemented);
   }
 
   const transport: Transport = {
-    unary<I extends DescMessage, O extends DescMessage>(method: DescMethodUnary<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeadersInit | undefined, input: MessageInitShape<I>, contextValues?: ContextValues): Promise<UnaryResponse<I, O>> {
-      if (interceptors.length === 0) return invokeUnary(method, header, create(method.input, input), callEnds(signal, contextValues, deadlineOf(timeoutMs)));
+    unary<I extends DescMessage, O extends DescMessage>(
+      method: DescMethodUnary<I, O>,
+      signal: AbortSignal | undefined,
+      timeoutMs: number | undefined,
+      header: HeadersInit | undefined,
+      input: MessageInitShape<I>,
+      contextValues?: ContextValues,
+    ): Promise<UnaryResponse<I, O>> {
+      if (interceptors.length === 0)
+        return invokeUnary(method, header, create(method.input, input), callEnds(signal, contextValues, deadlineOf(timeoutMs)));
       return runUnaryCall<I, O>({
         interceptors,
         signal,
         timeoutMs: deadlineOf(timeoutMs),
-        req: { stream: false, service: method.parent, method, requestMethod: 'POST', url: urlOf(method), header: new Headers(header), contextValues: contextValues ?? createContextValues(), message: input },
+        req: {
+          stream: false,
+          service: method.parent,
+          method,
+          requestMethod: 'POST',
+          url: urlOf(method),
+          header: new Headers(header),
+          contextValues: contextValues ?? createContextValues(),
+          message: input,
+        },
         next: (req) => invokeUnary(method, req.header, req.message, callEnds(req.signal, req.contextValues, undefined)),
       });
     },
 
-    stream<I extends DescMessage, O extends DescMessage>(method: DescMethodStreaming<I, O>, signal: AbortSignal | undefined, timeoutMs: number | undefined, header: HeadersInit | undefined, input: AsyncIterable<MessageInitShape<I>>, contextValues?: ContextValues): Promise<StreamResponse<I, O>> {
+    stream<I extends DescMessage, O extends DescMessage>(
+      method: DescMethodStreaming<I, O>,
+      signal: AbortSignal | undefined,
+      timeoutMs: number | undefined,
+      header: HeadersInit | undefined,
+      input: AsyncIterable<MessageInitShape<I>>,
+      contextValues?: ContextValues,
+    ): Promise<StreamResponse<I, O>> {
       if (interceptors.length === 0) return invokeStream(method, header, input, callEnds(signal, contextValues, deadlineOf(timeoutMs)));
       return runStreamingCall<I, O>({
         interceptors,
         signal,
         timeoutMs: deadlineOf(timeoutMs),
-        req: { stream: true, service: method.parent, method, requestMethod: 'POST', url: urlOf(method), header: new Headers(header), contextValues: contextValues ?? createContextValues(), message: input },
+        req: {
+          stream: true,
+          service: method.parent,
+          method,
+          requestMethod: 'POST',
+          url: urlOf(method),
+          header: new Headers(header),
+          contextValues: contextValues ?? createContextValues(),
+          message: input,
+        },
         next: (req) => invokeStream(method, req.header, req.message, callEnds(req.signal, req.contextValues, undefined)),
       });
     },
@@ -217,7 +290,12 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
  * gateway reads them for few calls): two Headers objects per call were a
  * tenth of the heap a GetAsset call allocated in-process.
  */
-function answer<S extends boolean, M extends DescMethod, T>(stream: S, method: M, life: CallLife, message: T): { stream: S; service: M['parent']; method: M; readonly header: Headers; readonly trailer: Headers; message: T } {
+function answer<S extends boolean, M extends DescMethod, T>(
+  stream: S,
+  method: M,
+  life: CallLife,
+  message: T,
+): { stream: S; service: M['parent']; method: M; readonly header: Headers; readonly trailer: Headers; message: T } {
   let trailer: Headers | undefined;
   return {
     stream,
@@ -234,7 +312,8 @@ function answer<S extends boolean, M extends DescMethod, T>(stream: S, method: M
 }
 
 /** As Connect's own transports read it: 0 or less means no deadline. */
-const deadlineOf = (timeoutMs: number | undefined): number | undefined => (timeoutMs !== undefined && timeoutMs <= 0 ? undefined : timeoutMs);
+const deadlineOf = (timeoutMs: number | undefined): number | undefined =>
+  timeoutMs !== undefined && timeoutMs <= 0 ? undefined : timeoutMs;
 
 const urlOf = (method: DescMethod): string => `in-process:///${method.parent.typeName}/${method.name}`;
 
@@ -246,7 +325,11 @@ interface CallEnds {
 }
 
 /** A call's ends from what the transport was given (the deadline already applied by runUnaryCall/runStreamingCall where they ran). */
-const callEnds = (signal: AbortSignal | undefined, contextValues: ContextValues | undefined, timeoutMs: number | undefined): CallEnds => ({ signal, lifetime: contextValues?.get(CALLER_LIFETIME), timeoutMs });
+const callEnds = (signal: AbortSignal | undefined, contextValues: ContextValues | undefined, timeoutMs: number | undefined): CallEnds => ({
+  signal,
+  lifetime: contextValues?.get(CALLER_LIFETIME),
+  timeoutMs,
+});
 
 /**
  * Cancels the call when the caller's signal aborts, its lifetime ends or the
@@ -271,7 +354,8 @@ function watch(life: CallLife, { signal, lifetime, timeoutMs }: CallEnds, onEnd?
   if (signal?.aborted) onAbort();
   else if (lifetime?.ended) onCallerGone();
   else {
-    if (timeoutMs !== undefined) timer = setTimeout(() => stop(new ConnectError('the operation timed out', Code.DeadlineExceeded)), timeoutMs);
+    if (timeoutMs !== undefined)
+      timer = setTimeout(() => stop(new ConnectError('the operation timed out', Code.DeadlineExceeded)), timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
     unlisten = lifetime?.onEnd(onCallerGone);
   }

@@ -24,12 +24,23 @@ const CONNECT_WAIT_MS = 2_000;
  * fallback (made at zero with a Redis store, so it can be alerted on), and
  * `switchyard_rate_limit_fallback_admitted_total` those of them it let through.
  */
-export async function openWorkspaceRateLimiter(limit: RateLimit, store: RateLimitStoreConfig, log: Logger, metrics?: Registry): Promise<WorkspaceRateLimiter> {
+export async function openWorkspaceRateLimiter(
+  limit: RateLimit,
+  store: RateLimitStoreConfig,
+  log: Logger,
+  metrics?: Registry,
+): Promise<WorkspaceRateLimiter> {
   const local = createWorkspaceRateLimiter(limit);
   if (store.kind === 'memory' || limit.ratePerSecond === 0) return local;
   const redis = await connectLimitsRedis(store.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS, connectWaitMs: CONNECT_WAIT_MS }, log);
   log.info({ redis: redactUrlPassword(store.url) }, 'rate limits shared across instances through Redis');
-  return createSharedRateLimiter(limit, { redis, fallback: local, log, answerTimeoutMs: ANSWER_TIMEOUT_MS, onFallback: metrics && fallbackCounter(metrics) });
+  return createSharedRateLimiter(limit, {
+    redis,
+    fallback: local,
+    log,
+    answerTimeoutMs: ANSWER_TIMEOUT_MS,
+    onFallback: metrics && fallbackCounter(metrics),
+  });
 }
 
 /** Counts each call the fallback judged, and apart those it let through: what a workspace may have got past the shared limit is these, not the refused ones. */

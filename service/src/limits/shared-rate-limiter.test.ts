@@ -60,13 +60,25 @@ async function outcome(call: Promise<void>): Promise<Outcome> {
     await call;
     return 'admitted';
   } catch (error) {
-    if (error instanceof SwitchyardError && error.code === 'resource_exhausted' && error.retryAfterMs !== undefined && error.retryAfterMs > 0 && error.retryAfterMs <= 1_000) return 'refused';
+    if (
+      error instanceof SwitchyardError &&
+      error.code === 'resource_exhausted' &&
+      error.retryAfterMs !== undefined &&
+      error.retryAfterMs > 0 &&
+      error.retryAfterMs <= 1_000
+    )
+      return 'refused';
     throw error;
   }
 }
 
 /** `perSecond` calls a second for `seconds`, spread round-robin over the instances. */
-async function offer(all: readonly Instance[], workspace: string, perSecond: number, seconds: number): Promise<{ admitted: number; refused: number; elapsedS: number }> {
+async function offer(
+  all: readonly Instance[],
+  workspace: string,
+  perSecond: number,
+  seconds: number,
+): Promise<{ admitted: number; refused: number; elapsedS: number }> {
   const tickMs = 50;
   const perTick = Math.round((perSecond * tickMs) / 1000);
   const calls: Promise<Outcome>[] = [];
@@ -206,7 +218,10 @@ test('a Redis that stops answering costs at most the answer timeout, once per pr
   // The first call waits for the timeout, then one probe per 200 ms interval at most (1 s / (200 ms + 100 ms) ≈ 3).
   t.true(slow.length >= 1 && slow.length <= 5, `${slow.length} slow calls of ${timings.length}`);
   t.true(one!.fallbacks >= timings.length - slow.length);
-  t.true(timings.every((ms) => ms < SHORT_ANSWER_MS * 10), `slowest ${Math.max(...timings).toFixed(0)} ms`);
+  t.true(
+    timings.every((ms) => ms < SHORT_ANSWER_MS * 10),
+    `slowest ${Math.max(...timings).toFixed(0)} ms`,
+  );
 });
 
 test.serial('a stall of this process longer than the answer timeout is not taken for Redis not answering', async (t) => {
@@ -230,7 +245,12 @@ test('started while Redis is down: per-instance limits at once, shared once Redi
   const limit = { ratePerSecond: 2, burst: 2 };
   const logs = new LogCapture();
   const redisClient = await connectLimitsRedis(broker.url, { commandTimeoutMs: 5_000, connectWaitMs: 200 }, logs.logger);
-  const limiter = createSharedRateLimiter(limit, { redis: redisClient, fallback: createWorkspaceRateLimiter(limit), log: logs.logger, probeIntervalMs: 200 });
+  const limiter = createSharedRateLimiter(limit, {
+    redis: redisClient,
+    fallback: createWorkspaceRateLimiter(limit),
+    log: logs.logger,
+    probeIntervalMs: 200,
+  });
   const one: Instance = { limiter, logs, fallbacks: 0, admittedFallbacks: 0 };
   open.push(one);
   t.true(logs.lines().some((line) => String(line['msg']).includes('not reachable at start')));
@@ -244,7 +264,10 @@ test('close ends the connection and is idempotent', async (t) => {
   const broker = await redis();
   const admin = new Redis(broker.url);
   t.teardown(() => admin.disconnect());
-  const clients = async () => String(await admin.call('CLIENT', 'LIST')).trim().split('\n').length;
+  const clients = async () =>
+    String(await admin.call('CLIENT', 'LIST'))
+      .trim()
+      .split('\n').length;
   const alone = await clients();
   const [one] = await instances(broker.url, { ratePerSecond: 1, burst: 1 }, 1);
   t.is(await clients(), alone + 1);

@@ -50,7 +50,14 @@ export function createSharedRateLimiter(limit: RateLimit, options: SharedRateLim
   const windows = sharedWindows(limit);
   const window = (prefix: string, { points, durationS }: FixedWindow): RateLimiterRedis =>
     // rejectIfRedisNotReady: while ioredis is not connected, fail at once rather than wait for the answer timeout.
-    new RateLimiterRedis({ storeClient: redis, keyPrefix: prefix, points, duration: durationS, inMemoryBlockOnConsumed: points, rejectIfRedisNotReady: true });
+    new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: prefix,
+      points,
+      duration: durationS,
+      inMemoryBlockOnConsumed: points,
+      rejectIfRedisNotReady: true,
+    });
   const rate = window(keyPrefix, windows.rate);
   const limiter = windows.burst === undefined ? rate : new BurstyRateLimiter(rate, window(`${keyPrefix}:burst`, windows.burst));
 

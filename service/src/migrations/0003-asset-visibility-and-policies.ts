@@ -6,8 +6,14 @@ import { dialectOf } from '../stores/database.js';
 // policy row per workspace that set one.
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('assets').addColumn('visibility', 'varchar(16)', (column) => column.notNull().defaultTo('public')).execute();
-  await db.schema.alterTable('assets').addColumn('link_epoch', 'integer', (column) => column.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('assets')
+    .addColumn('visibility', 'varchar(16)', (column) => column.notNull().defaultTo('public'))
+    .execute();
+  await db.schema
+    .alterTable('assets')
+    .addColumn('link_epoch', 'integer', (column) => column.notNull().defaultTo(0))
+    .execute();
   let policies = db.schema
     .createTable('workspace_policies')
     .addColumn('workspace', 'varchar(128)', (column) => column.primaryKey())

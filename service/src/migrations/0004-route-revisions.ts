@@ -8,8 +8,14 @@ import { dialectOf } from '../stores/database.js';
 // the table without reloading it.
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('routes').addColumn('updated_at', 'bigint', (column) => column.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('routes').addColumn('revision', 'bigint', (column) => column.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('routes')
+    .addColumn('updated_at', 'bigint', (column) => column.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('routes')
+    .addColumn('revision', 'bigint', (column) => column.notNull().defaultTo(0))
+    .execute();
   await sql`UPDATE routes SET updated_at = created_at`.execute(db);
   const exact = dialectOf(db) === 'mysql' ? sql`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin` : sql``;
   await db.schema
@@ -19,17 +25,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .modifyEnd(exact)
     .execute();
   await db.schema
-      .createTable('route_changes')
-      .addColumn('workspace', 'varchar(128)', (column) => column.notNull())
-      .addColumn('revision', 'bigint', (column) => column.notNull())
-      // 'upsert' or 'delete'.
-      .addColumn('kind', 'varchar(8)', (column) => column.notNull())
-      .addColumn('route_id', 'varchar(40)', (column) => column.notNull())
-      // The record as written (JSON), for upserts; NULL for deletes.
-      .addColumn('record', 'text')
-      .addPrimaryKeyConstraint('route_changes_pk', ['workspace', 'revision'])
-      .modifyEnd(exact)
-      .execute();
+    .createTable('route_changes')
+    .addColumn('workspace', 'varchar(128)', (column) => column.notNull())
+    .addColumn('revision', 'bigint', (column) => column.notNull())
+    // 'upsert' or 'delete'.
+    .addColumn('kind', 'varchar(8)', (column) => column.notNull())
+    .addColumn('route_id', 'varchar(40)', (column) => column.notNull())
+    // The record as written (JSON), for upserts; NULL for deletes.
+    .addColumn('record', 'text')
+    .addPrimaryKeyConstraint('route_changes_pk', ['workspace', 'revision'])
+    .modifyEnd(exact)
+    .execute();
   // ListRoutes pages by (workspace, created_at, id): the index 0001 made already serves them.
 }
 

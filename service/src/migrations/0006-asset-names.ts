@@ -9,8 +9,14 @@ import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   // 255 characters, not bytes, in both: utf8mb4 varchar counts characters; SQLite does not count.
-  await db.schema.alterTable('assets').addColumn('name', 'varchar(255)', (column) => column.notNull().defaultTo('')).execute();
-  await db.schema.alterTable('assets').addColumn('name_lower', 'varchar(255)', (column) => column.notNull().defaultTo('')).execute();
+  await db.schema
+    .alterTable('assets')
+    .addColumn('name', 'varchar(255)', (column) => column.notNull().defaultTo(''))
+    .execute();
+  await db.schema
+    .alterTable('assets')
+    .addColumn('name_lower', 'varchar(255)', (column) => column.notNull().defaultTo(''))
+    .execute();
   // 128 + 255 + 40 characters of utf8mb4: 1,692 bytes, inside InnoDB's 3,072-byte key limit.
   await db.schema.createIndex('assets_workspace_name').on('assets').columns(['workspace', 'name_lower', 'id']).execute();
 }

@@ -11,11 +11,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('assets').addColumn('pages', 'integer').execute();
   // A ThumbHash is at most 25 bytes: 36 characters of base64.
   await db.schema.alterTable('assets').addColumn('placeholder', 'varchar(64)').execute();
-  await db.schema.alterTable('assets').addColumn('facts_version', 'integer', (column) => column.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('workspace_policies').addColumn('strip_image_metadata', 'integer', (column) => column.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('assets')
+    .addColumn('facts_version', 'integer', (column) => column.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('workspace_policies')
+    .addColumn('strip_image_metadata', 'integer', (column) => column.notNull().defaultTo(0))
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('workspace_policies').dropColumn('strip_image_metadata').execute();
-  for (const column of ['facts_version', 'placeholder', 'pages', 'duration_ms']) await db.schema.alterTable('assets').dropColumn(column).execute();
+  for (const column of ['facts_version', 'placeholder', 'pages', 'duration_ms'])
+    await db.schema.alterTable('assets').dropColumn(column).execute();
 }

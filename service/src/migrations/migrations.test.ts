@@ -26,7 +26,7 @@ const sqlite: Target = {
   },
 };
 
-const mysqlAvailable = (await createTestMysqlDatabase().then(async (probe) => (await probe?.drop(), probe !== undefined)));
+const mysqlAvailable = await createTestMysqlDatabase().then(async (probe) => (await probe?.drop(), probe !== undefined));
 const mysql: Target = {
   name: 'mysql',
   open: async () => {
@@ -51,7 +51,15 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
     });
 
   withDb('migrateToLatest applies every migration once, then nothing', async (t, db) => {
-    t.deepEqual(await migrateToLatest(db), ['0001-initial', '0002-assets-by-workspace', '0003-asset-visibility-and-policies', '0004-route-revisions', '0005-resumable-uploads', '0006-asset-names', '0007-media-facts']);
+    t.deepEqual(await migrateToLatest(db), [
+      '0001-initial',
+      '0002-assets-by-workspace',
+      '0003-asset-visibility-and-policies',
+      '0004-route-revisions',
+      '0005-resumable-uploads',
+      '0006-asset-names',
+      '0007-media-facts',
+    ]);
     t.deepEqual(await migrateToLatest(db), []);
     const tables = (await db.introspection.getTables()).map((table) => table.name).sort();
     t.deepEqual(tables, ['assets', 'resumable_uploads', 'route_changes', 'route_revisions', 'routes', 'workspace_policies']);
@@ -78,7 +86,10 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
     const error = await t.throwsAsync(store.insert(sampleRoute('long', { path: long, shape: long })));
     t.true(isSwitchyardError(error) && error.code === 'already_exists');
     t.deepEqual(isSwitchyardError(error) ? error.details : [], [{ field: 'path', reason: 'duplicate method and path shape' }]);
-    await t.notThrowsAsync(store.insert(sampleRoute('long', { path: `${long.slice(0, -1)}b`, shape: `${long.slice(0, -1)}b` })), 'differs in the last character');
+    await t.notThrowsAsync(
+      store.insert(sampleRoute('long', { path: `${long.slice(0, -1)}b`, shape: `${long.slice(0, -1)}b` })),
+      'differs in the last character',
+    );
   });
 
   withDb('times are stored as exact UTC epoch milliseconds', async (t, db) => {
@@ -92,7 +103,15 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
 
   withDb('two migrators at once apply the schema once', async (t, db) => {
     const both = await Promise.all([migrateToLatest(db), migrateToLatest(db)]);
-    t.deepEqual(both.flat().sort(), ['0001-initial', '0002-assets-by-workspace', '0003-asset-visibility-and-policies', '0004-route-revisions', '0005-resumable-uploads', '0006-asset-names', '0007-media-facts']);
+    t.deepEqual(both.flat().sort(), [
+      '0001-initial',
+      '0002-assets-by-workspace',
+      '0003-asset-visibility-and-policies',
+      '0004-route-revisions',
+      '0005-resumable-uploads',
+      '0006-asset-names',
+      '0007-media-facts',
+    ]);
     const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM routes`.execute(db);
     t.is(Number(rows[0]?.n), 0);
   });

@@ -33,7 +33,9 @@ for (const [kind, startBroker, make] of KINDS) {
   test.after.always(() => broker?.close());
 
   let channels = 0;
-  const pair = async (channel = `switchyard.routes.test${(channels += 1)}`): Promise<{ a: BrokerFeed; b: BrokerFeed; close(): Promise<void> }> => {
+  const pair = async (
+    channel = `switchyard.routes.test${(channels += 1)}`,
+  ): Promise<{ a: BrokerFeed; b: BrokerFeed; close(): Promise<void> }> => {
     const a = make(broker.url, channel);
     const b = make(broker.url, channel);
     a.start();
@@ -80,17 +82,20 @@ for (const [kind, startBroker, make] of KINDS) {
     t.pass();
   });
 
-  test.serial(`${kind}: a broker unreachable at start: the feed starts down, refuses to publish, and comes up when the broker does`, async (t) => {
-    await broker.stop();
-    const feed = make(broker.url, 'switchyard.routes.late');
-    t.teardown(() => feed.close());
-    feed.start();
-    await sleep(300);
-    t.false(feed.up);
-    await t.throwsAsync(feed.publish('ws', 1));
-    await broker.start();
-    await until(feed, true);
-  });
+  test.serial(
+    `${kind}: a broker unreachable at start: the feed starts down, refuses to publish, and comes up when the broker does`,
+    async (t) => {
+      await broker.stop();
+      const feed = make(broker.url, 'switchyard.routes.late');
+      t.teardown(() => feed.close());
+      feed.start();
+      await sleep(300);
+      t.false(feed.up);
+      await t.throwsAsync(feed.publish('ws', 1));
+      await broker.start();
+      await until(feed, true);
+    },
+  );
 
   test.serial(`${kind}: close while the broker is unreachable ends every attempt`, async (t) => {
     await broker.stop();

@@ -13,7 +13,17 @@ test('the channel is named after the database, so instances of one deployment me
 
 test('messages round-trip; anything else on the channel is ignored', (t) => {
   t.deepEqual(decodeRevision(encodeRevision('acme', 42)), { workspace: 'acme', revision: 42 });
-  for (const junk of ['', 'hello', '42', 'null', '{"workspace":"acme"}', '{"workspace":"a b","revision":1}', '{"workspace":"acme","revision":0}', '{"workspace":"acme","revision":1.5}', '{"workspace":"acme","revision":"3"}']) {
+  for (const junk of [
+    '',
+    'hello',
+    '42',
+    'null',
+    '{"workspace":"acme"}',
+    '{"workspace":"a b","revision":1}',
+    '{"workspace":"acme","revision":0}',
+    '{"workspace":"acme","revision":1.5}',
+    '{"workspace":"acme","revision":"3"}',
+  ]) {
     t.is(decodeRevision(junk), undefined, junk);
   }
 });

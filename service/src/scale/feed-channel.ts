@@ -13,7 +13,10 @@ import type { DatabaseConfig } from '../stores/storage-config.js';
  * absolute path. Characters NATS treats as separators or wildcards become `_`.
  */
 export function feedChannel(database: DatabaseConfig): string {
-  const name = database.kind === 'mysql' ? decodeURIComponent(new URL(database.url).pathname.slice(1)) : `sqlite-${createHash('sha256').update(resolve(database.file)).digest('hex').slice(0, 16)}`;
+  const name =
+    database.kind === 'mysql'
+      ? decodeURIComponent(new URL(database.url).pathname.slice(1))
+      : `sqlite-${createHash('sha256').update(resolve(database.file)).digest('hex').slice(0, 16)}`;
   return `switchyard.routes.${name.replace(/[^A-Za-z0-9_-]/g, '_') || 'default'}`;
 }
 

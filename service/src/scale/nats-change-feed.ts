@@ -61,7 +61,14 @@ export class NatsChangeFeed implements BrokerFeed {
     for (let attempt = 1; !this.#closing.signal.aborted; attempt++) {
       let connection: NatsConnection;
       try {
-        connection = await connect({ servers: this.#url, name: 'switchyard-service', reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 5_000 });
+        connection = await connect({
+          servers: this.#url,
+          name: 'switchyard-service',
+          reconnect: true,
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: 500,
+          timeout: 5_000,
+        });
       } catch (error) {
         this.#onError(error as Error);
         await sleep(backoffMs(attempt), undefined, { signal: this.#closing.signal }).catch(() => undefined);

@@ -13,8 +13,14 @@ import type { BrokerFeed } from './broker-feed.js';
 export function observedFeed(feed: BrokerFeed, describe: Record<string, string>, log: Logger, registry: Registry | undefined): BrokerFeed {
   const counter = (name: string, help: string) => (registry ? new CounterFamily(registry, { name, help }).cell({}) : { value: 0 });
   const published = counter('switchyard_events_published_total', 'Route change messages handed to the events broker (EVENTS_URL).');
-  const failures = counter('switchyard_events_publish_failures_total', 'Route change messages that could not be published (the broker was unreachable); watchers elsewhere learn of the change by polling.');
-  const received = counter('switchyard_events_received_total', 'Route change messages received from the events broker, by this instance\'s one subscription.');
+  const failures = counter(
+    'switchyard_events_publish_failures_total',
+    'Route change messages that could not be published (the broker was unreachable); watchers elsewhere learn of the change by polling.',
+  );
+  const received = counter(
+    'switchyard_events_received_total',
+    "Route change messages received from the events broker, by this instance's one subscription.",
+  );
   if (registry) {
     new Gauge({
       name: 'switchyard_events_feed_up',
@@ -45,7 +51,11 @@ export function observedFeed(feed: BrokerFeed, describe: Record<string, string>,
         failing = false;
       } catch (error) {
         failures.value += 1;
-        if (!failing) log.warn({ ...describe, err: error }, 'publishing a route change to the events feed failed: other instances see it at their next poll');
+        if (!failing)
+          log.warn(
+            { ...describe, err: error },
+            'publishing a route change to the events feed failed: other instances see it at their next poll',
+          );
         failing = true;
         throw error;
       }

@@ -16,12 +16,18 @@ const CONNECT_WAIT_MS = 2_000;
  * after CONNECT_WAIT_MS: a broker unreachable at start leaves the service in
  * polling mode (logged) until it answers, and the service starts anyway.
  */
-export async function openChangeFeed(events: EventsConfig | undefined, database: DatabaseConfig, log: Logger, registry: Registry | undefined): Promise<BrokerFeed | undefined> {
+export async function openChangeFeed(
+  events: EventsConfig | undefined,
+  database: DatabaseConfig,
+  log: Logger,
+  registry: Registry | undefined,
+): Promise<BrokerFeed | undefined> {
   if (!events) return undefined;
   const channel = feedChannel(database);
   const describe = { events: redactUrlPassword(events.url), channel };
   const onError = (error: Error): void => log.debug({ ...describe, err: error }, 'events broker connection error');
-  const broker = events.kind === 'redis' ? new RedisChangeFeed(events.url, channel, onError) : new NatsChangeFeed(events.url, channel, onError);
+  const broker =
+    events.kind === 'redis' ? new RedisChangeFeed(events.url, channel, onError) : new NatsChangeFeed(events.url, channel, onError);
   const feed = observedFeed(broker, describe, log, registry);
   const up = new Promise<boolean>((resolve) => {
     const settle = (isUp: boolean): void => {
@@ -33,6 +39,7 @@ export async function openChangeFeed(events: EventsConfig | undefined, database:
     const stop = feed.subscribe({ revision: () => undefined, state: (isUp) => isUp && settle(true) });
   });
   feed.start();
-  if (!(await up)) log.warn(describe, 'events broker not reachable at start: route watchers poll the database every WATCH_POLL_MS until it is');
+  if (!(await up))
+    log.warn(describe, 'events broker not reachable at start: route watchers poll the database every WATCH_POLL_MS until it is');
   return feed;
 }

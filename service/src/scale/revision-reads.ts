@@ -10,7 +10,7 @@ import { CounterFamily, type Registry } from '@switchyard/runtime';
 export function countRevisionReads(store: RouteStore, registry: Registry): RouteStore {
   const reads = new CounterFamily(registry, {
     name: 'switchyard_route_revision_reads_total',
-    help: 'Reads of a workspace\'s route revision by route watchers: one per poll of a watched workspace.',
+    help: "Reads of a workspace's route revision by route watchers: one per poll of a watched workspace.",
   }).cell({});
   const revision = (workspace: string): Promise<number> => {
     reads.value += 1;

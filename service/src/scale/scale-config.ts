@@ -13,9 +13,17 @@ export interface ScaleConfig {
 
 /** EVENTS_URL, RATE_LIMIT_STORE and RATE_LIMIT_REDIS_URL (docs/scaling-out.md). */
 export const SCALE_VARIABLES = Object.freeze({
-  EVENTS_URL: shownAs(reasonedRule((raw) => brokerUrl(raw, ['redis:', 'rediss:', 'nats:', 'tls:'], 'a redis://, rediss:// or nats:// URL')).optional(), redactUrlPassword),
-  RATE_LIMIT_STORE: rule((raw) => (raw === 'memory' || raw === 'redis' ? raw : undefined), 'is not a rate limit store (memory or redis)').optional().default('memory'),
-  RATE_LIMIT_REDIS_URL: shownAs(reasonedRule((raw) => brokerUrl(raw, ['redis:', 'rediss:'], 'a redis:// or rediss:// URL')).optional(), redactUrlPassword),
+  EVENTS_URL: shownAs(
+    reasonedRule((raw) => brokerUrl(raw, ['redis:', 'rediss:', 'nats:', 'tls:'], 'a redis://, rediss:// or nats:// URL')).optional(),
+    redactUrlPassword,
+  ),
+  RATE_LIMIT_STORE: rule((raw) => (raw === 'memory' || raw === 'redis' ? raw : undefined), 'is not a rate limit store (memory or redis)')
+    .optional()
+    .default('memory'),
+  RATE_LIMIT_REDIS_URL: shownAs(
+    reasonedRule((raw) => brokerUrl(raw, ['redis:', 'rediss:'], 'a redis:// or rediss:// URL')).optional(),
+    redactUrlPassword,
+  ),
 });
 
 type ScaleEnv = EnvValues<typeof SCALE_VARIABLES>;
@@ -25,11 +33,14 @@ export function checkScaleVariables(values: Record<string, unknown>, refuse: Ref
   if (values['RATE_LIMIT_STORE'] !== 'redis' || values['RATE_LIMIT_REDIS_URL'] !== undefined) return;
   const events = values['EVENTS_URL'];
   if (typeof events === 'string' && isRedis(events)) return;
-  refuse('RATE_LIMIT_STORE', 'is redis, but no Redis is named: set RATE_LIMIT_REDIS_URL, or EVENTS_URL to a redis:// URL', { showValue: false });
+  refuse('RATE_LIMIT_STORE', 'is redis, but no Redis is named: set RATE_LIMIT_REDIS_URL, or EVENTS_URL to a redis:// URL', {
+    showValue: false,
+  });
 }
 
 export function scaleConfigFrom(env: ScaleEnv): ScaleConfig {
-  const events: EventsConfig | undefined = env.EVENTS_URL === undefined ? undefined : { kind: isRedis(env.EVENTS_URL) ? 'redis' : 'nats', url: env.EVENTS_URL };
+  const events: EventsConfig | undefined =
+    env.EVENTS_URL === undefined ? undefined : { kind: isRedis(env.EVENTS_URL) ? 'redis' : 'nats', url: env.EVENTS_URL };
   const rateLimitStore: RateLimitStoreConfig =
     env.RATE_LIMIT_STORE === 'memory' ? { kind: 'memory' } : { kind: 'redis', url: env.RATE_LIMIT_REDIS_URL ?? env.EVENTS_URL! };
   return { events, rateLimitStore };
@@ -50,4 +61,3 @@ function brokerUrl(raw: string, protocols: readonly string[], expected: string):
   if (!url.hostname) return no('names no host');
   return raw;
 }
-

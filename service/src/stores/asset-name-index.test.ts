@@ -25,14 +25,21 @@ for (const [name, open] of targets) {
       const workspace = `index-${name}`;
       await db.transaction().execute(async (trx) => {
         const store = new KyselyAssetStore(trx as Kysely<Database>);
-        for (let i = 0; i < 1500; i++) await store.insert(sampleAsset(workspace, { name: `${((i * 7919) % 1500).toString(36)} Datei.png` }));
+        for (let i = 0; i < 1500; i++)
+          await store.insert(sampleAsset(workspace, { name: `${((i * 7919) % 1500).toString(36)} Datei.png` }));
       });
       const { from, to, bytes } = prefixRange(nameKey('AB'));
       const query = listQuery(db, { before: false, type: undefined, label: false, name: true }, [workspace, from, to, bytes, 51]).compile();
       const explain = dialectOf(db) === 'mysql' ? sql.raw(`EXPLAIN ${query.sql}`) : sql.raw(`EXPLAIN QUERY PLAN ${query.sql}`);
       const { rows } = await db.executeQuery({ ...explain.compile(db), parameters: query.parameters });
       const plan = JSON.stringify(rows);
-      t.regex(plan, dialectOf(db) === 'mysql' ? /"key":"assets_workspace_name"/ : /USING (COVERING )?INDEX assets_workspace_name \(workspace=\? AND name_lower>\? AND name_lower<\?\)/, plan);
+      t.regex(
+        plan,
+        dialectOf(db) === 'mysql'
+          ? /"key":"assets_workspace_name"/
+          : /USING (COVERING )?INDEX assets_workspace_name \(workspace=\? AND name_lower>\? AND name_lower<\?\)/,
+        plan,
+      );
       const found = await new KyselyAssetStore(db).list(workspace, { limit: 50, namePrefix: nameKey('AB') });
       t.true(found.length > 0 && found.every((record) => record.name.startsWith('ab')), 'and it finds what it should');
     } finally {

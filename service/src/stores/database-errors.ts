@@ -13,13 +13,36 @@ const SQLITE_DUPLICATE_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONS
 /** The database cannot answer now; retrying later (or elsewhere) may work. */
 const UNAVAILABLE_CODES = new Set([
   // Sockets (mysql2).
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
-  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR', 'POOL_CLOSED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+  'POOL_CLOSED',
   // Server refusals (mysql2).
-  'ER_CON_COUNT_ERROR', 'ER_TOO_MANY_USER_CONNECTIONS', 'ER_ACCESS_DENIED_ERROR', 'ER_DBACCESS_DENIED_ERROR',
-  'ER_BAD_DB_ERROR', 'ER_SERVER_SHUTDOWN', 'ER_LOCK_WAIT_TIMEOUT', 'ER_OPTION_PREVENTS_STATEMENT',
+  'ER_CON_COUNT_ERROR',
+  'ER_TOO_MANY_USER_CONNECTIONS',
+  'ER_ACCESS_DENIED_ERROR',
+  'ER_DBACCESS_DENIED_ERROR',
+  'ER_BAD_DB_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_OPTION_PREVENTS_STATEMENT',
   // Primary result codes (better-sqlite3 reports extended ones such as SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_WRITE).
-  'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_READONLY', 'SQLITE_PROTOCOL', 'SQLITE_NOMEM',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_CANTOPEN',
+  'SQLITE_FULL',
+  'SQLITE_IOERR',
+  'SQLITE_READONLY',
+  'SQLITE_PROTOCOL',
+  'SQLITE_NOMEM',
 ]);
 
 function codeOf(error: unknown): string | undefined {
@@ -30,7 +53,11 @@ function codeOf(error: unknown): string | undefined {
 /** A unique or primary key refused a row, in either dialect. */
 export function isDuplicateKeyError(error: unknown): boolean {
   const code = codeOf(error);
-  return (code !== undefined && SQLITE_DUPLICATE_CODES.has(code)) || code === 'ER_DUP_ENTRY' || (error as DriverError | null)?.errno === MYSQL_DUPLICATE_ENTRY;
+  return (
+    (code !== undefined && SQLITE_DUPLICATE_CODES.has(code)) ||
+    code === 'ER_DUP_ENTRY' ||
+    (error as DriverError | null)?.errno === MYSQL_DUPLICATE_ENTRY
+  );
 }
 
 export function isUnavailableError(error: unknown): boolean {
@@ -51,8 +78,10 @@ export function isUnavailableError(error: unknown): boolean {
  */
 export function databaseError(error: unknown, duplicate?: () => SwitchyardError): SwitchyardError {
   if (error instanceof SwitchyardError) return error;
-  if (isDuplicateKeyError(error)) return duplicate?.() ?? new SwitchyardError('already_exists', 'record already exists', [], { cause: error });
+  if (isDuplicateKeyError(error))
+    return duplicate?.() ?? new SwitchyardError('already_exists', 'record already exists', [], { cause: error });
   if (isUnavailableError(error)) return new SwitchyardError('unavailable', 'database unavailable', [], { cause: error });
-  if (codeOf(error) === 'ER_LOCK_DEADLOCK') return new SwitchyardError('aborted', 'concurrent update conflict, retry', [], { cause: error });
+  if (codeOf(error) === 'ER_LOCK_DEADLOCK')
+    return new SwitchyardError('aborted', 'concurrent update conflict, retry', [], { cause: error });
   return new SwitchyardError('internal', 'internal error', [], { cause: error });
 }

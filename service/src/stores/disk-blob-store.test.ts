@@ -109,7 +109,11 @@ test('disk: a range starting past the end reads nothing; a malformed range is in
   const store = new DiskBlobStore(await freshRoot());
   await store.put('ws/ten', bytes('0123456789'));
   t.deepEqual(await bytesOf((await store.get('ws/ten', { start: 10, end: 20 }))!), Buffer.alloc(0));
-  for (const range of [{ start: -1, end: 3 }, { start: 5, end: 4 }, { start: 0.5, end: 3 }]) {
+  for (const range of [
+    { start: -1, end: 3 },
+    { start: 5, end: 4 },
+    { start: 0.5, end: 3 },
+  ]) {
     const error = await t.throwsAsync(store.get('ws/ten', range));
     t.true(isSwitchyardError(error) && error.code === 'invalid_argument', JSON.stringify(range));
   }
@@ -120,7 +124,12 @@ test('disk: a chunkBytes hint raises the read size from 64 KiB, up to 4 MiB; sma
   await store.put('ws/large.bin', generatedStream(9 * 1024 * 1024));
   const largestChunk = async (chunkBytes?: number) => {
     let largest = 0;
-    for await (const chunk of (await store.get('ws/large.bin', undefined, chunkBytes === undefined ? undefined : { chunkBytes }))! as AsyncIterable<Buffer>) largest = Math.max(largest, chunk.length);
+    for await (const chunk of (await store.get(
+      'ws/large.bin',
+      undefined,
+      chunkBytes === undefined ? undefined : { chunkBytes },
+    ))! as AsyncIterable<Buffer>)
+      largest = Math.max(largest, chunk.length);
     return largest;
   };
   t.is(await largestChunk(), 64 * 1024);

@@ -6,7 +6,17 @@ import { promisify } from 'node:util';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { SwitchyardError, assertBlobKey, assertBlobOffset, blobTooShort, type AbandonedWrites, type BlobInfo, type BlobStore, type ByteRange, type ReadOptions } from '@switchyard/core';
+import {
+  SwitchyardError,
+  assertBlobKey,
+  assertBlobOffset,
+  blobTooShort,
+  type AbandonedWrites,
+  type BlobInfo,
+  type BlobStore,
+  type ByteRange,
+  type ReadOptions,
+} from '@switchyard/core';
 import { assertRange, emptyStream, isValidBlobKey } from './blob-support.js';
 
 // Reads go through file descriptors and fs's callback API, not FileHandle: with
@@ -231,14 +241,19 @@ export class DiskBlobStore implements BlobStore {
       await mkdir(dirname(path), { recursive: true });
       // `wx`: should another writer create it meanwhile, fail rather than share the file unknowingly. A concurrent
       // delete may prune the folder between the mkdir and the open: try again a few times.
-      handle = await open(path, 'wx').catch((error: unknown) => (isMissing(error) && attempt < RENAME_ATTEMPTS ? undefined : Promise.reject(error)));
+      handle = await open(path, 'wx').catch((error: unknown) =>
+        isMissing(error) && attempt < RENAME_ATTEMPTS ? undefined : Promise.reject(error),
+      );
       created = true;
     }
     if (handle === undefined) throw blobTooShort(key, offset);
     try {
       const info = await handle.stat();
       if (!info.isFile() || info.size < offset) throw blobTooShort(key, offset);
-      if (info.nlink > 1) throw new SwitchyardError('aborted', `blob ${key} is linked to another key and cannot change`, [{ field: 'key', reason: 'linked' }]);
+      if (info.nlink > 1)
+        throw new SwitchyardError('aborted', `blob ${key} is linked to another key and cannot change`, [
+          { field: 'key', reason: 'linked' },
+        ]);
     } catch (error) {
       await handle.close().catch(() => undefined);
       throw error;
@@ -249,7 +264,8 @@ export class DiskBlobStore implements BlobStore {
   /** The key's absolute path; the prefix check backs up `assertBlobKey` should either ever change. */
   #pathOf(key: string): string {
     const path = resolve(this.root, ...assertBlobKey(key).split('/'));
-    if (!path.startsWith(this.root + sep)) throw new SwitchyardError('invalid_argument', 'invalid blob key', [{ field: 'key', reason: 'escapes the store' }]);
+    if (!path.startsWith(this.root + sep))
+      throw new SwitchyardError('invalid_argument', 'invalid blob key', [{ field: 'key', reason: 'escapes the store' }]);
     return path;
   }
 

@@ -1,5 +1,18 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { isVisibility, nameKey, SwitchyardError, type AssetChanges, type AssetContent, type AssetListQuery, type AssetRecord, type AssetStore, type FactsQuery, type StoredFacts, type StoredWorkspacePolicy, type SwapAttributes } from '@switchyard/core';
+import {
+  isVisibility,
+  nameKey,
+  SwitchyardError,
+  type AssetChanges,
+  type AssetContent,
+  type AssetListQuery,
+  type AssetRecord,
+  type AssetStore,
+  type FactsQuery,
+  type StoredFacts,
+  type StoredWorkspacePolicy,
+  type SwapAttributes,
+} from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import { preparedRowsQuery } from './prepared-query.js';
 import { dialectOf } from './database.js';
@@ -52,8 +65,17 @@ export class KyselyAssetStore implements AssetStore {
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
-    this.#selectById = preparedRowsQuery(db, (id: string, workspace: string) => db.selectFrom('assets').select(ASSET_COLUMNS).where('id', '=', id).where('workspace', '=', workspace), ['\0id', '\0workspace'] as const);
-    this.#selectByBlobId = preparedRowsQuery(db, (blobId: string) => db.selectFrom('assets').select(ASSET_COLUMNS).where('blob_id', '=', blobId), ['\0blob'] as const);
+    this.#selectById = preparedRowsQuery(
+      db,
+      (id: string, workspace: string) =>
+        db.selectFrom('assets').select(ASSET_COLUMNS).where('id', '=', id).where('workspace', '=', workspace),
+      ['\0id', '\0workspace'] as const,
+    );
+    this.#selectByBlobId = preparedRowsQuery(
+      db,
+      (blobId: string) => db.selectFrom('assets').select(ASSET_COLUMNS).where('blob_id', '=', blobId),
+      ['\0blob'] as const,
+    );
   }
 
   async insert(record: AssetRecord): Promise<void> {
@@ -95,7 +117,13 @@ export class KyselyAssetStore implements AssetStore {
     }
   }
 
-  async swap(workspace: string, id: string, expectedVersion: number, content: AssetContent, attributes: SwapAttributes = {}): Promise<AssetRecord | undefined> {
+  async swap(
+    workspace: string,
+    id: string,
+    expectedVersion: number,
+    content: AssetContent,
+    attributes: SwapAttributes = {},
+  ): Promise<AssetRecord | undefined> {
     const { visibility, name } = attributes;
     try {
       // One transaction: the row stays locked by our update until we have read it back,
@@ -103,7 +131,12 @@ export class KyselyAssetStore implements AssetStore {
       return await this.#db.transaction().execute(async (trx) => {
         const result = await trx
           .updateTable('assets')
-          .set((eb) => ({ ...contentColumns(content), ...(visibility === undefined ? {} : { visibility }), ...(name === undefined ? {} : nameColumns(name)), version: eb('version', '+', 1) }))
+          .set((eb) => ({
+            ...contentColumns(content),
+            ...(visibility === undefined ? {} : { visibility }),
+            ...(name === undefined ? {} : nameColumns(name)),
+            version: eb('version', '+', 1),
+          }))
           .where('id', '=', id)
           .where('workspace', '=', workspace)
           .where('version', '=', expectedVersion)
@@ -152,13 +185,22 @@ export class KyselyAssetStore implements AssetStore {
   }
 
   async setPolicy(workspace: string, policy: StoredWorkspacePolicy): Promise<void> {
-    const columns = { allowed_types: JSON.stringify(policy.allowedTypes), max_upload_bytes: policy.maxUploadBytes ?? null, default_visibility: policy.defaultVisibility, strip_image_metadata: policy.stripImageMetadata ? 1 : 0 };
+    const columns = {
+      allowed_types: JSON.stringify(policy.allowedTypes),
+      max_upload_bytes: policy.maxUploadBytes ?? null,
+      default_visibility: policy.defaultVisibility,
+      strip_image_metadata: policy.stripImageMetadata ? 1 : 0,
+    };
     try {
       // An upsert in each dialect's words; the last writer wins whole.
       await this.#db
         .insertInto('workspace_policies')
         .values({ workspace, ...columns })
-        .$call((insert) => (this.#isMysql() ? insert.onDuplicateKeyUpdate(columns) : insert.onConflict((conflict) => conflict.column('workspace').doUpdateSet(columns))))
+        .$call((insert) =>
+          this.#isMysql()
+            ? insert.onDuplicateKeyUpdate(columns)
+            : insert.onConflict((conflict) => conflict.column('workspace').doUpdateSet(columns)),
+        )
         .execute();
     } catch (error) {
       throw databaseError(error);
@@ -187,7 +229,12 @@ export class KyselyAssetStore implements AssetStore {
     // A prefix of letters, digits and `.+-/` only (checked in lib): no LIKE wildcard can be in it.
     const typeValue = type === undefined ? undefined : 'exact' in type ? type.exact : `${type.prefix}%`;
     const name = namePrefix === undefined ? undefined : prefixRange(namePrefix);
-    const shape: ListShape = { before: before !== undefined, type: type === undefined ? undefined : 'exact' in type ? 'exact' : 'prefix', label: label !== undefined, name: name !== undefined };
+    const shape: ListShape = {
+      before: before !== undefined,
+      type: type === undefined ? undefined : 'exact' in type ? 'exact' : 'prefix',
+      label: label !== undefined,
+      name: name !== undefined,
+    };
     const params = [workspace, before, typeValue, label, name?.from, name?.to, name?.bytes].filter((value) => value !== undefined);
     try {
       const { rows } = await this.#listRun(shape)(...params, limit);
@@ -201,7 +248,14 @@ export class KyselyAssetStore implements AssetStore {
     const key = `${shape.before}/${shape.type}/${shape.label}/${shape.name}`;
     let run = this.#listShapes.get(key);
     if (run === undefined) {
-      const sentinels: readonly unknown[] = ['\0workspace', ...(shape.before ? ['\0before'] : []), ...(shape.type ? ['\0type'] : []), ...(shape.label ? ['\0label'] : []), ...(shape.name ? ['\0from', '\0to', '\0bytes'] : []), LIMIT_SENTINEL];
+      const sentinels: readonly unknown[] = [
+        '\0workspace',
+        ...(shape.before ? ['\0before'] : []),
+        ...(shape.type ? ['\0type'] : []),
+        ...(shape.label ? ['\0label'] : []),
+        ...(shape.name ? ['\0from', '\0to', '\0bytes'] : []),
+        LIMIT_SENTINEL,
+      ];
       run = preparedRowsQuery(this.#db, (...params: readonly unknown[]) => listQuery(this.#db, shape, params), sentinels);
       this.#listShapes.set(key, run);
     }
@@ -212,7 +266,10 @@ export class KyselyAssetStore implements AssetStore {
     try {
       const row = await this.#db
         .selectFrom('assets')
-        .select((eb) => [eb.fn.countAll<number | string | bigint>().as('assets'), eb.fn.coalesce(eb.fn.sum<number | string | bigint>('size'), eb.lit(0)).as('bytes')])
+        .select((eb) => [
+          eb.fn.countAll<number | string | bigint>().as('assets'),
+          eb.fn.coalesce(eb.fn.sum<number | string | bigint>('size'), eb.lit(0)).as('bytes'),
+        ])
         .where('workspace', '=', workspace)
         .executeTakeFirstOrThrow();
       return { assets: Number(row.assets), bytes: Number(row.bytes) };
@@ -237,9 +294,21 @@ export class KyselyAssetStore implements AssetStore {
     try {
       // As in update: the row stays locked by our update until it is read back.
       return await this.#db.transaction().execute(async (trx) => {
-        const result = await trx.updateTable('assets').set(factColumns(facts)).where('id', '=', id).where('workspace', '=', workspace).where('blob_id', '=', blobId).executeTakeFirst();
+        const result = await trx
+          .updateTable('assets')
+          .set(factColumns(facts))
+          .where('id', '=', id)
+          .where('workspace', '=', workspace)
+          .where('blob_id', '=', blobId)
+          .executeTakeFirst();
         // MySQL counts changed rows: facts written again as they were count 0, so the row is read back either way.
-        const row = await trx.selectFrom('assets').select(ASSET_COLUMNS).where('id', '=', id).where('workspace', '=', workspace).where('blob_id', '=', blobId).executeTakeFirst();
+        const row = await trx
+          .selectFrom('assets')
+          .select(ASSET_COLUMNS)
+          .where('id', '=', id)
+          .where('workspace', '=', workspace)
+          .where('blob_id', '=', blobId)
+          .executeTakeFirst();
         return row === undefined || result === undefined ? undefined : toRecord(row);
       });
     } catch (error) {

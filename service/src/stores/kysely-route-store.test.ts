@@ -46,16 +46,42 @@ for (const kind of ['sqlite', 'mysql'] as const) {
     await withDatabase(t, kind, async (db) => {
       const store = new KyselyRouteStore(db, { history: HISTORY });
       const workspace = `ws-${ids.next('route')}`;
-      const logged = async () => Number((await db.selectFrom('route_changes').select((eb) => eb.fn.countAll().as('n')).where('workspace', '=', workspace).executeTakeFirstOrThrow()).n);
+      const logged = async () =>
+        Number(
+          (
+            await db
+              .selectFrom('route_changes')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('workspace', '=', workspace)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       const now = new Date();
       for (let i = 1; i <= 150; i++) {
-        await store.insert({ id: ids.next('route'), workspace, method: 'GET', path: `/r${i}`, shape: `/r${i}`, middleware: [], handler: 'h', createdAt: now, updatedAt: now });
+        await store.insert({
+          id: ids.next('route'),
+          workspace,
+          method: 'GET',
+          path: `/r${i}`,
+          shape: `/r${i}`,
+          middleware: [],
+          handler: 'h',
+          createdAt: now,
+          updatedAt: now,
+        });
         const held = await logged();
         t.true(held >= Math.min(i, HISTORY) && held < HISTORY + 64, `after ${i} writes the log holds ${held}`);
       }
       t.is(await store.revision(workspace), 150);
-      t.deepEqual((await store.changesSince(workspace, 150 - HISTORY, 100))?.map((change) => change.revision), [146, 147, 148, 149, 150]);
-      t.is(await store.changesSince(workspace, 150 - HISTORY - 1, 100), undefined, 'one change further back is past the history, though the log may still hold it');
+      t.deepEqual(
+        (await store.changesSince(workspace, 150 - HISTORY, 100))?.map((change) => change.revision),
+        [146, 147, 148, 149, 150],
+      );
+      t.is(
+        await store.changesSince(workspace, 150 - HISTORY - 1, 100),
+        undefined,
+        'one change further back is past the history, though the log may still hold it',
+      );
       t.true((await logged()) > HISTORY, 'here it does: the last trim was at revision 128');
       t.deepEqual(await store.changesSince(workspace, 150, 100), []);
     });

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import { DEFAULT_ROUTE_HISTORY, SwitchyardError, type NewRouteRecord, type RouteChange, type RouteCursor, type RouteRecord, type RouteRecordUpdate, type RouteStore } from '@switchyard/core';
+import {
+  DEFAULT_ROUTE_HISTORY,
+  SwitchyardError,
+  type NewRouteRecord,
+  type RouteChange,
+  type RouteCursor,
+  type RouteRecord,
+  type RouteRecordUpdate,
+  type RouteStore,
+} from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import { dialectOf } from './database.js';
 import { preparedStatement } from './prepared-query.js';
@@ -24,7 +33,19 @@ const DEADLOCK_RETRIES = 5;
  */
 const TRIM_EVERY = 64;
 
-const ROUTE_COLUMNS = ['id', 'workspace', 'method', 'path', 'shape', 'shape_hash', 'middleware', 'handler', 'created_at', 'updated_at', 'revision'] as const satisfies readonly (keyof RoutesTable)[];
+const ROUTE_COLUMNS = [
+  'id',
+  'workspace',
+  'method',
+  'path',
+  'shape',
+  'shape_hash',
+  'middleware',
+  'handler',
+  'created_at',
+  'updated_at',
+  'revision',
+] as const satisfies readonly (keyof RoutesTable)[];
 const CHANGE_COLUMNS = ['workspace', 'revision', 'kind', 'route_id', 'record'] as const satisfies readonly (keyof RouteChangesTable)[];
 
 /** Thrown inside a write transaction to roll it back when its target does not exist; never escapes. */
@@ -58,34 +79,68 @@ export class KyselyRouteStore implements RouteStore {
     // SQLite answers the new value in the same statement. MySQL reports it as the statement's insert id
     // (LAST_INSERT_ID(expr), the documented sequence idiom), so it needs no second round trip either.
     this.#raiseRevision = this.#mysql
-      ? preparedStatement<Database, unknown, [string]>((workspace) => raise(workspace).onDuplicateKeyUpdate({ revision: sql<number>`LAST_INSERT_ID(revision + 1)` }), ['\0workspace'])
-      : preparedStatement<Database, { revision: number }, [string]>((workspace) => raise(workspace).onConflict((conflict) => conflict.column('workspace').doUpdateSet({ revision: sql<number>`revision + 1` })).returning('revision'), ['\0workspace']);
-    this.#selectRevision = preparedStatement<Database, { revision: number }, [string]>((workspace) => db.selectFrom('route_revisions').select('revision').where('workspace', '=', workspace), ['\0workspace']);
-    this.#insertRoute = preparedStatement<Database, unknown, unknown[]>((...values) => db.insertInto('routes').values(rowOf(ROUTE_COLUMNS, values)), ROUTE_COLUMNS.map((column) => `\0${column}`));
-    this.#insertChange = preparedStatement<Database, unknown, unknown[]>((...values) => db.insertInto('route_changes').values(rowOf(CHANGE_COLUMNS, values)), CHANGE_COLUMNS.map((column) => `\0${column}`));
-    this.#trimChanges = preparedStatement<Database, unknown, [string, number]>((workspace, upTo) => db.deleteFrom('route_changes').where('workspace', '=', workspace).where('revision', '<=', upTo), ['\0workspace', -1]);
+      ? preparedStatement<Database, unknown, [string]>(
+          (workspace) => raise(workspace).onDuplicateKeyUpdate({ revision: sql<number>`LAST_INSERT_ID(revision + 1)` }),
+          ['\0workspace'],
+        )
+      : preparedStatement<Database, { revision: number }, [string]>(
+          (workspace) =>
+            raise(workspace)
+              .onConflict((conflict) => conflict.column('workspace').doUpdateSet({ revision: sql<number>`revision + 1` }))
+              .returning('revision'),
+          ['\0workspace'],
+        );
+    this.#selectRevision = preparedStatement<Database, { revision: number }, [string]>(
+      (workspace) => db.selectFrom('route_revisions').select('revision').where('workspace', '=', workspace),
+      ['\0workspace'],
+    );
+    this.#insertRoute = preparedStatement<Database, unknown, unknown[]>(
+      (...values) => db.insertInto('routes').values(rowOf(ROUTE_COLUMNS, values)),
+      ROUTE_COLUMNS.map((column) => `\0${column}`),
+    );
+    this.#insertChange = preparedStatement<Database, unknown, unknown[]>(
+      (...values) => db.insertInto('route_changes').values(rowOf(CHANGE_COLUMNS, values)),
+      CHANGE_COLUMNS.map((column) => `\0${column}`),
+    );
+    this.#trimChanges = preparedStatement<Database, unknown, [string, number]>(
+      (workspace, upTo) => db.deleteFrom('route_changes').where('workspace', '=', workspace).where('revision', '<=', upTo),
+      ['\0workspace', -1],
+    );
   }
 
   async insert(record: NewRouteRecord): Promise<RouteRecord> {
-    const written = await this.#write(record.workspace, async (trx, revision) => {
-      const stored: RouteRecord = { ...record, revision };
-      const row = toRow(stored);
-      await this.#insertRoute(trx, ...ROUTE_COLUMNS.map((column) => row[column]));
-      return { record: stored, row };
-    }, duplicateRoute);
+    const written = await this.#write(
+      record.workspace,
+      async (trx, revision) => {
+        const stored: RouteRecord = { ...record, revision };
+        const row = toRow(stored);
+        await this.#insertRoute(trx, ...ROUTE_COLUMNS.map((column) => row[column]));
+        return { record: stored, row };
+      },
+      duplicateRoute,
+    );
     return freeze(written!.record);
   }
 
   async update(workspace: string, id: string, update: RouteRecordUpdate): Promise<RouteRecord | undefined> {
-    const written = await this.#write(workspace, async (trx, revision) => {
-      const current = await trx.selectFrom('routes').select(COLUMNS).where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
-      if (current === undefined) return undefined;
-      const stored: RouteRecord = { ...toRecord(current), ...update, revision };
-      const row = toRow(stored);
-      const { id: _id, workspace: _workspace, created_at: _created, ...columns } = row;
-      await trx.updateTable('routes').set(columns).where('id', '=', id).execute();
-      return { record: stored, row };
-    }, duplicateRoute);
+    const written = await this.#write(
+      workspace,
+      async (trx, revision) => {
+        const current = await trx
+          .selectFrom('routes')
+          .select(COLUMNS)
+          .where('id', '=', id)
+          .where('workspace', '=', workspace)
+          .executeTakeFirst();
+        if (current === undefined) return undefined;
+        const stored: RouteRecord = { ...toRecord(current), ...update, revision };
+        const row = toRow(stored);
+        const { id: _id, workspace: _workspace, created_at: _created, ...columns } = row;
+        await trx.updateTable('routes').set(columns).where('id', '=', id).execute();
+        return { record: stored, row };
+      },
+      duplicateRoute,
+    );
     return written && freeze(written.record);
   }
 
@@ -99,7 +154,12 @@ export class KyselyRouteStore implements RouteStore {
 
   async get(workspace: string, id: string): Promise<RouteRecord | undefined> {
     try {
-      const row = await this.#db.selectFrom('routes').select(COLUMNS).where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+      const row = await this.#db
+        .selectFrom('routes')
+        .select(COLUMNS)
+        .where('id', '=', id)
+        .where('workspace', '=', workspace)
+        .executeTakeFirst();
       return row && freeze(toRecord(row));
     } catch (error) {
       throw databaseError(error);
@@ -131,7 +191,11 @@ export class KyselyRouteStore implements RouteStore {
 
   async count(workspace: string): Promise<number> {
     try {
-      const row = await this.#db.selectFrom('routes').select((eb) => eb.fn.countAll().as('count')).where('workspace', '=', workspace).executeTakeFirstOrThrow();
+      const row = await this.#db
+        .selectFrom('routes')
+        .select((eb) => eb.fn.countAll().as('count'))
+        .where('workspace', '=', workspace)
+        .executeTakeFirstOrThrow();
       return Number(row.count);
     } catch (error) {
       throw databaseError(error);
@@ -166,7 +230,14 @@ export class KyselyRouteStore implements RouteStore {
       if (revision === current) return [];
       // The log may still hold older changes (it is trimmed every TRIM_EVERY writes); the history is the last `history`.
       if (revision < current - this.#history) return undefined;
-      const rows = await this.#db.selectFrom('route_changes').selectAll().where('workspace', '=', workspace).where('revision', '>', revision).orderBy('revision').limit(limit).execute();
+      const rows = await this.#db
+        .selectFrom('route_changes')
+        .selectAll()
+        .where('workspace', '=', workspace)
+        .where('revision', '>', revision)
+        .orderBy('revision')
+        .limit(limit)
+        .execute();
       // Revisions are gap-free: a missing first one was trimmed away.
       if (rows.length === 0 || Number(rows[0]!.revision) !== revision + 1) return undefined;
       return rows.map(toChange);
@@ -219,7 +290,8 @@ export class KyselyRouteStore implements RouteStore {
     // One row affected: the workspace's first write, inserted at 1. Two: an existing row raised (mysql2 counts
     // found rows, and the value always changes), its new revision in the insert id.
     if (result.numAffectedRows === 1n) return 1;
-    if (result.numAffectedRows !== 2n || result.insertId === undefined) throw new Error(`raising the route revision answered ${result.numAffectedRows} rows, insert id ${result.insertId}`);
+    if (result.numAffectedRows !== 2n || result.insertId === undefined)
+      throw new Error(`raising the route revision answered ${result.numAffectedRows} rows, insert id ${result.insertId}`);
     return Number(result.insertId);
   }
 }
@@ -246,10 +318,14 @@ function isDeadlock(error: unknown): boolean {
 
 /** Both dialects name the violated key in the message: the shape key's name and column both say "shape". */
 function duplicateRoute(error: unknown): SwitchyardError {
-  if (error instanceof Error && !/shape/.test(error.message)) return new SwitchyardError('already_exists', 'route id already exists', [], { cause: error });
-  return new SwitchyardError('already_exists', 'a route with this method and path shape already exists in the workspace', [
-    { field: 'path', reason: 'duplicate method and path shape' },
-  ], { cause: error });
+  if (error instanceof Error && !/shape/.test(error.message))
+    return new SwitchyardError('already_exists', 'route id already exists', [], { cause: error });
+  return new SwitchyardError(
+    'already_exists',
+    'a route with this method and path shape already exists in the workspace',
+    [{ field: 'path', reason: 'duplicate method and path shape' }],
+    { cause: error },
+  );
 }
 
 function toRow(record: RouteRecord): RoutesTable {

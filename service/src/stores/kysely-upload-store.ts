@@ -1,5 +1,13 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import { isVisibility, SwitchyardError, type UploadCommit, type UploadIntent, type UploadPart, type UploadRecord, type UploadStore } from '@switchyard/core';
+import {
+  isVisibility,
+  SwitchyardError,
+  type UploadCommit,
+  type UploadIntent,
+  type UploadPart,
+  type UploadRecord,
+  type UploadStore,
+} from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import type { Database, ResumableUploadsTable } from './schema.js';
 
@@ -44,7 +52,12 @@ export class KyselyUploadStore implements UploadStore {
 
   async get(workspace: string, id: string): Promise<UploadRecord | undefined> {
     try {
-      const row = await this.#db.selectFrom('resumable_uploads').selectAll().where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+      const row = await this.#db
+        .selectFrom('resumable_uploads')
+        .selectAll()
+        .where('id', '=', id)
+        .where('workspace', '=', workspace)
+        .executeTakeFirst();
       return row && toRecord(row);
     } catch (error) {
       throw databaseError(error);
@@ -76,11 +89,19 @@ export class KyselyUploadStore implements UploadStore {
         .where('workspace', '=', workspace)
         .where('upload_offset', '=', expectedOffset)
         .where('asset_id', 'is', null)
-        .$if(change.length !== undefined, (query) => query.where((eb) => eb.or([eb('upload_length', 'is', null), eb('upload_length', '=', change.length!)])))
+        .$if(change.length !== undefined, (query) =>
+          query.where((eb) => eb.or([eb('upload_length', 'is', null), eb('upload_length', '=', change.length!)])),
+        )
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) !== 1) return undefined;
       const { appendLeaseSince: _lease, ...unleased } = current;
-      return { ...(change.holder === undefined ? current : unleased), parts, offset: expectedOffset + (change.part?.size ?? 0), length: change.length ?? current.length, expiresAt: change.expiresAt };
+      return {
+        ...(change.holder === undefined ? current : unleased),
+        parts,
+        offset: expectedOffset + (change.part?.size ?? 0),
+        length: change.length ?? current.length,
+        expiresAt: change.expiresAt,
+      };
     } catch (error) {
       throw databaseError(error);
     }
@@ -94,7 +115,9 @@ export class KyselyUploadStore implements UploadStore {
         .where('id', '=', id)
         .where('workspace', '=', workspace)
         .where('asset_id', 'is', null)
-        .where((eb) => eb.or([eb('appending_by', 'is', null), eb('appending_by', '=', holder), eb('appending_since', '<', staleBefore.getTime())]))
+        .where((eb) =>
+          eb.or([eb('appending_by', 'is', null), eb('appending_by', '=', holder), eb('appending_since', '<', staleBefore.getTime())]),
+        )
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     } catch (error) {
@@ -126,7 +149,9 @@ export class KyselyUploadStore implements UploadStore {
   }
 
   async claimFinish(workspace: string, id: string, now: Date, staleBefore: Date): Promise<boolean> {
-    return this.#setFinishClaim(workspace, id, now, (eb) => eb.or([eb('finishing_since', 'is', null), eb('finishing_since', '<', staleBefore.getTime())]));
+    return this.#setFinishClaim(workspace, id, now, (eb) =>
+      eb.or([eb('finishing_since', 'is', null), eb('finishing_since', '<', staleBefore.getTime())]),
+    );
   }
 
   async renewFinish(workspace: string, id: string, claimedAt: Date, now: Date): Promise<boolean> {
@@ -134,7 +159,12 @@ export class KyselyUploadStore implements UploadStore {
   }
 
   /** Sets an unfinished upload's claim time to `now` where `claimable` holds; true when it did. */
-  async #setFinishClaim(workspace: string, id: string, now: Date, claimable: (eb: ExpressionBuilder<Database, 'resumable_uploads'>) => Expression<SqlBool>): Promise<boolean> {
+  async #setFinishClaim(
+    workspace: string,
+    id: string,
+    now: Date,
+    claimable: (eb: ExpressionBuilder<Database, 'resumable_uploads'>) => Expression<SqlBool>,
+  ): Promise<boolean> {
     try {
       const result = await this.#db
         .updateTable('resumable_uploads')
@@ -152,7 +182,12 @@ export class KyselyUploadStore implements UploadStore {
 
   async releaseFinish(workspace: string, id: string): Promise<void> {
     try {
-      await this.#db.updateTable('resumable_uploads').set({ finishing_since: null }).where('id', '=', id).where('workspace', '=', workspace).execute();
+      await this.#db
+        .updateTable('resumable_uploads')
+        .set({ finishing_since: null })
+        .where('id', '=', id)
+        .where('workspace', '=', workspace)
+        .execute();
     } catch (error) {
       throw databaseError(error);
     }
@@ -189,7 +224,12 @@ export class KyselyUploadStore implements UploadStore {
     try {
       // A scan of the parts lists: only gc asks, and only for part blobs whose own upload is gone.
       const needle = JSON.stringify(key);
-      const row = await this.#db.selectFrom('resumable_uploads').select('id').where(sql<boolean>`INSTR(parts, ${needle}) > 0`).limit(1).executeTakeFirst();
+      const row = await this.#db
+        .selectFrom('resumable_uploads')
+        .select('id')
+        .where(sql<boolean>`INSTR(parts, ${needle}) > 0`)
+        .limit(1)
+        .executeTakeFirst();
       return row !== undefined;
     } catch (error) {
       throw databaseError(error);
@@ -198,7 +238,13 @@ export class KyselyUploadStore implements UploadStore {
 
   async expired(now: Date, limit: number): Promise<UploadRecord[]> {
     try {
-      const rows = await this.#db.selectFrom('resumable_uploads').selectAll().where('expires_at', '<', now.getTime()).orderBy('expires_at').limit(limit).execute();
+      const rows = await this.#db
+        .selectFrom('resumable_uploads')
+        .selectAll()
+        .where('expires_at', '<', now.getTime())
+        .orderBy('expires_at')
+        .limit(limit)
+        .execute();
       return rows.map(toRecord);
     } catch (error) {
       throw databaseError(error);
@@ -248,7 +294,8 @@ function parseParts(json: string): UploadPart[] {
   const parsed: unknown = JSON.parse(json);
   if (!Array.isArray(parsed)) throw new SwitchyardError('internal', 'corrupt parts list of an upload');
   return parsed.map((part: { key?: unknown; size?: unknown }) => {
-    if (typeof part?.key !== 'string' || typeof part.size !== 'number') throw new SwitchyardError('internal', 'corrupt parts list of an upload');
+    if (typeof part?.key !== 'string' || typeof part.size !== 'number')
+      throw new SwitchyardError('internal', 'corrupt parts list of an upload');
     return { key: part.key, size: part.size };
   });
 }

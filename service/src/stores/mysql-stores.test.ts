@@ -27,10 +27,12 @@ if (!database) {
     await database.drop();
   });
 
-  const unreachable = <Store>(make: (db: Kysely<Database>) => Store) => async () => {
-    const closed = openDatabase({ kind: 'mysql', url: UNREACHABLE_URL });
-    return { store: make(closed), close: () => closed.destroy() };
-  };
+  const unreachable =
+    <Store>(make: (db: Kysely<Database>) => Store) =>
+    async () => {
+      const closed = openDatabase({ kind: 'mysql', url: UNREACHABLE_URL });
+      return { store: make(closed), close: () => closed.destroy() };
+    };
   routeStoreConformance(test, {
     name: 'mysql',
     create: async () => ({ store: new KyselyRouteStore(db) }),

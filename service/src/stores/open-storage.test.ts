@@ -23,7 +23,10 @@ const isUnavailable = (error: unknown) => isSwitchyardError(error) && error.code
 
 test('sqlite + disk: migrates by default, every store works, check passes, close is idempotent', async (t) => {
   const dir = await freshDir();
-  const storage = await openStorage({ database: { kind: 'sqlite', file: join(dir, 'db.sqlite') }, blobs: { kind: 'disk', root: join(dir, 'files') } });
+  const storage = await openStorage({
+    database: { kind: 'sqlite', file: join(dir, 'db.sqlite') },
+    blobs: { kind: 'disk', root: join(dir, 'files') },
+  });
   const route = sampleRoute(uniqueName());
   await storage.routeStore.insert(route);
   t.is((await storage.routeStore.get(route.workspace, route.id))?.id, route.id);
@@ -37,7 +40,10 @@ test('sqlite + disk: migrates by default, every store works, check passes, close
 test('check is unavailable when the blob root or the database cannot be used', async (t) => {
   const dir = await freshDir();
   await writeFile(join(dir, 'file'), 'x');
-  const badBlobs = await openStorage({ database: { kind: 'sqlite', file: join(dir, 'db.sqlite') }, blobs: { kind: 'disk', root: join(dir, 'file') } });
+  const badBlobs = await openStorage({
+    database: { kind: 'sqlite', file: join(dir, 'db.sqlite') },
+    blobs: { kind: 'disk', root: join(dir, 'file') },
+  });
   t.true(isUnavailable(await t.throwsAsync(badBlobs.check())), 'blob root is a file');
   await badBlobs.close();
 
@@ -51,7 +57,9 @@ test('check is unavailable when the blob root or the database cannot be used', a
 
 test('opening with migrations against an unreachable database rejects with unavailable', async (t) => {
   const dir = await freshDir();
-  const error = await t.throwsAsync(openStorage({ database: { kind: 'mysql', url: 'mysql://root@127.0.0.1:1/switchyard' }, blobs: { kind: 'disk', root: dir } }));
+  const error = await t.throwsAsync(
+    openStorage({ database: { kind: 'mysql', url: 'mysql://root@127.0.0.1:1/switchyard' }, blobs: { kind: 'disk', root: dir } }),
+  );
   t.true(isUnavailable(error), String(error));
 });
 

@@ -23,7 +23,11 @@ export function allowDirectReads<DB>(db: Kysely<DB>, readNow: ReadNow): void {
  * come from Kysely itself, checked here against the sentinel values the
  * template was built with (each must be a value no other parameter has).
  */
-export function preparedQuery<DB, Row, Params extends readonly unknown[]>(db: Kysely<DB>, build: (...params: Params) => Compilable<Row>, sentinels: Params): (...params: Params) => Promise<QueryResult<Row>> {
+export function preparedQuery<DB, Row, Params extends readonly unknown[]>(
+  db: Kysely<DB>,
+  build: (...params: Params) => Compilable<Row>,
+  sentinels: Params,
+): (...params: Params) => Promise<QueryResult<Row>> {
   return prepare(db, build(...sentinels).compile(), sentinels, '');
 }
 
@@ -31,7 +35,11 @@ export function preparedQuery<DB, Row, Params extends readonly unknown[]>(db: Ky
  * As preparedQuery, answering each row as the array of its selected columns in
  * the order selected (array-rows.ts: the cheaper form, in both dialects).
  */
-export function preparedRowsQuery<DB, Params extends readonly unknown[]>(db: Kysely<DB>, build: (...params: Params) => Compilable<unknown>, sentinels: Params): (...params: Params) => Promise<QueryResult<readonly unknown[]>> {
+export function preparedRowsQuery<DB, Params extends readonly unknown[]>(
+  db: Kysely<DB>,
+  build: (...params: Params) => Compilable<unknown>,
+  sentinels: Params,
+): (...params: Params) => Promise<QueryResult<readonly unknown[]>> {
   return prepare(db, build(...sentinels).compile() as CompiledQuery<readonly unknown[]>, sentinels, ARRAY_ROWS);
 }
 
@@ -39,13 +47,21 @@ export function preparedRowsQuery<DB, Params extends readonly unknown[]>(db: Kys
  * As preparedQuery, for a statement run inside transactions: each call names
  * the connection to run on (a transaction, or the database itself).
  */
-export function preparedStatement<DB, Row, Params extends readonly unknown[]>(build: (...params: Params) => Compilable<Row>, sentinels: Params): (on: Kysely<DB>, ...params: Params) => Promise<QueryResult<Row>> {
+export function preparedStatement<DB, Row, Params extends readonly unknown[]>(
+  build: (...params: Params) => Compilable<Row>,
+  sentinels: Params,
+): (on: Kysely<DB>, ...params: Params) => Promise<QueryResult<Row>> {
   const run = bind(build(...sentinels).compile(), sentinels, '');
   return (on, ...params) => run(on, params);
 }
 
 /** Runs on `db`; a SQLite database with no transaction open answers at once (sqlite-statement-cache.ts, ReadNow). */
-function prepare<DB, Row>(db: Kysely<DB>, compiled: CompiledQuery<Row>, sentinels: readonly unknown[], prefix: string): (...params: readonly unknown[]) => Promise<QueryResult<Row>> {
+function prepare<DB, Row>(
+  db: Kysely<DB>,
+  compiled: CompiledQuery<Row>,
+  sentinels: readonly unknown[],
+  prefix: string,
+): (...params: readonly unknown[]) => Promise<QueryResult<Row>> {
   const { sql, arrange } = template(compiled, sentinels, prefix);
   const readNow = compiled.query.kind === 'SelectQueryNode' ? directReads.get(db) : undefined;
   return (...params) => {
@@ -62,13 +78,21 @@ function prepare<DB, Row>(db: Kysely<DB>, compiled: CompiledQuery<Row>, sentinel
   };
 }
 
-function bind<Row>(compiled: CompiledQuery<Row>, sentinels: readonly unknown[], prefix: string): <DB>(on: Kysely<DB>, params: readonly unknown[]) => Promise<QueryResult<Row>> {
+function bind<Row>(
+  compiled: CompiledQuery<Row>,
+  sentinels: readonly unknown[],
+  prefix: string,
+): <DB>(on: Kysely<DB>, params: readonly unknown[]) => Promise<QueryResult<Row>> {
   const { sql, arrange } = template(compiled, sentinels, prefix);
   return (on, params) => on.executeQuery<Row>({ ...compiled, sql, parameters: arrange(params) });
 }
 
 /** The query's SQL and a function putting a call's parameters in the places the sentinels had. */
-function template(compiled: CompiledQuery<unknown>, sentinels: readonly unknown[], prefix: string): { sql: string; arrange(params: readonly unknown[]): unknown[] } {
+function template(
+  compiled: CompiledQuery<unknown>,
+  sentinels: readonly unknown[],
+  prefix: string,
+): { sql: string; arrange(params: readonly unknown[]): unknown[] } {
   const sql = prefix + compiled.sql;
   const order = sentinels.map((sentinel) => compiled.parameters.indexOf(sentinel));
   if (compiled.parameters.length !== sentinels.length || order.some((index) => index < 0) || new Set(order).size !== order.length) {

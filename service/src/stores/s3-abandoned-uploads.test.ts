@@ -11,13 +11,29 @@ const YOUNG = new Date(Date.now() + 60_000).toISOString();
 
 /** Two pages of uploads: an old one of ours, a young one, an old one under a key we never write, then another old one of ours. */
 const PAGES = [
-  { next: { key: 'ws/as_2/young', uploadId: 'u-young' }, uploads: [['ws/as_1/old', 'u-old', OLD], ['ws/as_2/young', 'u-young', YOUNG]] },
-  { next: undefined, uploads: [['../escape', 'u-foreign', OLD], ['ws/as_3/old', 'u-old-2', OLD]] },
+  {
+    next: { key: 'ws/as_2/young', uploadId: 'u-young' },
+    uploads: [
+      ['ws/as_1/old', 'u-old', OLD],
+      ['ws/as_2/young', 'u-young', YOUNG],
+    ],
+  },
+  {
+    next: undefined,
+    uploads: [
+      ['../escape', 'u-foreign', OLD],
+      ['ws/as_3/old', 'u-old-2', OLD],
+    ],
+  },
 ] as const;
 
 function listing(page: (typeof PAGES)[number]): string {
-  const uploads = page.uploads.map(([key, id, initiated]) => `<Upload><Key>${key}</Key><UploadId>${id}</UploadId><Initiated>${initiated}</Initiated></Upload>`).join('');
-  const next = page.next ? `<NextKeyMarker>${page.next.key}</NextKeyMarker><NextUploadIdMarker>${page.next.uploadId}</NextUploadIdMarker>` : '';
+  const uploads = page.uploads
+    .map(([key, id, initiated]) => `<Upload><Key>${key}</Key><UploadId>${id}</UploadId><Initiated>${initiated}</Initiated></Upload>`)
+    .join('');
+  const next = page.next
+    ? `<NextKeyMarker>${page.next.key}</NextKeyMarker><NextUploadIdMarker>${page.next.uploadId}</NextUploadIdMarker>`
+    : '';
   return `<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>bucket</Bucket>${next}<MaxUploads>2</MaxUploads><IsTruncated>${page.next ? 'true' : 'false'}</IsTruncated>${uploads}</ListMultipartUploadsResult>`;
 }
 
@@ -32,7 +48,9 @@ async function fakeS3(t: import('ava').ExecutionContext): Promise<{ endpoint: st
     } else if (request.method === 'DELETE' && url.searchParams.has('uploadId')) {
       // The second abort finds its upload already gone (completed meanwhile): that is no failure.
       if (url.searchParams.get('uploadId') === 'u-old-2') {
-        response.writeHead(404, { 'content-type': 'application/xml' }).end('<Error><Code>NoSuchUpload</Code><Message>gone</Message></Error>');
+        response
+          .writeHead(404, { 'content-type': 'application/xml' })
+          .end('<Error><Code>NoSuchUpload</Code><Message>gone</Message></Error>');
       } else response.writeHead(204).end();
     } else response.writeHead(400).end();
   });
@@ -43,7 +61,14 @@ async function fakeS3(t: import('ava').ExecutionContext): Promise<{ endpoint: st
 }
 
 function storeAt(endpoint: string): S3BlobStore {
-  return new S3BlobStore({ kind: 's3', bucket: 'bucket', region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'k', secretAccessKey: 's' } });
+  return new S3BlobStore({
+    kind: 's3',
+    bucket: 'bucket',
+    region: 'us-east-1',
+    endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'k', secretAccessKey: 's' },
+  });
 }
 
 test('s3: unfinished multipart uploads older than the cut-off are aborted, across pages; young ones and foreign keys stay', async (t) => {
@@ -57,7 +82,10 @@ test('s3: unfinished multipart uploads older than the cut-off are aborted, acros
     requests.filter((line) => line.startsWith('DELETE')).map((line) => line.replace(/&x-id=\w+$/, '')),
     ['DELETE /bucket/ws/as_1/old?uploadId=u-old', 'DELETE /bucket/ws/as_3/old?uploadId=u-old-2'],
   );
-  t.true(requests.some((line) => line.includes('key-marker=ws%2Fas_2%2Fyoung') && line.includes('upload-id-marker=u-young')), 'the second page was asked for');
+  t.true(
+    requests.some((line) => line.includes('key-marker=ws%2Fas_2%2Fyoung') && line.includes('upload-id-marker=u-young')),
+    'the second page was asked for',
+  );
 });
 
 test('s3: a dry run lists the same uploads and aborts none', async (t) => {

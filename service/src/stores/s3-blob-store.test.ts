@@ -34,10 +34,22 @@ test('s3: a body failing after several parts aborts the multipart upload', async
   const boom = new Error('client went away');
   const error = await t.throwsAsync(shared.put(key, failingStream({ bytesBeforeFailure: 12 * 1024 * 1024, error: boom })));
   t.is(error, boom);
-  const requests = s3.requests().slice(before).filter((line) => line.includes(key.split('/')[0]!));
-  t.true(requests.some((line) => /^POST .*\?uploads/.test(line)), `a multipart upload was started: ${requests.join(', ')}`);
-  t.true(requests.some((line) => /^DELETE .*uploadId=/.test(line)), `and aborted: ${requests.join(', ')}`);
-  t.false(requests.some((line) => /^POST .*uploadId=/.test(line)), 'and never completed');
+  const requests = s3
+    .requests()
+    .slice(before)
+    .filter((line) => line.includes(key.split('/')[0]!));
+  t.true(
+    requests.some((line) => /^POST .*\?uploads/.test(line)),
+    `a multipart upload was started: ${requests.join(', ')}`,
+  );
+  t.true(
+    requests.some((line) => /^DELETE .*uploadId=/.test(line)),
+    `and aborted: ${requests.join(', ')}`,
+  );
+  t.false(
+    requests.some((line) => /^POST .*uploadId=/.test(line)),
+    'and never completed',
+  );
 });
 
 test('s3: a missing bucket makes check unavailable; wrong credentials do too', async (t) => {
@@ -65,7 +77,8 @@ test('s3: list pages past 1,000 keys (ListObjectsV2 continuation), every key onc
   const queue = [...keys];
   await Promise.all(
     Array.from({ length: 16 }, async () => {
-      for (let key = queue.shift(); key; key = queue.shift()) await store.put(key, Readable.from([Buffer.from(key)], { objectMode: false }));
+      for (let key = queue.shift(); key; key = queue.shift())
+        await store.put(key, Readable.from([Buffer.from(key)], { objectMode: false }));
     }),
   );
   const listed: string[] = [];

@@ -115,8 +115,13 @@ export class S3BlobStore implements BlobStore {
       // The answer must start within the store's timeout; after that the reader sets the pace.
       // (A timer, not AbortSignal.timeout: the SDK keeps listening during the body, which must not be cut.)
       const firstByte = new AbortController();
-      const timer = setTimeout(() => firstByte.abort(new SwitchyardError('unavailable', 'blob storage did not answer in time')), this.#timeoutMs);
-      const { Body: body, ContentLength: length } = await this.#readClient.send(command, { abortSignal: firstByte.signal }).finally(() => clearTimeout(timer));
+      const timer = setTimeout(
+        () => firstByte.abort(new SwitchyardError('unavailable', 'blob storage did not answer in time')),
+        this.#timeoutMs,
+      );
+      const { Body: body, ContentLength: length } = await this.#readClient
+        .send(command, { abortSignal: firstByte.signal })
+        .finally(() => clearTimeout(timer));
       if (!(body instanceof Readable)) throw new SwitchyardError('internal', 'S3 returned no byte stream');
       // Some S3-compatible servers (s3rver among them) answer `bytes=0-0` with the whole object.
       const wanted = range && range.end - range.start + 1;
@@ -177,7 +182,9 @@ export class S3BlobStore implements BlobStore {
     let uploadIdMarker: string | undefined;
     try {
       for (;;) {
-        const page = await this.#client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }));
+        const page = await this.#client.send(
+          new ListMultipartUploadsCommand({ Bucket: this.bucket, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
+        );
         for (const upload of page.Uploads ?? []) {
           const { Key: key, UploadId: uploadId, Initiated: initiated } = upload;
           // Only our keys, and only uploads surely older than any put in progress.

@@ -24,9 +24,15 @@ test('a query marked for array rows answers each row as its column values, in th
   const cached = withStatementCache(new SqliteDatabase(':memory:'));
   cached.prepare('CREATE TABLE t (n INTEGER, s TEXT)').run([]);
   cached.prepare('INSERT INTO t (n, s) VALUES (?, ?), (?, ?)').run([1, 'a', 2, null]);
-  t.deepEqual(cached.prepare(`${ARRAY_ROWS}SELECT s, n FROM t ORDER BY n`).all([]), [['a', 1], [null, 2]]);
+  t.deepEqual(cached.prepare(`${ARRAY_ROWS}SELECT s, n FROM t ORDER BY n`).all([]), [
+    ['a', 1],
+    [null, 2],
+  ]);
   // The same query without the mark keeps its objects: the two are different statements.
-  t.deepEqual(cached.prepare('SELECT s, n FROM t ORDER BY n').all([]), [{ s: 'a', n: 1 }, { s: null, n: 2 }]);
+  t.deepEqual(cached.prepare('SELECT s, n FROM t ORDER BY n').all([]), [
+    { s: 'a', n: 1 },
+    { s: null, n: 2 },
+  ]);
   cached.close();
 });
 
@@ -48,14 +54,28 @@ test('a prepared read never sees what an open Kysely transaction wrote: it waits
   const db = openDatabase({ kind: 'sqlite', file: ':memory:' });
   t.teardown(() => db.destroy());
   await db.schema.createTable('t').addColumn('n', 'integer').execute();
-  await db.insertInto('t' as never).values({ n: 1 } as never).execute();
-  const count = preparedRowsQuery(db, (min: number) => db.selectFrom('t' as never).select((eb) => eb.fn.countAll().as('c')).where('n' as never, '>=', min as never), [-1] as const);
+  await db
+    .insertInto('t' as never)
+    .values({ n: 1 } as never)
+    .execute();
+  const count = preparedRowsQuery(
+    db,
+    (min: number) =>
+      db
+        .selectFrom('t' as never)
+        .select((eb) => eb.fn.countAll().as('c'))
+        .where('n' as never, '>=', min as never),
+    [-1] as const,
+  );
   t.deepEqual((await count(0)).rows, [[1]], 'no transaction open');
   let read: Promise<unknown> | undefined;
   await db
     .transaction()
     .execute(async (trx) => {
-      await trx.insertInto('t' as never).values({ n: 2 } as never).execute();
+      await trx
+        .insertInto('t' as never)
+        .values({ n: 2 } as never)
+        .execute();
       read = count(0).then((result) => result.rows);
       await new Promise((resolve) => setTimeout(resolve, 20));
       throw new Error('roll back');

@@ -13,7 +13,10 @@ export const handlers: Record<string, Handler> = {
 
 export const middleware: Record<string, Middleware> = {
   // Answers and stops, or goes on.
-  auth: (ctx, next) => (headerOf(ctx.request, 'authorization') === 'Bearer demo' ? next() : Response.json({ code: 'unauthenticated', message: 'who are you?' }, { status: 401 })),
+  auth: (ctx, next) =>
+    headerOf(ctx.request, 'authorization') === 'Bearer demo'
+      ? next()
+      : Response.json({ code: 'unauthenticated', message: 'who are you?' }, { status: 401 }),
   // Acts after the rest of the chain.
   timing: async (ctx, next) => {
     const started = performance.now();

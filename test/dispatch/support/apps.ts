@@ -29,7 +29,12 @@ export interface RunningApp {
 }
 
 /** How each app answers what the dispatcher hands back to it: its own 404 and error handler. */
-export const OWN = { health: { own: 'health' }, shadowed: { own: 'shadowed' }, after: { own: 'after' }, notFound: { own: 'not found' } } as const;
+export const OWN = {
+  health: { own: 'health' },
+  shadowed: { own: 'shadowed' },
+  after: { own: 'after' },
+  notFound: { own: 'not found' },
+} as const;
 
 export async function startApp(framework: Framework, switchyardUrl: string, token: string): Promise<RunningApp> {
   const table = watchRouteTable({ url: switchyardUrl, token, minBackoffMs: 50 });
@@ -72,7 +77,10 @@ const START: Record<Framework, (dispatcher: Dispatcher) => Promise<Started>> = {
     app.use(expressDispatch(dispatcher));
     app.get('/own/after', (_req, res) => void res.json(OWN.after));
     app.use((_req: express.Request, res: express.Response) => void res.status(404).json(OWN.notFound));
-    app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(500).json({ appError: error.message }));
+    app.use(
+      (error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) =>
+        void res.status(500).json({ appError: error.message }),
+    );
     return listen(createServer(app));
   },
   async fastify(dispatcher) {
@@ -95,19 +103,26 @@ const START: Record<Framework, (dispatcher: Dispatcher) => Promise<Started>> = {
     app.get('/own/shadowed', (c) => c.json(OWN.shadowed));
     app.get('/own/after', (c) => c.json(OWN.after));
     let server!: ReturnType<typeof serve>;
-    const port = await new Promise<number>((resolve) => (server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => resolve(info.port))));
+    const port = await new Promise<number>(
+      (resolve) => (server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => resolve(info.port))),
+    );
     return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
   },
   async node(dispatcher) {
     const own = (path: string) => (path === '/own/health' ? OWN.health : path === '/own/shadowed' ? OWN.shadowed : undefined);
-    const answer = (res: import('node:http').ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const answer = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     // What the table does not match: the app's routes after it, else its 404.
-    const listener = nodeListener(dispatcher, { fallback: (req, res) => (req.url === '/own/after' ? answer(res, 200, OWN.after) : answer(res, 404, OWN.notFound)) });
+    const listener = nodeListener(dispatcher, {
+      fallback: (req, res) => (req.url === '/own/after' ? answer(res, 200, OWN.after) : answer(res, 404, OWN.notFound)),
+    });
     // The app's own routes first, the table after them.
-    return listen(createServer((req, res) => {
-      const mine = own(req.url ?? '');
-      return mine ? answer(res, 200, mine) : listener(req, res);
-    }));
+    return listen(
+      createServer((req, res) => {
+        const mine = own(req.url ?? '');
+        return mine ? answer(res, 200, mine) : listener(req, res);
+      }),
+    );
   },
 };
 
@@ -116,9 +131,10 @@ async function listen(server: Server): Promise<Started> {
   await new Promise((resolve) => server.once('listening', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

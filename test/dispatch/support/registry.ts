@@ -13,24 +13,36 @@ export interface Served {
   readonly trail: string[];
 }
 
-const trailOf = (ctx: DispatchContext): string[] => ((ctx.state['trail'] as string[] | undefined) ?? (ctx.state['trail'] = []));
+const trailOf = (ctx: DispatchContext): string[] => (ctx.state['trail'] as string[] | undefined) ?? (ctx.state['trail'] = []);
 
-const served = (name: string) => (ctx: DispatchContext): Served => ({ handler: name, params: { ...ctx.params }, revision: ctx.revision, routeRevision: ctx.route.revision, trail: trailOf(ctx) });
+const served =
+  (name: string) =>
+  (ctx: DispatchContext): Served => ({
+    handler: name,
+    params: { ...ctx.params },
+    revision: ctx.revision,
+    routeRevision: ctx.route.revision,
+    trail: trailOf(ctx),
+  });
 
 /** Pushes its name on the way in and `name:after` on the way out (the trail is serialized after the whole chain ran). */
-const tracing = (name: string): Middleware => async (ctx, next) => {
-  trailOf(ctx).push(name);
-  const answer = await next();
-  trailOf(ctx).push(`${name}:after`);
-  return answer;
-};
+const tracing =
+  (name: string): Middleware =>
+  async (ctx, next) => {
+    trailOf(ctx).push(name);
+    const answer = await next();
+    trailOf(ctx).push(`${name}:after`);
+    return answer;
+  };
 
 /** The burst's layers: each waits a little before going on, so requests are in flight while the table changes. */
-const slow = (name: string): Middleware => async (ctx, next) => {
-  trailOf(ctx).push(name);
-  await sleep(2);
-  return next();
-};
+const slow =
+  (name: string): Middleware =>
+  async (ctx, next) => {
+    trailOf(ctx).push(name);
+    await sleep(2);
+    return next();
+  };
 
 export const BURST_VARIANTS = 5;
 

@@ -31,7 +31,15 @@ export interface RunningSwitchyard {
 export async function startSwitchyard(): Promise<RunningSwitchyard> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-dispatch-'));
   const secret = randomBytes(32).toString('base64url');
-  const env = cleanEnv({ HOST: '127.0.0.1', PORT: '0', GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '0' });
+  const env = cleanEnv({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    GRPC_PORT: '0',
+    DATA_DIR: dataDir,
+    AUTH_SECRET: secret,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_SECOND: '0',
+  });
   const child = spawn(process.execPath, ['cli/dist/bin.js', 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(child, 'exit');
   let output = '';

@@ -1,4 +1,11 @@
-import { credentials, makeGenericClientConstructor, Metadata, type Client, type ClientWritableStream, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  makeGenericClientConstructor,
+  Metadata,
+  type Client,
+  type ClientWritableStream,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import {
   AssetServiceClient,
@@ -107,7 +114,10 @@ export class GrpcClients {
 
   upload(metadata: Metadata, head: Partial<UploadMetadata>, bytes: Buffer): Promise<Asset> {
     const { stream, result } = this.startUpload(metadata);
-    void writeAll(stream, [{ metadata: { label: '', filename: '', declaredType: '', visibility: '', ...head } }, ...[...chunksOf(bytes)].map((chunk) => ({ chunk }))]);
+    void writeAll(stream, [
+      { metadata: { label: '', filename: '', declaredType: '', visibility: '', ...head } },
+      ...[...chunksOf(bytes)].map((chunk) => ({ chunk })),
+    ]);
     return result;
   }
 
@@ -121,7 +131,10 @@ export class GrpcClients {
   replace(metadata: Metadata, head: Partial<ReplaceMetadata> & { id: string }, bytes: Buffer): Promise<Asset> {
     let stream!: ClientWritableStream<ReplaceAssetRequest>;
     const result = settle<Asset>((cb) => (stream = this.assets.replaceAsset(metadata, cb)));
-    void writeAll(stream, [{ metadata: { filename: '', declaredType: '', visibility: '', ...head } }, ...[...chunksOf(bytes)].map((chunk) => ({ chunk }))]);
+    void writeAll(stream, [
+      { metadata: { filename: '', declaredType: '', visibility: '', ...head } },
+      ...[...chunksOf(bytes)].map((chunk) => ({ chunk })),
+    ]);
     return result;
   }
 
@@ -140,14 +153,20 @@ export class GrpcClients {
   }
 
   /** Any unary AssetService call, by its client method name, with a full request message. */
-  asset<M extends UnaryAssetMethod>(method: M, metadata: Metadata, request: Parameters<AssetServiceClient[M]>[0]): Promise<AssetReplies[M]> {
+  asset<M extends UnaryAssetMethod>(
+    method: M,
+    metadata: Metadata,
+    request: Parameters<AssetServiceClient[M]>[0],
+  ): Promise<AssetReplies[M]> {
     const call = this.assets[method] as unknown as (request: unknown, metadata: Metadata, callback: Callback<AssetReplies[M]>) => unknown;
     return settle((cb) => call.call(this.assets, request, metadata, cb));
   }
 
   healthCheck(service: string): Promise<string> {
     return settle<{ status: number | string }>((cb) => this.health['check']!({ service }, cb)).then((response) =>
-      typeof response.status === 'number' ? (['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'][response.status] ?? 'UNKNOWN') : response.status,
+      typeof response.status === 'number'
+        ? (['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'][response.status] ?? 'UNKNOWN')
+        : response.status,
     );
   }
 

@@ -27,7 +27,10 @@ export async function fixture(extension: 'png' | 'pdf' | 'txt' | 'jpg'): Promise
 /** Every file in test/fixtures/ (none when the folder is missing). */
 export function fixtureNames(): string[] {
   try {
-    return readdirSync(FIXTURES, { withFileTypes: true }).filter((entry) => entry.isFile() && !entry.name.startsWith('.') && !entry.name.endsWith('.md')).map((entry) => entry.name).sort();
+    return readdirSync(FIXTURES, { withFileTypes: true })
+      .filter((entry) => entry.isFile() && !entry.name.startsWith('.') && !entry.name.endsWith('.md'))
+      .map((entry) => entry.name)
+      .sort();
   } catch {
     return [];
   }

@@ -17,7 +17,11 @@ type ReflectionClient = Client & { serverReflectionInfo(): ClientDuplexStream<Re
 
 function reflectionClient(address: string): ReflectionClient {
   const definition = loadPackageDefinition(loadSync(REFLECTION_PROTO, { keepCase: false })) as unknown as {
-    grpc: { reflection: { v1: { ServerReflection: new (address: string, creds: ReturnType<typeof credentials.createInsecure>) => ReflectionClient } } };
+    grpc: {
+      reflection: {
+        v1: { ServerReflection: new (address: string, creds: ReturnType<typeof credentials.createInsecure>) => ReflectionClient };
+      };
+    };
   };
   return new definition.grpc.reflection.v1.ServerReflection(address, credentials.createInsecure());
 }

@@ -15,7 +15,12 @@ export function decodeStatusDetails(error: ServiceError): DecodedStatus | undefi
   const raw = error.metadata?.get('grpc-status-details-bin')[0];
   if (!(raw instanceof Buffer)) return undefined;
   const status = fields(raw);
-  const result: { code: number; message: string; errorInfo?: { reason: string; domain: string }; fieldViolations: Array<{ field: string; description: string }> } = {
+  const result: {
+    code: number;
+    message: string;
+    errorInfo?: { reason: string; domain: string };
+    fieldViolations: Array<{ field: string; description: string }>;
+  } = {
     code: Number(status.get(1)?.[0] ?? 0),
     message: text(status.get(2)?.[0]),
     fieldViolations: [],

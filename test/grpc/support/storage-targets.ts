@@ -87,7 +87,10 @@ async function filesUnder(root: string): Promise<string[]> {
 async function assetRows(storage: StorageConfig): Promise<number> {
   const reader = await openStorage(storage, { migrate: false });
   try {
-    const row = await reader.db.selectFrom('assets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await reader.db
+      .selectFrom('assets')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   } finally {
     await reader.close();

@@ -3,7 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Metadata } from '@grpc/grpc-js';
-import { startService, loadServiceConfig, type ServiceHandle, type StartServiceOptions, type ServiceConfig, type StorageConfig } from '@switchyard/service';
+import {
+  startService,
+  loadServiceConfig,
+  type ServiceHandle,
+  type StartServiceOptions,
+  type ServiceConfig,
+  type StorageConfig,
+} from '@switchyard/service';
 import { bearer, GrpcClients } from './clients.js';
 import { LogCapture } from './log-capture.js';
 import { mintToken, type TokenClaims } from './tokens.js';

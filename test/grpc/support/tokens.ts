@@ -31,5 +31,9 @@ export async function mintToken(secret: string, claims: TokenClaims = {}): Promi
 /** An `alg: none` token carrying valid-looking claims. */
 export function unsignedToken(workspace: string): string {
   const now = Math.floor(Date.now() / 1000);
-  return new UnsecuredJWT({ workspace, scope: ALL_SCOPES }).setSubject('tester').setIssuedAt(now).setExpirationTime(now + 3600).encode();
+  return new UnsecuredJWT({ workspace, scope: ALL_SCOPES })
+    .setSubject('tester')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .encode();
 }

@@ -11,7 +11,18 @@ import { Metadata } from '@grpc/grpc-js';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { inProcessDeployment, processDeployment, type AuthDeployment } from './auth-deployments.js';
-import { ATTACK_BYTES, createTusUpload, SCOPE_OF, tusState, WORKSPACE_WIDE, wiresOf, type Outcome, type Surface, type Targets, type Wires } from './auth-wire.js';
+import {
+  ATTACK_BYTES,
+  createTusUpload,
+  SCOPE_OF,
+  tusState,
+  WORKSPACE_WIDE,
+  wiresOf,
+  type Outcome,
+  type Surface,
+  type Targets,
+  type Wires,
+} from './auth-wire.js';
 import {
   authenticationAttacks,
   fingerprint,
@@ -59,13 +70,21 @@ const workspace = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex'
 async function seed(s: Setup, ws: string): Promise<Targets> {
   const auth = `Bearer ${await s.issuer.token(ws)}`;
   const matchPath = `/owned-${randomBytes(3).toString('hex')}/1`;
-  const route = await s.wires.clients.createRoute(metadataOf(auth), { method: 'GET', path: matchPath.replace(/1$/, ':id'), handler: 'owner' });
+  const route = await s.wires.clients.createRoute(metadataOf(auth), {
+    method: 'GET',
+    path: matchPath.replace(/1$/, ':id'),
+    handler: 'owner',
+  });
   const asset = await s.wires.clients.upload(metadataOf(auth), { label: 'owner', filename: 'owner.txt' }, OWNER_BYTES);
   // Each test's successful deletes (valid tokens, and batch deletes that succeed for a stranger) take one each.
   const spares: string[] = [];
-  for (let i = 0; i < SPARES; i++) spares.push((await s.wires.clients.upload(metadataOf(auth), { label: 'spare', filename: 'spare.txt' }, OWNER_BYTES)).id);
+  for (let i = 0; i < SPARES; i++)
+    spares.push((await s.wires.clients.upload(metadataOf(auth), { label: 'spare', filename: 'spare.txt' }, OWNER_BYTES)).id);
   const spareRoutes: string[] = [];
-  for (let i = 0; i < SPARES; i++) spareRoutes.push((await s.wires.clients.createRoute(metadataOf(auth), { method: 'GET', path: `${matchPath}/spare-${i}`, handler: 'spare' })).id);
+  for (let i = 0; i < SPARES; i++)
+    spareRoutes.push(
+      (await s.wires.clients.createRoute(metadataOf(auth), { method: 'GET', path: `${matchPath}/spare-${i}`, handler: 'spare' })).id,
+    );
   // A resumable upload part way through (GetUpload's target), and uploads that terminations and appends may take.
   const uploadId = await createTusUpload(s.deployment.url, auth, OWNER_UPLOAD_LENGTH, OWNER_BYTES);
   const spareUploads: string[] = [];
@@ -133,7 +152,12 @@ export type Mode = 'hmac-processes' | 'hmac-in-process' | 'jwks-in-process';
 async function setUp(mode: Mode): Promise<Setup> {
   if (mode === 'hmac-processes') {
     const deployment = await processDeployment(mode);
-    return { deployment, issuer: hmacIssuer(deployment.secret), wires: wiresOf(deployment.url, deployment.serviceAddress), sent: new Set<string>() };
+    return {
+      deployment,
+      issuer: hmacIssuer(deployment.secret),
+      wires: wiresOf(deployment.url, deployment.serviceAddress),
+      sent: new Set<string>(),
+    };
   }
   if (mode === 'hmac-in-process') {
     const secret = randomBytes(32).toString('base64url');
@@ -169,7 +193,9 @@ export function authAttackSuite(name: Mode): void {
     const started = performance.now();
     for (let round = 0; round < ROUNDS; round++) {
       const attacks = await authenticationAttacks(s.issuer, ws);
-      const cases = attacks.flatMap((attack) => s.wires.surfaces.filter((surface) => canSend(surface, attack.authorization)).map((surface) => ({ attack, surface })));
+      const cases = attacks.flatMap((attack) =>
+        s.wires.surfaces.filter((surface) => canSend(surface, attack.authorization)).map((surface) => ({ attack, surface })),
+      );
       await inParallel(cases, async ({ attack, surface }) => {
         record(s, attack.authorization);
         problems.push(...refusalProblems(surface, attack, await surface.call(attack.authorization, targets), 'unauthenticated'));
@@ -202,7 +228,8 @@ export function authAttackSuite(name: Mode): void {
     t.deepEqual(problems, []);
     t.deepEqual(await storedIn(s.deployment.dataDir), before, 'no refused call stored anything');
     const only = async (surface: Surface) => `Bearer ${await s.issuer.token(ws, { scope: SCOPE_OF[surface.operation] })}`;
-    for (const surface of s.wires.surfaces) t.is((await surface.call(await only(surface), targets)).code, 'ok', `${surface.name} with ${SCOPE_OF[surface.operation]} alone`);
+    for (const surface of s.wires.surfaces)
+      t.is((await surface.call(await only(surface), targets)).code, 'ok', `${surface.name} with ${SCOPE_OF[surface.operation]} alone`);
   });
 
   test.serial(`${name}: a token anywhere but the Authorization header is ignored`, async (t) => {
@@ -215,14 +242,18 @@ export function authAttackSuite(name: Mode): void {
     const cases = misplacedTokens(token).flatMap((place) => gatewaySurfaces.map((surface) => ({ place, surface })));
     const problems: string[] = [];
     await inParallel(cases, async ({ place, surface }) => {
-      const outcome = await surface.call(undefined, targets, { ...(place.query ? { query: place.query } : {}), ...(place.headers ? { headers: place.headers } : {}) });
+      const outcome = await surface.call(undefined, targets, {
+        ...(place.query ? { query: place.query } : {}),
+        ...(place.headers ? { headers: place.headers } : {}),
+      });
       problems.push(...refusalProblems(surface, { name: place.name, authorization: `Bearer ${token}` }, outcome, 'unauthenticated'));
     });
     t.deepEqual(problems, []);
     // And on the service, metadata entries other than `authorization`.
     for (const surface of s.wires.surfaces.filter((x) => x.transport === 'grpc')) {
       const metadata = new Metadata();
-      for (const key of ['token', 'access_token', 'x-access-token', 'proxy-authorization', 'cookie']) metadata.set(key, key === 'proxy-authorization' ? `Bearer ${token}` : token);
+      for (const key of ['token', 'access_token', 'x-access-token', 'proxy-authorization', 'cookie'])
+        metadata.set(key, key === 'proxy-authorization' ? `Bearer ${token}` : token);
       await t.throwsAsync(s.wires.clients.getRoute(metadata, targets.routeId), { message: /UNAUTHENTICATED/ }, surface.name);
     }
   });
@@ -248,17 +279,36 @@ export function authAttackSuite(name: Mode): void {
       }
       t.deepEqual(problems, []);
       const after = await storedIn(s.deployment.dataDir);
-      t.true(after.routeRows > before.routeRows && after.assetRows > before.assetRows && after.uploads.length > before.uploads.length, 'the stranger created in its own workspace');
+      t.true(
+        after.routeRows > before.routeRows && after.assetRows > before.assetRows && after.uploads.length > before.uploads.length,
+        'the stranger created in its own workspace',
+      );
       // The owner's resumable uploads are where they were: no append landed, no termination took one.
-      t.like(await tusState(s.deployment.url, ownerAuth, targets.uploadId), { status: 200, offset: OWNER_BYTES.length, length: OWNER_UPLOAD_LENGTH }, 'the owner’s upload is unchanged');
-      t.like(await tusState(s.deployment.url, ownerAuth, targets.freshUploads[0]!), { status: 200, offset: 0 }, 'the upload the appends aimed at is still at 0');
-      t.like(await tusState(s.deployment.url, ownerAuth, targets.spareUploads[0]!), { status: 200, offset: 0 }, 'the upload the terminations aimed at is still there');
+      t.like(
+        await tusState(s.deployment.url, ownerAuth, targets.uploadId),
+        { status: 200, offset: OWNER_BYTES.length, length: OWNER_UPLOAD_LENGTH },
+        'the owner’s upload is unchanged',
+      );
+      t.like(
+        await tusState(s.deployment.url, ownerAuth, targets.freshUploads[0]!),
+        { status: 200, offset: 0 },
+        'the upload the appends aimed at is still at 0',
+      );
+      t.like(
+        await tusState(s.deployment.url, ownerAuth, targets.spareUploads[0]!),
+        { status: 200, offset: 0 },
+        'the upload the terminations aimed at is still there',
+      );
       // The owner's records are as they were: the replaces never landed.
       t.deepEqual((await grpcGet.call(ownerAuth, targets)).value, original, 'the owner’s asset is unchanged');
       const match = await s.wires.surfaces.find((x) => x.transport === 'grpc' && x.operation === 'MatchRoute')!.call(ownerAuth, targets);
       t.is((match.value?.['route'] as { id?: string } | undefined)?.id, targets.routeId, 'the owner still matches its own route');
       // The stranger's own route on the same path matches for the stranger only.
-      const strangerRoute = await s.wires.clients.createRoute(metadataOf(auth), { method: 'GET', path: targets.matchPath.replace(/1$/, ':id'), handler: 'stranger' });
+      const strangerRoute = await s.wires.clients.createRoute(metadataOf(auth), {
+        method: 'GET',
+        path: targets.matchPath.replace(/1$/, ':id'),
+        handler: 'stranger',
+      });
       const strangerMatch = await s.wires.clients.matchRoute(metadataOf(auth), 'GET', targets.matchPath);
       t.is(strangerMatch.route?.id, strangerRoute.id);
       const ownerMatch = await s.wires.clients.matchRoute(metadataOf(ownerAuth), 'GET', targets.matchPath);

@@ -25,7 +25,10 @@ export interface AuthDeployment {
 const COMMON = { HOST: '127.0.0.1', GRPC_PORT: '0', RATE_LIMIT_PER_SECOND: '0', LOG_LEVEL: 'debug' } as const;
 
 /** Service and gateway in this process over the in-process channel (as `npm start`), logging at debug level into arrays. `auth` is AUTH_SECRET or AUTH_JWKS_URL. */
-export async function inProcessDeployment(name: string, auth: { AUTH_SECRET: string } | { AUTH_JWKS_URL: string }): Promise<AuthDeployment> {
+export async function inProcessDeployment(
+  name: string,
+  auth: { AUTH_SECRET: string } | { AUTH_JWKS_URL: string },
+): Promise<AuthDeployment> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-auth-'));
   const listener = await listen('127.0.0.1', 0);
   const env = { ...COMMON, PORT: String(listener.port), DATA_DIR: dataDir, ...auth };

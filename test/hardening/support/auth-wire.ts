@@ -74,7 +74,18 @@ const OPERATIONS = Object.keys(SCOPE_OF) as Operation[];
  * stranger's token makes them succeed there, never reach the owner's records.
  * A batch delete answers `not_found` per foreign id inside a successful call.
  */
-export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set(['CreateRoute', 'ListRoutes', 'WatchRoutes', 'UploadAsset', 'ListAssets', 'GetWorkspaceUsage', 'GetWorkspacePolicy', 'SetWorkspacePolicy', 'BatchDeleteAssets', 'CreateUpload']);
+export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set([
+  'CreateRoute',
+  'ListRoutes',
+  'WatchRoutes',
+  'UploadAsset',
+  'ListAssets',
+  'GetWorkspaceUsage',
+  'GetWorkspacePolicy',
+  'SetWorkspacePolicy',
+  'BatchDeleteAssets',
+  'CreateUpload',
+]);
 
 /** Operations that consume the record they succeed on, and which spares they take: each success moves on to the next. */
 const CONSUMING: ReadonlyMap<Operation, (targets: Targets) => string[]> = new Map([
@@ -197,7 +208,14 @@ interface HttpAnswer {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 
-function httpCall(base: string, method: string, path: string, headers: Record<string, string | readonly string[]>, body?: Buffer, retried = false): Promise<HttpAnswer> {
+function httpCall(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string | readonly string[]>,
+  body?: Buffer,
+  retried = false,
+): Promise<HttpAnswer> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request({ host: hostname, port, path, method, headers: headers as Record<string, string | string[]>, agent }, (res) => {
@@ -208,7 +226,8 @@ function httpCall(base: string, method: string, path: string, headers: Record<st
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
       // A kept-alive socket the server closed as it was reused (node's documented race): send once more on a fresh one.
-      if (req.reusedSocket && error.code === 'ECONNRESET' && !retried) return void httpCall(base, method, path, headers, body, true).then(resolve, reject);
+      if (req.reusedSocket && error.code === 'ECONNRESET' && !retried)
+        return void httpCall(base, method, path, headers, body, true).then(resolve, reject);
       setImmediate(() => reject(error));
     });
     req.end(body);
@@ -220,7 +239,14 @@ function httpCall(base: string, method: string, path: string, headers: Record<st
  * read whole; a 200 is read only until its first bytes (or `firstEnvelope`:
  * its first complete envelope), then the request is dropped.
  */
-function httpFirst(base: string, method: string, path: string, headers: Record<string, string | readonly string[]>, body?: Buffer, firstEnvelope = false): Promise<HttpAnswer> {
+function httpFirst(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string | readonly string[]>,
+  body?: Buffer,
+  firstEnvelope = false,
+): Promise<HttpAnswer> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request({ host: hostname, port, path, method, headers: headers as Record<string, string | string[]> }, (res) => {
@@ -243,7 +269,11 @@ function httpFirst(base: string, method: string, path: string, headers: Record<s
   });
 }
 
-function withAuth(headers: Record<string, string | readonly string[]>, authorization: AuthValue, extra?: Extra): Record<string, string | readonly string[]> {
+function withAuth(
+  headers: Record<string, string | readonly string[]>,
+  authorization: AuthValue,
+  extra?: Extra,
+): Record<string, string | readonly string[]> {
   const all: Record<string, string | readonly string[]> = { ...headers, ...extra?.headers };
   if (authorization !== undefined) all['authorization'] = authorization;
   return all;
@@ -273,19 +303,35 @@ function restOutcomeOf(answer: HttpAnswer, head: boolean, connect: boolean): Out
     return { code: `status ${answer.status}`, status: answer.status, message: '', raw, shapeProblem: 'error body is not JSON' };
   }
   const problems: string[] = [];
-  if (!/^application\/json/.test(String(answer.headers['content-type']))) problems.push(`content-type ${String(answer.headers['content-type'])}`);
+  if (!/^application\/json/.test(String(answer.headers['content-type'])))
+    problems.push(`content-type ${String(answer.headers['content-type'])}`);
   const details = connect && body.details === undefined ? [] : body.details;
-  if (typeof body.code !== 'string' || typeof body.message !== 'string' || !Array.isArray(details)) problems.push('not {code, message, details[]}');
-  if (typeof body.code === 'string' && STATUS_OF[body.code] !== undefined && STATUS_OF[body.code] !== answer.status) problems.push(`${body.code} with status ${answer.status}`);
+  if (typeof body.code !== 'string' || typeof body.message !== 'string' || !Array.isArray(details))
+    problems.push('not {code, message, details[]}');
+  if (typeof body.code === 'string' && STATUS_OF[body.code] !== undefined && STATUS_OF[body.code] !== answer.status)
+    problems.push(`${body.code} with status ${answer.status}`);
   const code = typeof body.code === 'string' ? body.code : `status ${answer.status}`;
-  return { code, status: answer.status, message: String(body.message), raw, ...(problems.length ? { shapeProblem: problems.join('; ') } : {}) };
+  return {
+    code,
+    status: answer.status,
+    message: String(body.message),
+    raw,
+    ...(problems.length ? { shapeProblem: problems.join('; ') } : {}),
+  };
 }
 
 function multipart(fields: Record<string, string>, file: { name: string; bytes: Buffer }): { body: Buffer; type: string } {
   const boundary = `----auth-attack-${Math.random().toString(36).slice(2)}`;
   const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-  parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${file.name}"\r\ncontent-type: text/plain\r\n\r\n`), file.bytes, Buffer.from(`\r\n--${boundary}--\r\n`));
+  for (const [name, value] of Object.entries(fields))
+    parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${file.name}"\r\ncontent-type: text/plain\r\n\r\n`,
+    ),
+    file.bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  );
   return { body: Buffer.concat(parts), type: `multipart/form-data; boundary=${boundary}` };
 }
 
@@ -297,14 +343,23 @@ export const ATTACK_BYTES = Buffer.from('bytes an attacker tried to store');
 
 function restSurfaces(gatewayUrl: string): Surface[] {
   const json = { 'content-type': 'application/json' };
-  const sendJson = (operation: Operation, method: string, name: string, path: (t: Targets) => string, body?: (t: Targets) => unknown): Surface => ({
+  const sendJson = (
+    operation: Operation,
+    method: string,
+    name: string,
+    path: (t: Targets) => string,
+    body?: (t: Targets) => unknown,
+  ): Surface => ({
     transport: 'rest',
     operation,
     name: `${method} ${name}`,
     call: async (authorization, targets, extra) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body(targets)));
       const headers = payload === undefined ? {} : { ...json, 'content-length': String(payload.length) };
-      return restOutcome(await httpCall(gatewayUrl, method, withQuery(path(targets), extra), withAuth(headers, authorization, extra), payload), false);
+      return restOutcome(
+        await httpCall(gatewayUrl, method, withQuery(path(targets), extra), withAuth(headers, authorization, extra), payload),
+        false,
+      );
     },
   });
   const get = (operation: Operation, path: (t: Targets) => string): Surface[] =>
@@ -313,7 +368,10 @@ function restSurfaces(gatewayUrl: string): Surface[] {
       operation,
       name: `${method} ${path({ ...NOWHERE, routeId: '{id}', assetId: '{id}', matchPath: '{path}' })}`,
       call: async (authorization, targets, extra) =>
-        restOutcome(await httpCall(gatewayUrl, method, withQuery(path(targets), extra), withAuth({}, authorization, extra)), method === 'HEAD'),
+        restOutcome(
+          await httpCall(gatewayUrl, method, withQuery(path(targets), extra), withAuth({}, authorization, extra)),
+          method === 'HEAD',
+        ),
     }));
   const post = (operation: Operation, name: string, path: (t: Targets) => string, body: () => { body: Buffer; type: string }): Surface => ({
     transport: 'rest',
@@ -321,19 +379,46 @@ function restSurfaces(gatewayUrl: string): Surface[] {
     name: `POST ${name}`,
     call: async (authorization, targets, extra) => {
       const payload = body();
-      const answer = await httpCall(gatewayUrl, 'POST', withQuery(path(targets), extra), withAuth({ 'content-type': payload.type, 'content-length': String(payload.body.length) }, authorization, extra), payload.body);
+      const answer = await httpCall(
+        gatewayUrl,
+        'POST',
+        withQuery(path(targets), extra),
+        withAuth({ 'content-type': payload.type, 'content-length': String(payload.body.length) }, authorization, extra),
+        payload.body,
+      );
       return restOutcome(answer, false);
     },
   });
   return [
-    post('CreateRoute', '/v1/routing', () => '/v1/routing', () => ({ body: Buffer.from(JSON.stringify({ method: 'GET', path: freshPath(), handler: 'attack' })), type: json['content-type'] })),
+    post(
+      'CreateRoute',
+      '/v1/routing',
+      () => '/v1/routing',
+      () => ({ body: Buffer.from(JSON.stringify({ method: 'GET', path: freshPath(), handler: 'attack' })), type: json['content-type'] }),
+    ),
     ...get('GetRoute', (t) => `/v1/routing/${t.routeId}`),
     ...get('MatchRoute', (t) => `/v1/routing:match?method=GET&path=${encodeURIComponent(t.matchPath)}`),
-    post('UploadAsset', '/v1/assets/upload', () => '/v1/assets/upload', () => multipart({ label: 'attack' }, { name: 'attack.txt', bytes: ATTACK_BYTES })),
+    post(
+      'UploadAsset',
+      '/v1/assets/upload',
+      () => '/v1/assets/upload',
+      () => multipart({ label: 'attack' }, { name: 'attack.txt', bytes: ATTACK_BYTES }),
+    ),
     ...get('GetAsset', (t) => `/v1/assets/${t.assetId}`),
-    post('ReplaceAsset', '/v1/assets/{id}/replace', (t) => `/v1/assets/${t.assetId}/replace`, () => multipart({}, { name: 'attack.txt', bytes: ATTACK_BYTES })),
+    post(
+      'ReplaceAsset',
+      '/v1/assets/{id}/replace',
+      (t) => `/v1/assets/${t.assetId}/replace`,
+      () => multipart({}, { name: 'attack.txt', bytes: ATTACK_BYTES }),
+    ),
     ...get('ListRoutes', () => '/v1/routing?pageSize=10'),
-    sendJson('UpdateRoute', 'PATCH', '/v1/routing/{id}', (t) => `/v1/routing/${t.routeId}`, () => ({ handler: 'owner' })),
+    sendJson(
+      'UpdateRoute',
+      'PATCH',
+      '/v1/routing/{id}',
+      (t) => `/v1/routing/${t.routeId}`,
+      () => ({ handler: 'owner' }),
+    ),
     sendJson('DeleteRoute', 'DELETE', '/v1/routing/{id}', (t) => `/v1/routing/${spareRouteOf(t)}`),
     {
       transport: 'rest',
@@ -342,19 +427,44 @@ function restSurfaces(gatewayUrl: string): Surface[] {
       call: async (authorization, _targets, extra) => {
         const answer = await httpFirst(gatewayUrl, 'GET', withQuery('/v1/routing:watch', extra), withAuth({}, authorization, extra));
         // An event stream, not JSON: its start is the success.
-        if (answer.status === 200) return { code: 'ok', status: 200, message: '', raw: `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}` };
+        if (answer.status === 200)
+          return { code: 'ok', status: 200, message: '', raw: `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}` };
         return restOutcome(answer, false);
       },
     },
     ...get('ListAssets', () => '/v1/assets?pageSize=10&type=text/*'),
-    sendJson('UpdateAsset', 'PATCH', '/v1/assets/{id}', (t) => `/v1/assets/${t.assetId}`, () => ({ label: 'owner' })),
+    sendJson(
+      'UpdateAsset',
+      'PATCH',
+      '/v1/assets/{id}',
+      (t) => `/v1/assets/${t.assetId}`,
+      () => ({ label: 'owner' }),
+    ),
     sendJson('DeleteAsset', 'DELETE', '/v1/assets/{id}', (t) => `/v1/assets/${spareOf(t)}`),
-    sendJson('BatchDeleteAssets', 'POST', '/v1/assets:batchDelete', () => '/v1/assets:batchDelete', (t) => ({ ids: [spareOf(t)] })),
-    sendJson('CreateSignedUrl', 'POST', '/v1/assets/{id}/signed-url', (t) => `/v1/assets/${t.assetId}/signed-url`, () => ({ expiresIn: 60 })),
+    sendJson(
+      'BatchDeleteAssets',
+      'POST',
+      '/v1/assets:batchDelete',
+      () => '/v1/assets:batchDelete',
+      (t) => ({ ids: [spareOf(t)] }),
+    ),
+    sendJson(
+      'CreateSignedUrl',
+      'POST',
+      '/v1/assets/{id}/signed-url',
+      (t) => `/v1/assets/${t.assetId}/signed-url`,
+      () => ({ expiresIn: 60 }),
+    ),
     sendJson('RevokeSignedUrls', 'DELETE', '/v1/assets/{id}/signed-urls', (t) => `/v1/assets/${t.assetId}/signed-urls`),
     ...get('GetWorkspaceUsage', () => '/v1/workspace/usage'),
     ...get('GetWorkspacePolicy', () => '/v1/workspace/policy'),
-    sendJson('SetWorkspacePolicy', 'PUT', '/v1/workspace/policy', () => '/v1/workspace/policy', () => ({})),
+    sendJson(
+      'SetWorkspacePolicy',
+      'PUT',
+      '/v1/workspace/policy',
+      () => '/v1/workspace/policy',
+      () => ({}),
+    ),
     ...tusSurfaces(gatewayUrl),
   ];
 }
@@ -374,61 +484,130 @@ const tusMetadata = (fields: Record<string, string>) =>
  * carry one) and so is no surface here.
  */
 function tusSurfaces(gatewayUrl: string): Surface[] {
-  const tus = (operation: Operation, method: 'POST' | 'PATCH' | 'HEAD' | 'DELETE', name: string, path: (t: Targets) => string, headers: Record<string, string>, body?: Buffer): Surface => ({
+  const tus = (
+    operation: Operation,
+    method: 'POST' | 'PATCH' | 'HEAD' | 'DELETE',
+    name: string,
+    path: (t: Targets) => string,
+    headers: Record<string, string>,
+    body?: Buffer,
+  ): Surface => ({
     transport: method === 'HEAD' ? 'rest-head' : 'rest',
     operation,
     name: `${method} ${name}`,
     call: async (authorization, targets, extra) => {
       const all = { ...TUS_RESUMABLE, ...headers, ...(body ? { 'content-length': String(body.length) } : {}) };
-      return restOutcome(await httpCall(gatewayUrl, method, withQuery(path(targets), extra), withAuth(all, authorization, extra), body), method === 'HEAD');
+      return restOutcome(
+        await httpCall(gatewayUrl, method, withQuery(path(targets), extra), withAuth(all, authorization, extra), body),
+        method === 'HEAD',
+      );
     },
   });
   return [
-    tus('CreateUpload', 'POST', '/v1/uploads', () => '/v1/uploads', { 'upload-length': String(ATTACK_BYTES.length), 'upload-metadata': tusMetadata({ filename: 'attack.txt', label: 'attack' }), 'content-type': OFFSET_OCTET_STREAM }, ATTACK_BYTES),
-    tus('AppendUpload', 'PATCH', '/v1/uploads/{id}', (t) => `/v1/uploads/${freshUploadOf(t)}`, { 'upload-offset': '0', 'content-type': OFFSET_OCTET_STREAM }, ATTACK_BYTES),
+    tus(
+      'CreateUpload',
+      'POST',
+      '/v1/uploads',
+      () => '/v1/uploads',
+      {
+        'upload-length': String(ATTACK_BYTES.length),
+        'upload-metadata': tusMetadata({ filename: 'attack.txt', label: 'attack' }),
+        'content-type': OFFSET_OCTET_STREAM,
+      },
+      ATTACK_BYTES,
+    ),
+    tus(
+      'AppendUpload',
+      'PATCH',
+      '/v1/uploads/{id}',
+      (t) => `/v1/uploads/${freshUploadOf(t)}`,
+      { 'upload-offset': '0', 'content-type': OFFSET_OCTET_STREAM },
+      ATTACK_BYTES,
+    ),
     tus('GetUpload', 'HEAD', '/v1/uploads/{id}', (t) => `/v1/uploads/${t.uploadId}`, {}),
     tus('TerminateUpload', 'DELETE', '/v1/uploads/{id}', (t) => `/v1/uploads/${spareUploadOf(t)}`, {}),
   ];
 }
 
 /** A tus upload's state as a HEAD with `authorization` tells it: the status, and the offset and length when found. */
-export async function tusState(gatewayUrl: string, authorization: string, id: string): Promise<{ status: number; offset?: number; length?: number }> {
+export async function tusState(
+  gatewayUrl: string,
+  authorization: string,
+  id: string,
+): Promise<{ status: number; offset?: number; length?: number }> {
   const answer = await httpCall(gatewayUrl, 'HEAD', `/v1/uploads/${id}`, { ...TUS_RESUMABLE, authorization });
-  const header = (name: string) => (answer.headers[name] === undefined ? {} : { [name.slice('upload-'.length)]: Number(answer.headers[name]) });
+  const header = (name: string) =>
+    answer.headers[name] === undefined ? {} : { [name.slice('upload-'.length)]: Number(answer.headers[name]) };
   return { status: answer.status, ...header('upload-offset'), ...header('upload-length') };
 }
 
 /** Creates a tus upload of `length` bytes with `authorization`, its `first` bytes sent with the creation; its id. */
 export async function createTusUpload(gatewayUrl: string, authorization: string, length: number, first?: Buffer): Promise<string> {
-  const headers = { ...TUS_RESUMABLE, authorization, 'upload-length': String(length), 'content-length': String(first?.length ?? 0), ...(first ? { 'content-type': OFFSET_OCTET_STREAM } : {}) };
+  const headers = {
+    ...TUS_RESUMABLE,
+    authorization,
+    'upload-length': String(length),
+    'content-length': String(first?.length ?? 0),
+    ...(first ? { 'content-type': OFFSET_OCTET_STREAM } : {}),
+  };
   const answer = await httpCall(gatewayUrl, 'POST', '/v1/uploads', headers, first);
   const location = answer.headers['location'];
-  if (answer.status !== 201 || typeof location !== 'string') throw new Error(`creating an upload: ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}`);
+  if (answer.status !== 201 || typeof location !== 'string')
+    throw new Error(`creating an upload: ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}`);
   return location.slice(location.lastIndexOf('/') + 1);
 }
 
 /** The request messages of each operation, as protobuf init shapes. */
-function messagesOf(operation: Operation, targets: Targets): { schema: DescMessage; messages: MessageInitShape<DescMessage>[]; streaming: boolean; path: string } {
+function messagesOf(
+  operation: Operation,
+  targets: Targets,
+): { schema: DescMessage; messages: MessageInitShape<DescMessage>[]; streaming: boolean; path: string } {
   switch (operation) {
     case 'CreateRoute':
-      return { schema: CreateRouteRequestSchema, messages: [{ method: 'GET', path: freshPath(), handler: 'attack', middleware: [] }], streaming: false, path: '/switchyard.v1.RouteService/CreateRoute' };
+      return {
+        schema: CreateRouteRequestSchema,
+        messages: [{ method: 'GET', path: freshPath(), handler: 'attack', middleware: [] }],
+        streaming: false,
+        path: '/switchyard.v1.RouteService/CreateRoute',
+      };
     case 'GetRoute':
-      return { schema: GetRouteRequestSchema, messages: [{ id: targets.routeId }], streaming: false, path: '/switchyard.v1.RouteService/GetRoute' };
+      return {
+        schema: GetRouteRequestSchema,
+        messages: [{ id: targets.routeId }],
+        streaming: false,
+        path: '/switchyard.v1.RouteService/GetRoute',
+      };
     case 'MatchRoute':
-      return { schema: MatchRouteRequestSchema, messages: [{ method: 'GET', path: targets.matchPath }], streaming: false, path: '/switchyard.v1.RouteService/MatchRoute' };
+      return {
+        schema: MatchRouteRequestSchema,
+        messages: [{ method: 'GET', path: targets.matchPath }],
+        streaming: false,
+        path: '/switchyard.v1.RouteService/MatchRoute',
+      };
     case 'GetAsset':
-      return { schema: GetAssetRequestSchema, messages: [{ id: targets.assetId }], streaming: false, path: '/switchyard.v1.AssetService/GetAsset' };
+      return {
+        schema: GetAssetRequestSchema,
+        messages: [{ id: targets.assetId }],
+        streaming: false,
+        path: '/switchyard.v1.AssetService/GetAsset',
+      };
     case 'UploadAsset':
       return {
         schema: UploadAssetRequestSchema,
-        messages: [{ payload: { case: 'metadata', value: { label: 'attack', filename: 'attack.txt', declaredType: '' } } }, { payload: { case: 'chunk', value: ATTACK_BYTES } }],
+        messages: [
+          { payload: { case: 'metadata', value: { label: 'attack', filename: 'attack.txt', declaredType: '' } } },
+          { payload: { case: 'chunk', value: ATTACK_BYTES } },
+        ],
         streaming: true,
         path: '/switchyard.v1.AssetService/UploadAsset',
       };
     case 'ReplaceAsset':
       return {
         schema: ReplaceAssetRequestSchema,
-        messages: [{ payload: { case: 'metadata', value: { id: targets.assetId, filename: 'attack.txt', declaredType: '' } } }, { payload: { case: 'chunk', value: ATTACK_BYTES } }],
+        messages: [
+          { payload: { case: 'metadata', value: { id: targets.assetId, filename: 'attack.txt', declaredType: '' } } },
+          { payload: { case: 'chunk', value: ATTACK_BYTES } },
+        ],
         streaming: true,
         path: '/switchyard.v1.AssetService/ReplaceAsset',
       };
@@ -459,11 +638,18 @@ function messagesOf(operation: Operation, targets: Targets): { schema: DescMessa
     case 'SetWorkspacePolicy':
       return assetCall(operation, SetWorkspacePolicyRequestSchema, {});
     case 'CreateUpload':
-      return unaryCall('UploadService', operation, CreateUploadRequestSchema, { length: BigInt(ATTACK_BYTES.length), filename: 'attack.txt', label: 'attack' });
+      return unaryCall('UploadService', operation, CreateUploadRequestSchema, {
+        length: BigInt(ATTACK_BYTES.length),
+        filename: 'attack.txt',
+        label: 'attack',
+      });
     case 'AppendUpload':
       return {
         schema: AppendUploadRequestSchema,
-        messages: [{ payload: { case: 'metadata', value: { id: freshUploadOf(targets), offset: 0n } } }, { payload: { case: 'chunk', value: ATTACK_BYTES } }],
+        messages: [
+          { payload: { case: 'metadata', value: { id: freshUploadOf(targets), offset: 0n } } },
+          { payload: { case: 'chunk', value: ATTACK_BYTES } },
+        ],
         streaming: true,
         path: '/switchyard.v1.UploadService/AppendUpload',
       };
@@ -514,24 +700,61 @@ function connectSurfaces(gatewayUrl: string): Surface[] {
     call: async (authorization, targets, extra) => {
       const { messages, streaming, path } = messagesOf(operation, targets);
       if (STREAMING_ANSWER.has(operation)) {
-        const body = envelope(0, Buffer.from(JSON.stringify(connectJson(messages[0]!), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))));
-        const answer = await httpFirst(gatewayUrl, 'POST', withQuery(path, extra), withAuth({ 'content-type': 'application/connect+json', 'connect-protocol-version': '1' }, authorization, extra), body, true);
+        const body = envelope(
+          0,
+          Buffer.from(
+            JSON.stringify(connectJson(messages[0]!), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)),
+          ),
+        );
+        const answer = await httpFirst(
+          gatewayUrl,
+          'POST',
+          withQuery(path, extra),
+          withAuth({ 'content-type': 'application/connect+json', 'connect-protocol-version': '1' }, authorization, extra),
+          body,
+          true,
+        );
         if (answer.status !== 200) return restOutcome(answer, false, true);
         const raw = `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}`;
         for (const { flags, payload } of envelopes(answer.body)) {
           if ((flags & 0x02) === 0) return { code: 'ok', status: 200, message: '', raw };
           const error = (JSON.parse(payload.toString('utf8')) as { error?: { code: string; message?: string } }).error;
-          return error ? { code: error.code, status: 200, message: error.message ?? '', raw } : { code: 'ok', status: 200, message: '', raw };
+          return error
+            ? { code: error.code, status: 200, message: error.message ?? '', raw }
+            : { code: 'ok', status: 200, message: '', raw };
         }
         return { code: 'no message', status: 200, message: '', raw };
       }
       if (!streaming) {
-        const body = Buffer.from(JSON.stringify(connectJson(messages[0]!), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)));
-        const answer = await httpCall(gatewayUrl, 'POST', withQuery(path, extra), withAuth({ 'content-type': 'application/json', 'connect-protocol-version': '1' }, authorization, extra), body);
+        const body = Buffer.from(
+          JSON.stringify(connectJson(messages[0]!), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)),
+        );
+        const answer = await httpCall(
+          gatewayUrl,
+          'POST',
+          withQuery(path, extra),
+          withAuth({ 'content-type': 'application/json', 'connect-protocol-version': '1' }, authorization, extra),
+          body,
+        );
         return restOutcome(answer, false, true);
       }
-      const body = Buffer.concat(messages.map((message) => envelope(0, Buffer.from(JSON.stringify(connectJson(message), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))))));
-      const answer = await httpCall(gatewayUrl, 'POST', withQuery(path, extra), withAuth({ 'content-type': 'application/connect+json', 'connect-protocol-version': '1' }, authorization, extra), body);
+      const body = Buffer.concat(
+        messages.map((message) =>
+          envelope(
+            0,
+            Buffer.from(
+              JSON.stringify(connectJson(message), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)),
+            ),
+          ),
+        ),
+      );
+      const answer = await httpCall(
+        gatewayUrl,
+        'POST',
+        withQuery(path, extra),
+        withAuth({ 'content-type': 'application/connect+json', 'connect-protocol-version': '1' }, authorization, extra),
+        body,
+      );
       if (answer.status !== 200) return restOutcome(answer, false, true);
       const raw = `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}`;
       let value: Record<string, unknown> | undefined;
@@ -551,7 +774,10 @@ function connectSurfaces(gatewayUrl: string): Surface[] {
 function grpcStatusOf(headers: Record<string, string | string[] | undefined>): { code: string; message: string } | undefined {
   const status = headers['grpc-status'];
   if (status === undefined) return undefined;
-  return { code: GRPC_CODE_NAME[Number(status)] ?? `grpc ${String(status)}`, message: decodeURIComponent(String(headers['grpc-message'] ?? '')) };
+  return {
+    code: GRPC_CODE_NAME[Number(status)] ?? `grpc ${String(status)}`,
+    message: decodeURIComponent(String(headers['grpc-message'] ?? '')),
+  };
 }
 
 function grpcWebSurfaces(gatewayUrl: string): Surface[] {
@@ -563,7 +789,9 @@ function grpcWebSurfaces(gatewayUrl: string): Surface[] {
       const { schema, messages, path } = messagesOf(operation, targets);
       const body = Buffer.concat(messages.map((message) => envelope(0, Buffer.from(toBinary(schema, create(schema, message))))));
       const headers = withAuth({ 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1' }, authorization, extra);
-      const answer = STREAMING_ANSWER.has(operation) ? await httpFirst(gatewayUrl, 'POST', withQuery(path, extra), headers, body, true) : await httpCall(gatewayUrl, 'POST', withQuery(path, extra), headers, body);
+      const answer = STREAMING_ANSWER.has(operation)
+        ? await httpFirst(gatewayUrl, 'POST', withQuery(path, extra), headers, body, true)
+        : await httpCall(gatewayUrl, 'POST', withQuery(path, extra), headers, body);
       const raw = `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}`;
       if (answer.status !== 200) return restOutcome(answer, false);
       const inHeaders = grpcStatusOf(answer.headers);
@@ -590,7 +818,8 @@ function grpcWebSurfaces(gatewayUrl: string): Surface[] {
 /** The operations the ts-proto test clients call; the others (and unprintable metadata) go over raw HTTP/2. */
 const CLIENT_OPERATIONS = ['CreateRoute', 'GetRoute', 'MatchRoute', 'GetAsset', 'UploadAsset', 'ReplaceAsset'] as const;
 type ClientOperation = (typeof CLIENT_OPERATIONS)[number];
-const isClientOperation = (operation: Operation): operation is ClientOperation => (CLIENT_OPERATIONS as readonly string[]).includes(operation);
+const isClientOperation = (operation: Operation): operation is ClientOperation =>
+  (CLIENT_OPERATIONS as readonly string[]).includes(operation);
 
 /** gRPC metadata values must be printable ASCII; grpc-js will not send anything else, so those go over raw HTTP/2. */
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
@@ -619,7 +848,11 @@ function grpcSurfaces(serviceAddress: string, clients: GrpcClients, rawSession: 
     } catch (error) {
       const failure = error as ServiceError;
       if (typeof failure.code !== 'number') throw error;
-      return { code: GRPC_CODE_NAME[failure.code] ?? `grpc ${failure.code}`, message: failure.details, raw: `${failure.details} ${JSON.stringify(failure.metadata?.toJSON() ?? {})}` };
+      return {
+        code: GRPC_CODE_NAME[failure.code] ?? `grpc ${failure.code}`,
+        message: failure.details,
+        raw: `${failure.details} ${JSON.stringify(failure.metadata?.toJSON() ?? {})}`,
+      };
     }
   };
   const viaHttp2 = (operation: Operation, authorization: readonly string[], targets: Targets): Promise<Outcome> => {
@@ -627,7 +860,13 @@ function grpcSurfaces(serviceAddress: string, clients: GrpcClients, rawSession: 
     const { schema, messages, path } = messagesOf(operation, targets);
     const body = Buffer.concat(messages.map((message) => envelope(0, Buffer.from(toBinary(schema, create(schema, message))))));
     return new Promise((resolve, reject) => {
-      const stream = rawSession().request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', authorization: authorization as unknown as string });
+      const stream = rawSession().request({
+        ':method': 'POST',
+        ':path': path,
+        'content-type': 'application/grpc',
+        te: 'trailers',
+        authorization: authorization as unknown as string,
+      });
       let headers: Http2Headers = {};
       const chunks: Buffer[] = [];
       stream.on('response', (received) => (headers = received));
@@ -701,7 +940,12 @@ export function wiresOf(gatewayUrl: string, serviceAddress: string): Wires {
     }
     return session;
   };
-  const surfaces = [...restSurfaces(gatewayUrl), ...connectSurfaces(gatewayUrl), ...grpcWebSurfaces(gatewayUrl), ...grpcSurfaces(serviceAddress, clients, rawSession)];
+  const surfaces = [
+    ...restSurfaces(gatewayUrl),
+    ...connectSurfaces(gatewayUrl),
+    ...grpcWebSurfaces(gatewayUrl),
+    ...grpcSurfaces(serviceAddress, clients, rawSession),
+  ];
   return {
     surfaces: surfaces.map((surface) => {
       const take = CONSUMING.get(surface.operation);

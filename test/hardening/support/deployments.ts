@@ -38,7 +38,14 @@ export async function sqliteDiskDeployment(): Promise<Deployment> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-hardening-'));
   const secret = randomBytes(32).toString('base64url');
   const env = { ...UNTHROTTLED, DATA_DIR: dataDir, AUTH_SECRET: secret };
-  return { name: 'sqlite-disk', env, storage: loadServiceConfig(env).storage, dataDir, secret, cleanup: () => rm(dataDir, { recursive: true, force: true }) };
+  return {
+    name: 'sqlite-disk',
+    env,
+    storage: loadServiceConfig(env).storage,
+    dataDir,
+    secret,
+    cleanup: () => rm(dataDir, { recursive: true, force: true }),
+  };
 }
 
 /** A fresh MySQL database and a fresh s3rver bucket; `undefined` when MySQL is unreachable (and REQUIRE_MYSQL is not 1). */
@@ -109,8 +116,14 @@ export class ServiceProcess {
 }
 
 /** `npm run gateway` as a child process in front of a service. */
-export async function startGatewayProcess(serviceAddress: string, extra: Record<string, string> = {}): Promise<{ child: Child; url: string }> {
-  const child = new Child(['gateway'], cleanEnv({ PORT: '0', HOST: '127.0.0.1', SERVICE_URL: `http://${serviceAddress}`, CDN_URL, LOG_LEVEL: 'warn', ...extra }));
+export async function startGatewayProcess(
+  serviceAddress: string,
+  extra: Record<string, string> = {},
+): Promise<{ child: Child; url: string }> {
+  const child = new Child(
+    ['gateway'],
+    cleanEnv({ PORT: '0', HOST: '127.0.0.1', SERVICE_URL: `http://${serviceAddress}`, CDN_URL, LOG_LEVEL: 'warn', ...extra }),
+  );
   try {
     const [, url] = await child.waitFor(/gateway listening on (http:\/\/\S+:\d+)/);
     return { child, url: url! };
@@ -154,7 +167,14 @@ export async function audit(deployment: Deployment): Promise<Audit> {
   const storage = await openStorage(deployment.storage, { migrate: false });
   try {
     const rows = await storage.db.selectFrom('assets').select(['id', 'blob_key', 'size', 'sha256']).execute();
-    const routeRows = Number((await storage.db.selectFrom('routes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const routeRows = Number(
+      (
+        await storage.db
+          .selectFrom('routes')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     const broken: string[] = [];
     const check = async (row: (typeof rows)[number]) => {
       const body = await storage.blobStore.get(row.blob_key);
@@ -166,7 +186,8 @@ export async function audit(deployment: Deployment): Promise<Audit> {
         size += (chunk as Buffer).length;
       }
       const sha256 = hash.digest('hex');
-      if (sha256 !== row.sha256 || size !== Number(row.size)) broken.push(`${row.id}: record says ${row.size} B ${row.sha256}, blob holds ${size} B ${sha256}`);
+      if (sha256 !== row.sha256 || size !== Number(row.size))
+        broken.push(`${row.id}: record says ${row.size} B ${row.sha256}, blob holds ${size} B ${sha256}`);
     };
     const queue = [...rows];
     await Promise.all(
@@ -178,9 +199,7 @@ export async function audit(deployment: Deployment): Promise<Audit> {
     for await (const blob of storage.blobStore.list()) blobKeys.push(blob.key);
     const blobs = deployment.storage.blobs;
     const strayFiles =
-      blobs.kind === 'disk'
-        ? (await filesUnder(blobs.root)).filter((path) => !blobKeys.includes(path.split('\\').join('/')))
-        : [];
+      blobs.kind === 'disk' ? (await filesUnder(blobs.root)).filter((path) => !blobKeys.includes(path.split('\\').join('/'))) : [];
     const pendingMultipart = deployment.s3 ? await multipartFolders(deployment.s3) : [];
     return {
       assetRows: rows.length,

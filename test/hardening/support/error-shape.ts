@@ -99,7 +99,8 @@ export function tusViolation(response: RawHttpResponse, head: boolean): string |
   const { code, details } = body as { code?: unknown; details?: unknown };
   if (code !== refinement.code) return `status ${response.status} with code ${JSON.stringify(code)}, not ${refinement.code}`;
   const fields = Array.isArray(details) ? details.map((detail) => (detail as { field?: unknown } | null)?.field) : [];
-  if (!fields.some((field) => refinement.fields.includes(field as string))) return `status ${response.status} without a detail on ${refinement.fields.join(' or ')}`;
+  if (!fields.some((field) => refinement.fields.includes(field as string)))
+    return `status ${response.status} without a detail on ${refinement.fields.join(' or ')}`;
   // The shape, checked against the usual status of the code.
   return errorBodyViolation(STATUSES_OF_CODE[refinement.code]![0]!, body);
 }
@@ -137,7 +138,8 @@ export function connectViolation(response: RawHttpResponse, head: boolean): stri
     if (/^application\/connect\+json/.test(type) || /^application\/connect/.test(type)) {
       if ((flags & 0x02) === 0) continue;
       const end = JSON.parse(data.toString('utf8')) as { error?: { code?: string; message?: string } };
-      if (end.error?.code !== undefined && SERVER_FAULT_NAMES.has(end.error.code)) return `end-stream code ${end.error.code}: ${end.error.message}`;
+      if (end.error?.code !== undefined && SERVER_FAULT_NAMES.has(end.error.code))
+        return `end-stream code ${end.error.code}: ${end.error.message}`;
     } else if (/^application\/grpc-web/.test(type) && (flags & 0x80) !== 0) {
       const code = Number(/grpc-status:\s*(\d+)/i.exec(data.toString('latin1'))?.[1] ?? NaN);
       if (SERVER_FAULTS.has(code)) return `gRPC-Web trailer status ${code}: ${data.toString('latin1').trim()}`;

@@ -43,7 +43,10 @@ async function sign(payload: unknown, key: Uint8Array | KeyObject, header: Recor
   const alg = String(header['alg']);
   const input = `${base64url({ typ: 'JWT', ...header })}.${base64url(payload)}`;
   let signature: Buffer;
-  if (/^HS(256|384|512)$/.test(alg) && key instanceof Uint8Array) signature = createHmac(`sha${alg.slice(2)}`, key).update(input).digest();
+  if (/^HS(256|384|512)$/.test(alg) && key instanceof Uint8Array)
+    signature = createHmac(`sha${alg.slice(2)}`, key)
+      .update(input)
+      .digest();
   else if (alg === 'RS256' && !(key instanceof Uint8Array)) signature = rsaSign('sha256', Buffer.from(input), key);
   else throw new Error(`cannot sign ${alg} with this key`);
   return `${input}.${signature.toString('base64url')}`;
@@ -112,7 +115,8 @@ export async function authenticationAttacks(issuer: Issuer, workspace: string): 
   const claims = claimsFor(workspace);
   const strangerSecret = randomBytes(32).toString('base64url');
   const stranger = await rsaProvider(issuer.mode === 'jwks' ? (header['kid'] as string) : 'rsa-stranger');
-  const unsigned = (alg: string, payload: JWTPayload = claims, signature = '') => `${base64url({ alg, typ: 'JWT' })}.${base64url(payload)}.${signature}`;
+  const unsigned = (alg: string, payload: JWTPayload = claims, signature = '') =>
+    `${base64url({ alg, typ: 'JWT' })}.${base64url(payload)}.${signature}`;
   const raw = (payload: JWTPayload, extraHeader: Record<string, unknown> = {}) => issuer.signRaw(payload, extraHeader);
   const hs = (alg: 'HS256' | 'HS384' | 'HS512', secret: string | Uint8Array, extra: Record<string, unknown> = {}) =>
     sign(claims, typeof secret === 'string' ? new TextEncoder().encode(secret) : new Uint8Array(secret), { alg, ...extra });
@@ -147,16 +151,31 @@ export async function authenticationAttacks(issuer: Issuer, workspace: string): 
     ['alg none keeping the real signature', bearer(unsigned('none', claims, validSignature))],
     ['payload swapped under the real signature', bearer(`${validHeader}.${base64url(claimsFor('someone-else'))}.${validSignature}`)],
     ['signature stripped', bearer(`${validHeader}.${validPayload}.`)],
-    ['signature of another token', bearer(`${validHeader}.${validPayload}.${(await issuer.token(workspace, { sub: 'other' })).split('.')[2]}`)],
+    [
+      'signature of another token',
+      bearer(`${validHeader}.${validPayload}.${(await issuer.token(workspace, { sub: 'other' })).split('.')[2]}`),
+    ],
     ['HS256 signed with another secret', bearer(await hs('HS256', strangerSecret))],
     ['RS256 signed by an unknown key', bearer(await stranger.signRaw(claims))],
-    ['HS256 keyed with the RSA public key PEM (key confusion)', bearer(await hs('HS256', issuer.publicPem, issuer.mode === 'jwks' ? { kid: header['kid'] } : {}))],
+    [
+      'HS256 keyed with the RSA public key PEM (key confusion)',
+      bearer(await hs('HS256', issuer.publicPem, issuer.mode === 'jwks' ? { kid: header['kid'] } : {})),
+    ],
     ['HS256 keyed with the public JWK JSON (key confusion)', bearer(await hs('HS256', JSON.stringify(issuer.publicJwk)))],
     ['HS256 keyed with the RSA modulus bytes (key confusion)', bearer(await hs('HS256', Buffer.from(issuer.publicJwk.n!, 'base64url')))],
-    ['HS512 (an algorithm not offered)', bearer(issuer.mode === 'hmac' ? await raw(claims, { alg: 'HS512' }) : await hs('HS512', issuer.publicPem))],
-    ['HS384 (an algorithm not offered)', bearer(issuer.mode === 'hmac' ? await raw(claims, { alg: 'HS384' }) : await hs('HS384', issuer.publicPem))],
+    [
+      'HS512 (an algorithm not offered)',
+      bearer(issuer.mode === 'hmac' ? await raw(claims, { alg: 'HS512' }) : await hs('HS512', issuer.publicPem)),
+    ],
+    [
+      'HS384 (an algorithm not offered)',
+      bearer(issuer.mode === 'hmac' ? await raw(claims, { alg: 'HS384' }) : await hs('HS384', issuer.publicPem)),
+    ],
     ['embedded jwk header naming the attacker key', bearer(await stranger.signRaw(claims, { jwk: stranger.publicJwk }))],
-    ['jku header pointing at an attacker JWKS', bearer(await stranger.signRaw(claims, { jku: 'http://127.0.0.1:9/jwks.json', x5u: 'http://127.0.0.1:9/cert.pem' }))],
+    [
+      'jku header pointing at an attacker JWKS',
+      bearer(await stranger.signRaw(claims, { jku: 'http://127.0.0.1:9/jwks.json', x5u: 'http://127.0.0.1:9/cert.pem' })),
+    ],
     ['kid with path traversal', bearer(await stranger.signRaw(claims, { kid: '../../../../dev/null' }))],
     ['kid with SQL', bearer(await stranger.signRaw(claims, { kid: "' OR '1'='1" }))],
     ['unknown critical header', bearer(await raw(claims, { crit: ['x-must-understand'], 'x-must-understand': true }))],
@@ -198,7 +217,9 @@ export async function authenticationAttacks(issuer: Issuer, workspace: string): 
  * `permission_denied`, never a success and never a 401.
  */
 export async function scopeAttacks(issuer: Issuer, workspace: string, needed: string): Promise<Attack[]> {
-  const others = ALL_SCOPES.split(' ').filter((scope) => scope !== needed).join(' ');
+  const others = ALL_SCOPES.split(' ')
+    .filter((scope) => scope !== needed)
+    .join(' ');
   const variants: Array<[string, unknown]> = [
     [`every scope but ${needed}`, others],
     ['no scope claim', undefined],
@@ -320,4 +341,3 @@ export class JwksServer {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }
-

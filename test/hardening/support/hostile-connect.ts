@@ -57,7 +57,13 @@ export function mangled(valid: fc.Arbitrary<Buffer>): fc.Arbitrary<Buffer> {
       if (copy.length > 0) copy[at % copy.length]! ^= xor;
       return copy;
     }),
-    fc.constantFrom(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]), Buffer.from([0x0b]), Buffer.from([0x0a, 0x05, 0x61]), Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]), Buffer.from([0x78, 0x80])),
+    fc.constantFrom(
+      Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f]),
+      Buffer.from([0x0b]),
+      Buffer.from([0x0a, 0x05, 0x61]),
+      Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]),
+      Buffer.from([0x78, 0x80]),
+    ),
   );
 }
 
@@ -72,8 +78,15 @@ export interface Rpc {
 /** Each RPC's path and hostile messages (for a stream, a JSON list of base64 messages). */
 export function rpcs(targets: Targets): Rpc[] {
   const id = fc.oneof(nastyString, fc.constantFrom(targets.routeId, targets.assetId, `${targets.assetId}\u0000`, ''));
-  const filePath = fc.oneof(nastyString, fc.constant(targets.filePath.split('/').slice(2).join('/')), fc.constantFrom('../../auth-secret', '/etc/passwd', '.tmp/x', 'a/../../b'));
-  const bigint = fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.constantFrom(-1n, 0n, 2n ** 53n, 2n ** 63n - 1n, -(2n ** 63n)));
+  const filePath = fc.oneof(
+    nastyString,
+    fc.constant(targets.filePath.split('/').slice(2).join('/')),
+    fc.constantFrom('../../auth-secret', '/etc/passwd', '.tmp/x', 'a/../../b'),
+  );
+  const bigint = fc.oneof(
+    fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+    fc.constantFrom(-1n, 0n, 2n ** 53n, 2n ** 63n - 1n, -(2n ** 63n)),
+  );
   const visibility = fc.oneof(fc.constantFrom('public', 'private', ''), nastyString);
   const uploadMeta = fc.record({ label: nastyString, filename: nastyString, declaredType: nastyString, visibility });
   const upload = fc.array(
@@ -88,7 +101,9 @@ export function rpcs(targets: Targets): Rpc[] {
   );
   const replace = fc.array(
     fc.oneof(
-      fc.record({ id, filename: nastyString, declaredType: nastyString, visibility }).map((value) => bin(ReplaceAssetRequestSchema, { payload: { case: 'metadata', value } })),
+      fc
+        .record({ id, filename: nastyString, declaredType: nastyString, visibility })
+        .map((value) => bin(ReplaceAssetRequestSchema, { payload: { case: 'metadata', value } })),
       visibility.map((value) => bin(ReplaceAssetRequestSchema, { payload: { case: 'trailingVisibility', value } })),
       fc.uint8Array({ maxLength: 512 }).map((chunk) => bin(ReplaceAssetRequestSchema, { payload: { case: 'chunk', value: chunk } })),
     ),
@@ -97,7 +112,17 @@ export function rpcs(targets: Targets): Rpc[] {
   const rawId = rawStringBytes.map((bytes) => rawStringField(1, bytes));
   const uploadId = fc.oneof(
     nastyString,
-    fc.constantFrom(targets.uploadId, targets.uploadId, `${targets.uploadId}\u0000`, targets.uploadId.toUpperCase(), targets.uploadId.slice(0, -1), targets.assetId, 'up_00000000000000000000000000', '', '/v1/uploads/x'),
+    fc.constantFrom(
+      targets.uploadId,
+      targets.uploadId,
+      `${targets.uploadId}\u0000`,
+      targets.uploadId.toUpperCase(),
+      targets.uploadId.slice(0, -1),
+      targets.assetId,
+      'up_00000000000000000000000000',
+      '',
+      '/v1/uploads/x',
+    ),
   );
   // Mostly sizes near the seeded upload's; the whole int64 range too.
   const size = fc.oneof(fc.bigInt({ min: 0n, max: 70_000n }), fc.constantFrom(0n, 0n, 16_384n), bigint);
@@ -109,7 +134,11 @@ export function rpcs(targets: Targets): Rpc[] {
       visibility,
       replace: fc.oneof(fc.constant(''), id),
       partial: fc.boolean(),
-      finalOf: fc.oneof(fc.constant([] as string[]), fc.array(uploadId, { maxLength: 5 }), fc.array(uploadId, { minLength: 990, maxLength: 1_100 })),
+      finalOf: fc.oneof(
+        fc.constant([] as string[]),
+        fc.array(uploadId, { maxLength: 5 }),
+        fc.array(uploadId, { minLength: 990, maxLength: 1_100 }),
+      ),
     })
     .map((r) => bin(CreateUploadRequestSchema, r));
   const appendMetadata = fc
@@ -124,18 +153,56 @@ export function rpcs(targets: Targets): Rpc[] {
   const append = fc.array(
     fc.oneof(
       { arbitrary: appendMetadata, weight: 2 },
-      { arbitrary: fc.uint8Array({ maxLength: 4_096 }).map((chunk) => bin(AppendUploadRequestSchema, { payload: { case: 'chunk', value: chunk } })), weight: 2 },
-      { arbitrary: fc.integer({ min: 16_000, max: 70_000 }).map((n) => bin(AppendUploadRequestSchema, { payload: { case: 'chunk', value: new Uint8Array(n) } })), weight: 1 },
+      {
+        arbitrary: fc
+          .uint8Array({ maxLength: 4_096 })
+          .map((chunk) => bin(AppendUploadRequestSchema, { payload: { case: 'chunk', value: chunk } })),
+        weight: 2,
+      },
+      {
+        arbitrary: fc
+          .integer({ min: 16_000, max: 70_000 })
+          .map((n) => bin(AppendUploadRequestSchema, { payload: { case: 'chunk', value: new Uint8Array(n) } })),
+        weight: 1,
+      },
       { arbitrary: fc.constant(bin(AppendUploadRequestSchema, {})), weight: 1 },
     ),
     { maxLength: 5 },
   );
   return [
-    { path: '/switchyard.v1.RouteService/CreateRoute', streaming: false, message: fc.record({ method: nastyString, path: nastyString, handler: nastyString, middleware: fc.array(nastyString, { maxLength: 40 }) }).map((r) => bin(CreateRouteRequestSchema, r)) },
-    { path: '/switchyard.v1.RouteService/GetRoute', streaming: false, message: fc.oneof(id.map((value) => bin(GetRouteRequestSchema, { id: value })), rawId) },
-    { path: '/switchyard.v1.RouteService/MatchRoute', streaming: false, message: fc.record({ method: nastyString, path: nastyString }).map((r) => bin(MatchRouteRequestSchema, r)) },
-    { path: '/switchyard.v1.AssetService/GetAsset', streaming: false, message: fc.oneof(id.map((value) => bin(GetAssetRequestSchema, { id: value })), rawId) },
-    { path: '/switchyard.v1.RouteService/ListRoutes', streaming: false, message: fc.record({ pageSize: fc.integer(), pageToken: nastyString }).map((r) => bin(ListRoutesRequestSchema, r)) },
+    {
+      path: '/switchyard.v1.RouteService/CreateRoute',
+      streaming: false,
+      message: fc
+        .record({ method: nastyString, path: nastyString, handler: nastyString, middleware: fc.array(nastyString, { maxLength: 40 }) })
+        .map((r) => bin(CreateRouteRequestSchema, r)),
+    },
+    {
+      path: '/switchyard.v1.RouteService/GetRoute',
+      streaming: false,
+      message: fc.oneof(
+        id.map((value) => bin(GetRouteRequestSchema, { id: value })),
+        rawId,
+      ),
+    },
+    {
+      path: '/switchyard.v1.RouteService/MatchRoute',
+      streaming: false,
+      message: fc.record({ method: nastyString, path: nastyString }).map((r) => bin(MatchRouteRequestSchema, r)),
+    },
+    {
+      path: '/switchyard.v1.AssetService/GetAsset',
+      streaming: false,
+      message: fc.oneof(
+        id.map((value) => bin(GetAssetRequestSchema, { id: value })),
+        rawId,
+      ),
+    },
+    {
+      path: '/switchyard.v1.RouteService/ListRoutes',
+      streaming: false,
+      message: fc.record({ pageSize: fc.integer(), pageToken: nastyString }).map((r) => bin(ListRoutesRequestSchema, r)),
+    },
     {
       path: '/switchyard.v1.RouteService/UpdateRoute',
       streaming: false,
@@ -149,26 +216,86 @@ export function rpcs(targets: Targets): Rpc[] {
         })
         .map((r) => bin(UpdateRouteRequestSchema, r)),
     },
-    { path: '/switchyard.v1.RouteService/DeleteRoute', streaming: false, message: fc.oneof(id.map((value) => bin(DeleteRouteRequestSchema, { id: value })), rawId) },
+    {
+      path: '/switchyard.v1.RouteService/DeleteRoute',
+      streaming: false,
+      message: fc.oneof(
+        id.map((value) => bin(DeleteRouteRequestSchema, { id: value })),
+        rawId,
+      ),
+    },
     // Mostly revisions that are never valid; mangled bytes may still make a valid request, which streams until the client leaves.
-    { path: '/switchyard.v1.RouteService/WatchRoutes', streaming: false, endless: true, message: fc.bigInt({ min: -(2n ** 63n), max: -1n }).map((sinceRevision) => bin(WatchRoutesRequestSchema, { sinceRevision })) },
-    { path: '/switchyard.v1.AssetService/ListAssets', streaming: false, message: fc.record({ pageSize: fc.integer(), pageToken: nastyString, type: nastyString, label: fc.option(nastyString, { nil: undefined }), q: nastyString }).map((r) => bin(ListAssetsRequestSchema, r)) },
-    { path: '/switchyard.v1.AssetService/UpdateAsset', streaming: false, message: fc.record({ id, label: fc.option(nastyString, { nil: undefined }), name: fc.option(nastyString, { nil: undefined }), visibility: fc.option(visibility, { nil: undefined }) }).map((r) => bin(UpdateAssetRequestSchema, r)) },
-    { path: '/switchyard.v1.AssetService/DeleteAsset', streaming: false, message: fc.oneof(id.map((value) => bin(DeleteAssetRequestSchema, { id: value })), rawId) },
-    { path: '/switchyard.v1.AssetService/BatchDeleteAssets', streaming: false, message: fc.array(id, { maxLength: 1_100 }).map((ids) => bin(BatchDeleteAssetsRequestSchema, { ids })) },
+    {
+      path: '/switchyard.v1.RouteService/WatchRoutes',
+      streaming: false,
+      endless: true,
+      message: fc.bigInt({ min: -(2n ** 63n), max: -1n }).map((sinceRevision) => bin(WatchRoutesRequestSchema, { sinceRevision })),
+    },
+    {
+      path: '/switchyard.v1.AssetService/ListAssets',
+      streaming: false,
+      message: fc
+        .record({
+          pageSize: fc.integer(),
+          pageToken: nastyString,
+          type: nastyString,
+          label: fc.option(nastyString, { nil: undefined }),
+          q: nastyString,
+        })
+        .map((r) => bin(ListAssetsRequestSchema, r)),
+    },
+    {
+      path: '/switchyard.v1.AssetService/UpdateAsset',
+      streaming: false,
+      message: fc
+        .record({
+          id,
+          label: fc.option(nastyString, { nil: undefined }),
+          name: fc.option(nastyString, { nil: undefined }),
+          visibility: fc.option(visibility, { nil: undefined }),
+        })
+        .map((r) => bin(UpdateAssetRequestSchema, r)),
+    },
+    {
+      path: '/switchyard.v1.AssetService/DeleteAsset',
+      streaming: false,
+      message: fc.oneof(
+        id.map((value) => bin(DeleteAssetRequestSchema, { id: value })),
+        rawId,
+      ),
+    },
+    {
+      path: '/switchyard.v1.AssetService/BatchDeleteAssets',
+      streaming: false,
+      message: fc.array(id, { maxLength: 1_100 }).map((ids) => bin(BatchDeleteAssetsRequestSchema, { ids })),
+    },
     {
       path: '/switchyard.v1.AssetService/CreateSignedUrl',
       streaming: false,
       message: fc
-        .record({ id, expiresIn: bigint, transform: fc.option(fc.record({ w: fc.option(fc.nat(), { nil: undefined }), fit: fc.option(nastyString, { nil: undefined }) }), { nil: undefined }) })
+        .record({
+          id,
+          expiresIn: bigint,
+          transform: fc.option(fc.record({ w: fc.option(fc.nat(), { nil: undefined }), fit: fc.option(nastyString, { nil: undefined }) }), {
+            nil: undefined,
+          }),
+        })
         .map((r) => bin(CreateSignedUrlRequestSchema, r)),
     },
-    { path: '/switchyard.v1.AssetService/RevokeSignedUrls', streaming: false, message: id.map((value) => bin(RevokeSignedUrlsRequestSchema, { id: value })) },
+    {
+      path: '/switchyard.v1.AssetService/RevokeSignedUrls',
+      streaming: false,
+      message: id.map((value) => bin(RevokeSignedUrlsRequestSchema, { id: value })),
+    },
     {
       path: '/switchyard.v1.AssetService/SetWorkspacePolicy',
       streaming: false,
       message: fc
-        .record({ allowedTypes: fc.array(fc.oneof(fc.constantFrom('image/*', 'text/plain'), nastyString), { maxLength: 120 }), maxUploadBytes: fc.option(bigint, { nil: undefined }), defaultVisibility: visibility })
+        .record({
+          allowedTypes: fc.array(fc.oneof(fc.constantFrom('image/*', 'text/plain'), nastyString), { maxLength: 120 }),
+          maxUploadBytes: fc.option(bigint, { nil: undefined }),
+          defaultVisibility: visibility,
+        })
         .map((r) => bin(SetWorkspacePolicyRequestSchema, r)),
     },
     {
@@ -176,18 +303,50 @@ export function rpcs(targets: Targets): Rpc[] {
       streaming: false,
       message: fc.oneof(
         fc
-          .record({ path: filePath, rangeStart: fc.option(bigint, { nil: undefined }), rangeEnd: fc.option(bigint, { nil: undefined }), infoOnly: fc.boolean(), query: fc.oneof(nastyString, fc.constantFrom('expires=1&kid=a&sig=b', 'sig=&sig=', '%zz')) })
+          .record({
+            path: filePath,
+            rangeStart: fc.option(bigint, { nil: undefined }),
+            rangeEnd: fc.option(bigint, { nil: undefined }),
+            infoOnly: fc.boolean(),
+            query: fc.oneof(nastyString, fc.constantFrom('expires=1&kid=a&sig=b', 'sig=&sig=', '%zz')),
+          })
           .map((r) => bin(ReadFileRequestSchema, r)),
         rawStringBytes.map((bytes) => rawStringField(1, bytes)),
       ),
     },
     // Streams: each element is one message; joined into envelopes below.
-    { path: '/switchyard.v1.AssetService/UploadAsset', streaming: true, message: upload.map((messages) => Buffer.from(JSON.stringify(messages.map((m) => m.toString('base64'))))) },
-    { path: '/switchyard.v1.AssetService/ReplaceAsset', streaming: true, message: replace.map((messages) => Buffer.from(JSON.stringify(messages.map((m) => m.toString('base64'))))) },
+    {
+      path: '/switchyard.v1.AssetService/UploadAsset',
+      streaming: true,
+      message: upload.map((messages) => Buffer.from(JSON.stringify(messages.map((m) => m.toString('base64'))))),
+    },
+    {
+      path: '/switchyard.v1.AssetService/ReplaceAsset',
+      streaming: true,
+      message: replace.map((messages) => Buffer.from(JSON.stringify(messages.map((m) => m.toString('base64'))))),
+    },
     { path: '/switchyard.v1.UploadService/CreateUpload', streaming: false, message: createUpload },
-    { path: '/switchyard.v1.UploadService/GetUpload', streaming: false, message: fc.oneof(uploadId.map((value) => bin(GetUploadRequestSchema, { id: value })), rawId) },
-    { path: '/switchyard.v1.UploadService/TerminateUpload', streaming: false, message: fc.oneof(uploadId.map((value) => bin(TerminateUploadRequestSchema, { id: value })), rawId) },
-    { path: '/switchyard.v1.UploadService/AppendUpload', streaming: true, message: append.map((messages) => Buffer.from(JSON.stringify(messages.map((m) => m.toString('base64'))))) },
+    {
+      path: '/switchyard.v1.UploadService/GetUpload',
+      streaming: false,
+      message: fc.oneof(
+        uploadId.map((value) => bin(GetUploadRequestSchema, { id: value })),
+        rawId,
+      ),
+    },
+    {
+      path: '/switchyard.v1.UploadService/TerminateUpload',
+      streaming: false,
+      message: fc.oneof(
+        uploadId.map((value) => bin(TerminateUploadRequestSchema, { id: value })),
+        rawId,
+      ),
+    },
+    {
+      path: '/switchyard.v1.UploadService/AppendUpload',
+      streaming: true,
+      message: append.map((messages) => Buffer.from(JSON.stringify(messages.map((m) => m.toString('base64'))))),
+    },
   ];
 }
 
@@ -205,11 +364,22 @@ export function hostileConnectCall(targets: Targets): fc.Arbitrary<HostileReques
     fc.record({
       rpc: fc.constant(rpc),
       payload: rpc.streaming ? rpc.message : fc.oneof(rpc.message, rpc.message, mangled(rpc.message)),
-      encoding: rpc.streaming ? fc.constantFrom('connect+proto', 'grpc-web+proto', 'connect+json') : fc.constantFrom('proto', 'proto', 'json', 'grpc-web+proto', 'connect+proto'),
+      encoding: rpc.streaming
+        ? fc.constantFrom('connect+proto', 'grpc-web+proto', 'connect+json')
+        : fc.constantFrom('proto', 'proto', 'json', 'grpc-web+proto', 'connect+proto'),
       envelopeFault: fc.constantFrom('none', 'none', 'none', 'flags', 'short', 'long', 'garbage-after'),
       faultFlags: fc.constantFrom(0x01, 0x02, 0x80, 0xff),
       auth: fc.constantFrom(true, true, true, false),
-      extra: fc.constantFrom<[string, string][]>([], [], [['Connect-Timeout-Ms', '99999999999']], [['Connect-Timeout-Ms', 'x']], [['Content-Encoding', 'gzip']], [['Connect-Content-Encoding', 'br']], [['Connect-Protocol-Version', '2']], [['Grpc-Encoding', 'snappy']]),
+      extra: fc.constantFrom<[string, string][]>(
+        [],
+        [],
+        [['Connect-Timeout-Ms', '99999999999']],
+        [['Connect-Timeout-Ms', 'x']],
+        [['Content-Encoding', 'gzip']],
+        [['Connect-Content-Encoding', 'br']],
+        [['Connect-Protocol-Version', '2']],
+        [['Grpc-Encoding', 'snappy']],
+      ),
     }),
   );
   return call.map(({ rpc, payload, encoding, envelopeFault, faultFlags, auth, extra }): HostileRequest => {
@@ -218,7 +388,11 @@ export function hostileConnectCall(targets: Targets): fc.Arbitrary<HostileReques
     let body: Buffer;
     if (encoding === 'proto') body = payload;
     else if (encoding === 'json') body = Buffer.from(`{"id":${JSON.stringify(payload.toString('latin1'))}}`);
-    else if (encoding === 'connect+json') body = Buffer.concat([...messages.map((m) => envelope(0, Buffer.from(JSON.stringify({ chunk: m.toString('base64') })))), envelope(0x02, Buffer.from('{}'))]);
+    else if (encoding === 'connect+json')
+      body = Buffer.concat([
+        ...messages.map((m) => envelope(0, Buffer.from(JSON.stringify({ chunk: m.toString('base64') })))),
+        envelope(0x02, Buffer.from('{}')),
+      ]);
     else {
       const framed = messages.map((m, i) => {
         if (i !== 0) return envelope(0, m);
@@ -229,7 +403,11 @@ export function hostileConnectCall(targets: Targets): fc.Arbitrary<HostileReques
       });
       body = Buffer.concat([...framed, envelopeFault === 'garbage-after' ? Buffer.from([0x00, 0x00]) : Buffer.alloc(0)]);
     }
-    const headers: [string, string][] = [['Content-Type', `application/${encoding}`], ...(auth ? [['Authorization', targets.authorization] as [string, string]] : []), ...extra];
+    const headers: [string, string][] = [
+      ['Content-Type', `application/${encoding}`],
+      ...(auth ? [['Authorization', targets.authorization] as [string, string]] : []),
+      ...extra,
+    ];
     return { kind: 'connect', method: 'POST', target: rpc.path, headers, body, framing: 'length' };
   });
 }

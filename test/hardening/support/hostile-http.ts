@@ -30,10 +30,21 @@ export interface HostileRequest {
 
 export function encodeRequest(request: HostileRequest): Buffer {
   const framing: [string, string][] =
-    request.framing === 'length' ? [['Content-Length', String(request.body.length)]] : request.framing === 'chunked' ? [['Transfer-Encoding', 'chunked']] : [];
+    request.framing === 'length'
+      ? [['Content-Length', String(request.body.length)]]
+      : request.framing === 'chunked'
+        ? [['Transfer-Encoding', 'chunked']]
+        : [];
   const headers = [['Host', 'localhost'], ...request.headers, ...framing].map(([name, value]) => `${name}: ${value}\r\n`).join('');
   const body = request.framing === 'chunked' ? chunked(request.body) : request.body;
-  return Buffer.concat([Buffer.from(`${request.method} `), Buffer.from(request.target, 'utf8'), Buffer.from(` HTTP/1.1\r\n`), Buffer.from(headers, 'latin1'), Buffer.from('\r\n'), body]);
+  return Buffer.concat([
+    Buffer.from(`${request.method} `),
+    Buffer.from(request.target, 'utf8'),
+    Buffer.from(` HTTP/1.1\r\n`),
+    Buffer.from(headers, 'latin1'),
+    Buffer.from('\r\n'),
+    body,
+  ]);
 }
 
 function chunked(body: Buffer): Buffer {
@@ -62,14 +73,49 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)), maxLength: 20 }),
-  fc.constantFrom('\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '\u202e', '\u200b', '\ufeff', 'ſ', 'K', 'İ', '../..', '..\\..', '%00', '<script>alert(1)</script>', '${7*7}', '{{7*7}}', "'; DROP TABLE routes; --"),
+  fc.constantFrom(
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '\udfff',
+    'x\ud83d',
+    '\u202e',
+    '\u200b',
+    '\ufeff',
+    'ſ',
+    'K',
+    'İ',
+    '../..',
+    '..\\..',
+    '%00',
+    '<script>alert(1)</script>',
+    '${7*7}',
+    '{{7*7}}',
+    "'; DROP TABLE routes; --",
+  ),
   repeat('a', 1_000, 70_000),
   repeat('\u0001', 100, 5_000),
   repeat('\u{1F4A9}', 100, 5_000),
 );
 
 /** Object keys that attack JavaScript objects and our schemas. */
-const nastyKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', 'id', 'createdAt', 'method', 'path', 'handler', 'middleware', 'middlewares', '', 'METHOD');
+const nastyKey = fc.constantFrom(
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'id',
+  'createdAt',
+  'method',
+  'path',
+  'handler',
+  'middleware',
+  'middlewares',
+  '',
+  'METHOD',
+);
 
 const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
   nastyString,
@@ -86,7 +132,10 @@ const wrongValue: fc.Arbitrary<unknown> = fc.oneof(
 /** Plausible values, so that some bodies get past the shape checks into the service. */
 const goodishRoute = fc.record({
   method: fc.constantFrom('GET', 'post', 'PUT', 'TRACE', ' GET', 'GET\u0000'),
-  path: fc.oneof(fc.constantFrom('/a', '/users/:id', '/a/../b', '/%2e%2e/x', '/:a/:a', '/\u0000', '//', '/x?y', '/*'), nastyString.map((s) => `/${s}`)),
+  path: fc.oneof(
+    fc.constantFrom('/a', '/users/:id', '/a/../b', '/%2e%2e/x', '/:a/:a', '/\u0000', '//', '/x?y', '/*'),
+    nastyString.map((s) => `/${s}`),
+  ),
   handler: fc.oneof(fc.constantFrom('h', 'users.get', 'a-b:c'), nastyString),
   middleware: fc.oneof(fc.constant([] as string[]), fc.array(fc.oneof(fc.constantFrom('auth', 'log'), nastyString), { maxLength: 40 })),
 });
@@ -99,7 +148,9 @@ function objectText(entries: readonly (readonly [string, unknown])[]): string {
 /** Bodies for POST /v1/routing. */
 export const routeBody: fc.Arbitrary<Buffer> = fc.oneof(
   // Wrong types and extra or hostile keys around a plausible route.
-  fc.tuple(goodishRoute, fc.array(fc.tuple(nastyKey, wrongValue), { maxLength: 4 })).map(([route, extra]) => Buffer.from(objectText([...Object.entries(route), ...extra]))),
+  fc
+    .tuple(goodishRoute, fc.array(fc.tuple(nastyKey, wrongValue), { maxLength: 4 }))
+    .map(([route, extra]) => Buffer.from(objectText([...Object.entries(route), ...extra]))),
   fc.array(fc.tuple(nastyKey, wrongValue), { maxLength: 6 }).map((entries) => Buffer.from(objectText(entries))),
   // Any JSON at all (arrays, scalars, deep objects).
   fc.jsonValue({ maxDepth: 8 }).map((value) => Buffer.from(JSON.stringify(value) ?? 'null')),
@@ -135,21 +186,39 @@ export const routeBody: fc.Arbitrary<Buffer> = fc.oneof(
 const goodishApiFields = fc.record(
   {
     label: fc.oneof(fc.constantFrom('x', '', 'a'.repeat(200), 'a'.repeat(201)), nastyString),
-    name: fc.oneof(fc.constantFrom('a.txt', '', 'a'.repeat(255), 'a'.repeat(256), '"; filename*=x', '\r\nSet-Cookie: a=b', '\ud800'), nastyString),
+    name: fc.oneof(
+      fc.constantFrom('a.txt', '', 'a'.repeat(255), 'a'.repeat(256), '"; filename*=x', '\r\nSet-Cookie: a=b', '\ud800'),
+      nastyString,
+    ),
     visibility: fc.oneof(fc.constantFrom('public', 'private', 'PRIVATE', '', 'hidden'), nastyString),
-    expiresIn: fc.oneof(fc.constantFrom(0, 1, 60, 604_800, 604_801, -1, 1.5, 1e300, Number.MAX_SAFE_INTEGER + 2), fc.integer(), fc.constant('60')),
-    transform: fc.oneof(fc.record({ w: fc.integer(), h: fc.double(), fit: nastyString, q: fc.integer() }, { requiredKeys: [] }), wrongValue),
-    allowedTypes: fc.oneof(fc.array(fc.oneof(fc.constantFrom('image/*', 'image/png', '*/*', 'IMAGE/PNG', 'a/b/c', ''), nastyString), { maxLength: 120 }), wrongValue),
+    expiresIn: fc.oneof(
+      fc.constantFrom(0, 1, 60, 604_800, 604_801, -1, 1.5, 1e300, Number.MAX_SAFE_INTEGER + 2),
+      fc.integer(),
+      fc.constant('60'),
+    ),
+    transform: fc.oneof(
+      fc.record({ w: fc.integer(), h: fc.double(), fit: nastyString, q: fc.integer() }, { requiredKeys: [] }),
+      wrongValue,
+    ),
+    allowedTypes: fc.oneof(
+      fc.array(fc.oneof(fc.constantFrom('image/*', 'image/png', '*/*', 'IMAGE/PNG', 'a/b/c', ''), nastyString), { maxLength: 120 }),
+      wrongValue,
+    ),
     maxUploadBytes: fc.oneof(fc.constantFrom(0, 1, 131_072, 131_073, -1, 0.5, 2 ** 63, 1e300), fc.integer()),
     defaultVisibility: fc.oneof(fc.constantFrom('public', 'private', 'x'), nastyString),
-    ids: fc.oneof(fc.array(fc.oneof(fc.constantFrom('as_00000000000000000000000000', 'as_x', ''), nastyString), { maxLength: 1_100 }), wrongValue),
+    ids: fc.oneof(
+      fc.array(fc.oneof(fc.constantFrom('as_00000000000000000000000000', 'as_x', ''), nastyString), { maxLength: 1_100 }),
+      wrongValue,
+    ),
   },
   { requiredKeys: [] },
 );
 
 /** Bodies for the asset lifecycle's JSON calls: plausible fields with hostile extras, any JSON, and the route bodies' broken bytes. */
 const apiBody: fc.Arbitrary<Buffer> = fc.oneof(
-  fc.tuple(goodishApiFields, fc.array(fc.tuple(nastyKey, wrongValue), { maxLength: 3 })).map(([fields, extra]) => Buffer.from(objectText([...Object.entries(fields), ...extra]))),
+  fc
+    .tuple(goodishApiFields, fc.array(fc.tuple(nastyKey, wrongValue), { maxLength: 3 }))
+    .map(([fields, extra]) => Buffer.from(objectText([...Object.entries(fields), ...extra]))),
   routeBody,
 );
 
@@ -179,14 +248,75 @@ export function hostileSegment(targets: Targets): fc.Arbitrary<string> {
   const real = [targets.routeId, targets.assetId, targets.uploadId];
   return fc.oneof(
     fc.constantFrom(
-      '..', '.', '%2e%2e', '%2E%2e', '.%2e', '..%2f..%2fauth-secret', '..%5c..%5cauth-secret', '%2f', '%5c', '%00', 'a%00b', '%25', '%', '%zz', '%u002e',
-      '%C0%AE%C0%AE', '%C0%AF', '%E0%80%AE', '%C1%9C', '%F0%80%80%AF', '%ED%A0%80', '%F4%90%80%80', '%FF%FE', '%EF%BC%8F', '%E2%80%AE',
-      'ＡＢＣ', '\u{1F4A9}', 'é', 'rt_', 'as_', 'rt_00000000000000000000000000', 'as_00000000000000000000000000', 'rt_0000000000000000000000000O',
-      'RT_00000000000000000000000000', 'auth-secret', 'switchyard.sqlite', '.tmp', 'CON', 'nul', 'a;b', 'a,b', '~', '$', '*', ':match', "'", '"', '<>',
+      '..',
+      '.',
+      '%2e%2e',
+      '%2E%2e',
+      '.%2e',
+      '..%2f..%2fauth-secret',
+      '..%5c..%5cauth-secret',
+      '%2f',
+      '%5c',
+      '%00',
+      'a%00b',
+      '%25',
+      '%',
+      '%zz',
+      '%u002e',
+      '%C0%AE%C0%AE',
+      '%C0%AF',
+      '%E0%80%AE',
+      '%C1%9C',
+      '%F0%80%80%AF',
+      '%ED%A0%80',
+      '%F4%90%80%80',
+      '%FF%FE',
+      '%EF%BC%8F',
+      '%E2%80%AE',
+      'ＡＢＣ',
+      '\u{1F4A9}',
+      'é',
+      'rt_',
+      'as_',
+      'rt_00000000000000000000000000',
+      'as_00000000000000000000000000',
+      'rt_0000000000000000000000000O',
+      'RT_00000000000000000000000000',
+      'auth-secret',
+      'switchyard.sqlite',
+      '.tmp',
+      'CON',
+      'nul',
+      'a;b',
+      'a,b',
+      '~',
+      '$',
+      '*',
+      ':match',
+      "'",
+      '"',
+      '<>',
     ),
-    fc.constantFrom(...real).chain((id) =>
-      fc.constantFrom(id, `${id}%00`, `${id}%00.txt`, id.toUpperCase(), id.slice(0, -1), `${id}x`, `${id}/..`, ` ${id}`, `${id}%20`, `${id}%0a`, `%${id}`, encodeURIComponent(`${id}\u0000`), `${id};x`, `..%2f${id}`),
-    ),
+    fc
+      .constantFrom(...real)
+      .chain((id) =>
+        fc.constantFrom(
+          id,
+          `${id}%00`,
+          `${id}%00.txt`,
+          id.toUpperCase(),
+          id.slice(0, -1),
+          `${id}x`,
+          `${id}/..`,
+          ` ${id}`,
+          `${id}%20`,
+          `${id}%0a`,
+          `%${id}`,
+          encodeURIComponent(`${id}\u0000`),
+          `${id};x`,
+          `..%2f${id}`,
+        ),
+      ),
     fc.string({ unit: 'binary', maxLength: 30 }).map(encodeURIComponent),
     fc.string({ unit: 'grapheme', maxLength: 10 }),
     fc.string({ unit: fc.constantFrom('%', '.', '/', '\\', '2', 'e', 'f', 'C', '0', 'A', 'a', '_'), maxLength: 24 }),
@@ -206,26 +336,119 @@ function hostilePath(targets: Targets): fc.Arbitrary<string> {
     segment.map((s) => `/${files}/${assetId}/${s}`),
     segment.map((s) => `${targets.filePath}${s}`),
     fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => `/${parts.join('/')}`),
-    fc.tuple(fc.constantFrom('method', 'path', 'method=GET&path', '__proto__', 'constructor'), segment, segment).map(([name, a, b]) => `/v1/routing:match?${name}=${a}&path=/${b}&path=${b}`),
+    fc
+      .tuple(fc.constantFrom('method', 'path', 'method=GET&path', '__proto__', 'constructor'), segment, segment)
+      .map(([name, a, b]) => `/v1/routing:match?${name}=${a}&path=/${b}&path=${b}`),
     // A watch with a revision that is never valid (a valid one would stream forever): the refusal must be JSON.
     fc.tuple(fc.constantFrom('-', 'x', '1.', '0x', ' '), segment).map(([prefix, s]) => `/v1/routing:watch?sinceRevision=${prefix}${s}`),
-    fc.constantFrom('/v1/routing?pageSize=0', '/v1/routing?pageSize=1001', '/v1/routing?pageToken=MS4x', '/v1/routing?pageSize=1&pageSize=2', '/v1/routing:watch/x', '/v1/routing::watch'),
+    fc.constantFrom(
+      '/v1/routing?pageSize=0',
+      '/v1/routing?pageSize=1001',
+      '/v1/routing?pageToken=MS4x',
+      '/v1/routing?pageSize=1&pageSize=2',
+      '/v1/routing:watch/x',
+      '/v1/routing::watch',
+    ),
     segment.map((s) => `/v1/assets/${s}/signed-url`),
     segment.map((s) => `/v1/assets/${s}/signed-urls`),
-    fc.constantFrom('/v1/workspace/policy', '/v1/workspace/usage', '/v1/assets:batchDelete', '/v1/assets', '/v1/workspace', '/v1/workspace/', '/v1/assets:batchDelete/x'),
+    fc.constantFrom(
+      '/v1/workspace/policy',
+      '/v1/workspace/usage',
+      '/v1/assets:batchDelete',
+      '/v1/assets',
+      '/v1/workspace',
+      '/v1/workspace/',
+      '/v1/assets:batchDelete/x',
+    ),
     // Listing with hostile query values, repeated names included.
     fc
-      .array(fc.tuple(fc.constantFrom('pageSize', 'pageToken', 'type', 'label', 'q', 'pageSize', '__proto__'), fc.oneof(segment, fc.constantFrom('0', '1', '1000', '1001', '-1', '1e3', '50.5', 'image/*', '*/*', 'image', 'MS4x', 'MS5hc18wMWo.x', '%25', '_', '%00', 'x'.repeat(256), '%F0%9F%93%B7', '%ED%A0%80'))), { maxLength: 5 })
+      .array(
+        fc.tuple(
+          fc.constantFrom('pageSize', 'pageToken', 'type', 'label', 'q', 'pageSize', '__proto__'),
+          fc.oneof(
+            segment,
+            fc.constantFrom(
+              '0',
+              '1',
+              '1000',
+              '1001',
+              '-1',
+              '1e3',
+              '50.5',
+              'image/*',
+              '*/*',
+              'image',
+              'MS4x',
+              'MS5hc18wMWo.x',
+              '%25',
+              '_',
+              '%00',
+              'x'.repeat(256),
+              '%F0%9F%93%B7',
+              '%ED%A0%80',
+            ),
+          ),
+        ),
+        { maxLength: 5 },
+      )
       .map((pairs) => `/v1/assets?${pairs.map(([name, value]) => `${name}=${value}`).join('&')}`),
     // A file url with hostile signature parameters.
     fc.tuple(segment, segment, segment).map(([expires, kid, sig]) => `${targets.filePath}?expires=${expires}&kid=${kid}&sig=${sig}`),
     // ?download, alone, valued, repeated, or beside transform and signature parameters.
-    fc.tuple(fc.constantFrom('download', 'download=', 'download=1', 'download&download', 'DOWNLOAD', 'download&w=16', 'w=16&download&format=webp', 'download&sig=x'), segment).map(([query, s]) => `${targets.filePath}?${query}&${s}`),
-    fc.constantFrom('*', '/', '', '//v1//routing', '/v1/routing/', '/v1/assets/', '/v1/assets/upload/', '/v1/./routing', '/v1/routing/../assets/upload', 'http://evil.example/v1/routing', '/v1/routing?__proto__[x]=1', '/v1/routing#frag', '/healthz?x', '/v1/openapi.json/..', '/connect/../v1/routing', '/switchyard.v1.RouteService/GetRoute', '/switchyard.v1.RouteService/../AssetService/GetAsset'),
+    fc
+      .tuple(
+        fc.constantFrom(
+          'download',
+          'download=',
+          'download=1',
+          'download&download',
+          'DOWNLOAD',
+          'download&w=16',
+          'w=16&download&format=webp',
+          'download&sig=x',
+        ),
+        segment,
+      )
+      .map(([query, s]) => `${targets.filePath}?${query}&${s}`),
+    fc.constantFrom(
+      '*',
+      '/',
+      '',
+      '//v1//routing',
+      '/v1/routing/',
+      '/v1/assets/',
+      '/v1/assets/upload/',
+      '/v1/./routing',
+      '/v1/routing/../assets/upload',
+      'http://evil.example/v1/routing',
+      '/v1/routing?__proto__[x]=1',
+      '/v1/routing#frag',
+      '/healthz?x',
+      '/v1/openapi.json/..',
+      '/connect/../v1/routing',
+      '/switchyard.v1.RouteService/GetRoute',
+      '/switchyard.v1.RouteService/../AssetService/GetAsset',
+    ),
   );
 }
 
-const anyMethod = fc.constantFrom('GET', 'GET', 'GET', 'HEAD', 'POST', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'get', 'FOO', 'M-SEARCH', 'PROPFIND');
+const anyMethod = fc.constantFrom(
+  'GET',
+  'GET',
+  'GET',
+  'HEAD',
+  'POST',
+  'POST',
+  'PUT',
+  'DELETE',
+  'PATCH',
+  'OPTIONS',
+  'TRACE',
+  'get',
+  'FOO',
+  'M-SEARCH',
+  'PROPFIND',
+);
 
 // ---------------------------------------------------------------- headers
 
@@ -235,10 +458,33 @@ function extraHeaders(targets: Targets): fc.Arbitrary<[string, string][]> {
   const one: fc.Arbitrary<[string, string][]> = fc.oneof(
     none,
     none,
-    fc.tuple(fc.integer({ min: 2, max: 300 }), fc.constantFrom('X-Repeat', 'Authorization', 'Content-Type', 'Range', 'X-Request-Id', 'Cookie', 'Accept', 'If-None-Match', 'Origin')).map(([n, name]) =>
-      Array.from({ length: n }, (_, i) => [name, name === 'Authorization' ? (i % 2 ? 'Bearer garbage' : targets.authorization) : `v${i}`] as [string, string]),
-    ),
-    fc.tuple(fc.integer({ min: 1_000, max: 40_000 }), fc.constantFrom('X-Big', 'Authorization', 'Cookie', 'Range', 'X-Request-Id', 'Accept-Language')).map(([n, name]) => [[name, 'a'.repeat(n)]] as [string, string][]),
+    fc
+      .tuple(
+        fc.integer({ min: 2, max: 300 }),
+        fc.constantFrom(
+          'X-Repeat',
+          'Authorization',
+          'Content-Type',
+          'Range',
+          'X-Request-Id',
+          'Cookie',
+          'Accept',
+          'If-None-Match',
+          'Origin',
+        ),
+      )
+      .map(([n, name]) =>
+        Array.from(
+          { length: n },
+          (_, i) => [name, name === 'Authorization' ? (i % 2 ? 'Bearer garbage' : targets.authorization) : `v${i}`] as [string, string],
+        ),
+      ),
+    fc
+      .tuple(
+        fc.integer({ min: 1_000, max: 40_000 }),
+        fc.constantFrom('X-Big', 'Authorization', 'Cookie', 'Range', 'X-Request-Id', 'Accept-Language'),
+      )
+      .map(([n, name]) => [[name, 'a'.repeat(n)]] as [string, string][]),
     fc.integer({ min: 100, max: 2_500 }).map((n) => Array.from({ length: n }, (_, i) => [`X-H${i}`, 'v'] as [string, string])),
     fc.constantFrom<[string, string][]>(
       [['X-Ctl', 'a\u0001b']],
@@ -246,15 +492,25 @@ function extraHeaders(targets: Targets): fc.Arbitrary<[string, string][]> {
       [['X-Nul', 'a\u0000b']],
       [['Bad Name', 'x']],
       [['X-Empty', '']],
-      [['Content-Length', '5'], ['Content-Length', '6']],
+      [
+        ['Content-Length', '5'],
+        ['Content-Length', '6'],
+      ],
       [['Content-Length', '-1']],
       [['Content-Length', '99999999999999999999']],
       [['Transfer-Encoding', 'gzip, chunked']],
       [['Transfer-Encoding', 'identity']],
       [['Expect', '100-continue']],
       [['Expect', 'the-unexpected']],
-      [['Connection', 'Upgrade'], ['Upgrade', 'websocket']],
-      [['Connection', 'Upgrade'], ['Upgrade', 'h2c'], ['HTTP2-Settings', 'AAMAAABkAAQAAP__']],
+      [
+        ['Connection', 'Upgrade'],
+        ['Upgrade', 'websocket'],
+      ],
+      [
+        ['Connection', 'Upgrade'],
+        ['Upgrade', 'h2c'],
+        ['HTTP2-Settings', 'AAMAAABkAAQAAP__'],
+      ],
       [['X-HTTP-Method-Override', 'DELETE']],
       [['X-Forwarded-For', '127.0.0.1, ::1']],
       [['Host', 'evil.example']],
@@ -282,25 +538,77 @@ interface Part {
 }
 
 const hostileFilename = fc.oneof(
-  fc.constantFrom('a.txt', '../../../../etc/passwd', '..\\..\\windows\\win.ini', '/etc/passwd', 'C:\\x.txt', 'a\u0000.png', '%2e%2e%2fx', '....//x', '.', '..', '', ' ', 'a.html', 'a.svg', 'x.php', '\u202etxt.exe', 'CON', 'a"b', 'a;b=c', 'ü.png', '\u{1F4A9}.png'),
+  fc.constantFrom(
+    'a.txt',
+    '../../../../etc/passwd',
+    '..\\..\\windows\\win.ini',
+    '/etc/passwd',
+    'C:\\x.txt',
+    'a\u0000.png',
+    '%2e%2e%2fx',
+    '....//x',
+    '.',
+    '..',
+    '',
+    ' ',
+    'a.html',
+    'a.svg',
+    'x.php',
+    '\u202etxt.exe',
+    'CON',
+    'a"b',
+    'a;b=c',
+    'ü.png',
+    '\u{1F4A9}.png',
+  ),
   nastyString,
 );
 
 const partBody = fc.oneof(
-  fc.constantFrom('hello', '<html><script>alert(1)</script></html>', '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>', '<?xml version="1.0"?><x/>', '', '\r\n--b0undary\r\n').map((s) => Buffer.from(s)),
+  fc
+    .constantFrom(
+      'hello',
+      '<html><script>alert(1)</script></html>',
+      '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>',
+      '<?xml version="1.0"?><x/>',
+      '',
+      '\r\n--b0undary\r\n',
+    )
+    .map((s) => Buffer.from(s)),
   fc.uint8Array({ maxLength: 2_000 }).map((bytes) => Buffer.from(bytes)),
 );
 
 const part: fc.Arbitrary<Part> = fc.record({
-  name: fc.oneof(fc.constantFrom('file', 'file', 'file', 'label', 'other', '', 'FILE', '__proto__', 'constructor', 'file\u0000', 'file[]'), nastyString),
+  name: fc.oneof(
+    fc.constantFrom('file', 'file', 'file', 'label', 'other', '', 'FILE', '__proto__', 'constructor', 'file\u0000', 'file[]'),
+    nastyString,
+  ),
   filename: fc.option(hostileFilename, { nil: undefined }),
-  type: fc.option(fc.constantFrom('text/plain', 'text/html', 'image/svg+xml', 'application/octet-stream', '', 'x', 'image/png; charset=utf-8', 'a'.repeat(3_000)), { nil: undefined }),
+  type: fc.option(
+    fc.constantFrom(
+      'text/plain',
+      'text/html',
+      'image/svg+xml',
+      'application/octet-stream',
+      '',
+      'x',
+      'image/png; charset=utf-8',
+      'a'.repeat(3_000),
+    ),
+    { nil: undefined },
+  ),
   extraHeaders: fc.oneof(
     fc.constant([]),
     fc.constant([]),
     fc.integer({ min: 1_000, max: 200_000 }).map((n) => [`X-Pad: ${'a'.repeat(n)}`]),
     fc.integer({ min: 2, max: 200 }).map((n) => Array.from({ length: n }, (_, i) => `X-P${i}: v`)),
-    fc.constantFrom(['Content-Disposition: form-data; name="file"; filename="second.txt"'], ['Content-Transfer-Encoding: base64'], ['no colon here'], [': empty name'], ['Content-Disposition: attachment']),
+    fc.constantFrom(
+      ['Content-Disposition: form-data; name="file"; filename="second.txt"'],
+      ['Content-Transfer-Encoding: base64'],
+      ['no colon here'],
+      [': empty name'],
+      ['Content-Disposition: attachment'],
+    ),
   ),
   body: partBody,
 });
@@ -319,8 +627,34 @@ function multipartRequest(targets: Targets, path: fc.Arbitrary<string>): fc.Arbi
       declaredBoundary: fc.constantFrom('same', 'same', 'same', 'other', 'missing', 'empty', 'twice', 'mixed-type', 'no-type'),
       parts: fc.oneof(
         fc.array(part, { maxLength: 6 }),
-        fc.integer({ min: 20, max: 3_000 }).map((n) => Array.from({ length: n }, (_, i): Part => ({ name: i === 0 ? 'file' : 'label', filename: i === 0 ? 'x.txt' : undefined, type: undefined, extraHeaders: [], body: Buffer.from('v') }))),
-        fc.integer({ min: 2, max: 50 }).map((n) => Array.from({ length: n }, (_, i): Part => ({ name: 'file', filename: `f${i}.txt`, type: 'text/plain', extraHeaders: [], body: Buffer.from(`part ${i}`) }))),
+        fc
+          .integer({ min: 20, max: 3_000 })
+          .map((n) =>
+            Array.from(
+              { length: n },
+              (_, i): Part => ({
+                name: i === 0 ? 'file' : 'label',
+                filename: i === 0 ? 'x.txt' : undefined,
+                type: undefined,
+                extraHeaders: [],
+                body: Buffer.from('v'),
+              }),
+            ),
+          ),
+        fc
+          .integer({ min: 2, max: 50 })
+          .map((n) =>
+            Array.from(
+              { length: n },
+              (_, i): Part => ({
+                name: 'file',
+                filename: `f${i}.txt`,
+                type: 'text/plain',
+                extraHeaders: [],
+                body: Buffer.from(`part ${i}`),
+              }),
+            ),
+          ),
       ),
       close: fc.constantFrom('close', 'close', 'close', 'none', 'no-crlf', 'garbage-after'),
       lineEnding: fc.constantFrom('\r\n', '\r\n', '\r\n', '\n'),
@@ -349,7 +683,11 @@ function multipartRequest(targets: Targets, path: fc.Arbitrary<string>): fc.Arbi
         'mixed-type': `multipart/mixed; boundary=${r.boundary}`,
         'no-type': undefined,
       }[r.declaredBoundary];
-      const headers: [string, string][] = [...(r.auth ? [['Authorization', targets.authorization] as [string, string]] : []), ...(declared === undefined ? [] : [['Content-Type', declared] as [string, string]]), ...r.headers];
+      const headers: [string, string][] = [
+        ...(r.auth ? [['Authorization', targets.authorization] as [string, string]] : []),
+        ...(declared === undefined ? [] : [['Content-Type', declared] as [string, string]]),
+        ...r.headers,
+      ];
       return { kind: 'multipart', method: 'POST', target: r.path, headers, body: Buffer.concat(chunks), framing: r.framing };
     });
 }
@@ -360,10 +698,17 @@ function multipartRequest(targets: Targets, path: fc.Arbitrary<string>): fc.Arbi
 export function hostileRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
   const auth = fc.constantFrom(true, true, true, false);
   const headers = extraHeaders(targets);
-  const withAuth = (yes: boolean, rest: [string, string][]): [string, string][] => (yes ? [['Authorization', targets.authorization], ...rest] : rest);
+  const withAuth = (yes: boolean, rest: [string, string][]): [string, string][] =>
+    yes ? [['Authorization', targets.authorization], ...rest] : rest;
 
   const json: fc.Arbitrary<HostileRequest> = fc
-    .record({ body: routeBody, type: fc.option(jsonContentType, { nil: undefined }), auth, headers, framing: fc.constantFrom<HostileRequest['framing']>('length', 'length', 'chunked') })
+    .record({
+      body: routeBody,
+      type: fc.option(jsonContentType, { nil: undefined }),
+      auth,
+      headers,
+      framing: fc.constantFrom<HostileRequest['framing']>('length', 'length', 'chunked'),
+    })
     .map((r) => ({
       kind: 'json',
       method: 'POST',
@@ -373,14 +718,22 @@ export function hostileRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
       framing: r.framing,
     }));
 
-  const lookup: fc.Arbitrary<HostileRequest> = fc.record({ method: anyMethod, path: hostilePath(targets), auth, headers, body: fc.constantFrom(Buffer.alloc(0), Buffer.alloc(0), Buffer.from('{}')) }).map((r) => ({
-    kind: 'path',
-    method: r.method,
-    target: r.path,
-    headers: withAuth(r.auth, r.headers),
-    body: r.body,
-    framing: r.body.length > 0 ? 'length' : 'none',
-  }));
+  const lookup: fc.Arbitrary<HostileRequest> = fc
+    .record({
+      method: anyMethod,
+      path: hostilePath(targets),
+      auth,
+      headers,
+      body: fc.constantFrom(Buffer.alloc(0), Buffer.alloc(0), Buffer.from('{}')),
+    })
+    .map((r) => ({
+      kind: 'path',
+      method: r.method,
+      target: r.path,
+      headers: withAuth(r.auth, r.headers),
+      body: r.body,
+      framing: r.body.length > 0 ? 'length' : 'none',
+    }));
 
   const uploadPath = fc.oneof(
     fc.constant('/v1/assets/upload'),
@@ -415,14 +768,16 @@ export function hostileRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
       framing: r.framing,
     }));
 
-  const file: fc.Arbitrary<HostileRequest> = fc.record({ path: fc.constant(targets.filePath), headers, method: fc.constantFrom('GET', 'HEAD') }).map((r) => ({
-    kind: 'file',
-    method: r.method,
-    target: r.path,
-    headers: r.headers,
-    body: Buffer.alloc(0),
-    framing: 'none',
-  }));
+  const file: fc.Arbitrary<HostileRequest> = fc
+    .record({ path: fc.constant(targets.filePath), headers, method: fc.constantFrom('GET', 'HEAD') })
+    .map((r) => ({
+      kind: 'file',
+      method: r.method,
+      target: r.path,
+      headers: r.headers,
+      body: Buffer.alloc(0),
+      framing: 'none',
+    }));
 
   return fc.oneof(
     { arbitrary: json, weight: 3 },
@@ -448,27 +803,106 @@ const rarelyNasty = { arbitrary: nastyString, weight: 1 };
 
 /** What a tus size header (`Upload-Length`, `Upload-Offset`) might say: plausible, off by a little, or not a number at all. */
 const tusSize = fc.oneof(
-  fc.constantFrom('0', '0', '1', String(SEEDED_UPLOAD_LENGTH), String(SEEDED_UPLOAD_LENGTH - 1), String(SEEDED_UPLOAD_LENGTH + 1), '4096', '131072', '131073'),
+  fc.constantFrom(
+    '0',
+    '0',
+    '1',
+    String(SEEDED_UPLOAD_LENGTH),
+    String(SEEDED_UPLOAD_LENGTH - 1),
+    String(SEEDED_UPLOAD_LENGTH + 1),
+    '4096',
+    '131072',
+    '131073',
+  ),
   fc.nat({ max: 300_000 }).map(String),
-  fc.constantFrom('-1', '-0', '1.5', '1e3', '0x10', ' 5', '5 ', '+5', '05', '00000000000000001', '99999999999999999999', '9007199254740991', '9007199254740992', '18446744073709551616', '', ' ', 'abc', '1,2', '1, 1', 'NaN', 'Infinity', '１２', '\u0000', '5\u0000'),
+  fc.constantFrom(
+    '-1',
+    '-0',
+    '1.5',
+    '1e3',
+    '0x10',
+    ' 5',
+    '5 ',
+    '+5',
+    '05',
+    '00000000000000001',
+    '99999999999999999999',
+    '9007199254740991',
+    '9007199254740992',
+    '18446744073709551616',
+    '',
+    ' ',
+    'abc',
+    '1,2',
+    '1, 1',
+    'NaN',
+    'Infinity',
+    '１２',
+    '\u0000',
+    '5\u0000',
+  ),
   rarelyNasty,
 );
 
 /** `Upload-Metadata`: pairs with keys and values good and bad, and things that are not pairs at all. */
 function tusMetadata(targets: Targets): fc.Arbitrary<string> {
   const b64 = (text: string | Buffer): string => Buffer.from(text).toString('base64');
-  const key = fc.constantFrom('filename', 'filename', 'label', 'visibility', 'replace', 'name', 'filetype', '', 'a b', 'kéy', '__proto__', 'constructor', 'FILENAME');
+  const key = fc.constantFrom(
+    'filename',
+    'filename',
+    'label',
+    'visibility',
+    'replace',
+    'name',
+    'filetype',
+    '',
+    'a b',
+    'kéy',
+    '__proto__',
+    'constructor',
+    'FILENAME',
+  );
   const value = fc.oneof(
-    fc.constantFrom('', b64('a.txt'), b64('public'), b64('private'), b64('secret'), b64(targets.assetId), b64('as_00000000000000000000000000'), b64('../../auth-secret')),
+    fc.constantFrom(
+      '',
+      b64('a.txt'),
+      b64('public'),
+      b64('private'),
+      b64('secret'),
+      b64(targets.assetId),
+      b64('as_00000000000000000000000000'),
+      b64('../../auth-secret'),
+    ),
     nastyString.map(b64),
-    fc.constantFrom('=', 'a', 'a===', 'QQ', 'QQ=', '!!!!', 'Zg==Zg==', b64(Buffer.from([0xff, 0xfe])), b64(Buffer.from([0xc0, 0xae])), b64(Buffer.from([0xed, 0xa0, 0x80])), b64('a\u0000b'), b64('x'.repeat(300))),
+    fc.constantFrom(
+      '=',
+      'a',
+      'a===',
+      'QQ',
+      'QQ=',
+      '!!!!',
+      'Zg==Zg==',
+      b64(Buffer.from([0xff, 0xfe])),
+      b64(Buffer.from([0xc0, 0xae])),
+      b64(Buffer.from([0xed, 0xa0, 0x80])),
+      b64('a\u0000b'),
+      b64('x'.repeat(300)),
+    ),
     rarelyNasty,
   );
   const pair = fc.tuple(key, value, fc.constantFrom(' ', ' ', '  ', '\t', '')).map(([k, v, gap]) => (v === '' ? k : `${k}${gap}${v}`));
   return fc.oneof(
     fc.array(pair, { maxLength: 6 }).map((pairs) => pairs.join(',')),
     fc.array(pair, { maxLength: 6 }).map((pairs) => pairs.join(', ')),
-    fc.constantFrom(',', ',,', 'filename', `filename ${b64('a')},filename ${b64('b')}`, `label ${b64('x'.repeat(201))}`, `replace ${b64('not-an-id')}`, `visibility ${b64('PUBLIC')}`),
+    fc.constantFrom(
+      ',',
+      ',,',
+      'filename',
+      `filename ${b64('a')},filename ${b64('b')}`,
+      `label ${b64('x'.repeat(201))}`,
+      `replace ${b64('not-an-id')}`,
+      `visibility ${b64('PUBLIC')}`,
+    ),
     fc.integer({ min: 8_000, max: 20_000 }).map((n) => `filename ${'QUFB'.repeat(Math.ceil(n / 4))}`),
     rarelyNasty,
   );
@@ -478,8 +912,30 @@ function tusMetadata(targets: Targets): fc.Arbitrary<string> {
 function tusConcat(targets: Targets): fc.Arbitrary<string> {
   const own = `/v1/uploads/${targets.uploadId}`;
   return fc.oneof(
-    fc.constantFrom('partial', 'partial', 'Partial', 'final', 'final;', 'final; ', `final;${own}`, `final;http://localhost${own}`, `final;https://evil.example${own}`, `final;${own} ${own}`, `final;${own}/x`, 'final;/v1/uploads/', 'final;/v1/uploads', 'final;%zz', 'final;http://[::1', 'final;http://', `final;${own}?x=1#y`, `final; ${own}`, `partial;${own}`),
-    fc.array(hostileSegment(targets), { minLength: 1, maxLength: 5 }).map((segments) => `final;${segments.map((segment) => `/v1/uploads/${segment}`).join(' ')}`),
+    fc.constantFrom(
+      'partial',
+      'partial',
+      'Partial',
+      'final',
+      'final;',
+      'final; ',
+      `final;${own}`,
+      `final;http://localhost${own}`,
+      `final;https://evil.example${own}`,
+      `final;${own} ${own}`,
+      `final;${own}/x`,
+      'final;/v1/uploads/',
+      'final;/v1/uploads',
+      'final;%zz',
+      'final;http://[::1',
+      'final;http://',
+      `final;${own}?x=1#y`,
+      `final; ${own}`,
+      `partial;${own}`,
+    ),
+    fc
+      .array(hostileSegment(targets), { minLength: 1, maxLength: 5 })
+      .map((segments) => `final;${segments.map((segment) => `/v1/uploads/${segment}`).join(' ')}`),
     fc.integer({ min: 900, max: 1_100 }).map((n) => `final;${Array.from({ length: n }, () => own).join(' ')}`),
     { arbitrary: nastyString.map((text) => `final;${text}`), weight: 1 },
   );
@@ -487,18 +943,46 @@ function tusConcat(targets: Targets): fc.Arbitrary<string> {
 
 /** `Upload-Checksum`: the algorithms the server takes and others, digests of the wrong size or not base64. */
 const tusChecksum = fc.oneof(
-  fc.tuple(fc.constantFrom('sha1', 'sha256'), fc.uint8Array({ minLength: 20, maxLength: 32 })).map(([algorithm, digest]) => `${algorithm} ${Buffer.from(digest).toString('base64')}`),
-  fc.constantFrom('sha1', 'sha256 ', 'md5 1B2M2Y8AsgTpgAmY7PhCfg==', 'crc32 AAAAAA==', 'SHA1 2jmj7l5rSw0yVb/vlWAYkK/YBwk=', 'sha1 2jmj7l5rSw0yVb/vlWAYkK/YBwk', 'sha1  2jmj7l5rSw0yVb/vlWAYkK/YBwk=', 'sha1 2jmj7l5rSw0yVb/vlWAYkK/YBwk= extra', 'sha256 !!!!', ''),
+  fc
+    .tuple(fc.constantFrom('sha1', 'sha256'), fc.uint8Array({ minLength: 20, maxLength: 32 }))
+    .map(([algorithm, digest]) => `${algorithm} ${Buffer.from(digest).toString('base64')}`),
+  fc.constantFrom(
+    'sha1',
+    'sha256 ',
+    'md5 1B2M2Y8AsgTpgAmY7PhCfg==',
+    'crc32 AAAAAA==',
+    'SHA1 2jmj7l5rSw0yVb/vlWAYkK/YBwk=',
+    'sha1 2jmj7l5rSw0yVb/vlWAYkK/YBwk',
+    'sha1  2jmj7l5rSw0yVb/vlWAYkK/YBwk=',
+    'sha1 2jmj7l5rSw0yVb/vlWAYkK/YBwk= extra',
+    'sha256 !!!!',
+    '',
+  ),
   // The sha1 and sha256 of no bytes: right for an empty body.
   fc.constantFrom('sha1 2jmj7l5rSw0yVb/vlWAYkK/YBwk=', 'sha256 47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='),
   rarelyNasty,
 );
 
-const tusVersion = fc.oneof({ arbitrary: fc.constant('1.0.0'), weight: 12 }, fc.constantFrom('0.2.2', '1.0', '1.0.0 ', '1.0.0, 1.0.0', '1.0.1', 'v1.0.0', '', '*'), rarelyNasty);
+const tusVersion = fc.oneof(
+  { arbitrary: fc.constant('1.0.0'), weight: 12 },
+  fc.constantFrom('0.2.2', '1.0', '1.0.0 ', '1.0.0, 1.0.0', '1.0.1', 'v1.0.0', '', '*'),
+  rarelyNasty,
+);
 
 const tusContentType = fc.oneof(
   { arbitrary: fc.constant('application/offset+octet-stream'), weight: 6 },
-  fc.constantFrom('application/offset+octet-stream; charset=utf-8', 'APPLICATION/OFFSET+OCTET-STREAM', ' application/offset+octet-stream', 'application/octet-stream', 'application/json', 'multipart/form-data; boundary=x', 'text/plain', '', ';', 'application/offset+octet-stream\u0001'),
+  fc.constantFrom(
+    'application/offset+octet-stream; charset=utf-8',
+    'APPLICATION/OFFSET+OCTET-STREAM',
+    ' application/offset+octet-stream',
+    'application/octet-stream',
+    'application/json',
+    'multipart/form-data; boundary=x',
+    'text/plain',
+    '',
+    ';',
+    'application/offset+octet-stream\u0001',
+  ),
   repeat('a', 1_000, 12_000).map((text) => `application/offset+octet-stream; x=${text}`),
 );
 
@@ -526,25 +1010,70 @@ export function tusRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
     { arbitrary: fc.constant('/v1/uploads'), weight: 4 },
     { arbitrary: fc.constant(own), weight: 6 },
     hostileSegment(targets).map((segment) => `/v1/uploads/${segment}`),
-    fc.constantFrom('/v1/uploads/', '/v1/uploads//', `${own}/`, `${own}/x`, '/v1/uploads?Upload-Length=1', `${own}?Upload-Offset=0`, '/v1/uploads/up_00000000000000000000000000', `/v1/uploads/${targets.uploadId.toUpperCase()}`, `/v1/uploads/${targets.assetId}`, '/v1/uploads/%2e%2e', '/v1//uploads', '/v1/uploads:x'),
+    fc.constantFrom(
+      '/v1/uploads/',
+      '/v1/uploads//',
+      `${own}/`,
+      `${own}/x`,
+      '/v1/uploads?Upload-Length=1',
+      `${own}?Upload-Offset=0`,
+      '/v1/uploads/up_00000000000000000000000000',
+      `/v1/uploads/${targets.uploadId.toUpperCase()}`,
+      `/v1/uploads/${targets.assetId}`,
+      '/v1/uploads/%2e%2e',
+      '/v1//uploads',
+      '/v1/uploads:x',
+    ),
   );
   const b64 = (text: string): string => Buffer.from(text).toString('base64');
   // What a well-behaved client would send with each method.
   const plausible = fc.oneof(
-    { arbitrary: fc.record({ length: fc.constantFrom(0, 1, 100, SEEDED_UPLOAD_LENGTH), metadata: fc.constantFrom(undefined, `filename ${b64('a.txt')},label ${b64('fuzz')}`, `filename ${b64('p.txt')},visibility ${b64('private')}`), partial: fc.boolean(), withBytes: fc.boolean() }).map((r) => ({
-        method: 'POST',
-        headers: [
-          ['Upload-Length', String(r.length)],
-          ...(r.metadata ? [['Upload-Metadata', r.metadata]] : []),
-          ...(r.partial ? [['Upload-Concat', 'partial']] : []),
-          ...(r.withBytes ? [['Content-Type', 'application/offset+octet-stream']] : []),
-        ] as [string, string][],
-        bytes: r.withBytes,
-      })), weight: 4 },
+    {
+      arbitrary: fc
+        .record({
+          length: fc.constantFrom(0, 1, 100, SEEDED_UPLOAD_LENGTH),
+          metadata: fc.constantFrom(
+            undefined,
+            `filename ${b64('a.txt')},label ${b64('fuzz')}`,
+            `filename ${b64('p.txt')},visibility ${b64('private')}`,
+          ),
+          partial: fc.boolean(),
+          withBytes: fc.boolean(),
+        })
+        .map((r) => ({
+          method: 'POST',
+          headers: [
+            ['Upload-Length', String(r.length)],
+            ...(r.metadata ? [['Upload-Metadata', r.metadata]] : []),
+            ...(r.partial ? [['Upload-Concat', 'partial']] : []),
+            ...(r.withBytes ? [['Content-Type', 'application/offset+octet-stream']] : []),
+          ] as [string, string][],
+          bytes: r.withBytes,
+        })),
+      weight: 4,
+    },
     { arbitrary: fc.constant({ method: 'POST', headers: [['Upload-Defer-Length', '1']] as [string, string][], bytes: false }), weight: 1 },
-    { arbitrary: fc.constant({ method: 'POST', headers: [['Upload-Concat', `final;${own}`]] as [string, string][], bytes: false }), weight: 1 },
-    { arbitrary: fc.constantFrom('0', '0', '0', '1', '100').map((offset) => ({ method: 'PATCH', headers: [['Upload-Offset', offset], ['Content-Type', 'application/offset+octet-stream']] as [string, string][], bytes: true })), weight: 6 },
-    { arbitrary: fc.constantFrom('HEAD', 'HEAD', 'DELETE', 'OPTIONS', 'GET', 'PUT', 'patch', 'FOO').map((method) => ({ method, headers: [] as [string, string][], bytes: false })), weight: 3 },
+    {
+      arbitrary: fc.constant({ method: 'POST', headers: [['Upload-Concat', `final;${own}`]] as [string, string][], bytes: false }),
+      weight: 1,
+    },
+    {
+      arbitrary: fc.constantFrom('0', '0', '0', '1', '100').map((offset) => ({
+        method: 'PATCH',
+        headers: [
+          ['Upload-Offset', offset],
+          ['Content-Type', 'application/offset+octet-stream'],
+        ] as [string, string][],
+        bytes: true,
+      })),
+      weight: 6,
+    },
+    {
+      arbitrary: fc
+        .constantFrom('HEAD', 'HEAD', 'DELETE', 'OPTIONS', 'GET', 'PUT', 'patch', 'FOO')
+        .map((method) => ({ method, headers: [] as [string, string][], bytes: false })),
+      weight: 3,
+    },
   );
   const hostileValue: Readonly<Record<string, fc.Arbitrary<string>>> = {
     'Tus-Resumable': tusVersion,
@@ -557,13 +1086,15 @@ export function tusRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
     'Content-Type': tusContentType,
     'X-HTTP-Method-Override': fc.constantFrom('PATCH', 'DELETE', 'HEAD', 'GET'),
   };
-  const mutation = fc.constantFrom(...Object.keys(hostileValue)).chain((name) =>
-    fc.oneof(
-      { arbitrary: hostileValue[name]!.map((value) => ({ name, change: 'set' as const, value })), weight: 6 },
-      fc.constant({ name, change: 'drop' as const, value: '' }),
-      fc.constant({ name, change: 'repeat' as const, value: '' }),
-    ),
-  );
+  const mutation = fc
+    .constantFrom(...Object.keys(hostileValue))
+    .chain((name) =>
+      fc.oneof(
+        { arbitrary: hostileValue[name]!.map((value) => ({ name, change: 'set' as const, value })), weight: 6 },
+        fc.constant({ name, change: 'drop' as const, value: '' }),
+        fc.constant({ name, change: 'repeat' as const, value: '' }),
+      ),
+    );
   return fc
     .record({
       plausible,
@@ -579,16 +1110,35 @@ export function tusRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
     .map((r): HostileRequest => {
       const { method } = r.plausible;
       // Creation goes to the collection, everything else to an upload's url (mostly).
-      const path = method === 'DELETE' && r.target === own && r.spareSeed > 0 ? '/v1/uploads/up_00000000000000000000000000' : method === 'POST' && r.target === own ? '/v1/uploads' : method !== 'POST' && r.target === '/v1/uploads' && r.spareSeed > 2 ? own : r.target;
+      const path =
+        method === 'DELETE' && r.target === own && r.spareSeed > 0
+          ? '/v1/uploads/up_00000000000000000000000000'
+          : method === 'POST' && r.target === own
+            ? '/v1/uploads'
+            : method !== 'POST' && r.target === '/v1/uploads' && r.spareSeed > 2
+              ? own
+              : r.target;
       let tus: [string, string][] = [['Tus-Resumable', '1.0.0'], ...r.plausible.headers];
       for (const { name, change, value } of r.mutations) {
         const at = tus.findIndex(([existing]) => existing === name);
-        if (change === 'set') tus = at === -1 ? [...tus, [name, headerValue(value)]] : tus.map((header, i) => (i === at ? [name, headerValue(value)] : header));
+        if (change === 'set')
+          tus = at === -1 ? [...tus, [name, headerValue(value)]] : tus.map((header, i) => (i === at ? [name, headerValue(value)] : header));
         else if (change === 'drop') tus = tus.filter(([existing]) => existing !== name);
         else if (at !== -1) tus.push(tus[at]!);
       }
-      const headers: [string, string][] = [...(r.auth ? [['Authorization', targets.authorization] as [string, string]] : []), ...tus, ...r.headers];
+      const headers: [string, string][] = [
+        ...(r.auth ? [['Authorization', targets.authorization] as [string, string]] : []),
+        ...tus,
+        ...r.headers,
+      ];
       const body = r.plausible.bytes || r.mutations.length > 0 ? (method === 'HEAD' ? Buffer.alloc(0) : r.body) : Buffer.alloc(0);
-      return { kind: 'tus', method, target: path, headers, body, framing: body.length === 0 && method !== 'POST' && method !== 'PATCH' ? 'none' : r.framing };
+      return {
+        kind: 'tus',
+        method,
+        target: path,
+        headers,
+        body,
+        framing: body.length === 0 && method !== 'POST' && method !== 'PATCH' ? 'none' : r.framing,
+      };
     });
 }

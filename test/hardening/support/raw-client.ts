@@ -103,7 +103,12 @@ function parse(raw: Buffer, closedAfterMs: number): RawAnswer {
  * closes once it has answered) and the opening of its file part, with a body
  * length of `declaredBytes`.
  */
-export function uploadHead(path: string, authorization: string, boundary: string, declaredBytes: number): { head: string; partHead: string } {
+export function uploadHead(
+  path: string,
+  authorization: string,
+  boundary: string,
+  declaredBytes: number,
+): { head: string; partHead: string } {
   const partHead = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
   const head =
     `POST ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: ${authorization}\r\n` +

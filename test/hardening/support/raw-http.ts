@@ -34,7 +34,12 @@ export function sendRaw(url: string, request: Buffer, options: { head?: boolean;
       socket.destroy();
       if (error) return reject(error);
       const parsed = parse(Buffer.concat(chunks), options.head ?? false);
-      if (parsed === undefined) return reject(new Error(`the connection ${ending === 'reset' ? 'was reset' : 'closed'} without a response (${Buffer.concat(chunks).length} bytes received)`));
+      if (parsed === undefined)
+        return reject(
+          new Error(
+            `the connection ${ending === 'reset' ? 'was reset' : 'closed'} without a response (${Buffer.concat(chunks).length} bytes received)`,
+          ),
+        );
       resolve({ ...parsed, ending: ending ?? 'complete' });
     };
     socket.on('data', (chunk: Buffer) => {

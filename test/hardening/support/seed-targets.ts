@@ -16,10 +16,20 @@ export async function seedTargets(stack: Stack, workspacePrefix: string, routePa
   const form = new FormData();
   form.append('file', new Blob(['seed file\n'], { type: 'text/plain' }), 'seed.txt');
   const asset = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers: auth, body: form });
-  const upload = await fetch(`${stack.url}/v1/uploads`, { method: 'POST', headers: { ...auth, 'tus-resumable': '1.0.0', 'upload-length': String(SEEDED_UPLOAD_LENGTH) } });
-  if (route.status !== 201 || asset.status !== 201 || upload.status !== 201) throw new Error(`seeding failed: route ${route.status}, asset ${asset.status}, upload ${upload.status}`);
+  const upload = await fetch(`${stack.url}/v1/uploads`, {
+    method: 'POST',
+    headers: { ...auth, 'tus-resumable': '1.0.0', 'upload-length': String(SEEDED_UPLOAD_LENGTH) },
+  });
+  if (route.status !== 201 || asset.status !== 201 || upload.status !== 201)
+    throw new Error(`seeding failed: route ${route.status}, asset ${asset.status}, upload ${upload.status}`);
   const location = upload.headers.get('location')!;
   const { id: routeId } = (await route.json()) as { id: string };
   const { id: assetId, url } = (await asset.json()) as { id: string; url: string };
-  return { authorization: auth.authorization!, routeId, assetId, filePath: new URL(url).pathname, uploadId: location.slice(location.lastIndexOf('/') + 1) };
+  return {
+    authorization: auth.authorization!,
+    routeId,
+    assetId,
+    filePath: new URL(url).pathname,
+    uploadId: location.slice(location.lastIndexOf('/') + 1),
+  };
 }

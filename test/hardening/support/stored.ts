@@ -16,11 +16,21 @@ export interface Stored {
 const NOT_BLOBS = /(\.sqlite(-wal|-shm|-journal)?|auth-secret|url-signing-key)$/;
 
 /** Reads what a SQLite + disk stack in `dataDir` holds, straight from its database and folder. */
-export async function storedIn(dataDir: string, storage: StorageConfig = loadServiceConfig({ DATA_DIR: dataDir }).storage): Promise<Stored> {
+export async function storedIn(
+  dataDir: string,
+  storage: StorageConfig = loadServiceConfig({ DATA_DIR: dataDir }).storage,
+): Promise<Stored> {
   const reader = await openStorage(storage, { migrate: false });
   try {
     const count = async (table: 'assets' | 'routes') =>
-      Number((await reader.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await reader.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const blobKeys: string[] = [];
     for await (const blob of reader.blobStore.list()) blobKeys.push(blob.key);
     const entries = storage.blobs.kind === 'disk' ? await readdir(dataDir, { recursive: true, withFileTypes: true }) : [];

@@ -16,7 +16,8 @@ export function parseMetrics(text: string): Sample[] {
     const match = SAMPLE.exec(line);
     if (!match) throw new Error(`not a sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const [, name, value] of (match[2] ?? '').matchAll(LABEL)) labels[name!] = value!.replace(/\\(.)/g, (_all, escaped: string) => (escaped === 'n' ? '\n' : escaped));
+    for (const [, name, value] of (match[2] ?? '').matchAll(LABEL))
+      labels[name!] = value!.replace(/\\(.)/g, (_all, escaped: string) => (escaped === 'n' ? '\n' : escaped));
     samples.push({ name: match[1]!, labels, value: Number(match[3]) });
   }
   return samples;
@@ -24,7 +25,9 @@ export function parseMetrics(text: string): Sample[] {
 
 /** The value of the one series of `name` whose labels include `labels`; 0 when it does not exist. */
 export function valueOf(samples: readonly Sample[], name: string, labels: Readonly<Record<string, string>>): number {
-  const found = samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+  const found = samples.filter(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  );
   if (found.length > 1) throw new Error(`${name} ${JSON.stringify(labels)} names ${found.length} series`);
   return found[0]?.value ?? 0;
 }

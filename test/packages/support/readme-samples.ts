@@ -38,10 +38,28 @@ export interface PrintingProgram {
 }
 
 export const PRINTING_PROGRAMS: readonly PrintingProgram[] = [
-  { page: 'lib/README.md', first: "import { createReadStream } from 'node:fs';", fixtures: { 'logo.png': 'test/fixtures/image.png' }, prints: EMBEDDING_OUTPUT },
-  { page: 'proto/README.md', first: "import { RouteService, AssetService } from '@switchyard/proto';", prints: /^switchyard\.v1\.RouteService \[\n(?: {2}'\w+',\n)*? {2}'uploadAsset',\n(?: {2}'\w+',?\n)+\]\n$/ },
-  { page: 'runtime/README.md', first: "import { createLogger } from '@switchyard/runtime';", prints: /^\{"level":30,"time":\d+,"service":"switchyard","token":"\[redacted\]","msg":"hello"\}\n$/ },
-  { page: 'console/README.md', first: "import { consoleRoot } from '@switchyard/console';", prints: /^\/\S*\/node_modules\/@switchyard\/console\/\S*\/\n$/, printsFolderHolding: 'index.html' },
+  {
+    page: 'lib/README.md',
+    first: "import { createReadStream } from 'node:fs';",
+    fixtures: { 'logo.png': 'test/fixtures/image.png' },
+    prints: EMBEDDING_OUTPUT,
+  },
+  {
+    page: 'proto/README.md',
+    first: "import { RouteService, AssetService } from '@switchyard/proto';",
+    prints: /^switchyard\.v1\.RouteService \[\n(?: {2}'\w+',\n)*? {2}'uploadAsset',\n(?: {2}'\w+',?\n)+\]\n$/,
+  },
+  {
+    page: 'runtime/README.md',
+    first: "import { createLogger } from '@switchyard/runtime';",
+    prints: /^\{"level":30,"time":\d+,"service":"switchyard","token":"\[redacted\]","msg":"hello"\}\n$/,
+  },
+  {
+    page: 'console/README.md',
+    first: "import { consoleRoot } from '@switchyard/console';",
+    prints: /^\/\S*\/node_modules\/@switchyard\/console\/\S*\/\n$/,
+    printsFolderHolding: 'index.html',
+  },
   {
     page: 'client/README.md',
     first: "import { createSwitchyardClient } from '@switchyard/client';",
@@ -76,7 +94,10 @@ export interface PrintedCommand {
 export const START: PrintedCommand = { page: 'cli/README.md', command: 'npx switchyard start' };
 export const TOKEN: PrintedCommand = { page: 'cli/README.md', command: 'npx switchyard token --workspace demo' };
 export const SERVICE: PrintedCommand = { page: 'service/README.md', command: 'CDN_URL=http://127.0.0.1:8080/files npx switchyard service' };
-export const GATEWAY: PrintedCommand = { page: 'gateway/README.md', command: 'SERVICE_URL=http://127.0.0.1:50051 CDN_URL=http://127.0.0.1:8080/files npx switchyard gateway' };
+export const GATEWAY: PrintedCommand = {
+  page: 'gateway/README.md',
+  command: 'SERVICE_URL=http://127.0.0.1:50051 CDN_URL=http://127.0.0.1:8080/files npx switchyard gateway',
+};
 
 /** The commands packages.test.ts runs as printed (only the ports moved to free ones by the environment). */
 export const RUN_COMMANDS: readonly PrintedCommand[] = [START, TOKEN, SERVICE, GATEWAY];
@@ -88,7 +109,11 @@ export const NOT_RUN: readonly (PrintedCommand & { why: string })[] = [
   { page: 'cli/README.md', command: 'npm install switchyard', why: FROM_REGISTRY },
   { page: 'gateway/README.md', command: 'npm install switchyard', why: FROM_REGISTRY },
   { page: 'lib/README.md', command: 'npm install @switchyard/core', why: FROM_REGISTRY },
-  { page: 'lib/README.md', command: 'npm install sharp', why: 'installs from the registry; the core-only install checks sharp stays optional, and the repository tests read image sizes with its sharp' },
+  {
+    page: 'lib/README.md',
+    command: 'npm install sharp',
+    why: 'installs from the registry; the core-only install checks sharp stays optional, and the repository tests read image sizes with its sharp',
+  },
   { page: 'proto/README.md', command: 'npm install @switchyard/proto', why: FROM_REGISTRY },
   { page: 'runtime/README.md', command: 'npm install @switchyard/runtime', why: FROM_REGISTRY },
   { page: 'service/README.md', command: 'npm install switchyard', why: FROM_REGISTRY },
@@ -103,7 +128,9 @@ export async function printedCommand(printed: PrintedCommand): Promise<{ env: Re
 
 /** The ```js or ```ts sample of `page` whose first line is `first`. */
 export async function printedProgram(page: string, first: string): Promise<Sample> {
-  const sample = (await samplesOf(page)).find((candidate) => candidate.first === first && (candidate.lang === 'js' || candidate.lang === 'ts'));
+  const sample = (await samplesOf(page)).find(
+    (candidate) => candidate.first === first && (candidate.lang === 'js' || candidate.lang === 'ts'),
+  );
   if (sample === undefined) throw new Error(`${page} has no js/ts sample starting \`${first}\``);
   return sample;
 }

@@ -23,7 +23,11 @@ export async function compiled(path: string): Promise<string> {
  * program as `app.mjs`, its fixtures and any other files: samples run side by
  * side do not share files, and the packages resolve from the project's node_modules.
  */
-export async function sampleFolder(project: string, name: string, files: { program: string; fixtures?: Record<string, string>; others?: Record<string, string> }): Promise<string> {
+export async function sampleFolder(
+  project: string,
+  name: string,
+  files: { program: string; fixtures?: Record<string, string>; others?: Record<string, string> },
+): Promise<string> {
   const dir = join(project, 'readme-samples', name);
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'app.mjs'), files.program);

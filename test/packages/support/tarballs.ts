@@ -42,10 +42,16 @@ async function allowedScripts(): Promise<Record<string, boolean>> {
  */
 export async function freshProject(name: string, tarballs: readonly string[]): Promise<{ dir: string; install: Run }> {
   const dir = await mkdtemp(join(tmpdir(), `switchyard-${name}-`));
-  await writeFile(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module', allowScripts: await allowedScripts() }, null, 2));
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name, private: true, type: 'module', allowScripts: await allowedScripts() }, null, 2),
+  );
   const mirror = await startPrebuildMirror();
   try {
-    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs], { cwd: dir, env: { ...process.env, ...mirror.env } });
+    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs], {
+      cwd: dir,
+      env: { ...process.env, ...mirror.env },
+    });
     return { dir, install };
   } finally {
     await mirror.close();
@@ -64,7 +70,9 @@ export async function installedPackages(dir: string): Promise<Map<string, string
     }
     for (const entry of entries) {
       if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
-      const folders = entry.name.startsWith('@') ? (await readdir(join(modules, entry.name))).map((inner) => join(entry.name, inner)) : [entry.name];
+      const folders = entry.name.startsWith('@')
+        ? (await readdir(join(modules, entry.name))).map((inner) => join(entry.name, inner))
+        : [entry.name];
       for (const folder of folders) {
         const manifest = await readFile(join(modules, folder, 'package.json'), 'utf8').catch(() => undefined);
         if (manifest === undefined) continue;

@@ -16,7 +16,12 @@ export const FIXTURES = Object.freeze({
   'sound.mp3': { type: 'audio/mpeg', ext: 'mp3', image: false, facts: ['durationMs'] },
   'clip.mp4': { type: 'video/mp4', ext: 'mp4', image: false, facts: ['durationMs', 'height', 'width'] },
   'clip.webm': { type: 'video/webm', ext: 'webm', image: false, facts: ['durationMs', 'height', 'width'] },
-  'document.docx': { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', ext: 'docx', image: false, facts: [] },
+  'document.docx': {
+    type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    ext: 'docx',
+    image: false,
+    facts: [],
+  },
   'notes.txt': { type: 'text/plain', ext: 'txt', image: false, facts: [] },
   'table.csv': { type: 'text/csv', ext: 'csv', image: false, facts: [] },
   'data.json': { type: 'application/json', ext: 'json', image: false, facts: [] },

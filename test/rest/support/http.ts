@@ -18,10 +18,21 @@ export interface RawResponse {
  */
 export function rawRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string | number>; body?: Buffer | string; /** Sent verbatim instead of url's path. */ path?: string },
+  options: {
+    method?: string;
+    headers?: Record<string, string | number>;
+    body?: Buffer | string /** Sent verbatim instead of url's path. */;
+    path?: string;
+  },
 ): Promise<RawResponse> {
   const { hostname, port, pathname, search } = new URL(url);
-  const target = { host: hostname, port, path: options.path ?? `${pathname}${search}`, method: options.method ?? 'POST', headers: options.headers };
+  const target = {
+    host: hostname,
+    port,
+    path: options.path ?? `${pathname}${search}`,
+    method: options.method ?? 'POST',
+    headers: options.headers,
+  };
   return new Promise((resolve, reject) => {
     const req = request(target, (res) => {
       const chunks: Buffer[] = [];
@@ -59,7 +70,11 @@ export function form(parts: ReadonlyArray<readonly [string, string | FormFile]>)
 }
 
 /** A multipart body by hand, part by part (`file` parts when a filename is given). */
-export function multipartBody(boundary: string, parts: ReadonlyArray<{ name: string; filename?: string; type?: string; body: string | Buffer }>, close = true): Buffer {
+export function multipartBody(
+  boundary: string,
+  parts: ReadonlyArray<{ name: string; filename?: string; type?: string; body: string | Buffer }>,
+  close = true,
+): Buffer {
   const chunks: Buffer[] = [];
   for (const part of parts) {
     const disposition = `form-data; name="${part.name}"${part.filename === undefined ? '' : `; filename="${part.filename}"`}`;

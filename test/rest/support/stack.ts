@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadGatewayConfig, listen, createGatewayLogger, startGateway, type GatewayHandle, type ValidatorCacheConfig } from '@switchyard/gateway';
+import {
+  loadGatewayConfig,
+  listen,
+  createGatewayLogger,
+  startGateway,
+  type GatewayHandle,
+  type ValidatorCacheConfig,
+} from '@switchyard/gateway';
 import { startService, loadServiceConfig, type ServiceHandle } from '@switchyard/service';
 import { createLogger, Registry } from '@switchyard/runtime';
 import { mintToken, type Claims } from './tokens.js';
@@ -38,21 +45,39 @@ export function testChannel(): 'in-process' | 'grpc' {
   return process.env['SWITCHYARD_TEST_CHANNEL'] === 'grpc' ? 'grpc' : 'in-process';
 }
 
-export async function startStack(env: Record<string, string> = {}, options: { channel?: 'in-process' | 'grpc'; fileValidators?: ValidatorCacheConfig } = {}): Promise<Stack> {
+export async function startStack(
+  env: Record<string, string> = {},
+  options: { channel?: 'in-process' | 'grpc'; fileValidators?: ValidatorCacheConfig } = {},
+): Promise<Stack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-rest-'));
   // A given AUTH_SECRET (a deployment several stacks share) is the one tokens are minted with.
   const secret = env['AUTH_SECRET'] ?? randomBytes(32).toString('base64url');
   const listener = await listen('127.0.0.1', 0);
-  const fullEnv = { HOST: '127.0.0.1', PORT: String(listener.port), GRPC_PORT: '0', DATA_DIR: dataDir, AUTH_SECRET: secret, LOG_LEVEL: 'info', ...env };
+  const fullEnv = {
+    HOST: '127.0.0.1',
+    PORT: String(listener.port),
+    GRPC_PORT: '0',
+    DATA_DIR: dataDir,
+    AUTH_SECRET: secret,
+    LOG_LEVEL: 'info',
+    ...env,
+  };
   const serviceConfig = loadServiceConfig(fullEnv);
   const serviceLogLines: string[] = [];
   const metrics = new Registry();
-  const service = await startService(serviceConfig, { logger: createLogger('info', { write: (line: string) => void serviceLogLines.push(line) }), metrics });
+  const service = await startService(serviceConfig, {
+    logger: createLogger('info', { write: (line: string) => void serviceLogLines.push(line) }),
+    metrics,
+  });
   const logLines: string[] = [];
   const log = createGatewayLogger('info', { write: (line: string) => void logLines.push(line) });
   const gatewayConfig = loadGatewayConfig(fullEnv);
-  const channel = (options.channel ?? testChannel()) === 'grpc' ? { serviceUrl: `http://${service.address}` } : { inProcess: service.inProcess };
-  const gateway = await startGateway({ ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl }, { ...channel, log, listener, shutdownTimeoutMs: 2_000, metrics, fileValidators: options.fileValidators });
+  const channel =
+    (options.channel ?? testChannel()) === 'grpc' ? { serviceUrl: `http://${service.address}` } : { inProcess: service.inProcess };
+  const gateway = await startGateway(
+    { ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl },
+    { ...channel, log, listener, shutdownTimeoutMs: 2_000, metrics, fileValidators: options.fileValidators },
+  );
   const token = (workspace: string, claims?: Claims) => mintToken(secret, { workspace, ...claims });
   return {
     url: gateway.url,

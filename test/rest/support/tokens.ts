@@ -27,5 +27,9 @@ export async function mintToken(secret: string, claims: Claims = {}): Promise<st
 
 export function unsignedToken(workspace: string): string {
   const now = Math.floor(Date.now() / 1000);
-  return new UnsecuredJWT({ workspace, scope: ALL_SCOPES }).setSubject('tester').setIssuedAt(now).setExpirationTime(now + 3600).encode();
+  return new UnsecuredJWT({ workspace, scope: ALL_SCOPES })
+    .setSubject('tester')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .encode();
 }

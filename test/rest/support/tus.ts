@@ -100,10 +100,18 @@ export function tusUpload(file: Buffer, options: UploadOptions): Promise<TusResu
       onAfterResponse: (request, response) => {
         const header = response.getHeader('switchyard-asset-id');
         if (header) assetId = header;
-        exchanges.push({ method: request.getMethod(), sentOffset: offsetOf(request.getHeader('Upload-Offset')), status: response.getStatus(), offset: offsetOf(response.getHeader('upload-offset')) });
+        exchanges.push({
+          method: request.getMethod(),
+          sentOffset: offsetOf(request.getHeader('Upload-Offset')),
+          status: response.getStatus(),
+          offset: offsetOf(response.getHeader('upload-offset')),
+        });
         return options.onAfterResponse?.(request, response);
       },
-      onSuccess: () => (assetId ? resolve({ uploadUrl: upload.url ?? '', assetId, exchanges }) : reject(new Error('the upload finished without naming an asset'))),
+      onSuccess: () =>
+        assetId
+          ? resolve({ uploadUrl: upload.url ?? '', assetId, exchanges })
+          : reject(new Error('the upload finished without naming an asset')),
       onError: reject,
     });
     upload.start();

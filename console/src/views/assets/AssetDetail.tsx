@@ -75,7 +75,9 @@ export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbac
             Copy URL
           </button>
         </div>
-        {asset.visibility === 'private' && <p class="help">This asset is private: its plain url answers 403. Share a signed link instead.</p>}
+        {asset.visibility === 'private' && (
+          <p class="help">This asset is private: its plain url answers 403. Share a signed link instead.</p>
+        )}
         {replacedFrom && (
           <p class="help" role="status">
             Replaced: the new url is above (the old one, <span class="break">{replacedFrom}</span>, no longer works).
@@ -160,7 +162,13 @@ export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbac
           </label>
           {replacing && <span class="muted">Replacing…</span>}
           {['image', 'video', 'audio'].includes(familyOf(asset.type)) && <DownloadLink asset={asset} api={api} />}
-          <button type="button" class="danger" disabled={!!writeRefused} aria-describedby={writeRefused ? 'file-scope' : undefined} onClick={() => (opened(), setConfirming(true))}>
+          <button
+            type="button"
+            class="danger"
+            disabled={!!writeRefused}
+            aria-describedby={writeRefused ? 'file-scope' : undefined}
+            onClick={() => (opened(), setConfirming(true))}
+          >
             Delete
           </button>
         </div>

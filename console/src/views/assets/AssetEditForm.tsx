@@ -8,7 +8,15 @@ import { ScopeNote } from '../../ui/ScopeNote.js';
 
 type Field = 'name' | 'label' | 'visibility';
 
-export function AssetEditForm({ asset, api, onSaved }: { readonly asset: Asset; readonly api: Api; readonly onSaved: (asset: Asset) => void }) {
+export function AssetEditForm({
+  asset,
+  api,
+  onSaved,
+}: {
+  readonly asset: Asset;
+  readonly api: Api;
+  readonly onSaved: (asset: Asset) => void;
+}) {
   const [name, setName] = useState(asset.name ?? '');
   const [label, setLabel] = useState(asset.label);
   const [visibility, setVisibility] = useState(asset.visibility);
@@ -42,7 +50,8 @@ export function AssetEditForm({ asset, api, onSaved }: { readonly asset: Asset; 
     } catch (error) {
       if (error instanceof SwitchyardRestError && error.details.length > 0) {
         const found: Partial<Record<Field, string>> = {};
-        for (const detail of error.details) if (detail.field === 'name' || detail.field === 'label' || detail.field === 'visibility') found[detail.field] = detail.reason;
+        for (const detail of error.details)
+          if (detail.field === 'name' || detail.field === 'label' || detail.field === 'visibility') found[detail.field] = detail.reason;
         setErrors(found);
       }
       const text = errorText(error, 'Saving');
@@ -66,7 +75,14 @@ export function AssetEditForm({ asset, api, onSaved }: { readonly asset: Asset; 
       <fieldset disabled={!!refused || busy} class="stack">
         <div class="field">
           <label for="edit-name">Name</label>
-          <input id="edit-name" type="text" maxLength={255} value={name} onInput={(event) => setName(event.currentTarget.value)} {...invalid('name')} />
+          <input
+            id="edit-name"
+            type="text"
+            maxLength={255}
+            value={name}
+            onInput={(event) => setName(event.currentTarget.value)}
+            {...invalid('name')}
+          />
           {message('name')}
         </div>
         <div class="field">
@@ -76,7 +92,12 @@ export function AssetEditForm({ asset, api, onSaved }: { readonly asset: Asset; 
         </div>
         <div class="field">
           <label for="edit-visibility">Visibility</label>
-          <select id="edit-visibility" value={visibility} onChange={(event) => setVisibility(event.currentTarget.value as Asset['visibility'])} {...invalid('visibility')}>
+          <select
+            id="edit-visibility"
+            value={visibility}
+            onChange={(event) => setVisibility(event.currentTarget.value as Asset['visibility'])}
+            {...invalid('visibility')}
+          >
             <option value="public">Public: anyone with the url</option>
             <option value="private">Private: signed links only</option>
           </select>

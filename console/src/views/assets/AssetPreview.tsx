@@ -32,7 +32,10 @@ export function AssetPreview({ asset, api }: { readonly asset: Asset; readonly a
   if (!failed && src !== null) {
     if (family === 'image') {
       // The size is known: the box is reserved before the image arrives (no jump, and no empty panel in a screenshot).
-      const size = asset.width && asset.height ? { width: Math.min(640, asset.width), height: Math.round((asset.height * Math.min(640, asset.width)) / asset.width) } : {};
+      const size =
+        asset.width && asset.height
+          ? { width: Math.min(640, asset.width), height: Math.round((asset.height * Math.min(640, asset.width)) / asset.width) }
+          : {};
       return <img class="preview" src={src} alt={`Preview of ${title}`} {...size} onError={() => setFailed(true)} />;
     }
     if (family === 'video') return <video class="preview" src={src} controls preload="metadata" aria-label={`Video ${title}`} />;

@@ -20,7 +20,13 @@ export const assetTitle = (asset: Asset): string => asset.name || asset.id;
 export function AssetRow({ asset, index, top, api, selected, onCheck, onOpen }: AssetRowProps) {
   const title = assetTitle(asset);
   return (
-    <div role="row" aria-rowindex={index + 2} class={`row${selected ? ' row-selected' : ''}`} style={{ transform: `translateY(${top}px)` }} data-asset-id={asset.id}>
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      class={`row${selected ? ' row-selected' : ''}`}
+      style={{ transform: `translateY(${top}px)` }}
+      data-asset-id={asset.id}
+    >
       <div role="cell" class="cell-check">
         <input
           type="checkbox"
@@ -41,8 +47,12 @@ export function AssetRow({ asset, index, top, api, selected, onCheck, onOpen }: 
       <div role="cell" class="cell-label">
         {asset.label ? <span class="chip">{asset.label}</span> : <span class="muted">—</span>}
       </div>
-      <div role="cell" class="cell-type">{asset.type}</div>
-      <div role="cell" class="cell-size">{formatBytes(asset.size)}</div>
+      <div role="cell" class="cell-type">
+        {asset.type}
+      </div>
+      <div role="cell" class="cell-size">
+        {formatBytes(asset.size)}
+      </div>
       <div role="cell" class="cell-date">
         <time dateTime={asset.uploadedAt} title={formatDate(asset.uploadedAt)}>
           {formatShortDate(asset.uploadedAt)}

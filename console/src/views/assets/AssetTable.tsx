@@ -47,7 +47,13 @@ export function AssetTable({ listing, api, selected, onCheck, onCheckAll, onOpen
         <div role="rowgroup" class="table-head">
           <div role="row" aria-rowindex={1} class="row row-head">
             <div role="columnheader" class="cell-check">
-              <input type="checkbox" aria-label="Select all loaded assets" checked={allChecked} disabled={items.length === 0} onClick={(event) => onCheckAll(event.currentTarget.checked)} />
+              <input
+                type="checkbox"
+                aria-label="Select all loaded assets"
+                checked={allChecked}
+                disabled={items.length === 0}
+                onClick={(event) => onCheckAll(event.currentTarget.checked)}
+              />
             </div>
             <div role="columnheader" class="cell-thumb">
               <span class="visually-hidden">Preview</span>
@@ -93,7 +99,11 @@ export function AssetTable({ listing, api, selected, onCheck, onCheckAll, onOpen
         </div>
       </div>
       <p class="table-foot">
-        {loading ? 'Loading assets…' : done ? `${items.length} ${items.length === 1 ? 'asset' : 'assets'}` : `${items.length} assets loaded; scroll for more`}
+        {loading
+          ? 'Loading assets…'
+          : done
+            ? `${items.length} ${items.length === 1 ? 'asset' : 'assets'}`
+            : `${items.length} assets loaded; scroll for more`}
         {listing.scanned.value > items.length && ` (${listing.scanned.value} read, filtered in the browser)`}
       </p>
     </div>

@@ -23,7 +23,11 @@ const BATCH_LIMIT = 1000;
 
 function filtersOf(params: URLSearchParams): FilterValues {
   const type = params.get('type') ?? '';
-  return { family: FAMILIES.includes(type as TypeFamily) ? (type as TypeFamily) : '', label: params.get('label') ?? '', q: params.get('q') ?? '' };
+  return {
+    family: FAMILIES.includes(type as TypeFamily) ? (type as TypeFamily) : '',
+    label: params.get('label') ?? '',
+    q: params.get('q') ?? '',
+  };
 }
 
 export function AssetsView() {
@@ -42,7 +46,12 @@ export function AssetsView() {
   // Filters go to the url (replacing, not stacking history entries).
   useEffect(() => {
     const next = new URLSearchParams(searchParams.value);
-    for (const [key, value] of [['type', settled.family], ['label', settled.label], ['q', settled.q]] as const) value ? next.set(key, value) : next.delete(key);
+    for (const [key, value] of [
+      ['type', settled.family],
+      ['label', settled.label],
+      ['q', settled.q],
+    ] as const)
+      value ? next.set(key, value) : next.delete(key);
     setSearchParams(next);
   }, [settled]);
 
@@ -124,7 +133,8 @@ export function AssetsView() {
     const names = new Map(listing.items.value.filter((asset) => selected.has(asset.id)).map((asset) => [asset.id, asset]));
     const results: BatchResult[] = [];
     try {
-      for (let i = 0; i < ids.length; i += BATCH_LIMIT) results.push(...(await api.batchDeleteAssets(ids.slice(i, i + BATCH_LIMIT))).results);
+      for (let i = 0; i < ids.length; i += BATCH_LIMIT)
+        results.push(...(await api.batchDeleteAssets(ids.slice(i, i + BATCH_LIMIT))).results);
     } catch (error) {
       const text = errorText(error, 'Deleting the selected assets');
       if (text) announceError(text);
@@ -151,49 +161,62 @@ export function AssetsView() {
         Assets
       </h1>
       <div class="assets-layout">
-      <section class="panel list-panel" aria-labelledby="list-title">
-        <h2 id="list-title" class="visually-hidden">
-          Asset list
-        </h2>
-        <AssetFilters values={filters} onChange={setFilters} />
-        <div class="toolbar">
-          <span class="muted">{selected.size > 0 ? `${selected.size} selected` : 'Select assets to act on several at once'}</span>
-          <button type="button" class="danger" disabled={selected.size === 0 || !!writeRefused} aria-describedby={writeRefused ? 'batch-scope' : undefined} onClick={() => (opened(), setConfirmBatch(true))}>
-            Delete selected{selected.size > 0 ? ` (${selected.size})` : ''}
-          </button>
-        </div>
-        <ScopeNote id="batch-scope" reason={writeRefused} />
-        {listing.error.value && (
-          <div class="callout callout-error">
-            <p>{listing.error.value}</p>
-            <button type="button" onClick={() => setAttempt((n) => n + 1)}>
-              Try again
+        <section class="panel list-panel" aria-labelledby="list-title">
+          <h2 id="list-title" class="visually-hidden">
+            Asset list
+          </h2>
+          <AssetFilters values={filters} onChange={setFilters} />
+          <div class="toolbar">
+            <span class="muted">{selected.size > 0 ? `${selected.size} selected` : 'Select assets to act on several at once'}</span>
+            <button
+              type="button"
+              class="danger"
+              disabled={selected.size === 0 || !!writeRefused}
+              aria-describedby={writeRefused ? 'batch-scope' : undefined}
+              onClick={() => (opened(), setConfirmBatch(true))}
+            >
+              Delete selected{selected.size > 0 ? ` (${selected.size})` : ''}
             </button>
           </div>
-        )}
-        <ScopeNote id="list-scope" reason={readRefused && `Listing assets: ${readRefused}`} />
-        {readRefused ? null : empty ? (
-          <div class="empty">
-            {filtered ? (
-              <>
-                <h3>No assets match these filters</h3>
-                <p>Change or clear the filters to see more.</p>
-                <button type="button" onClick={() => setFilters({ family: '', label: '', q: '' })}>
-                  Clear filters
-                </button>
-              </>
-            ) : (
-              <>
-                <h3>No assets yet</h3>
-                <p>Drop files on the upload area above, or choose them with "Upload files".</p>
-              </>
-            )}
-          </div>
-        ) : (
-          <AssetTable listing={listing} api={listing.api} selected={selected} onCheck={onCheck} onCheckAll={onCheckAll} onOpen={openDetail} />
-        )}
-      </section>
-      <UploadPanel onOpen={(id) => (opened(), setOpen(id))} />
+          <ScopeNote id="batch-scope" reason={writeRefused} />
+          {listing.error.value && (
+            <div class="callout callout-error">
+              <p>{listing.error.value}</p>
+              <button type="button" onClick={() => setAttempt((n) => n + 1)}>
+                Try again
+              </button>
+            </div>
+          )}
+          <ScopeNote id="list-scope" reason={readRefused && `Listing assets: ${readRefused}`} />
+          {readRefused ? null : empty ? (
+            <div class="empty">
+              {filtered ? (
+                <>
+                  <h3>No assets match these filters</h3>
+                  <p>Change or clear the filters to see more.</p>
+                  <button type="button" onClick={() => setFilters({ family: '', label: '', q: '' })}>
+                    Clear filters
+                  </button>
+                </>
+              ) : (
+                <>
+                  <h3>No assets yet</h3>
+                  <p>Drop files on the upload area above, or choose them with "Upload files".</p>
+                </>
+              )}
+            </div>
+          ) : (
+            <AssetTable
+              listing={listing}
+              api={listing.api}
+              selected={selected}
+              onCheck={onCheck}
+              onCheckAll={onCheckAll}
+              onOpen={openDetail}
+            />
+          )}
+        </section>
+        <UploadPanel onOpen={(id) => (opened(), setOpen(id))} />
       </div>
 
       {openAsset && openId === openAsset.id && (
@@ -215,7 +238,13 @@ export function AssetsView() {
         />
       )}
       {confirmBatch && (
-        <Confirm key={openings} title={`Delete ${selected.size} ${selected.size === 1 ? 'asset' : 'assets'}?`} confirmLabel="Delete" onConfirm={deleteSelected} onClose={() => setConfirmBatch(false)}>
+        <Confirm
+          key={openings}
+          title={`Delete ${selected.size} ${selected.size === 1 ? 'asset' : 'assets'}?`}
+          confirmLabel="Delete"
+          onConfirm={deleteSelected}
+          onClose={() => setConfirmBatch(false)}
+        >
           <p>
             {[...selected]
               .slice(0, 5)
@@ -224,11 +253,20 @@ export function AssetsView() {
                 return asset ? assetTitle(asset) : id;
               })
               .join(', ')}
-            {selected.size > 5 && ` and ${selected.size - 5} more`} will be deleted with every url and signed link they had. This cannot be undone.
+            {selected.size > 5 && ` and ${selected.size - 5} more`} will be deleted with every url and signed link they had. This cannot be
+            undone.
           </p>
         </Confirm>
       )}
-      {batch && <BatchResults key={openings} results={batch.results} names={batch.names} onClose={() => setBatch(null)} fallbackFocus={focusHeading} />}
+      {batch && (
+        <BatchResults
+          key={openings}
+          results={batch.results}
+          names={batch.names}
+          onClose={() => setBatch(null)}
+          fallbackFocus={focusHeading}
+        />
+      )}
     </div>
   );
 }

@@ -7,9 +7,23 @@ export interface BatchResult {
   readonly code: string;
 }
 
-const CODE_TEXT: Record<string, string> = { ok: 'Deleted', not_found: 'Not found (already gone)', invalid_argument: 'Refused: not an asset id' };
+const CODE_TEXT: Record<string, string> = {
+  ok: 'Deleted',
+  not_found: 'Not found (already gone)',
+  invalid_argument: 'Refused: not an asset id',
+};
 
-export function BatchResults({ results, names, onClose, fallbackFocus }: { readonly results: readonly BatchResult[]; readonly names: ReadonlyMap<string, Asset>; readonly onClose: () => void; readonly fallbackFocus: () => HTMLElement | null }) {
+export function BatchResults({
+  results,
+  names,
+  onClose,
+  fallbackFocus,
+}: {
+  readonly results: readonly BatchResult[];
+  readonly names: ReadonlyMap<string, Asset>;
+  readonly onClose: () => void;
+  readonly fallbackFocus: () => HTMLElement | null;
+}) {
   const deleted = results.filter((result) => result.code === 'ok').length;
   return (
     <Modal title={`Deleted ${deleted} of ${results.length}`} onClose={onClose} fallbackFocus={fallbackFocus}>

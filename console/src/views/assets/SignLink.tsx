@@ -69,7 +69,12 @@ export function SignLink({ asset, api }: { readonly asset: Asset; readonly api: 
         <button type="button" onClick={sign} disabled={busy || !!readRefused} aria-describedby={readRefused ? 'sign-scope' : undefined}>
           Sign link
         </button>
-        <button type="button" onClick={revoke} disabled={busy || !!writeRefused} aria-describedby={writeRefused ? 'revoke-scope' : undefined}>
+        <button
+          type="button"
+          onClick={revoke}
+          disabled={busy || !!writeRefused}
+          aria-describedby={writeRefused ? 'revoke-scope' : undefined}
+        >
           Revoke links
         </button>
       </div>

@@ -58,7 +58,11 @@ export function StoredUploads({ onFiles, refresh }: { readonly onFiles: (files: 
               <label class="button" for={inputId}>
                 Resume {name}
               </label>
-              <button type="button" aria-label={`Discard ${name}`} onClick={() => void discardStored(upload).then(() => setVersion((v) => v + 1))}>
+              <button
+                type="button"
+                aria-label={`Discard ${name}`}
+                onClick={() => void discardStored(upload).then(() => setVersion((v) => v + 1))}
+              >
                 Discard
               </button>
             </li>

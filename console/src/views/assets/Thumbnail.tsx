@@ -9,7 +9,10 @@ import { TypeIcon } from '../../ui/TypeIcon.js';
 
 export function Thumbnail({ asset, api }: { readonly asset: Asset; readonly api: Api }) {
   const wanted = hasThumbnail(asset.type);
-  const publicSrc = wanted && asset.visibility !== 'private' ? transformUrl(asset.url, { w: THUMB_SIZE, h: THUMB_SIZE, fit: 'cover', format: 'auto' }) : null;
+  const publicSrc =
+    wanted && asset.visibility !== 'private'
+      ? transformUrl(asset.url, { w: THUMB_SIZE, h: THUMB_SIZE, fit: 'cover', format: 'auto' })
+      : null;
   const [signedSrc, setSignedSrc] = useState<string | null>(null);
   const [failed, setFailed] = useState(false);
 

@@ -4,7 +4,14 @@
 import { formatBytes, formatDuration, formatRate } from '../../lib/format.js';
 import type { UploadJob } from '../../lib/upload-queue.js';
 
-const STATE_TEXT = { waiting: 'Waiting', uploading: 'Uploading', paused: 'Paused', done: 'Uploaded', failed: 'Failed', cancelled: 'Cancelled' } as const;
+const STATE_TEXT = {
+  waiting: 'Waiting',
+  uploading: 'Uploading',
+  paused: 'Paused',
+  done: 'Uploaded',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+} as const;
 
 export function UploadItem({ job, onOpen }: { readonly job: UploadJob; readonly onOpen: (id: string) => void }) {
   const state = job.state.value;

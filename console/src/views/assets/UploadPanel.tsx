@@ -41,7 +41,14 @@ export function UploadPanel({ onOpen }: { readonly onOpen: (id: string) => void 
         }}
       >
         <svg viewBox="0 0 24 24" width="28" height="28" aria-hidden="true" focusable="false">
-          <path d="M12 16V4m0 0l-5 5m5-5l5 5M4 16v4h16v-4" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" />
+          <path
+            d="M12 16V4m0 0l-5 5m5-5l5 5M4 16v4h16v-4"
+            fill="none"
+            stroke="currentColor"
+            stroke-width="1.8"
+            stroke-linecap="round"
+            stroke-linejoin="round"
+          />
         </svg>
         <span>Drop files here, or</span>
         <input
@@ -65,11 +72,23 @@ export function UploadPanel({ onOpen }: { readonly onOpen: (id: string) => void 
       <div class="upload-settings">
         <div class="field">
           <label for="upload-label">Label for uploads</label>
-          <input id="upload-label" type="text" maxLength={256} value={label} onInput={(event) => setLabel(event.currentTarget.value)} disabled={!!refused} />
+          <input
+            id="upload-label"
+            type="text"
+            maxLength={256}
+            value={label}
+            onInput={(event) => setLabel(event.currentTarget.value)}
+            disabled={!!refused}
+          />
         </div>
         <div class="field">
           <label for="upload-visibility">Visibility for uploads</label>
-          <select id="upload-visibility" value={visibility} onChange={(event) => setVisibility(event.currentTarget.value as typeof visibility)} disabled={!!refused}>
+          <select
+            id="upload-visibility"
+            value={visibility}
+            onChange={(event) => setVisibility(event.currentTarget.value as typeof visibility)}
+            disabled={!!refused}
+          >
             <option value="">Workspace default</option>
             <option value="public">Public</option>
             <option value="private">Private</option>
@@ -103,7 +122,8 @@ function PolicySummary() {
       {state.kind === 'known' && (
         <>
           Workspace policy: files up to {formatBytes(state.policy.maxUploadBytes)}; types{' '}
-          {state.policy.allowedTypes.length === 0 ? 'any' : state.policy.allowedTypes.join(', ')}; new files are {state.policy.defaultVisibility} unless you choose.
+          {state.policy.allowedTypes.length === 0 ? 'any' : state.policy.allowedTypes.join(', ')}; new files are{' '}
+          {state.policy.defaultVisibility} unless you choose.
         </>
       )}
     </p>

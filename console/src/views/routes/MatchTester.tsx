@@ -10,7 +10,14 @@ import { METHODS } from './RouteForm.js';
 
 type Result =
   | { readonly kind: 'idle' }
-  | { readonly kind: 'match'; readonly method: string; readonly path: string; readonly handler: string; readonly id: string; readonly params: Readonly<Record<string, string>> }
+  | {
+      readonly kind: 'match';
+      readonly method: string;
+      readonly path: string;
+      readonly handler: string;
+      readonly id: string;
+      readonly params: Readonly<Record<string, string>>;
+    }
   | { readonly kind: 'none' }
   | { readonly kind: 'error'; readonly text: string };
 
@@ -25,7 +32,16 @@ export function MatchTester({ api, revision }: { readonly api: Api; readonly rev
     if (asked.path === '' || refused) return setResult({ kind: 'idle' });
     let live = true;
     api.matchRoute(asked.method, asked.path).then(
-      (match) => live && setResult({ kind: 'match', method: match.route.method, path: match.route.path, handler: match.route.handler, id: match.route.id, params: match.params }),
+      (match) =>
+        live &&
+        setResult({
+          kind: 'match',
+          method: match.route.method,
+          path: match.route.path,
+          handler: match.route.handler,
+          id: match.route.id,
+          params: match.params,
+        }),
       (error: unknown) => {
         if (!live) return;
         if (error instanceof SwitchyardRestError && error.status === 404) return setResult({ kind: 'none' });
@@ -53,18 +69,30 @@ export function MatchTester({ api, revision }: { readonly api: Api; readonly rev
         </div>
         <div class="field field-grow">
           <label for="test-path">Test path</label>
-          <input id="test-path" type="text" value={path} placeholder="/users/42" spellcheck={false} onInput={(event) => setPath(event.currentTarget.value)} />
+          <input
+            id="test-path"
+            type="text"
+            value={path}
+            placeholder="/users/42"
+            spellcheck={false}
+            onInput={(event) => setPath(event.currentTarget.value)}
+          />
         </div>
       </div>
       <div class="tester-result" role="status" aria-live="polite" aria-atomic="true">
         {refused && <p class="scope-note">{refused}</p>}
         {result.kind === 'idle' && !refused && <p class="muted">Type a path such as /users/42 to see which route handles it.</p>}
-        {result.kind === 'none' && <p class="no-match">No route: nothing matches {asked.method} {asked.path}.</p>}
+        {result.kind === 'none' && (
+          <p class="no-match">
+            No route: nothing matches {asked.method} {asked.path}.
+          </p>
+        )}
         {result.kind === 'error' && <p class="field-error">{result.text}</p>}
         {result.kind === 'match' && (
           <div>
             <p>
-              Matches <span class={`method method-${result.method.toLowerCase()}`}>{result.method}</span> <span class="mono">{result.path}</span> → <span class="mono">{result.handler}</span>
+              Matches <span class={`method method-${result.method.toLowerCase()}`}>{result.method}</span>{' '}
+              <span class="mono">{result.path}</span> → <span class="mono">{result.handler}</span>
             </p>
             {params.length > 0 ? (
               <dl class="facts">

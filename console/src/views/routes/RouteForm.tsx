@@ -76,7 +76,10 @@ export function RouteForm({ api, editing, routes, onDone }: RouteFormProps) {
         for (const detail of error.details) {
           // middleware[2] belongs to the Middleware field.
           const field = FIELDS.find((name) => detail.field === name || detail.field.startsWith(`${name}[`));
-          if (field) found[field] = [found[field], detail.field === field ? detail.reason : `${detail.field}: ${detail.reason}`].filter(Boolean).join('; ');
+          if (field)
+            found[field] = [found[field], detail.field === field ? detail.reason : `${detail.field}: ${detail.reason}`]
+              .filter(Boolean)
+              .join('; ');
         }
         setErrors(found);
       } else if (error instanceof SwitchyardRestError && error.status === 409) {
@@ -93,7 +96,10 @@ export function RouteForm({ api, editing, routes, onDone }: RouteFormProps) {
     }
   }
 
-  const invalid = (field: Field) => (errors[field] ? { 'aria-invalid': 'true' as const, 'aria-describedby': `route-${field}-error route-${field}-help` } : { 'aria-describedby': `route-${field}-help` });
+  const invalid = (field: Field) =>
+    errors[field]
+      ? { 'aria-invalid': 'true' as const, 'aria-describedby': `route-${field}-error route-${field}-help` }
+      : { 'aria-describedby': `route-${field}-help` };
   const message = (field: Field) => (
     <p id={`route-${field}-error`} class="field-error">
       {errors[field] ?? ''}
@@ -120,7 +126,17 @@ export function RouteForm({ api, editing, routes, onDone }: RouteFormProps) {
         </div>
         <div class="field field-grow">
           <label for="route-path">Path</label>
-          <input id="route-path" ref={pathInput} type="text" required value={path} placeholder="/users/:id" spellcheck={false} onInput={(event) => setPath(event.currentTarget.value)} {...invalid('path')} />
+          <input
+            id="route-path"
+            ref={pathInput}
+            type="text"
+            required
+            value={path}
+            placeholder="/users/:id"
+            spellcheck={false}
+            onInput={(event) => setPath(event.currentTarget.value)}
+            {...invalid('path')}
+          />
           <span id="route-path-help" class="help">
             :name for a parameter, * as the last segment for the rest
           </span>
@@ -128,7 +144,15 @@ export function RouteForm({ api, editing, routes, onDone }: RouteFormProps) {
         </div>
         <div class="field">
           <label for="route-middleware">Middleware</label>
-          <input id="route-middleware" type="text" value={middleware} placeholder="auth, audit" spellcheck={false} onInput={(event) => setMiddleware(event.currentTarget.value)} {...invalid('middleware')} />
+          <input
+            id="route-middleware"
+            type="text"
+            value={middleware}
+            placeholder="auth, audit"
+            spellcheck={false}
+            onInput={(event) => setMiddleware(event.currentTarget.value)}
+            {...invalid('middleware')}
+          />
           <span id="route-middleware-help" class="help">
             names, comma-separated, in order
           </span>
@@ -136,7 +160,16 @@ export function RouteForm({ api, editing, routes, onDone }: RouteFormProps) {
         </div>
         <div class="field">
           <label for="route-handler">Handler</label>
-          <input id="route-handler" type="text" required value={handler} placeholder="users.show" spellcheck={false} onInput={(event) => setHandler(event.currentTarget.value)} {...invalid('handler')} />
+          <input
+            id="route-handler"
+            type="text"
+            required
+            value={handler}
+            placeholder="users.show"
+            spellcheck={false}
+            onInput={(event) => setHandler(event.currentTarget.value)}
+            {...invalid('handler')}
+          />
           <span id="route-handler-help" class="help">
             the handler's name
           </span>

@@ -20,7 +20,11 @@ export function RoutesTable({ routes, openedAt, onEdit, onDelete }: RoutesTableP
   const [filter, setFilter] = useState('');
   const refused = missingScope('routes:write');
   const needle = filter.trim().toLowerCase();
-  const shown = needle ? routes.filter((route) => `${route.method} ${route.path} ${route.handler} ${route.middleware.join(' ')}`.toLowerCase().includes(needle)) : routes;
+  const shown = needle
+    ? routes.filter((route) =>
+        `${route.method} ${route.path} ${route.handler} ${route.middleware.join(' ')}`.toLowerCase().includes(needle),
+      )
+    : routes;
   const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
   const current = Math.min(page, pages - 1);
   useEffect(() => setPage(0), [needle]);
@@ -75,10 +79,21 @@ export function RoutesTable({ routes, openedAt, onEdit, onDelete }: RoutesTableP
                   <time dateTime={route.updatedAt.toISOString()}>{formatDate(route.updatedAt.toISOString())}</time>
                 </td>
                 <td class="row-actions">
-                  <button type="button" disabled={!!refused} aria-label={`Edit ${route.method} ${route.path}`} onClick={() => onEdit(route)}>
+                  <button
+                    type="button"
+                    disabled={!!refused}
+                    aria-label={`Edit ${route.method} ${route.path}`}
+                    onClick={() => onEdit(route)}
+                  >
                     Edit
                   </button>
-                  <button type="button" class="danger" disabled={!!refused} aria-label={`Delete ${route.method} ${route.path}`} onClick={() => onDelete(route)}>
+                  <button
+                    type="button"
+                    class="danger"
+                    disabled={!!refused}
+                    aria-label={`Delete ${route.method} ${route.path}`}
+                    onClick={() => onDelete(route)}
+                  >
                     Delete
                   </button>
                 </td>

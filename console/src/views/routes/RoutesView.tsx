@@ -64,7 +64,14 @@ export function RoutesView() {
       </div>
       <RoutesTable routes={routes} openedAt={openedAt.current} onEdit={setEditing} onDelete={(route) => (opened(), setDeleting(route))} />
       {deleting && (
-        <Confirm key={openings} title={`Delete ${deleting.method} ${deleting.path}?`} confirmLabel="Delete" onConfirm={() => remove(deleting)} onClose={() => setDeleting(null)} fallbackFocus={() => heading.current}>
+        <Confirm
+          key={openings}
+          title={`Delete ${deleting.method} ${deleting.path}?`}
+          confirmLabel="Delete"
+          onConfirm={() => remove(deleting)}
+          onClose={() => setDeleting(null)}
+          fallbackFocus={() => heading.current}
+        >
           <p>
             Requests to {deleting.method} {deleting.path} will no longer reach <span class="mono">{deleting.handler}</span>.
           </p>

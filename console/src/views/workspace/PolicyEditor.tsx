@@ -58,7 +58,9 @@ export function PolicyEditor({ api }: { readonly api: Api }) {
       if (error instanceof SwitchyardRestError) {
         const found: Partial<Record<Field, string>> = {};
         for (const detail of error.details) {
-          const field = (['allowedTypes', 'maxUploadBytes', 'defaultVisibility'] as const).find((name) => detail.field === name || detail.field.startsWith(`${name}[`) || detail.field.startsWith(`${name}.`));
+          const field = (['allowedTypes', 'maxUploadBytes', 'defaultVisibility'] as const).find(
+            (name) => detail.field === name || detail.field.startsWith(`${name}[`) || detail.field.startsWith(`${name}.`),
+          );
           if (field) found[field] = detail.reason;
         }
         setErrors(found);
@@ -70,7 +72,8 @@ export function PolicyEditor({ api }: { readonly api: Api }) {
     }
   }
 
-  const described = (field: Field, help: string) => (errors[field] ? { 'aria-invalid': 'true' as const, 'aria-describedby': `policy-${field}-error ${help}` } : { 'aria-describedby': help });
+  const described = (field: Field, help: string) =>
+    errors[field] ? { 'aria-invalid': 'true' as const, 'aria-describedby': `policy-${field}-error ${help}` } : { 'aria-describedby': help };
   const message = (field: Field) =>
     errors[field] && (
       <p id={`policy-${field}-error`} class="field-error">
@@ -86,7 +89,14 @@ export function PolicyEditor({ api }: { readonly api: Api }) {
       <fieldset disabled={busy || state.kind !== 'known'} class="stack">
         <div class="field">
           <label for="policy-types">Allowed types</label>
-          <textarea id="policy-types" rows={4} spellcheck={false} value={types} onInput={(event) => setTypes(event.currentTarget.value)} {...described('allowedTypes', 'policy-types-help')} />
+          <textarea
+            id="policy-types"
+            rows={4}
+            spellcheck={false}
+            value={types}
+            onInput={(event) => setTypes(event.currentTarget.value)}
+            {...described('allowedTypes', 'policy-types-help')}
+          />
           <span id="policy-types-help" class="help">
             One media type per line (image/png) or a family (image/*). Empty allows every type. Files are checked by their sniffed type.
           </span>
@@ -94,15 +104,30 @@ export function PolicyEditor({ api }: { readonly api: Api }) {
         </div>
         <div class="field">
           <label for="policy-max">Largest upload (MiB)</label>
-          <input id="policy-max" type="number" min={0} step="any" inputMode="decimal" value={maxMib} onInput={(event) => setMaxMib(event.currentTarget.value)} {...described('maxUploadBytes', 'policy-max-help')} />
+          <input
+            id="policy-max"
+            type="number"
+            min={0}
+            step="any"
+            inputMode="decimal"
+            value={maxMib}
+            onInput={(event) => setMaxMib(event.currentTarget.value)}
+            {...described('maxUploadBytes', 'policy-max-help')}
+          />
           <span id="policy-max-help" class="help">
-            {Number.isFinite(Number(maxMib)) ? `${formatBytes(Math.round(Number(maxMib) * MIB))}; ` : ''}at most the server's MAX_UPLOAD_BYTES.
+            {Number.isFinite(Number(maxMib)) ? `${formatBytes(Math.round(Number(maxMib) * MIB))}; ` : ''}at most the server's
+            MAX_UPLOAD_BYTES.
           </span>
           {message('maxUploadBytes')}
         </div>
         <div class="field">
           <label for="policy-visibility">Default visibility</label>
-          <select id="policy-visibility" value={visibility} onChange={(event) => setVisibility(event.currentTarget.value as 'public' | 'private')} {...described('defaultVisibility', 'policy-visibility-help')}>
+          <select
+            id="policy-visibility"
+            value={visibility}
+            onChange={(event) => setVisibility(event.currentTarget.value as 'public' | 'private')}
+            {...described('defaultVisibility', 'policy-visibility-help')}
+          >
             <option value="public">Public</option>
             <option value="private">Private</option>
           </select>

@@ -26,7 +26,9 @@ const EXPECTED: Readonly<Record<string, { type: string; width?: number; height?:
 };
 
 for (const [name, expected] of Object.entries(EXPECTED)) {
-  test(`${name}: ${Object.keys(expected).filter((key) => key !== 'type').join(', ')}`, async (t) => {
+  test(`${name}: ${Object.keys(expected)
+    .filter((key) => key !== 'type')
+    .join(', ')}`, async (t) => {
     const { service, assetStore } = setup();
     const asset = await service.upload(alice, { body: chunked(await media(name)) });
     t.is(asset.type, expected.type);
@@ -48,9 +50,13 @@ test('images: size as shown and a ThumbHash placeholder of their aspect ratio; S
   t.regex(photo.placeholder ?? '', /^[A-Za-z0-9+/]{20,40}={0,2}$/);
   const ratio = thumbHashToApproximateAspectRatio(Buffer.from(photo.placeholder!, 'base64'));
   t.true(Math.abs(ratio - 40 / 60) < 0.1, `aspect ratio ${ratio}`);
-  const alpha = await sharp({ create: { width: 200, height: 100, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0.5 } } }).png().toBuffer();
+  const alpha = await sharp({ create: { width: 200, height: 100, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0.5 } } })
+    .png()
+    .toBuffer();
   t.truthy((await service.upload(alice, { body: chunked(alpha) })).placeholder);
-  const svg = await service.upload(alice, { body: chunked(await readFile(new URL('../../../../test/fixtures/drawing.svg', import.meta.url))) });
+  const svg = await service.upload(alice, {
+    body: chunked(await readFile(new URL('../../../../test/fixtures/drawing.svg', import.meta.url))),
+  });
   t.like(svg, { width: 7, height: 8, placeholder: undefined });
 });
 

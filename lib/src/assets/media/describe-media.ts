@@ -62,7 +62,11 @@ export class MediaDescriber {
     try {
       const kind = probeKindOf(file.type);
       if (kind !== undefined) {
-        const { outcome, cost } = await this.#pool.probe({ kind, type: file.type, size: file.size, head: file.head }, this.#blobs, file.key);
+        const { outcome, cost } = await this.#pool.probe(
+          { kind, type: file.type, size: file.size, head: file.head },
+          this.#blobs,
+          file.key,
+        );
         this.#observer?.(kind, outcome, cost);
         if (outcome.kind === 'busy') return { factsVersion: 0 };
         return { ...saneFacts(outcome.kind === 'ok' ? outcome.facts : {}), factsVersion: MEDIA_FACTS_VERSION };
@@ -80,7 +84,10 @@ export class MediaDescriber {
   }
 
   async #image(file: StoredFileRef, known: MediaFacts): Promise<MediaFacts> {
-    const size = known.width !== undefined && known.height !== undefined ? { width: known.width, height: known.height } : await imageSize(file.type, file.head);
+    const size =
+      known.width !== undefined && known.height !== undefined
+        ? { width: known.width, height: known.height }
+        : await imageSize(file.type, file.head);
     if (!PLACEHOLDER_TYPES.has(file.type) || file.size > this.#config.maxBytes || file.size === 0) return saneFacts({ ...size });
     const started = performance.now();
     let placeholder: string | undefined;
@@ -89,11 +96,18 @@ export class MediaDescriber {
       const path = await this.#blobs.localPath?.(file.key);
       const source = path ?? (await this.#blobs.get(file.key));
       read = path === undefined ? file.size : 0;
-      placeholder = source === undefined ? undefined : await imagePlaceholder(source, { maxPixels: this.#config.maxPixels, timeoutMs: this.#config.timeoutMs });
+      placeholder =
+        source === undefined
+          ? undefined
+          : await imagePlaceholder(source, { maxPixels: this.#config.maxPixels, timeoutMs: this.#config.timeoutMs });
     } catch {
       // The store failed: the size from the head stands alone.
     }
-    this.#observer?.('image', placeholder === undefined ? { kind: 'failed', reason: 'no placeholder' } : { kind: 'ok', facts: { placeholder } }, { ms: performance.now() - started, bytesRead: read });
+    this.#observer?.(
+      'image',
+      placeholder === undefined ? { kind: 'failed', reason: 'no placeholder' } : { kind: 'ok', facts: { placeholder } },
+      { ms: performance.now() - started, bytesRead: read },
+    );
     return saneFacts({ ...size, placeholder });
   }
 }

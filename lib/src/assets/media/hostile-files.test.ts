@@ -38,7 +38,10 @@ async function hostileFiles(): Promise<Record<string, Buffer>> {
   const xref = /startxref\n(\d+)/.exec(pdf)![1]!;
   const loopingPdf = Buffer.from(pdf.replace('/Root 1 0 R >>', `/Root 1 0 R /Prev ${xref} >>`), 'latin1');
   // A PDF whose startxref points at itself, and whose objects are padded past the byte bound.
-  const selfPdf = Buffer.from(pdf.replace(/startxref\n\d+/, `startxref\n${pdf.indexOf('startxref')}`).replace('%PDF-1.4\n', `%PDF-1.4\n%${'x'.repeat(600 * 1024)}\n`), 'latin1');
+  const selfPdf = Buffer.from(
+    pdf.replace(/startxref\n\d+/, `startxref\n${pdf.indexOf('startxref')}`).replace('%PDF-1.4\n', `%PDF-1.4\n%${'x'.repeat(600 * 1024)}\n`),
+    'latin1',
+  );
   // A WAV whose RIFF and data chunks claim 4 GiB of samples: 12 hours at 8 kHz, in 24 KB.
   const lyingWav = Buffer.from(wav);
   lyingWav.writeUInt32LE(0xffff_fff0, 4);
@@ -53,12 +56,15 @@ test('truncated, looping and lying files: stored, without the field, each parse 
   for (const [name, bytes] of Object.entries(files)) {
     const asset = await service.upload(alice, { body: chunked(bytes) });
     const { outcome, cost } = seen.at(-1)!;
-    t.log(`${name}: ${bytes.length} bytes, ${outcome.kind}${'reason' in outcome ? ` (${outcome.reason})` : ''}, read ${cost.bytesRead} bytes past the head in ${cost.ms.toFixed(1)} ms; facts ${JSON.stringify({ width: asset.width, durationMs: asset.durationMs, pages: asset.pages })}`);
+    t.log(
+      `${name}: ${bytes.length} bytes, ${outcome.kind}${'reason' in outcome ? ` (${outcome.reason})` : ''}, read ${cost.bytesRead} bytes past the head in ${cost.ms.toFixed(1)} ms; facts ${JSON.stringify({ width: asset.width, durationMs: asset.durationMs, pages: asset.pages })}`,
+    );
     t.true(cost.bytesRead <= LIMITS.maxBytes, `${name}: bytes within the bound`);
     t.true(cost.ms <= LIMITS.timeoutMs + 500, `${name}: time within the bound`);
     t.is((await assetStore.get('ws-alice', asset.id))?.factsVersion, MEDIA_FACTS_VERSION, `${name}: looked at, so no backfill`);
     if (name === 'truncatedMp4' || name === 'lyingMp4') t.like(asset, { type: 'video/mp4', width: undefined, durationMs: undefined });
-    if (name === 'lyingWav') t.true(asset.durationMs === undefined || Math.abs(asset.durationMs - 1500) < 10, 'the samples there are, not the ones claimed');
+    if (name === 'lyingWav')
+      t.true(asset.durationMs === undefined || Math.abs(asset.durationMs - 1500) < 10, 'the samples there are, not the ones claimed');
     if (name === 'selfPdf') t.is(asset.pages, undefined, 'past the byte bound: no page count');
   }
 });
@@ -83,7 +89,10 @@ test('a file read past the byte bound gets no field: ADTS AAC has no index, so i
   t.like(asset, { type: 'audio/aac', durationMs: undefined });
   t.true(seen.at(-1)!.cost.bytesRead <= 64 * 1024);
   const roomy = setup();
-  t.true(Math.abs((await roomy.service.upload(alice, { body: chunked(long) })).durationMs! - 60_000) < 1_500, 'within the default bound: timed');
+  t.true(
+    Math.abs((await roomy.service.upload(alice, { body: chunked(long) })).durationMs! - 60_000) < 1_500,
+    'within the default bound: timed',
+  );
 });
 
 test('every parser busy: the file is stored without facts and left for backfill-metadata (version 0)', async (t) => {

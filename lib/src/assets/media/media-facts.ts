@@ -36,8 +36,12 @@ const PLACEHOLDER = /^[A-Za-z0-9+/]{4,64}={0,2}$/;
 
 /** Only plausible facts: whole numbers in range (dimensions and pages at least 1), a placeholder of base64. Anything else is dropped. */
 export function saneFacts(facts: MediaFacts): MediaFacts {
-  const positive = (value: number | undefined) => (value !== undefined && Number.isSafeInteger(value) && value >= 1 && value <= MAX_FACT ? value : undefined);
-  const duration = facts.durationMs !== undefined && Number.isFinite(facts.durationMs) && facts.durationMs >= 0 && facts.durationMs <= MAX_FACT ? Math.round(facts.durationMs) : undefined;
+  const positive = (value: number | undefined) =>
+    value !== undefined && Number.isSafeInteger(value) && value >= 1 && value <= MAX_FACT ? value : undefined;
+  const duration =
+    facts.durationMs !== undefined && Number.isFinite(facts.durationMs) && facts.durationMs >= 0 && facts.durationMs <= MAX_FACT
+      ? Math.round(facts.durationMs)
+      : undefined;
   const width = positive(facts.width);
   const height = positive(facts.height);
   const sized = width !== undefined && height !== undefined;

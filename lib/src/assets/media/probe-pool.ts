@@ -48,7 +48,10 @@ const WORKER_URL = new URL(`./probe-worker${extname(fileURLToPath(import.meta.ur
 function startWorker(options: WorkerOptions): Worker {
   if (!WORKER_URL.pathname.endsWith('.ts')) return new Worker(WORKER_URL, options);
   const tsx = import.meta.resolve('tsx/esm/api');
-  return new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`, { ...options, eval: true });
+  return new Worker(
+    `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); })`,
+    { ...options, eval: true },
+  );
 }
 
 /**
@@ -73,7 +76,8 @@ export class ProbePool {
   async probe(job: ProbeJob, blobStore: BlobStore, key: string): Promise<{ outcome: ProbeOutcome; cost: ProbeCost }> {
     // Again after each wake-up: a file arriving meanwhile may have taken the worker that was freed.
     while (this.#idle.length === 0 && this.#all.size >= this.#limits.workers && !this.#closed) {
-      if (this.#waiting.length >= this.#limits.queue) return busy(`${this.#limits.workers} parsers running and ${this.#limits.queue} files waiting`);
+      if (this.#waiting.length >= this.#limits.queue)
+        return busy(`${this.#limits.workers} parsers running and ${this.#limits.queue} files waiting`);
       await new Promise<void>((resolve) => this.#waiting.push(resolve));
     }
     if (this.#closed) return busy('the describer is closed');
@@ -113,7 +117,8 @@ export class ProbePool {
           if ('facts' in message) return finish({ kind: 'ok', facts: message.facts });
           if ('failed' in message) return finish({ kind: 'failed', reason: message.failed });
           const length = Math.max(0, Math.min(message.length, job.size - message.start));
-          if (bytesRead + length > this.#limits.maxBytes) return post(worker, { read: message.read, error: `past the bound of ${this.#limits.maxBytes} bytes` });
+          if (bytesRead + length > this.#limits.maxBytes)
+            return post(worker, { read: message.read, error: `past the bound of ${this.#limits.maxBytes} bytes` });
           bytesRead += length;
           readRange(blobStore, key, message.start, length).then(
             (bytes) => post(worker, { read: message.read, bytes }, [bytes.buffer as ArrayBuffer]),
@@ -146,7 +151,9 @@ export class ProbePool {
       this.#idleTimers.delete(idle);
       return idle;
     }
-    const worker = startWorker({ resourceLimits: { maxOldGenerationSizeMb: this.#limits.heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 } });
+    const worker = startWorker({
+      resourceLimits: { maxOldGenerationSizeMb: this.#limits.heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+    });
     // Never what keeps a process alive.
     worker.unref();
     // A worker ended at a deadline or by its heap limit reports here too; its job has its answer by then.

@@ -12,7 +12,10 @@ export interface ProbeJob {
 }
 
 /** From the server to a probe worker: a job, or the answer to one of its reads. */
-export type ToWorker = { readonly job: ProbeJob } | { readonly read: number; readonly bytes: Uint8Array } | { readonly read: number; readonly error: string };
+export type ToWorker =
+  | { readonly job: ProbeJob }
+  | { readonly read: number; readonly bytes: Uint8Array }
+  | { readonly read: number; readonly error: string };
 
 /** From a probe worker: its parser is loaded (the deadline starts), a read of the stored file, or the job's end. */
 export type FromWorker =

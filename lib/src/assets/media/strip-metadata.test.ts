@@ -15,7 +15,12 @@ function hasGps(exif: Buffer | undefined): boolean {
   return exif !== undefined && (exif.includes(Buffer.from([0x88, 0x25])) || exif.includes(Buffer.from([0x25, 0x88])));
 }
 
-for (const [name, format] of [['gps.jpg', 'jpeg'], ['gps.png', 'png'], ['gps.webp', 'webp'], ['gps.avif', 'heif']] as const) {
+for (const [name, format] of [
+  ['gps.jpg', 'jpeg'],
+  ['gps.png', 'png'],
+  ['gps.webp', 'webp'],
+  ['gps.avif', 'heif'],
+] as const) {
   test(`stripImageMetadata: ${name} is stored without EXIF, XMP or IPTC, upright, its size and sha256 the stored file's`, async (t) => {
     const { service, blobStore } = setup();
     const original = await media(name);

@@ -30,20 +30,37 @@ const STRIP_TIMEOUT_SECONDS = 60;
  */
 export async function stripImageMetadata(blobStore: BlobStore, key: string, type: string, maxPixels: number): Promise<StrippedImage> {
   const sharp = await loadSharp();
-  if (sharp === undefined) throw new SwitchyardError('unavailable', 'this workspace strips image metadata, which needs the optional dependency sharp; it is not installed; nothing was stored');
+  if (sharp === undefined)
+    throw new SwitchyardError(
+      'unavailable',
+      'this workspace strips image metadata, which needs the optional dependency sharp; it is not installed; nothing was stored',
+    );
   const path = await blobStore.localPath?.(key);
   const source = path ?? (await blobStore.get(key));
   if (source === undefined) throw new SwitchyardError('unavailable', 'the uploaded image is gone from the blob store; try again');
   const animated = type === 'image/webp';
   const options = { limitInputPixels: maxPixels, failOn: 'none', animated } as const;
-  let pipeline = (typeof source === 'string' ? sharp(source, options) : sharp(options)).timeout({ seconds: STRIP_TIMEOUT_SECONDS }).autoOrient().keepIccProfile();
+  let pipeline = (typeof source === 'string' ? sharp(source, options) : sharp(options))
+    .timeout({ seconds: STRIP_TIMEOUT_SECONDS })
+    .autoOrient()
+    .keepIccProfile();
   pipeline =
-    type === 'image/jpeg' ? pipeline.jpeg({ quality: 90 }) : type === 'image/png' ? pipeline.png() : type === 'image/webp' ? pipeline.webp({ quality: 90 }) : pipeline.avif({ quality: 70, effort: 2 });
+    type === 'image/jpeg'
+      ? pipeline.jpeg({ quality: 90 })
+      : type === 'image/png'
+        ? pipeline.png()
+        : type === 'image/webp'
+          ? pipeline.webp({ quality: 90 })
+          : pipeline.avif({ quality: 70, effort: 2 });
   if (typeof source !== 'string') source.on('error', (error) => pipeline.destroy(error)).pipe(pipeline);
   const hash = createHash('sha256');
   let size = 0;
   let shown: { width: number; height: number } | undefined;
-  pipeline.on('info', (info: { width: number; height: number; pageHeight?: number }) => void (shown = { width: info.width, height: info.pageHeight ?? info.height }));
+  pipeline.on(
+    'info',
+    (info: { width: number; height: number; pageHeight?: number }) =>
+      void (shown = { width: info.width, height: info.pageHeight ?? info.height }),
+  );
   // Counted as the store reads, not by a 'data' listener: that would set the stream flowing before the store
   // attaches (a disk put first makes its temp folder), and the chunks of that moment would be counted, hashed
   // and never stored: a record larger than its file (CI saw the file url's answer cut short).

@@ -16,7 +16,7 @@ async function poster(service: ReturnType<typeof setup>['service'], url: string,
   return { file, bytes, metadata: await sharp(bytes).metadata() };
 }
 
-test('?frame: a JPEG of the frame at that time, at the video\'s shown size; transform parameters apply; made once', async (t) => {
+test("?frame: a JPEG of the frame at that time, at the video's shown size; transform parameters apply; made once", async (t) => {
   const { service, blobStore } = setup({ posterFrames: { ffmpegPath: FFMPEG } });
   let puts = 0;
   const put = blobStore.put.bind(blobStore);
@@ -35,7 +35,9 @@ test('?frame: a JPEG of the frame at that time, at the video\'s shown size; tran
   const small = await poster(service, video.url, { frame: '1000', w: '128', format: 'webp' });
   t.like(small.metadata, { format: 'webp', width: 128, height: 96 });
   t.is(puts, 3);
-  const again = await Promise.all(Array.from({ length: 20 }, () => poster(service, video.url, { frame: '1000', w: '128', format: 'webp' })));
+  const again = await Promise.all(
+    Array.from({ length: 20 }, () => poster(service, video.url, { frame: '1000', w: '128', format: 'webp' })),
+  );
   t.is(puts, 3, 'stored once, then read');
   t.true(again.every((p) => p.file.sha256 === small.file.sha256));
   const rotated = await service.upload(alice, { body: chunked(await media('video-rotated.mp4')) });
@@ -47,7 +49,8 @@ test('?frame: a JPEG of the frame at that time, at the video\'s shown size; tran
 test('refusals: past the end, not a video, a bad time; without ffmpeg unimplemented', async (t) => {
   const { service } = setup({ posterFrames: { ffmpegPath: FFMPEG } });
   const video = await service.upload(alice, { body: chunked(await media('video.mp4')) });
-  const code = async (url: string, transform: Record<string, string>) => (await t.throwsAsync(service.openFile(pathOf(url), { transform }), { instanceOf: SwitchyardError }))?.code;
+  const code = async (url: string, transform: Record<string, string>) =>
+    (await t.throwsAsync(service.openFile(pathOf(url), { transform }), { instanceOf: SwitchyardError }))?.code;
   t.is(await code(video.url, { frame: '2000' }), 'invalid_argument', 'the video is 2000 ms long');
   t.is(await code(video.url, { frame: '1.5' }), 'invalid_argument');
   t.is(await code(video.url, { frame: '99999999999' }), 'invalid_argument');
@@ -57,7 +60,9 @@ test('refusals: past the end, not a video, a bad time; without ffmpeg unimplemen
   for (const ffmpegPath of [undefined, '/nonexistent/ffmpeg']) {
     const none = setup({ posterFrames: { ffmpegPath } });
     const clip = await none.service.upload(alice, { body: chunked(await media('video.mp4')) });
-    const error = await t.throwsAsync(none.service.openFile(pathOf(clip.url), { transform: { frame: '' } }), { instanceOf: SwitchyardError });
+    const error = await t.throwsAsync(none.service.openFile(pathOf(clip.url), { transform: { frame: '' } }), {
+      instanceOf: SwitchyardError,
+    });
     t.is(error?.code, 'unimplemented', String(ffmpegPath));
     t.regex(error?.message ?? '', /ffmpeg/);
     t.is((await none.service.openFile(pathOf(clip.url))).size, clip.size, 'the file itself is served');

@@ -11,7 +11,10 @@ export interface PosterFrameConfig {
   readonly memoryBytes: number;
 }
 
-export const DEFAULT_POSTER_FRAMES: Omit<PosterFrameConfig, 'ffmpegPath'> = Object.freeze({ timeoutMs: 20_000, memoryBytes: 1024 * 1024 * 1024 });
+export const DEFAULT_POSTER_FRAMES: Omit<PosterFrameConfig, 'ffmpegPath'> = Object.freeze({
+  timeoutMs: 20_000,
+  memoryBytes: 1024 * 1024 * 1024,
+});
 
 /** A frame as ffmpeg writes it (a high-quality JPEG) is far smaller than this. */
 const MAX_FRAME_BYTES = 64 * 1024 * 1024;
@@ -20,9 +23,11 @@ const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 const NOT_FOUND = new Set([126, 127]);
 
 export function framesUnavailable(): SwitchyardError {
-  return new SwitchyardError('unimplemented', 'poster frames need ffmpeg, which this server does not have (install it, or set FFMPEG_PATH); the file itself is served without ?frame', [
-    { field: 'frame', reason: 'ffmpeg is not installed' },
-  ]);
+  return new SwitchyardError(
+    'unimplemented',
+    'poster frames need ffmpeg, which this server does not have (install it, or set FFMPEG_PATH); the file itself is served without ?frame',
+    [{ field: 'frame', reason: 'ffmpeg is not installed' }],
+  );
 }
 
 /**
@@ -39,7 +44,9 @@ export async function extractFrame(config: PosterFrameConfig, inputPath: string,
   args.push('-map', '0:v:0', '-frames:v', '1', '-an', '-sn', '-dn', '-f', 'image2pipe', '-c:v', 'mjpeg', '-q:v', '2', 'pipe:1');
   const kib = Math.max(1, Math.floor(config.memoryBytes / 1024));
   // sh sets the limit for itself and then becomes ffmpeg, so the limit is ffmpeg's alone.
-  const child = spawn('/bin/sh', ['-c', 'ulimit -v "$1" || exit 125; shift; exec "$@"', 'sh', String(kib), config.ffmpegPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/bin/sh', ['-c', 'ulimit -v "$1" || exit 125; shift; exec "$@"', 'sh', String(kib), config.ffmpegPath, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out: Buffer[] = [];
   let outBytes = 0;
   let errText = '';
@@ -61,13 +68,24 @@ export async function extractFrame(config: PosterFrameConfig, inputPath: string,
     child.once('error', reject);
     child.once('close', (status) => resolve(status));
   }).finally(() => clearTimeout(timer));
-  if (timedOut) throw new SwitchyardError('unavailable', `the poster frame took longer than ${config.timeoutMs} ms; try again later`, [], { retryAfterMs: 5_000 });
+  if (timedOut)
+    throw new SwitchyardError('unavailable', `the poster frame took longer than ${config.timeoutMs} ms; try again later`, [], {
+      retryAfterMs: 5_000,
+    });
   if (code !== null && NOT_FOUND.has(code)) throw framesUnavailable();
   if (overflow || code !== 0) throw undecodable(errText);
-  if (outBytes === 0) throw new SwitchyardError('invalid_argument', `the video has no frame at ${atMs} ms`, [{ field: 'frame', reason: 'past the end of the video' }]);
+  if (outBytes === 0)
+    throw new SwitchyardError('invalid_argument', `the video has no frame at ${atMs} ms`, [
+      { field: 'frame', reason: 'past the end of the video' },
+    ]);
   return Buffer.concat(out, outBytes);
 }
 
 function undecodable(stderr: string): SwitchyardError {
-  return new SwitchyardError('invalid_argument', 'the video could not be decoded for a poster frame', [{ field: 'file', reason: 'not a decodable video' }], { cause: new Error(stderr.trim() || 'ffmpeg failed') });
+  return new SwitchyardError(
+    'invalid_argument',
+    'the video could not be decoded for a poster frame',
+    [{ field: 'file', reason: 'not a decodable video' }],
+    { cause: new Error(stderr.trim() || 'ffmpeg failed') },
+  );
 }

@@ -3,10 +3,27 @@ import { loadSharp } from '../image-size.js';
 import type { ImageTransform, TransformFormat } from './transform-params.js';
 
 /** Source types that are transformed: raster images sharp decodes. SVG is not (it would be rendered, with whatever it references). */
-export const TRANSFORMABLE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif', 'image/tiff']);
+export const TRANSFORMABLE_TYPES: ReadonlySet<string> = new Set([
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/gif',
+  'image/avif',
+  'image/tiff',
+]);
 
-const FORMAT_OF_TYPE: Readonly<Record<string, TransformFormat>> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp', 'image/avif': 'avif' };
-export const TYPE_OF_FORMAT: Readonly<Record<TransformFormat, string>> = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', avif: 'image/avif' };
+const FORMAT_OF_TYPE: Readonly<Record<string, TransformFormat>> = {
+  'image/jpeg': 'jpeg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
+};
+export const TYPE_OF_FORMAT: Readonly<Record<TransformFormat, string>> = {
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  avif: 'image/avif',
+};
 
 /** The output format of a transform of a `sourceType` file: the one asked for, else JPEG for a video's frame, else the source's own, else PNG. */
 export function outputFormat(transform: ImageTransform, sourceType: string): TransformFormat {
@@ -26,13 +43,20 @@ export interface TransformLimits {
  * `source` is the image's bytes or the path of a file holding them (a file
  * libvips cannot read is, to it, an image it cannot decode).
  */
-export async function transformImage(source: Buffer | string, transform: ImageTransform, format: TransformFormat, limits: TransformLimits): Promise<Buffer> {
+export async function transformImage(
+  source: Buffer | string,
+  transform: ImageTransform,
+  format: TransformFormat,
+  limits: TransformLimits,
+): Promise<Buffer> {
   const sharp = await loadSharp();
-  if (sharp === undefined) throw new SwitchyardError('unavailable', 'image transformations need the optional dependency sharp, which is not installed');
+  if (sharp === undefined)
+    throw new SwitchyardError('unavailable', 'image transformations need the optional dependency sharp, which is not installed');
   try {
     let pipeline = sharp(source, { limitInputPixels: limits.maxPixels, failOn: 'error', animated: false, sequentialRead: true }).rotate();
     // A poster frame may be asked for at its own size.
-    if (transform.width !== undefined || transform.height !== undefined) pipeline = pipeline.resize({ width: transform.width, height: transform.height, fit: transform.fit, withoutEnlargement: true });
+    if (transform.width !== undefined || transform.height !== undefined)
+      pipeline = pipeline.resize({ width: transform.width, height: transform.height, fit: transform.fit, withoutEnlargement: true });
     const quality = transform.quality;
     pipeline =
       format === 'jpeg'
@@ -46,12 +70,19 @@ export async function transformImage(source: Buffer | string, transform: ImageTr
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/pixel limit/i.test(message)) throw tooManyPixels(limits.maxPixels);
-    throw new SwitchyardError('invalid_argument', 'the image could not be decoded for a transformation', [{ field: 'file', reason: 'not a decodable image' }], { cause: error });
+    throw new SwitchyardError(
+      'invalid_argument',
+      'the image could not be decoded for a transformation',
+      [{ field: 'file', reason: 'not a decodable image' }],
+      { cause: error },
+    );
   }
 }
 
 export function tooManyPixels(maxPixels: number): SwitchyardError {
-  return new SwitchyardError('invalid_argument', `the source image has more than ${maxPixels} pixels (TRANSFORM_MAX_PIXELS); it is not transformed`, [
-    { field: 'file', reason: `more than ${maxPixels} pixels` },
-  ]);
+  return new SwitchyardError(
+    'invalid_argument',
+    `the source image has more than ${maxPixels} pixels (TRANSFORM_MAX_PIXELS); it is not transformed`,
+    [{ field: 'file', reason: `more than ${maxPixels} pixels` }],
+  );
 }

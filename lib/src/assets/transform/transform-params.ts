@@ -7,7 +7,9 @@ export const TRANSFORM_FITS = ['cover', 'contain', 'inside', 'fill'] as const;
 export type TransformFit = (typeof TRANSFORM_FITS)[number];
 
 /** Widths and heights a transform may ask for (TRANSFORM_SIZES): a fixed list, so variants cannot be multiplied at will. */
-export const DEFAULT_TRANSFORM_SIZES: readonly number[] = Object.freeze([16, 32, 48, 64, 96, 128, 256, 384, 512, 640, 750, 828, 1080, 1200, 1920, 2048, 3840]);
+export const DEFAULT_TRANSFORM_SIZES: readonly number[] = Object.freeze([
+  16, 32, 48, 64, 96, 128, 256, 384, 512, 640, 750, 828, 1080, 1200, 1920, 2048, 3840,
+]);
 
 /** The latest poster frame a url may ask for (ms): a day of video. */
 export const MAX_FRAME_MS = 86_400_000;
@@ -64,13 +66,21 @@ export function parseTransform(query: TransformQuery, sizes: readonly number[]):
   const fit = query.fit ?? 'inside';
   if (!(TRANSFORM_FITS as readonly string[]).includes(fit)) throw invalidArgument('fit', `must be one of ${TRANSFORM_FITS.join(', ')}`);
   const format = query.format;
-  if (format !== undefined && !(TRANSFORM_FORMATS as readonly string[]).includes(format)) throw invalidArgument('format', `must be one of ${TRANSFORM_FORMATS.join(', ')}, or auto`);
+  if (format !== undefined && !(TRANSFORM_FORMATS as readonly string[]).includes(format))
+    throw invalidArgument('format', `must be one of ${TRANSFORM_FORMATS.join(', ')}, or auto`);
   let quality: number | undefined;
   if (query.q !== undefined) {
     quality = /^\d{1,3}$/.test(query.q) ? Number(query.q) : NaN;
     if (!(quality >= 1 && quality <= 100)) throw invalidArgument('q', 'must be a whole number from 1 to 100');
   }
-  return Object.freeze({ width, height, fit: fit as TransformFit, format: format as TransformFormat | undefined, quality, ...(frameMs === undefined ? {} : { frameMs }) });
+  return Object.freeze({
+    width,
+    height,
+    fit: fit as TransformFit,
+    format: format as TransformFormat | undefined,
+    quality,
+    ...(frameMs === undefined ? {} : { frameMs }),
+  });
 }
 
 /** `frame`: absent, `""` (the first frame), or whole milliseconds up to MAX_FRAME_MS. */
@@ -78,7 +88,8 @@ function parseFrame(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   if (raw === '') return 0;
   const ms = /^\d{1,8}$/.test(raw) ? Number(raw) : NaN;
-  if (!(ms <= MAX_FRAME_MS)) throw invalidArgument('frame', `must be a whole number of milliseconds from 0 to ${MAX_FRAME_MS}, or empty for the first frame`);
+  if (!(ms <= MAX_FRAME_MS))
+    throw invalidArgument('frame', `must be a whole number of milliseconds from 0 to ${MAX_FRAME_MS}, or empty for the first frame`);
   return ms;
 }
 

@@ -17,12 +17,20 @@ import { sourceOfVariantKey, variantKeyFor, VariantMaker } from './variants.js';
 const SIZES = [64, 128, 256];
 
 async function jpeg(width: number, height: number): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 40 } } }).jpeg().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 40 } } })
+    .jpeg()
+    .toBuffer();
 }
 
 test('parameters: sizes from the list, fit and format from theirs, q 1-100; every refusal names its parameter', (t) => {
-  t.deepEqual({ ...parseTransform({ w: '64' }, SIZES) }, { width: 64, height: undefined, fit: 'inside', format: undefined, quality: undefined });
-  t.deepEqual({ ...parseTransform({ w: '64', h: '128', fit: 'cover', format: 'webp', q: '75' }, SIZES) }, { width: 64, height: 128, fit: 'cover', format: 'webp', quality: 75 });
+  t.deepEqual(
+    { ...parseTransform({ w: '64' }, SIZES) },
+    { width: 64, height: undefined, fit: 'inside', format: undefined, quality: undefined },
+  );
+  t.deepEqual(
+    { ...parseTransform({ w: '64', h: '128', fit: 'cover', format: 'webp', q: '75' }, SIZES) },
+    { width: 64, height: 128, fit: 'cover', format: 'webp', quality: 75 },
+  );
   for (const [query, field] of [
     [{ w: '65' }, 'w'],
     [{ w: '064x' }, 'w'],
@@ -48,7 +56,9 @@ test('a variant is made once for any number of concurrent requests, stored besid
     puts += 1;
     return put(key, body);
   };
-  const opened = await Promise.all(Array.from({ length: 200 }, () => service.openFile(pathOf(asset.url), { transform: { w: '128', format: 'webp' }, infoOnly: true })));
+  const opened = await Promise.all(
+    Array.from({ length: 200 }, () => service.openFile(pathOf(asset.url), { transform: { w: '128', format: 'webp' }, infoOnly: true })),
+  );
   t.is(puts, 1, 'made once');
   t.is(new Set(opened.map((file) => file.sha256)).size, 1);
   t.is(opened[0]!.type, 'image/webp');
@@ -60,7 +70,7 @@ test('a variant is made once for any number of concurrent requests, stored besid
   t.is(puts, 1, 'the second request is a read');
 });
 
-test('a variant found or made once is served again without a stat; one removed behind the maker\'s back is made again', async (t) => {
+test("a variant found or made once is served again without a stat; one removed behind the maker's back is made again", async (t) => {
   const { service, blobStore } = setup();
   const asset = await service.upload(alice, { body: chunked(await jpeg(400, 300)) });
   const first = await service.openFile(pathOf(asset.url), { transform: { w: '64', format: 'webp' } });
@@ -93,8 +103,12 @@ test('beyond the queue a transformation is refused with unavailable and a retry 
   const asset = await service.upload(alice, { body: chunked(await jpeg(2000, 1500)) });
   const record = (await assets.get('ws-alice', asset.id))!;
   const maker = new VariantMaker(blobs, { sizes: SIZES, maxPixels: 50_000_000, concurrency: 1, queue: 2 });
-  const results = await Promise.allSettled(SIZES.flatMap((w) => ['jpeg', 'png', 'webp'].map((format) => maker.variant(record, parseTransform({ w: String(w), format }, SIZES)))));
-  const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected').map((result) => result.reason as SwitchyardError);
+  const results = await Promise.allSettled(
+    SIZES.flatMap((w) => ['jpeg', 'png', 'webp'].map((format) => maker.variant(record, parseTransform({ w: String(w), format }, SIZES)))),
+  );
+  const refused = results
+    .filter((result): result is PromiseRejectedResult => result.status === 'rejected')
+    .map((result) => result.reason as SwitchyardError);
   t.is(results.length - refused.length, 3, 'one running, two waiting');
   t.true(refused.every((error) => error.code === 'unavailable' && error.retryAfterMs === 1_000));
 });
@@ -109,21 +123,40 @@ test('the observer hears the queue, each piece of work by format and outcome, an
   const worked: string[] = [];
   let refused = 0;
   let runningAtPut = -1;
-  const maker = new VariantMaker(blobs, { sizes: SIZES, maxPixels: 50_000_000, concurrency: 1, queue: 1 }, {
-    queue: (waiting, running) => void queue.push([waiting, running]),
-    worked: (format, outcome, seconds) => void worked.push(`${format} ${outcome} ${seconds > 0}`),
-    refused: () => void (refused += 1),
-  });
+  const maker = new VariantMaker(
+    blobs,
+    { sizes: SIZES, maxPixels: 50_000_000, concurrency: 1, queue: 1 },
+    {
+      queue: (waiting, running) => void queue.push([waiting, running]),
+      worked: (format, outcome, seconds) => void worked.push(`${format} ${outcome} ${seconds > 0}`),
+      refused: () => void (refused += 1),
+    },
+  );
   const put = blobs.put.bind(blobs);
   blobs.put = async (key: string, body: Readable) => {
     runningAtPut = queue.at(-1)![1];
     return put(key, body);
   };
-  const results = await Promise.allSettled(['jpeg', 'png', 'webp'].map((format) => maker.variant(record, parseTransform({ w: '64', format }, SIZES))));
-  t.deepEqual(results.map((result) => result.status), ['fulfilled', 'fulfilled', 'rejected'], 'one running, one waiting, one refused');
+  const results = await Promise.allSettled(
+    ['jpeg', 'png', 'webp'].map((format) => maker.variant(record, parseTransform({ w: '64', format }, SIZES))),
+  );
+  t.deepEqual(
+    results.map((result) => result.status),
+    ['fulfilled', 'fulfilled', 'rejected'],
+    'one running, one waiting, one refused',
+  );
   t.is(refused, 1);
   t.deepEqual(worked, ['jpeg ok true', 'png ok true']);
-  t.deepEqual(queue, [[0, 1], [1, 1], [0, 1], [0, 0]], 'running, one waits, it takes the slot, the slot is free');
+  t.deepEqual(
+    queue,
+    [
+      [0, 1],
+      [1, 1],
+      [0, 1],
+      [0, 0],
+    ],
+    'running, one waits, it takes the slot, the slot is free',
+  );
   t.is(runningAtPut, 0, 'the variant is stored after its slot is released');
   const broken = await service.upload(alice, { body: chunked((await jpeg(300, 200)).subarray(0, 400)) });
   const brokenRecord = (await assets.get('ws-alice', broken.id))!;
@@ -139,13 +172,22 @@ test('sources over the pixel limit, undecodable bytes and non-images are invalid
   const truncated = (await jpeg(300, 200)).subarray(0, 400);
   const broken = await limited.service.upload(alice, { body: chunked(truncated) });
   t.is(broken.type, 'image/jpeg');
-  const undecodable = await t.throwsAsync(limited.service.openFile(pathOf(broken.url), { transform: { w: '64' } }), { instanceOf: SwitchyardError });
+  const undecodable = await t.throwsAsync(limited.service.openFile(pathOf(broken.url), { transform: { w: '64' } }), {
+    instanceOf: SwitchyardError,
+  });
   t.is(undecodable?.code, 'invalid_argument');
   const text = await service.upload(alice, { body: chunked(Buffer.from('plain text\n')) });
-  t.is((await t.throwsAsync(service.openFile(pathOf(text.url), { transform: { w: '64' } }), { instanceOf: SwitchyardError }))?.code, 'invalid_argument');
+  t.is(
+    (await t.throwsAsync(service.openFile(pathOf(text.url), { transform: { w: '64' } }), { instanceOf: SwitchyardError }))?.code,
+    'invalid_argument',
+  );
   const maker = new VariantMaker(new MemoryBlobStore(), { sizes: SIZES, maxPixels: 1000, concurrency: 1, queue: 1 });
   const record = (await assetStore.get('ws-alice', big.id))!;
-  await t.throwsAsync(maker.variant(record, parseTransform({ w: '64' }, SIZES)), { message: /TRANSFORM_MAX_PIXELS/ }, '300 × 200 is over a limit of 1,000');
+  await t.throwsAsync(
+    maker.variant(record, parseTransform({ w: '64' }, SIZES)),
+    { message: /TRANSFORM_MAX_PIXELS/ },
+    '300 × 200 is over a limit of 1,000',
+  );
 });
 
 test('where the store names local files, sharp reads the source from its file, not through the store; a file it cannot read is read through the store', async (t) => {
@@ -190,7 +232,9 @@ test('where the store names local files, sharp reads the source from its file, n
   // Gone from the store as well (a delete meanwhile): not_found, as the store says.
   unreadable = false;
   await inner.delete(sourceKey);
-  const gone = await t.throwsAsync(service.openFile(pathOf(asset.url), { transform: { w: '64', h: '64', format: 'webp' } }), { instanceOf: SwitchyardError });
+  const gone = await t.throwsAsync(service.openFile(pathOf(asset.url), { transform: { w: '64', h: '64', format: 'webp' } }), {
+    instanceOf: SwitchyardError,
+  });
   t.is(gone?.code, 'not_found');
 });
 

@@ -102,7 +102,12 @@ export class VariantMaker {
   readonly #frames: PosterFrameConfig;
   #running = 0;
 
-  constructor(blobs: BlobStore, config: TransformConfig, observer: TransformObserver = {}, frames: PosterFrameConfig = DEFAULT_POSTER_FRAMES) {
+  constructor(
+    blobs: BlobStore,
+    config: TransformConfig,
+    observer: TransformObserver = {},
+    frames: PosterFrameConfig = DEFAULT_POSTER_FRAMES,
+  ) {
     this.#blobs = blobs;
     this.#config = config;
     this.#observer = observer;
@@ -121,17 +126,23 @@ export class VariantMaker {
     if (transform.frameMs !== undefined) this.#checkFrame(record, transform.frameMs);
     else if (!TRANSFORMABLE_TYPES.has(record.type)) {
       const hint = record.type.startsWith('video/') ? ' (a video takes them with ?frame, for a poster)' : '';
-      throw new SwitchyardError('invalid_argument', `files of type ${record.type} are not transformed; leave out w, h, fit, format and q${hint}`, [{ field: 'w', reason: `not a transformable image (${record.type})` }]);
+      throw new SwitchyardError(
+        'invalid_argument',
+        `files of type ${record.type} are not transformed; leave out w, h, fit, format and q${hint}`,
+        [{ field: 'w', reason: `not a transformable image (${record.type})` }],
+      );
     }
     // The recorded size is the shown size of the first frame; the pixel limit also holds per frame inside sharp.
-    if (record.width !== undefined && record.height !== undefined && record.width * record.height > this.#config.maxPixels) throw tooManyPixels(this.#config.maxPixels);
+    if (record.width !== undefined && record.height !== undefined && record.width * record.height > this.#config.maxPixels)
+      throw tooManyPixels(this.#config.maxPixels);
     const key = variantKeyFor(record.blobKey, canonical);
     const digest = createHash('sha256').update(`${record.sha256}\n${canonical}`).digest('hex');
     let info = await this.#blobs.stat(key);
     if (info === undefined) {
       await this.#makeOnce(key, () => this.#make(record, transform, format, key));
       info = await this.#blobs.stat(key);
-      if (info === undefined) throw new SwitchyardError('unavailable', 'the transformed image was made but cannot be read back yet; try again');
+      if (info === undefined)
+        throw new SwitchyardError('unavailable', 'the transformed image was made but cannot be read back yet; try again');
     }
     const variant: Variant = Object.freeze({ key, type: TYPE_OF_FORMAT[format], info, digest });
     this.#remember(`${record.blobKey}\n${canonical}`, variant);
@@ -141,11 +152,15 @@ export class VariantMaker {
   /** A poster frame needs a video, ffmpeg, and (where the length is known) a time inside it. */
   #checkFrame(record: AssetRecord, frameMs: number): void {
     if (!record.type.startsWith('video/')) {
-      throw new SwitchyardError('invalid_argument', `files of type ${record.type} have no frames; ?frame is for videos`, [{ field: 'frame', reason: `not a video (${record.type})` }]);
+      throw new SwitchyardError('invalid_argument', `files of type ${record.type} have no frames; ?frame is for videos`, [
+        { field: 'frame', reason: `not a video (${record.type})` },
+      ]);
     }
     if (this.#frames.ffmpegPath === undefined) throw framesUnavailable();
     if (record.durationMs !== undefined && record.durationMs > 0 && frameMs >= record.durationMs) {
-      throw new SwitchyardError('invalid_argument', `frame: the video is ${record.durationMs} ms long`, [{ field: 'frame', reason: `past the end of the video (${record.durationMs} ms)` }]);
+      throw new SwitchyardError('invalid_argument', `frame: the video is ${record.durationMs} ms long`, [
+        { field: 'frame', reason: `past the end of the video (${record.durationMs} ms)` },
+      ]);
     }
   }
 
@@ -176,7 +191,11 @@ export class VariantMaker {
       output = await this.#transform(record, transform, format);
       this.#observer.worked?.(format, 'ok', (performance.now() - started) / 1000);
     } catch (error) {
-      this.#observer.worked?.(format, error instanceof SwitchyardError && error.code === 'invalid_argument' ? 'invalid' : 'error', (performance.now() - started) / 1000);
+      this.#observer.worked?.(
+        format,
+        error instanceof SwitchyardError && error.code === 'invalid_argument' ? 'invalid' : 'error',
+        (performance.now() - started) / 1000,
+      );
       throw error;
     } finally {
       release();
@@ -237,7 +256,12 @@ export class VariantMaker {
     if (this.#running >= this.#config.concurrency) {
       if (this.#waiting.length >= this.#config.queue) {
         this.#observer.refused?.();
-        throw new SwitchyardError('unavailable', `${this.#config.concurrency} image transformations or poster frames are running and ${this.#config.queue} waiting (TRANSFORM_CONCURRENCY); try again shortly`, [], { retryAfterMs: 1_000 });
+        throw new SwitchyardError(
+          'unavailable',
+          `${this.#config.concurrency} image transformations or poster frames are running and ${this.#config.queue} waiting (TRANSFORM_CONCURRENCY); try again shortly`,
+          [],
+          { retryAfterMs: 1_000 },
+        );
       }
       const turn = new Promise<void>((resolve) => this.#waiting.push(resolve));
       this.#observer.queue?.(this.#waiting.length, this.#running);
