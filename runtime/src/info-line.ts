@@ -22,10 +22,8 @@ export type LineFields<T> = {
  *
  * pino's own serializer walks every logged object with for-in and keyed
  * lookups shared by all call sites, which the server's mix of objects makes
- * megamorphic: in the server, its two lines per REST request cost 10 % of the
- * CPU per request under the rest-get-asset load, lines batched as now
- * (bench/tools/compare-builds.ts get, 8 rounds: 163 vs 147 µs per request
- * without them), against about 1.3 µs a line measured alone.
+ * megamorphic: a line costs far more in the server than measured alone.
+ * Justified by rest-get-asset (bench/hand-written-parts.md#info-line).
  *
  * Not for values that may hold secrets: no redaction runs here. The
  * logger's bindings are taken once, here. A value the compiled serializer

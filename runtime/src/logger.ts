@@ -10,8 +10,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /**
  * Fields censored where they can turn up: at the top of a log entry and inside
  * what gets logged whole (an error, its cause, an HTTP request or response,
- * call metadata). Named paths, not wildcards: pino's wildcard redaction cost
- * more than the rest of a request's logging together (see bench/README.md).
+ * call metadata). Named paths, not wildcards, which pino redacts faster.
+ * Justified by rest-get-asset (bench/hand-written-parts.md#named-redaction-paths).
  */
 const SECRET_FIELDS = ['authorization', 'headers', 'token', 'secret'];
 const CONTAINERS = [
@@ -49,12 +49,9 @@ const EXIT_WRITE_PATIENCE_MS = 1_000;
  * Handed over line by line, every line cost sonic-boom a byte count of the
  * string it was gathering, and often a write of its own: a round trip through
  * libuv's thread pool, which on this 2-core machine means waking a thread
- * beside the busy ones. The two lines of a REST request (the gateway's access
- * line and the service's call line) were 19 % of the server's CPU per request
- * under the rest-get-asset load, measured by leaving them out
- * (bench/tools/compare-builds.ts get, 8 rounds: 183 vs 148 µs per request);
- * gathered per turn of the event loop, still 12 %. A blocking write per line
- * cost 5 % more than sonic-boom's default.
+ * beside the busy ones. Lines gathered per turn of the event loop, or written
+ * with a blocking write each, cost more.
+ * Justified by rest-get-asset (bench/hand-written-parts.md#batched-stdout).
  */
 class BatchedStdout implements DestinationStream {
   readonly #fd: number;

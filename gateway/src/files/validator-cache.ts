@@ -33,10 +33,7 @@ const MAX_VARIANTS_PER_ASSET = 32;
  * The validators of public files this gateway revalidated lately, so a
  * conditional GET answered 304 skips the service call (the asset and blob
  * lookup in SQLite, the in-process or gRPC call around it). Written for speed:
- * peer-file-serve-304 (ours ÷ @fastify/static) was 0.86–0.94 with the call on
- * every 304; the build before and after under its load side by side
- * (`bench/tools/compare-builds.ts file304`, 6 rounds of 4 s): server CPU per
- * 304 361 → 163 µs (0.45), req/s 1.6–5.2× per round (bench/README.md, "Peers").
+ * justified by peer-file-serve-304 (bench/hand-written-parts.md#validator-cache).
  *
  * Only what cannot be answered wrongly for long: public files (a private
  * one's signature, expiry and revocation are the service's to check on every

@@ -19,20 +19,16 @@ import { envelope, framer, requestHeaders, serialize } from './grpc-framing.js';
  * HTTP/2 stream per call on the session manager's connection, messages framed
  * and the reply parsed in place. Connect's own transport runs every call
  * through its streaming machinery (async iterables, web `Headers`, linked
- * `AbortController`s, a `ConnectError` per successful call), which the
- * gateway's profile showed costing twice what grpc-js costs per unary call;
- * and it copies every upload chunk twice more (encoding, then framing), where
+ * `AbortController`s, a `ConnectError` per successful call), and it copies
+ * every upload chunk twice more (encoding, then framing), where
  * here a chunk's bytes go to the socket as they are. Server-streaming calls
  * keep Connect's transport.
  *
  * Kept for split deployments (the all-in-one server uses the service's
- * in-process channel) because `npm run bench rest-get-asset-split` (gateway
- * and service as two processes vs node:http + grpc-js client → bare grpc-js
- * server) measured 0.83–0.87 with it (393–416 µs of CPU per request, both
- * processes) and 0.49 with Connect's gRPC transport (713 µs); a grpc-js
- * client behind a Connect Transport adapter measured 0.67 (one run, in an
- * earlier session whose adapter was not kept). Only this path reaches the
- * 0.8 goal.
+ * in-process channel) because only this path reaches rest-get-asset-split's
+ * goal: Connect's gRPC transport, and a grpc-js client behind a Connect
+ * Transport adapter, fall short of it.
+ * Justified by rest-get-asset-split (bench/hand-written-parts.md#direct-transport).
  *
  * The semantics follow Connect's gRPC transport: the same error codes for
  * deadlines, cancellation, refused connections and HTTP/2 resets, and the

@@ -5,14 +5,10 @@ import { createClient, type CallOptions, type Client, type Transport } from '@co
  * Connect's client of `service`, whose server-streaming methods skip Connect's promise-client
  * wrapper. That wrapper runs every call and every message through async
  * generators compiled down to ES2017 helpers (its request iterable and
- * `handleStreamResponse`): ~10 % of the CPU of an in-process ReadFile call
- * (bench/README.md, "Where a file request's CPU goes"). The calls here do the
- * same with native async generators: file-serve-16kib, the same load on the
- * build before and after (bench/tools/compare-builds.ts file), server CPU per
- * request 0.87 and 0.88 (req/s 1.09-1.42 per round in two runs) together with
- * the in-process channel's direct first message and the file cache's lazy
- * streams. Unlike Connect's wrapper, a reader that stops early returns the
+ * `handleStreamResponse`); the calls here do the same with native async
+ * generators. Unlike Connect's wrapper, a reader that stops early returns the
  * transport's iterator: in-process, that cancels the handler and ends the call.
+ * Justified by file-serve-16kib (bench/hand-written-parts.md#lean-client).
  */
 export function createLeanClient<S extends DescService>(service: S, transport: Transport): Client<S> {
   const lean: Record<string, unknown> = {};

@@ -20,10 +20,8 @@ export const DEFAULT_FILE_CACHE: FileCacheConfig = Object.freeze({ maxBytes: 64 
  * The bytes of small files served by url, kept in memory by blob key (least
  * recently used out first). Opening a file from the disk store costs four
  * thread-pool round trips (open, fstat, read, close), from S3 a request; for a
- * small file that is much of the work of serving it: with the cache, server
- * CPU per 16 KiB file fell from 1,255 to 858 µs and req/s rose 1.48× (the same
- * build with and without it, alternating under autocannon; bench/README.md,
- * "file-serve-16kib").
+ * small file that is much of the work of serving it.
+ * Justified by file-serve-16kib (bench/hand-written-parts.md#file-cache).
  *
  * An entry is never stale: a blob's bytes never change under its key (an upload
  * or a replace writes a new blob id; a variant's key names its source blob

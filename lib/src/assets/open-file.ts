@@ -81,8 +81,8 @@ async function openVariant(deps: Deps, record: AssetRecord, options: OpenFileOpt
 /**
  * The file with its bytes. Bytes already in memory get a `body` made only if
  * someone reads it: the gRPC handler writes them whole, and a stream made and
- * destroyed per request was ~2 % of the service's CPU in file-serve-16kib
- * (bench/README.md, "Where a file request's CPU goes").
+ * destroyed per request would cost CPU for nothing.
+ * Justified by file-serve-16kib (bench/hand-written-parts.md#lazy-file-body).
  */
 function withBytes(info: StoredFile, opened: OpenedBytes): StoredFile {
   return Object.freeze(opened.body ? { ...info, body: opened.body } : new FileInMemory(info, opened.bytes));

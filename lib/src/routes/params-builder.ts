@@ -4,10 +4,8 @@
  * so every match of a route makes an object of one fixed shape in one step,
  * instead of adding keys one by one.
  *
- * Written so for speed: `lib-match-route` went from 1.59 to 1.80 of find-my-way
- * (A/B of the loop and the compiled builder, same run, 2026-11-25; 1.85 in the
- * full run after), about a fifth of a parameter match's time. Builders are
- * shared by routes with the same names, so a table rebuild compiles each
+ * Written so for speed: justified by lib-match-route (bench/hand-written-parts.md#params-builder).
+ * Builders are shared by routes with the same names, so a table rebuild compiles each
  * shape once. Where code generation from strings is refused (a browser page
  * under a CSP without 'unsafe-eval', node --disallow-code-generation-from-strings)
  * the builder is the loop; that is found out once.

@@ -16,9 +16,9 @@ const MISSING_PART = 'parts';
 /**
  * How much of a part is read at a time when finishing (a hint the disk store
  * takes). The same size as the gateway's chunks of a plain upload, so the
- * asset's blob is written in the same 1 MiB pieces as a direct upload's; with
- * the disk store's 64 KiB default the finish of a 256 MiB upload took about
- * twice the time and CPU (bench/README.md, tus-upload-throughput).
+ * asset's blob is written in the same 1 MiB pieces as a direct upload's, not
+ * in the disk store's 64 KiB default.
+ * Justified by tus-upload-throughput-256mib (bench/hand-written-parts.md#finish-read-size).
  */
 const PART_READ_BYTES = 1024 * 1024;
 

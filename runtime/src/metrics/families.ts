@@ -2,11 +2,8 @@
 // prom-client Registry and rendered by it. prom-client's own Counter and
 // Histogram hash and validate the label object on every inc/observe; these
 // resolve a label set to its cell once (`cell(labels)`), after which a count
-// is a field increment. With prom-client's classes, the metrics of one
-// GET /v1/assets/{id} (an HTTP histogram, five gRPC series, a store timing)
-// were 6 % of the server's CPU samples and 27 % more CPU per request in
-// `npm run bench metrics-cost` (144 vs 113 µs); with these, 132 vs 137 µs
-// (ratio 0.96, within the run's noise).
+// is a field increment.
+// Justified by metrics-cost-rest-get-asset-cpu (bench/hand-written-parts.md#metric-families).
 import type { Registry } from 'prom-client';
 
 type Labels<N extends string> = Readonly<Record<N, string>>;

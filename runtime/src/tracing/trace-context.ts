@@ -31,8 +31,8 @@ export function formatTraceparent(traceId: string, spanId: string, sampled: bool
 
 // Ids are cut from a pool of random bytes refilled 4 KiB at a time: two ids per request and per call
 // would otherwise be a randomBytes call each, and building them from randomUUID (its string put
-// together character by character, then two more copies) was 9 % of the heap a GetAsset call
-// allocated in-process (bench/tools/in-process-calls.ts).
+// together character by character, then two more copies) allocates more.
+// Justified by bench/tools/in-process-calls.ts (bench/hand-written-parts.md#trace-ids).
 const pool = Buffer.allocUnsafe(4096);
 let poolUsed = pool.length;
 

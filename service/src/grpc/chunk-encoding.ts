@@ -1,12 +1,11 @@
 // A hand-written encoder for ReadFileResponse's chunk messages, the bytes of
 // every file read. The generated one (ts-proto on @bufbuild/protobuf's
 // BinaryWriter) grows a zeroed buffer by doubling, slices it, and grpc-js's
-// serializer then copies that into a Buffer: three copies and ~256 KiB of
-// garbage per 64 KiB chunk, 24 % of the server's CPU samples serving 4 MiB
-// files; with this, server CPU per 4 MiB file fell from 21 to 13 ms
-// (`npm run bench file-serve`, bench/README.md "file-serve-4mib"). This
-// one writes the tag, the length and the bytes into one Buffer of the exact
-// size. Every other message, and a chunk with info, still goes through the
+// serializer then copies that into a Buffer: three copies and their garbage
+// per 64 KiB chunk. This one writes the tag, the length and the bytes into
+// one Buffer of the exact size.
+// Justified by file-serve-4mib (bench/hand-written-parts.md#chunk-encoding).
+// Every other message, and a chunk with info, still goes through the
 // generated encoder; `chunk-encoding.test.ts` holds the two byte-equal.
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { ReadFileResponse } from '../gen/switchyard/v1/files.js';

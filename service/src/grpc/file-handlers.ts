@@ -36,8 +36,7 @@ export function fileHandlers(assets: AssetService, rpc: Rpc): FileServiceServer 
       call.write({ info: fileInfoToMessage(file) });
       if (file.bytes && file.bytes.length <= FILE_CHUNK_BYTES) {
         // In memory already and one message long (a small file from the file cache): written as is, its body
-        // never made. file-serve-16kib, the same load on the build before and after (bench/tools/compare-builds.ts
-        // file): req/s 1.00-1.12 per round, server CPU per request 0.96.
+        // never made. Justified by file-serve-16kib (bench/hand-written-parts.md#small-file-in-one-message).
         call.write({ chunk: file.bytes });
       } else if (file.body) {
         await streamChunks(file.body, call);

@@ -3,12 +3,8 @@
 // starts at 128 bytes and doubles as it fills (an Asset grows it twice), then
 // slice it and copy the slice into a Buffer for grpc-js: four allocations and
 // three copies per reply. Here the writer's grown buffer is kept, the slice is
-// the one copy, and the Buffer is a view of it: a GetAsset reply (an Asset)
-// encodes in 1.8 µs instead of 4.0 (500,000 in a loop), about 1.5 % of a
-// gRPC GetAsset's server CPU; side by side under the grpc-get-asset load
-// (bench/tools/compare-builds.ts grpc) the build with it used 0.90, 0.95 and
-// 1.04 of the CPU per call of the build without, the machine's noise being
-// larger than the saving.
+// the one copy, and the Buffer is a view of it.
+// Justified by grpc-get-asset (bench/hand-written-parts.md#reused-writer).
 // `reused-writer.test.ts` holds every response type byte-equal to the
 // generated serializer.
 import type { DescService } from '@bufbuild/protobuf';

@@ -120,10 +120,8 @@ interface Shared {
  * One call's bookkeeping, and the context its handler gets: the request id,
  * the span, the caller once verified, and the call's logger, made only when
  * something logs through it (most calls log just their one line). A class,
- * not closures, a tracker object and a promise in a set per call: a GetAsset
- * call's handler with its wrapper (in-process, no transport) went from 19-23
- * to 12-14 µs, and the server's CPU per call under the grpc-get-asset load to
- * 0.76 of what it was (bench/tools/compare-builds.ts grpc, 8 rounds).
+ * not closures, a tracker object and a promise in a set per call, for speed.
+ * Justified by grpc-get-asset (bench/hand-written-parts.md#call-record).
  */
 class CallRecord implements AuthedContext {
   readonly requestId: string;
@@ -173,9 +171,8 @@ class CallRecord implements AuthedContext {
    * Sends the response headers of a unary reply: the request id when the
    * caller sent one (its echo), none for a success that came without one.
    * The id made here for such a call is in its log line; putting it in every
-   * reply as well cost 9 % of the server's CPU per GetAsset call
-   * (bench/tools/compare-builds.ts grpc, three runs of 8 rounds: 0.91, 0.95
-   * and 0.88 of the CPU without it).
+   * reply as well costs server CPU on every call.
+   * Justified by grpc-get-asset (bench/hand-written-parts.md#reply-headers).
    */
   sendReplyHeaders(failed: boolean): void {
     if (failed || this.#idSupplied) this.sendHeaders();

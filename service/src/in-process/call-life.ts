@@ -4,9 +4,9 @@ import { metadataToHeaders } from './server-calls.js';
 /**
  * One in-process call from start to end: the metadata it came with, the
  * headers the handler sent, and whether (and why) it was cancelled. A plain
- * object with a listener list rather than an AbortController per call: Node's
- * AbortSignal machinery was a fifth of the server's CPU in the rest-get-asset
- * profile (bench/README.md, "Profiling").
+ * object with a listener list rather than an AbortController per call, to
+ * spare every call Node's AbortSignal machinery.
+ * Justified by rest-get-asset (bench/hand-written-parts.md#call-life).
  */
 export class CallLife {
   #responseHeader: Headers | undefined;

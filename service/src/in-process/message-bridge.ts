@@ -10,14 +10,9 @@
 // back `undefined`, and the channel then uses the wire bytes as before, so
 // those cases fail or change exactly as over gRPC.
 //
-// Written by hand for speed: ts-proto's encoder and protobuf-es's reflective
-// decoder were 13 % of the all-in-one server's busy CPU samples under the
-// rest-get-asset load (responseSerialize 4.6 %, fromBinary 8.2 %, inclusive);
-// with responses handed over, server CPU per request fell 7 % for
-// rest-get-asset and 11 % for file-serve-16kib (`bench/tools/compare-builds.ts
-// get|file`, 8 alternating rounds, medians 274 → 255 and 327 → 291 µs), and a
-// GetAsset call in-process allocates 21.0 instead of 24.8 KiB
-// (bench/tools/in-process-calls.ts).
+// Written by hand for speed: no ts-proto encoding and no protobuf-es
+// reflective decoding per message.
+// Justified by rest-get-asset and file-serve-16kib (bench/hand-written-parts.md#message-bridge).
 import { create, ScalarType, type DescField, type DescMessage, type DescOneof, type MessageShape } from '@bufbuild/protobuf';
 
 /** Converts one value; `FAIL` when it cannot be converted exactly. */

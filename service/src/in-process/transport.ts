@@ -7,12 +7,12 @@
 // (tolerant) deserializers. Errors come back as a gRPC client would build
 // them from the trailers, so the gateway cannot tell the channels apart.
 //
-// Calls without interceptors skip Connect's runUnaryCall/runStreamingCall,
-// whose two AbortControllers, linked signals and DOMException per call made up
-// most of the channel's own cost in the rest-get-asset profile
-// (bench/README.md, "Latest results"); deadlines, caller signals and the
-// caller's lifetime (CALLER_LIFETIME in the context values, which the gateway
-// hands over instead of a signal) are honoured here instead.
+// Calls without interceptors skip Connect's runUnaryCall/runStreamingCall and
+// their two AbortControllers, linked signals and DOMException per call;
+// deadlines, caller signals and the caller's lifetime (CALLER_LIFETIME in the
+// context values, which the gateway hands over instead of a signal) are
+// honoured here instead.
+// Justified by rest-get-asset (bench/hand-written-parts.md#calls-without-interceptors).
 import {
   create,
   fromBinary,
@@ -287,8 +287,8 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
 
 /**
  * A call's answer for the client, its headers made only when read (the
- * gateway reads them for few calls): two Headers objects per call were a
- * tenth of the heap a GetAsset call allocated in-process.
+ * gateway reads them for few calls), not two Headers objects per call.
+ * Justified by bench/tools/in-process-calls.ts (bench/hand-written-parts.md#lazy-answer-headers).
  */
 function answer<S extends boolean, M extends DescMethod, T>(
   stream: S,

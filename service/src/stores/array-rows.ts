@@ -6,11 +6,8 @@
  * better-sqlite3's `raw` mode, the MySQL pool asks mysql2 for `rowsAsArray`.
  *
  * Written by hand for speed: better-sqlite3 builds a row object one property
- * at a time, which cost twice what the query itself did for a page of 50
- * assets (a 51-row select: ~480 µs as objects, ~220 µs as arrays, median of
- * 12 × 1000 on the bench machine), and the SQLite driver's executeQuery was
- * the largest item (15 % of samples) in the rest-list-assets profile
- * (bench/README.md, "Latest results").
+ * at a time; an array of the column values is cheaper to make.
+ * Justified by rest-list-assets (bench/hand-written-parts.md#array-rows).
  */
 export const ARRAY_ROWS = '/* rows as arrays */ ';
 

@@ -19,11 +19,9 @@ import {
 } from '@switchyard/core';
 import { assertRange, emptyStream, isValidBlobKey } from './blob-support.js';
 
-// Reads go through file descriptors and fs's callback API, not FileHandle: with
-// FileHandle (open, stat, createReadStream, close) those calls were half of the
-// server's CPU samples in a file-serve-16kib profile; with descriptors the same
-// autocannon load served 22k → 25k requests in 12 s and the server went from
-// 6 % to 20 % idle (one run each, bench/README.md "Profiling").
+// Reads go through file descriptors and fs's callback API, not FileHandle,
+// whose open, stat, createReadStream and close cost more CPU per file.
+// Justified by file-serve-16kib (bench/hand-written-parts.md#file-descriptor-reads).
 const openFd = promisify(openCallback);
 const fstatFd = promisify(fstat);
 const closeFd = promisify(close);
@@ -335,10 +333,9 @@ function readChunkBytes(options: ReadOptions | undefined): number | undefined {
  * The body's bytes from `position` on, gathered into batches; each batch's
  * write is awaited before the next starts. Every EARLY_SYNC_BYTES a sync is
  * started without waiting for it, so the disk takes the bytes while more
- * arrive and the caller's final sync has only the last ones left (8 MiB
- * written at about 250 MB/s: 2.7–3 ms left to wait for at the end instead of
- * 6–10 ms, on this machine); it is awaited, and its failure thrown, before
- * this returns.
+ * arrive and the caller's final sync has only the last ones left; it is
+ * awaited, and its failure thrown, before this returns.
+ * Justified by tus-upload-throughput-256mib (bench/hand-written-parts.md#early-syncs).
  */
 async function writeAll(handle: FileHandle, body: Readable, position: number): Promise<void> {
   let batch: Buffer[] = [];

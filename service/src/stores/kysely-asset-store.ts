@@ -59,7 +59,7 @@ export class KyselyAssetStore implements AssetStore {
   readonly #selectByBlobId;
   /**
    * ListAssets' query for each combination of cursor and filters met so far (at most 24), built once;
-   * building it per call was about 1 % of the server's samples in the rest-list-assets profile.
+   * justified by rest-list-assets (bench/hand-written-parts.md#prepared-queries).
    */
   readonly #listShapes = new Map<string, ListRun>();
 

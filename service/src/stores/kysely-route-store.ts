@@ -25,11 +25,9 @@ const DEADLOCK_RETRIES = 5;
  * The change log is trimmed on one write in this many, not on every write past
  * `history`: it then holds up to TRIM_EVERY - 1 changes more than `history`,
  * and changesSince answers from the last `history` only, so callers see the
- * same bounded history as before. Written for speed: rest-create-route's
- * ~19,000 writes to one workspace pass the default history of 10,000 halfway,
- * and from there a DELETE in every write transaction cost 15-19 µs of CPU on
- * top of 62 µs (the transaction's statements on better-sqlite3 alone,
- * alternating rounds on the bench machine; bench/README.md, "Latest results").
+ * same bounded history as before. Written for speed: past `history`, a DELETE
+ * in every write transaction would add to the CPU of every write.
+ * Justified by rest-create-route (bench/hand-written-parts.md#change-log-trim).
  */
 const TRIM_EVERY = 64;
 
@@ -63,8 +61,8 @@ export class KyselyRouteStore implements RouteStore {
   readonly #db: Kysely<Database>;
   readonly #history: number;
   readonly #mysql: boolean;
-  // The statements of every write, built and compiled once (prepared-query.ts): Kysely's query
-  // building was about a tenth of the server's samples in the rest-create-route profile.
+  // The statements of every write, built and compiled once (prepared-query.ts).
+  // Justified by rest-create-route (bench/hand-written-parts.md#prepared-queries).
   readonly #raiseRevision;
   readonly #selectRevision;
   readonly #insertRoute;

@@ -17,11 +17,10 @@ export function allowDirectReads<DB>(db: Kysely<DB>, readNow: ReadNow): void {
 
 /**
  * A read built with Kysely's query builder once and run many times with new
- * parameters. Building and compiling the query on every call was about 4 % of
- * the server's CPU in the rest-get-asset and file-serve-16kib profiles
- * (bench/README.md, "Latest results"); the SQL text and the parameter order
- * come from Kysely itself, checked here against the sentinel values the
- * template was built with (each must be a value no other parameter has).
+ * parameters, not built and compiled on every call. The SQL text and the
+ * parameter order come from Kysely itself, checked here against the sentinel
+ * values the template was built with (each must be a value no other parameter
+ * has). Justified by rest-get-asset (bench/hand-written-parts.md#prepared-queries).
  */
 export function preparedQuery<DB, Row, Params extends readonly unknown[]>(
   db: Kysely<DB>,

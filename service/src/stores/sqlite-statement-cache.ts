@@ -19,10 +19,8 @@ export interface RawCapableDatabase extends SqliteDatabase {
  * connection lock would; it may run ahead of writes still waiting in that
  * queue, which have not completed for anyone yet.
  *
- * That lock costs promises and closures per query: the heap a call allocates,
- * in-process with no HTTP (bench/tools/in-process-calls.ts), went from 42.3 to
- * 38.5 KiB for ReadFile and 28.6 to 24.8 KiB for GetAsset; CPU per call moved
- * within that machine's noise (±10 %).
+ * That lock costs promises and closures per query, which a read here does not.
+ * Justified by bench/tools/in-process-calls.ts (bench/hand-written-parts.md#direct-sqlite-reads).
  */
 export type ReadNow = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
 

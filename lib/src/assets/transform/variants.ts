@@ -46,10 +46,8 @@ export interface TransformObserver {
  * A source read through the store (one without `localPath`) is read whole, in
  * chunks this large where the store honours the hint: a 12 MP JPEG (about 4 MB)
  * in one read instead of 60 reads of 64 KiB and a copy, so half the bytes
- * outside V8's heap per miss and fewer major collections. Measured on the disk
- * store before it had `localPath`: transform-miss 0.695 -> 0.800 of the bare
- * sharp server, server CPU per request 134 -> 119 ms (`npm run bench
- * transform-miss`, 2026-11-25).
+ * outside V8's heap per miss and fewer major collections.
+ * Justified by transform-miss (bench/hand-written-parts.md#source-read-size).
  */
 const SOURCE_READ_BYTES = 4 * 1024 * 1024;
 
@@ -207,10 +205,9 @@ export class VariantMaker {
 
   /**
    * Where the store has local files, libvips reads the source from its path,
-   * so no copy of it lands in this process's heap (transform-miss 0.80 -> 0.93
-   * of the bare sharp server, server CPU per miss 119 -> 106 ms against the
-   * baseline's 100, `npm run bench transform-miss`, 2026-11-25). libvips
-   * reports any failure to read a file (removed meanwhile, unreadable) as an
+   * so no copy of it lands in this process's heap.
+   * Justified by transform-miss (bench/hand-written-parts.md#source-from-path).
+   * libvips reports any failure to read a file (removed meanwhile, unreadable) as an
    * image it cannot decode; then the bytes are read through the store, which
    * says what went wrong (`not_found`, `unavailable`), and decoded from memory.
    */
