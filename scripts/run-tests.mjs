@@ -1,25 +1,53 @@
 #!/usr/bin/env node
-// `npm test`: runs ava with the TAP reporter, passes its output through and ends
-// with the plain `N passed, N failed` line that CI and the contract expect.
-// Extra arguments go to ava (e.g. `npm test -- lib/src/routes/*.test.ts`).
+// `npm test` and the tier scripts: runs ava with the TAP reporter, tier by tier (test/tiers.mjs),
+// passes its output through and ends with the plain `N passed, N failed, N skipped` line that CI
+// and the contract expect.
+//
+//   node scripts/run-tests.mjs                     every tier: unit, then e2e and heavy in one pool
+//                                                  (heavy files first), then timing alone
+//   node scripts/run-tests.mjs --tier unit         one tier (repeatable: --tier e2e --tier heavy)
+//   node scripts/run-tests.mjs FILE... [AVA ARGS]  these files only, e.g. test/rest/routes.test.ts --match '*paging*'
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { TIERS, testFiles, tierOf } from '../test/tiers.mjs';
 
-const ava = spawn(process.execPath, ['node_modules/ava/entrypoints/cli.mjs', '--tap', ...process.argv.slice(2)], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const ROOT = new URL('..', import.meta.url).pathname;
+const AVA = `${ROOT}node_modules/ava/entrypoints/cli.mjs`;
+/** Files at once in the shared pool: its files mostly wait on servers and sockets, so more than the 2 cores. */
+const POOL_CONCURRENCY = Number(process.env.TEST_CONCURRENCY || 3);
 
-let passed = 0;
-let failed = 0;
-let skipped = 0;
-const lines = createInterface({ input: ava.stdout });
-// Registered up front: readline closes by itself when ava's stdout ends, which
-// may happen before ava's process 'close' event.
-const linesClosed = new Promise((resolve) => lines.once('close', resolve));
-/** Test file (its title prefix) → when its first and last lines went by: where the run's time goes. */
+/** @returns {{ label: string, files: string[], concurrency?: number, nodeArguments?: string }[]} the ava runs to make, in order */
+function plan(argv) {
+  const tiers = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    if (argv[i] !== '--tier') continue;
+    const tier = argv[i + 1];
+    if (!TIERS.includes(tier)) {
+      console.error(`unknown tier ${JSON.stringify(tier)}; the tiers are ${TIERS.join(', ')}`);
+      process.exit(2);
+    }
+    tiers.push(tier);
+  }
+  if (argv.length > 0 && tiers.length === 0) return [{ label: 'chosen files', files: argv }];
+  const all = testFiles(ROOT);
+  const chosen = tiers.length > 0 ? tiers : TIERS;
+  const filesOf = (...names) => all.filter((file) => names.includes(tierOf(file)) && chosen.includes(tierOf(file)));
+  const runs = [
+    // Preloaded guard: a unit test that starts a process fails and says which tier it belongs to.
+    { label: 'unit', files: filesOf('unit'), nodeArguments: '--import=./test/support/unit-tier-guard.mjs' },
+    // Heavy files first (ava.config.mjs sorts them so): the longest work starts first.
+    { label: 'e2e and heavy', files: filesOf('e2e', 'heavy'), concurrency: POOL_CONCURRENCY },
+    { label: 'timing, one file at a time', files: filesOf('timing'), concurrency: 1 },
+  ];
+  return runs.filter((run) => run.files.length > 0);
+}
+
+const counts = { passed: 0, failed: 0, skipped: 0 };
 const started = Date.now();
+/** Test file (its title prefix) → when its first and last lines went by: where the run's time goes. */
 const fileSpans = new Map();
-const noteFile = (line) => {
+
+function noteFile(line) {
   const title = /^(?:not ok|ok) \d+ - (.*?)(?: # .*)?$/.exec(line)?.[1] ?? /^# (.* › (?:before|after)(?:\.always)? hook)/.exec(line)?.[1];
   if (title === undefined || !title.includes(' › ')) return;
   const file = title.split(' › ').slice(0, -1).join(' › ');
@@ -27,30 +55,57 @@ const noteFile = (line) => {
   const span = fileSpans.get(file);
   if (span === undefined) fileSpans.set(file, { first: now, last: now });
   else span.last = now;
-};
-lines.on('line', (line) => {
-  process.stdout.write(`${line}\n`);
-  noteFile(line);
-  if (/^not ok \d+/.test(line)) {
-    if (/# TODO\b/.test(line)) return;
-    failed += 1;
-  } else if (/^ok \d+/.test(line)) {
-    if (/# SKIP\b/i.test(line)) skipped += 1;
-    else passed += 1;
-  }
-});
+}
 
-const exitCode = await new Promise((resolve) => ava.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
-await linesClosed;
-// A crash that produced no failing test line still fails the run.
-if (exitCode !== 0 && failed === 0) failed = 1;
-// The longest-running files (from their first line to their last; setup before a file's first line
-// is not seen), as TAP comments, so a slow CI run says where its time went.
+function count(line) {
+  if (/^not ok \d+/.test(line)) {
+    if (!/# TODO\b/.test(line)) counts.failed += 1;
+  } else if (/^ok \d+/.test(line)) {
+    if (/# SKIP\b/i.test(line)) counts.skipped += 1;
+    else counts.passed += 1;
+  }
+}
+
+/** Runs ava once; resolves its exit code. A crash that printed no failing test line counts as one failure. */
+async function runAva({ label, files, concurrency, nodeArguments }) {
+  process.stdout.write(`# ${label}: ${files.length} file${files.length === 1 ? '' : 's'}\n`);
+  const args = [
+    AVA,
+    '--tap',
+    ...(concurrency ? ['--concurrency', String(concurrency)] : []),
+    ...(nodeArguments ? [`--node-arguments=${nodeArguments}`] : []),
+    ...files,
+  ];
+  const ava = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const failedBefore = counts.failed;
+  const lines = createInterface({ input: ava.stdout });
+  // Registered up front: readline closes by itself when ava's stdout ends, which may happen
+  // before ava's process 'close' event.
+  const linesClosed = new Promise((resolve) => lines.once('close', resolve));
+  lines.on('line', (line) => {
+    process.stdout.write(`${line}\n`);
+    noteFile(line);
+    count(line);
+  });
+  const code = await new Promise((resolve) => ava.on('close', (exit, signal) => resolve(exit ?? (signal ? 1 : 0))));
+  await linesClosed;
+  if (code !== 0 && counts.failed === failedBefore) counts.failed += 1;
+  return code;
+}
+
+let exitCode = 0;
+for (const run of plan(process.argv.slice(2))) {
+  const code = await runAva(run);
+  if (code !== 0) exitCode = code;
+}
+
+// The longest-running files (from their first line to their last; setup before a file's first
+// line is not seen), as TAP comments, so a slow CI run says where its time went.
 const slowest = [...fileSpans]
   .map(([file, { first, last }]) => ({ file, seconds: (last - first) / 1000 }))
   .sort((a, b) => b.seconds - a.seconds)
-  .slice(0, 12);
+  .slice(0, 15);
 process.stdout.write(`# ${((Date.now() - started) / 1000).toFixed(0)} s in all; the longest files, first line to last:\n`);
 for (const { file, seconds } of slowest) process.stdout.write(`#   ${seconds.toFixed(0).padStart(4)} s  ${file}\n`);
-process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
-process.exit(exitCode !== 0 ? exitCode : failed > 0 ? 1 : 0);
+process.stdout.write(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
+process.exit(exitCode !== 0 ? exitCode : counts.failed > 0 ? 1 : 0);
