@@ -23,12 +23,10 @@ export const RouteSchema = z
       .string()
       .meta({ pattern: '^rt_[0-9a-hjkmnp-tv-z]{26}$', description: 'Assigned by the service; opaque, URL-safe, time-sortable.' }),
     method: z.string().meta({ enum: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], description: 'Upper case.' }),
-    path: z
-      .string()
-      .meta({
-        description: 'Path pattern: leading `/`, segments of `[A-Za-z0-9._~-]`, `:name` parameters, an optional final `*`.',
-        examples: ['/users/:id'],
-      }),
+    path: z.string().meta({
+      description: 'Path pattern: leading `/`, segments of `[A-Za-z0-9._~-]`, `:name` parameters, an optional final `*`.',
+      examples: ['/users/:id'],
+    }),
     middleware: z.array(z.string()).meta({ description: 'Ordered middleware names.' }),
     handler: z.string().meta({ description: 'Handler function name.' }),
     createdAt: isoTime('When the route was created.'),
@@ -110,12 +108,10 @@ export const AssetSchema = z
     id: z.string().meta({ pattern: '^as_[0-9a-hjkmnp-tv-z]{26}$', description: 'Stays the same when the file is replaced.' }),
     type: z.string().meta({ description: 'Media type sniffed from the bytes (never taken from the client).', examples: ['image/png'] }),
     size: z.number().int().min(0).meta({ description: 'Size of the stored file in bytes.' }),
-    url: z
-      .string()
-      .meta({
-        format: 'uri',
-        description: 'Absolute URL under CDN_URL, ending with the extension of `type`; changes whenever the content does.',
-      }),
+    url: z.string().meta({
+      format: 'uri',
+      description: 'Absolute URL under CDN_URL, ending with the extension of `type`; changes whenever the content does.',
+    }),
     uploadedAt: isoTime('Time of the upload or of the latest replacement.'),
     label: z.string().meta({ description: 'The label given at upload; empty when none.' }),
     name: z.string().meta({
@@ -126,15 +122,10 @@ export const AssetSchema = z
     sha256: z
       .string()
       .meta({ pattern: '^[0-9a-f]{64}$', description: "Lower-case hex SHA-256 of the stored bytes (also the file's ETag)." }),
-    width: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .meta({
-        description:
-          'Pixel width as shown (orientation or rotation applied), for images and videos whose headers could be read; absent otherwise.',
-      }),
+    width: z.number().int().min(1).optional().meta({
+      description:
+        'Pixel width as shown (orientation or rotation applied), for images and videos whose headers could be read; absent otherwise.',
+    }),
     height: z
       .number()
       .int()
@@ -246,12 +237,10 @@ export const WorkspacePolicySchema = z
       .min(0)
       .meta({ description: "Largest file in bytes (the workspace's limit or the server's MAX_UPLOAD_BYTES, the smaller)." }),
     defaultVisibility: z.enum(['public', 'private']).meta({ description: 'Visibility of uploads that name none.' }),
-    stripImageMetadata: z
-      .boolean()
-      .meta({
-        description:
-          'JPEG, PNG, WebP and AVIF uploads are stored without EXIF, XMP and IPTC (GPS included), their orientation applied; the stored size and sha256 are those of the rewritten file.',
-      }),
+    stripImageMetadata: z.boolean().meta({
+      description:
+        'JPEG, PNG, WebP and AVIF uploads are stored without EXIF, XMP and IPTC (GPS included), their orientation applied; the stored size and sha256 are those of the rewritten file.',
+    }),
   })
   .meta({ id: 'WorkspacePolicy' });
 
@@ -379,13 +368,11 @@ const revision = z
   .meta({ type: 'integer', minimum: 0 });
 
 export const WatchRoutesQuerySchema = z.object({
-  sinceRevision: revision
-    .optional()
-    .meta({
-      description:
-        '0 (default): a snapshot first. Else only the changes after this revision (a snapshot when they are no longer kept). `Last-Event-ID` wins over it.',
-      examples: [0],
-    }),
+  sinceRevision: revision.optional().meta({
+    description:
+      '0 (default): a snapshot first. Else only the changes after this revision (a snapshot when they are no longer kept). `Last-Event-ID` wins over it.',
+    examples: [0],
+  }),
 });
 
 export const WatchRoutesHeadersSchema = z.looseObject({

@@ -627,34 +627,30 @@ function multipartRequest(targets: Targets, path: fc.Arbitrary<string>): fc.Arbi
       declaredBoundary: fc.constantFrom('same', 'same', 'same', 'other', 'missing', 'empty', 'twice', 'mixed-type', 'no-type'),
       parts: fc.oneof(
         fc.array(part, { maxLength: 6 }),
-        fc
-          .integer({ min: 20, max: 3_000 })
-          .map((n) =>
-            Array.from(
-              { length: n },
-              (_, i): Part => ({
-                name: i === 0 ? 'file' : 'label',
-                filename: i === 0 ? 'x.txt' : undefined,
-                type: undefined,
-                extraHeaders: [],
-                body: Buffer.from('v'),
-              }),
-            ),
+        fc.integer({ min: 20, max: 3_000 }).map((n) =>
+          Array.from(
+            { length: n },
+            (_, i): Part => ({
+              name: i === 0 ? 'file' : 'label',
+              filename: i === 0 ? 'x.txt' : undefined,
+              type: undefined,
+              extraHeaders: [],
+              body: Buffer.from('v'),
+            }),
           ),
-        fc
-          .integer({ min: 2, max: 50 })
-          .map((n) =>
-            Array.from(
-              { length: n },
-              (_, i): Part => ({
-                name: 'file',
-                filename: `f${i}.txt`,
-                type: 'text/plain',
-                extraHeaders: [],
-                body: Buffer.from(`part ${i}`),
-              }),
-            ),
+        ),
+        fc.integer({ min: 2, max: 50 }).map((n) =>
+          Array.from(
+            { length: n },
+            (_, i): Part => ({
+              name: 'file',
+              filename: `f${i}.txt`,
+              type: 'text/plain',
+              extraHeaders: [],
+              body: Buffer.from(`part ${i}`),
+            }),
           ),
+        ),
       ),
       close: fc.constantFrom('close', 'close', 'close', 'none', 'no-crlf', 'garbage-after'),
       lineEnding: fc.constantFrom('\r\n', '\r\n', '\r\n', '\n'),
