@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { watchRouteTable, type WatchedRouteTable } from '@switchyard/client';
 import { createScratchDatabase } from '../harness/mysql-db.js';
+import { startNatsServer } from '../harness/nats.js';
 import { startRedisServer } from '../harness/redis.js';
 import { result, type BenchResult } from '../harness/results.js';
 import { createRouteOver, upsertArrivals } from '../harness/route-changes.js';
@@ -32,6 +33,26 @@ export async function routeSyncCrossInstance(): Promise<BenchResult[]> {
     );
   } finally {
     await redis.stop();
+  }
+}
+
+/**
+ * The same with EVENTS_URL on a private nats-server (test/scale's second
+ * broker), 200 changes; the same goal as with Redis.
+ */
+export async function routeSyncCrossInstanceNats(): Promise<BenchResult[]> {
+  const nats = await startNatsServer();
+  try {
+    return await crossInstance(
+      'route-sync-cross-instance-nats',
+      'nats',
+      200,
+      { EVENTS_URL: nats.url },
+      'nats-server (private)',
+      'ratio < 2',
+    );
+  } finally {
+    await nats.stop();
   }
 }
 
