@@ -202,10 +202,13 @@ test('after a known mix of calls, the counts match what was sent, by route templ
   const httpTotal = (samples: Sample[]) =>
     samples.filter((sample) => sample.name === 'http_server_request_duration_seconds_count').reduce((sum, sample) => sum + sample.value, 0);
   let after = (await scrape()).samples;
-  for (let wait = 0; wait < 40 && httpTotal(after) - httpTotal(before) < requestsSent; wait++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    after = (await scrape()).samples;
-  }
+  await eventually(
+    async () => {
+      after = (await scrape()).samples;
+      return httpTotal(after) - httpTotal(before) >= requestsSent;
+    },
+    { timeout: 10_000, message: `the gateway observed all ${requestsSent} requests` },
+  ).catch(() => undefined);
   const http = (method: string, route: string, status: number) =>
     delta(after, 'http_server_request_duration_seconds_count', { method, route, status_code: String(status) });
   t.is(http('POST', '/v1/routing', 201), 3);
