@@ -15,7 +15,7 @@ import { fileServe } from './benchmarks/file-serve.js';
 import { metricsCost } from './benchmarks/metrics-cost.js';
 import { watchedMatch } from './benchmarks/watched-match.js';
 import { routeSyncLatency } from './benchmarks/route-sync.js';
-import { routeSyncCrossInstance } from './benchmarks/route-sync-cross.js';
+import { routeSyncCrossInstance, routeSyncCrossInstanceNats, routeSyncCrossInstancePolling } from './benchmarks/route-sync-cross.js';
 import { transformDiv2k, transformHit, transformMiss } from './benchmarks/transform.js';
 import { peerTusUpload } from './benchmarks/peer-tus-upload.js';
 import { peerTransformHit, peerTransformMiss } from './benchmarks/peer-transform.js';
@@ -42,6 +42,8 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'watched-match': watchedMatch,
   'route-sync-latency': routeSyncLatency,
   'route-sync-cross-instance': routeSyncCrossInstance,
+  'route-sync-cross-instance-nats': routeSyncCrossInstanceNats,
+  'route-sync-cross-instance-polling': routeSyncCrossInstancePolling,
   'transform-miss': transformMiss,
   'transform-hit': transformHit,
   'transform-div2k-jpeg': transformDiv2k,

@@ -1,8 +1,9 @@
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { result, type BenchResult } from '../harness/results.js';
+import { createRouteOver } from '../harness/route-changes.js';
 import { createWorkspace, startOurs } from '../harness/servers.js';
-import { median } from '../harness/stats.js';
+import { median, percentile } from '../harness/stats.js';
 
 /** Debian's Chromium, with the flags this machine needs (no background traffic to a closed network). */
 const CHROMIUM = {
@@ -22,6 +23,7 @@ const ROUNDS = 5;
 const FIRST_ASSETS = 1_000;
 const ALL_ASSETS = 10_000;
 const SEED_CONCURRENCY = 8;
+const ROUTE_CHANGES = 20;
 
 /**
  * The console's three budgets (issue 29), from headless Chromium against
@@ -35,6 +37,10 @@ const SEED_CONCURRENCY = 8;
  * - console-dom-nodes-10k: DOM nodes after scrolling to the end of 10,000
  *   assets. Baseline: the same view's nodes with its first page loaded, so a
  *   ratio near 1 says the DOM does not grow with the list (budget: 3,000).
+ * - console-route-change-shown-p99: from just before a `POST /v1/routing` to
+ *   its row shown in an open routes view (docs/console.md: "within a
+ *   second"; test/console/routes.test.ts checks it only as an outcome), 20
+ *   creates one after another. Baseline: the POST's own round trip.
  */
 export async function consoleBench(): Promise<BenchResult[]> {
   const ws = await createWorkspace('console');
@@ -52,6 +58,7 @@ export async function consoleBench(): Promise<BenchResult[]> {
     const firstPageNodes = await domNodes(browser, server.url, ws.token, FIRST_ASSETS, false);
     await seed(server.url, ws.token, FIRST_ASSETS, ALL_ASSETS);
     const scrolledNodes = await domNodes(browser, server.url, ws.token, ALL_ASSETS, true);
+    const routes = await routeChangesShown(browser, server.url, ws.token);
     return [
       result('console-initial-js-kib', jsKib, 80, 'KiB', 'lower', { goal: 'ours <= 80 KiB (ratio <= 1)' }),
       result('console-assets-first-render-ms', median(ours), median(bare), 'ms', 'lower', {
@@ -61,6 +68,10 @@ export async function consoleBench(): Promise<BenchResult[]> {
       result('console-dom-nodes-10k', scrolledNodes, firstPageNodes, 'nodes', 'lower', {
         goal: 'ours < 3000 nodes',
         notes: { assets: ALL_ASSETS },
+      }),
+      result('console-route-change-shown-p99', percentile(routes.shown, 0.99), percentile(routes.roundTrip, 0.99), 'ms', 'lower', {
+        goal: 'ours < 1000 ms',
+        notes: { changes: ROUTE_CHANGES, shownMedian: median(routes.shown), roundTripMedian: median(routes.roundTrip) },
       }),
     ];
   } finally {
@@ -181,4 +192,29 @@ async function domNodes(browser: Browser, url: string, token: string, total: num
   const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
   await close();
   return nodes;
+}
+
+/** Routes created over REST one after another, each timed until its row is shown in an open routes view, and the POST alone. */
+async function routeChangesShown(browser: Browser, url: string, token: string): Promise<{ shown: number[]; roundTrip: number[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  try {
+    await page.goto(`${url}/console/routes`);
+    await page.getByLabel('Token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText(/^Live · revision/).waitFor();
+    const shown: number[] = [];
+    const roundTrip: number[] = [];
+    for (let change = 0; change < ROUTE_CHANGES; change++) {
+      const path = `/console-bench/${change}`;
+      const started = performance.now();
+      await createRouteOver(url, token, path);
+      roundTrip.push(performance.now() - started);
+      await page.getByRole('cell', { name: path, exact: true }).waitFor();
+      shown.push(performance.now() - started);
+    }
+    return { shown, roundTrip };
+  } finally {
+    await context.close();
+  }
 }

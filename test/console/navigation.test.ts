@@ -8,6 +8,7 @@ import { freshWorkspace } from '../rest/support/stack.js';
 import { browser, stack, useConsoleFixture } from './support/fixture.js';
 import { FIXTURES_DIR } from '../rest/support/fixtures.js';
 import { assertAccessible, openConsole, rowOf, signIn, titleOf, uploadThroughApi } from './support/console.js';
+import { eventually } from '../support/eventually.js';
 
 useConsoleFixture(test);
 
@@ -51,7 +52,7 @@ test('leaving a view aborts what it still has in flight: the asset listing and t
     await signIn(page, tab.token);
     await page.waitForFunction(() => document.querySelector('.table-foot')?.textContent === 'Loading assets…');
     // The page says it is loading as it sends; the route handler hears of the request a moment later.
-    for (let waited = 0; held.length === 0 && waited < 5_000; waited += 20) await page.waitForTimeout(20);
+    await eventually(() => held.length > 0, { timeout: 10_000, interval: 20, message: 'the listing request held' });
     t.is(held.length, 1);
     const listing = held[0]!.request();
     const listingAborted = page.waitForEvent('requestfailed', { predicate: (request) => request === listing });

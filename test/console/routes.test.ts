@@ -6,14 +6,9 @@ import type { Browser, Page } from 'playwright-core';
 import { freshWorkspace } from '../rest/support/stack.js';
 import { browser, stack, useConsoleFixture } from './support/fixture.js';
 import { assertAccessible, openConsole } from './support/console.js';
-import { exclusive } from '../support/exclusive.js';
 
-// Latency bounds (changes shown within a second): not beside the files that load the machine for long stretches.
-let releaseMachine: (() => Promise<void>) | undefined;
-test.before(async () => {
-  releaseMachine = await exclusive('machine');
-});
-test.after.always(() => releaseMachine?.());
+/** Generous: it catches a change never shown; how soon one is shown (docs/console.md: within a second) is bench/'s console-route-change-shown-p99. */
+const SHOWN_DEADLINE_MS = 20_000;
 
 useConsoleFixture(test);
 
@@ -38,7 +33,7 @@ async function openRoutes(workspace: string) {
   return tab;
 }
 
-test('routes created, changed and deleted through the REST API appear within a second, without a reload', async (t) => {
+test('routes created, changed and deleted through the REST API appear, in turn, without a reload', async (t) => {
   const workspace = freshWorkspace('live');
   const tab = await openRoutes(workspace);
   const { page } = tab;
@@ -49,19 +44,13 @@ test('routes created, changed and deleted through the REST API appear within a s
     const created = await rest(workspace, 'POST', '/v1/routing', { method: 'GET', path: '/health', handler: 'health.check' });
     t.is(created.status, 201);
     const id = ((await created.json()) as { id: string }).id;
-    let started = Date.now();
-    await routeRow(page, '/health').waitFor({ timeout: 5_000 });
-    t.true(Date.now() - started < 1_000, `created: shown after ${Date.now() - started} ms`);
+    await routeRow(page, '/health').getByRole('cell', { name: 'health.check' }).waitFor({ timeout: SHOWN_DEADLINE_MS });
 
     t.is((await rest(workspace, 'PATCH', `/v1/routing/${id}`, { handler: 'health.deep' })).status, 200);
-    started = Date.now();
-    await routeRow(page, '/health').getByRole('cell', { name: 'health.deep' }).waitFor({ timeout: 5_000 });
-    t.true(Date.now() - started < 1_000, `changed: shown after ${Date.now() - started} ms`);
+    await routeRow(page, '/health').getByRole('cell', { name: 'health.deep' }).waitFor({ timeout: SHOWN_DEADLINE_MS });
 
     t.is((await rest(workspace, 'DELETE', `/v1/routing/${id}`)).status, 204);
-    started = Date.now();
-    await routeRow(page, '/health').waitFor({ state: 'detached', timeout: 5_000 });
-    t.true(Date.now() - started < 1_000, `deleted: gone after ${Date.now() - started} ms`);
+    await routeRow(page, '/health').waitFor({ state: 'detached', timeout: SHOWN_DEADLINE_MS });
   } finally {
     await tab.close();
   }

@@ -1,7 +1,9 @@
 // @switchyard/dispatch in real Express 5, Fastify 5, Hono 4 and node:http apps,
 // following a real `npm start` through `watchRouteTable`: records created,
-// changed and deleted over REST change what each app serves within a second.
-import test, { type ExecutionContext } from 'ava';
+// changed and deleted over REST change what each app serves. How soon is
+// bench/'s `route-sync-latency` (a watchRouteTable client of `npm start`).
+import test from 'ava';
+import { eventually } from '../support/eventually.js';
 import { OWN, startApp, type Framework, type RunningApp } from './support/apps.js';
 import { BURST_VARIANTS, type Served } from './support/registry.js';
 import { Routes, startSwitchyard, type RestRoute, type RunningSwitchyard } from './support/switchyard.js';
@@ -62,34 +64,19 @@ async function get(app: RunningApp, path: string): Promise<Answer> {
   return { status: response.status, headers: response.headers, body };
 }
 
-/** Polls until the app's answer satisfies `holds`; fails if that takes a second or more. */
-async function within(
-  t: ExecutionContext,
-  app: RunningApp,
-  path: string,
-  holds: (answer: Answer) => boolean,
-  what: string,
-): Promise<Answer> {
-  const started = performance.now();
-  let last: Answer | undefined;
-  while (performance.now() - started < 1_000) {
-    last = await get(app, path);
-    if (holds(last)) {
-      t.log(`${what}: ${Math.round(performance.now() - started)} ms`);
-      return last;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`${what}: not within a second; last answer ${last?.status} ${JSON.stringify(last?.body)}`);
-}
+/** Generous: it catches a change that never arrives; how fast one arrives is bench/'s route-sync-latency goal. */
+const CHANGE_DEADLINE_MS = 15_000;
 
-/** Polls a condition of the test process (the apps run in it) for up to a second. */
-async function until(holds: () => boolean, what: string): Promise<void> {
-  const started = performance.now();
-  while (!holds()) {
-    if (performance.now() - started >= 1_000) throw new Error(`${what}: not within a second`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** Asks the app until its answer satisfies `holds` (a change has reached it through the watch). */
+function served(app: RunningApp, path: string, holds: (answer: Answer) => boolean, what: string): Promise<Answer> {
+  return eventually(
+    async () => {
+      const last = await get(app, path);
+      if (!holds(last)) throw new Error(`last answer ${last.status} ${JSON.stringify(last.body)}`);
+      return last;
+    },
+    { timeout: CHANGE_DEADLINE_MS, interval: 10, message: what },
+  );
 }
 
 const servedBy = (handler: string) => (answer: Answer) => answer.status === 200 && (answer.body as Served).handler === handler;
@@ -97,10 +84,10 @@ const servedBy = (handler: string) => (answer: Answer) => answer.status === 200 
 for (const framework of FRAMEWORKS) {
   const setup = () => apps.get(framework)!;
 
-  test.serial(`${framework}: a route created, changed and deleted over REST changes what the app serves within a second`, async (t) => {
+  test.serial(`${framework}: a route created, changed and deleted over REST changes what the app serves`, async (t) => {
     const { app, routes } = setup();
     const created = await routes.create({ method: 'GET', path: '/lifecycle/:id/files/*', handler: 'show' });
-    const first = await within(t, app, '/lifecycle/42/files/a/b%20c.png', servedBy('show'), 'created');
+    const first = await served(app, '/lifecycle/42/files/a/b%20c.png', servedBy('show'), 'created');
     t.deepEqual(first.body, {
       handler: 'show',
       params: { id: '42', '*': 'a/b c.png' },
@@ -111,14 +98,14 @@ for (const framework of FRAMEWORKS) {
     t.true((first.body as Served).revision >= created.revision);
 
     const changed = await routes.update(created.id, { path: '/lifecycle/:name', handler: 'other' });
-    const second = await within(t, app, '/lifecycle/ada', servedBy('other'), 'changed');
+    const second = await served(app, '/lifecycle/ada', servedBy('other'), 'changed');
     t.deepEqual((second.body as Served).params, { name: 'ada' });
     t.is((second.body as Served).routeRevision, changed.revision, 'ctx.route is the changed record');
     t.true((second.body as Served).revision >= changed.revision);
     t.deepEqual((await get(app, '/lifecycle/42/files/x')).body, UNMATCHED_BODY[framework]('/lifecycle/42/files/x'), 'the old path is gone');
 
     await routes.delete(created.id);
-    const gone = await within(t, app, '/lifecycle/ada', (answer) => answer.status === 404, 'deleted');
+    const gone = await served(app, '/lifecycle/ada', (answer) => answer.status === 404, 'deleted');
     t.deepEqual(gone.body, UNMATCHED_BODY[framework]('/lifecycle/ada'));
   });
 
@@ -128,13 +115,13 @@ for (const framework of FRAMEWORKS) {
       const { app, routes } = setup();
       await routes.create({ method: 'GET', path: '/order/ab', middleware: ['stamp', 'a', 'b'], handler: 'show' });
       await routes.create({ method: 'GET', path: '/order/ba', middleware: ['b', 'a'], handler: 'show' });
-      const ab = await within(t, app, '/order/ab', servedBy('show'), 'ab');
+      const ab = await served(app, '/order/ab', servedBy('show'), 'ab');
       t.deepEqual((ab.body as Served).trail, ['a', 'b', 'b:after', 'a:after']);
       t.is(ab.headers.get('x-revision'), String((ab.body as Served).revision), 'a header set after next()');
-      t.deepEqual(((await within(t, app, '/order/ba', servedBy('show'), 'ba')).body as Served).trail, ['b', 'a', 'a:after', 'b:after']);
+      t.deepEqual(((await served(app, '/order/ba', servedBy('show'), 'ba')).body as Served).trail, ['b', 'a', 'a:after', 'b:after']);
 
       const denied = await routes.create({ method: 'GET', path: '/order/denied', middleware: ['a', 'deny', 'b'], handler: 'boom' });
-      const stopped = await within(t, app, '/order/denied', (answer) => answer.status === 401, 'short-circuit');
+      const stopped = await served(app, '/order/denied', (answer) => answer.status === 401, 'short-circuit');
       t.deepEqual(
         stopped.body,
         { denied: true, revision: (stopped.body as { revision: number }).revision },
@@ -145,15 +132,15 @@ for (const framework of FRAMEWORKS) {
       const errorsBefore = app.errors.length;
       await routes.create({ method: 'GET', path: '/order/boom', middleware: ['a'], handler: 'boom' });
       await routes.create({ method: 'GET', path: '/order/explode', middleware: ['explode'], handler: 'show' });
-      const boom = await within(t, app, '/order/boom', (answer) => answer.status === 500, 'handler failure');
+      const boom = await served(app, '/order/boom', (answer) => answer.status === 500, 'handler failure');
       t.deepEqual(boom.body, FAILURE_BODY[framework]('handler exploded'));
-      const explode = await within(t, app, '/order/explode', (answer) => answer.status === 500, 'middleware failure');
+      const explode = await served(app, '/order/explode', (answer) => answer.status === 500, 'middleware failure');
       t.deepEqual(explode.body, FAILURE_BODY[framework]('middleware exploded'));
       t.deepEqual(app.errors.slice(errorsBefore), ['handler exploded', 'middleware exploded'], 'each reported to onError');
 
       // What the handler threw comes back through `await next()`: a middleware may turn it into an answer.
       await routes.create({ method: 'GET', path: '/order/rescued', middleware: ['rescue', 'a'], handler: 'boom' });
-      const rescued = await within(t, app, '/order/rescued', (answer) => answer.status === 503, 'rescued failure');
+      const rescued = await served(app, '/order/rescued', (answer) => answer.status === 503, 'rescued failure');
       t.deepEqual(
         rescued.body,
         { rescued: 'handler exploded', trail: ['a'] },
@@ -164,7 +151,7 @@ for (const framework of FRAMEWORKS) {
       // An answer that cannot be written (JSON of a BigInt) is a failure like a throw, not a crash of the app.
       const failuresBefore = app.dispatcher.metrics().failures;
       await routes.create({ method: 'GET', path: '/order/unwritable', handler: 'unwritable' });
-      const unwritable = await within(t, app, '/order/unwritable', (answer) => answer.status === 500, 'unwritable answer');
+      const unwritable = await served(app, '/order/unwritable', (answer) => answer.status === 500, 'unwritable answer');
       t.deepEqual(unwritable.body, UNWRITABLE_BODY[framework]);
       if (framework !== 'fastify') {
         t.deepEqual(app.errors.slice(errorsBefore + 2), ['Do not know how to serialize a BigInt'], 'reported to onError');
@@ -181,14 +168,18 @@ for (const framework of FRAMEWORKS) {
       const metricsBefore = app.dispatcher.metrics();
       const ghost = await routes.create({ method: 'GET', path: '/ghost/:id', middleware: ['a', 'phantom'], handler: 'ghost' });
       // On arrival, before any request asks for it: the hook, the counter and unknown().
-      await until(() => app.unknownReported.some((unknown) => unknown.route.id === ghost.id), 'reported on arrival');
+      await eventually(() => app.unknownReported.some((unknown) => unknown.route.id === ghost.id), {
+        timeout: CHANGE_DEADLINE_MS,
+        interval: 5,
+        message: 'reported on arrival',
+      });
       t.is(app.dispatcher.metrics().unknownReported, metricsBefore.unknownReported + 1);
       t.is(app.dispatcher.metrics().unimplementedAnswered, metricsBefore.unimplementedAnswered, 'no request has been answered 501 yet');
       t.deepEqual(
         app.dispatcher.unknown().map((unknown) => unknown.route.id),
         [ghost.id],
       );
-      const answer = await within(t, app, '/ghost/1', (a) => a.status === 501, 'unknown names');
+      const answer = await served(app, '/ghost/1', (a) => a.status === 501, 'unknown names');
       t.deepEqual(answer.body, {
         code: 'unimplemented',
         message: `route ${ghost.id} (GET /ghost/:id) names handler "ghost" and middleware "phantom", which this service does not provide`,
@@ -209,7 +200,7 @@ for (const framework of FRAMEWORKS) {
       t.is(app.dispatcher.metrics().unimplementedAnswered, metricsBefore.unimplementedAnswered + 1);
 
       await routes.update(ghost.id, { middleware: ['a'], handler: 'show' });
-      await within(t, app, '/ghost/1', servedBy('show'), 'fixed');
+      await served(app, '/ghost/1', servedBy('show'), 'fixed');
       t.deepEqual(app.dispatcher.unknown(), []);
     },
   );
@@ -218,7 +209,7 @@ for (const framework of FRAMEWORKS) {
     const { app, routes } = setup();
     await routes.create({ method: 'GET', path: '/own/shadowed', handler: 'show' });
     await routes.create({ method: 'GET', path: '/fallthrough/probe', handler: 'show' });
-    await within(t, app, '/fallthrough/probe', servedBy('show'), 'probe record');
+    await served(app, '/fallthrough/probe', servedBy('show'), 'probe record');
     t.deepEqual((await get(app, '/own/shadowed')).body, OWN.shadowed, "the app's route, not the record");
     t.deepEqual((await get(app, '/own/health')).body, OWN.health);
     t.deepEqual((await get(app, '/own/after')).body, OWN.after, 'an app route after the dispatcher is reached');
@@ -232,7 +223,7 @@ for (const framework of FRAMEWORKS) {
     async (t) => {
       const { app, routes } = setup();
       const burst = await routes.create({ method: 'GET', path: '/burst', middleware: ['m0'], handler: 'h0' });
-      await within(t, app, '/burst', servedBy('h0'), 'burst record');
+      await served(app, '/burst', servedBy('h0'), 'burst record');
       /** The record as of each revision the burst wrote: a response at revision R must be the newest at or below R. */
       const versions: RestRoute[] = [burst];
       const responses: Served[] = [];
@@ -255,7 +246,12 @@ for (const framework of FRAMEWORKS) {
         versions.push(await routes.update(burst.id, { middleware, handler: `h${k}` }));
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The load runs on until the app has the burst's last revision, so answers after the last change count too.
+      await eventually(() => app.dispatcher.revision >= versions.at(-1)!.revision, {
+        timeout: CHANGE_DEADLINE_MS,
+        interval: 5,
+        message: 'the last change reached the app',
+      });
       changing = false;
       await Promise.all(loaders);
 

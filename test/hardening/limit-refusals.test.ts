@@ -19,6 +19,7 @@ import { fixtureFile } from '../rest/support/http.js';
 import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
 import { scaled } from './support/soak.js';
 import { storedIn, type Stored } from './support/stored.js';
+import { eventually } from '../support/eventually.js';
 
 const SERVER_MAX = 2 * 1024 * 1024;
 const RUNS = scaled(40, 600);
@@ -266,16 +267,20 @@ const isTemporary = (path: string): boolean => path.includes('.tmp/');
 
 /**
  * What the stack holds once it has settled: `expected` as soon as it holds
- * that (or, without one, no temporary file), else whatever it holds after 2 s.
+ * that (or, without one, no temporary file), else whatever it holds at a
+ * generous deadline, for the caller's assertion to show.
  */
 async function settledTo(dataDir: string, expected: Stored | undefined): Promise<Stored> {
-  const deadline = performance.now() + 2_000;
-  for (;;) {
-    const stored = await storedIn(dataDir);
-    const settled = expected === undefined ? !stored.files.some(isTemporary) : isDeepStrictEqual(stored, expected);
-    if (settled || performance.now() > deadline) return stored;
-    await sleep(20);
-  }
+  let stored = await storedIn(dataDir);
+  const settled = () => (expected === undefined ? !stored.files.some(isTemporary) : isDeepStrictEqual(stored, expected));
+  await eventually(
+    async () => {
+      stored = await storedIn(dataDir);
+      return settled();
+    },
+    { timeout: 10_000, interval: 20, message: 'the stack settled' },
+  ).catch(() => undefined);
+  return stored;
 }
 
 /** Error-level lines (pino 50 and 60) either layer logged, taken as they are read. */

@@ -13,6 +13,7 @@ import { decodeStatusDetails } from '../grpc/support/status-details.js';
 import { mysqlS3Target, type StorageTarget } from '../grpc/support/storage-targets.js';
 import { startTestService, type TestService } from '../grpc/support/test-service.js';
 import { parseMetrics, valueOf } from '../metrics/support/prometheus-text.js';
+import { eventually } from '../support/eventually.js';
 
 const UNKNOWN_ASSET = 'as_01arz3ndektsv4rrffq69g5fav';
 const RATE = 10;
@@ -96,10 +97,13 @@ function defineTests(target: StorageTarget): void {
     await redis.start();
     const auth = await services[0]!.auth(`back-${randomUUID()}`);
     // Each service asks Redis again within its probe interval once ioredis has reconnected.
-    await until(async () => {
-      await Promise.all(services.map((service) => service.clients.getAsset(auth, UNKNOWN_ASSET).catch(() => undefined)));
-      return services.every((service) => service.logs.lines().some((line) => String(line['msg']).includes('answering again')));
-    });
+    await eventually(
+      async () => {
+        await Promise.all(services.map((service) => service.clients.getAsset(auth, UNKNOWN_ASSET).catch(() => undefined)));
+        return services.every((service) => service.logs.lines().some((line) => String(line['msg']).includes('answering again')));
+      },
+      { timeout: 15_000, interval: 100, message: "every service says Redis is 'answering again'" },
+    );
     const back = await offer(services, await services[0]!.auth(`back-${randomUUID()}`), RATE * 8, 2);
     t.log(`Redis back: ${back.elapsedS.toFixed(2)} s, ${back.admitted} admitted, ${back.refused.length} refused`);
     t.deepEqual(back.other, []);
@@ -147,13 +151,4 @@ async function offer(
   offered.elapsedS = (performance.now() - started) / 1000;
   await Promise.all(calls);
   return offered;
-}
-
-/** Polls every 100 ms until `done`, 15 s at most. */
-async function until(done: () => Promise<boolean>): Promise<void> {
-  const deadline = performance.now() + 15_000;
-  while (!(await done())) {
-    if (performance.now() > deadline) throw new Error('not within 15 s');
-    await sleep(100);
-  }
 }

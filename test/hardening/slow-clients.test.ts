@@ -11,6 +11,7 @@ import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js
 import { RawClient, uploadBody, uploadHead, type RawAnswer } from './support/raw-client.js';
 import { scaled, SOAK } from './support/soak.js';
 import { storedIn } from './support/stored.js';
+import { eventually, quietPeriod } from '../support/eventually.js';
 import { exclusive } from '../support/exclusive.js';
 
 // Short limits so the quick run stays quick; the defaults are 20 s, 15 min, 30 s and 60 s.
@@ -61,8 +62,8 @@ function assertTimeoutAnswer(t: import('ava').ExecutionContext, answer: RawAnswe
 }
 
 async function assertNothingStored(t: import('ava').ExecutionContext, s: Stack): Promise<void> {
-  // The service learns of the cut a moment after the client does.
-  await sleep(200);
+  // A negative check: the service learns of the cut a moment after the client does, and must then leave nothing behind.
+  await quietPeriod(200);
   const stored = await storedIn(s.dataDir);
   t.deepEqual(
     { ...stored, files: stored.files.filter((file) => !file.endsWith('/')) },
@@ -121,10 +122,14 @@ test('a stalled upload body is 408 at the body idle timeout, and nothing is stor
   }
   await assertNothingStored(t, s);
   // The service saw the call canceled, not failed.
-  await sleep(100);
-  const calls = s.serviceLogLines
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => line['method'] === 'UploadAsset' && line['msg'] === 'call');
+  const uploadCalls = () =>
+    s.serviceLogLines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line['method'] === 'UploadAsset' && line['msg'] === 'call');
+  const calls = await eventually(() => uploadCalls().length >= rounds && uploadCalls(), {
+    timeout: 10_000,
+    message: `${rounds} UploadAsset calls logged`,
+  });
   t.is(calls.length, rounds);
   for (const call of calls) t.is(call['code'], 'CANCELLED');
   await assertHealthy(t, s);
@@ -316,8 +321,11 @@ test('connections beyond MAX_CONNECTIONS get 503 with Retry-After at once; the b
   await held[0]!.write('\r\n');
   await sleep(100);
   for (const client of held) client.close();
-  await sleep(100);
-  t.is((await fetch(`${s.url}/healthz`, { headers: { connection: 'close' } })).status, 200);
+  // The bound frees as they close: the server learns of each close a moment later.
+  await eventually(async () => (await fetch(`${s.url}/healthz`, { headers: { connection: 'close' } })).status === 200, {
+    timeout: 10_000,
+    message: 'a connection admitted once the held ones closed',
+  });
 });
 
 test('uploads beyond MAX_INFLIGHT_UPLOADS get 503 with Retry-After, unread; the ones in flight finish', async (t) => {

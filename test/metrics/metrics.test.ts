@@ -15,6 +15,7 @@ import { Child, cleanEnv } from '../rest/support/processes.js';
 import { fixtureFile, form } from '../rest/support/http.js';
 import { mintToken } from '../rest/support/tokens.js';
 import { parseMetrics, valueOf, type Sample } from './support/prometheus-text.js';
+import { eventually } from '../support/eventually.js';
 
 const run = promisify(execFile);
 const PROM_CLIENT_DEFAULT_GAUGES = /^nodejs_active_(handles|requests|resources)_total non-counter metrics should not have "_total" suffix$/;
@@ -134,10 +135,13 @@ test.serial(
     const uploads = (samples: Sample[]) =>
       valueOf(samples, 'http_server_request_duration_seconds_count', { method: 'POST', route: '/v1/assets/upload', status_code: '201' });
     let after = (await scrape()).samples;
-    for (let wait = 0; wait < 40 && (files(after) - files(before) < 5 || uploads(after) - uploads(before) < 2); wait++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      after = (await scrape()).samples;
-    }
+    await eventually(
+      async () => {
+        after = (await scrape()).samples;
+        return files(after) - files(before) >= 5 && uploads(after) - uploads(before) >= 2;
+      },
+      { timeout: 10_000, message: 'the gateway observed all seven requests' },
+    ).catch(() => undefined);
     t.is(
       delta(after, 'switchyard_transform_seconds_count', { format: 'webp', outcome: 'ok' }),
       2,
@@ -198,10 +202,13 @@ test('after a known mix of calls, the counts match what was sent, by route templ
   const httpTotal = (samples: Sample[]) =>
     samples.filter((sample) => sample.name === 'http_server_request_duration_seconds_count').reduce((sum, sample) => sum + sample.value, 0);
   let after = (await scrape()).samples;
-  for (let wait = 0; wait < 40 && httpTotal(after) - httpTotal(before) < requestsSent; wait++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    after = (await scrape()).samples;
-  }
+  await eventually(
+    async () => {
+      after = (await scrape()).samples;
+      return httpTotal(after) - httpTotal(before) >= requestsSent;
+    },
+    { timeout: 10_000, message: `the gateway observed all ${requestsSent} requests` },
+  ).catch(() => undefined);
   const http = (method: string, route: string, status: number) =>
     delta(after, 'http_server_request_duration_seconds_count', { method, route, status_code: String(status) });
   t.is(http('POST', '/v1/routing', 201), 3);

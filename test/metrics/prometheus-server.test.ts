@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Child, cleanEnv, ROOT } from '../rest/support/processes.js';
 import { mintToken } from '../rest/support/tokens.js';
+import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/free-port.js';
 
 const hasPrometheus = await new Promise<boolean>((resolve) => execFile('prometheus', ['--version'], (error) => resolve(error === null)));
@@ -84,22 +84,22 @@ test('Prometheus scrapes the service and the gateway and answers a rate of the c
     if (answer.status !== 'success') throw new Error(`query ${promql}: ${JSON.stringify(answer)}`);
     return answer.data.result;
   };
-  const eventually = async (promql: string, holds: (values: number[]) => boolean): Promise<number[]> => {
-    const until = Date.now() + 45_000;
-    let values: number[] = [];
-    while (Date.now() < until) {
-      values = await query(promql).then(
-        (result) => result.map((sample) => Number(sample.value[1])),
-        () => [],
-      );
-      if (holds(values)) return values;
-      await delay(500);
-    }
-    throw new Error(`${promql} never held; last answer ${JSON.stringify(values)}`);
-  };
+  /** Queries until the answer holds (Prometheus scrapes on its own schedule); fails after 45 s with the last answer. */
+  const queried = (promql: string, holds: (values: number[]) => boolean): Promise<number[]> =>
+    eventually(
+      async () => {
+        const values = await query(promql).then(
+          (result) => result.map((sample) => Number(sample.value[1])),
+          () => [],
+        );
+        if (!holds(values)) throw new Error(`last answer ${JSON.stringify(values)}`);
+        return values;
+      },
+      { timeout: 45_000, interval: 500, message: `${promql} holding` },
+    );
 
   // Both targets up, before any call.
-  t.deepEqual(await eventually('up', (values) => values.length === 2 && values.every((value) => value === 1)), [1, 1]);
+  t.deepEqual(await queried('up', (values) => values.length === 2 && values.every((value) => value === 1)), [1, 1]);
 
   const auth = { authorization: `Bearer ${await mintToken(secret, { workspace: 'prometheus' })}`, 'content-type': 'application/json' };
   const createRoutes = async (from: number, count: number): Promise<void> => {
@@ -115,20 +115,20 @@ test('Prometheus scrapes the service and the gateway and answers a rate of the c
   const calls = 40;
   // In two halves with a scrape between: a series born with its first request needs a later sample to show a rate.
   await createRoutes(0, calls / 2);
-  await eventually(
+  await queried(
     'http_server_request_duration_seconds_count{job="switchyard-gateway",route="/v1/routing",status_code="201"}',
     (values) => values[0] === calls / 2,
   );
   await createRoutes(calls / 2, calls / 2);
-  const [handled] = await eventually(
+  const [handled] = await queried(
     'sum(grpc_server_handled_total{job="switchyard-service",grpc_method="CreateRoute",grpc_code="OK"})',
     (values) => values[0] === calls,
   );
-  const [serviceRate] = await eventually(
+  const [serviceRate] = await queried(
     'sum(rate(grpc_server_handled_total{job="switchyard-service",grpc_method="CreateRoute",grpc_code="OK"}[1m]))',
     (values) => (values[0] ?? 0) > 0,
   );
-  const [rate] = await eventually(
+  const [rate] = await queried(
     'sum(rate(http_server_request_duration_seconds_count{job="switchyard-gateway",route="/v1/routing",status_code="201"}[1m]))',
     (values) => (values[0] ?? 0) > 0,
   );

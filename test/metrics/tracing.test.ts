@@ -10,9 +10,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Child, cleanEnv } from '../rest/support/processes.js';
 import { mintToken } from '../rest/support/tokens.js';
+import { eventually } from '../support/eventually.js';
 
 interface OtlpSpan {
   traceId: string;
@@ -81,13 +81,19 @@ function linesOf(requestId: string): Record<string, unknown>[] {
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** The spans of `traceId` once `count` have been exported (or what has been, at a generous deadline, for the assertions to show). */
 async function spansOf(traceId: string, count: number): Promise<{ service: string; span: OtlpSpan }[]> {
-  for (let waited = 0; waited < 10_000; waited += 100) {
-    const found = received.filter((entry) => entry.span.traceId === traceId);
-    if (found.length >= count) return found;
-    await delay(100);
-  }
-  return received.filter((entry) => entry.span.traceId === traceId);
+  const found = () => received.filter((entry) => entry.span.traceId === traceId);
+  await eventually(() => found().length >= count, { timeout: 10_000, interval: 100 }).catch(() => undefined);
+  return found();
+}
+
+/** The log lines of `requestId` once both layers have written theirs: the gateway's access line and the service's call line. */
+async function bothLinesOf(requestId: string): Promise<Record<string, unknown>[]> {
+  const both = (lines: Record<string, unknown>[]) =>
+    lines.some((line) => line['msg'] === 'request') && lines.some((line) => line['msg'] === 'call');
+  await eventually(() => both(linesOf(requestId)), { timeout: 10_000, interval: 20 }).catch(() => undefined);
+  return linesOf(requestId);
 }
 
 test("a caller's traceparent continues through the gateway span into the service span, in the logs and the export", async (t) => {
@@ -115,8 +121,7 @@ test("a caller's traceparent continues through the gateway span into the service
   const status = gatewaySpan?.span.attributes.find((attribute) => attribute.key === 'http.response.status_code')?.value;
   t.deepEqual(status, { intValue: 404 });
 
-  await delay(200);
-  const lines = linesOf(requestId);
+  const lines = await bothLinesOf(requestId);
   const access = lines.find((line) => line['msg'] === 'request');
   const call = lines.find((line) => line['msg'] === 'call');
   t.is(access?.['traceId'], traceId);
@@ -130,8 +135,7 @@ test("without a traceparent (or with a malformed one) a new trace begins, the sa
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'x-request-id': requestId };
     if (traceparent) headers['traceparent'] = traceparent;
     t.is((await fetch(`${api}/v1/routing/rt_00000000000000000000000000`, { headers })).status, 404);
-    await delay(200);
-    const lines = linesOf(requestId);
+    const lines = await bothLinesOf(requestId);
     const traceIds = new Set(lines.map((line) => line['traceId']));
     t.is(traceIds.size, 1, String(traceparent));
     t.regex(String([...traceIds][0]), /^[0-9a-f]{32}$/);

@@ -28,6 +28,7 @@ import {
 import { asJavaScript, compiled, sampleFolder } from './support/sample-programs.js';
 import { freshProject, installedPackages, packInstalled, packWorkspaces, run, sizeOnDisk, writeFiles } from './support/tarballs.js';
 import { firstAnswer } from '../support/first-answer.js';
+import { eventually } from '../support/eventually.js';
 
 /** What an embedder of the core alone must never receive: transports, databases, cloud SDKs, logging, test runners. */
 const FORBIDDEN_IN_CORE_INSTALL = [
@@ -270,12 +271,13 @@ test('service/README.md and gateway/README.md: `npx switchyard service` and `npx
 
   // The gateway answers 503 until it has reached the service.
   let health = await fetch(`${addresses.rest}/healthz`);
-  for (
-    const deadline = Date.now() + 30_000;
-    health.status !== 200 && Date.now() < deadline;
-    health = await fetch(`${addresses.rest}/healthz`)
-  )
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  await eventually(
+    async () => {
+      health = await fetch(`${addresses.rest}/healthz`);
+      return health.status === 200;
+    },
+    { timeout: 30_000, interval: 200, message: 'the gateway reaching the service' },
+  ).catch(() => undefined);
   t.is(health.status, 200, `${service.output}\n${gateway.output}`);
   t.deepEqual(await health.json(), { status: 'SERVING' });
 });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { run } from '../support/run.js';
 import { Child, cleanEnv, ROOT } from './support/processes.js';
 import { freePort } from '../support/free-port.js';
+import { eventually } from '../support/eventually.js';
 
 let app: Child;
 let rest: string;
@@ -96,16 +97,16 @@ test('the route-table server of docs/routes.md answers by the watched table, and
   server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
   await createRoute({ method: 'GET', path: '/users/:id', handler: 'getUser' });
-  const deadline = Date.now() + 20_000;
+  // The sample starts, then its table follows the route: asked until it answers 200 (or a generous deadline passes).
   let answer: { status: number; body: string } | undefined;
-  while (Date.now() < deadline) {
-    const response = await fetch(`http://127.0.0.1:${port}/users/42`).catch(() => undefined);
-    if (response !== undefined) {
+  await eventually(
+    async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/users/42`);
       answer = { status: response.status, body: await response.text() };
-      if (answer.status === 200) break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+      return answer.status === 200;
+    },
+    { timeout: 20_000, interval: 100, message: 'the sample serving /users/42' },
+  ).catch(() => undefined);
   t.deepEqual(answer, { status: 200, body: '{"user":"42"}' }, output);
   const unknown = await fetch(`http://127.0.0.1:${port}/nowhere`);
   t.is(unknown.status, 404);

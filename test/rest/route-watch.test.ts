@@ -1,12 +1,14 @@
 // Route tables that live, end to end: two service instances (each with its
 // gateway) on one MySQL database. A watcher on instance B sees what is done
-// through instance A within a second, resumes after a disconnect with only
+// through instance A, in order (how soon, within the contract's second, is
+// bench/'s route-sync-cross-instance-polling goal), resumes after a disconnect with only
 // what it missed, gets a snapshot when its revision is too old, follows the
 // watched table through the loss of its instance, and never sees another
 // workspace's events. Skipped only when MySQL is unreachable and not required.
 import test from 'ava';
 import { SyncedRouteTable, type Route, type RouteEvent } from '@switchyard/core';
 import { watchRouteTable } from '@switchyard/client';
+import { eventually } from '../support/eventually.js';
 import { mysqlS3Deployment, type Deployment } from '../hardening/support/deployments.js';
 import { freshWorkspace, startStack, type Stack } from './support/stack.js';
 
@@ -37,9 +39,12 @@ test.after.always(async () => {
 const skipped = (t: import('ava').ExecutionContext) =>
   deployment ? false : (t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)'), true);
 
-/** A Server-Sent Events watch read by hand: every event with the time it arrived. */
+/** Generous: it catches an event that never comes; how soon one comes is measured in bench/. */
+const EVENT_DEADLINE_MS = 20_000;
+
+/** A Server-Sent Events watch read by hand: every event in the order it arrived. */
 class SseWatch {
-  readonly events: { event: string; id: string | undefined; data: Record<string, unknown>; at: number }[] = [];
+  readonly events: { event: string; id: string | undefined; data: Record<string, unknown> }[] = [];
   readonly #abort = new AbortController();
   readonly done: Promise<void>;
   status = 0;
@@ -63,8 +68,7 @@ class SseWatch {
             const field = (name: string): string | undefined => [...block.matchAll(/^(\w+): ?(.*)$/gm)].find((m) => m[1] === name)?.[2];
             const event = field('event');
             const data = field('data');
-            if (event && data)
-              this.events.push({ event, id: field('id'), data: JSON.parse(data) as Record<string, unknown>, at: performance.now() });
+            if (event && data) this.events.push({ event, id: field('id'), data: JSON.parse(data) as Record<string, unknown> });
           }
         }
       } catch {
@@ -73,18 +77,16 @@ class SseWatch {
     })();
   }
 
-  /** Resolves with the first event (from index `from`) that `matches`, or rejects after `ms`. */
-  async waitFor(matches: (event: SseWatch['events'][number]) => boolean, ms = 5_000, from = 0): Promise<SseWatch['events'][number]> {
-    const deadline = performance.now() + ms;
-    for (;;) {
-      const found = this.events.slice(from).find(matches);
-      if (found) return found;
-      if (performance.now() > deadline)
-        throw new Error(
-          `no such event within ${ms} ms; got ${this.events.map((e) => `${e.event}@${String(e.data['revision'])}`).join(' ')}`,
-        );
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+  /** Resolves with the first event (from index `from`) that `matches`; fails after a generous deadline, listing what came. */
+  waitFor(matches: (event: SseWatch['events'][number]) => boolean, from = 0): Promise<SseWatch['events'][number]> {
+    return eventually(
+      () => {
+        const found = this.events.slice(from).find(matches);
+        if (!found) throw new Error(`got ${this.events.map((e) => `${e.event}@${String(e.data['revision'])}`).join(' ')}`);
+        return found;
+      },
+      { timeout: EVENT_DEADLINE_MS, interval: 5, message: 'the awaited event' },
+    );
   }
 
   close(): Promise<void> {
@@ -121,31 +123,29 @@ async function listAll(stack: Stack, headers: Record<string, string>): Promise<R
 }
 
 test.serial(
-  'a watcher on instance B sees a route created, updated and deleted through instance A, in order, within 1 s each',
+  'a watcher on instance B sees a route created, updated and deleted through instance A, in order, each change seen before the next is made',
   async (t) => {
     if (skipped(t)) return;
     const headers = await a.auth(freshWorkspace('watch'));
     const watch = new SseWatch(b, headers);
     await watch.waitFor((e) => e.event === 'synced');
-    const latencies: number[] = [];
-    const timed = async (change: () => Promise<unknown>, matches: (e: SseWatch['events'][number]) => boolean) => {
+    // Each change is awaited before the next is made: what arrives is this change, not a later one.
+    const inTurn = async (change: () => Promise<unknown>, matches: (e: SseWatch['events'][number]) => boolean) => {
       const from = watch.events.length;
-      const started = performance.now();
       await change();
-      const seen = await watch.waitFor(matches, 5_000, from);
-      latencies.push(seen.at - started);
+      await watch.waitFor(matches, from);
     };
     let id = '';
-    await timed(
+    await inTurn(
       async () =>
         (id = (await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/users/:id', handler: 'show' })).json['id'] as string),
       (e) => e.event === 'upsert',
     );
-    await timed(
+    await inTurn(
       () => send(a, 'PATCH', `/v1/routing/${id}`, headers, { middleware: ['auth'] }),
       (e) => e.event === 'upsert' && (e.data['route'] as { middleware: string[] }).middleware[0] === 'auth',
     );
-    await timed(
+    await inTurn(
       () => send(a, 'DELETE', `/v1/routing/${id}`, headers),
       (e) => e.event === 'delete',
     );
@@ -160,8 +160,6 @@ test.serial(
       ],
       'in order, each with its revision as id',
     );
-    t.log(`latencies through the other instance: ${latencies.map((ms) => `${Math.round(ms)} ms`).join(', ')}`);
-    for (const ms of latencies) t.true(ms < 1_000, `${Math.round(ms)} ms`);
   },
 );
 
@@ -185,7 +183,7 @@ async function churn(stack: Stack, headers: Record<string, string>, count: numbe
 /** Watches from `since` until an event with revision `until` (or `synced`, for a snapshot) arrived. */
 async function watchUntil(stack: Stack, headers: Record<string, string>, since: number, until: number): Promise<SseWatch> {
   const watch = new SseWatch(stack, { ...headers, 'last-event-id': String(since) });
-  await watch.waitFor((e) => Number(e.id) === until || e.event === 'synced', 15_000);
+  await watch.waitFor((e) => Number(e.id) === until || e.event === 'synced');
   await watch.close();
   return watch;
 }
@@ -343,10 +341,10 @@ test.serial(
       // While it reconnects, the last table keeps serving.
       t.is(watched.match('GET', '/users/8')?.route.handler, 'show');
       await send(a, 'DELETE', `/v1/routing/${watched.match('POST', '/users')!.route.id}`, headers);
-      const deadline = Date.now() + 5_000;
-      while (watched.match('POST', '/users') !== undefined && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      t.is(watched.match('POST', '/users'), undefined, 'the delete arrived through the other instance');
+      await eventually(() => watched.match('POST', '/users') === undefined, {
+        timeout: EVENT_DEADLINE_MS,
+        message: 'the delete arrived through the other instance',
+      });
       t.true(watched.connected);
       t.deepEqual(
         watched.routes().map((route) => route.path),

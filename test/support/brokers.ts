@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually } from './eventually.js';
 import { freePort } from './free-port.js';
 
 export interface TestBroker {
@@ -101,17 +101,13 @@ async function startBroker(scheme: 'redis' | 'nats', command: (port: number, dir
 
 /** Resolves once something accepts connections on the port (10 s at most). */
 async function waitForPort(port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
+  const accepts = () =>
+    new Promise<boolean>((resolve) => {
       const socket = createConnection(port, '127.0.0.1', () => {
         socket.end();
         resolve(true);
       });
       socket.on('error', () => resolve(false));
     });
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`nothing listened on 127.0.0.1:${port} within 10 s`);
-    await sleep(25);
-  }
+  await eventually(accepts, { timeout: 10_000, interval: 25, message: `a listener on 127.0.0.1:${port}` });
 }

@@ -4,11 +4,14 @@
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { watchRouteTable, type WatchedRouteTable } from '@switchyard/client';
+import { eventually } from '../../support/eventually.js';
 import { exclusive } from '../../support/exclusive.js';
 import { scrapeMetric, startScaleDeployment, type ScaleDeployment } from './deployment.js';
 
 /** The per-workspace limit of the limit scenario; every other scenario stays well under it. */
 const LIMIT_PER_SECOND = 50;
+/** Generous: it catches a change that never arrives; how soon one arrives is bench/'s route-sync-cross-instance goals. */
+const ARRIVAL_DEADLINE_MS = 20_000;
 /** Revision reads, counted by each service's route store. */
 export const REVISION_READS = 'switchyard_route_revision_reads_total';
 const RATE_LIMIT_FALLBACKS = 'switchyard_rate_limit_fallback_total';
@@ -35,7 +38,8 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
 
   let releaseMachine: (() => Promise<void>) | undefined;
 
-  // Ten processes with latency bounds: not beside the other files that load the machine for long stretches.
+  // Ten processes, and bounds that are rates (the limit scenario, polling's reads) or a one-second window (the kill):
+  // not beside the other files that load the machine for long stretches.
   test.before(async () => {
     releaseMachine = await exclusive('machine');
     deployment = await startScaleDeployment({
@@ -63,31 +67,25 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
     await table.ready;
     return table;
   };
-  /**
-   * Resolves with the time from `since` (default: now) until the table reaches `revision`; rejects when that
-   * is more than `withinMs`. A change is timed from just before the request that made it.
-   */
-  const reached = (table: WatchedRouteTable, revision: number, withinMs: number, since = performance.now()): Promise<number> => {
-    if (table.revision >= revision) return Promise.resolve(performance.now() - since);
+  /** Resolves once the table reaches `revision`; rejects after a generous deadline (a change that never came). */
+  const reached = (table: WatchedRouteTable, revision: number): Promise<void> => {
+    if (table.revision >= revision) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => {
-          stop();
-          reject(new Error(`revision ${revision} did not arrive within ${withinMs} ms (at ${table.revision})`));
-        },
-        Math.max(0, since + withinMs - performance.now()),
-      );
+      const timer = setTimeout(() => {
+        stop();
+        reject(new Error(`revision ${revision} did not arrive within ${ARRIVAL_DEADLINE_MS} ms (at ${table.revision})`));
+      }, ARRIVAL_DEADLINE_MS);
       const stop = table.onChange(() => {
         if (table.revision < revision) return;
         clearTimeout(timer);
         stop();
-        resolve(performance.now() - since);
+        resolve();
       });
     });
   };
 
   test.serial(
-    `${broker}: every one of 200 route changes through gateway A reaches a watcher of gateway B, in order, each within a second`,
+    `${broker}: every one of 200 route changes through gateway A reaches a watcher of gateway B, in order, each before the next is made`,
     async (t) => {
       const { gateways } = deployed();
       const [a, b] = [gateways[0]!.url, gateways[1]!.url];
@@ -100,7 +98,6 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
       for (let change = 0; change < 200; change++) {
         // Creates, then updates of one route, then a delete now and again: every kind of change crosses.
         let response: Response;
-        const sentAt = performance.now();
         if (routeId === undefined) {
           response = await rest(`${a}/v1/routing`, workspace, {
             method: 'POST',
@@ -122,8 +119,9 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
           revision = route.revision;
         }
         revisions.push(revision);
-        // Within a second of the request that made it (not of its answer).
-        await reached(table, revision, 1_000, sentAt);
+        // Each change reaches B before the next is made. How soon (the issue's "within a second"): bench/'s
+        // route-sync-cross-instance (Redis) and route-sync-cross-instance-nats, p99 against a watcher of A.
+        await reached(table, revision);
         // Stay well under the workspace's limit of 50 calls a second (each change is one call).
         await sleep(25);
       }
@@ -248,11 +246,7 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
       const workspace = `outage-${broker}`;
       const table = await watch(b, workspace);
       const seen: number[] = [];
-      const arrivedAt = new Map<number, number>();
-      table.onChange((event) => {
-        seen.push(event.revision);
-        arrivedAt.set(event.revision, performance.now());
-      });
+      table.onChange((event) => seen.push(event.revision));
       const disconnects: string[] = [];
       table.onDisconnect((reason) => disconnects.push(String(reason)));
       const servicesUrls = deployment.services.map((service) => service.metricsUrl);
@@ -264,25 +258,25 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
       t.is(created.status, 201);
       const route = (await created.json()) as RouteAnswer;
       const revisions = [route.revision];
-      /** When the request that made each revision left. */
-      const sentAt = new Map<number, number>();
       const statuses: number[] = [];
+      /** The last revision written before the broker stopped, and the watcher's revision just before it came back. */
+      let writtenBeforeStop = 0;
+      let watchedBeforeReturn = 0;
+      // The scenario's schedule (2 s of changes, a 5 s outage, changes after), not waits for an outcome.
       const outage = (async () => {
         await sleep(2_000);
+        writtenBeforeStop = revisions.at(-1)!;
         await deployment.events.stop();
         await sleep(5_000);
+        watchedBeforeReturn = table.revision;
         await deployment.events.start();
       })();
       const until = performance.now() + 11_000;
       for (let change = 1; performance.now() < until; change++) {
-        const at = performance.now();
         const response = await rest(`${a}/v1/routing/${route.id}`, workspace, { method: 'PATCH', body: { handler: `h${change}` } });
         statuses.push(response.status);
-        if (response.ok) {
-          const { revision } = (await response.json()) as RouteAnswer;
-          revisions.push(revision);
-          sentAt.set(revision, at);
-        } else await response.arrayBuffer();
+        if (response.ok) revisions.push(((await response.json()) as RouteAnswer).revision);
+        else await response.arrayBuffer();
         await sleep(100);
       }
       await outage;
@@ -291,15 +285,16 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
         [],
         'every change was accepted, none answered 5xx',
       );
-      await reached(table, revisions.at(-1)!, 5_000);
+      await reached(table, revisions.at(-1)!);
       t.deepEqual(seen, revisions, 'the watcher saw every change, in order');
       t.is(table.match('GET', '/outage/1')?.route.handler, `h${revisions.length - 1}`);
-      // Polling took over at WATCH_POLL_MS while the broker was away: no change waited for its return (or a safety poll).
-      const delays = [...sentAt].map(([revision, at]) => arrivedAt.get(revision)! - at);
-      t.log(`${delays.length} changes; slowest to reach the watcher ${Math.max(...delays).toFixed(0)} ms from its request`);
+      // Polling took over while the broker was away: changes made during the outage reached the watcher before the
+      // broker's return (a safety poll comes after 15 to 30 s, so without polling none would have). How soon a polled
+      // change arrives (within the contract's second): bench/'s route-sync-cross-instance-polling.
+      t.log(`revision ${writtenBeforeStop} written before the stop; the watcher at ${watchedBeforeReturn} before the return`);
       t.true(
-        delays.every((ms) => ms <= 1_000),
-        `every change reached the watcher within a second: ${delays.map((ms) => ms.toFixed(0)).join(', ')}`,
+        watchedBeforeReturn > writtenBeforeStop,
+        `changes made during the outage reached the watcher while the broker was down (${watchedBeforeReturn} > ${writtenBeforeStop})`,
       );
       t.deepEqual(disconnects, [], 'the watch itself never failed');
       if (broker === 'redis')
@@ -308,24 +303,25 @@ export function scaleScenarios(broker: 'redis' | 'nats'): void {
           'limits on the stopped Redis fell back to per instance (counted), and no call failed for it',
         );
 
-      // The feed is back on every service, and carries changes again: one made now arrives at once, with polling back at its safety interval.
-      const deadline = performance.now() + 10_000;
-      while ((await sumOf(servicesUrls, 'switchyard_events_feed_up')) < servicesUrls.length) {
-        if (performance.now() > deadline)
-          return void t.fail(`the feed is not up again on every service within 10 s of the broker's return`);
-        await sleep(100);
-      }
+      // The feed is back on every service, and carries changes again: every service hears one made now from the broker.
+      await eventually(async () => (await sumOf(servicesUrls, 'switchyard_events_feed_up')) === servicesUrls.length, {
+        timeout: ARRIVAL_DEADLINE_MS,
+        interval: 100,
+        message: "the feed up again on every service after the broker's return",
+      });
       const receivedBefore = await sumOf(servicesUrls, 'switchyard_events_received_total');
-      const lastAt = performance.now();
       const last = await rest(`${a}/v1/routing/${route.id}`, workspace, { method: 'PATCH', body: { handler: 'after' } });
       t.is(last.status, 200);
-      await reached(table, ((await last.json()) as RouteAnswer).revision, 1_000, lastAt);
-      let heard = 0;
-      for (const until = performance.now() + 2_000; performance.now() < until; await sleep(50)) {
-        heard = (await sumOf(servicesUrls, 'switchyard_events_received_total')) - receivedBefore;
-        if (heard >= servicesUrls.length) break;
-      }
-      t.is(heard, servicesUrls.length, 'every service heard the change from the broker');
+      await reached(table, ((await last.json()) as RouteAnswer).revision);
+      const heard = await eventually(
+        async () => {
+          const count = (await sumOf(servicesUrls, 'switchyard_events_received_total')) - receivedBefore;
+          if (count < servicesUrls.length) throw new Error(`${count} of ${servicesUrls.length} services heard it`);
+          return count;
+        },
+        { timeout: ARRIVAL_DEADLINE_MS, message: 'every service heard the change from the broker' },
+      );
+      t.is(heard, servicesUrls.length, 'every service heard the change from the broker, once');
     },
   );
 
