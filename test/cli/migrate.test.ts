@@ -1,4 +1,4 @@
-// `npm run migrate` as users run it: a separate process configured by its environment.
+// `switchyard migrate` (npm run migrate) through the CLI's main, in process, configured by the environment it is given.
 import test from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
