@@ -29,7 +29,9 @@ export interface CliRun {
  * Runs `switchyard <command...>` to its end in this process, through the
  * CLI's `main`, with `env` added to this process's environment: its exit code
  * and what it printed. For anything a process alone shows (signals, the exit
- * of the process itself), `spawnCli`.
+ * of the process itself), `spawnCli`. A server command whose configuration
+ * is valid would keep serving inside the test's process: in process, only
+ * its refusals are tested.
  */
 export async function runCli(command: readonly string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
   let stdout = '';
