@@ -12,10 +12,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CLI_NODE_ARGS, ROOT } from '../test/support/cli.js';
+import { CLI_BIN, ROOT } from '../test/support/cli.js';
 
 const runs = Number(process.argv[2] ?? 7);
-const variants = { compiled: [join(ROOT, 'cli/dist/bin.js')], tsx: [...CLI_NODE_ARGS] };
+/** The same CLI from its TypeScript sources: tsx, and the packages' `switchyard-source` export condition. */
+const FROM_SOURCES = ['--import', 'tsx', '--conditions=switchyard-source', 'cli/src/bin.ts'];
+const variants = { compiled: [join(ROOT, CLI_BIN)], tsx: FROM_SOURCES };
 
 async function startOnce(args: readonly string[]): Promise<number> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-startup-'));

@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { runCommand, UsageError } from '@switchyard/runtime';
-
-type Command = (args: readonly string[], env: NodeJS.ProcessEnv) => Promise<void>;
+import { runCommand, UsageError, type Command, type CommandOutput } from '@switchyard/runtime';
 
 interface CommandEntry {
   readonly summary: string;
@@ -42,20 +40,25 @@ ${Object.entries(COMMANDS)
 \`switchyard <command> --help\` tells more. Configuration comes from the
 environment (HOST, PORT, GRPC_PORT, DATA_DIR, DATABASE_URL, BLOB_STORE, ...).`;
 
-/** Runs `switchyard <argv>`; failures print one line and set the exit code (2 for a bad command line). */
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
-  await runCommand(async () => {
+/**
+ * Runs `switchyard <argv>` with `env` as its whole environment, printing to
+ * `output`, and resolves with the exit code: 0, 1 for a failure, 2 for a bad
+ * command line (the failure's one line is on `output`'s stderr). A server
+ * command resolves once it is listening. Tests call it in process.
+ */
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, output: CommandOutput = console): Promise<number> {
+  return runCommand(async () => {
     const [name, ...args] = argv;
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
       const topic = name === 'help' ? args[0] : undefined;
-      if (topic !== undefined && Object.hasOwn(COMMANDS, topic)) return (await COMMANDS[topic]!.load())(['--help'], env);
-      return void console.log(USAGE);
+      if (topic !== undefined && Object.hasOwn(COMMANDS, topic)) return (await COMMANDS[topic]!.load())(['--help'], env, output);
+      return void output.log(USAGE);
     }
-    if (name === '--version' || name === '-v') return void console.log(version());
+    if (name === '--version' || name === '-v') return void output.log(version());
     const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}\n\n${USAGE}`);
-    await (await command.load())(args, env);
-  });
+    await (await command.load())(args, env, output);
+  }, output);
 }
 
 function version(): string {

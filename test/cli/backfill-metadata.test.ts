@@ -1,4 +1,4 @@
-// `switchyard backfill-metadata` as operators run it: assets stored before
+// `switchyard backfill-metadata` through the CLI's main, in process: assets stored before
 // their media facts were read (records of version 0, as migration 0007 leaves
 // them) get them; a second run finds nothing left.
 import test from 'ava';

@@ -1,4 +1,4 @@
-// `npm run gc` as users run it, against the storage of a DATA_DIR.
+// `switchyard gc` (npm run gc) through the CLI's main, in process, against the storage of a DATA_DIR.
 import test from 'ava';
 import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

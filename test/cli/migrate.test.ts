@@ -1,10 +1,12 @@
-// `npm run migrate` as users run it: a separate process configured by its environment.
+// `switchyard migrate` (npm run migrate) through the CLI's main, in process, configured by the environment it is given.
 import test from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, type CliRun } from '../support/cli.js';
-import { createTestMysqlDatabase } from '../support/mysql.js';
+import { createTestMysqlDatabase, stillReachable, testNeedingMysql } from '../support/mysql.js';
+
+const mysqlTest = await testNeedingMysql();
 
 function migrate(env: Record<string, string>): Promise<CliRun> {
   // Only the variables under test: the developer's own DATABASE_URL must not leak in.
@@ -32,9 +34,8 @@ test('SQLite in DATA_DIR: applies the migrations, then reports the schema up to 
   t.regex(second.stdout, /: already up to date\n$/);
 });
 
-test('MySQL from DATABASE_URL', async (t) => {
-  const database = await createTestMysqlDatabase(t);
-  if (!database) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
+mysqlTest('MySQL from DATABASE_URL', async (t) => {
+  const database = stillReachable(await createTestMysqlDatabase(t));
   const run = await migrate({ DATABASE_URL: database.url });
   t.is(run.code, 0, run.stderr);
   const where = `MySQL 127\\.0\\.0\\.1:3306/${database.name}`;

@@ -14,10 +14,18 @@ import sharp from 'sharp';
 import { Child, cleanEnv } from '../rest/support/processes.js';
 import { fixtureFile, form } from '../rest/support/http.js';
 import { mintToken } from '../rest/support/tokens.js';
+import { testWhen } from '../support/conditional-test.js';
 import { parseMetrics, valueOf, type Sample } from './support/prometheus-text.js';
 import { eventually } from '../support/eventually.js';
 
 const run = promisify(execFile);
+
+// .ci/run installs Debian's prometheus package, which brings promtool, and sets REQUIRE_PROMTOOL=1.
+const hasPromtool = await run('promtool', ['--version']).then(
+  () => true,
+  () => false,
+);
+const promtoolTest = testWhen(hasPromtool, 'promtool not installed; apt-get install prometheus', 'REQUIRE_PROMTOOL');
 const PROM_CLIENT_DEFAULT_GAUGES = /^nodejs_active_(handles|requests|resources)_total non-counter metrics should not have "_total" suffix$/;
 
 let app: Child;
@@ -252,16 +260,7 @@ test('after a known mix of calls, the counts match what was sent, by route templ
   t.true(delta(after, 'grpc_server_msg_sent_total', readFile) >= 6, 'file info and at least one chunk per read');
 });
 
-test('promtool accepts the scrape', async (t) => {
-  const promtool = await run('promtool', ['--version']).then(
-    () => true,
-    () => false,
-  );
-  if (!promtool) {
-    // .ci/run installs Debian's prometheus package, which brings promtool.
-    if (process.env['REQUIRE_PROMTOOL'] === '1') return void t.fail('promtool is not installed (apt-get install prometheus)');
-    return void t.log('SKIPPED: promtool is not installed (apt-get install prometheus)');
-  }
+promtoolTest('promtool accepts the scrape', async (t) => {
   const { text } = await scrape();
   const checked = await new Promise<{ code: number | null; output: string }>((resolve) => {
     const child = execFile('promtool', ['check', 'metrics'], (error, stdout, stderr) =>

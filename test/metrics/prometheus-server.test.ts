@@ -2,7 +2,6 @@
 // deployment on loopback: the service and the gateway as two processes, each
 // with its own /metrics. The rate of the calls made is read back through
 // Prometheus' HTTP query API.
-import test from 'ava';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -12,20 +11,19 @@ import { join } from 'node:path';
 import { Child, cleanEnv, ROOT } from '../rest/support/processes.js';
 import { mintToken } from '../rest/support/tokens.js';
 import { eventually } from '../support/eventually.js';
+import { testWhen } from '../support/conditional-test.js';
 import { freePort } from '../support/free-port.js';
 
 const hasPrometheus = await new Promise<boolean>((resolve) => execFile('prometheus', ['--version'], (error) => resolve(error === null)));
+// .ci/run installs Debian's prometheus package and sets REQUIRE_PROMTOOL=1.
+const prometheusTest = testWhen(hasPrometheus, 'prometheus not installed; apt-get install prometheus', 'REQUIRE_PROMTOOL');
 
 interface QueryAnswer {
   status: string;
   data: { result: { metric: Record<string, string>; value: [number, string] }[] };
 }
 
-test('Prometheus scrapes the service and the gateway and answers a rate of the calls made', async (t) => {
-  if (!hasPrometheus) {
-    if (process.env['REQUIRE_PROMTOOL'] === '1') return void t.fail('prometheus is not installed (apt-get install prometheus)');
-    return void t.log('SKIPPED: prometheus is not installed (apt-get install prometheus)');
-  }
+prometheusTest('Prometheus scrapes the service and the gateway and answers a rate of the calls made', async (t) => {
   t.timeout(90_000);
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-prometheus-'));
   const secret = randomBytes(32).toString('base64url');

@@ -5,6 +5,7 @@ import test from 'ava';
 import { Metadata } from '@grpc/grpc-js';
 import { GrpcClients } from '../grpc/support/clients.js';
 import { mysqlS3Deployment, sqliteDiskDeployment, type Deployment } from '../hardening/support/deployments.js';
+import { stillReachable, testNeedingMysql } from '../support/mysql.js';
 import { freshWorkspace, startStack, type Stack } from './support/stack.js';
 
 process.env['AWS_ACCESS_KEY_ID'] = 'S3RVER';
@@ -15,72 +16,76 @@ const PAGE = 97;
 /** Uploads in flight while seeding. */
 const PARALLEL = 24;
 
-const backends: [string, () => Promise<Deployment | undefined>][] = [
-  ['sqlite-disk', sqliteDiskDeployment],
-  ['mysql-s3', mysqlS3Deployment],
+const mysqlTest = await testNeedingMysql();
+const backends: [string, () => Promise<Deployment | undefined>, needsMysql: boolean][] = [
+  ['sqlite-disk', sqliteDiskDeployment, false],
+  ['mysql-s3', mysqlS3Deployment, true],
 ];
 
-for (const [name, deploy] of backends) {
-  test(`${name}: paging through ${ASSETS} assets while others come and go sees each one that existed throughout exactly once, over REST and gRPC`, async (t) => {
-    t.timeout(300_000);
-    const deployment = await deploy();
-    if (!deployment) return void t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)');
-    const { CDN_URL: _cdn, ...env } = deployment.env;
-    const stack = await startStack(env);
-    const clients = new GrpcClients(stack.service.address);
-    try {
-      const headers = await stack.auth(freshWorkspace('paging'));
-      const steady = await seed(stack, headers, ASSETS);
-      const metadata = new Metadata();
-      metadata.set('authorization', headers.authorization!);
+for (const [name, deploy, needsMysql] of backends) {
+  const register = needsMysql ? mysqlTest : test;
+  register(
+    `${name}: paging through ${ASSETS} assets while others come and go sees each one that existed throughout exactly once, over REST and gRPC`,
+    async (t) => {
+      t.timeout(300_000);
+      const deployment = stillReachable(await deploy());
+      const { CDN_URL: _cdn, ...env } = deployment.env;
+      const stack = await startStack(env);
+      const clients = new GrpcClients(stack.service.address);
+      try {
+        const headers = await stack.auth(freshWorkspace('paging'));
+        const steady = await seed(stack, headers, ASSETS);
+        const metadata = new Metadata();
+        metadata.set('authorization', headers.authorization!);
 
-      // Churn between pages: new assets (none existed throughout), deletes of some of them, and deletes of steady ones
-      // on both sides of the cursor (from then on they did not exist throughout either).
-      const churned = new Set<string>();
-      const gone = new Set<string>();
-      const remaining = [...steady];
-      for (const [surface, page] of [
-        ['REST', (token: string) => restPage(stack, headers, token)],
-        ['gRPC', (token: string) => grpcPage(clients, metadata, token)],
-      ] as const) {
-        const seen: string[] = [];
-        let token = '';
-        let pages = 0;
-        do {
-          const result = await page(token);
-          seen.push(...result.ids);
-          token = result.next;
-          pages += 1;
-          for (const id of await seed(stack, headers, 2)) churned.add(id);
-          const victims = [[...churned][churned.size - 1]!, remaining.splice((pages * 7919) % remaining.length, 1)[0]!];
-          for (const id of victims) {
-            const deleted = await fetch(`${stack.url}/v1/assets/${id}`, { method: 'DELETE', headers });
-            t.is(deleted.status, 204);
-            gone.add(id);
-          }
-        } while (token !== '');
-        const throughout = new Set([...steady].filter((id) => !gone.has(id)));
-        const expected = [...throughout].sort().reverse();
-        t.deepEqual(
-          seen.filter((id) => throughout.has(id)),
-          expected,
-          `${surface}: every asset that existed throughout, once, newest first`,
-        );
-        t.is(new Set(seen).size, seen.length, `${surface}: nothing repeated`);
-        t.true(
-          seen.every((id) => steady.has(id) || churned.has(id)),
-          `${surface}: nothing that never existed`,
-        );
-        t.log(
-          `${name} ${surface}: ${pages} pages of ${PAGE}; ${throughout.size} assets existed throughout; ${gone.size} deleted and ${churned.size} uploaded meanwhile`,
-        );
+        // Churn between pages: new assets (none existed throughout), deletes of some of them, and deletes of steady ones
+        // on both sides of the cursor (from then on they did not exist throughout either).
+        const churned = new Set<string>();
+        const gone = new Set<string>();
+        const remaining = [...steady];
+        for (const [surface, page] of [
+          ['REST', (token: string) => restPage(stack, headers, token)],
+          ['gRPC', (token: string) => grpcPage(clients, metadata, token)],
+        ] as const) {
+          const seen: string[] = [];
+          let token = '';
+          let pages = 0;
+          do {
+            const result = await page(token);
+            seen.push(...result.ids);
+            token = result.next;
+            pages += 1;
+            for (const id of await seed(stack, headers, 2)) churned.add(id);
+            const victims = [[...churned][churned.size - 1]!, remaining.splice((pages * 7919) % remaining.length, 1)[0]!];
+            for (const id of victims) {
+              const deleted = await fetch(`${stack.url}/v1/assets/${id}`, { method: 'DELETE', headers });
+              t.is(deleted.status, 204);
+              gone.add(id);
+            }
+          } while (token !== '');
+          const throughout = new Set([...steady].filter((id) => !gone.has(id)));
+          const expected = [...throughout].sort().reverse();
+          t.deepEqual(
+            seen.filter((id) => throughout.has(id)),
+            expected,
+            `${surface}: every asset that existed throughout, once, newest first`,
+          );
+          t.is(new Set(seen).size, seen.length, `${surface}: nothing repeated`);
+          t.true(
+            seen.every((id) => steady.has(id) || churned.has(id)),
+            `${surface}: nothing that never existed`,
+          );
+          t.log(
+            `${name} ${surface}: ${pages} pages of ${PAGE}; ${throughout.size} assets existed throughout; ${gone.size} deleted and ${churned.size} uploaded meanwhile`,
+          );
+        }
+      } finally {
+        clients.close();
+        await stack.stop();
+        await deployment.cleanup();
       }
-    } finally {
-      clients.close();
-      await stack.stop();
-      await deployment.cleanup();
-    }
-  });
+    },
+  );
 }
 
 /** Uploads `count` small files, `PARALLEL` at a time; their ids. */

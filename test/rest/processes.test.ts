@@ -1,4 +1,5 @@
-// The deployable processes: the service and the gateway as two processes talking gRPC, and `npm start` as one.
+// The deployable processes: the service and the gateway as two processes talking gRPC, and `npm start` as one
+// (the compiled CLI); their configuration refusals through the CLI's main, in process.
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { fixture, sha256 } from './support/fixtures.js';
 import { fixtureFile, form, json, multipartBody } from './support/http.js';
 import { Child, cleanEnv } from './support/processes.js';
 import { mintToken } from './support/tokens.js';
+import { runCli } from '../support/cli.js';
 import { freePort } from '../support/free-port.js';
 
 async function tempDir(t: { teardown(fn: () => Promise<void>): void }): Promise<string> {
@@ -21,11 +23,10 @@ async function tempDir(t: { teardown(fn: () => Promise<void>): void }): Promise<
 
 test('the service alone refuses to start without CDN_URL: it cannot know the public base of file urls', async (t) => {
   const dataDir = await tempDir(t);
-  const service = new Child(['service'], cleanEnv({ GRPC_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }));
-  t.teardown(() => void service.process.kill('SIGKILL'));
-  t.not(await service.exited, 0);
-  t.regex(service.output, /CDN_URL: is required for `switchyard service`/);
-  t.notRegex(service.output, /listening on/);
+  const service = await runCli(['service'], cleanEnv({ GRPC_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }));
+  t.not(service.code, 0);
+  t.regex(service.stderr, /CDN_URL: is required for `switchyard service`/);
+  t.notRegex(service.stdout + service.stderr, /listening on/);
 });
 
 test('service and gateway apart on different ports: an uploaded asset is fetched by the url it was given', async (t) => {
@@ -118,14 +119,14 @@ test('service and gateway as separate processes: REST goes over gRPC, and a gone
 });
 
 test('the gateway alone refuses to start without SERVICE_URL, and names bad variables', async (t) => {
-  const missing = new Child(['gateway'], cleanEnv({ PORT: '0' }));
-  t.is(await missing.exited, 1);
-  t.regex(missing.output, /SERVICE_URL: is required/);
-  const bad = new Child(['gateway'], cleanEnv({ PORT: 'eighty', SERVICE_URL: 'grpc://x', CORS_ORIGINS: 'https://a.example/path' }));
-  t.is(await bad.exited, 1);
-  t.regex(bad.output, /PORT: "eighty" is not a port number/);
-  t.regex(bad.output, /SERVICE_URL: "grpc:\/\/x" is not an http or https URL/);
-  t.regex(bad.output, /CORS_ORIGINS: .* is not an origin/);
+  const missing = await runCli(['gateway'], cleanEnv({ PORT: '0' }));
+  t.is(missing.code, 1);
+  t.regex(missing.stderr, /SERVICE_URL: is required/);
+  const bad = await runCli(['gateway'], cleanEnv({ PORT: 'eighty', SERVICE_URL: 'grpc://x', CORS_ORIGINS: 'https://a.example/path' }));
+  t.is(bad.code, 1);
+  t.regex(bad.stderr, /PORT: "eighty" is not a port number/);
+  t.regex(bad.stderr, /SERVICE_URL: "grpc:\/\/x" is not an http or https URL/);
+  t.regex(bad.stderr, /CORS_ORIGINS: .* is not an origin/);
 });
 
 test('npm start (all-in-one): prints its addresses, serves REST and files, finishes a request in flight on SIGTERM and exits 0', async (t) => {

@@ -10,6 +10,7 @@ import { SyncedRouteTable, type Route, type RouteEvent } from '@switchyard/core'
 import { watchRouteTable } from '@switchyard/client';
 import { eventually } from '../support/eventually.js';
 import { mysqlS3Deployment, type Deployment } from '../hardening/support/deployments.js';
+import { stillReachable, testNeedingMysql } from '../support/mysql.js';
 import { freshWorkspace, startStack, type Stack } from './support/stack.js';
 
 process.env['AWS_ACCESS_KEY_ID'] = 'S3RVER';
@@ -18,13 +19,14 @@ process.env['AWS_SECRET_ACCESS_KEY'] = 'S3RVER';
 /** Changes kept per workspace: a watcher 1,000 behind replays them; one 1,210 behind gets a snapshot. */
 const HISTORY = 1_200;
 
+const mysqlTest = await testNeedingMysql();
+
 let deployment: Deployment | undefined;
 let a: Stack;
 let b: Stack;
 
 test.before(async () => {
-  deployment = await mysqlS3Deployment();
-  if (!deployment) return;
+  deployment = stillReachable(await mysqlS3Deployment());
   const { CDN_URL: _cdn, ...env } = deployment.env;
   const shared = { ...env, ROUTE_HISTORY: String(HISTORY), WATCH_HEARTBEAT_MS: '1000' };
   a = await startStack(shared);
@@ -35,9 +37,6 @@ test.after.always(async () => {
   await b?.stop();
   await deployment?.cleanup();
 });
-
-const skipped = (t: import('ava').ExecutionContext) =>
-  deployment ? false : (t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)'), true);
 
 /** Generous: it catches an event that never comes; how soon one comes is measured in bench/. */
 const EVENT_DEADLINE_MS = 20_000;
@@ -122,10 +121,9 @@ async function listAll(stack: Stack, headers: Record<string, string>): Promise<R
   return routes;
 }
 
-test.serial(
+mysqlTest.serial(
   'a watcher on instance B sees a route created, updated and deleted through instance A, in order, each change seen before the next is made',
   async (t) => {
-    if (skipped(t)) return;
     const headers = await a.auth(freshWorkspace('watch'));
     const watch = new SseWatch(b, headers);
     await watch.waitFor((e) => e.event === 'synced');
@@ -188,10 +186,9 @@ async function watchUntil(stack: Stack, headers: Record<string, string>, since: 
   return watch;
 }
 
-test.serial(
+mysqlTest.serial(
   'a watcher that was away during 1,000 changes resumes with exactly those and ends with the same table as a fresh snapshot',
   async (t) => {
-    if (skipped(t)) return;
     const headers = await a.auth(freshWorkspace('resume'));
     for (let i = 0; i < 20; i++) await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: `/base/${i}`, handler: 'h' });
     const table = new SyncedRouteTable();
@@ -227,8 +224,7 @@ test.serial(
   },
 );
 
-test.serial('a watcher whose revision is older than the kept history gets a fresh snapshot', async (t) => {
-  if (skipped(t)) return;
+mysqlTest.serial('a watcher whose revision is older than the kept history gets a fresh snapshot', async (t) => {
   const headers = await a.auth(freshWorkspace('old'));
   await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/first', handler: 'h' });
   await churn(a, headers, HISTORY + 10, 'o');
@@ -247,8 +243,7 @@ test.serial('a watcher whose revision is older than the kept history gets a fres
   );
 });
 
-test.serial('resuming within the history replays exactly the missed changes; the table equals ListRoutes', async (t) => {
-  if (skipped(t)) return;
+mysqlTest.serial('resuming within the history replays exactly the missed changes; the table equals ListRoutes', async (t) => {
   const headers = await a.auth(freshWorkspace('replay'));
   // One route first: a watch from revision 0 would be a snapshot by definition.
   await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/first', handler: 'h' });
@@ -283,10 +278,9 @@ test.serial('resuming within the history replays exactly the missed changes; the
   );
 });
 
-test.serial(
+mysqlTest.serial(
   "a watcher never receives another workspace's events; a bad token or revision is refused before the stream starts",
   async (t) => {
-    if (skipped(t)) return;
     const mine = await a.auth(freshWorkspace('mine'));
     const theirs = await a.auth(freshWorkspace('theirs'));
     const watch = new SseWatch(b, mine);
@@ -312,10 +306,9 @@ test.serial(
   },
 );
 
-test.serial(
+mysqlTest.serial(
   'watchRouteTable: ready, matches locally, follows changes, and converges through another instance when its own goes away',
   async (t) => {
-    if (skipped(t)) return;
     const workspace = freshWorkspace('client');
     const headers = await a.auth(workspace);
     await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/users/:id', handler: 'show' });

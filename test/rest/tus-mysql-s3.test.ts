@@ -12,6 +12,7 @@ import { mintToken } from './support/tokens.js';
 import { freshWorkspace } from './support/stack.js';
 import { startCuttingProxy, switchingHttpStack, tusUpload } from './support/tus.js';
 import { exclusive } from '../support/exclusive.js';
+import { stillReachable, testNeedingMysql } from '../support/mysql.js';
 
 const MiB = 1024 * 1024;
 
@@ -19,6 +20,8 @@ interface Instance {
   readonly service: TestService;
   readonly gateway: GatewayHandle;
 }
+
+const mysqlTest = await testNeedingMysql();
 
 let target: StorageTarget | undefined;
 let instances: Instance[] = [];
@@ -28,8 +31,7 @@ const secret = randomBytes(32).toString('base64url');
 let releaseMachine: (() => Promise<void>) | undefined;
 test.before(async () => {
   releaseMachine = await exclusive('machine');
-  target = await mysqlS3Target();
-  if (!target) return;
+  target = stillReachable(await mysqlS3Target());
   const dir = await tempDir('tus-mysql');
   const env = { MAX_UPLOAD_BYTES: String(300 * MiB), URL_SIGNING_KEYS: `k1:${randomBytes(32).toString('base64url')}` };
   for (let i = 0; i < 2; i++) {
@@ -58,35 +60,38 @@ test.after.always(async () => {
 
 const auth = async (workspace: string) => ({ authorization: `Bearer ${await mintToken(secret, { workspace })}` });
 
-test.serial('a 200 MiB upload created on one instance continues on the other, cut three times; its parts leave the bucket', async (t) => {
-  if (!target) return t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)');
-  const [a, b] = instances as [Instance, Instance];
-  const workspace = freshWorkspace();
-  const file = randomBytes(200 * MiB);
-  const proxy = await startCuttingProxy(b.gateway.url, [25 * MiB, 80 * MiB, 140 * MiB]);
-  try {
-    const result = await tusUpload(file, {
-      endpoint: `${a.gateway.url}/v1/uploads`,
-      headers: await auth(workspace),
-      httpStack: switchingHttpStack(a.gateway.url, proxy.url),
-    });
-    t.is(proxy.cuts(), 3);
-    t.true(proxy.sent() < file.length * 1.25, `${proxy.sent()} bytes sent for a file of ${file.length}`);
-    const asset = await json(await fetch(`${a.gateway.url}/v1/assets/${result.assetId}`, { headers: await auth(workspace) }));
-    t.is(asset['sha256'], sha256(file));
-    t.is(asset['size'], file.length);
-    const snapshot = await target.snapshot();
-    t.false(
-      snapshot.blobKeys.some((key) => key.startsWith('_uploads/')),
-      'no part is left in the bucket',
-    );
-  } finally {
-    await proxy.close();
-  }
-});
+mysqlTest.serial(
+  'a 200 MiB upload created on one instance continues on the other, cut three times; its parts leave the bucket',
+  async (t) => {
+    if (!target) return t.fail('the before hook set up no MySQL + S3 target');
+    const [a, b] = instances as [Instance, Instance];
+    const workspace = freshWorkspace();
+    const file = randomBytes(200 * MiB);
+    const proxy = await startCuttingProxy(b.gateway.url, [25 * MiB, 80 * MiB, 140 * MiB]);
+    try {
+      const result = await tusUpload(file, {
+        endpoint: `${a.gateway.url}/v1/uploads`,
+        headers: await auth(workspace),
+        httpStack: switchingHttpStack(a.gateway.url, proxy.url),
+      });
+      t.is(proxy.cuts(), 3);
+      t.true(proxy.sent() < file.length * 1.25, `${proxy.sent()} bytes sent for a file of ${file.length}`);
+      const asset = await json(await fetch(`${a.gateway.url}/v1/assets/${result.assetId}`, { headers: await auth(workspace) }));
+      t.is(asset['sha256'], sha256(file));
+      t.is(asset['size'], file.length);
+      const snapshot = await target.snapshot();
+      t.false(
+        snapshot.blobKeys.some((key) => key.startsWith('_uploads/')),
+        'no part is left in the bucket',
+      );
+    } finally {
+      await proxy.close();
+    }
+  },
+);
 
-test.serial('parallelUploads: 4 partial uploads on S3 concatenate into one asset', async (t) => {
-  if (!target) return t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)');
+mysqlTest.serial('parallelUploads: 4 partial uploads on S3 concatenate into one asset', async (t) => {
+  if (!target) return t.fail('the before hook set up no MySQL + S3 target');
   const [a] = instances as [Instance];
   const workspace = freshWorkspace();
   const file = randomBytes(20 * MiB + 777);
@@ -95,8 +100,8 @@ test.serial('parallelUploads: 4 partial uploads on S3 concatenate into one asset
   t.is(asset['sha256'], sha256(file));
 });
 
-test.serial('termination on one instance removes the parts the other stored', async (t) => {
-  if (!target) return t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)');
+mysqlTest.serial('termination on one instance removes the parts the other stored', async (t) => {
+  if (!target) return t.fail('the before hook set up no MySQL + S3 target');
   const [a, b] = instances as [Instance, Instance];
   const workspace = freshWorkspace();
   const headers = { 'tus-resumable': '1.0.0', ...(await auth(workspace)) };
@@ -123,8 +128,8 @@ test.serial('termination on one instance removes the parts the other stored', as
   t.is((await fetch(`${b.gateway.url}${path}`, { method: 'HEAD', headers })).status, 404);
 });
 
-test.serial('gc removes an expired upload with its parts in the bucket, and keeps a live one', async (t) => {
-  if (!target) return t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)');
+mysqlTest.serial('gc removes an expired upload with its parts in the bucket, and keeps a live one', async (t) => {
+  if (!target) return t.fail('the before hook set up no MySQL + S3 target');
   const [a] = instances as [Instance];
   const workspace = freshWorkspace();
   const headers = { 'tus-resumable': '1.0.0', ...(await auth(workspace)) };

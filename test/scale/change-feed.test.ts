@@ -11,7 +11,7 @@ import { Registry } from '@switchyard/runtime';
 import type { RouteEvent } from '@switchyard/service/gen/switchyard/v1/routes.js';
 import { startNats, startRedis, type TestBroker } from '../support/brokers.js';
 import { eventually, quietPeriod } from '../support/eventually.js';
-import { createTestMysqlDatabase } from '../support/mysql.js';
+import { createTestMysqlDatabase, stillReachable, testNeedingMysql } from '../support/mysql.js';
 import { startTestService, tempDir, type TestService } from '../grpc/support/test-service.js';
 
 interface Instance {
@@ -74,9 +74,8 @@ async function logged(service: TestService, start: string, count: number): Promi
   });
 }
 
-async function startPair(t: ExecutionContext, broker: TestBroker): Promise<[Instance, Instance] | undefined> {
-  const database = await createTestMysqlDatabase(t);
-  if (!database) return undefined;
+async function startPair(t: ExecutionContext, broker: TestBroker): Promise<[Instance, Instance]> {
+  const database = stillReachable(await createTestMysqlDatabase(t));
   const dir = await tempDir('change-feed');
   t.teardown(() => dir.remove());
   const secret = randomBytes(32).toString('base64url');
@@ -98,17 +97,18 @@ async function startPair(t: ExecutionContext, broker: TestBroker): Promise<[Inst
   return instances as [Instance, Instance];
 }
 
+const mysqlTest = await testNeedingMysql();
+
 const BROKERS: [string, () => Promise<TestBroker>][] = [
   ['redis', startRedis],
   ['nats', startNats],
 ];
 
 for (const [kind, startBroker] of BROKERS) {
-  test.serial(`${kind}: a change through one service reaches a watcher on the other by a message, without polling`, async (t) => {
+  mysqlTest.serial(`${kind}: a change through one service reaches a watcher on the other by a message, without polling`, async (t) => {
     const broker = await startBroker();
     t.teardown(() => broker.close());
     const pair = await startPair(t, broker);
-    if (!pair) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
     const [a, b] = pair;
     t.is(await metric(b.metrics, 'switchyard_events_feed_up'), 1);
     const auth = await a.service.auth('crossing');
@@ -138,11 +138,10 @@ for (const [kind, startBroker] of BROKERS) {
     t.deepEqual(watcher.errors, []);
   });
 
-  test.serial(`${kind}: idle watched workspaces cost next to no revision reads (polling alone: four a second each)`, async (t) => {
+  mysqlTest.serial(`${kind}: idle watched workspaces cost next to no revision reads (polling alone: four a second each)`, async (t) => {
     const broker = await startBroker();
     t.teardown(() => broker.close());
     const pair = await startPair(t, broker);
-    if (!pair) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
     const [a, b] = pair;
     const watchers = [];
     for (let i = 0; i < 20; i++) {
@@ -167,11 +166,10 @@ for (const [kind, startBroker] of BROKERS) {
     for (const watcher of watchers) t.deepEqual(watcher.errors, []);
   });
 
-  test.serial(`${kind}: the broker stopped and started mid-run: no change lost, no watch failed, the feed back up`, async (t) => {
+  mysqlTest.serial(`${kind}: the broker stopped and started mid-run: no change lost, no watch failed, the feed back up`, async (t) => {
     const broker = await startBroker();
     t.teardown(() => broker.close());
     const pair = await startPair(t, broker);
-    if (!pair) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
     const [a, b] = pair;
     const auth = await a.service.auth('outage');
     const watcher = watch(b, auth);
@@ -215,12 +213,11 @@ for (const [kind, startBroker] of BROKERS) {
   });
 }
 
-test.serial('a broker unreachable at start: the service starts, polls, and its watchers see changes made elsewhere', async (t) => {
+mysqlTest.serial('a broker unreachable at start: the service starts, polls, and its watchers see changes made elsewhere', async (t) => {
   const broker = await startRedis();
   t.teardown(() => broker.close());
   await broker.stop();
   const pair = await startPair(t, broker);
-  if (!pair) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
   const [a, b] = pair;
   await b.service.logs.waitFor((line) => String(line['msg']).startsWith('events broker not reachable at start'));
   const auth = await a.service.auth('no-broker');

@@ -1,4 +1,4 @@
 // The documented scale-out deployment with Redis carrying route changes and rate limits.
 import { scaleScenarios } from './support/scenarios.js';
 
-scaleScenarios('redis');
+await scaleScenarios('redis');

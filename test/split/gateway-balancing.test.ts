@@ -4,7 +4,7 @@
 // the others; restarted, it comes back; an upload whose service dies answers
 // 503 and is sent nowhere else. Skipped only when MySQL is unreachable and not
 // required (REQUIRE_MYSQL=1).
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { request } from 'node:http';
 import { createGatewayLogger, loadGatewayConfig, startGateway, type GatewayHandle } from '@switchyard/gateway';
 import { Registry } from '@switchyard/runtime';
@@ -13,17 +13,17 @@ import { multipartBody } from '../rest/support/http.js';
 import { mintToken } from '../rest/support/tokens.js';
 import { eventually } from '../support/eventually.js';
 import { freshWorkspace } from '../rest/support/stack.js';
+import { stillReachable, testNeedingMysql } from '../support/mysql.js';
+
+const mysqlTest = await testNeedingMysql();
 
 let deployment: Deployment | undefined;
 test.before(async () => {
-  deployment = await mysqlS3Deployment();
+  deployment = stillReachable(await mysqlS3Deployment());
 });
 test.after.always(async () => {
   await deployment?.cleanup();
 });
-
-const skipped = (t: ExecutionContext): boolean =>
-  deployment ? false : (t.pass('MySQL is unreachable (REQUIRE_MYSQL=1 makes that a failure)'), true);
 
 interface Service {
   process: ServiceProcess;
@@ -87,10 +87,9 @@ async function uploadPixel(gateway: Gateway, headers: Record<string, string>): P
   return ((await response.json()) as { id: string }).id;
 }
 
-test.serial(
+mysqlTest.serial(
   'reads spread over every service; one killed under load is taken out, reads go on, and it comes back when restarted',
   async (t) => {
-    if (skipped(t)) return;
     t.timeout(180_000);
     const services = await startServices(3);
     const gateway = await startBalancedGateway(services.map((service) => `http://${service.process.address}`).join(','));
@@ -166,8 +165,7 @@ test.serial(
   },
 );
 
-test.serial('an upload whose service dies answers 503 with the error body and is sent to no other service', async (t) => {
-  if (skipped(t)) return;
+mysqlTest.serial('an upload whose service dies answers 503 with the error body and is sent to no other service', async (t) => {
   t.timeout(120_000);
   const services = await startServices(2);
   const gateway = await startBalancedGateway(services.map((service) => `http://${service.process.address}`).join(','));
@@ -213,8 +211,7 @@ test.serial('an upload whose service dies answers 503 with the error body and is
   }
 });
 
-test.serial('SERVICE_URL naming localhost reaches the service through the balanced path', async (t) => {
-  if (skipped(t)) return;
+mysqlTest.serial('SERVICE_URL naming localhost reaches the service through the balanced path', async (t) => {
   t.timeout(60_000);
   const [service] = await startServices(1);
   const port = service!.process.address.split(':').pop()!;

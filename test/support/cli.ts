@@ -1,20 +1,22 @@
 import { spawn } from 'node:child_process';
+import { Console } from 'node:console';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { main } from 'switchyard';
 
 /** The repository root: child processes run from here. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/**
- * Node arguments that run the `switchyard` CLI from its TypeScript sources
- * (tsx, and the packages' `switchyard-source` export condition), so tests see
- * the code as it is now without a build. `npm start` runs the compiled CLI.
- */
-export const CLI_NODE_ARGS: readonly string[] = Object.freeze(['--import', 'tsx', '--conditions=switchyard-source', 'cli/src/bin.ts']);
+/** The compiled CLI, as `npm start` and the published package run it (`npm run build` makes it; `npm test` builds first). */
+export const CLI_BIN = 'cli/dist/bin.js';
 
-/** `node <args>` for `switchyard <command...>`. */
+/** Node's arguments for `switchyard <command...>` in a child process: the compiled CLI, never tsx on its sources. */
 export function cliArgs(...command: string[]): string[] {
-  return [...CLI_NODE_ARGS, ...command];
+  if (!existsSync(join(ROOT, CLI_BIN))) throw new Error(`${CLI_BIN} is missing: run npm run build first`);
+  return [CLI_BIN, ...command];
 }
 
 export interface CliRun {
@@ -23,8 +25,24 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs `switchyard <command...>` to its end with `env` added to this process's environment. */
+/**
+ * Runs `switchyard <command...>` to its end in this process, through the
+ * CLI's `main`, with `env` added to this process's environment: its exit code
+ * and what it printed. For anything a process alone shows (signals, the exit
+ * of the process itself), `spawnCli`. A server command whose configuration
+ * is valid would keep serving inside the test's process: in process, only
+ * its refusals are tested.
+ */
 export async function runCli(command: readonly string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const output = new Console({ stdout: collector((text) => (stdout += text)), stderr: collector((text) => (stderr += text)) });
+  const code = await main(command, { ...process.env, ...env }, output);
+  return { code, stdout, stderr };
+}
+
+/** Runs the compiled `switchyard <command...>` as a child process to its end, with `env` added to this process's environment. */
+export async function spawnCli(command: readonly string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
   const child = spawn(process.execPath, cliArgs(...command), {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -36,4 +54,14 @@ export async function runCli(command: readonly string[], env: NodeJS.ProcessEnv)
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = await once(child, 'close');
   return { code: code as number | null, stdout, stderr };
+}
+
+/** A stream that hands each write, as text, to `append`. */
+function collector(append: (text: string) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      append(chunk.toString());
+      done();
+    },
+  });
 }

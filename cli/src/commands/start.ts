@@ -2,7 +2,15 @@
 // gateway in one process, on SQLite and files under DATA_DIR unless the
 // environment says otherwise. The composition root of the all-in-one server.
 import { createGatewayLogger, listen, startGateway, type GatewayHandle } from '@switchyard/gateway';
-import { createTracing, metricsIfOn, onShutdownSignals, parseCommandArgs, serveMetrics, type MetricsServer } from '@switchyard/runtime';
+import {
+  createTracing,
+  metricsIfOn,
+  onShutdownSignals,
+  parseCommandArgs,
+  serveMetrics,
+  type MetricsServer,
+  type CommandOutput,
+} from '@switchyard/runtime';
 import { createServiceLogger, startService, type ServiceHandle } from '@switchyard/service';
 import { loadAllInOneConfig } from '../all-in-one-config.js';
 
@@ -14,8 +22,8 @@ one process, with SQLite and files under DATA_DIR unless DATABASE_URL and
 BLOB_STORE say otherwise. Prints where it listens; SIGINT/SIGTERM finish
 requests in flight and exit.`;
 
-export async function startCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
-  if (parseCommandArgs(args, {}, START_USAGE).help) return void console.log(START_USAGE);
+export async function startCommand(args: readonly string[], env: NodeJS.ProcessEnv, output: CommandOutput): Promise<void> {
+  if (parseCommandArgs(args, {}, START_USAGE).help) return void output.log(START_USAGE);
   // Both apps' variables are parsed once, before anything is bound, so a bad variable costs no port.
   const config = loadAllInOneConfig(env);
   const gatewayConfig = config.gateway;
@@ -49,7 +57,7 @@ export async function startCommand(args: readonly string[], env: NodeJS.ProcessE
     throw error;
   }
 
-  console.log(
+  output.log(
     [
       'switchyard is running',
       `  REST gateway  ${gateway.url}`,

@@ -1,6 +1,6 @@
 // `switchyard gateway`: the REST gateway alone, in front of the gRPC service at SERVICE_URL.
 import { SwitchyardError } from '@switchyard/core';
-import { createTracing, metricsIfOn, onShutdownSignals, parseCommandArgs, serveMetrics } from '@switchyard/runtime';
+import { createTracing, metricsIfOn, onShutdownSignals, parseCommandArgs, serveMetrics, type CommandOutput } from '@switchyard/runtime';
 import { loadGatewayConfig } from '../config.js';
 import { createGatewayLogger } from '../logger.js';
 import { startGateway } from '../start.js';
@@ -12,8 +12,8 @@ the gRPC service at SERVICE_URL (required; several addresses, comma-separated,
 or a DNS name resolving to several are balanced over the healthy ones).
 SIGINT/SIGTERM finish requests in flight and exit.`;
 
-export async function gatewayCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
-  if (parseCommandArgs(args, {}, GATEWAY_USAGE).help) return void console.log(GATEWAY_USAGE);
+export async function gatewayCommand(args: readonly string[], env: NodeJS.ProcessEnv, output: CommandOutput): Promise<void> {
+  if (parseCommandArgs(args, {}, GATEWAY_USAGE).help) return void output.log(GATEWAY_USAGE);
   const config = loadGatewayConfig(env);
   const serviceUrl = config.serviceUrl;
   if (serviceUrl === undefined) {
@@ -36,10 +36,10 @@ export async function gatewayCommand(args: readonly string[], env: NodeJS.Proces
       await gateway.close();
       throw error;
     }));
-  console.log(
+  output.log(
     `switchyard gateway listening on ${gateway.url} (files at ${gateway.cdnUrl}, service at ${serviceUrl}${metricsServer ? `, metrics at ${metricsServer.url}` : ''})`,
   );
-  console.log(`  console ${config.console ? `${gateway.url}/console/` : 'off'}, API reference ${gateway.url}/docs`);
+  output.log(`  console ${config.console ? `${gateway.url}/console/` : 'off'}, API reference ${gateway.url}/docs`);
   onShutdownSignals(log, async () => {
     await gateway.close();
     await metricsServer?.close();

@@ -1,6 +1,6 @@
 // `switchyard backfill-metadata [--limit N] [--dry-run]`: reads the media facts of assets stored before the service read them.
 import { backfillMediaFacts, SwitchyardError } from '@switchyard/core';
-import { parseCommandArgs } from '@switchyard/runtime';
+import { parseCommandArgs, type CommandOutput } from '@switchyard/runtime';
 import { loadServiceConfig } from '../config.js';
 import { openCurrentStorage } from './current-storage.js';
 
@@ -33,9 +33,9 @@ function parseOptions(args: readonly string[]): { limit?: number; dryRun: boolea
   return { limit, dryRun: values['dry-run'] === true, quiet: values.quiet === true, help: values.help === true };
 }
 
-export async function backfillMetadataCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+export async function backfillMetadataCommand(args: readonly string[], env: NodeJS.ProcessEnv, output: CommandOutput): Promise<void> {
   const { limit, dryRun, quiet, help } = parseOptions(args);
-  if (help) return void console.log(BACKFILL_USAGE);
+  if (help) return void output.log(BACKFILL_USAGE);
   const config = loadServiceConfig(env);
   const storage = await openCurrentStorage(config.storage);
   try {
@@ -45,10 +45,10 @@ export async function backfillMetadataCommand(args: readonly string[], env: Node
       mediaFacts: { maxPixels: config.transforms.maxPixels },
       limit,
       dryRun,
-      onAsset: quiet ? undefined : ({ workspace, id, type, facts }) => console.log(`${workspace}/${id} ${type} ${JSON.stringify(facts)}`),
+      onAsset: quiet ? undefined : ({ workspace, id, type, facts }) => output.log(`${workspace}/${id} ${type} ${JSON.stringify(facts)}`),
     });
     const verb = dryRun ? 'would describe' : 'described';
-    console.log(`${verb} ${report.described} assets; ${report.changed} changed meanwhile, ${report.skipped} left for a later run`);
+    output.log(`${verb} ${report.described} assets; ${report.changed} changed meanwhile, ${report.skipped} left for a later run`);
   } finally {
     await storage.close();
   }

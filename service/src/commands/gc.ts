@@ -1,6 +1,6 @@
 // `switchyard gc [--grace 1h] [--dry-run]`: removes blobs that no asset record points at, expired resumable uploads, and partial writes a crash left.
 import { collectGarbage, DEFAULT_GC_GRACE_MS } from '@switchyard/core';
-import { parseCommandArgs, parseDuration } from '@switchyard/runtime';
+import { parseCommandArgs, parseDuration, type CommandOutput } from '@switchyard/runtime';
 import { loadServiceConfig } from '../config.js';
 import { openCurrentStorage } from './current-storage.js';
 
@@ -20,9 +20,9 @@ function parseOptions(args: readonly string[]): { graceMs: number; dryRun: boole
   return { graceMs, dryRun: values['dry-run'] === true, help: values.help === true };
 }
 
-export async function gcCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+export async function gcCommand(args: readonly string[], env: NodeJS.ProcessEnv, output: CommandOutput): Promise<void> {
   const { graceMs, dryRun, help } = parseOptions(args);
-  if (help) return void console.log(GC_USAGE);
+  if (help) return void output.log(GC_USAGE);
   const config = loadServiceConfig(env);
   const storage = await openCurrentStorage(config.storage);
   try {
@@ -34,15 +34,15 @@ export async function gcCommand(args: readonly string[], env: NodeJS.ProcessEnv)
       dryRun,
     });
     const verb = dryRun ? 'would delete' : 'deleted';
-    for (const id of expiredUploads) console.log(`${verb} expired upload ${id}`);
-    for (const key of deleted) console.log(`${verb} ${key}`);
-    for (const name of abandoned) console.log(`${verb} partial write ${name}`);
+    for (const id of expiredUploads) output.log(`${verb} expired upload ${id}`);
+    for (const key of deleted) output.log(`${verb} ${key}`);
+    for (const name of abandoned) output.log(`${verb} partial write ${name}`);
     // Partial writes are named only when there are some, so the usual summary stays one short line.
     const partials =
       (abandoned.length > 0 ? ` and ${abandoned.length} partial writes` : '') +
       (expiredUploads.length > 0 ? ` and ${expiredUploads.length} expired uploads` : '');
-    console.log(`scanned ${scanned} blobs, ${verb} ${deleted.length}${partials} (grace ${graceMs / 1000} s)`);
-    for (const warning of warnings) console.error(`warning: ${warning}`);
+    output.log(`scanned ${scanned} blobs, ${verb} ${deleted.length}${partials} (grace ${graceMs / 1000} s)`);
+    for (const warning of warnings) output.error(`warning: ${warning}`);
   } finally {
     await storage.close();
   }

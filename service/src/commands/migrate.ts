@@ -1,5 +1,5 @@
 // `switchyard migrate`: applies pending database migrations (MySQL or SQLite, from the environment) and exits.
-import { parseCommandArgs } from '@switchyard/runtime';
+import { parseCommandArgs, type CommandOutput } from '@switchyard/runtime';
 import { loadServiceConfig } from '../config.js';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from '../stores/database.js';
@@ -18,15 +18,15 @@ function describeDatabase(database: DatabaseConfig): string {
   return `MySQL ${url.host}${url.pathname}`;
 }
 
-export async function migrateCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
-  if (parseCommandArgs(args, {}, MIGRATE_USAGE).help) return void console.log(MIGRATE_USAGE);
+export async function migrateCommand(args: readonly string[], env: NodeJS.ProcessEnv, output: CommandOutput): Promise<void> {
+  if (parseCommandArgs(args, {}, MIGRATE_USAGE).help) return void output.log(MIGRATE_USAGE);
   const { storage } = loadServiceConfig(env);
   const where = describeDatabase(storage.database);
   const db = openDatabase(storage.database);
   try {
     const applied = await migrateToLatest(db);
-    if (applied.length === 0) console.log(`${where}: already up to date`);
-    for (const name of applied) console.log(`${where}: applied ${name}`);
+    if (applied.length === 0) output.log(`${where}: already up to date`);
+    for (const name of applied) output.log(`${where}: applied ${name}`);
   } finally {
     await db.destroy();
   }

@@ -1,5 +1,5 @@
 // `switchyard service`: the gRPC service alone, configured from the environment.
-import { createTracing, metricsIfOn, onShutdownSignals, parseCommandArgs, serveMetrics } from '@switchyard/runtime';
+import { createTracing, metricsIfOn, onShutdownSignals, parseCommandArgs, serveMetrics, type CommandOutput } from '@switchyard/runtime';
 import { startService } from '../app.js';
 import { loadStandaloneServiceConfig } from '../config.js';
 import { createServiceLogger } from '../logger.js';
@@ -11,8 +11,8 @@ or SQLite in DATA_DIR, and BLOB_STORE. Gateways reach it through SERVICE_URL.
 CDN_URL is required: the public base of file urls (a gateway's /files or a CDN).
 Applies migrations at start; SIGINT/SIGTERM finish calls in flight and exit.`;
 
-export async function serviceCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
-  if (parseCommandArgs(args, {}, SERVICE_USAGE).help) return void console.log(SERVICE_USAGE);
+export async function serviceCommand(args: readonly string[], env: NodeJS.ProcessEnv, output: CommandOutput): Promise<void> {
+  if (parseCommandArgs(args, {}, SERVICE_USAGE).help) return void output.log(SERVICE_USAGE);
   const config = loadStandaloneServiceConfig(env);
   const log = createServiceLogger(config.logLevel);
   // METRICS_PORT=off: nothing is recorded either, so metrics cost nothing.
@@ -30,7 +30,7 @@ export async function serviceCommand(args: readonly string[], env: NodeJS.Proces
       await service.close();
       throw error;
     }));
-  console.log(`switchyard gRPC service listening on ${service.address}${metricsServer ? ` (metrics at ${metricsServer.url})` : ''}`);
+  output.log(`switchyard gRPC service listening on ${service.address}${metricsServer ? ` (metrics at ${metricsServer.url})` : ''}`);
   onShutdownSignals(log, async () => {
     await service.close();
     await metricsServer?.close();

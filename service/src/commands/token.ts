@@ -2,7 +2,7 @@
 // Prints one line: a bearer token that a service started with the same
 // environment (AUTH_SECRET, or the secret kept in DATA_DIR) accepts.
 import { SCOPES, signToken, WORKSPACE_PATTERN } from '@switchyard/core';
-import { parseCommandArgs, parseDuration, UsageError } from '@switchyard/runtime';
+import { parseCommandArgs, parseDuration, UsageError, type CommandOutput } from '@switchyard/runtime';
 import { resolveAuthSecret } from '../auth-secret.js';
 import { loadServiceConfig } from '../config.js';
 
@@ -15,7 +15,7 @@ DATA_DIR) that a server started with the same environment accepts.
   --scope "..."   space-separated scopes (default: all of them)
   --ttl 1h        lifetime: 30s, 15m, 1h, 7d (default: 1h)`;
 
-export async function tokenCommand(args: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+export async function tokenCommand(args: readonly string[], env: NodeJS.ProcessEnv, output: CommandOutput): Promise<void> {
   const values = parseCommandArgs(
     args,
     {
@@ -26,7 +26,7 @@ export async function tokenCommand(args: readonly string[], env: NodeJS.ProcessE
     },
     TOKEN_USAGE,
   );
-  if (values.help) return void console.log(TOKEN_USAGE);
+  if (values.help) return void output.log(TOKEN_USAGE);
   const workspace = values.workspace;
   if (!workspace) throw new UsageError(`--workspace is required\n${TOKEN_USAGE}`);
   if (!WORKSPACE_PATTERN.test(workspace))
@@ -44,5 +44,5 @@ export async function tokenCommand(args: readonly string[], env: NodeJS.ProcessE
   }
   const secret = await resolveAuthSecret(config);
   const token = await signToken(secret, { subject: values.subject, workspace, scopes: scopes.join(' '), ttlSeconds });
-  process.stdout.write(`${token}\n`);
+  output.log(token);
 }

@@ -5,22 +5,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { createUlidSource } from '@switchyard/core';
-import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
+import { createTestMysqlDatabase, stillReachable, testNeedingMysql } from '../../../test/support/mysql.js';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from './database.js';
 import { KyselyRouteStore } from './kysely-route-store.js';
 import type { Database } from './schema.js';
 
 const HISTORY = 5;
+const mysqlTest = await testNeedingMysql();
 const ids = createUlidSource();
 
 async function withDatabase(t: ExecutionContext, kind: 'sqlite' | 'mysql', run: (db: Kysely<Database>) => Promise<void>): Promise<void> {
   if (kind === 'mysql') {
-    const database = await createTestMysqlDatabase(t);
-    if (!database) {
-      t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
-      return;
-    }
+    const database = stillReachable(await createTestMysqlDatabase(t));
     const db = openDatabase({ kind: 'mysql', url: database.url });
     try {
       await migrateToLatest(db);
@@ -42,48 +39,51 @@ async function withDatabase(t: ExecutionContext, kind: 'sqlite' | 'mysql', run: 
 }
 
 for (const kind of ['sqlite', 'mysql'] as const) {
-  test(`${kind}: changesSince answers the last \`history\` changes exactly; the log is trimmed in batches, never below it`, async (t) => {
-    await withDatabase(t, kind, async (db) => {
-      const store = new KyselyRouteStore(db, { history: HISTORY });
-      const workspace = `ws-${ids.next('route')}`;
-      const logged = async () =>
-        Number(
-          (
-            await db
-              .selectFrom('route_changes')
-              .select((eb) => eb.fn.countAll().as('n'))
-              .where('workspace', '=', workspace)
-              .executeTakeFirstOrThrow()
-          ).n,
+  (kind === 'mysql' ? mysqlTest : test)(
+    `${kind}: changesSince answers the last \`history\` changes exactly; the log is trimmed in batches, never below it`,
+    async (t) => {
+      await withDatabase(t, kind, async (db) => {
+        const store = new KyselyRouteStore(db, { history: HISTORY });
+        const workspace = `ws-${ids.next('route')}`;
+        const logged = async () =>
+          Number(
+            (
+              await db
+                .selectFrom('route_changes')
+                .select((eb) => eb.fn.countAll().as('n'))
+                .where('workspace', '=', workspace)
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
+        const now = new Date();
+        for (let i = 1; i <= 150; i++) {
+          await store.insert({
+            id: ids.next('route'),
+            workspace,
+            method: 'GET',
+            path: `/r${i}`,
+            shape: `/r${i}`,
+            middleware: [],
+            handler: 'h',
+            createdAt: now,
+            updatedAt: now,
+          });
+          const held = await logged();
+          t.true(held >= Math.min(i, HISTORY) && held < HISTORY + 64, `after ${i} writes the log holds ${held}`);
+        }
+        t.is(await store.revision(workspace), 150);
+        t.deepEqual(
+          (await store.changesSince(workspace, 150 - HISTORY, 100))?.map((change) => change.revision),
+          [146, 147, 148, 149, 150],
         );
-      const now = new Date();
-      for (let i = 1; i <= 150; i++) {
-        await store.insert({
-          id: ids.next('route'),
-          workspace,
-          method: 'GET',
-          path: `/r${i}`,
-          shape: `/r${i}`,
-          middleware: [],
-          handler: 'h',
-          createdAt: now,
-          updatedAt: now,
-        });
-        const held = await logged();
-        t.true(held >= Math.min(i, HISTORY) && held < HISTORY + 64, `after ${i} writes the log holds ${held}`);
-      }
-      t.is(await store.revision(workspace), 150);
-      t.deepEqual(
-        (await store.changesSince(workspace, 150 - HISTORY, 100))?.map((change) => change.revision),
-        [146, 147, 148, 149, 150],
-      );
-      t.is(
-        await store.changesSince(workspace, 150 - HISTORY - 1, 100),
-        undefined,
-        'one change further back is past the history, though the log may still hold it',
-      );
-      t.true((await logged()) > HISTORY, 'here it does: the last trim was at revision 128');
-      t.deepEqual(await store.changesSince(workspace, 150, 100), []);
-    });
-  });
+        t.is(
+          await store.changesSince(workspace, 150 - HISTORY - 1, 100),
+          undefined,
+          'one change further back is past the history, though the log may still hold it',
+        );
+        t.true((await logged()) > HISTORY, 'here it does: the last trim was at revision 128');
+        t.deepEqual(await store.changesSince(workspace, 150, 100), []);
+      });
+    },
+  );
 }

@@ -5,9 +5,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { isSwitchyardError } from '@switchyard/core';
 import { bytesOf, sampleRoute, uniqueName } from '@switchyard/core/testing';
-import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
+import { createTestMysqlDatabase, stillReachable, testNeedingMysql } from '../../../test/support/mysql.js';
 import { startS3rver } from '../../../test/support/s3rver.js';
 import { openStorage } from './open-storage.js';
+
+const mysqlTest = await testNeedingMysql();
 
 const dirs: string[] = [];
 async function freshDir(): Promise<string> {
@@ -63,9 +65,8 @@ test('opening with migrations against an unreachable database rejects with unava
   t.true(isUnavailable(error), String(error));
 });
 
-test('mysql + s3: migrates, check passes, records and blobs work', async (t) => {
-  const database = await createTestMysqlDatabase(t);
-  if (!database) return t.pass('MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)');
+mysqlTest('mysql + s3: migrates, check passes, records and blobs work', async (t) => {
+  const database = stillReachable(await createTestMysqlDatabase(t));
   const s3 = await startS3rver();
   t.teardown(() => s3.close());
   const storage = await openStorage({ database: { kind: 'mysql', url: database.url }, blobs: s3.config });

@@ -44,7 +44,7 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, METRICS_PORT: '0', ...extra };
 }
 
-/** A child process running `switchyard <command...>` from the sources (see support/cli.ts), with its output collected. */
+/** A child process running the compiled `switchyard <command...>` (see support/cli.ts), with its output collected. */
 export class Child {
   readonly process: ChildProcessWithoutNullStreams;
   readonly exited: Promise<number | null>;
