@@ -10,7 +10,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The pages a reader reaches from the README: the front page, docs/, the bench's and every package's README, and the bench's history. */
 export function documentationPages(root: string): string[] {
-  const workspaces: string[] = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).workspaces;
+  const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { workspaces: string[] };
   const readmes = ['.', 'bench', ...workspaces].map((dir) => join(root, dir, 'README.md'));
   const history = join(root, 'bench/results/history.md');
   return [...[...readmes, history].filter((file) => existsSync(file)), ...markdownUnder(join(root, 'docs'))];

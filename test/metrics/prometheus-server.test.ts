@@ -4,7 +4,6 @@
 // Prometheus' HTTP query API.
 import test from 'ava';
 import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -34,6 +34,6 @@ export async function runCli(command: readonly string[], env: NodeJS.ProcessEnv)
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = await once(child, 'close');
-  return { code: code as number | null, stdout, stderr };
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code: code, stdout, stderr };
 }

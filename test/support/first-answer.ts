@@ -5,7 +5,7 @@ export async function firstAnswer(url: string, init: RequestInit, output: () => 
     try {
       return await fetch(url, init);
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`${url} never answered: ${String(error)}\n${output()}`);
+      if (Date.now() > deadline) throw new Error(`${url} never answered: ${String(error)}\n${output()}`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
