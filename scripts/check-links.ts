@@ -10,7 +10,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The pages a reader reaches from the README: the front page, docs/, the bench's and every package's README, the bench's history and its page of hand-written parts, and test/README.md. */
 export function documentationPages(root: string): string[] {
-  const workspaces: string[] = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).workspaces;
+  const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { workspaces: string[] };
   const readmes = ['.', 'bench', ...workspaces].map((dir) => join(root, dir, 'README.md'));
   const benchPages = ['bench/results/history.md', 'bench/hand-written-parts.md', 'test/README.md'].map((page) => join(root, page));
   return [...[...readmes, ...benchPages].filter((file) => existsSync(file)), ...markdownUnder(join(root, 'docs'))];

@@ -29,7 +29,7 @@ test("the README's embedding example runs with plain node and prints the route, 
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = await once(child, 'exit');
+  const [code] = (await once(child, 'exit')) as [number | null];
   t.is(code, 0, output);
   t.regex(output, EMBEDDING_OUTPUT);
 });

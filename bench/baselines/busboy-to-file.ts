@@ -29,7 +29,10 @@ function receiveFile(req: IncomingMessage, path: string): Promise<{ size: number
       stored = pipeline(file, out).then(() => ({ size: out.bytesWritten, truncated: file.truncated === true }));
     });
     parser.on('error', reject);
-    parser.on('close', () => (stored ? stored.then(resolve, reject) : reject(new Error('no file part'))));
+    parser.on('close', () => {
+      if (stored) stored.then(resolve, reject);
+      else reject(new Error('no file part'));
+    });
     req.pipe(parser);
   });
 }

@@ -9,7 +9,7 @@
 // - hono: @hono/node-server serving a Hono 4 app with each route registered.
 // Prints `ready url=…`.
 import { serve } from '@hono/node-server';
-import Fastify, { type HTTPMethods } from 'fastify';
+import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { SCOPES, SyncedRouteTable, createPrincipal, createSwitchyard, memoryAdapters } from '@switchyard/core';
 import { createDispatcher, type Handler } from '@switchyard/dispatch';
@@ -49,7 +49,7 @@ async function start(): Promise<string> {
       for (const [index, route] of routes.entries()) {
         const answer = DISPATCH_HANDLERS[handlerNameOf(index)]!;
         app.route({
-          method: route.method as HTTPMethods,
+          method: route.method,
           url: route.path,
           handler: (request) => answer(request.params as Record<string, string>),
         });

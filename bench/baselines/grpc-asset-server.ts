@@ -1,7 +1,6 @@
 // Baseline service for rest-get-asset-split: a bare grpc-js server whose
 // GetAsset does what ours does on a read — the same HS256 check and an indexed
 // SQLite lookup (better-sqlite3, prepared) — and nothing else.
-import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { Server, ServerCredentials, status, type ServiceError } from '@grpc/grpc-js';
 import { extension } from 'mime-types';
@@ -18,7 +17,7 @@ const refusal = (code: status, details: string) => ({ code, details }) as Servic
 const handlers: AssetServiceServer = {
   getAsset: (call, callback) => {
     const authorization = String(call.metadata.get('authorization')[0] ?? '');
-    void authorize({ headers: { authorization } } as IncomingMessage, 'assets:read').then(async (auth) => {
+    void authorize({ headers: { authorization } }, 'assets:read').then(async (auth) => {
       if ('status' in auth) return callback(refusal(status.UNAUTHENTICATED, 'refused'), null);
       const row = await store.getAsset(auth.workspace, call.request.id);
       if (!row) return callback(refusal(status.NOT_FOUND, 'no such asset'), null);

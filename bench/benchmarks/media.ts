@@ -7,6 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
+import { text } from 'node:stream/consumers';
 import { cpuNotes, type Side } from '../harness/alternate.js';
 import { compareHttp } from '../harness/http-load.js';
 import { samplePeakRss, sampleRssGrowth, waitForIdle } from '../harness/proc.js';
@@ -118,11 +119,8 @@ async function uploadVideo(
         'content-length': head.length + bytes.length + tail.length,
       },
     });
-    req.once('response', async (res) => {
-      let body = '';
-      for await (const chunk of res) body += chunk;
-      resolve({ status: res.statusCode ?? 0, body });
-    });
+    // A reply that breaks off rejects the call instead of leaving it pending.
+    req.once('response', (res) => void text(res).then((body) => resolve({ status: res.statusCode ?? 0, body }), reject));
     req.once('error', reject);
     req.write(head);
     // In 1 MiB writes, as a client streaming a file does.

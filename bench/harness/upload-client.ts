@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { text } from 'node:stream/consumers';
 
 const MIB = 1024 * 1024;
 /** Incompressible bytes with no known file signature, repeated: the client costs no disk reads and little CPU. */
@@ -47,11 +48,8 @@ export async function uploadFile(url: string, token: string, mib: number): Promi
     },
   });
   const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    req.once('response', async (res) => {
-      let body = '';
-      for await (const chunk of res) body += chunk;
-      resolve({ status: res.statusCode ?? 0, body });
-    });
+    // A reply that breaks off rejects the call instead of leaving it pending.
+    req.once('response', (res) => void text(res).then((body) => resolve({ status: res.statusCode ?? 0, body }), reject));
     req.once('error', reject);
   });
   // The server may answer (e.g. 413) before it has read everything; the response decides.

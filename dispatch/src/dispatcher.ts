@@ -86,7 +86,7 @@ export type DispatcherFor<N extends NativeContext> = Dispatcher<N> | Dispatcher<
 export function createDispatcher<H extends string = string, M extends string = string, N extends NativeContext = NativeContext>(
   options: DispatcherOptions<H, M, N>,
 ): Dispatcher<N> {
-  return new TableDispatcher<N>(options as DispatcherOptions<string, string, N>);
+  return new TableDispatcher<N>(options);
 }
 
 const MALFORMED_PATH = errorAnswer('invalid_argument', 'path: malformed percent-encoding', [

@@ -65,7 +65,10 @@ export const GATEWAY_DEFAULTS = Object.freeze({
   port: 8080,
   maxUploadBytes: 104_857_600,
   jsonBodyLimitBytes: 65_536,
+  // Not unnecessary: they widen the literals, so the exported defaults have the options' types.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
   corsOrigins: '*' as CorsOrigins,
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
   logLevel: 'info' as LogLevel,
   filesPath: '/files',
   clientLimits: Object.freeze({

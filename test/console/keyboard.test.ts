@@ -2,7 +2,7 @@
 // link, delete; focus is visible on every control reached, Escape closes
 // dialogs, and focus returns to what opened them.
 import test, { type ExecutionContext } from 'ava';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { freshWorkspace } from '../rest/support/stack.js';
 import { browser, stack, useConsoleFixture } from './support/fixture.js';
 import { FIXTURES_DIR } from '../rest/support/fixtures.js';

@@ -2,7 +2,7 @@
 // stream, create/edit/delete in the form with the server's field errors and
 // a 409 that names the route in the way, and the match tester.
 import test from 'ava';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { freshWorkspace } from '../rest/support/stack.js';
 import { browser, stack, useConsoleFixture } from './support/fixture.js';
 import { assertAccessible, openConsole } from './support/console.js';

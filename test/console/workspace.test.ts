@@ -31,7 +31,7 @@ test('usage counts assets, bytes and routes; the policy editor saves, and a refu
     await page.getByLabel('Default visibility').selectOption('private');
     await policy.getByRole('button', { name: 'Save policy' }).click();
     await page.getByRole('status').getByText('Policy saved.').waitFor();
-    const saved = await (await fetch(`${stack.url}/v1/workspace/policy`, { headers: await stack.auth(workspace) })).json();
+    const saved: unknown = await (await fetch(`${stack.url}/v1/workspace/policy`, { headers: await stack.auth(workspace) })).json();
     t.like(saved, { allowedTypes: ['image/*', 'application/pdf'], maxUploadBytes: 5 * 1024 * 1024, defaultVisibility: 'private' });
     await assertAccessible(t, page, 'the workspace view');
 

@@ -35,7 +35,7 @@ test('declared names must all be registered, and only they', (t) => {
 test("a framework's native objects flow into ctx, and the dispatcher then fits only that framework's adapter", async (t) => {
   const express = createDispatcher<'whoAmI', never, ExpressNative>({
     table,
-    handlers: { whoAmI: (ctx) => ctx.request.get('x-user') ?? ctx.response.locals['user'] },
+    handlers: { whoAmI: (ctx): unknown => ctx.request.get('x-user') ?? ctx.response.locals['user'] },
     middleware: {},
   });
   expressDispatch(express);
@@ -45,7 +45,7 @@ test("a framework's native objects flow into ctx, and the dispatcher then fits o
   const web = createDispatcher<'echo', never, FetchNative>({
     table,
     // @ts-expect-error a Web Request has no `get`
-    handlers: { echo: (ctx) => ctx.request.get('x') },
+    handlers: { echo: (ctx) => ctx.request.get('x') }, // eslint-disable-line @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- the type error is the point
     middleware: {},
   });
   const answer = await fetchHandler(web)(new Request('http://x/nothing'));

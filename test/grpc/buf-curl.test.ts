@@ -11,6 +11,9 @@ import { mintToken } from './support/tokens.js';
 
 const BUF = join(ROOT, 'node_modules/.bin/buf');
 
+/** buf curl's output: a reply in protobuf's JSON mapping, with the fields a test reads. */
+const reply = <T>(text: string): T => JSON.parse(text) as T;
+
 let svc: TestService;
 let dir: { path: string; remove(): Promise<void> };
 test.before(async () => {
@@ -76,7 +79,7 @@ test('health is callable through reflection', async (t) => {
   t.deepEqual(JSON.parse(check.stdout), { status: 'SERVING' });
   const list = await bufCurl([url('grpc.health.v1.Health/List')], '{}');
   t.is(list.code, 0, list.output);
-  t.is(JSON.parse(list.stdout).statuses['switchyard.v1.AssetService'].status, 'SERVING');
+  t.is(reply<{ statuses: Record<string, { status: string }> }>(list.stdout).statuses['switchyard.v1.AssetService']?.status, 'SERVING');
 });
 
 test('every RouteService method is callable through reflection, errors included', async (t) => {
@@ -86,15 +89,15 @@ test('every RouteService method is callable through reflection, errors included'
     JSON.stringify({ method: 'get', path: '/users/:id', middleware: ['auth'], handler: 'getUser' }),
   );
   t.is(created.code, 0, created.output);
-  const route = JSON.parse(created.stdout);
+  const route = reply<{ id: string }>(created.stdout);
   t.regex(route.id, /^rt_/);
   const read = await bufCurl([...auth, url('switchyard.v1.RouteService/GetRoute')], JSON.stringify({ id: route.id }));
-  t.is(JSON.parse(read.stdout).handler, 'getUser', read.output);
+  t.is(reply<{ handler: string }>(read.stdout).handler, 'getUser', read.output);
   const matched = await bufCurl(
     [...auth, url('switchyard.v1.RouteService/MatchRoute')],
     JSON.stringify({ method: 'GET', path: '/users/7' }),
   );
-  t.deepEqual(JSON.parse(matched.stdout).params, { id: '7' }, matched.output);
+  t.deepEqual(reply<{ params: unknown }>(matched.stdout).params, { id: '7' }, matched.output);
   const refused = await bufCurl([url('switchyard.v1.RouteService/GetRoute')], JSON.stringify({ id: route.id }));
   t.not(refused.code, 0);
   t.regex(refused.output, /unauthenticated/);
@@ -109,16 +112,16 @@ test('uploads (client streams), reads and file reads (server streams) are callab
       .join('\n');
   const uploaded = await bufCurl([...auth, url('switchyard.v1.AssetService/UploadAsset')], stream({ metadata: { label: 'logo' } }));
   t.is(uploaded.code, 0, uploaded.output);
-  const asset = JSON.parse(uploaded.stdout);
+  const asset = reply<{ id: string; type: string; size: string }>(uploaded.stdout);
   t.is(asset.type, 'image/png');
   t.is(Number(asset.size), png.length);
 
   const replaced = await bufCurl([...auth, url('switchyard.v1.AssetService/ReplaceAsset')], stream({ metadata: { id: asset.id } }));
   t.is(replaced.code, 0, replaced.output);
-  t.is(JSON.parse(replaced.stdout).id, asset.id);
+  t.is(reply<{ id: string }>(replaced.stdout).id, asset.id);
 
   const read = await bufCurl([...auth, url('switchyard.v1.AssetService/GetAsset')], JSON.stringify({ id: asset.id }));
-  const current = JSON.parse(read.stdout);
+  const current = reply<{ label: string; url: string; sha256: string }>(read.stdout);
   t.is(current.label, 'logo', read.output);
 
   const path = new URL(current.url).pathname.split('/').slice(-2).join('/');
@@ -127,8 +130,8 @@ test('uploads (client streams), reads and file reads (server streams) are callab
   const messages = file.stdout
     .trim()
     .split(/\n(?=\{)/)
-    .map((text) => JSON.parse(text));
-  t.is(messages[0].info.sha256, current.sha256);
-  const bytes = Buffer.concat(messages.slice(1).map((message) => Buffer.from(message.chunk, 'base64')));
+    .map((text) => reply<{ info?: { sha256: string }; chunk?: string }>(text));
+  t.is(messages[0]?.info?.sha256, current.sha256);
+  const bytes = Buffer.concat(messages.slice(1).map((message) => Buffer.from(message.chunk ?? '', 'base64')));
   t.deepEqual(bytes, png);
 });

@@ -46,7 +46,7 @@ test('ReadFile with transform.frame streams a JPEG poster; frame past the end is
   const poster = await svc.clients.readFile({ path: filePath(video), transform: { frame: 1000, w: 128 } });
   t.is(poster.info.type, 'image/jpeg');
   t.like(await sharp(poster.bytes).metadata(), { format: 'jpeg', width: 128, height: 96 });
-  const error = (await t.throwsAsync(svc.clients.readFile({ path: filePath(video), transform: { frame: 60_000 } }))) as ServiceError;
+  const error = await t.throwsAsync<ServiceError>(svc.clients.readFile({ path: filePath(video), transform: { frame: 60_000 } }));
   t.is(error.code, Status.INVALID_ARGUMENT);
 });
 
@@ -55,7 +55,7 @@ test('without ffmpeg, ReadFile with transform.frame is UNIMPLEMENTED naming ffmp
   const bare = await startTestService({ storage: target.storage, dataDir: target.dataDir, env: { FFMPEG_PATH: '/nonexistent/ffmpeg' } });
   t.teardown(() => bare.stop());
   const video = await bare.clients.upload(await bare.auth('grpc-no-ffmpeg'), { filename: 'v.mp4' }, await media('video.mp4'));
-  const error = (await t.throwsAsync(bare.clients.readFile({ path: filePath(video), transform: { frame: 0 } }))) as ServiceError;
+  const error = await t.throwsAsync<ServiceError>(bare.clients.readFile({ path: filePath(video), transform: { frame: 0 } }));
   t.is(error.code, Status.UNIMPLEMENTED);
   t.regex(error.details, /ffmpeg/);
 });

@@ -67,13 +67,13 @@ test('the service: listens, accepts tokens from switchyard token with the same D
 
   const clients = new GrpcClients(address);
   t.teardown(() => clients.close());
-  const missing = (await t.throwsAsync(clients.getAsset(bearer(jwt), 'as_00000000000000000000000000'))) as ServiceError;
+  const missing = await t.throwsAsync<ServiceError>(clients.getAsset(bearer(jwt), 'as_00000000000000000000000000'));
   t.is(Status[missing.code], 'NOT_FOUND', 'the token was accepted');
-  const denied = (await t.throwsAsync(clients.createRoute(bearer(jwt), { method: 'GET', path: '/x', handler: 'h' }))) as ServiceError;
+  const denied = await t.throwsAsync<ServiceError>(clients.createRoute(bearer(jwt), { method: 'GET', path: '/x', handler: 'h' }));
   t.is(Status[denied.code], 'PERMISSION_DENIED', 'and its scope is honoured');
 
   service.kill('SIGTERM');
-  const [code] = await exited;
+  const [code] = (await exited) as [number | null];
   t.is(code, 0, output);
   t.false(/"level":50/.test(output), 'no error logged during shutdown');
 });

@@ -600,7 +600,7 @@ export function defineServiceSuite(target: StorageTarget): void {
         ['basic scheme', withAuthorization(`Basic ${Buffer.from('u:p').toString('base64')}`)],
       ];
       for (const [why, metadata] of refused) {
-        const error = (await t.throwsAsync(call(metadata, ids), undefined, why)) as ServiceError;
+        const error = await t.throwsAsync<ServiceError>(call(metadata, ids), undefined, why);
         t.is(Status[error.code], 'UNAUTHENTICATED', `${why}: ${error.details}`);
         t.false(error.details.includes('eyJ'), 'no token in the message');
       }

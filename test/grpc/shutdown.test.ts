@@ -23,7 +23,7 @@ test('close() lets an upload in flight finish, refuses new calls, then stops', a
 
   // A new connection is refused while the old call is still running.
   const late = new GrpcClients(svc.handle.address);
-  const refused = (await t.throwsAsync(late.getAsset(await svc.auth('shutdown'), 'as_00000000000000000000000000'))) as ServiceError;
+  const refused = await t.throwsAsync<ServiceError>(late.getAsset(await svc.auth('shutdown'), 'as_00000000000000000000000000'));
   t.is(Status[refused.code], 'UNAVAILABLE');
   late.close();
 
@@ -49,7 +49,7 @@ test('calls still running at the shutdown deadline are cut off, and close still 
   stream.write({ chunk: Buffer.from('never finished') });
   await new Promise((resolve) => stream.once('metadata', resolve));
   await svc.handle.close(); // the client never ends its stream
-  const error = (await t.throwsAsync(result)) as ServiceError;
+  const error = await t.throwsAsync<ServiceError>(result);
   t.true(['UNAVAILABLE', 'CANCELLED', 'INTERNAL'].includes(Status[error.code] ?? ''), Status[error.code]);
   svc.clients.close();
   const snapshot = await target.snapshot();

@@ -50,7 +50,7 @@ test('create, append in two streams, the asset appears; get names it', async (t)
   t.regex(created.id, /^up_/);
   const append = (offset: number, bytes: Buffer): Promise<Upload> =>
     new Promise((resolve, reject) => {
-      const stream = uploads.appendUpload(auth, (error, value) => (error ? reject(error) : resolve(value!)));
+      const stream = uploads.appendUpload(auth, (error, value) => (error ? reject(error) : resolve(value)));
       stream.write({ metadata: { id: created.id, offset, checksumAlgorithm: '', checksum: Buffer.alloc(0) } });
       for (let at = 0; at < bytes.length; at += 64 * 1024) stream.write({ chunk: bytes.subarray(at, at + 64 * 1024) });
       stream.end();

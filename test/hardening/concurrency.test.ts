@@ -261,13 +261,12 @@ function defineTests(deployment: Deployment): void {
             ? final(round + 1)
             : fetch(`${gateway(round + 1)}${partials[round % 4 === 1 ? 0 : 1]}`, { method: 'DELETE', headers: auth });
         const [first, second] = await Promise.all([final(round), rival]);
-        count('final', first!);
-        count(round % 2 === 0 ? 'final' : 'delete', second!);
-        const made = [first!, ...(round % 2 === 0 ? [second!] : [])]
+        count('final', first);
+        count(round % 2 === 0 ? 'final' : 'delete', second);
+        const made = [first, ...(round % 2 === 0 ? [second] : [])]
           .map((answer) => answer.headers.get('switchyard-asset-id'))
           .filter((id) => id !== null);
-        if (round % 2 === 0)
-          t.is(made.length, 1, `round ${round}: one asset from one set of partials (${first!.status}, ${second!.status})`);
+        if (round % 2 === 0) t.is(made.length, 1, `round ${round}: one asset from one set of partials (${first.status}, ${second.status})`);
         for (const id of made) {
           const asset = (await (await fetch(`${gateway(round)}/v1/assets/${id}`, { headers: auth })).json()) as AssetView;
           t.is(asset.sha256, sha256(Buffer.concat(pieces)), `round ${round}: the asset is the partials' bytes in order`);

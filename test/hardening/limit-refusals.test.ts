@@ -401,7 +401,7 @@ async function tusOutcome(stack: Stack, headers: Record<string, string>, respons
 
 function restOutcome(status: number, body: Buffer): Outcome {
   const text = body.toString('utf8');
-  let json: Record<string, unknown> = {};
+  let json: Record<string, unknown>;
   try {
     json = JSON.parse(text) as Record<string, unknown>;
   } catch {

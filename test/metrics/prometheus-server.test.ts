@@ -3,7 +3,6 @@
 // with its own /metrics. The rate of the calls made is read back through
 // Prometheus' HTTP query API.
 import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

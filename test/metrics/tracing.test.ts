@@ -27,7 +27,7 @@ interface OtlpExport {
 }
 
 let receiver: Server;
-let received: { service: string; span: OtlpSpan }[] = [];
+const received: { service: string; span: OtlpSpan }[] = [];
 let app: Child;
 let api: string;
 let secret: string;

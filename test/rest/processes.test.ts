@@ -177,7 +177,7 @@ test('npm start (all-in-one): prints its addresses, serves REST and files, finis
   });
   const finished = await inFlight;
   t.is(finished.status, 201, finished.text);
-  t.is(JSON.parse(finished.text).size, text.length);
+  t.is((JSON.parse(finished.text) as { size: number }).size, text.length);
   t.is(await app.exited, 0, app.output);
   t.regex(app.output, /gateway stopped[\s\S]*gRPC service stopped/, 'the gateway first, then the service');
 });

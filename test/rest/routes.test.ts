@@ -44,7 +44,7 @@ test('create answers 201 with Location and exactly the spec fields; get returns 
   t.deepEqual(route['middleware'], ['auth', 'rateLimit']);
   t.is(route['handler'], 'getUser');
   t.regex(String(route['createdAt']), ISO_UTC);
-  t.is(created.headers.get('location'), `/v1/routing/${route['id']}`);
+  t.is(created.headers.get('location'), `/v1/routing/${String(route['id'])}`);
 
   const fetched = await fetch(new URL(created.headers.get('location')!, stack.url), { headers: await stack.auth(ws) });
   t.is(fetched.status, 200);
@@ -175,7 +175,7 @@ test("another workspace's route does not exist for the caller: 404 on get, no ma
   const owner = freshWorkspace();
   const route = await json(await post(owner, { method: 'GET', path: '/secret/:id', handler: 'h' }));
   const stranger = await stack.auth(freshWorkspace());
-  await errorOf(await fetch(`${stack.url}/v1/routing/${route['id']}`, { headers: stranger }), 404, 'not_found');
+  await errorOf(await fetch(`${stack.url}/v1/routing/${String(route['id'])}`, { headers: stranger }), 404, 'not_found');
   await errorOf(await fetch(`${stack.url}/v1/routing:match?method=GET&path=/secret/1`, { headers: stranger }), 404, 'not_found');
   t.pass();
 });
@@ -200,9 +200,9 @@ test('auth: missing, garbage, expired, unsigned and wrongly signed tokens are 40
   await errorOf(await attempt(readOnly), 403, 'permission_denied');
   const writeOnly = await stack.auth(ws, { scope: 'routes:write' });
   const created = await json(await attempt(writeOnly));
-  await errorOf(await fetch(`${stack.url}/v1/routing/${created['id']}`, { headers: writeOnly }), 403, 'permission_denied');
+  await errorOf(await fetch(`${stack.url}/v1/routing/${String(created['id'])}`, { headers: writeOnly }), 403, 'permission_denied');
   await errorOf(await fetch(`${stack.url}/v1/routing:match?method=GET&path=/a`, { headers: writeOnly }), 403, 'permission_denied');
-  t.is((await fetch(`${stack.url}/v1/routing/${created['id']}`, { headers: readOnly })).status, 200);
+  t.is((await fetch(`${stack.url}/v1/routing/${String(created['id'])}`, { headers: readOnly })).status, 200);
 });
 
 test('a token in the query string is ignored', async (t) => {

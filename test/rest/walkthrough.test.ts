@@ -16,8 +16,8 @@ async function runScript(script: string, env: NodeJS.ProcessEnv): Promise<{ code
   let output = '';
   shell.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   shell.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = await once(shell, 'exit');
-  return { code: code as number | null, output };
+  const [code] = (await once(shell, 'exit')) as [number | null];
+  return { code: code, output };
 }
 
 /** The ```sh blocks between `<!-- marker:start -->` and `<!-- marker:end -->` of a page, joined. */

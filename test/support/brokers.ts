@@ -64,7 +64,7 @@ async function startBroker(scheme: 'redis' | 'nats', command: (port: number, dir
     if (child) return;
     const started = spawn(binary, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
-    started.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    started.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const failed = once(started, 'error').then(([error]) => {
       throw new Error(`${binary} did not start: ${(error as Error).message}`);
     });

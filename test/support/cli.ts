@@ -52,8 +52,8 @@ export async function spawnCli(command: readonly string[], env: NodeJS.ProcessEn
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = await once(child, 'close');
-  return { code: code as number | null, stdout, stderr };
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code: code, stdout, stderr };
 }
 
 /** A stream that hands each write, as text, to `append`. */

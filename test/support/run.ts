@@ -18,6 +18,6 @@ export async function run(command: string, args: readonly string[], options: { c
     stdout += chunk.toString();
   });
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = await once(child, 'close');
-  return { code: code as number | null, output, stdout };
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code: code, output, stdout };
 }

@@ -57,7 +57,7 @@ export const apiBase = (): string => location.origin;
 
 export function createApi(signal?: AbortSignal): Api {
   // The client's parameter types predate `name`, `q` and `transform`; it sends whatever it is given as JSON or query.
-  return createRestClient({ baseUrl: apiBase(), token: currentToken, fetch: guardedFetch(signal) }) as unknown as Api;
+  return createRestClient({ baseUrl: apiBase(), token: currentToken, fetch: guardedFetch(signal) });
 }
 
 /** fetch with the view's signal added and 401s turned into a sign-out. */

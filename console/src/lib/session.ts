@@ -62,7 +62,7 @@ export function currentToken(): string {
 
 /** A token found in sessionStorage after a reload, unless it has expired meanwhile. */
 export function restoreSession(): void {
-  let stored: string | null = null;
+  let stored: string | null;
   try {
     stored = sessionStorage.getItem(STORAGE_KEY);
   } catch {

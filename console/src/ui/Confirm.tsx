@@ -19,6 +19,14 @@ export function Confirm({ title, children, confirmLabel, onConfirm, onClose, fal
   const [busy, setBusy] = useState(false);
   const done = useRef(false);
   useEffect(() => cancel.current?.focus(), []);
+  async function confirm() {
+    setBusy(true);
+    try {
+      done.current = (await onConfirm()) === true;
+    } finally {
+      setBusy(false);
+    }
+  }
   return (
     <Modal title={title} onClose={onClose} role="alertdialog" fallbackFocus={fallbackFocus} openerGone={() => done.current}>
       <div class="confirm-text">{children}</div>
@@ -26,19 +34,7 @@ export function Confirm({ title, children, confirmLabel, onConfirm, onClose, fal
         <button type="button" ref={cancel} onClick={onClose}>
           Cancel
         </button>
-        <button
-          type="button"
-          class="danger"
-          disabled={busy}
-          onClick={async () => {
-            setBusy(true);
-            try {
-              done.current = (await onConfirm()) === true;
-            } finally {
-              setBusy(false);
-            }
-          }}
-        >
+        <button type="button" class="danger" disabled={busy} onClick={() => void confirm()}>
           {confirmLabel}
         </button>
       </div>

@@ -45,7 +45,7 @@ export function SignIn() {
             {reason}
           </p>
         )}
-        <form onSubmit={submit} class="stack" noValidate>
+        <form onSubmit={(event) => void submit(event)} class="stack" noValidate>
           <label for="token">Token</label>
           <textarea
             id="token"

@@ -40,5 +40,6 @@ export function errorHandler(log: Logger) {
 }
 
 function describe(cause: unknown): string | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a thrown non-Error (usually a string): String() is all we know of it
   return cause instanceof Error ? cause.message : cause === undefined ? undefined : String(cause);
 }

@@ -4,8 +4,7 @@ import type { FastifyReply } from 'fastify';
 /** Puts the headers hooks set on the reply (CORS, request id, API headers) on the raw response, for a handler that writes it itself. */
 export function copyHookHeaders(reply: FastifyReply): void {
   const res = reply.raw;
-  for (const [name, value] of Object.entries(reply.getHeaders()))
-    if (value !== undefined) res.setHeader(name, value as string | number | readonly string[]);
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
 }
 
 /**

@@ -13,5 +13,5 @@ import { z } from 'zod';
  */
 export const responseSerializer: FastifySerializerCompiler<z.ZodType> = ({ schema }) => {
   const json = z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'any' });
-  return fastJson(json as Parameters<typeof fastJson>[0]) as (data: unknown) => string;
+  return fastJson(json as Parameters<typeof fastJson>[0]);
 };

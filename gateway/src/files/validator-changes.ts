@@ -44,7 +44,7 @@ function after(
   requested: (request: unknown) => readonly string[],
   answered: (answer: unknown) => string | undefined,
 ): Call {
-  return (async (...args: unknown[]) => {
+  return async (...args: unknown[]) => {
     const ids = requested(args[0]);
     try {
       const answer = await (call as (...a: unknown[]) => Promise<unknown>)(...args);
@@ -58,7 +58,7 @@ function after(
       else for (const id of ids) cache.forget(id);
       throw error;
     }
-  }) as Call;
+  };
 }
 
 /** `id` of an unary request, `ids` of a batch; none for a stream (a replace's first message is the service's to read). */

@@ -11,6 +11,7 @@ function exchange() {
     writableEnded: false,
     destroy: () => void (socket.destroyed = true),
   });
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- not so: widened, the test sets it to null
   const req = Object.assign(new EventEmitter(), { complete: false, socket: socket as unknown, resume: () => req });
   const res = Object.assign(new EventEmitter(), { headersSent: false });
   return {

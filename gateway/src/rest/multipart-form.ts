@@ -162,7 +162,9 @@ export class MultipartForm {
     } catch (error) {
       throw this.fail(this.#failure ?? refusal(error as Error & { code?: string }));
     }
-    if (this.#failure) throw this.#failure;
+    // Read afresh: TypeScript keeps the check above as if the await could not have set it (so `never`, to the linter).
+    const failure = this.failure();
+    if (failure) throw failure;
     return next.done ? undefined : next.value;
   }
 

@@ -89,6 +89,7 @@ export async function resolveTargets(targets: readonly ServiceTarget[], lookup: 
         addresses.set(url, { url, servername: target.protocol === 'https:' && !target.literal ? target.hostname : undefined });
     }
   }
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- a lookup's rejection, passed on as it came
   if (addresses.size === 0 && firstError !== undefined) throw firstError;
   return [...addresses.values()];
 }

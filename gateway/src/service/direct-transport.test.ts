@@ -6,15 +6,7 @@ import { once } from 'node:events';
 import { createServer as createSecureishServer, type ServerHttp2Stream } from 'node:http2';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { createHash } from 'node:crypto';
-import {
-  Server,
-  ServerCredentials,
-  status,
-  type sendUnaryData,
-  type ServerReadableStream,
-  type ServerUnaryCall,
-  type UntypedServiceImplementation,
-} from '@grpc/grpc-js';
+import { Server, ServerCredentials, status, type sendUnaryData, type ServerReadableStream, type ServerUnaryCall } from '@grpc/grpc-js';
 import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, createContextValues } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
@@ -112,7 +104,7 @@ function uploadAsset(call: ServerReadableStream<UploadAssetRequest, Asset>, repl
 }
 
 const server = new Server();
-server.addService(AssetServiceService, { getAsset, uploadAsset } as unknown as UntypedServiceImplementation);
+server.addService(AssetServiceService, { getAsset, uploadAsset });
 const port = await new Promise<number>((resolve, reject) =>
   server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
 );

@@ -89,7 +89,7 @@ export function exchange(options: ExchangeOptions): Promise<Reply> {
         header = headers;
         grpcBody = Number(headers[':status']) === 200 && GRPC_CONTENT_TYPE.test(String(headers['content-type'] ?? ''));
       });
-      opened.on('trailers', (trailers) => (trailer = trailers));
+      opened.on('trailers', (trailers: IncomingHttpHeaders) => (trailer = trailers));
       opened.on('data', (chunk: Buffer) => {
         options.sessionManager.notifyResponseByteRead(opened);
         if (!grpcBody || settled) return;

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
-import { Metadata, Server, ServerCredentials, status, type ServerWritableStream, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { Metadata, Server, ServerCredentials, status, type ServerWritableStream } from '@grpc/grpc-js';
 import { ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { AssetService, FileService, type ReadFileResponse as ReadFileMessage } from '@switchyard/proto';
@@ -31,7 +31,7 @@ function readFile(call: ServerWritableStream<ReadFileRequest, ReadFileResponse>)
 }
 
 const server = new Server();
-server.addService(FileServiceService, { readFile } as unknown as UntypedServiceImplementation);
+server.addService(FileServiceService, { readFile });
 const port = await new Promise<number>((resolve, reject) =>
   server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
 );

@@ -46,7 +46,7 @@ test('exactly the maximum is accepted; one byte more is resource_exhausted and n
   const body = generatedStream(100_001, { chunkSize: 4096 });
   const error = await t.throwsAsync<SwitchyardError>(ingest(body, other, KEY, options(100_000)));
   t.is(error?.code, 'resource_exhausted');
-  t.regex(error!.message, /100000 bytes/);
+  t.regex(error.message, /100000 bytes/);
   t.deepEqual(await listBlobs(other), []);
   t.true(body.destroyed, 'the body is no longer read');
 });

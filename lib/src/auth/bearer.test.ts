@@ -37,7 +37,7 @@ for (const [title, header] of refused) {
     t.true(isSwitchyardError(error) && error.code === 'unauthenticated', String(error));
     if (header && header.trim().length > 0 && header.trim() !== 'Bearer') {
       const secretPart = header.replace(/^\s*bearer/i, '').trim() || header;
-      t.false(error!.message.includes(secretPart), 'the message repeats the credential');
+      t.false(error.message.includes(secretPart), 'the message repeats the credential');
       t.false(JSON.stringify((error as { details?: unknown }).details).includes(secretPart), 'the details repeat the credential');
     }
   });

@@ -24,7 +24,7 @@ export function createPrincipal(subject: string, workspace: string, scopes: Iter
   if (!subject) throw new SwitchyardError('unauthenticated', 'token has no subject');
   if (!WORKSPACE_PATTERN.test(workspace)) throw new SwitchyardError('unauthenticated', 'token has no valid workspace');
   const known = [...scopes].filter(isScope);
-  return Object.freeze({ subject, workspace, scopes: new Set(known) as ReadonlySet<Scope> });
+  return Object.freeze({ subject, workspace, scopes: new Set(known) });
 }
 
 /** Refuses with `permission_denied` unless the principal holds the scope. */

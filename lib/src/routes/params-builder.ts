@@ -25,7 +25,8 @@ export function paramsBuilder(names: readonly string[], hasWildcard: boolean): P
   let builder = builders.get(shape);
   if (builder === undefined) {
     if (builders.size >= MAX_SHAPES) builders.clear();
-    builder = (codeGeneration ??= allowsCodeGeneration()) ? compiled(names, hasWildcard) : looping(names, hasWildcard);
+    codeGeneration ??= allowsCodeGeneration();
+    builder = codeGeneration ? compiled(names, hasWildcard) : looping(names, hasWildcard);
     builders.set(shape, builder);
   }
   return builder;
@@ -34,6 +35,7 @@ export function paramsBuilder(names: readonly string[], hasWildcard: boolean): P
 function compiled(names: readonly string[], hasWildcard: boolean): ParamsBuilder {
   const fields = names.map((name, k) => `${JSON.stringify(name)}: path.slice(starts[${k}], ends[${k}])`);
   if (hasWildcard) fields.push('"*": path.slice(wildcardStart)');
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the point: a builder compiled for this shape of route
   return new Function('path', 'starts', 'ends', 'wildcardStart', `return { ${fields.join(', ')} };`) as ParamsBuilder;
 }
 
@@ -49,6 +51,7 @@ function looping(names: readonly string[], hasWildcard: boolean): ParamsBuilder 
 /** False only when the runtime refuses code generation from strings (an EvalError); anything else is a bug and thrown. */
 function allowsCodeGeneration(): boolean {
   try {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- probes whether the runtime allows the compiled builders
     new Function('return 1');
     return true;
   } catch (error) {

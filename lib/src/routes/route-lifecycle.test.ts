@@ -184,7 +184,7 @@ test('two instances on one change feed: a write through one reaches a watcher on
     get(target, property, receiver) {
       if (property === 'revision') return (workspace: string) => (reads++, target.revision(workspace));
       const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
   const feed = new LoopbackChangeFeed();

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { createPrincipal, type Principal } from '../auth/principal.js';
+import { createPrincipal } from '../auth/principal.js';
 import { SwitchyardError } from '../errors.js';
 import { createUlidSource } from '../ids.js';
 import { MemoryRouteStore } from '../memory/memory-route-store.js';
@@ -188,6 +188,6 @@ test('match refuses a bad method and path together, and wrong types', async (t) 
 test('createdAt keeps whole milliseconds from the clock', async (t) => {
   const store = new MemoryRouteStore();
   const service = createRouteService({ store, clock: { now: () => new Date(1_700_000_000_123.9) }, ids: createUlidSource() });
-  const route = await service.create(alice as Principal, { method: 'GET', path: '/', handler: 'root' });
+  const route = await service.create(alice, { method: 'GET', path: '/', handler: 'root' });
   t.is(route.createdAt.getTime(), 1_700_000_000_123);
 });

@@ -236,8 +236,13 @@ function reference(patterns: string[], path: string): string | undefined {
       }
       const part = parts[i];
       if (part === undefined) ok = false;
-      else if (segment.startsWith(':')) (ok = part !== ''), rank.push(1);
-      else (ok = part === segment), rank.push(0);
+      else if (segment.startsWith(':')) {
+        ok = part !== '';
+        rank.push(1);
+      } else {
+        ok = part === segment;
+        rank.push(0);
+      }
       if (ok && i === segments.length - 1 && parts.length !== segments.length) ok = false;
     }
     if (ok && (!best || compare(rank, best.rank) < 0)) best = { rank, pattern };

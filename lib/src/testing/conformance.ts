@@ -55,7 +55,8 @@ export function defineCase<Store>(
 
 /** ava fails a test that made no assertion through its context; ours assert through `node:assert`. */
 function countAssertion(context: unknown): void {
-  if (typeof context === 'object' && context !== null && 'pass' in context && typeof context.pass === 'function') context.pass();
+  if (typeof context === 'object' && context !== null && 'pass' in context && typeof context.pass === 'function')
+    (context as { pass(): void }).pass();
 }
 
 /** A fresh name that is also a valid workspace and blob key segment. */

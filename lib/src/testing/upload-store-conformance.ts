@@ -250,6 +250,8 @@ export function uploadStoreConformance(test: RegisterTest, options: ConformanceO
       await store.insert(old);
       await store.insert(fresh);
       const expired = await store.expired(new Date('2002-01-01T00:00:00.000Z'), 1000);
+      const listed = new Set(expired.map((record) => record.id));
+      t.true(listed.has(old.id) && !listed.has(fresh.id), 'expired lists the past-expiry record, not the fresh one');
       // Counted across workspaces, so at a time no other case reaches: years past every other expiry here.
       const horizon = new Date(Date.UTC(3500, 0, 1) + Math.floor(Math.random() * 1e9));
       t.is(await store.countOpen(horizon), 0);

@@ -15,7 +15,7 @@ import { blobRuns, deleteParts, discardUpload, isRetryable, makeAsset } from './
 import { validateIntent, validateLength } from './intent.js';
 import { RunningDigests } from './running-digests.js';
 import { ownsBlob, storePart, type PartTarget } from './store-part.js';
-import type { AppendInput, CreateUploadInput, ResumableUploads, Upload } from './types.js';
+import type { CreateUploadInput, ResumableUploads, Upload } from './types.js';
 
 export const DEFAULT_UPLOAD_EXPIRY_MS = 24 * 60 * 60 * 1000;
 /** Most partial uploads one concatenation may join. */
@@ -258,7 +258,8 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     const intent = validateIntent(input.intent);
     if (new Set(partialIds).size !== partialIds.length) throw invalidArgument('concat', 'a partial upload is named twice');
     const partials: UploadRecord[] = [];
-    for (const partialId of partialIds) {
+    // Array.isArray above narrowed the (typed) list to any[] for callers from JavaScript; it holds strings.
+    for (const partialId of partialIds as readonly string[]) {
       const partial = await load(principal, partialId);
       if (!partial.partial) throw invalidArgument('concat', `${partialId} is not a partial upload`);
       if (partial.length === undefined || partial.offset !== partial.length)

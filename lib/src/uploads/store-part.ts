@@ -55,7 +55,7 @@ export async function storePart(
   limit: PartLimit,
   checksum: UploadChecksum | undefined,
   /** Takes the run's bytes too (the upload's running sha256), whatever becomes of them. */
-  digest?: Hash | undefined,
+  digest?: Hash,
 ): Promise<StoredPart> {
   const checked = checksum ? createHash(checksum.algorithm) : undefined;
   const hashes = [checked, digest].filter((hash) => hash !== undefined);

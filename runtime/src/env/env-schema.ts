@@ -27,7 +27,7 @@ export function envSchema<Shape extends EnvShape>(shape: Shape, ...checks: EnvCh
 
 /** Both apps' variables, for a process that runs both (`switchyard start`); a name in both takes `b`'s schema. */
 export function mergeEnvSchemas<A extends EnvShape, B extends EnvShape>(a: EnvSchema<A>, b: EnvSchema<B>): EnvSchema<Omit<A, keyof B> & B> {
-  return envSchema({ ...a.shape, ...b.shape } as Omit<A, keyof B> & B, ...a.checks, ...b.checks);
+  return envSchema({ ...a.shape, ...b.shape }, ...a.checks, ...b.checks);
 }
 
 /** How a value is shown in a refusal: a secret not at all, a URL with its password masked. */
@@ -44,7 +44,7 @@ function displayOf(schema: z.ZodType): ((raw: string) => string | undefined) | u
   for (let current: unknown = schema; current instanceof z.ZodType; ) {
     const display = displays.get(current);
     if (display) return display;
-    current = 'unwrap' in current && typeof current.unwrap === 'function' ? current.unwrap() : undefined;
+    current = 'unwrap' in current && typeof current.unwrap === 'function' ? (current as { unwrap(): unknown }).unwrap() : undefined;
   }
   return undefined;
 }

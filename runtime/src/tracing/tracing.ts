@@ -89,7 +89,7 @@ export function otlpTracing(options: OtlpTracingOptions): Tracing {
       const { traceId, spanId, traceFlags } = span.spanContext();
       return {
         traceId,
-        traceparent: formatTraceparent(traceId, spanId, (traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED),
+        traceparent: formatTraceparent(traceId, spanId, (traceFlags & TraceFlags.SAMPLED) !== 0),
         end({ error = false, attributes: more = {} }) {
           span.setAttributes(more);
           if (error) span.setStatus({ code: SpanStatusCode.ERROR });

@@ -9,7 +9,7 @@ import { ERROR_DETAILS_KEY, GRPC_STATUS_OF, RETRY_AFTER_MS_KEY, toGrpcStatus } f
 /** What a client receives, shaped like grpc-js's ServiceError. */
 function asReceived(error: unknown, logs = new LogCapture()): ServiceError {
   const status = toGrpcStatus(error, logs.logger);
-  return Object.assign(new Error(status.details), status) as unknown as ServiceError;
+  return Object.assign(new Error(status.details), status);
 }
 
 test('every library code maps to its own gRPC status', (t) => {
@@ -24,7 +24,9 @@ test('every library code maps to its own gRPC status', (t) => {
 test('the gRPC column of docs/errors.md says what the mapping does', async (t) => {
   const docs = await readFile(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
   const documented = Object.fromEntries(
-    [...docs.matchAll(/^\| `([a-z_]+)` \|.*\| `([A-Z_]+)` \((\d+)\) \|/gm)].map(([, code, name, number]) => [code, `${name} (${number})`]),
+    [...docs.matchAll(/^\| `([a-z_]+)` \|.*\| `([A-Z_]+)` \((\d+)\) \|/gm)].map(
+      ([, code = '', name, number]) => [code, `${name} (${number})`] as const,
+    ),
   );
   const implemented = Object.fromEntries(ERROR_CODES.map((code) => [code, `${Status[GRPC_STATUS_OF[code]]} (${GRPC_STATUS_OF[code]})`]));
   t.deepEqual(documented, implemented);

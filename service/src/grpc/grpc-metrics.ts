@@ -138,7 +138,7 @@ export class GrpcMetrics {
       const countedMethod = {
         ...method,
         requestDeserialize: (bytes: Buffer): unknown => {
-          const message = method.requestDeserialize(bytes);
+          const message: unknown = method.requestDeserialize(bytes);
           counters.received(message);
           return message;
         },
@@ -194,7 +194,7 @@ function countedHandler(
       },
     );
   };
-  return wrapped as unknown as UntypedHandleCall;
+  return wrapped;
 }
 
 const CANCELED = 1;

@@ -5,7 +5,7 @@ import { LogCapture } from '../../../test/grpc/support/log-capture.js';
 import type { Authenticate } from './auth.js';
 import { createRpc } from './rpc.js';
 
-const principal: Principal = { workspace: 'ws', subject: 'someone', scopes: new Set(['assets:read']) } as Principal;
+const principal: Principal = { workspace: 'ws', subject: 'someone', scopes: new Set(['assets:read']) };
 
 /** A unary call as grpc-js hands it to a handler: its metadata and request, and the headers sent back. */
 function unaryCall(requestId?: string): { call: ServerUnaryCall<object, object>; sent: Metadata[] } {

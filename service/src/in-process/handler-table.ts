@@ -55,7 +55,7 @@ export class HandlerTable {
         path: method.path,
         requestStream: method.requestStream,
         responseStream: method.responseStream,
-        requestDeserialize: (bytes) => method.requestDeserialize(bytes),
+        requestDeserialize: (bytes): unknown => method.requestDeserialize(bytes),
         responseSerialize: (message) => method.responseSerialize(message),
         tsProto: options.tsProto === true,
         counters: countersOf(method, method.path, options.counted === true),

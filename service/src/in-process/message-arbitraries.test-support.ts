@@ -2,6 +2,7 @@
 // them, for property tests (message-bridge.test.ts, grpc/reused-writer.test.ts).
 import fc from 'fast-check';
 import { create, ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
+import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
 
 export type Side = 'ts-proto' | 'protobuf-es';
 
@@ -44,7 +45,7 @@ export function messageOf(side: Side, schema: DescMessage, hostile: boolean, dep
   });
 }
 
-const IMPLICIT = 2;
+const IMPLICIT = FeatureSet_FieldPresence.IMPLICIT;
 const tsName = (field: DescField): string => field.name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 
 function value(side: Side, field: DescField, hostile: boolean, depth: number): fc.Arbitrary<unknown> {

@@ -37,13 +37,13 @@ const types = methods.flatMap(({ name, method, served }) => [
     name: `${name} request`,
     schema: method.input,
     encode: (message: unknown) => served.requestSerialize(message),
-    decode: (bytes: Buffer) => served.requestDeserialize(bytes),
+    decode: (bytes: Buffer): unknown => served.requestDeserialize(bytes),
   },
   {
     name: `${name} response`,
     schema: method.output,
     encode: (message: unknown) => served.responseSerialize(message),
-    decode: (bytes: Buffer) => served.responseDeserialize(bytes),
+    decode: (bytes: Buffer): unknown => served.responseDeserialize(bytes),
   },
 ]);
 

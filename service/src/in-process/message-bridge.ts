@@ -14,6 +14,7 @@
 // reflective decoding per message.
 // Justified by rest-get-asset and file-serve-16kib (bench/hand-written-parts.md#message-bridge).
 import { create, ScalarType, type DescField, type DescMessage, type DescOneof, type MessageShape } from '@bufbuild/protobuf';
+import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
 
 /** Converts one value; `FAIL` when it cannot be converted exactly. */
 type Convert = (value: unknown) => unknown;
@@ -70,8 +71,8 @@ interface FieldPlan {
   readonly required: boolean;
 }
 
-/** field presence IMPLICIT (proto3 fields without `optional`), as protobuf-es numbers it. */
-const IMPLICIT = 2;
+/** field presence IMPLICIT: proto3 fields without `optional`. */
+const IMPLICIT = FeatureSet_FieldPresence.IMPLICIT;
 
 function converterOf(direction: Direction, schema: DescMessage): Convert | null {
   const known = direction.compiled.get(schema);

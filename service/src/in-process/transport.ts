@@ -194,6 +194,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
           const reason = life.cancelled ? life.reason : undefined;
           end();
           if (!status) return resolve(value);
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the cancellation's reason, passed on as it came
           reject(reason ?? statusError(status, life.responseHeader));
         });
       });

@@ -43,6 +43,7 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
   const { error, results = [] } = await createMigrator(db).migrateToLatest();
   if (error !== undefined) {
     const failed = results.find((result) => result.status === 'Error')?.migrationName;
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a thrown non-Error (usually a string): String() is all we know of it
     const reason = error instanceof Error ? error.message : String(error);
     const what = failed === undefined ? 'database migrations could not run' : `database migration "${failed}" failed`;
     throw new SwitchyardError(isUnavailableError(error) ? 'unavailable' : 'internal', `${what}: ${reason}`, [], { cause: error });

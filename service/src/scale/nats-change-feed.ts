@@ -105,7 +105,8 @@ export class NatsChangeFeed implements BrokerFeed {
     for await (const status of connection.status()) {
       if (status.type === Events.Disconnect) this.#listeners.setUp(false);
       else if (status.type === Events.Reconnect) void this.#confirm(connection);
-      else if (status.type === Events.Error) this.#onError(new Error(String(status.data)));
+      else if (status.type === Events.Error)
+        this.#onError(new Error(typeof status.data === 'object' ? JSON.stringify(status.data) : String(status.data)));
     }
     this.#listeners.setUp(false);
   }

@@ -20,7 +20,7 @@ export function countRevisionReads(store: RouteStore, registry: Registry): Route
     get(target, property, receiver) {
       if (property === 'revision') return revision;
       const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }

@@ -24,7 +24,7 @@ for (const [name, open] of targets) {
       await migrateToLatest(db);
       const workspace = `index-${name}`;
       await db.transaction().execute(async (trx) => {
-        const store = new KyselyAssetStore(trx as Kysely<Database>);
+        const store = new KyselyAssetStore(trx);
         for (let i = 0; i < 1500; i++)
           await store.insert(sampleAsset(workspace, { name: `${((i * 7919) % 1500).toString(36)} Datei.png` }));
       });

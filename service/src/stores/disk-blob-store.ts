@@ -158,6 +158,7 @@ export class DiskBlobStore implements BlobStore {
       return createReadStream('', { fd, start, end, highWaterMark: readChunkBytes(options) });
     } catch (error) {
       await closeFd(fd).catch(() => undefined);
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- fileSystemError throws; the throw shows the flow
       throw fileSystemError(error);
     }
   }
@@ -376,6 +377,7 @@ async function writeAll(handle: FileHandle, body: Readable, position: number): P
   } finally {
     await syncing;
   }
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- a caught error, passed on as it came
   if (syncFailure !== undefined) throw syncFailure;
 }
 

@@ -15,9 +15,7 @@ import { wantsArrayRows } from './array-rows.js';
 export function withQueryTimeout(pool: Pool, timeoutMs: number): MysqlPool {
   return {
     getConnection: (callback) =>
-      pool.getConnection((error, connection) =>
-        callback(error, error ? (connection as unknown as MysqlPoolConnection) : timed(connection, timeoutMs)),
-      ),
+      pool.getConnection((error, connection) => callback(error, error ? connection : timed(connection, timeoutMs))),
     end: (callback) => pool.end(callback),
   };
 }

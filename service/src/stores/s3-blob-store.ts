@@ -103,6 +103,7 @@ export class S3BlobStore implements BlobStore {
     } catch (error) {
       source.destroy();
       body.destroy();
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the body's caught error, passed on as it came
       throw bodyError ?? s3Error(error);
     }
   }

@@ -56,7 +56,7 @@ test('a prepared read never sees what an open Kysely transaction wrote: it waits
   await db.schema.createTable('t').addColumn('n', 'integer').execute();
   await db
     .insertInto('t' as never)
-    .values({ n: 1 } as never)
+    .values({ n: 1 })
     .execute();
   const count = preparedRowsQuery(
     db,
@@ -74,7 +74,7 @@ test('a prepared read never sees what an open Kysely transaction wrote: it waits
     .execute(async (trx) => {
       await trx
         .insertInto('t' as never)
-        .values({ n: 2 } as never)
+        .values({ n: 2 })
         .execute();
       read = count(0).then((result) => result.rows);
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -45,7 +45,7 @@ export function decodeStatusDetails(error: ServiceError): DecodedStatus | undefi
 /** JSON details of the `switchyard-error-details` trailer. */
 export function jsonDetails(error: ServiceError): Array<{ field?: string; reason: string }> {
   const raw = error.metadata?.get('switchyard-error-details')[0];
-  return typeof raw === 'string' ? JSON.parse(raw) : [];
+  return typeof raw === 'string' ? (JSON.parse(raw) as Array<{ field?: string; reason: string }>) : [];
 }
 
 function fields(bytes: Uint8Array): Map<number, Array<Uint8Array | number>> {

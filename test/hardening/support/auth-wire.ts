@@ -878,10 +878,10 @@ function grpcSurfaces(serviceAddress: string, clients: GrpcClients, rawSession: 
           stream.close();
         }
       });
-      stream.on('trailers', (trailers) => (headers = { ...headers, ...trailers }));
+      stream.on('trailers', (trailers: Http2Headers) => (headers = { ...headers, ...trailers }));
       stream.on('error', reject);
       stream.on('close', () => {
-        const status = grpcStatusOf(headers as Record<string, string>);
+        const status = grpcStatusOf(headers);
         const raw = `${JSON.stringify(headers)} ${Buffer.concat(chunks).toString('latin1')}`;
         resolve(status ? { ...status, raw } : { code: 'no grpc-status', message: '', raw });
       });

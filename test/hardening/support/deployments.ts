@@ -143,8 +143,8 @@ export async function runGc(deployment: Deployment, ...args: string[]): Promise<
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = await once(child, 'close');
-  return { code: code as number | null, output };
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code: code, output };
 }
 
 /** What a deployment holds, read straight from its database and blob store, with every broken record named. */

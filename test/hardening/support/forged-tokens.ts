@@ -63,7 +63,7 @@ export function hmacIssuer(secret: string): Issuer {
     signRaw: (payload, header = {}) => sign(payload, key, { alg: 'HS256', ...header }),
     secrets: [secret],
     publicPem,
-    publicJwk: stranger.publicKey.export({ format: 'jwk' }) as JWK,
+    publicJwk: stranger.publicKey.export({ format: 'jwk' }),
   };
 }
 

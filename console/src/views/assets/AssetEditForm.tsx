@@ -70,7 +70,7 @@ export function AssetEditForm({
     );
 
   return (
-    <form class="detail-section stack" onSubmit={save} aria-labelledby="edit-title">
+    <form class="detail-section stack" onSubmit={(event) => void save(event)} aria-labelledby="edit-title">
       <h3 id="edit-title">Edit</h3>
       <fieldset disabled={!!refused || busy} class="stack">
         <div class="field">

@@ -50,8 +50,10 @@ export function AssetsView() {
       ['type', settled.family],
       ['label', settled.label],
       ['q', settled.q],
-    ] as const)
-      value ? next.set(key, value) : next.delete(key);
+    ] as const) {
+      if (value) next.set(key, value);
+      else next.delete(key);
+    }
     setSearchParams(next);
   }, [settled]);
 
@@ -84,7 +86,8 @@ export function AssetsView() {
     const to = range && anchor.current !== null ? Math.max(anchor.current, index) : index;
     for (let i = from; i <= to; i++) {
       const id = items[i]?.id;
-      if (id) checked ? next.add(id) : next.delete(id);
+      if (id && checked) next.add(id);
+      else if (id) next.delete(id);
     }
     anchor.current = index;
     setSelected(next);
@@ -112,7 +115,8 @@ export function AssetsView() {
   }, [openId]);
   const setOpen = (id: string) => {
     const next = new URLSearchParams(searchParams.value);
-    id ? next.set('asset', id) : next.delete('asset');
+    if (id) next.set('asset', id);
+    else next.delete('asset');
     setSearchParams(next);
   };
   const openDetail = (asset: Asset) => {

@@ -66,12 +66,17 @@ export function SignLink({ asset, api }: { readonly asset: Asset; readonly api: 
             ))}
           </select>
         </div>
-        <button type="button" onClick={sign} disabled={busy || !!readRefused} aria-describedby={readRefused ? 'sign-scope' : undefined}>
+        <button
+          type="button"
+          onClick={() => void sign()}
+          disabled={busy || !!readRefused}
+          aria-describedby={readRefused ? 'sign-scope' : undefined}
+        >
           Sign link
         </button>
         <button
           type="button"
-          onClick={revoke}
+          onClick={() => void revoke()}
           disabled={busy || !!writeRefused}
           aria-describedby={writeRefused ? 'revoke-scope' : undefined}
         >

@@ -107,7 +107,7 @@ export function RouteForm({ api, editing, routes, onDone }: RouteFormProps) {
   );
 
   return (
-    <form class="panel route-form" onSubmit={submit} aria-labelledby="route-form-title" noValidate>
+    <form class="panel route-form" onSubmit={(event) => void submit(event)} aria-labelledby="route-form-title" noValidate>
       <h2 id="route-form-title">{editing ? `Edit ${editing.method} ${editing.path}` : 'New route'}</h2>
       <fieldset disabled={!!refused || busy} class="route-fields">
         <div class="field">

@@ -82,7 +82,7 @@ export function PolicyEditor({ api }: { readonly api: Api }) {
     );
 
   return (
-    <form class="panel stack" aria-labelledby="policy-title" onSubmit={save} noValidate>
+    <form class="panel stack" aria-labelledby="policy-title" onSubmit={(event) => void save(event)} noValidate>
       <h2 id="policy-title">Upload policy</h2>
       {state.kind === 'loading' && <p class="loading">Loading…</p>}
       {state.kind === 'unknown' && <p class="callout callout-error">{state.reason}</p>}

@@ -36,7 +36,7 @@ for (const [name, format] of [
     t.like(asset, { width: 40, height: 60, size: stored.length, sha256: createHash('sha256').update(stored).digest('hex') });
     // Upright: the red half is on top now.
     const { data } = await sharp(stored).resize(1, 2, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
-    t.true(data[0]! > data[2]! && data[5]! > data[3]!, `red above blue: ${[...data]}`);
+    t.true(data[0]! > data[2]! && data[5]! > data[3]!, `red above blue: ${[...data].join(',')}`);
     t.is((await listBlobs(blobStore)).length, 1, 'only the stripped file is stored');
     t.truthy(asset.placeholder, 'described after stripping');
   });
