@@ -3,7 +3,7 @@
 // message, not by polling (how soon: bench/'s route-sync-cross-instance and
 // route-sync-cross-instance-nats goals); idle watched workspaces cost the database next to no revision reads;
 // the broker stopped and started mid-run loses no change and fails no watch.
-import test, { type ExecutionContext } from 'ava';
+import type { ExecutionContext } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { status as Status, type ClientReadableStream, type Metadata, type ServiceError } from '@grpc/grpc-js';

@@ -51,7 +51,7 @@ async function upload(workspace: string, name: string, bytes: Uint8Array, fields
 }
 
 /** The events of a Server-Sent Events response, in the order they arrive. */
-async function* sseEvents(response: Response): AsyncGenerator<{ event: string; data: Record<string, unknown> }> {
+async function* sseEvents(response: Response): AsyncGenerator<{ event: string; data: Record<string, unknown> }, void> {
   const decoder = new TextDecoder();
   let buffer = '';
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
