@@ -141,6 +141,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     routes: createRouteService({
       store: options.routeStore,
       clock: time,
+      time,
       ids,
       watchPollMs: watch?.pollMs,
       watchHeartbeatMs: watch?.heartbeatMs,

@@ -1,3 +1,4 @@
+import { systemTime, type TimerHandle, type Timers } from '../clock.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 
 /** Beyond this many workspaces with an unsent revision, the oldest is dropped: its watchers elsewhere find it at their next poll. */
@@ -13,18 +14,21 @@ const MAX_UNSENT = 10_000;
  * read, and before this instance could publish again, would reach that
  * instance's watchers only at its next safety poll (up to 30 s). So a failed
  * announcement is kept (the latest revision per workspace) and tried again
- * every `retryMs` while this instance's feed is up, until it goes out.
+ * every `retryMs` (on `timers`) while this instance's feed is up, until it
+ * goes out.
  */
 export class Announcer {
   readonly #feed: ChangeFeed;
   readonly #retryMs: number;
   /** Workspace → the latest revision not announced; in the order they failed. */
   readonly #unsent = new Map<string, number>();
-  #timer: NodeJS.Timeout | undefined;
+  readonly #timers: Timers;
+  #timer: TimerHandle | undefined;
 
-  constructor(feed: ChangeFeed, retryMs = 500) {
+  constructor(feed: ChangeFeed, retryMs = 500, timers: Timers = systemTime) {
     this.#feed = feed;
     this.#retryMs = retryMs;
+    this.#timers = timers;
   }
 
   /** Never rejects: the write has committed and stands, whatever the broker does. */
@@ -54,7 +58,7 @@ export class Announcer {
 
   #schedule(): void {
     if (this.#timer !== undefined || this.#unsent.size === 0) return;
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#timers.setTimeout(() => {
       this.#timer = undefined;
       this.#retry();
     }, this.#retryMs);
