@@ -3,9 +3,9 @@ export interface Clock {
   now(): Date;
 }
 
-/** A timer `Timers` started: handed back to cancel it; `unref` lets the process exit while it waits. */
+/** A timer `Timers` started: handed back to cancel it; `unref` (Node's, absent in browsers) lets the process exit while it waits. */
 export interface TimerHandle {
-  unref(): unknown;
+  unref?(): unknown;
 }
 
 /** Where timing logic schedules its callbacks, so tests can run them on fake time. */

@@ -41,7 +41,7 @@ export function watchBodyIdle(
     },
     Math.min(1_000, Math.max(25, Math.floor(idleMs / 10))),
   );
-  tick.unref();
+  tick.unref?.();
   const stop = (): void => {
     time.clearInterval(tick);
     req.off('end', stop).off('close', stop);

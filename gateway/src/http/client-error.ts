@@ -62,7 +62,7 @@ function answerOnSocket(socket: Socket, answer: ApiError, time: TimeSource, head
       `connection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
   const cut = time.setTimeout(() => socket.destroy(), RAW_ANSWER_GRACE_MS);
-  cut.unref();
+  cut.unref?.();
   socket.once('close', () => time.clearTimeout(cut));
 }
 

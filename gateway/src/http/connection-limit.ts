@@ -39,7 +39,7 @@ export function limitConnections(server: Server, max: () => number, time: TimeSo
     refusedSockets.add(socket);
     socket.on('error', () => undefined);
     const cut = time.setTimeout(() => socket.destroy(), REFUSAL_GRACE_MS);
-    cut.unref();
+    cut.unref?.();
     socket.once('close', () => time.clearTimeout(cut));
   });
   return { open: () => open, refused: (socket) => refusedSockets.has(socket) };

@@ -46,7 +46,7 @@ export function lingerAfterEarlyResponse(
       socket.destroy();
     };
     const timer = time.setTimeout(cut, lingerMs);
-    timer.unref();
+    timer.unref?.();
     req.on('data', (chunk: Buffer) => {
       drained += chunk.length;
       if (drained > LINGER_BYTES) cut();

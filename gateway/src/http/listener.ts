@@ -116,7 +116,7 @@ export async function listen(host: string, port: number, time: TimeSource = syst
     close(timeoutMs) {
       closing ??= new Promise<void>((resolve) => {
         const deadline = time.setTimeout(() => server.closeAllConnections(), timeoutMs);
-        deadline.unref();
+        deadline.unref?.();
         server.close(() => {
           time.clearTimeout(deadline);
           resolve();

@@ -67,7 +67,7 @@ export class AddressResolver {
     if (this.#closed) return;
     this.#time.clearTimeout(this.#timer);
     this.#timer = this.#time.setTimeout(() => void this.#resolve(), delayMs);
-    this.#timer.unref();
+    this.#timer.unref?.();
   }
 
   #resolve(): Promise<void> {

@@ -79,7 +79,7 @@ export class HealthTracker {
   #schedule(delayMs: number): void {
     this.time.clearTimeout(this.#timer);
     this.#timer = this.time.setTimeout(() => void this.#run(), delayMs);
-    this.#timer.unref();
+    this.#timer.unref?.();
   }
 
   #set(state: 'healthy' | 'unhealthy', reason: string | undefined): void {

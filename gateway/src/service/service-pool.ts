@@ -60,7 +60,7 @@ export class ServicePool {
       if (wanted.has(url)) continue;
       this.#entries.delete(url);
       entry.health.close();
-      this.#time.setTimeout(() => entry.connection.close(), this.#options.drainMs ?? 10_000).unref();
+      this.#time.setTimeout(() => entry.connection.close(), this.#options.drainMs ?? 10_000).unref?.();
       this.#options.log.info({ address: url }, 'service address no longer resolved: its connection closes');
     }
     for (const address of addresses) {

@@ -62,7 +62,7 @@ export class Announcer {
       this.#timer = undefined;
       this.#retry();
     }, this.#retryMs);
-    this.#timer.unref();
+    this.#timer.unref?.();
   }
 
   #retry(): void {

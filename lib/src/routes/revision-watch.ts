@@ -163,7 +163,7 @@ export class RevisionWatch {
       return;
     }
     state.forget = this.#timers.setTimeout(() => this.#forget(workspace, state), this.#options.safetyPollMs);
-    state.forget.unref();
+    state.forget.unref?.();
   }
 
   #forget(workspace: string, state: WorkspaceHead): void {
@@ -191,7 +191,7 @@ export class RevisionWatch {
       void this.#poll(state, workspace);
       this.#schedule(workspace, state, this.#nextDelay());
     }, delayMs);
-    state.timer.unref();
+    state.timer.unref?.();
   }
 
   #poll(state: WorkspaceHead, workspace: string): Promise<void> {

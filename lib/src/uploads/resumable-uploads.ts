@@ -241,7 +241,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
         .catch(() => undefined)
         .finally(() => (renewing = false));
     }, finishClaimMs / 6);
-    timer.unref();
+    timer.unref?.();
     return { stop: () => timeSource.clearInterval(timer) };
   }
 
@@ -388,7 +388,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
         () => void uploadStore.renewAppend(record.workspace, record.id, holder, now()).catch(() => undefined),
         APPEND_LEASE_RENEW_MS,
       );
-      renewal.unref();
+      renewal.unref?.();
       let committed: UploadRecord | undefined;
       let stored: { size: number; cut: SwitchyardError | undefined };
       try {
