@@ -257,9 +257,21 @@ test('started while Redis is down: per-instance limits at once, shared once Redi
   await broker.stop();
   const limit = { ratePerSecond: 2, burst: 2 };
   const logs = new LogCapture();
-  const redisClient = await connectLimitsRedis(broker.url, { commandTimeoutMs: 5_000, connectWaitMs: 200 }, logs.logger);
+  // The start-up wait runs on fake time: it gives up at 200 ms, not 199.
+  const fake = createClock(0);
+  let redisClient: Redis | undefined;
+  const connecting = connectLimitsRedis(
+    broker.url,
+    { commandTimeoutMs: 5_000, connectWaitMs: 200, timers: timeSourceOf(fake) },
+    logs.logger,
+  );
+  void connecting.then((client) => (redisClient = client));
+  await fake.tickAsync(199);
+  t.is(redisClient, undefined, 'still waiting for Redis at 199 ms');
+  await fake.tickAsync(1);
+  await connecting;
   const limiter = createSharedRateLimiter(limit, {
-    redis: redisClient,
+    redis: await connecting,
     fallback: createWorkspaceRateLimiter(limit),
     log: logs.logger,
     probeIntervalMs: 200,
