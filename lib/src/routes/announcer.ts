@@ -1,6 +1,9 @@
 import { systemTime, type TimerHandle, type Timers } from '../clock.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 
+/** How often an announcement that could not go out is tried again. */
+export const DEFAULT_ANNOUNCE_RETRY_MS = 500;
+
 /** Beyond this many workspaces with an unsent revision, the oldest is dropped: its watchers elsewhere find it at their next poll. */
 const MAX_UNSENT = 10_000;
 
@@ -25,7 +28,7 @@ export class Announcer {
   readonly #timers: Timers;
   #timer: TimerHandle | undefined;
 
-  constructor(feed: ChangeFeed, retryMs = 500, timers: Timers = systemTime) {
+  constructor(feed: ChangeFeed, retryMs = DEFAULT_ANNOUNCE_RETRY_MS, timers: Timers = systemTime) {
     this.#feed = feed;
     this.#retryMs = retryMs;
     this.#timers = timers;

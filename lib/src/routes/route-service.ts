@@ -4,7 +4,7 @@ import { SwitchyardError } from '../errors.js';
 import { assertId, type IdSource } from '../ids.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import type { NewRouteRecord, RouteStore } from '../ports/route-store.js';
-import { Announcer } from './announcer.js';
+import { Announcer, DEFAULT_ANNOUNCE_RETRY_MS } from './announcer.js';
 import { RevisionWatch } from './revision-watch.js';
 import { deleteRoute, listRoutes, routeNotFound, updateRoute } from './route-lifecycle.js';
 import { watchRoutes } from './watch-routes.js';
@@ -52,7 +52,7 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
     safetyPollMs: deps.watchSafetyPollMs ?? DEFAULT_WATCH_SAFETY_POLL_MS,
     timers: time,
   });
-  const announcer = feed && new Announcer(feed, undefined, time);
+  const announcer = feed && new Announcer(feed, DEFAULT_ANNOUNCE_RETRY_MS, time);
   const changed = (workspace: string, revision: number): void => {
     revisions.committed(workspace, revision);
     // The write has committed and stands: a message that cannot go out is sent again once the feed is back
