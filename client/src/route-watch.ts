@@ -2,7 +2,7 @@
 // with the gateway's `GET /v1/routing:watch` event stream, for services that
 // dispatch their own requests by it (docs/routes.md, "Matching in process"; docs/dispatch.md).
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { SyncedRouteTable, type Route, type RouteEvent, type RouteTableMatch } from '@switchyard/core/routes';
+import { SyncedRouteTable, systemTime, type Route, type RouteEvent, type RouteTableMatch, type Timers } from '@switchyard/core/routes';
 import type { TokenSource } from './options.js';
 import type { RestRoute } from './rest.js';
 
@@ -17,6 +17,8 @@ export interface WatchRouteTableOptions {
   readonly maxBackoffMs?: number;
   /** A connection that sends nothing for this long (no event, no heartbeat) is taken for dead. Default 45 s (three server heartbeats). */
   readonly idleTimeoutMs?: number;
+  /** Where the idle timeout and the waits between reconnects are scheduled; defaults to the system's timers (tests pass fake ones). */
+  readonly timers?: Timers;
 }
 
 export interface WatchedRouteTable {
@@ -60,6 +62,7 @@ export function watchRouteTable(options: WatchRouteTableOptions): WatchedRouteTa
   const minBackoff = options.minBackoffMs ?? 250;
   const maxBackoff = options.maxBackoffMs ?? 10_000;
   const idleMs = options.idleTimeoutMs ?? 45_000;
+  const timers = options.timers ?? systemTime;
   const table = new SyncedRouteTable();
   const stop = new AbortController();
   const disconnectListeners = new Set<(reason: unknown) => void>();
@@ -74,7 +77,7 @@ export function watchRouteTable(options: WatchRouteTableOptions): WatchedRouteTa
     const connection = new AbortController();
     const abort = () => connection.abort();
     stop.signal.addEventListener('abort', abort, { once: true });
-    let idle = setTimeout(abort, idleMs);
+    let idle = timers.setTimeout(abort, idleMs);
     try {
       const response = await fetchFn(`${url}/v1/routing:watch?sinceRevision=${table.ready ? table.revision : 0}`, {
         headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
@@ -85,13 +88,13 @@ export function watchRouteTable(options: WatchRouteTableOptions): WatchedRouteTa
       const parser = createParser({ onEvent: (message) => applyMessage(table, message) });
       const decoder = new TextDecoder();
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        clearTimeout(idle);
-        idle = setTimeout(abort, idleMs);
+        timers.clearTimeout(idle);
+        idle = timers.setTimeout(abort, idleMs);
         parser.feed(decoder.decode(chunk, { stream: true }));
       }
       throw new Error('the event stream ended');
     } finally {
-      clearTimeout(idle);
+      timers.clearTimeout(idle);
       stop.signal.removeEventListener('abort', abort);
       connected = false;
       // A snapshot cut off half-way is not a table.
@@ -118,7 +121,7 @@ export function watchRouteTable(options: WatchRouteTableOptions): WatchedRouteTa
       // A connection that got somewhere resets the backoff.
       failures = table.revision !== revisionBefore || table.ready !== syncedBefore ? 0 : failures + 1;
       const wait = Math.min(maxBackoff, minBackoff * 2 ** Math.min(failures, 16));
-      await delay(wait / 2 + Math.random() * (wait / 2), stop.signal);
+      await delay(timers, wait / 2 + Math.random() * (wait / 2), stop.signal);
     }
   })();
 
@@ -178,11 +181,12 @@ async function refusal(response: Response): Promise<Error> {
   return permanent ? new RouteWatchRefused(response.status, message) : new Error(message);
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function delay(timers: Timers, ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
+    const timer = timers.setTimeout(done, ms);
     function done() {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       signal.removeEventListener('abort', done);
       resolve();
     }

@@ -39,6 +39,7 @@ import { routingRoutes } from './rest/routing.js';
 import type { ServiceClients } from './service/clients.js';
 import { ValidatorCache, type ValidatorCacheConfig } from './files/validator-cache.js';
 import { watchChanges } from './files/validator-changes.js';
+import type { TimeSource } from '@switchyard/core';
 
 export interface RouteEntry {
   readonly method: string;
@@ -59,6 +60,8 @@ export interface GatewayParts {
   readonly log: Logger;
   /** The validators of public files kept for revalidations (files/validator-cache.ts); its defaults when absent. */
   readonly fileValidators?: ValidatorCacheConfig | undefined;
+  /** The clock and timers of the linger after early answers and of the validators' ages (the system's by default). */
+  readonly time?: TimeSource | undefined;
 }
 
 export interface Gateway {
@@ -106,9 +109,10 @@ export async function createGateway({
   metrics,
   tracing = idOnlyTracing(),
   fileValidators,
+  time,
 }: GatewayParts): Promise<Gateway> {
   // Every change this gateway relays drops the validators it makes stale.
-  const validators = new ValidatorCache(fileValidators);
+  const validators = new ValidatorCache(fileValidators, time);
   const clients = watchChanges(serviceClients, validators);
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
   const accessLine = infoLine<AccessLine>(log, 'request', {
@@ -193,7 +197,7 @@ export async function createGateway({
   });
   // An answer sent before the body was read (a refusal) lets the connection drain it, within bounds.
   app.addHook('onSend', (request, reply, payload, done) => {
-    lingerAfterEarlyResponse(request.raw, reply.raw);
+    lingerAfterEarlyResponse(request.raw, reply.raw, undefined, time);
     done(null, payload);
   });
   app.setErrorHandler(errorHandler(log));

@@ -5,6 +5,7 @@ import type { Logger, Registry, Tracing } from '@switchyard/runtime';
 import type { Transport } from '@connectrpc/connect';
 import { createInProcessClients, createServiceClients } from './service/clients.js';
 import type { ValidatorCacheConfig } from './files/validator-cache.js';
+import type { TimeSource } from '@switchyard/core';
 
 /** How long `close()` lets requests in flight finish before cutting them off. */
 export const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -39,15 +40,17 @@ export type StartGatewayOptions = ServiceChannel & {
   readonly tracing?: Tracing | undefined;
   /** The validators of public files kept for revalidations (files/validator-cache.ts); its defaults when absent. */
   readonly fileValidators?: ValidatorCacheConfig | undefined;
+  /** The clock and timers of every timeout, health check and cache age (the system's by default). */
+  readonly time?: TimeSource | undefined;
 };
 
 export async function startGateway(config: GatewayConfig, options: StartGatewayOptions): Promise<GatewayHandle> {
-  const listener = options.listener ?? (await listen(config.host, config.port));
+  const listener = options.listener ?? (await listen(config.host, config.port, options.time));
   listener.setLimits(config.clientLimits);
   const cdnUrl = resolveCdnUrl(config, listener.port);
   const clients = options.inProcess
     ? createInProcessClients(options.inProcess)
-    : createServiceClients(options.serviceUrl, { log: options.log, metrics: options.metrics });
+    : createServiceClients(options.serviceUrl, { log: options.log, metrics: options.metrics, time: options.time });
   const gateway = await createGateway({
     config,
     cdnUrl,
@@ -56,6 +59,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     metrics: options.metrics,
     tracing: options.tracing,
     fileValidators: options.fileValidators,
+    time: options.time,
   });
   listener.setHandler(gateway.handle);
   listener.onConnectionRefused(() => gateway.countRefusal('connections'));

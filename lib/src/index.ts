@@ -6,8 +6,8 @@ export type { Switchyard, SwitchyardOptions, RouteWatchOptions } from './switchy
 export { SwitchyardError, ERROR_CODES, isSwitchyardError, toSwitchyardError, invalidArgument } from './errors.js';
 export type { ErrorCode, ErrorDetail } from './errors.js';
 
-export { systemClock } from './clock.js';
-export type { Clock } from './clock.js';
+export { systemClock, systemTime, sleep } from './clock.js';
+export type { Clock, TimeSource, Timers, TimerHandle } from './clock.js';
 export { createUlidSource, isId, assertId, ID_PREFIXES } from './ids.js';
 export type { IdKind, IdSource } from './ids.js';
 

@@ -1,6 +1,6 @@
 import { createAssetService } from './assets/asset-service.js';
 import type { AssetService } from './assets/types.js';
-import { systemClock, type Clock } from './clock.js';
+import { systemTime, type TimeSource } from './clock.js';
 import { SwitchyardError } from './errors.js';
 import { createUlidSource, type IdSource } from './ids.js';
 import type { AssetStore } from './ports/asset-store.js';
@@ -71,7 +71,8 @@ export interface SwitchyardOptions {
    * `pollMs` while the feed is down.
    */
   readonly routeWatch?: RouteWatchOptions | undefined;
-  readonly clock?: Clock | undefined;
+  /** The clock and timers of every lease, deadline, expiry and poll (default: the system's); tests pass fake ones. */
+  readonly time?: TimeSource | undefined;
   readonly ids?: IdSource | undefined;
 }
 
@@ -94,7 +95,7 @@ export interface Switchyard {
 
 /** Wires the core to its adapters. Options are validated and frozen here, once. */
 export function createSwitchyard(options: SwitchyardOptions): Switchyard {
-  const clock = options.clock ?? systemClock;
+  const time = options.time ?? systemTime;
   const ids = options.ids ?? createUlidSource();
   const maxUploadBytes = options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   if (!Number.isSafeInteger(maxUploadBytes) || maxUploadBytes < 0) {
@@ -126,7 +127,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     assetStore: options.assetStore,
     routeStore: options.routeStore,
     blobStore: options.blobStore,
-    clock,
+    clock: time,
     ids,
     cdnUrl,
     maxUploadBytes,
@@ -139,7 +140,8 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
   return Object.freeze({
     routes: createRouteService({
       store: options.routeStore,
-      clock,
+      clock: time,
+      time,
       ids,
       watchPollMs: watch?.pollMs,
       watchHeartbeatMs: watch?.heartbeatMs,
@@ -153,7 +155,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
           assetStore: options.assetStore,
           blobStore: options.blobStore,
           assets,
-          clock,
+          time,
           ids,
           maxUploadBytes,
           expiryMs,

@@ -5,7 +5,7 @@ import { timedStores } from './stores/timed-stores.js';
 import { registerUploadGauge } from './upload-metrics.js';
 import { transformMetrics } from './transform-metrics.js';
 import type { Transport } from '@connectrpc/connect';
-import { createSwitchyard } from '@switchyard/core';
+import { createSwitchyard, type TimeSource } from '@switchyard/core';
 import { resolveUrlSigningKeys } from './url-signing-keys.js';
 import { createInProcessChannel } from './in-process/transport.js';
 import { urlHost, type ServiceConfig } from './config.js';
@@ -39,6 +39,8 @@ export interface StartServiceOptions {
   readonly metrics?: Registry | undefined;
   /** Server spans for calls (the process's, shared with a gateway in one process); ids only by default. */
   readonly tracing?: Tracing | undefined;
+  /** The clock and timers of the core (leases, deadlines, polls), the health checks and the shared rate limit (the system's by default). */
+  readonly time?: TimeSource | undefined;
 }
 
 export interface ServiceHandle {
@@ -65,7 +67,13 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   routeGrpcJsLogs(log);
   const ownsStorage = options.storage === undefined;
   const storage = options.storage ?? (await openStorage(config.storage, { migrate: true }));
-  const health = new HealthMonitor({ check: () => storage.check(), log, intervalMs: options.healthIntervalMs ?? 5_000, timeoutMs: 3_000 });
+  const health = new HealthMonitor({
+    check: () => storage.check(),
+    log,
+    intervalMs: options.healthIntervalMs ?? 5_000,
+    timeoutMs: 3_000,
+    time: options.time,
+  });
   let feed: BrokerFeed | undefined;
   let limiter: WorkspaceRateLimiter | undefined;
   try {
@@ -76,7 +84,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
           help: 'Calls refused by the per-workspace rate limit (429).',
         }).cell({})
       : undefined;
-    limiter = await openWorkspaceRateLimiter(config.limits.rateLimit, config.scale.rateLimitStore, log, options.metrics);
+    limiter = await openWorkspaceRateLimiter(config.limits.rateLimit, config.scale.rateLimitStore, log, options.metrics, options.time);
     const authenticate = rateLimited(
       createAuthenticator(await createTokenVerifier(config)),
       limiter,
@@ -97,6 +105,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       maxUploadBytes: config.maxUploadBytes,
       urlSigningKeys: await resolveUrlSigningKeys(config),
       routeWatch: { ...config.routeWatch, feed },
+      time: options.time,
       transforms: config.transforms,
       transformObserver: options.metrics ? transformMetrics(options.metrics) : undefined,
       posterFrames: { ffmpegPath: config.ffmpegPath },

@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
+import { createManualClock } from '@switchyard/core/testing';
 import { ValidatorCache, type FileMeta } from './validator-cache.js';
 
 const meta = (etag: string, visibility = 'public'): FileMeta => ({
@@ -46,14 +46,18 @@ test('what a lookup read is not kept when a change was seen after it began (it m
   t.is(cache.get('as_a', 'b.png?#')?.etag, '"new"');
 });
 
-test('an asset expires ttlMs after its first entry, whatever was added since', async (t) => {
-  const cache = new ValidatorCache({ maxAssets: 10, ttlMs: 150 });
+test('an asset is believed for ttlMs after its first entry, not a ms longer, whatever was added since', (t) => {
+  const clock = createManualClock();
+  const cache = new ValidatorCache({ maxAssets: 10, ttlMs: 5_000 }, clock);
   cache.put(cache.begin(), 'as_a', 'b.png?#', meta('a'));
-  await sleep(100);
+  clock.advance(3_000);
   cache.put(cache.begin(), 'as_a', 'b.png?w=64#', meta('a-64'));
   t.truthy(cache.get('as_a', 'b.png?w=64#'));
-  await sleep(80);
-  t.is(cache.get('as_a', 'b.png?#'), undefined);
+  clock.advance(2_000);
+  t.is(cache.get('as_a', 'b.png?#')?.etag, '"a"', 'believed at 5,000 ms');
+  t.is(cache.get('as_a', 'b.png?w=64#')?.etag, '"a-64"');
+  clock.advance(1);
+  t.is(cache.get('as_a', 'b.png?#'), undefined, 'asked for again at 5,001 ms');
   t.is(cache.get('as_a', 'b.png?w=64#'), undefined, 'added later, gone with its group');
 });
 

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { Clock } from '@switchyard/core';
 import type { Validators } from './conditional.js';
 
 /** What the gateway learns of a file from the service's info-only ReadFile. */
@@ -42,16 +43,25 @@ const MAX_VARIANTS_PER_ASSET = 32;
  * through this gateway (`watchChanges`) drops its group when the change
  * returns, and a lookup that began before a change never stores what it read.
  * A change made elsewhere is believed after `ttlMs` at the latest: a group
- * expires that long after its first entry, whatever was added to it since.
+ * expires that long after its first entry, whatever was added to it since
+ * (alive at exactly `ttlMs`, gone a millisecond later).
  */
 export class ValidatorCache {
   readonly #assets: LRUCache<string, Map<string, FileMeta>> | undefined;
   /** Counts changes seen: a lookup started at an older count must not store its answer. */
   #changes = 0;
 
-  constructor(config: ValidatorCacheConfig = DEFAULT_VALIDATOR_CACHE) {
+  /**
+   * Ages are read from `clock` when one is given (tests move it between two
+   * calls, so it is read at every check); without one, from lru-cache's own
+   * monotonic clock, read at most once a millisecond.
+   */
+  constructor(config: ValidatorCacheConfig = DEFAULT_VALIDATOR_CACHE, clock?: Clock) {
+    const timing = clock && { perf: { now: () => clock.now().getTime() }, ttlResolution: 0 };
     this.#assets =
-      config.maxAssets > 0 && config.ttlMs > 0 ? new LRUCache({ max: config.maxAssets, ttl: config.ttlMs, noUpdateTTL: true }) : undefined;
+      config.maxAssets > 0 && config.ttlMs > 0
+        ? new LRUCache({ max: config.maxAssets, ttl: config.ttlMs, noUpdateTTL: true, ...timing })
+        : undefined;
   }
 
   get(assetId: string, key: string): FileMeta | undefined {

@@ -1,24 +1,32 @@
 import test from 'ava';
+import { createClock } from '@sinonjs/fake-timers';
+import { timeSourceOf } from '@switchyard/core/testing';
 import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { watchBodyIdle } from './body-idle.js';
 
-/** A real server whose handler watches the body, then consumes it as `consume` says. */
-async function serve(
-  idleMs: number,
-  consume: (req: IncomingMessage) => Promise<void>,
-): Promise<{ server: Server; port: number; idled: Promise<number> }> {
-  let reportIdle: (ms: number) => void = () => undefined;
-  const idled = new Promise<number>((resolve) => (reportIdle = resolve));
-  const server = createServer((req, res) => {
-    const started = performance.now();
-    watchBodyIdle(req, res, idleMs, () => {
-      reportIdle(performance.now() - started);
-      res.writeHead(408).end();
-      req.destroy();
-    });
+// The server and its sockets are real; the watcher's clock and polls are fake, moved by the test.
+
+/** A real server whose handler watches the body on fake time, then consumes it as `consume` says. */
+async function serve(idleMs: number, consume: (req: IncomingMessage) => Promise<void>) {
+  const fake = createClock(0);
+  const idle: { at?: number } = {};
+  const requests: IncomingMessage[] = [];
+  const server: Server = createServer((req, res) => {
+    requests.push(req);
+    watchBodyIdle(
+      req,
+      res,
+      idleMs,
+      () => {
+        idle.at = fake.now;
+        res.writeHead(408).end();
+        req.destroy();
+      },
+      timeSourceOf(fake),
+    );
     void consume(req).then(
       () => res.writeHead(200).end('read'),
       () => undefined,
@@ -26,50 +34,95 @@ async function serve(
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { server, port: (server.address() as AddressInfo).port, idled };
+  return { server, port: (server.address() as AddressInfo).port, fake, idle, requests };
 }
 
-async function drain(req: IncomingMessage): Promise<void> {
-  for await (const _ of req);
+/** Resolves once `ready()` holds, checked at each turn of the (real) event loop: for socket I/O to land. */
+async function until(ready: () => boolean): Promise<void> {
+  while (!ready()) await nextTurn();
 }
 
-test('a body that stops arriving is reported once the idle time has passed', async (t) => {
-  const { server, port, idled } = await serve(200, drain);
+/** Reads the body, counting what arrived. */
+function counted() {
+  const seen = { bytes: 0 };
+  const consume = async (req: IncomingMessage): Promise<void> => {
+    for await (const chunk of req as AsyncIterable<Buffer>) seen.bytes += chunk.length;
+  };
+  return { seen, consume };
+}
+
+test('a body that stops arriving is reported when idleMs have passed since the poll that saw its last byte, not a poll sooner', async (t) => {
+  const { seen, consume } = counted();
+  // Polled every 100 ms (a tenth of the idle time).
+  const { server, port, fake, idle } = await serve(1_000, consume);
   t.teardown(() => server.close());
   const client = request({ port, method: 'POST', headers: { 'content-length': 1000 } });
   client.on('error', () => undefined);
+  t.teardown(() => client.destroy());
   client.write(Buffer.alloc(100));
-  const after = await idled;
-  t.true(after >= 200 && after < 600, `after ${Math.round(after)} ms`);
-  client.destroy();
+  await until(() => seen.bytes === 100);
+  await fake.tickAsync(100);
+  // One more byte, in before the poll at 200 ms: that poll sees it, and the idle time counts from there.
+  client.write(Buffer.alloc(1));
+  await until(() => seen.bytes === 101);
+  await fake.tickAsync(100);
+  await fake.tickAsync(999);
+  t.is(idle.at, undefined, 'not idle at the poll 900 ms after the last byte');
+  await fake.tickAsync(1);
+  t.is(idle.at, 1_200, 'idle at the poll 1,000 ms after it');
 });
 
 test("a slow consumer is not the client's idleness: a full buffer stops the clock", async (t) => {
-  let reported = false;
-  const { server, port, idled } = await serve(200, async (req) => {
-    // Reads nothing for 5 idle periods while the client has sent far more than the buffers hold.
-    await sleep(1_000);
-    await drain(req);
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const { server, port, fake, idle, requests } = await serve(200, async (req) => {
+    await released;
+    for await (const _ of req);
   });
-  void idled.then(() => (reported = true));
   t.teardown(() => server.close());
   const client = request({ port, method: 'POST', headers: { 'content-length': 8 * 1024 * 1024 } });
   const answered = once(client, 'response');
   client.end(Buffer.alloc(8 * 1024 * 1024));
+  // The client has sent far more than the buffers hold: the request's buffer fills and Node stops reading the socket.
+  await until(() => {
+    const req = requests[0];
+    return req !== undefined && (req.readableLength >= req.readableHighWaterMark || req.socket.isPaused());
+  });
+  // Five idle periods with nothing read.
+  await fake.tickAsync(5 * 200);
+  t.is(idle.at, undefined);
+  release();
   const [response] = (await answered) as [IncomingMessage];
   t.is(response.statusCode, 200);
-  t.false(reported);
+  t.is(idle.at, undefined);
 });
 
-test('requests without a body, and a timeout of 0, are not watched', async (t) => {
-  let reported = false;
-  const { server, port, idled } = await serve(0, drain);
-  void idled.then(() => (reported = true));
+test('a timeout of 0 watches nothing', async (t) => {
+  const { seen, consume } = counted();
+  const { server, port, fake, idle } = await serve(0, consume);
   t.teardown(() => server.close());
   const client = request({ port, method: 'POST', headers: { 'content-length': 10 } });
   client.on('error', () => undefined);
+  t.teardown(() => client.destroy());
   client.write('12345');
-  await sleep(300);
-  t.false(reported);
-  client.destroy();
+  await until(() => seen.bytes === 5);
+  t.is(fake.countTimers(), 0, 'no poll was started');
+  await fake.tickAsync(60_000);
+  t.is(idle.at, undefined);
+});
+
+test('a request without a body is not watched', async (t) => {
+  let finish: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (finish = resolve));
+  const { server, port, fake, idle, requests } = await serve(100, () => held);
+  t.teardown(() => server.close());
+  const client = request({ port, method: 'GET' });
+  const answered = once(client, 'response');
+  client.end();
+  await until(() => requests.length === 1);
+  t.is(fake.countTimers(), 0, 'no poll was started');
+  finish();
+  const [response] = (await answered) as [IncomingMessage];
+  t.is(response.statusCode, 200);
+  t.is(idle.at, undefined);
 });

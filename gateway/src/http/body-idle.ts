@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { systemTime, type TimeSource } from '@switchyard/core';
 
 /**
  * Watches a request body for a client that stops sending: when no byte
@@ -8,33 +9,41 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * reading the socket, and that time is ours, not the client's. Progress is
  * read from the socket's byte counter, polled, because listening to `data`
  * would start the body flowing before its handler is ready. Stops when the
- * body is complete, the response is finished, or the request closes.
+ * body is complete, the response is finished, or the request closes. The
+ * clock and the polls run on `time`.
  */
-export function watchBodyIdle(req: IncomingMessage, res: ServerResponse, idleMs: number, onIdle: () => void): void {
+export function watchBodyIdle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  idleMs: number,
+  onIdle: () => void,
+  time: TimeSource = systemTime,
+): void {
   if (idleMs <= 0 || !hasBody(req) || req.complete) return;
   const socket = req.socket;
   let lastBytes = socket.bytesRead;
-  let idleSince = performance.now();
-  const tick = setInterval(
+  const now = (): number => time.now().getTime();
+  let idleSince = now();
+  const tick = time.setInterval(
     () => {
       if (req.complete || res.writableFinished || req.destroyed) return stop();
       const bytes = socket.bytesRead;
       const waitingForClient = req.readableLength < req.readableHighWaterMark && !socket.isPaused();
       if (bytes !== lastBytes || !waitingForClient) {
         lastBytes = bytes;
-        idleSince = performance.now();
+        idleSince = now();
         return;
       }
-      if (performance.now() - idleSince >= idleMs) {
+      if (now() - idleSince >= idleMs) {
         stop();
         onIdle();
       }
     },
     Math.min(1_000, Math.max(25, Math.floor(idleMs / 10))),
   );
-  tick.unref();
+  tick.unref?.();
   const stop = (): void => {
-    clearInterval(tick);
+    time.clearInterval(tick);
     req.off('end', stop).off('close', stop);
     res.off('finish', stop);
   };

@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { systemTime, type TimeSource } from '@switchyard/core';
 import { HEADERS_TOO_LARGE } from '../http-status.js';
 import { ApiError, invalidRequest, methodNotAllowed, requestTimeout } from './api-error.js';
 import { sendError } from './respond.js';
@@ -11,9 +12,14 @@ import { sendError } from './respond.js';
  * JSON shape; Node's default is a bare status line. When a response to the
  * request is already under way (`inFlight`), it is answered through that
  * response; otherwise a raw one goes on the socket. The connection is closed
- * either way: after such an error its byte stream cannot be trusted.
+ * either way: after such an error its byte stream cannot be trusted (cut on
+ * `time` if the client does not close it).
  */
-export function answerClientErrors(server: Server, inFlight: (socket: Socket) => ServerResponse | undefined): void {
+export function answerClientErrors(
+  server: Server,
+  inFlight: (socket: Socket) => ServerResponse | undefined,
+  time: TimeSource = systemTime,
+): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     socket.on('error', () => undefined);
     const answer = answerFor(error);
@@ -23,7 +29,7 @@ export function answerClientErrors(server: Server, inFlight: (socket: Socket) =>
       socket.destroy();
       return;
     }
-    answerOnSocket(socket, answer);
+    answerOnSocket(socket, answer, time);
   });
 }
 
@@ -32,18 +38,21 @@ export function answerClientErrors(server: Server, inFlight: (socket: Socket) =>
  * never does) with the contract's 405. Node hands such a request to the
  * 'connect' event, and without a listener drops the connection unanswered.
  */
-export function refuseConnectMethod(server: Server): void {
+export function refuseConnectMethod(server: Server, time: TimeSource = systemTime): void {
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
     socket.on('error', () => undefined);
-    answerOnSocket(socket, methodNotAllowed('CONNECT', ALLOWED_METHODS), { allow: ALLOWED_METHODS.join(', ') });
+    answerOnSocket(socket, methodNotAllowed('CONNECT', ALLOWED_METHODS), time, { allow: ALLOWED_METHODS.join(', ') });
   });
 }
 
 /** Every method some endpoint of the gateway takes. */
 const ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'OPTIONS'];
 
+/** How long a client has to read a raw answer and close its side before the connection is cut. */
+export const RAW_ANSWER_GRACE_MS = 1_000;
+
 /** A response written straight on the socket (no ServerResponse exists), then the connection closed. */
-function answerOnSocket(socket: Socket, answer: ApiError, headers: Record<string, string> = {}): void {
+function answerOnSocket(socket: Socket, answer: ApiError, time: TimeSource, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(answer.body());
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
@@ -52,7 +61,9 @@ function answerOnSocket(socket: Socket, answer: ApiError, headers: Record<string
     `HTTP/1.1 ${answer.status} ${REASONS[answer.status] ?? 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncache-control: no-store\r\n${extra}` +
       `connection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
-  setTimeout(() => socket.destroy(), 1_000).unref();
+  const cut = time.setTimeout(() => socket.destroy(), RAW_ANSWER_GRACE_MS);
+  cut.unref?.();
+  socket.once('close', () => time.clearTimeout(cut));
 }
 
 /**

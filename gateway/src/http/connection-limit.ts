@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { systemTime, type TimeSource } from '@switchyard/core';
 
 /** A refused connection has this long to send its request head and read its 503 before it is cut. */
 export const REFUSAL_GRACE_MS = 2_000;
@@ -19,9 +20,10 @@ export interface ConnectionLimit {
  * answer to its request), and it is cut after REFUSAL_GRACE_MS whatever it
  * did. Node's own `maxConnections` would drop the socket unanswered. Past
  * twice the bound, connections are dropped at once (`maxConnections`), so a
- * flood costs at most that many sockets, each for at most the grace period.
+ * flood costs at most that many sockets, each for at most the grace period
+ * (on `time`).
  */
-export function limitConnections(server: Server, max: () => number): ConnectionLimit {
+export function limitConnections(server: Server, max: () => number, time: TimeSource = systemTime): ConnectionLimit {
   let open = 0;
   const refusedSockets = new WeakSet<Socket>();
   const applyHardCap = (): void => {
@@ -36,8 +38,9 @@ export function limitConnections(server: Server, max: () => number): ConnectionL
     if (open <= max()) return;
     refusedSockets.add(socket);
     socket.on('error', () => undefined);
-    const cut = setTimeout(() => socket.destroy(), REFUSAL_GRACE_MS).unref();
-    socket.once('close', () => clearTimeout(cut));
+    const cut = time.setTimeout(() => socket.destroy(), REFUSAL_GRACE_MS);
+    cut.unref?.();
+    socket.once('close', () => time.clearTimeout(cut));
   });
   return { open: () => open, refused: (socket) => refusedSockets.has(socket) };
 }

@@ -1,11 +1,13 @@
 import test from 'ava';
+import { createClock } from '@sinonjs/fake-timers';
+import { timeSourceOf } from '@switchyard/core/testing';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { LINGER_BYTES, lingerAfterEarlyResponse } from './early-close.js';
 
-/** A request whose body is still coming and a response about to finish, as Node's server hands them over. */
+/** A request whose body is still coming and a response about to finish, as Node's server hands them over; the linger runs on `fake` time. */
 function exchange() {
+  const fake = createClock(0);
   const socket = Object.assign(new EventEmitter(), {
     destroyed: false,
     writableEnded: false,
@@ -18,27 +20,33 @@ function exchange() {
     socket,
     req,
     res,
-    linger: (ms: number) => lingerAfterEarlyResponse(req as unknown as IncomingMessage, res as unknown as ServerResponse, ms),
+    fake,
+    linger: (ms: number) =>
+      lingerAfterEarlyResponse(req as unknown as IncomingMessage, res as unknown as ServerResponse, ms, timeSourceOf(fake)),
   };
 }
 
-test('an unread body is cut at the linger timeout, even once Node has let go of the request socket (no crash)', async (t) => {
-  const { socket, req, res, linger } = exchange();
+test('an unread body is cut at the linger timeout, not a ms before, even once Node has let go of the request socket (no crash)', (t) => {
+  const { socket, req, res, fake, linger } = exchange();
   linger(20);
   res.emit('finish');
   // Node sets req.socket to null in some paths once the response is out; the timer used to read it then.
   req.socket = null;
-  await sleep(60);
-  t.true(socket.destroyed);
+  fake.tick(19);
+  t.false(socket.destroyed, 'kept at 19 ms');
+  fake.tick(1);
+  t.true(socket.destroyed, 'cut at 20 ms');
 });
 
-test('a body that ends within the linger time keeps its connection', async (t) => {
-  const { socket, req, res, linger } = exchange();
+test('a body that ends within the linger time keeps its connection', (t) => {
+  const { socket, req, res, fake, linger } = exchange();
   linger(20);
   res.emit('finish');
+  fake.tick(19);
   req.emit('data', Buffer.alloc(10));
   req.emit('end');
-  await sleep(60);
+  t.is(fake.countTimers(), 0, 'the linger timer is cleared');
+  fake.tick(60_000);
   t.false(socket.destroyed);
 });
 

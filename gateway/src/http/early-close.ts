@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { systemTime, type TimeSource } from '@switchyard/core';
 
 /**
  * After answering early, at most this much of an unread body is read and
@@ -22,9 +23,14 @@ const LINGER_MS = 5_000;
  * huge or endless body costs the gateway next to nothing (nginx's "lingering
  * close"). `Connection: close` is not used: Node destroys such a socket right
  * after the response, and a reset with unread data can wipe the answer out
- * of the client's buffer before it reads it.
+ * of the client's buffer before it reads it. The linger time runs on `time`.
  */
-export function lingerAfterEarlyResponse(req: IncomingMessage, res: ServerResponse, lingerMs = LINGER_MS): void {
+export function lingerAfterEarlyResponse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  lingerMs = LINGER_MS,
+  time: TimeSource = systemTime,
+): void {
   // Taken now: by the time the timer fires, Node may have let go of it. Already let go (a client gone): nothing to drain.
   const socket = req.socket as Socket | null;
   if (req.complete || res.headersSent || socket === null) return;
@@ -36,20 +42,21 @@ export function lingerAfterEarlyResponse(req: IncomingMessage, res: ServerRespon
     socket.removeListener('finish', socket.destroy);
     let drained = 0;
     const cut = (): void => {
-      clearTimeout(timer);
+      time.clearTimeout(timer);
       socket.destroy();
     };
-    const timer = setTimeout(cut, lingerMs).unref();
+    const timer = time.setTimeout(cut, lingerMs);
+    timer.unref?.();
     req.on('data', (chunk: Buffer) => {
       drained += chunk.length;
       if (drained > LINGER_BYTES) cut();
     });
     req.once('end', () => {
-      clearTimeout(timer);
+      time.clearTimeout(timer);
       // Half-closed: the client has sent all it will, so the connection is done.
       if (socket.writableEnded) socket.destroy();
     });
-    req.once('close', () => clearTimeout(timer));
+    req.once('close', () => time.clearTimeout(timer));
     req.resume();
   });
 }

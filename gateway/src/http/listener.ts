@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { systemTime, type TimeSource } from '@switchyard/core';
 import { dialableHost, GATEWAY_DEFAULTS, urlHost, type ClientLimits } from '../config.js';
 import { ApiError, overloaded, requestTimeout } from './api-error.js';
 import { watchBodyIdle } from './body-idle.js';
@@ -35,7 +36,8 @@ export interface HttpListener {
   close(timeoutMs: number): Promise<void>;
 }
 
-export async function listen(host: string, port: number): Promise<HttpListener> {
+/** Binds the listener; its timers (body idleness, refusal grace, the close deadline, raw answers) run on `time`. */
+export async function listen(host: string, port: number, time: TimeSource = systemTime): Promise<HttpListener> {
   let handler: Handler = (_req, res) => sendError(res, new ApiError('unavailable', 'starting up; try again in a moment'));
   let closing: Promise<void> | undefined;
   let limits: ClientLimits = GATEWAY_DEFAULTS.clientLimits;
@@ -52,14 +54,19 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
     if (closing) res.setHeader('connection', 'close');
     inFlight.add(res);
     responseOf.set(req.socket, res);
-    watchBodyIdle(req, res, limits.bodyIdleTimeoutMs, () =>
-      answerThenDestroy(
-        req,
-        res,
-        requestTimeout(
-          `no request body bytes arrived for ${limits.bodyIdleTimeoutMs} ms; the request was cut off (an upload stored nothing, a resumable upload kept the bytes that arrived)`,
+    watchBodyIdle(
+      req,
+      res,
+      limits.bodyIdleTimeoutMs,
+      () =>
+        answerThenDestroy(
+          req,
+          res,
+          requestTimeout(
+            `no request body bytes arrived for ${limits.bodyIdleTimeoutMs} ms; the request was cut off (an upload stored nothing, a resumable upload kept the bytes that arrived)`,
+          ),
         ),
-      ),
+      time,
     );
     res.once('close', () => {
       inFlight.delete(res);
@@ -80,9 +87,9 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
   // lets a server ignore an expectation it does not know, so the request is served like any other.
   server.on('checkExpectation', onRequest);
   server.timeout = IDLE_SOCKET_MS;
-  const connections = limitConnections(server, () => limits.maxConnections);
-  answerClientErrors(server, (socket) => responseOf.get(socket));
-  refuseConnectMethod(server);
+  const connections = limitConnections(server, () => limits.maxConnections, time);
+  answerClientErrors(server, (socket) => responseOf.get(socket), time);
+  refuseConnectMethod(server, time);
   const applyTimeouts = (): void => {
     server.headersTimeout = limits.headersTimeoutMs;
     server.requestTimeout = limits.requestTimeoutMs;
@@ -108,9 +115,10 @@ export async function listen(host: string, port: number): Promise<HttpListener> 
     },
     close(timeoutMs) {
       closing ??= new Promise<void>((resolve) => {
-        const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs).unref();
+        const deadline = time.setTimeout(() => server.closeAllConnections(), timeoutMs);
+        deadline.unref?.();
         server.close(() => {
-          clearTimeout(deadline);
+          time.clearTimeout(deadline);
           resolve();
         });
         // Keep-alive connections would otherwise hold close() open: idle ones go now, busy ones after their response.

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { createClock } from '@sinonjs/fake-timers';
+import { timeSourceOf } from '@switchyard/core/testing';
 import { Refusal } from '@switchyard/runtime';
 import { parseServiceTargets, type ServiceAddress } from './address-list.js';
 import { AddressResolver } from './address-resolver.js';
@@ -10,24 +11,27 @@ const targets = (raw: string) => {
   return parsed;
 };
 
-/** A DNS whose answer the test changes, counting lookups. */
+/** A DNS whose answer the test changes, recording when (on the fake clock the resolver runs on) each lookup was made. */
 function fakeDns(initial: string[]) {
-  const dns = { answer: initial as string[] | Error, lookups: 0 };
+  const fake = createClock(0);
+  const dns = { answer: initial as string[] | Error, lookups: 0, lookedUpAt: [] as number[] };
   const lookup = async (): Promise<string[]> => {
     dns.lookups += 1;
+    dns.lookedUpAt.push(fake.now);
     if (dns.answer instanceof Error) throw dns.answer;
     return dns.answer;
   };
-  return { dns, lookup };
+  return { dns, lookup, fake, time: timeSourceOf(fake) };
 }
 
-test('resolves at start and again every interval; the pool sees the new answer', async (t) => {
-  const { dns, lookup } = fakeDns(['10.0.0.1']);
+test('resolves at start and again every interval, not sooner; the pool sees the new answer', async (t) => {
+  const { dns, lookup, fake, time } = fakeDns(['10.0.0.1']);
   const seen: string[][] = [];
   const resolver = new AddressResolver({
     targets: targets('http://svc:1'),
     lookup,
     intervalMs: 100,
+    time,
     onAddresses: (addresses) => seen.push(addresses.map((a) => a.url)),
     onError: () => t.fail(),
   });
@@ -35,24 +39,22 @@ test('resolves at start and again every interval; the pool sees the new answer',
   await resolver.start();
   t.deepEqual(seen, [['http://10.0.0.1:1']]);
   dns.answer = ['10.0.0.1', '10.0.0.2'];
-  const changedAt = Date.now();
-  while (seen.at(-1)?.length !== 2) {
-    if (Date.now() - changedAt > 3_000) return void t.fail('the new answer was not delivered');
-    await sleep(10);
-  }
+  await fake.tickAsync(99);
+  t.is(seen.length, 1, 'not resolved again before the interval');
+  await fake.tickAsync(1);
   t.deepEqual(seen.at(-1), ['http://10.0.0.1:1', 'http://10.0.0.2:1']);
-  const lookups = dns.lookups;
-  await sleep(300);
-  t.true(dns.lookups - lookups <= 5, `no more than one lookup per interval (${dns.lookups - lookups} in 300 ms)`);
+  await fake.tickAsync(300);
+  t.deepEqual(dns.lookedUpAt, [0, 100, 200, 300, 400], 'one lookup per interval');
 });
 
 test('refresh() resolves at once, then at most once per minIntervalMs however often it is asked', async (t) => {
-  const { dns, lookup } = fakeDns(['10.0.0.1']);
+  const { dns, lookup, fake, time } = fakeDns(['10.0.0.1']);
   const resolver = new AddressResolver({
     targets: targets('http://svc:1'),
     lookup,
     intervalMs: 60_000,
     minIntervalMs: 1_500,
+    time,
     onAddresses: () => {},
     onError: () => t.fail(),
   });
@@ -60,26 +62,31 @@ test('refresh() resolves at once, then at most once per minIntervalMs however of
   await resolver.start();
   t.is(dns.lookups, 1);
   for (let i = 0; i < 20; i++) resolver.refresh();
-  await sleep(20);
+  await fake.tickAsync(1_499);
   t.is(dns.lookups, 1, 'a refresh within minIntervalMs of the last resolution waits');
-  const asked = Date.now();
-  while (dns.lookups < 2 && Date.now() - asked < 5_000) await sleep(20);
-  await sleep(100);
-  t.is(dns.lookups, 2, 'one deferred resolution for all those refreshes');
-  await sleep(1_600);
+  await fake.tickAsync(1);
+  t.is(dns.lookups, 2, 'one deferred resolution, minIntervalMs after the last, for all those refreshes');
+  await fake.tickAsync(1_499);
   resolver.refresh();
-  await sleep(50);
-  t.is(dns.lookups, 3, 'a refresh after minIntervalMs resolves at once');
+  await fake.tickAsync(0);
+  t.is(dns.lookups, 2, 'a refresh 1,499 ms after the last resolution waits');
+  await fake.tickAsync(1);
+  t.is(dns.lookups, 3, '...until 1,500 ms after it');
+  await fake.tickAsync(1_500);
+  resolver.refresh();
+  await fake.tickAsync(0);
+  t.deepEqual(dns.lookedUpAt, [0, 1_500, 3_000, 4_500], 'a refresh minIntervalMs after the last resolution resolves at once');
 });
 
 test('a failed lookup reports the error and keeps the addresses known (the pool is not emptied)', async (t) => {
-  const { dns, lookup } = fakeDns(['10.0.0.1']);
+  const { dns, lookup, fake, time } = fakeDns(['10.0.0.1']);
   const seen: (readonly ServiceAddress[])[] = [];
   const errors: unknown[] = [];
   const resolver = new AddressResolver({
     targets: targets('http://svc:1'),
     lookup,
     intervalMs: 50,
+    time,
     onAddresses: (addresses) => seen.push(addresses),
     onError: (error) => errors.push(error),
   });
@@ -87,17 +94,18 @@ test('a failed lookup reports the error and keeps the addresses known (the pool 
   await resolver.start();
   dns.answer = new Error('getaddrinfo EAI_AGAIN svc');
   const before = seen.length;
-  await sleep(200);
-  t.true(errors.length >= 1);
+  await fake.tickAsync(200);
+  t.is(errors.length, 4, 'each failed resolution is reported, and the next one still scheduled');
   t.is(seen.length, before, 'no empty list was delivered');
 });
 
 test('close() stops the timer: no lookup after it', async (t) => {
-  const { dns, lookup } = fakeDns(['10.0.0.1']);
+  const { dns, lookup, fake, time } = fakeDns(['10.0.0.1']);
   const resolver = new AddressResolver({
     targets: targets('http://svc:1'),
     lookup,
     intervalMs: 30,
+    time,
     onAddresses: () => {},
     onError: () => {},
   });
@@ -105,6 +113,7 @@ test('close() stops the timer: no lookup after it', async (t) => {
   resolver.close();
   const after = dns.lookups;
   resolver.refresh();
-  await sleep(150);
+  t.is(fake.countTimers(), 0);
+  await fake.tickAsync(150);
   t.is(dns.lookups, after);
 });

@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import { systemTime, type TimerHandle, type TimeSource } from '@switchyard/core';
 import { resolveTargets, type LookupAll, type ServiceAddress, type ServiceTarget } from './address-list.js';
 
 export interface AddressResolverOptions {
@@ -12,6 +13,8 @@ export interface AddressResolverOptions {
   readonly intervalMs?: number | undefined;
   /** At most one resolution asked for by `refresh()` per this many ms (grpc-js: 30 s; shorter here, so a new pod is found soon after an old one fails). */
   readonly minIntervalMs?: number | undefined;
+  /** The clock and timers of the schedule (systemTime). */
+  readonly time?: TimeSource | undefined;
 }
 
 /** node:dns `lookup` with `all`, as the operating system resolves (hosts file, search domains), like grpc-js's default. */
@@ -25,7 +28,8 @@ export class AddressResolver {
   readonly #options: AddressResolverOptions;
   readonly #intervalMs: number;
   readonly #minIntervalMs: number;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #time: TimeSource;
+  #timer: TimerHandle | undefined;
   #running: Promise<void> | undefined;
   #lastStarted = -Infinity;
   #closed = false;
@@ -34,6 +38,7 @@ export class AddressResolver {
     this.#options = options;
     this.#intervalMs = options.intervalMs ?? 30_000;
     this.#minIntervalMs = options.minIntervalMs ?? 5_000;
+    this.#time = options.time ?? systemTime;
   }
 
   /** Resolves once now; the returned promise settles after the first answer has been delivered. */
@@ -44,26 +49,31 @@ export class AddressResolver {
   /** Resolves again soon (at once if the last resolution is older than `minIntervalMs`). */
   refresh(): void {
     if (this.#closed || this.#running) return;
-    const wait = this.#lastStarted + this.#minIntervalMs - performance.now();
+    const wait = this.#lastStarted + this.#minIntervalMs - this.#now();
     if (wait <= 0) void this.#resolve();
     else this.#schedule(wait);
   }
 
   close(): void {
     this.#closed = true;
-    clearTimeout(this.#timer);
+    this.#time.clearTimeout(this.#timer);
+  }
+
+  #now(): number {
+    return this.#time.now().getTime();
   }
 
   #schedule(delayMs: number): void {
     if (this.#closed) return;
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#resolve(), delayMs).unref();
+    this.#time.clearTimeout(this.#timer);
+    this.#timer = this.#time.setTimeout(() => void this.#resolve(), delayMs);
+    this.#timer.unref?.();
   }
 
   #resolve(): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    this.#lastStarted = performance.now();
-    clearTimeout(this.#timer);
+    this.#lastStarted = this.#now();
+    this.#time.clearTimeout(this.#timer);
     this.#running ??= (async () => {
       try {
         const addresses = await resolveTargets(this.#options.targets, this.#options.lookup ?? systemLookup);

@@ -1,4 +1,5 @@
 import { createClient, type Client, type Transport } from '@connectrpc/connect';
+import type { TimeSource } from '@switchyard/core';
 import { Health, HealthCheckResponse_ServingStatus as ServingStatus } from '@switchyard/proto';
 import { Counter, createLogger, Gauge, type Logger, type Registry } from '@switchyard/runtime';
 import type { LookupAll, ServiceTarget } from './address-list.js';
@@ -14,6 +15,8 @@ export interface BalancedConnectionOptions {
   readonly lookup?: LookupAll | undefined;
   /** Re-resolution period of DNS names (30 s). */
   readonly resolveIntervalMs?: number | undefined;
+  /** The clock and timers of re-resolution, health checks, drains and retry deadlines (systemTime). */
+  readonly time?: TimeSource | undefined;
 }
 
 /**
@@ -30,11 +33,13 @@ export function connectBalanced(targets: readonly ServiceTarget[], options: Bala
     probe: check,
     log,
     onHealthyCount: (count) => metrics?.healthy.set(count),
+    time: options.time,
   });
   const resolver = new AddressResolver({
     targets,
     lookup: options.lookup,
     intervalMs: options.resolveIntervalMs,
+    time: options.time,
     onAddresses: (addresses) => pool.update(addresses),
     onError: (error) =>
       log.warn(
@@ -54,7 +59,7 @@ export function connectBalanced(targets: readonly ServiceTarget[], options: Bala
       starved: () => resolver.refresh(),
       resolved,
     },
-    { onRetry: () => metrics?.retried.inc() },
+    { onRetry: () => metrics?.retried.inc(), time: options.time },
   );
   return {
     transport,

@@ -2,17 +2,26 @@ import test from 'ava';
 import { create, type DescMessage, type DescMethodStreaming, type DescMethodUnary } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, type StreamResponse, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import { AssetService, FileService, RouteService, type Asset } from '@switchyard/proto';
+import { createClock } from '@sinonjs/fake-timers';
+import { timeSourceOf } from '@switchyard/core/testing';
 import { createLogger } from '@switchyard/runtime';
 import { createBalancedTransport } from './balanced-transport.js';
 import { ServicePool } from './service-pool.js';
 
 type Behaviour = 'ok' | 'dead' | 'refused-by-service';
 
+/** The clock every setup runs on: a call to a dead connection takes DEAD_CALL_MS of it. */
+type FakeClock = ReturnType<typeof createClock>;
+const DEAD_CALL_MS = 1_234;
+
 /** A member's transport that answers as told and records what it was asked, and with which deadline. */
 class FakeMember {
   behaviour: Behaviour = 'ok';
   readonly calls: { method: string; timeoutMs: number | undefined }[] = [];
-  constructor(readonly url: string) {}
+  constructor(
+    readonly url: string,
+    private readonly fake: FakeClock,
+  ) {}
 
   readonly transport: Transport = {
     unary: async <I extends DescMessage, O extends DescMessage>(
@@ -44,7 +53,10 @@ class FakeMember {
 
   #fail(): void {
     // A dead connection: no grpc-status came back (grpc-exchange.ts, Connect's node-error mapping).
-    if (this.behaviour === 'dead') throw new ConnectError('the connection to the service closed before it answered', Code.Unavailable);
+    if (this.behaviour === 'dead') {
+      this.fake.tick(DEAD_CALL_MS);
+      throw new ConnectError('the connection to the service closed before it answered', Code.Unavailable);
+    }
     // The service's own answer: its status travels in the trailers.
     if (this.behaviour === 'refused-by-service')
       throw new ConnectError('the database does not answer', Code.Unavailable, new Headers({ 'grpc-status': '14' }));
@@ -52,7 +64,9 @@ class FakeMember {
 }
 
 function setup(count: number, probe: (url: string) => boolean = () => true) {
-  const members = Array.from({ length: count }, (_, i) => new FakeMember(`http://10.0.0.${i + 1}:1`));
+  const fake = createClock(0);
+  const time = timeSourceOf(fake);
+  const members = Array.from({ length: count }, (_, i) => new FakeMember(`http://10.0.0.${i + 1}:1`, fake));
   const byUrl = new Map(members.map((member) => [member.url, member]));
   const failed: string[] = [];
   let retries = 0;
@@ -64,6 +78,7 @@ function setup(count: number, probe: (url: string) => boolean = () => true) {
     log: createLogger('silent'),
     onHealthyCount: (count) => (healthy = count),
     timings: { intervalMs: 60_000, retryMs: 60_000, timeoutMs: 1_000 },
+    time,
   });
   pool.update(members.map((member) => ({ url: member.url, servername: undefined })));
   const transport = createBalancedTransport(
@@ -73,9 +88,10 @@ function setup(count: number, probe: (url: string) => boolean = () => true) {
       starved: () => {},
       resolved: Promise.resolve(),
     },
-    { onRetry: () => (retries += 1) },
+    { onRetry: () => (retries += 1), time },
   );
   return {
+    fake,
     members,
     pool,
     failed,
@@ -107,7 +123,7 @@ test('a read whose connection died is sent once more on another, which then take
   t.deepEqual(failed, [`${members[0]!.url}: the connection to the service closed before it answered`]);
   t.is(pool.snapshot().find((entry) => entry.url === members[0]!.url)!.state, 'unhealthy');
   const retry = members.find((member) => member.url === answeredBy)!.calls[0]!;
-  t.true(retry.timeoutMs! <= 5_000 && retry.timeoutMs! > 4_000, 'the retry gets what is left of the deadline');
+  t.is(retry.timeoutMs, 5_000 - DEAD_CALL_MS, 'the retry gets what is left of the deadline');
   const later: string[] = [];
   for (let i = 0; i < 4; i++) later.push(label(await assets.getAsset({ id: 'a' })));
   t.false(later.includes(members[0]!.url), 'no call goes to the dead connection');
@@ -160,15 +176,27 @@ test('streams are never retried: a client stream (upload) and a server stream (f
 
 test('a connection failing its health check takes no calls; when none is healthy, calls go to all (and fail as they would alone)', async (t) => {
   let notServing = new Set(['http://10.0.0.1:1']);
-  const { assets, members, healthy } = setup(3, (url) => !notServing.has(url));
-  while (healthy() !== 2) await new Promise((resolve) => setTimeout(resolve, 5));
+  const { assets, members, healthy, fake } = setup(3, (url) => !notServing.has(url));
+  await fake.tickAsync(0);
+  t.is(healthy(), 2);
   const served = new Set<string>();
   for (let i = 0; i < 6; i++) served.add(label(await assets.getAsset({ id: 'a' })));
   t.deepEqual([...served].sort(), [members[1]!.url, members[2]!.url]);
 
   notServing = new Set(members.map((member) => member.url));
-  const { assets: lonely, healthy: lonelyHealthy, members: lonelyMembers } = setup(2, (url) => !notServing.has(url));
-  while (lonelyHealthy() !== 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  const {
+    assets: lonely,
+    healthy: lonelyHealthy,
+    members: lonelyMembers,
+    fake: lonelyClock,
+    pool,
+  } = setup(2, (url) => !notServing.has(url));
+  await lonelyClock.tickAsync(0);
+  t.is(lonelyHealthy(), 0);
+  t.deepEqual(
+    pool.snapshot().map((entry) => entry.state),
+    ['unhealthy', 'unhealthy'],
+  );
   const tried = new Set<string>();
   for (let i = 0; i < 4; i++) tried.add(label(await lonely.getAsset({ id: 'a' })));
   t.is(tried.size, lonelyMembers.length);
@@ -186,7 +214,10 @@ test('a call made before the first resolution waits for it', async (t) => {
     resolved,
   });
   const call = createClient(AssetService, transport).getAsset({ id: 'a' });
-  await new Promise((done) => setTimeout(done, 20));
+  let settled = false;
+  void call.finally(() => (settled = true)).catch(() => undefined);
+  await new Promise((done) => setImmediate(done));
+  t.false(settled, 'still waiting for the resolution');
   ready = true;
   resolve();
   t.is(label(await call), members[0]!.url);

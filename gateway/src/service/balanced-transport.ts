@@ -1,5 +1,6 @@
 import type { DescMessage, DescMethodStreaming, DescMethodUnary, MessageInitShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, type ContextValues, type StreamResponse, type Transport, type UnaryResponse } from '@connectrpc/connect';
+import { systemTime, type TimeSource } from '@switchyard/core';
 import { isIdempotentRead } from './idempotent-reads.js';
 import type { PoolMember } from './service-pool.js';
 
@@ -18,6 +19,8 @@ export interface Balancer {
 export interface BalancedTransportOptions {
   /** Counts a read sent again on another connection. */
   readonly onRetry?: (() => void) | undefined;
+  /** The clock a retry's remaining deadline is measured on (systemTime). */
+  readonly time?: TimeSource | undefined;
 }
 
 /**
@@ -30,6 +33,8 @@ export interface BalancedTransportOptions {
  * may have happened, and a stream may have delivered part of its messages.
  */
 export function createBalancedTransport(balancer: Balancer, options: BalancedTransportOptions = {}): Transport {
+  const time = options.time ?? systemTime;
+  const now = (): number => time.now().getTime();
   async function unary<I extends DescMessage, O extends DescMessage>(
     method: DescMethodUnary<I, O>,
     signal: AbortSignal | undefined,
@@ -40,7 +45,7 @@ export function createBalancedTransport(balancer: Balancer, options: BalancedTra
   ): Promise<UnaryResponse<I, O>> {
     let first = balancer.pick();
     first ??= await choose(balancer);
-    const started = performance.now();
+    const started = now();
     try {
       return await first.transport.unary(method, signal, timeoutMs, header, input, contextValues);
     } catch (error) {
@@ -49,7 +54,7 @@ export function createBalancedTransport(balancer: Balancer, options: BalancedTra
       const second = isIdempotentRead(method) ? balancer.pick(first) : undefined;
       if (second === undefined) throw unavailable(error);
       options.onRetry?.();
-      const left = timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (performance.now() - started));
+      const left = timeoutMs === undefined ? undefined : Math.max(1, timeoutMs - (now() - started));
       try {
         return await second.transport.unary(method, signal, left, header, input, contextValues);
       } catch (again) {

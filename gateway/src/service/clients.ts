@@ -1,4 +1,5 @@
 import type { Client, Transport } from '@connectrpc/connect';
+import type { TimeSource } from '@switchyard/core';
 import { AssetService, FileService, Health as HealthService, RouteService, UploadService } from '@switchyard/proto';
 import { Refusal, type Logger, type Registry } from '@switchyard/runtime';
 import { isSingleAddress, parseServiceTargets, type LookupAll } from './address-list.js';
@@ -24,6 +25,8 @@ export interface ServiceClientsOptions {
   readonly metrics?: Registry | undefined;
   /** Host name resolution (tests inject one); node:dns `lookup` by default. */
   readonly lookup?: LookupAll | undefined;
+  /** The clock and timers of a balanced gateway's re-resolution and health checks (the system's by default). */
+  readonly time?: TimeSource | undefined;
 }
 
 /**

@@ -1,68 +1,80 @@
 import test from 'ava';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { createClock } from '@sinonjs/fake-timers';
+import { timeSourceOf } from '@switchyard/core/testing';
 import { HealthTracker, type ProbeResult } from './health-tracker.js';
 
-const TIMINGS = { intervalMs: 60, retryMs: 20, timeoutMs: 50 };
+const TIMINGS = { intervalMs: 2_000, retryMs: 1_000, timeoutMs: 1_500 };
 
-/** A probe whose answer the test sets, counting probes and the timeouts they were given. */
+/** A probe whose answer the test sets, recording when (on the fake clock) each probe ran and with which timeout. */
 function fakeProbe(initial: ProbeResult | Error) {
-  const state = { answer: initial, probes: 0, timeouts: [] as number[] };
+  const fake = createClock(0);
+  const state = { answer: initial, probedAt: [] as number[], timeouts: [] as number[] };
   const probe = async (timeoutMs: number): Promise<ProbeResult> => {
-    state.probes += 1;
+    state.probedAt.push(fake.now);
     state.timeouts.push(timeoutMs);
     if (state.answer instanceof Error) throw state.answer;
     return state.answer;
   };
-  return { state, probe };
+  return { state, probe, fake, time: timeSourceOf(fake) };
 }
 
-async function until(check: () => boolean, withinMs = 2_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(5);
-  }
-}
-
-test('unknown until the first probe; then follows the probes, hearing each transition once with its reason', async (t) => {
-  const { state, probe } = fakeProbe({ serving: true });
+test('unknown until the first probe; then follows the probes, every intervalMs while healthy and retryMs while not, hearing each transition once', async (t) => {
+  const { state, probe, fake, time } = fakeProbe({ serving: true });
   const changes: string[] = [];
-  const tracker = new HealthTracker(probe, (to, reason, from) => changes.push(`${from}→${to}${reason ? ` (${reason})` : ''}`), TIMINGS);
+  const tracker = new HealthTracker(
+    probe,
+    (to, reason, from) => changes.push(`${from}→${to}${reason ? ` (${reason})` : ''}`),
+    TIMINGS,
+    time,
+  );
   t.teardown(() => tracker.close());
   t.is(tracker.state, 'unknown');
   tracker.start();
-  await until(() => tracker.state === 'healthy');
+  await fake.tickAsync(0);
+  t.is(tracker.state, 'healthy');
   state.answer = { serving: false, reason: 'the service reports NOT_SERVING' };
-  await until(() => tracker.state === 'unhealthy');
+  await fake.tickAsync(1_999);
+  t.is(tracker.state, 'healthy', 'not probed again before intervalMs');
+  await fake.tickAsync(1);
+  t.is(tracker.state, 'unhealthy');
   state.answer = new Error('connect ECONNREFUSED');
-  await sleep(100);
+  await fake.tickAsync(1_000);
+  t.is(tracker.state, 'unhealthy');
   state.answer = { serving: true };
-  await until(() => tracker.state === 'healthy');
+  await fake.tickAsync(999);
+  t.is(tracker.state, 'unhealthy', 'not probed again before retryMs');
+  await fake.tickAsync(1);
+  t.is(tracker.state, 'healthy');
+  t.deepEqual(state.probedAt, [0, 2_000, 3_000, 4_000]);
   t.deepEqual(changes, ['unknown→healthy', 'healthy→unhealthy (the service reports NOT_SERVING)', 'unhealthy→healthy']);
   t.true(state.timeouts.every((ms) => ms === TIMINGS.timeoutMs));
 });
 
-test('fail() takes a healthy connection out at once and has it probed again soon', async (t) => {
-  const { state, probe } = fakeProbe({ serving: true });
-  const tracker = new HealthTracker(probe, () => {}, { ...TIMINGS, intervalMs: 60_000 });
+test('fail() takes a healthy connection out at once and has it probed again after retryMs, not the long interval', async (t) => {
+  const { state, probe, fake, time } = fakeProbe({ serving: true });
+  const tracker = new HealthTracker(probe, () => {}, { ...TIMINGS, intervalMs: 60_000 }, time);
   t.teardown(() => tracker.close());
   tracker.start();
-  await until(() => tracker.state === 'healthy');
-  const probes = state.probes;
+  await fake.tickAsync(500);
+  t.is(tracker.state, 'healthy');
   tracker.fail('the connection closed');
   t.is(tracker.state, 'unhealthy');
-  await until(() => tracker.state === 'healthy', 1_000);
-  t.is(state.probes, probes + 1, 'one probe after retryMs, not after the long interval');
+  await fake.tickAsync(999);
+  t.deepEqual(state.probedAt, [0]);
+  await fake.tickAsync(1);
+  t.deepEqual(state.probedAt, [0, 1_500]);
+  t.is(tracker.state, 'healthy');
 });
 
 test('close() stops probing', async (t) => {
-  const { state, probe } = fakeProbe({ serving: true });
-  const tracker = new HealthTracker(probe, () => {}, TIMINGS);
+  const { state, probe, fake, time } = fakeProbe({ serving: true });
+  const tracker = new HealthTracker(probe, () => {}, TIMINGS, time);
   tracker.start();
-  await until(() => tracker.state === 'healthy');
+  await fake.tickAsync(0);
+  t.is(tracker.state, 'healthy');
   tracker.close();
-  const probes = state.probes;
   tracker.fail('late');
-  await sleep(200);
-  t.is(state.probes, probes);
+  t.is(fake.countTimers(), 0);
+  await fake.tickAsync(10 * TIMINGS.intervalMs);
+  t.deepEqual(state.probedAt, [0]);
 });

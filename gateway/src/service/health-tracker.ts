@@ -1,3 +1,5 @@
+import { systemTime, type TimerHandle, type TimeSource } from '@switchyard/core';
+
 /** What a probe found: SERVING, or why not. */
 export type ProbeResult = { readonly serving: true } | { readonly serving: false; readonly reason: string };
 
@@ -22,10 +24,11 @@ export const HEALTH_TIMINGS: HealthTimings = Object.freeze({ intervalMs: 2_000, 
  * The health of one service connection: probed on a timer, and marked
  * unhealthy at once when a call finds the connection dead (`fail`), then
  * probed again soon. `onChange` hears every transition, with the reason.
+ * Probes are scheduled on `time`.
  */
 export class HealthTracker {
   #state: HealthState = 'unknown';
-  #timer: NodeJS.Timeout | undefined;
+  #timer: TimerHandle | undefined;
   #probing = false;
   #closed = false;
 
@@ -33,6 +36,7 @@ export class HealthTracker {
     private readonly probe: HealthProbe,
     private readonly onChange: (state: 'healthy' | 'unhealthy', reason: string | undefined, previous: HealthState) => void,
     private readonly timings: HealthTimings = HEALTH_TIMINGS,
+    private readonly time: TimeSource = systemTime,
   ) {}
 
   get state(): HealthState {
@@ -52,7 +56,7 @@ export class HealthTracker {
 
   close(): void {
     this.#closed = true;
-    clearTimeout(this.#timer);
+    this.time.clearTimeout(this.#timer);
   }
 
   async #run(): Promise<void> {
@@ -73,8 +77,9 @@ export class HealthTracker {
   }
 
   #schedule(delayMs: number): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#run(), delayMs).unref();
+    this.time.clearTimeout(this.#timer);
+    this.#timer = this.time.setTimeout(() => void this.#run(), delayMs);
+    this.#timer.unref?.();
   }
 
   #set(state: 'healthy' | 'unhealthy', reason: string | undefined): void {

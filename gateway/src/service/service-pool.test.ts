@@ -1,5 +1,6 @@
 import test from 'ava';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { createClock } from '@sinonjs/fake-timers';
+import { timeSourceOf } from '@switchyard/core/testing';
 import type { Transport } from '@connectrpc/connect';
 import { createLogger } from '@switchyard/runtime';
 import { ServicePool } from './service-pool.js';
@@ -8,6 +9,7 @@ const unused: Transport = { unary: () => Promise.reject(new Error('not called'))
 const at = (...urls: string[]) => urls.map((url) => ({ url, servername: undefined }));
 
 function pool(drainMs = 50) {
+  const fake = createClock(0);
   const opened: string[] = [];
   const closed: string[] = [];
   const counts: number[] = [];
@@ -18,12 +20,13 @@ function pool(drainMs = 50) {
     onHealthyCount: (count) => counts.push(count),
     timings: { intervalMs: 60_000, retryMs: 60_000, timeoutMs: 1_000 },
     drainMs,
+    time: timeSourceOf(fake),
   });
-  return { instance, opened, closed, counts };
+  return { instance, opened, closed, counts, fake };
 }
 
 test('an address keeps its connection across resolutions; a new one is connected; one gone is closed after the drain time', async (t) => {
-  const { instance, opened, closed } = pool();
+  const { instance, opened, closed, fake } = pool();
   instance.update(at('http://a:1', 'http://b:1'));
   instance.update(at('http://b:1', 'http://c:1'));
   t.deepEqual(opened, ['http://a:1', 'http://b:1', 'http://c:1']);
@@ -32,16 +35,19 @@ test('an address keeps its connection across resolutions; a new one is connected
     ['http://b:1', 'http://c:1'],
   );
   t.deepEqual(closed, [], 'calls still on the old connection may finish');
-  await sleep(150);
-  t.deepEqual(closed, ['http://a:1']);
+  await fake.tickAsync(49);
+  t.deepEqual(closed, [], 'open at 49 ms');
+  await fake.tickAsync(1);
+  t.deepEqual(closed, ['http://a:1'], 'closed at the drain time, 50 ms');
   instance.close();
   t.deepEqual(closed.sort(), ['http://a:1', 'http://b:1', 'http://c:1']);
 });
 
 test('the healthy count follows the checks and the addresses', async (t) => {
-  const { instance, counts } = pool();
+  const { instance, counts, fake } = pool();
   instance.update(at('http://a:1', 'http://b:1'));
-  await sleep(50);
+  t.is(counts.at(-1), 0, 'unknown until checked');
+  await fake.tickAsync(0);
   t.is(counts.at(-1), 2);
   const a = instance.pick()!;
   instance.fail(a, 'the connection closed');

@@ -1,4 +1,5 @@
 import type { Transport } from '@connectrpc/connect';
+import { systemTime, type TimeSource } from '@switchyard/core';
 import type { Logger } from '@switchyard/runtime';
 import type { ServiceAddress } from './address-list.js';
 import { HealthTracker, HEALTH_TIMINGS, type HealthProbe, type HealthTimings } from './health-tracker.js';
@@ -21,6 +22,8 @@ export interface ServicePoolOptions {
   readonly timings?: HealthTimings | undefined;
   /** How long a connection to an address no longer resolved stays open for the calls still on it. */
   readonly drainMs?: number | undefined;
+  /** The clock and timers of health checks and drains (systemTime). */
+  readonly time?: TimeSource | undefined;
 }
 
 interface Entry extends PoolMember {
@@ -36,6 +39,7 @@ interface Entry extends PoolMember {
  */
 export class ServicePool {
   readonly #options: ServicePoolOptions;
+  readonly #time: TimeSource;
   readonly #entries = new Map<string, Entry>();
   #eligible: Entry[] = [];
   #all: Entry[] = [];
@@ -45,6 +49,7 @@ export class ServicePool {
 
   constructor(options: ServicePoolOptions) {
     this.#options = options;
+    this.#time = options.time ?? systemTime;
   }
 
   /** The addresses now resolved: new ones are connected, ones gone are closed after `drainMs`. */
@@ -55,7 +60,7 @@ export class ServicePool {
       if (wanted.has(url)) continue;
       this.#entries.delete(url);
       entry.health.close();
-      setTimeout(() => entry.connection.close(), this.#options.drainMs ?? 10_000).unref();
+      this.#time.setTimeout(() => entry.connection.close(), this.#options.drainMs ?? 10_000).unref?.();
       this.#options.log.info({ address: url }, 'service address no longer resolved: its connection closes');
     }
     for (const address of addresses) {
@@ -65,6 +70,7 @@ export class ServicePool {
         (timeoutMs) => this.#options.probe(connection.transport, timeoutMs),
         (state, reason, previous) => this.#changed(address.url, state, reason, previous),
         this.#options.timings ?? HEALTH_TIMINGS,
+        this.#time,
       );
       this.#entries.set(address.url, { url: address.url, transport: connection.transport, connection, health });
       health.start();

@@ -1,4 +1,8 @@
+import { systemTime, type TimerHandle, type Timers } from '../clock.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
+
+/** How often an announcement that could not go out is tried again. */
+export const DEFAULT_ANNOUNCE_RETRY_MS = 500;
 
 /** Beyond this many workspaces with an unsent revision, the oldest is dropped: its watchers elsewhere find it at their next poll. */
 const MAX_UNSENT = 10_000;
@@ -13,18 +17,21 @@ const MAX_UNSENT = 10_000;
  * read, and before this instance could publish again, would reach that
  * instance's watchers only at its next safety poll (up to 30 s). So a failed
  * announcement is kept (the latest revision per workspace) and tried again
- * every `retryMs` while this instance's feed is up, until it goes out.
+ * every `retryMs` (on `timers`) while this instance's feed is up, until it
+ * goes out.
  */
 export class Announcer {
   readonly #feed: ChangeFeed;
   readonly #retryMs: number;
   /** Workspace → the latest revision not announced; in the order they failed. */
   readonly #unsent = new Map<string, number>();
-  #timer: NodeJS.Timeout | undefined;
+  readonly #timers: Timers;
+  #timer: TimerHandle | undefined;
 
-  constructor(feed: ChangeFeed, retryMs = 500) {
+  constructor(feed: ChangeFeed, retryMs = DEFAULT_ANNOUNCE_RETRY_MS, timers: Timers = systemTime) {
     this.#feed = feed;
     this.#retryMs = retryMs;
+    this.#timers = timers;
   }
 
   /** Never rejects: the write has committed and stands, whatever the broker does. */
@@ -54,11 +61,11 @@ export class Announcer {
 
   #schedule(): void {
     if (this.#timer !== undefined || this.#unsent.size === 0) return;
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#timers.setTimeout(() => {
       this.#timer = undefined;
       this.#retry();
     }, this.#retryMs);
-    this.#timer.unref();
+    this.#timer.unref?.();
   }
 
   #retry(): void {

@@ -1,3 +1,4 @@
+import { systemTime, type TimerHandle, type Timers } from '../clock.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import type { RouteStore } from '../ports/route-store.js';
 
@@ -8,6 +9,10 @@ export interface RevisionWatchOptions {
   readonly feed?: ChangeFeed | undefined;
   /** With the feed up, each watched workspace is still read once per this interval, at a random point of its second half (ms). */
   readonly safetyPollMs: number;
+  /** Where polls, timeouts and forgetting are scheduled (systemTime). */
+  readonly timers?: Timers | undefined;
+  /** Where the staggering of polls is drawn from, in [0, 1) (Math.random). */
+  readonly random?: (() => number) | undefined;
 }
 
 interface Waiter {
@@ -22,9 +27,9 @@ interface WorkspaceHead {
   heard: number;
   readonly waiters: Set<Waiter>;
   /** The next poll; it runs on while waiters come and go (a watcher's heartbeat re-wait must not postpone it). */
-  timer: NodeJS.Timeout | undefined;
+  timer: TimerHandle | undefined;
   /** When an unwatched head is dropped. */
-  forget: NodeJS.Timeout | undefined;
+  forget: TimerHandle | undefined;
   polling: Promise<void> | undefined;
   /** A poll was asked for while one was running, which may have read too early. */
   pollAgain: boolean;
@@ -45,6 +50,8 @@ interface WorkspaceHead {
 export class RevisionWatch {
   readonly #store: Pick<RouteStore, 'revision'>;
   readonly #options: RevisionWatchOptions;
+  readonly #timers: Timers;
+  readonly #random: () => number;
   readonly #workspaces = new Map<string, WorkspaceHead>();
   #feedUp = false;
   #unsubscribe: (() => void) | undefined;
@@ -52,6 +59,8 @@ export class RevisionWatch {
   constructor(store: Pick<RouteStore, 'revision'>, options: RevisionWatchOptions) {
     this.#store = store;
     this.#options = options;
+    this.#timers = options.timers ?? systemTime;
+    this.#random = options.random ?? Math.random;
   }
 
   /**
@@ -66,7 +75,7 @@ export class RevisionWatch {
     const state = existing ?? this.#create(workspace);
     return new Promise((resolve) => {
       const done = (moved: boolean): void => {
-        clearTimeout(timeout);
+        this.#timers.clearTimeout(timeout);
         signal?.removeEventListener('abort', stop);
         state.waiters.delete(waiter);
         if (state.waiters.size === 0) this.#idle(workspace, state);
@@ -74,9 +83,9 @@ export class RevisionWatch {
       };
       const stop = (): void => done(false);
       const waiter: Waiter = { revision, wake: () => done(true) };
-      const timeout = setTimeout(stop, timeoutMs);
+      const timeout = this.#timers.setTimeout(stop, timeoutMs);
       signal?.addEventListener('abort', stop, { once: true });
-      clearTimeout(state.forget);
+      this.#timers.clearTimeout(state.forget);
       state.waiters.add(waiter);
       // A fresh head (the feed may have spoken before we listened) or an announced one: ask the store now.
       if (this.#slow && (existing === undefined || state.heard > revision)) void this.#poll(state, workspace);
@@ -138,7 +147,7 @@ export class RevisionWatch {
       }
       // Back up: one read each for what was published while it was down. Down: fast polling, staggered over one interval.
       if (up) void this.#poll(state, workspace);
-      this.#schedule(workspace, state, up ? this.#nextDelay() : Math.random() * this.#options.pollMs);
+      this.#schedule(workspace, state, up ? this.#nextDelay() : this.#random() * this.#options.pollMs);
     }
   }
 
@@ -153,13 +162,13 @@ export class RevisionWatch {
       this.#forget(workspace, state);
       return;
     }
-    state.forget = setTimeout(() => this.#forget(workspace, state), this.#options.safetyPollMs);
-    state.forget.unref();
+    state.forget = this.#timers.setTimeout(() => this.#forget(workspace, state), this.#options.safetyPollMs);
+    state.forget.unref?.();
   }
 
   #forget(workspace: string, state: WorkspaceHead): void {
-    clearTimeout(state.timer);
-    clearTimeout(state.forget);
+    this.#timers.clearTimeout(state.timer);
+    this.#timers.clearTimeout(state.forget);
     state.timer = undefined;
     if (this.#workspaces.get(workspace) === state) this.#workspaces.delete(workspace);
     if (this.#workspaces.size === 0) {
@@ -170,19 +179,19 @@ export class RevisionWatch {
 
   #nextDelay(): number {
     const { pollMs, safetyPollMs } = this.#options;
-    return this.#slow ? safetyPollMs * (0.5 + Math.random() / 2) : pollMs;
+    return this.#slow ? safetyPollMs * (0.5 + this.#random() / 2) : pollMs;
   }
 
   #schedule(workspace: string, state: WorkspaceHead, delayMs: number): void {
-    clearTimeout(state.timer);
-    state.timer = setTimeout(() => {
+    this.#timers.clearTimeout(state.timer);
+    state.timer = this.#timers.setTimeout(() => {
       state.timer = undefined;
       // Unwatched meanwhile: the next waiter starts a new schedule.
       if (state.waiters.size === 0) return;
       void this.#poll(state, workspace);
       this.#schedule(workspace, state, this.#nextDelay());
     }, delayMs);
-    state.timer.unref();
+    state.timer.unref?.();
   }
 
   #poll(state: WorkspaceHead, workspace: string): Promise<void> {

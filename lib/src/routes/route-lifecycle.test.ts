@@ -2,9 +2,10 @@ import test from 'ava';
 import { createPrincipal } from '../auth/principal.js';
 import { SwitchyardError } from '../errors.js';
 import { createUlidSource } from '../ids.js';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { createClock } from '@sinonjs/fake-timers';
 import { LoopbackChangeFeed } from '../memory/loopback-change-feed.js';
 import { MemoryRouteStore } from '../memory/memory-route-store.js';
+import { timeSourceOf } from '../testing/fake-time.js';
 import { createRouteService } from './route-service.js';
 import { SyncedRouteTable } from './synced-route-table.js';
 import type { RouteEvent, RouteService } from './types.js';
@@ -132,10 +133,42 @@ test('a watch from a known revision gets only later changes (a heartbeat first w
   );
 });
 
-test('an idle watch sends heartbeats; aborting ends it', async (t) => {
-  const { a } = setup();
-  const events = await collect(a, 0, (seen) => seen.filter((event) => event.type === 'heartbeat').length === 2);
-  t.deepEqual(kinds(events), ['reset@0', 'synced@0', 'heartbeat@0', 'heartbeat@0']);
+/** Follows a watch into `events` until `stop` aborts; `following` settles when the watch has ended. */
+function follow(service: RouteService, stop: AbortController) {
+  const events: RouteEvent[] = [];
+  const following = (async () => {
+    for await (const event of service.watch(alice, { signal: stop.signal })) events.push(event);
+  })();
+  return { events, following };
+}
+
+test('an idle watch sends a heartbeat every heartbeatMs, not a ms sooner; aborting ends it', async (t) => {
+  const fake = createClock(Date.parse('2024-05-01T12:00:00.000Z'));
+  const time = timeSourceOf(fake);
+  const service = createRouteService({
+    store: new MemoryRouteStore(),
+    clock: time,
+    time,
+    ids: createUlidSource(),
+    watchPollMs: 20,
+    watchHeartbeatMs: 200,
+  });
+  const stop = new AbortController();
+  const { events, following } = follow(service, stop);
+  await fake.tickAsync(0);
+  t.deepEqual(kinds(events), ['reset@0', 'synced@0']);
+  await fake.tickAsync(199);
+  t.deepEqual(kinds(events), ['reset@0', 'synced@0'], 'none at 199 ms');
+  await fake.tickAsync(1);
+  t.deepEqual(kinds(events), ['reset@0', 'synced@0', 'heartbeat@0'], 'one at 200 ms');
+  await fake.tickAsync(199);
+  t.is(events.length, 3);
+  await fake.tickAsync(1);
+  t.deepEqual(kinds(events), ['reset@0', 'synced@0', 'heartbeat@0', 'heartbeat@0'], 'the next at 400 ms');
+  stop.abort();
+  await following;
+  await fake.tickAsync(1_000);
+  t.is(events.length, 4, 'nothing after the abort');
 });
 
 test('property: after random creates, updates and deletes (conflicts included) the synced table equals the listed one at the same revision', async (t) => {
@@ -188,10 +221,13 @@ test('two instances on one change feed: a write through one reaches a watcher on
     },
   });
   const feed = new LoopbackChangeFeed();
+  const fake = createClock(Date.parse('2024-05-01T12:00:00.000Z'));
+  const time = timeSourceOf(fake);
   const make = () =>
     createRouteService({
       store: counted,
-      clock: { now: () => new Date() },
+      clock: time,
+      time,
       ids: createUlidSource(),
       watchPollMs: 20,
       watchFeed: feed,
@@ -199,15 +235,16 @@ test('two instances on one change feed: a write through one reaches a watcher on
       watchHeartbeatMs: 5_000,
     });
   const [a, b] = [make(), make()];
-  const events = await collect(
-    b,
-    0,
-    (seen) => seen.some((event) => event.type === 'upsert'),
-    async () => {
-      await sleep(200);
-      await a.create(alice, { method: 'GET', path: '/x', handler: 'h' });
-    },
-  );
+  const stop = new AbortController();
+  const { events, following } = follow(b, stop);
+  await fake.tickAsync(0);
+  t.is(reads, 1, 'one read as the workspace starts being watched');
+  await fake.tickAsync(2_000);
+  t.is(reads, 1, 'none in 2 s of watching with the feed up (polling: 100)');
+  await a.create(alice, { method: 'GET', path: '/x', handler: 'h' });
+  await fake.tickAsync(0);
   t.deepEqual(kinds(events), ['reset@0', 'synced@0', 'upsert@1']);
-  t.true(reads <= 1, `${reads} revision reads in 200 ms of watching and one change (polling: about 10)`);
+  t.is(reads, 1, 'the message carried the revision');
+  stop.abort();
+  await following;
 });

@@ -1,10 +1,10 @@
 import { requireScope, type Principal } from '../auth/principal.js';
-import type { Clock } from '../clock.js';
+import { systemTime, type Clock, type TimeSource } from '../clock.js';
 import { SwitchyardError } from '../errors.js';
 import { assertId, type IdSource } from '../ids.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import type { NewRouteRecord, RouteStore } from '../ports/route-store.js';
-import { Announcer } from './announcer.js';
+import { Announcer, DEFAULT_ANNOUNCE_RETRY_MS } from './announcer.js';
 import { RevisionWatch } from './revision-watch.js';
 import { deleteRoute, listRoutes, routeNotFound, updateRoute } from './route-lifecycle.js';
 import { watchRoutes } from './watch-routes.js';
@@ -28,6 +28,8 @@ export interface RouteServiceDeps {
   readonly watchSafetyPollMs?: number | undefined;
   /** A watch sends a heartbeat after this long without another event (default 15 s). */
   readonly watchHeartbeatMs?: number | undefined;
+  /** The clock and timers of watches (polls, heartbeats) and of announcements sent again (systemTime). */
+  readonly time?: TimeSource | undefined;
 }
 
 export const DEFAULT_WATCH_POLL_MS = 250;
@@ -41,14 +43,16 @@ export const DEFAULT_WATCH_SAFETY_POLL_MS = 30_000;
  */
 export function createRouteService(deps: RouteServiceDeps): RouteService {
   const { store, clock, ids } = deps;
+  const time = deps.time ?? systemTime;
   const tables = new RouteTableCache(store, deps.cachedWorkspaces ?? 1000);
   const feed = deps.watchFeed;
   const revisions = new RevisionWatch(store, {
     pollMs: deps.watchPollMs ?? DEFAULT_WATCH_POLL_MS,
     feed,
     safetyPollMs: deps.watchSafetyPollMs ?? DEFAULT_WATCH_SAFETY_POLL_MS,
+    timers: time,
   });
-  const announcer = feed && new Announcer(feed);
+  const announcer = feed && new Announcer(feed, DEFAULT_ANNOUNCE_RETRY_MS, time);
   const changed = (workspace: string, revision: number): void => {
     revisions.committed(workspace, revision);
     // The write has committed and stands: a message that cannot go out is sent again once the feed is back
@@ -57,7 +61,7 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
     announcer?.announce(workspace, revision);
   };
   const lifecycle = { store, clock, changed };
-  const watch = { store, revisions, heartbeatMs: deps.watchHeartbeatMs ?? DEFAULT_WATCH_HEARTBEAT_MS };
+  const watch = { store, revisions, heartbeatMs: deps.watchHeartbeatMs ?? DEFAULT_WATCH_HEARTBEAT_MS, clock: time };
 
   return Object.freeze({
     async create(principal: Principal, input: CreateRouteInput): Promise<Route> {

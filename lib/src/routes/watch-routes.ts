@@ -1,4 +1,5 @@
 import { requireScope, type Principal } from '../auth/principal.js';
+import type { Clock } from '../clock.js';
 import { invalidArgument } from '../errors.js';
 import type { RouteChange, RouteStore } from '../ports/route-store.js';
 import type { RevisionWatch } from './revision-watch.js';
@@ -13,6 +14,8 @@ export interface WatchDeps {
   readonly revisions: RevisionWatch;
   /** A heartbeat after this long without another event. */
   readonly heartbeatMs: number;
+  /** The clock a heartbeat's interval is measured on: the one the revision watch's timers run on. */
+  readonly clock: Clock;
 }
 
 /**
@@ -50,10 +53,10 @@ export async function* watchRoutes(deps: WatchDeps, principal: Principal, option
     }
     // A full batch: more are waiting; else wait for the next change, or send a heartbeat.
     if (pending.length < CHANGE_BATCH) {
-      const before = Date.now();
+      const before = deps.clock.now().getTime();
       const moved = await deps.revisions.wait(workspace, revision, deps.heartbeatMs, signal);
       if (signal?.aborted) return;
-      if (Date.now() - before >= deps.heartbeatMs) yield { type: 'heartbeat', revision };
+      if (deps.clock.now().getTime() - before >= deps.heartbeatMs) yield { type: 'heartbeat', revision };
       // Nothing moved: nothing to read (an idle watch costs the store no query per heartbeat).
       if (!moved) {
         pending = [];

@@ -11,6 +11,8 @@ export { uniqueName } from './conformance.js';
 export { bytesOf, sha256Of, generatedBytes, generatedStream, failingStream } from './streams.js';
 export { createManualClock } from './manual-clock.js';
 export type { ManualClock } from './manual-clock.js';
+export { timeSourceOf } from './fake-time.js';
+export type { FakeTimersClock } from './fake-time.js';
 export { createSequentialIds } from './sequential-ids.js';
 export { changeFeedConformance } from './change-feed-conformance.js';
 export type { ChangeFeedPair } from './change-feed-conformance.js';

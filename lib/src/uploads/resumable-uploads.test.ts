@@ -1,12 +1,12 @@
 import test from 'ava';
 import { createHash, randomBytes } from 'node:crypto';
 import { alice, bob, chunked, listBlobs, principalWith, readFixture } from '../assets/test-support.js';
+import { systemTime } from '../clock.js';
 import { SwitchyardError } from '../errors.js';
 import { collectGarbage } from '../maintenance/collect-garbage.js';
 import { MemoryAssetStore } from '../memory/memory-asset-store.js';
-import { setTimeout as delay } from 'node:timers/promises';
 import { CHECKSUM_MISMATCH_FIELD } from './store-part.js';
-import { cutAfter, DAY, rejection, sha256, uploadsSetup } from './test-support.js';
+import { cutAfter, DAY, rejection, settledOnFakeTime, sha256, uploadsSetup } from './test-support.js';
 
 test('an upload in three appends becomes an asset with the sha256 of all its bytes; its parts are gone after', async (t) => {
   const { uploads, service, blobStore } = uploadsSetup();
@@ -87,12 +87,16 @@ test('with a checksum a run is all or nothing: a cut or a mismatch keeps no byte
 });
 
 test('a wrong offset is aborted (409) and bytes past the length are refused, keeping nothing', async (t) => {
-  const { uploads } = uploadsSetup();
+  const { uploads, fake } = uploadsSetup();
   const { id } = await uploads.create(alice, { length: 10 });
   t.is((await rejection(uploads.append(alice, id, { offset: 3, body: chunked(Buffer.alloc(3)) }))).code, 'aborted');
   t.is((await rejection(uploads.append(alice, id, { offset: 0, body: chunked(Buffer.alloc(11)) }))).code, 'resource_exhausted');
   t.is((await uploads.get(alice, id)).offset, 0);
-  const racing = await Promise.allSettled([1, 2, 3].map(() => uploads.append(alice, id, { offset: 0, body: chunked(Buffer.alloc(4)) })));
+  // The losers wait for the winner's lease; time moves on until they give up.
+  const racing = await settledOnFakeTime(
+    fake,
+    Promise.allSettled([1, 2, 3].map(() => uploads.append(alice, id, { offset: 0, body: chunked(Buffer.alloc(4)) }))),
+  );
   t.is(racing.filter((result) => result.status === 'fulfilled').length, 1, 'of racing appends at one offset one wins');
   t.is((await uploads.get(alice, id)).offset, 4);
 });
@@ -186,39 +190,43 @@ test("the filename becomes the asset's name, cleaned and cut (never refused); a 
 });
 
 test('unfinished uploads expire: they read as not found, and gc removes them with their parts', async (t) => {
-  const { uploads, clock, uploadStore, blobStore, assetStore } = uploadsSetup();
+  const { uploads, fake, time, uploadStore, blobStore, assetStore } = uploadsSetup();
   const { id } = await uploads.create(alice, { length: 100 });
+  fake.tick(1_000);
   await uploads.append(alice, id, { offset: 0, body: chunked(Buffer.alloc(40)) });
-  clock.advance(DAY - 1);
-  t.is((await uploads.get(alice, id)).offset, 40, 'an append renews the expiry');
-  clock.advance(2);
+  fake.tick(DAY - 1);
+  t.is((await uploads.get(alice, id)).offset, 40, 'an append renews the expiry: one ms before a day past it, the upload lives');
+  fake.tick(1);
   t.is((await rejection(uploads.get(alice, id))).code, 'not_found');
   t.is((await rejection(uploads.append(alice, id, { offset: 40, body: chunked(Buffer.alloc(60)) }))).code, 'not_found');
   t.is((await listBlobs(blobStore)).length, 1, 'the part is still stored until gc');
-  const report = await collectGarbage({ blobStore, assetStore, uploadStore, clock, graceMs: 0 });
+  // gc sweeps an upload once its expiry is past, a millisecond after reads stop finding it.
+  fake.tick(1);
+  const report = await collectGarbage({ blobStore, assetStore, uploadStore, clock: time, graceMs: 0 });
   t.deepEqual(report.expiredUploads, [id]);
   t.deepEqual(await listBlobs(blobStore), []);
 });
 
 test('gc keeps the parts of live uploads whatever their age, and removes parts whose upload is gone', async (t) => {
-  const { uploads, clock, uploadStore, blobStore, assetStore } = uploadsSetup();
+  const { uploads, fake, time, uploadStore, blobStore, assetStore } = uploadsSetup();
   // The memory blob store stamps blobs with the real time.
-  clock.set(Date.now());
+  fake.setSystemTime(Date.now());
   const live = await uploads.create(alice, { length: 100 });
   await uploads.append(alice, live.id, { offset: 0, body: chunked(Buffer.alloc(40)) });
   await blobStore.put(
     '_uploads/ws-alice/up_00000000000000000000000099/bl_00000000000000000000000001',
     (await import('node:stream')).Readable.from([Buffer.alloc(5)]),
   );
-  clock.advance(DAY / 2);
-  const report = await collectGarbage({ blobStore, assetStore, uploadStore, clock, graceMs: 0 });
+  fake.tick(DAY / 2);
+  const report = await collectGarbage({ blobStore, assetStore, uploadStore, clock: time, graceMs: 0 });
   t.deepEqual(report.deleted, ['_uploads/ws-alice/up_00000000000000000000000099/bl_00000000000000000000000001']);
   t.is((await uploads.get(alice, live.id)).offset, 40);
   t.is((await listBlobs(blobStore)).length, 1);
 });
 
 test('concurrent finals of the same partials make one asset, the other is refused; a termination never breaks a concatenation under way', async (t) => {
-  const { uploads, service, blobStore } = uploadsSetup();
+  // The waits here are incidental (a termination waits for a finish doing real work): on real time their order is true.
+  const { uploads, service, blobStore } = uploadsSetup({ time: systemTime });
   for (let round = 0; round < 10; round++) {
     const pieces = [randomBytes(150_000), randomBytes(150_000)];
     const partials = await Promise.all(pieces.map((piece) => uploads.create(alice, { length: piece.length, concat: 'partial' })));
@@ -286,9 +294,9 @@ test('a finish that fails for a passing reason keeps the upload; the next get fi
 });
 
 test('a concatenation whose finish fails for a passing reason answers the final upload; gc keeps the parts it took over; a get finishes it', async (t) => {
-  const { uploads, service, assetStore, blobStore, uploadStore, clock } = uploadsSetup();
+  const { uploads, service, assetStore, blobStore, uploadStore, fake } = uploadsSetup();
   // The memory blob store stamps blobs with the real time.
-  clock.set(Date.now());
+  fake.setSystemTime(Date.now());
   const file = randomBytes(20_000);
   const pieces = [file.subarray(0, 8_000), file.subarray(8_000)];
   const partials = await Promise.all(pieces.map((piece) => uploads.create(alice, { length: piece.length, concat: 'partial' })));
@@ -328,17 +336,18 @@ test('a finish that runs longer than its claim lives keeps renewing it: no other
     }
   })();
   const claimMs = 600;
-  const { uploads, uploadStore, clock } = uploadsSetup({ assetStore, finishClaimMs: claimMs });
+  const { uploads, uploadStore, fake, time } = uploadsSetup({ assetStore, finishClaimMs: claimMs });
   const created = await uploads.create(alice, { length: 5 });
   const finishing = uploads.append(alice, created.id, { offset: 0, body: chunked(Buffer.from('hello')) });
   await atInsert;
-  // Ten claim lifetimes pass on the clock; a few renewals (every 100 ms) run meanwhile.
-  clock.advance(10 * claimMs);
-  await delay(400);
-  const time = clock.now();
+  const claimedAt = time.now().getTime();
+  // Ten claim lifetimes pass; the claim is renewed every 100 ms meanwhile, the last time at the last of them.
+  await fake.tickAsync(10 * claimMs);
+  const now = time.now();
+  t.is(now.getTime(), claimedAt + 10 * claimMs);
   t.false(
-    await uploadStore.claimFinish(alice.workspace, created.id, time, new Date(time.getTime() - claimMs)),
-    'the claim was renewed at the later time',
+    await uploadStore.claimFinish(alice.workspace, created.id, now, now),
+    'the claim was renewed at this very millisecond, so it is not stale even by a claim lifetime of 0',
   );
   letGo();
   t.regex((await finishing).assetId ?? '', /^as_/);

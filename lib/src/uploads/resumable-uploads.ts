@@ -1,6 +1,5 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { requireScope, type Principal } from '../auth/principal.js';
-import type { Clock } from '../clock.js';
+import { sleep, type TimeSource } from '../clock.js';
 import { invalidArgument, SwitchyardError, toSwitchyardError } from '../errors.js';
 import { assertId, type IdSource } from '../ids.js';
 import type { AssetStore } from '../ports/asset-store.js';
@@ -47,7 +46,8 @@ export interface ResumableUploadDeps {
   readonly blobStore: BlobStore;
   /** Finished uploads become assets through it. */
   readonly assets: AssetService;
-  readonly clock: Clock;
+  /** Lease, claim and expiry times, and every wait and deadline, are read from it. */
+  readonly time: TimeSource;
   readonly ids: IdSource;
   readonly maxUploadBytes: number;
   /** How long an unfinished upload lives after its last append. */
@@ -58,8 +58,12 @@ export interface ResumableUploadDeps {
 
 export function createResumableUploads(options: ResumableUploadDeps): ResumableUploads {
   const deps: ResumableUploadDeps = Object.freeze({ ...options });
-  const { uploadStore, blobStore, clock } = deps;
-  const now = (): Date => new Date(clock.now().getTime());
+  const { uploadStore, blobStore, time: timeSource } = deps;
+  const now = (): Date => new Date(timeSource.now().getTime());
+  const delay = (ms: number): Promise<void> => sleep(timeSource, ms);
+  /** The time `ms` from now, in milliseconds: a deadline on the same clock the waits run on. */
+  const deadlineIn = (ms: number): number => now().getTime() + ms;
+  const isPast = (deadline: number): boolean => now().getTime() >= deadline;
   const expiresFrom = (time: Date): Date => new Date(time.getTime() + deps.expiryMs);
   const digests = new RunningDigests();
   const finishClaimMs = deps.finishClaimMs ?? DEFAULT_FINISH_CLAIM_MS;
@@ -90,7 +94,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     readAt: Date,
     holder: string,
   ): Promise<{ current: UploadRecord; displaced: boolean }> {
-    const deadline = Date.now() + APPEND_LEASE_WAIT_MS;
+    const deadline = deadlineIn(APPEND_LEASE_WAIT_MS);
     let seen = { record, at: readAt };
     for (;;) {
       const time = now();
@@ -102,7 +106,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       const latest = await uploadStore.get(record.workspace, record.id);
       if (!latest) throw uploadNotFound(record.id);
       if (latest.assetId !== undefined || latest.offset !== record.offset) throw offsetMismatch(latest.offset, record.offset);
-      if (Date.now() >= deadline) {
+      if (isPast(deadline)) {
         throw uploadBusy('another request is appending to this upload; try again shortly');
       }
       seen = { record: latest, at: readAgainAt };
@@ -208,7 +212,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
     // Kept a while after finishing, so a client that lost the answer can still learn the asset id. Recording it is
     // idempotent and tried a few times: an asset made but not recorded would be made again once the claim goes stale.
     try {
-      await withRetries(() => uploadStore.finish(record.workspace, record.id, assetId, expiresFrom(now())));
+      await withRetries(() => uploadStore.finish(record.workspace, record.id, assetId, expiresFrom(now())), delay);
     } finally {
       renewal.stop();
     }
@@ -225,7 +229,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
   function renewFinishClaim(record: UploadRecord, claimedAt: Date): { stop(): void } {
     let held = claimedAt;
     let renewing = false;
-    const timer = setInterval(() => {
+    const timer = timeSource.setInterval(() => {
       if (renewing) return;
       renewing = true;
       const time = now();
@@ -237,8 +241,8 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
         .catch(() => undefined)
         .finally(() => (renewing = false));
     }, finishClaimMs / 6);
-    timer.unref();
-    return { stop: () => clearInterval(timer) };
+    timer.unref?.();
+    return { stop: () => timeSource.clearInterval(timer) };
   }
 
   const discard = async (record: UploadRecord): Promise<void> => {
@@ -381,11 +385,11 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       const maxBytes = await maxBytesOf(record.workspace);
       const holder = deps.ids.next('blob');
       const { current, displaced } = await acquireAppendLease(record, readAt, holder);
-      const renewal = setInterval(
+      const renewal = timeSource.setInterval(
         () => void uploadStore.renewAppend(record.workspace, record.id, holder, now()).catch(() => undefined),
         APPEND_LEASE_RENEW_MS,
       );
-      renewal.unref();
+      renewal.unref?.();
       let committed: UploadRecord | undefined;
       let stored: { size: number; cut: SwitchyardError | undefined };
       try {
@@ -413,7 +417,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
           throw offsetMismatch(latest.offset, offset);
         }
       } finally {
-        clearInterval(renewal);
+        timeSource.clearInterval(renewal);
         if (!committed) await uploadStore.releaseAppend(record.workspace, record.id, holder).catch(() => undefined);
       }
       // A cut body's bytes are kept; the request itself still failed.
@@ -425,8 +429,8 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       let record = await load(principal, id);
       // While an append is running (often one cut short, committing what it got), its offset is about to move:
       // answering the old one would send the client's retry into a conflict after it has sent its bytes.
-      const deadline = Date.now() + APPEND_LEASE_WAIT_MS;
-      while (isLeased(record, now()) && Date.now() < deadline) {
+      const deadline = deadlineIn(APPEND_LEASE_WAIT_MS);
+      while (isLeased(record, now()) && !isPast(deadline)) {
         await delay(25);
         record = await load(principal, id);
       }
@@ -447,12 +451,12 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       let record = await load(principal, id);
       // Holding the finish claim, nothing finishes the upload (or concatenates it into another) while its bytes are removed:
       // removing them under a running finish failed that finish for a missing part. A finished upload's record goes; its asset stays.
-      const deadline = Date.now() + FINISH_WAIT_MS;
+      const deadline = deadlineIn(FINISH_WAIT_MS);
       for (;;) {
         if (record.assetId !== undefined) break;
         const time = now();
         if (await uploadStore.claimFinish(record.workspace, record.id, time, staleClaimsBefore(time))) break;
-        if (Date.now() >= deadline) {
+        if (isPast(deadline)) {
           throw new SwitchyardError(
             'aborted',
             'the upload is being finished, or concatenated into another upload; ask for its state and try again',
@@ -479,8 +483,8 @@ function checkLength(record: UploadRecord, declared: number | undefined): number
   return length;
 }
 
-/** Runs an idempotent store write, again on a failure, a few times. */
-async function withRetries(write: () => Promise<void>, attempts = 3): Promise<void> {
+/** Runs an idempotent store write, again on a failure, a few times, waiting longer before each. */
+async function withRetries(write: () => Promise<void>, delay: (ms: number) => Promise<void>, attempts = 3): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();

@@ -6,7 +6,7 @@ import { SwitchyardError } from '../errors.js';
 import { MemoryBlobStore } from '../memory/memory-blob-store.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { CHECKSUM_MISMATCH_FIELD } from './store-part.js';
-import { cutAfter, rejection, sha256, uploadsSetup, withoutWriteAtOrLink } from './test-support.js';
+import { cutAfter, rejection, settlement, sha256, uploadsSetup, withoutWriteAtOrLink } from './test-support.js';
 
 // Appends through `BlobStore.writeAt` into one blob, finished with `BlobStore.link` (the memory store has both).
 
@@ -145,14 +145,20 @@ test('appends from another instance: its finish reads the blob to hash it, and l
 });
 
 test('a lease taken over from an append that never gave it back starts a new blob; the finish joins the two', async (t) => {
-  const { uploads, uploadStore, service, blobStore, clock } = uploadsSetup();
+  const { uploads, uploadStore, service, blobStore, fake, time } = uploadsSetup();
   const file = randomBytes(60_000);
   const { id } = await uploads.create(alice, { length: file.length });
   await uploads.append(alice, id, { offset: 0, body: chunked(file.subarray(0, 20_000)) });
   // An append that took the lease and hung (or lost the database), perhaps still writing into the upload's blob.
-  t.true(await uploadStore.acquireAppend('ws-alice', id, 'bl_hung', clock.now(), clock.now()));
-  clock.advance(21_000);
-  await uploads.append(alice, id, { offset: 20_000, body: chunked(file.subarray(20_000, 40_000)) });
+  t.true(await uploadStore.acquireAppend('ws-alice', id, 'bl_hung', time.now(), time.now()));
+  // 20,000 ms without a renewal: the lease still holds; the append waits, and takes it over at its next try, 50 ms on.
+  fake.tick(20_000);
+  const appending = uploads.append(alice, id, { offset: 20_000, body: chunked(file.subarray(20_000, 40_000)) });
+  const state = settlement(appending);
+  await fake.tickAsync(49);
+  t.false(state.settled, 'waiting at 20,049 ms');
+  await fake.tickAsync(1);
+  await appending;
   t.deepEqual((await partBlobs(blobStore)).map((blob) => blob.size).sort(), [20_000, 20_000], 'the new bytes went to a blob of their own');
   const done = await uploads.append(alice, id, { offset: 40_000, body: chunked(file.subarray(40_000)) });
   t.is((await service.get(alice, done.assetId!)).sha256, sha256(file));
@@ -160,13 +166,14 @@ test('a lease taken over from an append that never gave it back starts a new blo
 });
 
 test('after a takeover that stored nothing, later appends still keep away from the old blob its hung holder may write into', async (t) => {
-  const { uploads, uploadStore, service, blobStore, clock } = uploadsSetup();
+  const { uploads, uploadStore, service, blobStore, fake, time } = uploadsSetup();
   const file = randomBytes(60_000);
   const { id } = await uploads.create(alice, { length: file.length });
   await uploads.append(alice, id, { offset: 0, body: chunked(file.subarray(0, 20_000)) });
   const [old] = await partBlobs(blobStore);
-  t.true(await uploadStore.acquireAppend('ws-alice', id, 'bl_hung', clock.now(), clock.now()));
-  clock.advance(21_000);
+  t.true(await uploadStore.acquireAppend('ws-alice', id, 'bl_hung', time.now(), time.now()));
+  // Stale at 20,001 ms: the next append takes it over at once.
+  fake.tick(20_001);
   // The append that takes the lease over stores nothing (its client sent no byte), and gives the lease back.
   await uploads.append(alice, id, { offset: 20_000, body: chunked(Buffer.alloc(0)) });
   // The next append must not go on in the old blob: the hung holder may still be writing there.
@@ -180,14 +187,20 @@ test('after a takeover that stored nothing, later appends still keep away from t
 });
 
 test('an append that waited for a lease given back goes on in the same blob', async (t) => {
-  const { uploads, uploadStore, service, blobStore, clock } = uploadsSetup();
+  const { uploads, uploadStore, service, blobStore, fake, time } = uploadsSetup();
   const file = randomBytes(30_000);
   const { id } = await uploads.create(alice, { length: file.length });
   await uploads.append(alice, id, { offset: 0, body: chunked(file.subarray(0, 10_000)) });
   // Another append holds the lease (say, one cut short, committing nothing) and gives it back while this one waits.
-  t.true(await uploadStore.acquireAppend('ws-alice', id, 'bl_other', clock.now(), clock.now()));
-  setTimeout(() => void uploadStore.releaseAppend('ws-alice', id, 'bl_other'), 200);
-  await uploads.append(alice, id, { offset: 10_000, body: chunked(file.subarray(10_000, 20_000)) });
+  t.true(await uploadStore.acquireAppend('ws-alice', id, 'bl_other', time.now(), time.now()));
+  fake.setTimeout(() => void uploadStore.releaseAppend('ws-alice', id, 'bl_other'), 170);
+  const appending = uploads.append(alice, id, { offset: 10_000, body: chunked(file.subarray(10_000, 20_000)) });
+  const state = settlement(appending);
+  // Given back at 170 ms; the append tries every 50 ms, so it takes the lease at 200.
+  await fake.tickAsync(199);
+  t.false(state.settled, 'still waiting at 199 ms');
+  await fake.tickAsync(1);
+  await appending;
   t.deepEqual(
     (await partBlobs(blobStore)).map((blob) => blob.size),
     [20_000],
@@ -195,6 +208,22 @@ test('an append that waited for a lease given back goes on in the same blob', as
   );
   const done = await uploads.append(alice, id, { offset: 20_000, body: chunked(file.subarray(20_000)) });
   t.is((await service.get(alice, done.assetId!)).sha256, sha256(file));
+});
+
+test('an append waits 3,000 ms for a lease another append holds, then answers busy', async (t) => {
+  const { uploads, uploadStore, fake, time } = uploadsSetup();
+  const { id } = await uploads.create(alice, { length: 100 });
+  t.true(await uploadStore.acquireAppend('ws-alice', id, 'bl_other', time.now(), time.now()));
+  const appending = uploads.append(alice, id, { offset: 0, body: chunked(Buffer.alloc(100)) });
+  const state = settlement(appending);
+  await fake.tickAsync(2_999);
+  t.false(state.settled, 'still waiting at 2,999 ms');
+  await fake.tickAsync(1);
+  t.true(state.settled, 'answered at 3,000 ms');
+  const busy = await rejection(appending);
+  t.is(busy.code, 'unavailable');
+  t.is(busy.details[0]?.field, 'upload');
+  t.is((await uploadStore.get('ws-alice', id))?.offset, 0, 'nothing was stored');
 });
 
 test('a replace through an upload links the blob under the asset, keeping its id', async (t) => {

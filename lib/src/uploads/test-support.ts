@@ -1,20 +1,30 @@
 // Shared by the resumable upload tests (not part of the library's API).
+import { createClock } from '@sinonjs/fake-timers';
 import { createHash } from 'node:crypto';
+import type { TimeSource } from '../clock.js';
 import { isSwitchyardError, type SwitchyardError } from '../errors.js';
 import { MemoryUploadStore } from '../memory/memory-upload-store.js';
 import type { AssetStore } from '../ports/asset-store.js';
 import type { BlobStore } from '../ports/blob-store.js';
+import { timeSourceOf } from '../testing/fake-time.js';
 import { createSequentialIds } from '../testing/sequential-ids.js';
 import { setup } from '../assets/test-support.js';
 import { createResumableUploads } from './resumable-uploads.js';
 
 export const DAY = 24 * 60 * 60 * 1000;
 
-/** Resumable uploads over `setup`'s services and a memory upload store; `another()` is a second instance over the same stores (another process). */
+/**
+ * Resumable uploads over `setup`'s services and a memory upload store, on fake time (`fake`, a fake-timers clock
+ * the test moves; `time`, the same as the uploads read it); `another()` is a second instance over the same stores
+ * (another process).
+ */
 export function uploadsSetup(
-  options: { maxUploadBytes?: number; blobStore?: BlobStore; assetStore?: AssetStore; finishClaimMs?: number } = {},
+  options: { maxUploadBytes?: number; blobStore?: BlobStore; assetStore?: AssetStore; finishClaimMs?: number; time?: TimeSource } = {},
 ) {
-  const base = setup(options);
+  // The asset service's own manual clock is left out: the uploads run on `fake`.
+  const { clock: assetClock, ...base } = setup(options);
+  const fake = createClock(assetClock.now().getTime());
+  const time = options.time ?? timeSourceOf(fake);
   const uploadStore = new MemoryUploadStore();
   const ids = createSequentialIds();
   const another = () =>
@@ -23,13 +33,30 @@ export function uploadsSetup(
       assetStore: base.assetStore,
       blobStore: base.blobStore,
       assets: base.service,
-      clock: base.clock,
+      time,
       ids,
       maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
       expiryMs: DAY,
       finishClaimMs: options.finishClaimMs,
     });
-  return { ...base, uploadStore, uploads: another(), another };
+  return { ...base, fake, time, uploadStore, uploads: another(), another };
+}
+
+/** Whether `promise` has settled yet, read at any later point. */
+export function settlement(promise: Promise<unknown>): { settled: boolean } {
+  const state = { settled: false };
+  promise.then(
+    () => (state.settled = true),
+    () => (state.settled = true),
+  );
+  return state;
+}
+
+/** Moves fake time on `stepMs` at a time until `promise` settles: for waits that are incidental to what a test checks. */
+export async function settledOnFakeTime<T>(fake: { tickAsync(ms: number): Promise<number> }, promise: Promise<T>, stepMs = 50): Promise<T> {
+  const state = settlement(promise);
+  while (!state.settled) await fake.tickAsync(stepMs);
+  return promise;
 }
 
 export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');

@@ -1,5 +1,7 @@
 import test from 'ava';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { createClock } from '@sinonjs/fake-timers';
+import { timeSourceOf } from '@switchyard/core/testing';
 import { GrpcClients } from '../../../test/grpc/support/clients.js';
 import { LogCapture } from '../../../test/grpc/support/log-capture.js';
 import { HealthMonitor, SERVICE_NAMES } from './health.js';
@@ -21,10 +23,11 @@ async function serve(monitor: HealthMonitor): Promise<{ clients: GrpcClients; st
   };
 }
 
-function monitorWith(check: () => Promise<void>, timeoutMs = 5_000): { monitor: HealthMonitor; logs: LogCapture } {
+/** A monitor on fake time (`fake`): checks every 5 s, each given `timeoutMs`. */
+function monitorWith(check: () => Promise<void>, timeoutMs = 3_000) {
   const logs = new LogCapture();
-  // A long interval: the tests drive checks with refresh(), never with timers.
-  return { monitor: new HealthMonitor({ check, log: logs.logger, intervalMs: 3_600_000, timeoutMs }), logs };
+  const fake = createClock(0);
+  return { monitor: new HealthMonitor({ check, log: logs.logger, intervalMs: 5_000, timeoutMs, time: timeSourceOf(fake) }), logs, fake };
 }
 
 test('SERVING while the check passes, NOT_SERVING while it fails, for "" and every service', async (t) => {
@@ -46,13 +49,31 @@ test('SERVING while the check passes, NOT_SERVING while it fails, for "" and eve
   await monitor.stop();
 });
 
-test('a check that hangs counts as a failure after the timeout', async (t) => {
-  const { monitor } = monitorWith(() => new Promise<void>(() => undefined), 50);
-  await monitor.start();
+test('a check that hangs counts as a failure at the timeout, not a ms sooner', async (t) => {
+  const { monitor, fake } = monitorWith(() => new Promise<void>(() => undefined), 3_000);
   const { clients, stop } = await serve(monitor);
   t.teardown(stop);
+  void monitor.start();
+  await fake.tickAsync(2_999);
+  await t.throwsAsync(clients.healthCheck('switchyard.v1.RouteService'), { message: /status unknown/ }, 'no status yet at 2,999 ms');
+  await fake.tickAsync(1);
   t.is(await clients.healthCheck('switchyard.v1.RouteService'), 'NOT_SERVING');
   await monitor.stop();
+});
+
+test('storage is checked every intervalMs after the first check, not sooner, until stop()', async (t) => {
+  const checkedAt: number[] = [];
+  const { monitor, fake } = monitorWith(async () => void checkedAt.push(fake.now));
+  await monitor.start();
+  await fake.tickAsync(4_999);
+  t.deepEqual(checkedAt, [0]);
+  await fake.tickAsync(1);
+  t.deepEqual(checkedAt, [0, 5_000]);
+  await fake.tickAsync(5_000);
+  t.deepEqual(checkedAt, [0, 5_000, 10_000]);
+  await monitor.stop();
+  await fake.tickAsync(60_000);
+  t.deepEqual(checkedAt, [0, 5_000, 10_000]);
 });
 
 test('overlapping refreshes share one check', async (t) => {

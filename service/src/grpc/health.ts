@@ -1,5 +1,6 @@
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import type { Logger } from '@switchyard/runtime';
+import { systemTime, type TimerHandle, type TimeSource } from '@switchyard/core';
 
 /** Fully qualified names of the services whose health is reported (plus "", the server as a whole). */
 export const SERVICE_NAMES = [
@@ -16,6 +17,8 @@ export interface HealthMonitorOptions {
   readonly intervalMs: number;
   /** A check that hangs (a stalled database) counts as a failure after this long. */
   readonly timeoutMs: number;
+  /** Where the checks and their timeouts are scheduled (the system's timers by default). */
+  readonly time?: TimeSource | undefined;
 }
 
 /**
@@ -24,18 +27,22 @@ export interface HealthMonitorOptions {
  */
 export class HealthMonitor {
   readonly implementation = new HealthImplementation({});
-  #timer: NodeJS.Timeout | undefined;
+  #timer: TimerHandle | undefined;
   #current: ServingStatus | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
 
-  constructor(private readonly options: HealthMonitorOptions) {}
+  readonly #time: TimeSource;
+
+  constructor(private readonly options: HealthMonitorOptions) {
+    this.#time = options.time ?? systemTime;
+  }
 
   /** Runs the first check, then keeps checking until `stop()`. */
   async start(): Promise<void> {
     await this.refresh();
-    this.#timer = setInterval(() => void this.refresh(), this.options.intervalMs);
-    this.#timer.unref();
+    this.#timer = this.#time.setInterval(() => void this.refresh(), this.options.intervalMs);
+    this.#timer.unref?.();
   }
 
   /** One check now; overlapping calls share the check in progress. */
@@ -47,15 +54,18 @@ export class HealthMonitor {
   /** Reports NOT_SERVING from now on (shutting down) and stops checking. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearInterval(this.#timer);
+    this.#time.clearInterval(this.#timer);
     this.#set('NOT_SERVING');
     await this.#running;
   }
 
   async #checkOnce(): Promise<void> {
-    let timeout: NodeJS.Timeout | undefined;
+    let timeout: TimerHandle | undefined;
     const timedOut = new Promise<never>((_, reject) => {
-      timeout = setTimeout(() => reject(new Error(`storage check took longer than ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
+      timeout = this.#time.setTimeout(
+        () => reject(new Error(`storage check took longer than ${this.options.timeoutMs} ms`)),
+        this.options.timeoutMs,
+      );
     });
     try {
       await Promise.race([this.options.check(), timedOut]);
@@ -64,7 +74,7 @@ export class HealthMonitor {
       if (this.#current !== 'NOT_SERVING') this.options.log.warn({ err: error }, 'storage check failed: NOT_SERVING');
       this.#set('NOT_SERVING');
     } finally {
-      clearTimeout(timeout);
+      this.#time.clearTimeout(timeout);
     }
   }
 

@@ -1,11 +1,14 @@
 import { Redis } from 'ioredis';
 import { redactUrlPassword, type Logger } from '@switchyard/runtime';
+import { systemTime, type Timers } from '@switchyard/core';
 
 export interface LimitsRedisOptions {
   /** When ioredis gives up on a command (a backstop: the limiter stops waiting for an answer sooner). */
   readonly commandTimeoutMs: number;
   /** How long start-up waits for the first connection; past it the service starts on per-instance limits. */
   readonly connectWaitMs: number;
+  /** Where the start-up wait is timed (the system's timers by default). */
+  readonly timers?: Timers | undefined;
 }
 
 /**
@@ -27,10 +30,11 @@ export async function connectLimitsRedis(url: string, options: LimitsRedisOption
     retryStrategy: (times) => Math.min(times * 100, 1_000),
   });
   client.on('error', (error: Error) => log.debug({ err: error }, 'rate limit Redis connection error'));
+  const timers = options.timers ?? systemTime;
   const ready = await new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => resolve(false), options.connectWaitMs);
+    const timer = timers.setTimeout(() => resolve(false), options.connectWaitMs);
     client.once('ready', () => {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       resolve(true);
     });
   });

@@ -1,4 +1,5 @@
 import { CounterFamily, redactUrlPassword, type Logger, type Registry } from '@switchyard/runtime';
+import type { TimeSource } from '@switchyard/core';
 import type { RateLimitStoreConfig } from '../scale/scale-config.js';
 import { connectLimitsRedis } from './limits-redis.js';
 import { createSharedRateLimiter } from './shared-rate-limiter.js';
@@ -29,10 +30,15 @@ export async function openWorkspaceRateLimiter(
   store: RateLimitStoreConfig,
   log: Logger,
   metrics?: Registry,
+  time?: TimeSource,
 ): Promise<WorkspaceRateLimiter> {
   const local = createWorkspaceRateLimiter(limit);
   if (store.kind === 'memory' || limit.ratePerSecond === 0) return local;
-  const redis = await connectLimitsRedis(store.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS, connectWaitMs: CONNECT_WAIT_MS }, log);
+  const redis = await connectLimitsRedis(
+    store.url,
+    { commandTimeoutMs: COMMAND_TIMEOUT_MS, connectWaitMs: CONNECT_WAIT_MS, timers: time },
+    log,
+  );
   log.info({ redis: redactUrlPassword(store.url) }, 'rate limits shared across instances through Redis');
   return createSharedRateLimiter(limit, {
     redis,
@@ -40,6 +46,7 @@ export async function openWorkspaceRateLimiter(
     log,
     answerTimeoutMs: ANSWER_TIMEOUT_MS,
     onFallback: metrics && fallbackCounter(metrics),
+    time,
   });
 }
 

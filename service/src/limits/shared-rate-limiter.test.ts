@@ -5,9 +5,11 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { createServer, connect, type Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { createClock } from '@sinonjs/fake-timers';
 import { Redis } from 'ioredis';
-import { SwitchyardError } from '@switchyard/core';
+import { SwitchyardError, type TimeSource } from '@switchyard/core';
+import { timeSourceOf } from '@switchyard/core/testing';
 import { startRedis, type TestBroker } from '../../../test/support/brokers.js';
 import { LogCapture } from '../../../test/grpc/support/log-capture.js';
 import { connectLimitsRedis } from './limits-redis.js';
@@ -25,7 +27,8 @@ interface Instance {
 /** The answer timeout of the hung-Redis test; the others keep the default (500 ms), as a busy machine needs. */
 const SHORT_ANSWER_MS = 100;
 
-async function instance(url: string, limit: RateLimit, answerTimeoutMs?: number): Promise<Instance> {
+/** An instance; with `time`, its answer timeout, probe intervals and per-instance buckets run on it. */
+async function instance(url: string, limit: RateLimit, answerTimeoutMs?: number, time?: TimeSource): Promise<Instance> {
   const logs = new LogCapture();
   const redis = await connectLimitsRedis(url, { commandTimeoutMs: 5_000, connectWaitMs: 2_000 }, logs.logger);
   const made: Instance = {
@@ -34,7 +37,7 @@ async function instance(url: string, limit: RateLimit, answerTimeoutMs?: number)
     admittedFallbacks: 0,
     limiter: createSharedRateLimiter(limit, {
       redis,
-      fallback: createWorkspaceRateLimiter(limit),
+      fallback: createWorkspaceRateLimiter(limit, time && (() => time.now().getTime())),
       log: logs.logger,
       onFallback: (admitted) => {
         made.fallbacks += 1;
@@ -43,13 +46,14 @@ async function instance(url: string, limit: RateLimit, answerTimeoutMs?: number)
       answerTimeoutMs,
       // Short, so the tests see Redis come back quickly.
       probeIntervalMs: 200,
+      time,
     }),
   };
   return made;
 }
 
-async function instances(url: string, limit: RateLimit, count = 2, answerTimeoutMs?: number): Promise<Instance[]> {
-  return Promise.all(Array.from({ length: count }, () => instance(url, limit, answerTimeoutMs)));
+async function instances(url: string, limit: RateLimit, count = 2, answerTimeoutMs?: number, time?: TimeSource): Promise<Instance[]> {
+  return Promise.all(Array.from({ length: count }, () => instance(url, limit, answerTimeoutMs, time)));
 }
 
 type Outcome = 'admitted' | 'refused';
@@ -120,8 +124,8 @@ async function redis(): Promise<TestBroker> {
   brokers.push(broker);
   return broker;
 }
-async function started(url: string, limit: RateLimit, count = 2, answerTimeoutMs?: number): Promise<Instance[]> {
-  const made = await instances(url, limit, count, answerTimeoutMs);
+async function started(url: string, limit: RateLimit, count = 2, answerTimeoutMs?: number, time?: TimeSource): Promise<Instance[]> {
+  const made = await instances(url, limit, count, answerTimeoutMs, time);
   open.push(...made);
   return made;
 }
@@ -195,33 +199,42 @@ test('with Redis stopped each instance falls back to its own limit, counted and 
   t.is(a!.fallbacks, counted, 'no fallback while Redis answers');
 });
 
-test('a Redis that stops answering costs at most the answer timeout, once per probe interval; calls go on under the per-instance limit', async (t) => {
+test('a Redis that stops answering costs the answer timeout, once per probe interval; calls in between are judged at once under the per-instance limit', async (t) => {
   const broker = await redis();
   const proxy = await freezableProxy(broker.port);
   t.teardown(() => proxy.close());
   const limit = { ratePerSecond: 50, burst: 100 };
-  const [one] = await started(proxy.url, limit, 1, SHORT_ANSWER_MS);
+  // The answer timeout (100 ms) and the probe interval (200 ms) run on fake time; Redis and the proxy are real.
+  const fake = createClock(0);
+  const [one] = await started(proxy.url, limit, 1, SHORT_ANSWER_MS, timeSourceOf(fake));
   t.is(await outcome(one!.limiter.admit(`ws-${randomUUID()}`)), 'admitted');
 
   proxy.freeze();
   const workspace = `ws-${randomUUID()}`;
-  const timings: number[] = [];
-  const began = performance.now();
-  while (performance.now() - began < 1_000) {
-    const at = performance.now();
-    t.is(await outcome(one!.limiter.admit(workspace)), 'admitted');
-    timings.push(performance.now() - at);
-    await sleep(20);
+  /** A call that asks the hung Redis: unanswered until the answer timeout, then judged by the per-instance limit. */
+  const waitsForTheTimeout = async (): Promise<void> => {
+    const fallbacks = one!.fallbacks;
+    let decided: Outcome | undefined;
+    void outcome(one!.limiter.admit(workspace)).then((result) => (decided = result));
+    await fake.tickAsync(SHORT_ANSWER_MS - 1);
+    t.is(decided, undefined, `still waiting for Redis at ${SHORT_ANSWER_MS - 1} ms`);
+    await fake.tickAsync(1);
+    // The timeout rejects after this process has read its sockets (a turn of the real event loop).
+    while (decided === undefined) await nextTurn();
+    t.is(decided, 'admitted');
+    t.is(one!.fallbacks, fallbacks + 1);
+  };
+  await waitsForTheTimeout();
+  // Until the probe interval has passed, calls go straight to the per-instance limit: none waits on Redis.
+  for (let at = 0; at < 200; at += 50) {
+    t.is(await outcome(one!.limiter.admit(workspace)), 'admitted', `judged at once ${at} ms into the interval`);
+    await fake.tickAsync(at === 150 ? 49 : 50);
   }
-  const slow = timings.filter((ms) => ms >= SHORT_ANSWER_MS * 0.8);
-  t.log(`${timings.length} calls in 1 s while frozen; ${slow.length} waited for the timeout`);
-  // The first call waits for the timeout, then one probe per 200 ms interval at most (1 s / (200 ms + 100 ms) ≈ 3).
-  t.true(slow.length >= 1 && slow.length <= 5, `${slow.length} slow calls of ${timings.length}`);
-  t.true(one!.fallbacks >= timings.length - slow.length);
-  t.true(
-    timings.every((ms) => ms < SHORT_ANSWER_MS * 10),
-    `slowest ${Math.max(...timings).toFixed(0)} ms`,
-  );
+  t.is(await outcome(one!.limiter.admit(workspace)), 'admitted', 'judged at once 199 ms into the interval');
+  await fake.tickAsync(1);
+  // 200 ms on: one call asks Redis again, and waits.
+  await waitsForTheTimeout();
+  t.is(one!.fallbacks, 2 + 5);
 });
 
 test.serial('a stall of this process longer than the answer timeout is not taken for Redis not answering', async (t) => {
@@ -244,9 +257,21 @@ test('started while Redis is down: per-instance limits at once, shared once Redi
   await broker.stop();
   const limit = { ratePerSecond: 2, burst: 2 };
   const logs = new LogCapture();
-  const redisClient = await connectLimitsRedis(broker.url, { commandTimeoutMs: 5_000, connectWaitMs: 200 }, logs.logger);
+  // The start-up wait runs on fake time: it gives up at 200 ms, not 199.
+  const fake = createClock(0);
+  let redisClient: Redis | undefined;
+  const connecting = connectLimitsRedis(
+    broker.url,
+    { commandTimeoutMs: 5_000, connectWaitMs: 200, timers: timeSourceOf(fake) },
+    logs.logger,
+  );
+  void connecting.then((client) => (redisClient = client));
+  await fake.tickAsync(199);
+  t.is(redisClient, undefined, 'still waiting for Redis at 199 ms');
+  await fake.tickAsync(1);
+  await connecting;
   const limiter = createSharedRateLimiter(limit, {
-    redis: redisClient,
+    redis: await connecting,
     fallback: createWorkspaceRateLimiter(limit),
     log: logs.logger,
     probeIntervalMs: 200,

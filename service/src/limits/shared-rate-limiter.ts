@@ -1,7 +1,7 @@
-import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { BurstyRateLimiter, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from '@switchyard/runtime';
+import { systemTime, type Timers, type TimeSource } from '@switchyard/core';
 import { sharedWindows, type FixedWindow } from './shared-windows.js';
 import { rateLimitRefusal, type RateLimit, type WorkspaceRateLimiter } from './workspace-rate-limiter.js';
 
@@ -19,7 +19,8 @@ export interface SharedRateLimiterOptions {
   readonly answerTimeoutMs?: number | undefined;
   /** After a failure, how long calls go straight to the fallback before one asks Redis again (default 1 s). */
   readonly probeIntervalMs?: number | undefined;
-  readonly now?: (() => number) | undefined;
+  /** The clock of probe intervals and the timer of the answer timeout (the system's by default). */
+  readonly time?: TimeSource | undefined;
 }
 
 /**
@@ -43,7 +44,8 @@ export interface SharedRateLimiterOptions {
  */
 export function createSharedRateLimiter(limit: RateLimit, options: SharedRateLimiterOptions): WorkspaceRateLimiter {
   const { redis, fallback, log } = options;
-  const now = options.now ?? (() => performance.now());
+  const time = options.time ?? systemTime;
+  const now = (): number => time.now().getTime();
   const probeIntervalMs = options.probeIntervalMs ?? 1_000;
   const answerTimeoutMs = options.answerTimeoutMs ?? 500;
   const keyPrefix = options.keyPrefix ?? 'switchyard:rl';
@@ -92,7 +94,7 @@ export function createSharedRateLimiter(limit: RateLimit, options: SharedRateLim
         probeAt = now() + probeIntervalMs;
       }
       try {
-        await answeredWithin(limiter.consume(workspace), answerTimeoutMs);
+        await answeredWithin(limiter.consume(workspace), answerTimeoutMs, time);
       } catch (error) {
         // A RateLimiterRes is Redis's answer (over the limit); anything else is Redis not answering.
         if (error instanceof RateLimiterRes) throw rateLimitRefusal(limit, Math.max(1, error.msBeforeNext));
@@ -117,16 +119,16 @@ export function createSharedRateLimiter(limit: RateLimit, options: SharedRateLim
  * per-instance burst. (ioredis's `commandTimeout` fires in the timers phase,
  * before pending answers are read; it is only a backstop in limits-redis.ts.)
  */
-function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T> {
+function answeredWithin<T>(work: Promise<T>, ms: number, timers: Timers): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => setImmediate(() => reject(new Error(`Redis did not answer within ${ms} ms`))), ms);
+    const timer = timers.setTimeout(() => setImmediate(() => reject(new Error(`Redis did not answer within ${ms} ms`))), ms);
     work.then(
       (value) => {
-        clearTimeout(timer);
+        timers.clearTimeout(timer);
         resolve(value);
       },
       (error: unknown) => {
-        clearTimeout(timer);
+        timers.clearTimeout(timer);
         reject(error);
       },
     );

@@ -22,8 +22,10 @@ test('each workspace has its own bucket; a refusal is resource_exhausted with th
   t.is(error.retryAfterMs, 500);
   t.regex(error.message, /2 calls per second/);
   await t.notThrowsAsync(limiter.admit('b'), 'another workspace is not affected');
+  now = 499;
+  t.is((await refusal(limiter.admit('a'))).code, 'resource_exhausted', 'refused at 499 ms, a ms before the next token');
   now = 500;
-  await t.notThrowsAsync(limiter.admit('a'));
+  await t.notThrowsAsync(limiter.admit('a'), 'admitted at 500 ms');
 });
 
 test('rate 0 turns the limit off', async (t) => {

@@ -1,0 +1,75 @@
+import test from 'ava';
+import { createClock } from '@sinonjs/fake-timers';
+import { timeSourceOf } from '@switchyard/core/testing';
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { watchRouteTable } from './route-watch.js';
+
+// A real event stream on loopback, written by hand; the watch's idle timeout and reconnect waits run on fake time.
+
+/** A gateway stand-in: each watch request gets a snapshot of an empty table at revision 1, then what the test writes. */
+async function eventServer() {
+  const requests: string[] = [];
+  const streams: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('event: reset\ndata: {"revision":1}\n\nevent: synced\ndata: {"revision":1}\n\n');
+    streams.push(res);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const send = (event: string, data: object): void => void streams.at(-1)?.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  const close = (): void => {
+    for (const stream of streams) stream.destroy();
+    server.close();
+  };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, send, close };
+}
+
+/** Resolves once `ready()` holds, checked at each turn of the (real) event loop: for socket I/O to land. */
+async function until(ready: () => boolean): Promise<void> {
+  while (!ready()) await nextTurn();
+}
+
+test('a connection silent for idleTimeoutMs is taken for dead, not a ms sooner; every event starts the idle time again', async (t) => {
+  const gateway = await eventServer();
+  t.teardown(gateway.close);
+  const fake = createClock(0);
+  const watch = watchRouteTable({ url: gateway.url, token: 't', idleTimeoutMs: 45_000, timers: timeSourceOf(fake) });
+  t.teardown(() => watch.close());
+  const disconnects: unknown[] = [];
+  watch.onDisconnect((reason) => disconnects.push(reason));
+  await watch.ready;
+  t.true(watch.connected);
+  fake.tick(30_000);
+  gateway.send('delete', { revision: 2, id: 'rt_gone' });
+  await until(() => watch.revision === 2);
+  fake.tick(44_999);
+  t.true(watch.connected, 'alive 44,999 ms after the last event');
+  fake.tick(1);
+  await until(() => disconnects.length === 1);
+  t.false(watch.connected, 'taken for dead 45,000 ms after it');
+  t.is(watch.revision, 2, 'the table keeps serving meanwhile');
+});
+
+test('after a connection that got somewhere drops, the watch reconnects from its revision within the first backoff (125 to 250 ms)', async (t) => {
+  const gateway = await eventServer();
+  t.teardown(gateway.close);
+  const fake = createClock(0);
+  const watch = watchRouteTable({ url: gateway.url, token: 't', minBackoffMs: 250, idleTimeoutMs: 1_000, timers: timeSourceOf(fake) });
+  t.teardown(() => watch.close());
+  const disconnects: unknown[] = [];
+  watch.onDisconnect((reason) => disconnects.push(reason));
+  await watch.ready;
+  fake.tick(1_000);
+  await until(() => disconnects.length === 1);
+  // Half the backoff at least, jitter on top.
+  await fake.tickAsync(124);
+  t.is(gateway.requests.length, 1, 'no reconnect before 125 ms');
+  await fake.tickAsync(126);
+  await until(() => gateway.requests.length === 2);
+  t.deepEqual(gateway.requests, ['/v1/routing:watch?sinceRevision=0', '/v1/routing:watch?sinceRevision=1']);
+});
