@@ -35,9 +35,12 @@ export const systemTime: TimeSource = Object.freeze({
 /** Resolves after `ms` on `timers`; with a signal, rejects with its reason once it aborts (the timer cleared). */
 export function sleep(timers: Timers, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    // An abort rejects with the signal's own reason, as node:timers/promises does.
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = (): void => {
       timers.clearTimeout(handle);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       reject(signal?.reason);
     };
     const handle = timers.setTimeout(() => {
