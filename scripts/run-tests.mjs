@@ -8,6 +8,7 @@
 //   node scripts/run-tests.mjs --tier unit         one tier (repeatable: --tier e2e --tier heavy)
 //   node scripts/run-tests.mjs FILE... [AVA ARGS]  these files only, e.g. test/rest/routes.test.ts --match '*paging*'
 import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { TIERS, testFiles, tierOf } from '../test/tiers.mjs';
 
@@ -100,11 +101,15 @@ for (const run of plan(process.argv.slice(2))) {
 }
 
 // The longest-running files (from their first line to their last; setup before a file's first
-// line is not seen), as TAP comments, so a slow CI run says where its time went.
-const slowest = [...fileSpans]
-  .map(([file, { first, last }]) => ({ file, seconds: (last - first) / 1000 }))
-  .sort((a, b) => b.seconds - a.seconds)
-  .slice(0, 15);
+// line is not seen), as TAP comments, so a slow CI run says where its time went; every file's
+// span goes to node_modules/.cache/switchyard-tests/spans.json.
+const spans = [...fileSpans]
+  .map(([file, { first, last }]) => ({ file, seconds: (last - first) / 1000, from: first / 1000 }))
+  .sort((a, b) => b.seconds - a.seconds);
+const cache = `${ROOT}node_modules/.cache/switchyard-tests`;
+mkdirSync(cache, { recursive: true });
+writeFileSync(`${cache}/spans.json`, `${JSON.stringify(spans, null, 1)}\n`);
+const slowest = spans.slice(0, 15);
 process.stdout.write(`# ${((Date.now() - started) / 1000).toFixed(0)} s in all; the longest files, first line to last:\n`);
 for (const { file, seconds } of slowest) process.stdout.write(`#   ${seconds.toFixed(0).padStart(4)} s  ${file}\n`);
 process.stdout.write(`${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);

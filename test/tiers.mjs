@@ -38,7 +38,7 @@ const HEAVY_TESTS = [
   /^test\/scale\//,
   /^test\/hardening\/(crash|slow-clients|concurrency|fuzz-[a-z]+)\.test\.ts$/,
   /^test\/split\/hardening-(slow-clients|fuzz-rest)\.test\.ts$/,
-  /^test\/rest\/tus(-crash)?\.test\.ts$/,
+  /^test\/rest\/tus(-crash|-mysql-s3)?\.test\.ts$/,
   /^test\/dispatch\/(dispatch|samples)\.test\.ts$/,
   /^test\/docs\/operations-split\.test\.ts$/,
 ];
@@ -47,7 +47,11 @@ const HEAVY_TESTS = [
  * The few files that still bound elapsed time (each listed with its reason in test/README.md):
  * they run last, one at a time, with nothing else beside them.
  */
-const TIMING_TESTS = [];
+const TIMING_TESTS = [
+  /^test\/scale\/(redis|nats)\.test\.ts$/, // a rate limit's admitted calls per second, polling's read rate, a balancer's grace window
+  /^test\/(hardening|split)\/(hardening-)?slow-clients\.test\.ts$/, // the server's own timeouts, each with 1.5 s of slack
+  /^test\/hardening\/dependency-faults\.test\.ts$/, // fail fast when MySQL or S3 is cut: within 8 s
+];
 
 /** @typedef {'unit' | 'e2e' | 'heavy' | 'timing'} Tier */
 

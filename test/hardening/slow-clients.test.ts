@@ -12,7 +12,6 @@ import { RawClient, uploadBody, uploadHead, type RawAnswer } from './support/raw
 import { scaled, SOAK } from './support/soak.js';
 import { storedIn } from './support/stored.js';
 import { eventually, quietPeriod } from '../support/eventually.js';
-import { exclusive } from '../support/exclusive.js';
 import { stillReachable, testNeedingMysql } from '../support/mysql.js';
 
 const mysqlTest = await testNeedingMysql();
@@ -46,14 +45,8 @@ async function stack(env: Record<string, string> = SLOW_ENV): Promise<Stack> {
   stacks.push(started);
   return started;
 }
-// Its bounds are in milliseconds: it never runs beside the suites that load the machine for long (support/exclusive.ts).
-let releaseMachine: (() => Promise<void>) | undefined;
-test.before(async () => {
-  releaseMachine = await exclusive('machine');
-});
 test.after.always(async () => {
   await Promise.all(stacks.map((s) => s.stop()));
-  await releaseMachine?.();
 });
 
 function assertTimeoutAnswer(t: import('ava').ExecutionContext, answer: RawAnswer, withinMs: number): void {

@@ -8,17 +8,7 @@ import { json } from './support/http.js';
 import { Child, cleanEnv } from './support/processes.js';
 import { mintToken } from './support/tokens.js';
 import { startCuttingProxy, tusUpload } from './support/tus.js';
-import { exclusive } from '../support/exclusive.js';
 import { freePort } from '../support/free-port.js';
-
-// Its service restarts and 64 MiB upload load the machine: never beside the time-bound slow-client suites.
-let releaseMachine: (() => Promise<void>) | undefined;
-test.before(async () => {
-  releaseMachine = await exclusive('machine');
-});
-test.after.always(async () => {
-  await releaseMachine?.();
-});
 
 const MiB = 1024 * 1024;
 

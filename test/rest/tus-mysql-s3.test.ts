@@ -11,7 +11,6 @@ import { json } from './support/http.js';
 import { mintToken } from './support/tokens.js';
 import { freshWorkspace } from './support/stack.js';
 import { startCuttingProxy, switchingHttpStack, tusUpload } from './support/tus.js';
-import { exclusive } from '../support/exclusive.js';
 import { stillReachable, testNeedingMysql } from '../support/mysql.js';
 
 const MiB = 1024 * 1024;
@@ -27,10 +26,7 @@ let target: StorageTarget | undefined;
 let instances: Instance[] = [];
 const secret = randomBytes(32).toString('base64url');
 
-// Its 200 MiB uploads load the machine: never beside the time-bound slow-client suites (support/exclusive.ts).
-let releaseMachine: (() => Promise<void>) | undefined;
 test.before(async () => {
-  releaseMachine = await exclusive('machine');
   target = stillReachable(await mysqlS3Target());
   const dir = await tempDir('tus-mysql');
   const env = { MAX_UPLOAD_BYTES: String(300 * MiB), URL_SIGNING_KEYS: `k1:${randomBytes(32).toString('base64url')}` };
@@ -55,7 +51,6 @@ test.after.always(async () => {
   }
   instances = [];
   await target?.cleanup();
-  await releaseMachine?.();
 });
 
 const auth = async (workspace: string) => ({ authorization: `Bearer ${await mintToken(secret, { workspace })}` });

@@ -6,21 +6,16 @@ import { fixture, noise, sha256 } from './support/fixtures.js';
 import { json } from './support/http.js';
 import { freshWorkspace, startStack, type Stack } from './support/stack.js';
 import { startCuttingProxy, switchingHttpStack, tusUpload } from './support/tus.js';
-import { exclusive } from '../support/exclusive.js';
 
 const MiB = 1024 * 1024;
 const TUS = { 'tus-resumable': '1.0.0' };
 
 let stack: Stack;
-// Its 200 MiB uploads load the machine: never beside the time-bound slow-client suites (support/exclusive.ts).
-let releaseMachine: (() => Promise<void>) | undefined;
 test.before(async () => {
-  releaseMachine = await exclusive('machine');
   stack = await startStack({ MAX_UPLOAD_BYTES: String(300 * MiB) });
 });
 test.after.always(async () => {
   await stack?.stop();
-  await releaseMachine?.();
 });
 
 async function assetOf(workspace: string, id: string): Promise<Record<string, unknown>> {

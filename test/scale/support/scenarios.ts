@@ -5,7 +5,6 @@ import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { watchRouteTable, type WatchedRouteTable } from '@switchyard/client';
 import { eventually } from '../../support/eventually.js';
-import { exclusive } from '../../support/exclusive.js';
 import { testNeedingMysql } from '../../support/mysql.js';
 import { scrapeMetric, startScaleDeployment, type ScaleDeployment } from './deployment.js';
 
@@ -39,12 +38,9 @@ export async function scaleScenarios(broker: 'redis' | 'nats'): Promise<void> {
     return deployment;
   };
 
-  let releaseMachine: (() => Promise<void>) | undefined;
-
   // Ten processes, and bounds that are rates (the limit scenario, polling's reads) or a one-second window (the kill):
-  // not beside the other files that load the machine for long stretches.
+  // the files that use these scenarios are in the timing tier (test/tiers.mjs), alone on the machine.
   test.before(async () => {
-    releaseMachine = await exclusive('machine');
     deployment = await startScaleDeployment({
       broker,
       env: { RATE_LIMIT_PER_SECOND: String(LIMIT_PER_SECOND), RATE_LIMIT_BURST: String(LIMIT_PER_SECOND) },
@@ -53,7 +49,6 @@ export async function scaleScenarios(broker: 'redis' | 'nats'): Promise<void> {
   test.after.always(async () => {
     for (const watch of watches) watch.close();
     await deployment?.close();
-    await releaseMachine?.();
   });
 
   const rest = async (url: string, workspace: string, init: { method?: string; body?: unknown } = {}): Promise<Response> => {
