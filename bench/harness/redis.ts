@@ -1,10 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startChild } from './child-server.js';
-import { freePort } from './nginx.js';
+import { startBroker, type BrokerServer } from './broker-server.js';
 
 const CANDIDATES = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'];
 
@@ -30,33 +26,28 @@ function ensureRedis(): string {
   return installed;
 }
 
-export interface RedisServer {
-  readonly url: string;
-  stop(): Promise<void>;
-}
+export type RedisServer = BrokerServer;
 
 /** A private redis-server on a free loopback port, without persistence, in a scratch folder of its own (the package's own service is not used). */
-export async function startRedisServer(): Promise<RedisServer> {
-  const binary = ensureRedis();
-  const dir = await mkdtemp(join(tmpdir(), 'switchyard-bench-redis-'));
-  try {
-    const port = await freePort();
-    const child = await startChild({
-      command: binary,
-      args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no'],
-      env: {},
-      ready: /Ready to accept connections/,
-      logFile: join(dir, 'redis.out'),
-    });
-    return {
-      url: `redis://127.0.0.1:${port}`,
-      stop: async () => {
-        await child.stop();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
-  } catch (error) {
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
+export function startRedisServer(): Promise<RedisServer> {
+  return startBroker({
+    name: 'redis',
+    binary: ensureRedis(),
+    args: (port, dir) => [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--protected-mode',
+      'no',
+    ],
+    ready: /Ready to accept connections/,
+    url: (port) => `redis://127.0.0.1:${port}`,
+  });
 }

@@ -9,7 +9,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StorageConfig } from '@switchyard/service';
 import { blobKeys } from '../grpc/support/storage-targets.js';
-import { mysqlS3Deployment, sqliteDiskDeployment, type Deployment } from '../hardening/support/deployments.js';
+import { DEPLOYMENTS, mysqlS3Deployment, type Deployment } from '../hardening/support/deployments.js';
 import { mysqlReachable, stillReachable, testNeedingMysql } from '../support/mysql.js';
 import { fixtureFile, form, type FormFile } from './support/http.js';
 import { freshWorkspace, startStack, type Stack } from './support/stack.js';
@@ -42,12 +42,8 @@ async function stackOn(deployment: Deployment, env: Record<string, string> = {})
 }
 
 const mysqlTest = await testNeedingMysql();
-const backends: [string, () => Promise<Deployment | undefined>, needsMysql: boolean][] = [
-  ['sqlite-disk', sqliteDiskDeployment, false],
-  ['mysql-s3', mysqlS3Deployment, true],
-];
 
-for (const [name, deploy, needsMysql] of backends) {
+for (const [name, deploy, needsMysql] of DEPLOYMENTS) {
   const register = needsMysql ? mysqlTest : test;
   let backend: Backend | undefined;
   test.before(async () => {

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { Metadata } from '@grpc/grpc-js';
 import { GrpcClients } from '../grpc/support/clients.js';
-import { mysqlS3Deployment, sqliteDiskDeployment, type Deployment } from '../hardening/support/deployments.js';
+import { DEPLOYMENTS } from '../hardening/support/deployments.js';
 import { stillReachable, testNeedingMysql } from '../support/mysql.js';
 import { freshWorkspace, startStack, type Stack } from './support/stack.js';
 
@@ -17,12 +17,8 @@ const PAGE = 97;
 const PARALLEL = 24;
 
 const mysqlTest = await testNeedingMysql();
-const backends: [string, () => Promise<Deployment | undefined>, needsMysql: boolean][] = [
-  ['sqlite-disk', sqliteDiskDeployment, false],
-  ['mysql-s3', mysqlS3Deployment, true],
-];
 
-for (const [name, deploy, needsMysql] of backends) {
+for (const [name, deploy, needsMysql] of DEPLOYMENTS) {
   const register = needsMysql ? mysqlTest : test;
   register(
     `${name}: paging through ${ASSETS} assets while others come and go sees each one that existed throughout exactly once, over REST and gRPC`,

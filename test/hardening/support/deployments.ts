@@ -82,6 +82,12 @@ export async function mysqlS3Deployment(): Promise<Deployment | undefined> {
   };
 }
 
+/** Both storage deployments, named, and whether each needs MySQL (register its tests through `testNeedingMysql()`). */
+export const DEPLOYMENTS: readonly (readonly [name: string, deploy: () => Promise<Deployment | undefined>, needsMysql: boolean])[] = [
+  ['sqlite-disk', sqliteDiskDeployment, false],
+  ['mysql-s3', mysqlS3Deployment, true],
+];
+
 /** `npm run service` as a child process, and gRPC clients of it. */
 export class ServiceProcess {
   private constructor(
