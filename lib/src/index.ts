@@ -108,6 +108,13 @@ export type {
   AssetListQuery,
   FactsQuery,
   SwapAttributes,
+  AssetChangeDraft,
+  AssetChangeRecord,
+  AssetChangeType,
+  AssetHistoryQuery,
+  AssetWrite,
+  ChangeAuthor,
+  ReplacedFile,
   BlobStore,
   BlobInfo,
   ByteRange,
@@ -117,7 +124,7 @@ export type {
 } from './ports/index.js';
 export { assertBlobKey, assertBlobOffset, blobTooShort } from './ports/index.js';
 export type { ChangeFeed, ChangeFeedListener } from './ports/index.js';
-export { ChangeFeedListeners } from './ports/index.js';
+export { ChangeFeedListeners, ASSET_CHANGE_TYPES } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';
 export type { CollectGarbageOptions, GarbageReport } from './maintenance/collect-garbage.js';
@@ -133,4 +140,5 @@ export {
   memoryAdapters,
 } from './memory/index.js';
 export { DEFAULT_ROUTE_HISTORY } from './memory/memory-route-store.js';
+export { DEFAULT_ASSET_HISTORY } from './memory/memory-asset-store.js';
 export { DEFAULT_WATCH_POLL_MS, DEFAULT_WATCH_HEARTBEAT_MS, DEFAULT_WATCH_SAFETY_POLL_MS } from './routes/route-service.js';

@@ -88,7 +88,7 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
           visibility,
           linkEpoch: 0,
         };
-        await assetStore.insert(record);
+        await assetStore.insert(record, { actor: principal.subject, time: now });
       } catch (error) {
         // Nothing half-written: no record, so no blob either.
         await discardUnreferencedBlob(assetStore, blobStore, blobKey);
