@@ -41,6 +41,10 @@ export type {
   AssetService,
   AssetListInput,
   AssetPage,
+  AssetChange,
+  AssetChangesSince,
+  AssetChangePage,
+  AssetHistoryInput,
   BatchDeleteResult,
   WorkspaceUsage,
   AssetUpdate,
@@ -141,4 +145,5 @@ export {
 } from './memory/index.js';
 export { DEFAULT_ROUTE_HISTORY } from './memory/memory-route-store.js';
 export { DEFAULT_ASSET_HISTORY } from './memory/memory-asset-store.js';
+export { DEFAULT_CHANGES_LIMIT } from './assets/asset-changes.js';
 export { DEFAULT_WATCH_POLL_MS, DEFAULT_WATCH_HEARTBEAT_MS, DEFAULT_WATCH_SAFETY_POLL_MS } from './routes/route-service.js';

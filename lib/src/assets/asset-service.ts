@@ -25,6 +25,7 @@ import { createSignedUrl, revokeSignedUrls, updateAsset } from './asset-attribut
 import { getPolicy, policyInForce, setPolicy } from './policy-operations.js';
 import { validateVisibility } from './visibility.js';
 import { lateField } from './late-field.js';
+import { assetChangesSince, assetHistory, assetRevision } from './asset-changes.js';
 
 export interface AssetServiceDeps {
   readonly assetStore: AssetStore;
@@ -133,5 +134,11 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
     getPolicy: (principal) => getPolicy(deps, principal),
 
     setPolicy: (principal, policy) => setPolicy(deps, principal, policy),
+
+    revision: (principal) => assetRevision(deps, principal),
+
+    changesSince: (principal, sinceRevision, limit) => assetChangesSince(deps, principal, sinceRevision, limit),
+
+    history: (principal, id, input) => assetHistory(deps, principal, id, input),
   } satisfies AssetService);
 }
