@@ -22,7 +22,7 @@ const SERVICE_TESTS = [
   /^service\/src\/limits\/shared-rate-limiter\.test\.ts$/, // redis-server
   /^service\/src\/scale\/broker-feeds\.test\.ts$/, // redis-server, nats-server
   /^service\/src\/migrations\/migrations\.test\.ts$/, // MySQL
-  /^service\/src\/stores\/(asset-name-index|kysely-route-store|mysql-stores|open-storage)\.test\.ts$/, // MySQL
+  /^service\/src\/stores\/(asset-name-index|kysely-asset-change-log|kysely-route-store|mysql-stores|open-storage)\.test\.ts$/, // MySQL
   /^service\/src\/stores\/s3-[a-z-]+\.test\.ts$/, // s3rver
 ];
 

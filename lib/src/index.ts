@@ -41,6 +41,10 @@ export type {
   AssetService,
   AssetListInput,
   AssetPage,
+  AssetChange,
+  AssetChangesSince,
+  AssetChangePage,
+  AssetHistoryInput,
   BatchDeleteResult,
   WorkspaceUsage,
   AssetUpdate,
@@ -108,6 +112,13 @@ export type {
   AssetListQuery,
   FactsQuery,
   SwapAttributes,
+  AssetChangeDraft,
+  AssetChangeRecord,
+  AssetChangeType,
+  AssetHistoryQuery,
+  AssetWrite,
+  ChangeAuthor,
+  ReplacedFile,
   BlobStore,
   BlobInfo,
   ByteRange,
@@ -117,7 +128,7 @@ export type {
 } from './ports/index.js';
 export { assertBlobKey, assertBlobOffset, blobTooShort } from './ports/index.js';
 export type { ChangeFeed, ChangeFeedListener } from './ports/index.js';
-export { ChangeFeedListeners } from './ports/index.js';
+export { ChangeFeedListeners, ASSET_CHANGE_TYPES } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';
 export type { CollectGarbageOptions, GarbageReport } from './maintenance/collect-garbage.js';
@@ -133,4 +144,6 @@ export {
   memoryAdapters,
 } from './memory/index.js';
 export { DEFAULT_ROUTE_HISTORY } from './memory/memory-route-store.js';
+export { DEFAULT_ASSET_HISTORY } from './memory/memory-asset-store.js';
+export { DEFAULT_CHANGES_LIMIT } from './assets/asset-changes.js';
 export { DEFAULT_WATCH_POLL_MS, DEFAULT_WATCH_HEARTBEAT_MS, DEFAULT_WATCH_SAFETY_POLL_MS } from './routes/route-service.js';

@@ -51,6 +51,10 @@ export const SERVICE_VARIABLE_DOCS = Object.freeze({
       'memory for the bytes of small files (up to 256 KiB each) served by url, least recently used out first; `0` turns it off. A blob never changes under its key and the asset record is still read on every request, so deletes, visibility changes and revocations count at once',
   },
   ROUTE_HISTORY: { meaning: 'route-table changes kept per workspace; a watcher further behind gets a fresh snapshot' },
+  ASSET_HISTORY: {
+    meaning:
+      "revisions of a workspace's asset change log that are kept (a batch delete is one revision); a watcher further behind is told to list again, and an asset's history reaches back this far",
+  },
   WATCH_POLL_MS: {
     meaning:
       "how often each watched workspace's revision is read when no `EVENTS_URL` is set (or while its broker is down), so changes made through other instances reach watchers within it; with a broker, polling drops to a safety net: each watched workspace read once every 30 s",

@@ -25,6 +25,7 @@ test('defaults follow docs/configuration.md', (t) => {
     database: { kind: 'sqlite', file: join(resolve('./data'), 'switchyard.sqlite') },
     blobs: { kind: 'disk', root: join(resolve('./data'), 'files') },
     routeHistory: 10_000,
+    assetHistory: 10_000,
   });
   t.deepEqual(config.auth, { kind: 'hmac' });
   t.is(config.maxUploadBytes, 104_857_600);
@@ -57,6 +58,7 @@ test('every variable is read', (t) => {
     MAX_UPLOAD_BYTES: '1024',
     LOG_LEVEL: 'DEBUG',
     STORAGE_TIMEOUT_MS: '2500',
+    ASSET_HISTORY: '500',
   });
   t.is(config.host, '0.0.0.0');
   t.is(config.grpcPort, 0);
@@ -75,6 +77,7 @@ test('every variable is read', (t) => {
   t.deepEqual(config.auth, { kind: 'hmac', secret: SECRET });
   t.is(config.maxUploadBytes, 1024);
   t.is(config.logLevel, 'debug');
+  t.is(config.storage.assetHistory, 500);
 });
 
 test('the CDN default follows HOST and PORT, with brackets for IPv6', (t) => {
@@ -131,6 +134,8 @@ const badValues: Array<[string, NodeJS.ProcessEnv, RegExp]> = [
   ['LOG_LEVEL', { LOG_LEVEL: 'verbose' }, /LOG_LEVEL: "verbose" is not a log level/],
   ['STORAGE_TIMEOUT_MS', { STORAGE_TIMEOUT_MS: '5s' }, /STORAGE_TIMEOUT_MS: "5s" is not a positive whole number/],
   ['STORAGE_TIMEOUT_MS', { STORAGE_TIMEOUT_MS: '0' }, /STORAGE_TIMEOUT_MS: "0" is not a positive whole number/],
+  ['ASSET_HISTORY', { ASSET_HISTORY: '0' }, /ASSET_HISTORY: "0" is not a whole number of revisions between 1 and 10000000/],
+  ['ASSET_HISTORY', { ASSET_HISTORY: 'all' }, /ASSET_HISTORY: "all" is not a whole number of revisions/],
   ['EVENTS_URL', { EVENTS_URL: 'http://127.0.0.1:6379' }, /EVENTS_URL: .* is not a redis:\/\/, rediss:\/\/ or nats:\/\/ URL/],
   ['EVENTS_URL', { EVENTS_URL: 'redis' }, /EVENTS_URL: "redis" is not a URL/],
   ['RATE_LIMIT_STORE', { RATE_LIMIT_STORE: 'memcached' }, /RATE_LIMIT_STORE: "memcached" is not a rate limit store/],

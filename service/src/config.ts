@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import {
   DEFAULT_FILE_CACHE,
+  DEFAULT_ASSET_HISTORY,
   DEFAULT_ROUTE_HISTORY,
   DEFAULT_TRANSFORM_MAX_PIXELS,
   DEFAULT_TRANSFORM_SIZES,
@@ -143,6 +144,7 @@ export const serviceEnv = envSchema(
     ),
     FILE_CACHE_BYTES: wholeNumberVariable(DEFAULT_FILE_CACHE.maxBytes, 0, Number.MAX_SAFE_INTEGER, 'is not a whole number of bytes'),
     ROUTE_HISTORY: wholeNumberVariable(DEFAULT_ROUTE_HISTORY, 1, 10_000_000, 'is not a whole number of changes between 1 and 10000000'),
+    ASSET_HISTORY: wholeNumberVariable(DEFAULT_ASSET_HISTORY, 1, 10_000_000, 'is not a whole number of revisions between 1 and 10000000'),
     WATCH_POLL_MS: wholeNumberVariable(DEFAULT_WATCH_POLL_MS, 10, 60_000, 'is not a number of milliseconds between 10 and 60000'),
     WATCH_HEARTBEAT_MS: wholeNumberVariable(
       DEFAULT_WATCH_HEARTBEAT_MS,
@@ -231,7 +233,7 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     grpcPort: env.GRPC_PORT,
     dataDir: env.DATA_DIR,
     cdnUrl,
-    storage: { database, blobs, routeHistory: env.ROUTE_HISTORY },
+    storage: { database, blobs, routeHistory: env.ROUTE_HISTORY, assetHistory: env.ASSET_HISTORY },
     auth,
     maxUploadBytes: env.MAX_UPLOAD_BYTES,
     logLevel: env.LOG_LEVEL,

@@ -34,7 +34,7 @@ test('old assets get their facts; --dry-run writes nothing; a second run has not
     const content = sampleContent('ws', { type, size: bytes.length, width: undefined, height: undefined });
     const record = sampleAsset('ws', { ...content });
     await storage.blobStore.put(record.blobKey, Readable.from([bytes], { objectMode: false }));
-    await storage.assetStore.insert(record);
+    await storage.assetStore.insert(record, { actor: 'test', time: new Date() });
     return record;
   };
   const video = await stored('video.webm', 'video/webm');

@@ -29,7 +29,7 @@ async function dataDirWithGarbage(t: import('ava').ExecutionContext) {
   const record = sampleAsset('ws');
   const keys = { current: record.blobKey, old: 'ws/as_old/crashed.bin', young: 'ws/as_new/uploading.bin' };
   for (const key of Object.values(keys)) await storage.blobStore.put(key, Readable.from([Buffer.from(key)], { objectMode: false }));
-  await storage.assetStore.insert(record);
+  await storage.assetStore.insert(record, { actor: 'test', time: new Date() });
   await storage.close();
   const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
   for (const key of [keys.current, keys.old]) await utimes(join(dir, 'files', ...key.split('/')), twoHoursAgo, twoHoursAgo);
@@ -57,7 +57,7 @@ test('a database without the schema is refused before anything is deleted', asyn
   t.is(run.code, 1);
   t.is(
     run.stderr,
-    'the database schema is not current (pending: 0001-initial, 0002-assets-by-workspace, 0003-asset-visibility-and-policies, 0004-route-revisions, 0005-resumable-uploads, 0006-asset-names, 0007-media-facts): run switchyard migrate first\n',
+    'the database schema is not current (pending: 0001-initial, 0002-assets-by-workspace, 0003-asset-visibility-and-policies, 0004-route-revisions, 0005-resumable-uploads, 0006-asset-names, 0007-media-facts, 0008-asset-changes): run switchyard migrate first\n',
   );
 });
 

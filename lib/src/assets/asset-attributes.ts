@@ -4,6 +4,7 @@ import { assertId } from '../ids.js';
 import type { AssetStore } from '../ports/asset-store.js';
 import type { Clock } from '../clock.js';
 import { assetNotFound } from './asset-errors.js';
+import { changeAuthor } from './change-author.js';
 import { publicPathFor } from './blob-naming.js';
 import { validateLabel } from './label.js';
 import { validateName } from './asset-name.js';
@@ -30,9 +31,14 @@ export async function updateAsset(deps: Deps, principal: Principal, id: string, 
   const label = changes.label === undefined ? undefined : validateLabel(changes.label);
   const name = changes.name === undefined ? undefined : validateName(changes.name);
   const visibility = validateVisibility(changes.visibility);
-  const record = await deps.assetStore.update(principal.workspace, assetId, { label, name, visibility });
-  if (!record) throw assetNotFound(assetId);
-  return toAsset(record, deps.cdnUrl);
+  const written = await deps.assetStore.update(
+    principal.workspace,
+    assetId,
+    { label, name, visibility },
+    changeAuthor(principal, deps.clock),
+  );
+  if (!written) throw assetNotFound(assetId);
+  return toAsset(written.record, deps.cdnUrl);
 }
 
 /**
@@ -75,5 +81,6 @@ function transformParams(transform: SignedUrlInput['transform'], sizes: readonly
 export async function revokeSignedUrls(deps: Deps, principal: Principal, id: string): Promise<void> {
   requireScope(principal, 'assets:write');
   const assetId = assertId('asset', id);
-  if (!(await deps.assetStore.update(principal.workspace, assetId, { revokeLinks: true }))) throw assetNotFound(assetId);
+  const written = await deps.assetStore.update(principal.workspace, assetId, { revokeLinks: true }, changeAuthor(principal, deps.clock));
+  if (!written) throw assetNotFound(assetId);
 }

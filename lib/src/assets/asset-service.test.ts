@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { SwitchyardError } from '../errors.js';
 import { MemoryAssetStore } from '../memory/memory-asset-store.js';
 import type { AssetRecord } from '../ports/asset-store.js';
+import type { AssetWrite } from '../ports/asset-change-log.js';
 import { bytesOf, failingStream } from '../testing/streams.js';
 import { alice, bob, CDN_URL, chunked, FIXTURE_TYPES, listBlobs, principalWith, readFixture, setup } from './test-support.js';
 
@@ -84,7 +85,7 @@ test('a body that fails mid-way leaves no blob and no record', async (t) => {
 
 test('when the record cannot be written, the blob is removed again', async (t) => {
   class FailingInsert extends MemoryAssetStore {
-    override async insert(): Promise<void> {
+    override async insert(): Promise<AssetWrite> {
       throw new SwitchyardError('unavailable', 'database down');
     }
   }

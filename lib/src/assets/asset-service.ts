@@ -25,6 +25,7 @@ import { createSignedUrl, revokeSignedUrls, updateAsset } from './asset-attribut
 import { getPolicy, policyInForce, setPolicy } from './policy-operations.js';
 import { validateVisibility } from './visibility.js';
 import { lateField } from './late-field.js';
+import { assetChangesSince, assetHistory, assetRevision } from './asset-changes.js';
 
 export interface AssetServiceDeps {
   readonly assetStore: AssetStore;
@@ -88,7 +89,7 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
           visibility,
           linkEpoch: 0,
         };
-        await assetStore.insert(record);
+        await assetStore.insert(record, { actor: principal.subject, time: now });
       } catch (error) {
         // Nothing half-written: no record, so no blob either.
         await discardUnreferencedBlob(assetStore, blobStore, blobKey);
@@ -133,5 +134,11 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
     getPolicy: (principal) => getPolicy(deps, principal),
 
     setPolicy: (principal, policy) => setPolicy(deps, principal, policy),
+
+    revision: (principal) => assetRevision(deps, principal),
+
+    changesSince: (principal, sinceRevision, limit) => assetChangesSince(deps, principal, sinceRevision, limit),
+
+    history: (principal, id, input) => assetHistory(deps, principal, id, input),
   } satisfies AssetService);
 }

@@ -2,7 +2,8 @@ import test from 'ava';
 import { createHash } from 'node:crypto';
 import { SwitchyardError } from '../errors.js';
 import { MemoryAssetStore } from '../memory/memory-asset-store.js';
-import type { AssetContent, AssetRecord } from '../ports/asset-store.js';
+import type { AssetRecord } from '../ports/asset-store.js';
+import type { AssetWrite } from '../ports/asset-change-log.js';
 import { bytesOf, failingStream } from '../testing/streams.js';
 import { MAX_SWAP_ATTEMPTS } from './replace-asset.js';
 import { alice, chunked, listBlobs, pathOf, readFixture, setup } from './test-support.js';
@@ -82,11 +83,11 @@ class LatentAssetStore extends MemoryAssetStore {
     await new Promise((resolve) => setImmediate(resolve));
     return super.get(workspace, id);
   }
-  override async swap(workspace: string, id: string, version: number, content: AssetContent): Promise<AssetRecord | undefined> {
+  override async swap(...args: Parameters<MemoryAssetStore['swap']>): Promise<AssetWrite | undefined> {
     await new Promise((resolve) => setImmediate(resolve));
-    const record = await super.swap(workspace, id, version, content);
-    if (!record) this.lostSwaps++;
-    return record;
+    const written = await super.swap(...args);
+    if (!written) this.lostSwaps++;
+    return written;
   }
 }
 
@@ -133,7 +134,7 @@ test('when the asset vanishes during a replace, the new blob is removed and the 
 test('a replace that keeps losing the compare-and-set gives up with aborted and removes its blob', async (t) => {
   class AlwaysConflicting extends MemoryAssetStore {
     swaps = 0;
-    override async swap(_workspace: string, _id: string, _version: number, _content: AssetContent): Promise<AssetRecord | undefined> {
+    override async swap(): Promise<AssetWrite | undefined> {
       this.swaps++;
       return undefined;
     }

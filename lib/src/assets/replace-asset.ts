@@ -14,6 +14,7 @@ import { validateVisibility } from './visibility.js';
 import { lateField } from './late-field.js';
 import { cleanName } from './asset-name.js';
 import type { SwapAttributes } from '../ports/asset-store.js';
+import type { ChangeAuthor } from '../ports/asset-change-log.js';
 
 /** Compare-and-set attempts before giving up with `aborted`; each lost attempt means another replace won. */
 export const MAX_SWAP_ATTEMPTS = 100;
@@ -42,7 +43,8 @@ export async function replaceAsset(deps: AssetServiceDeps, principal: Principal,
 
   let swapped: { record: AssetRecord; replacedKey: string };
   try {
-    swapped = await swapIn(deps.assetStore, workspace, assetId, content, { visibility: visibilityOf(), name });
+    const author = { actor: principal.subject, time: content.uploadedAt };
+    swapped = await swapIn(deps.assetStore, workspace, assetId, content, { visibility: visibilityOf(), name }, author);
   } catch (error) {
     await discardUnreferencedBlob(deps.assetStore, deps.blobStore, blobKey);
     throw toSwitchyardError(error);
@@ -57,13 +59,14 @@ async function swapIn(
   id: string,
   content: AssetContent,
   attributes: SwapAttributes,
+  author: ChangeAuthor,
 ): Promise<{ record: AssetRecord; replacedKey: string }> {
   for (let attempt = 0; attempt < MAX_SWAP_ATTEMPTS; attempt++) {
     const current = await store.get(workspace, id);
     if (!current) throw assetNotFound(id);
-    const record = await store.swap(workspace, id, current.version, content, attributes);
+    const written = await store.swap(workspace, id, current.version, content, attributes, author);
     // Each version has exactly one blob, so the one displaced is the one read with that version.
-    if (record) return { record, replacedKey: current.blobKey };
+    if (written) return { record: written.record, replacedKey: current.blobKey };
   }
   throw new SwitchyardError('aborted', `too many concurrent replaces of asset ${id}; try again`, [
     { field: 'id', reason: 'concurrent modification' },

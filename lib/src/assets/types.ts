@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Principal } from '../auth/principal.js';
 import type { ByteRange } from '../ports/blob-store.js';
+import type { AssetChangeType, ReplacedFile } from '../ports/asset-change-log.js';
 import type { Visibility } from './visibility.js';
 import type { TransformQuery } from './transform/transform-params.js';
 import type { WorkspacePolicy, WorkspacePolicyInput } from './workspace-policy.js';
@@ -176,6 +177,41 @@ export interface WorkspaceUsage {
   readonly routes: number;
 }
 
+/** One change of a workspace's assets, as callers see it. */
+export interface AssetChange {
+  readonly type: AssetChangeType;
+  /** The workspace's asset revision this change brought it to; a batch delete's changes share one. */
+  readonly revision: number;
+  readonly time: Date;
+  /** Who made it: the token's `sub`. */
+  readonly actor: string;
+  readonly assetId: string;
+  /** The asset after the change; `null` for a delete. */
+  readonly asset: Asset | null;
+  /** `asset.replaced` only: the file the replace displaced. */
+  readonly previous?: ReplacedFile | undefined;
+}
+
+/** The changes after a revision, or `reset` when they are no longer kept (list again, then follow from `revision`). */
+export type AssetChangesSince =
+  | { readonly reset: false; readonly changes: readonly AssetChange[] }
+  | { readonly reset: true; readonly revision: number };
+
+/** An asset history's place: every field optional. */
+export interface AssetHistoryInput {
+  /** 1-1000; 0 or unset: 50. */
+  readonly pageSize?: number | undefined;
+  /** The `nextPageToken` of the previous page. */
+  readonly pageToken?: string | undefined;
+}
+
+export interface AssetChangePage {
+  /** Newest first. */
+  readonly changes: readonly AssetChange[];
+  /** Empty on the last page. */
+  readonly nextPageToken: string;
+}
+
 export interface AssetService {
   upload(principal: Principal, input: UploadInput): Promise<Asset>;
   get(principal: Principal, id: string): Promise<Asset>;
@@ -204,4 +240,10 @@ export interface AssetService {
   getPolicy(principal: Principal): Promise<WorkspacePolicy>;
   /** Replaces the workspace's policy; absent fields take their defaults (scope workspace:admin). */
   setPolicy(principal: Principal, policy: WorkspacePolicyInput): Promise<WorkspacePolicy>;
+  /** The workspace's asset revision, 0 before its first change (scope assets:read). */
+  revision(principal: Principal): Promise<number>;
+  /** The changes after `sinceRevision`, ascending, at most `limit` (default 100, at most 1000) revisions, each whole (scope assets:read). */
+  changesSince(principal: Principal, sinceRevision: number, limit?: number): Promise<AssetChangesSince>;
+  /** A page of an asset's kept changes, newest first; a deleted asset's too (scope assets:read). */
+  history(principal: Principal, id: string, input: AssetHistoryInput): Promise<AssetChangePage>;
 }

@@ -5,6 +5,9 @@ import { MemoryAssetStore, MemoryBlobStore } from '../memory/index.js';
 import { createManualClock, sampleAsset, sampleContent, uniqueName } from '../testing/index.js';
 import { collectGarbage, DEFAULT_GC_GRACE_MS } from './collect-garbage.js';
 
+/** The author of the fixture's writes; the change log is not under test here. */
+const by = { actor: 'gc-test', time: new Date(0) };
+
 const HOUR = 60 * 60 * 1000;
 const bytes = (text: string) => Readable.from([Buffer.from(text)], { objectMode: false });
 
@@ -15,7 +18,7 @@ async function fixture() {
   const workspace = uniqueName();
   const record = sampleAsset(workspace);
   await blobStore.put(record.blobKey, bytes('current'));
-  await assetStore.insert(record);
+  await assetStore.insert(record, by);
   const orphan = `${workspace}/orphan.bin`;
   await blobStore.put(orphan, bytes('left by a crash'));
   return { blobStore, assetStore, record, orphan };
@@ -54,7 +57,7 @@ test('a blob replaced away by a swap is collected; the new one stays', async (t)
   const { blobStore, assetStore, record, orphan } = await fixture();
   const content = sampleContent(record.workspace);
   await blobStore.put(content.blobKey, bytes('new'));
-  await assetStore.swap(record.workspace, record.id, record.version, content);
+  await assetStore.swap(record.workspace, record.id, record.version, content, {}, by);
   const report = await collectGarbage({ blobStore, assetStore, graceMs: 0, clock: createManualClock(Date.now() + 1000) });
   t.deepEqual(report.deleted.sort(), [orphan, record.blobKey].sort());
   t.truthy(await blobStore.stat(content.blobKey));
@@ -63,7 +66,7 @@ test('a blob replaced away by a swap is collected; the new one stays', async (t)
 test('the blob of a deleted asset whose bytes could not be deleted at once is collected', async (t) => {
   const { blobStore, assetStore, record, orphan } = await fixture();
   // What deleteAsset leaves when the blob store fails after the record went: the bytes, referenced by nothing.
-  t.truthy(await assetStore.delete(record.workspace, record.id));
+  t.truthy(await assetStore.delete(record.workspace, record.id, by));
   const report = await collectGarbage({ blobStore, assetStore, graceMs: 0, clock: createManualClock(Date.now() + 1000) });
   t.deepEqual(report.deleted.sort(), [orphan, record.blobKey].sort());
   t.is(await blobStore.stat(record.blobKey), undefined);

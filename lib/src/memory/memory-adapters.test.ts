@@ -3,6 +3,10 @@ import { assetStoreConformance, blobStoreConformance, routeStoreConformance, upl
 import { MemoryAssetStore, MemoryBlobStore, MemoryRouteStore, MemoryUploadStore } from './index.js';
 
 routeStoreConformance(test, { name: 'memory', create: async () => ({ store: new MemoryRouteStore() }) });
-assetStoreConformance(test, { name: 'memory', create: async () => ({ store: new MemoryAssetStore() }) });
+assetStoreConformance(test, {
+  name: 'memory',
+  create: async () => ({ store: new MemoryAssetStore() }),
+  createWithHistory: async (history) => ({ store: new MemoryAssetStore({ history }) }),
+});
 blobStoreConformance(test, { name: 'memory', create: async () => ({ store: new MemoryBlobStore() }) });
 uploadStoreConformance(test, { name: 'memory', create: async () => ({ store: new MemoryUploadStore() }) });

@@ -11,15 +11,33 @@ import type {
 import { dropUndefined, type StoredFacts } from '../assets/media/media-facts.js';
 import { nameKey } from '../assets/asset-name.js';
 import type { StoredWorkspacePolicy } from '../assets/workspace-policy.js';
+import type { AssetChangeDraft, AssetChangeRecord, AssetHistoryQuery, AssetWrite, ChangeAuthor } from '../ports/asset-change-log.js';
 
-/** AssetStore in process memory. Operations are synchronous inside, so swaps are atomic. */
+/** Revisions of a workspace's assets kept in its change log (watchers further behind are told to list again). */
+export const DEFAULT_ASSET_HISTORY = 10_000;
+
+interface WorkspaceLog {
+  revision: number;
+  /** Oldest first; the changes of the last `history` revisions, each revision whole. */
+  readonly changes: AssetChangeRecord[];
+}
+
+/** AssetStore in process memory. Operations are synchronous inside, so swaps are atomic and a write and its change are one step. */
 export class MemoryAssetStore implements AssetStore {
   readonly #byId = new Map<string, AssetRecord>();
   readonly #policies = new Map<string, StoredWorkspacePolicy>();
+  readonly #logs = new Map<string, WorkspaceLog>();
+  readonly #history: number;
 
-  async insert(record: AssetRecord): Promise<void> {
+  constructor(options: { history?: number } = {}) {
+    this.#history = options.history ?? DEFAULT_ASSET_HISTORY;
+  }
+
+  async insert(record: AssetRecord, author: ChangeAuthor): Promise<AssetWrite> {
     if (this.#byId.has(record.id)) throw new SwitchyardError('already_exists', 'asset id already exists');
-    this.#byId.set(record.id, freezeAsset(record));
+    const stored = freezeAsset(record);
+    this.#byId.set(record.id, stored);
+    return this.#logOne(stored, author, { type: 'asset.created', assetId: stored.id, asset: stored });
   }
 
   async get(workspace: string, id: string): Promise<AssetRecord | undefined> {
@@ -37,8 +55,9 @@ export class MemoryAssetStore implements AssetStore {
     id: string,
     expectedVersion: number,
     content: AssetContent,
-    attributes: SwapAttributes = {},
-  ): Promise<AssetRecord | undefined> {
+    attributes: SwapAttributes,
+    author: ChangeAuthor,
+  ): Promise<AssetWrite | undefined> {
     const current = this.#byId.get(id);
     if (!current || current.workspace !== workspace || current.version !== expectedVersion) return undefined;
     const next = freezeAsset({
@@ -55,10 +74,11 @@ export class MemoryAssetStore implements AssetStore {
       name: attributes.name ?? current.name,
     });
     this.#byId.set(id, next);
-    return next;
+    const previous = { type: current.type, size: current.size, sha256: current.sha256 };
+    return this.#logOne(next, author, { type: 'asset.replaced', assetId: id, asset: next, previous });
   }
 
-  async update(workspace: string, id: string, changes: AssetChanges): Promise<AssetRecord | undefined> {
+  async update(workspace: string, id: string, changes: AssetChanges, author: ChangeAuthor): Promise<AssetWrite | undefined> {
     const current = this.#byId.get(id);
     if (current?.workspace !== workspace) return undefined;
     const next = freezeAsset({
@@ -69,7 +89,7 @@ export class MemoryAssetStore implements AssetStore {
       linkEpoch: current.linkEpoch + (changes.revokeLinks ? 1 : 0),
     });
     this.#byId.set(id, next);
-    return next;
+    return this.#logOne(next, author, { type: 'asset.updated', assetId: id, asset: next });
   }
 
   async getPolicy(workspace: string): Promise<StoredWorkspacePolicy | undefined> {
@@ -124,11 +144,62 @@ export class MemoryAssetStore implements AssetStore {
     return next;
   }
 
-  async delete(workspace: string, id: string): Promise<AssetRecord | undefined> {
-    const record = this.#byId.get(id);
-    if (record?.workspace !== workspace) return undefined;
-    this.#byId.delete(id);
-    return record;
+  async delete(workspace: string, id: string, author: ChangeAuthor): Promise<AssetWrite | undefined> {
+    return (await this.deleteMany(workspace, [id], author))[0];
+  }
+
+  async deleteMany(workspace: string, ids: readonly string[], author: ChangeAuthor): Promise<AssetWrite[]> {
+    const removed: AssetRecord[] = [];
+    for (const id of ids) {
+      const record = this.#byId.get(id);
+      if (record?.workspace !== workspace) continue;
+      this.#byId.delete(id);
+      removed.push(record);
+    }
+    if (removed.length === 0) return [];
+    const changes = this.#log(
+      workspace,
+      author,
+      removed.map((record) => ({ type: 'asset.deleted', assetId: record.id })),
+    );
+    return removed.map((record, i) => ({ record, change: changes[i]! }));
+  }
+
+  async revision(workspace: string): Promise<number> {
+    return this.#logs.get(workspace)?.revision ?? 0;
+  }
+
+  async changesSince(workspace: string, revision: number, limit: number): Promise<AssetChangeRecord[] | undefined> {
+    const log = this.#logs.get(workspace);
+    const current = log?.revision ?? 0;
+    if (revision > current || revision < 0 || revision < current - this.#history) return undefined;
+    return (log?.changes ?? []).filter((change) => change.revision > revision && change.revision <= revision + limit);
+  }
+
+  async history(workspace: string, assetId: string, query: AssetHistoryQuery): Promise<AssetChangeRecord[]> {
+    const changes = this.#logs.get(workspace)?.changes ?? [];
+    return changes
+      .filter((change) => change.assetId === assetId && (query.before === undefined || change.revision < query.before))
+      .reverse()
+      .slice(0, query.limit);
+  }
+
+  #logOne(record: AssetRecord, author: ChangeAuthor, change: AssetChangeDraft): AssetWrite {
+    return { record, change: this.#log(record.workspace, author, [change])[0]! };
+  }
+
+  /** Raises the workspace's revision by one and logs `changes` at it; drops what falls out of the history. */
+  #log(workspace: string, author: ChangeAuthor, changes: readonly AssetChangeDraft[]): AssetChangeRecord[] {
+    let log = this.#logs.get(workspace);
+    if (!log) this.#logs.set(workspace, (log = { revision: 0, changes: [] }));
+    const revision = ++log.revision;
+    const logged = changes.map((change) =>
+      Object.freeze({ ...change, revision, actor: author.actor, time: new Date(author.time.getTime()) } as AssetChangeRecord),
+    );
+    log.changes.push(...logged);
+    const oldest = log.changes.findIndex((change) => change.revision > revision - this.#history);
+    if (oldest > 0) log.changes.splice(0, oldest);
+    return logged;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Visibility } from '../assets/visibility.js';
 import type { StoredWorkspacePolicy } from '../assets/workspace-policy.js';
 import type { MediaFacts, StoredFacts } from '../assets/media/media-facts.js';
+import type { AssetChangeRecord, AssetHistoryQuery, AssetWrite, ChangeAuthor } from './asset-change-log.js';
 
 /** What describes the current file behind an asset; replaced as one unit. Its media facts (`width`, `durationMs`, …) are absent keys where unknown. */
 export interface AssetContent extends MediaFacts {
@@ -68,9 +69,19 @@ export interface AssetListQuery {
 }
 
 /**
- * Persistence for asset records.
+ * Persistence for asset records, with a per-workspace revision and change log.
  *
  * Contract (checked by `assetStoreConformance` in `switchyard/testing`):
+ * - Every `insert`, `swap`, `update` and `delete` that writes raises the
+ *   workspace's revision by exactly one and logs one change at it
+ *   (`asset.created`, `asset.replaced` with the displaced file,
+ *   `asset.updated`, `asset.deleted`) by the given author, in the same
+ *   transaction as the write: a write that was rolled back is never in the
+ *   log, one that was committed always is, and revisions are gap-free in
+ *   commit order. `deleteMany` is one revision with a change per asset it
+ *   removed. A write that changes nothing (unknown id, lost compare-and-set,
+ *   refused duplicate) makes no revision. Each write returns the record and
+ *   the change it logged.
  * - `insert` stores a new record (ids are unique; a repeated id throws
  *   `already_exists`).
  * - `get` returns the record only within its own workspace, else `undefined`.
@@ -92,6 +103,19 @@ export interface AssetListQuery {
  *   that existed throughout.
  * - `delete` removes a record of the workspace and returns it, or returns
  *   `undefined` (changing nothing) for an unknown id or another workspace's.
+ *   `deleteMany` removes every listed record of the workspace in one
+ *   transaction and returns those it removed, in the order listed (an id
+ *   listed twice is removed once); none found: `[]` and no revision.
+ * - `revision` is the workspace's current revision (0 before its first write).
+ * - `changesSince(workspace, revision, limit)` returns the changes of the at
+ *   most `limit` revisions after `revision`, ascending (a revision's changes
+ *   in the order they were made), or `undefined` when `revision` is older
+ *   than the history kept (the last `history` revisions of the workspace,
+ *   each whole) or ahead of the workspace's.
+ * - `history(workspace, assetId, query)` returns the asset's kept changes
+ *   (within the same last `history` revisions), newest first, below
+ *   `query.before` when given, at most `query.limit`; a deleted asset's
+ *   changes stay readable while they are kept.
  * - `update` applies label, name and visibility changes and raises `linkEpoch`
  *   (atomically, so concurrent revocations each count) on a record of the
  *   workspace, leaving content and version alone, and returns the record as
@@ -113,7 +137,7 @@ export interface AssetListQuery {
  * - Infrastructure failures throw `SwitchyardError('unavailable')`.
  */
 export interface AssetStore {
-  insert(record: AssetRecord): Promise<void>;
+  insert(record: AssetRecord, author: ChangeAuthor): Promise<AssetWrite>;
   get(workspace: string, id: string): Promise<AssetRecord | undefined>;
   getByBlobId(blobId: string): Promise<AssetRecord | undefined>;
   swap(
@@ -121,12 +145,17 @@ export interface AssetStore {
     id: string,
     expectedVersion: number,
     content: AssetContent,
-    attributes?: SwapAttributes,
-  ): Promise<AssetRecord | undefined>;
-  update(workspace: string, id: string, changes: AssetChanges): Promise<AssetRecord | undefined>;
+    attributes: SwapAttributes,
+    author: ChangeAuthor,
+  ): Promise<AssetWrite | undefined>;
+  update(workspace: string, id: string, changes: AssetChanges, author: ChangeAuthor): Promise<AssetWrite | undefined>;
   hasBlobKey(blobKey: string): Promise<boolean>;
   list(workspace: string, query: AssetListQuery): Promise<AssetRecord[]>;
-  delete(workspace: string, id: string): Promise<AssetRecord | undefined>;
+  delete(workspace: string, id: string, author: ChangeAuthor): Promise<AssetWrite | undefined>;
+  deleteMany(workspace: string, ids: readonly string[], author: ChangeAuthor): Promise<AssetWrite[]>;
+  revision(workspace: string): Promise<number>;
+  changesSince(workspace: string, revision: number, limit: number): Promise<AssetChangeRecord[] | undefined>;
+  history(workspace: string, assetId: string, query: AssetHistoryQuery): Promise<AssetChangeRecord[]>;
   usage(workspace: string): Promise<{ readonly assets: number; readonly bytes: number }>;
   listForFacts(query: FactsQuery): Promise<AssetRecord[]>;
   setFacts(workspace: string, id: string, blobId: string, facts: StoredFacts): Promise<AssetRecord | undefined>;

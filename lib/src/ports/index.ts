@@ -1,5 +1,15 @@
 export type { NewRouteRecord, RouteChange, RouteCursor, RouteRecord, RouteRecordUpdate, RouteStore } from './route-store.js';
 export type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore, FactsQuery, SwapAttributes } from './asset-store.js';
+export type {
+  AssetChangeDraft,
+  AssetChangeRecord,
+  AssetChangeType,
+  AssetHistoryQuery,
+  AssetWrite,
+  ChangeAuthor,
+  ReplacedFile,
+} from './asset-change-log.js';
+export { ASSET_CHANGE_TYPES } from './asset-change-log.js';
 export type { BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites } from './blob-store.js';
 export type { TokenVerifier } from './token-verifier.js';
 export { assertBlobKey } from './blob-key.js';

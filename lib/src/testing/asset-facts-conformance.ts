@@ -1,7 +1,7 @@
 import { MEDIA_FACTS_VERSION, type StoredFacts } from '../assets/media/media-facts.js';
 import type { AssetStore } from '../ports/asset-store.js';
 import type { Check } from './assertions.js';
-import { sampleAsset, sampleContent, swapped, view } from './asset-samples.js';
+import { by, sampleAsset, sampleContent, swapped, view } from './asset-samples.js';
 import { uniqueName } from './conformance.js';
 
 type Define = (title: string, body: (t: Check, store: AssetStore) => Promise<void>) => void;
@@ -25,7 +25,7 @@ export function assetFactsCases(define: Define): void {
     const image = sampleAsset(workspace, {
       ...sampleContent(workspace, { placeholder: '1QcSHQRnh493V4dIh4eXh1h4kJUI', factsVersion: MEDIA_FACTS_VERSION }),
     });
-    for (const record of [video, pdf, image]) await store.insert(record);
+    for (const record of [video, pdf, image]) await store.insert(record, by);
     for (const record of [video, pdf, image]) t.deepEqual(view(await store.get(workspace, record.id)), view(record), record.type);
     const content = sampleContent(workspace, {
       type: 'audio/mpeg',
@@ -34,11 +34,11 @@ export function assetFactsCases(define: Define): void {
       durationMs: 0,
       factsVersion: MEDIA_FACTS_VERSION,
     });
-    const replaced = await store.swap(workspace, video.id, video.version, content);
+    const replaced = await store.swap(workspace, video.id, video.version, content, {}, by);
     t.deepEqual(view(replaced), view(swapped(video, content)), "the new file's facts, the old ones gone (a duration of 0 kept)");
     const bare = sampleContent(workspace, { width: undefined, height: undefined });
     t.deepEqual(
-      view(await store.swap(workspace, image.id, image.version, bare)),
+      view(await store.swap(workspace, image.id, image.version, bare, {}, by)),
       view(swapped(image, bare)),
       'a file without facts clears them',
     );
@@ -47,7 +47,7 @@ export function assetFactsCases(define: Define): void {
   define('setFacts writes the facts of the current file only, and nothing else', async (t, store) => {
     const workspace = uniqueName();
     const record = sampleAsset(workspace, { ...sampleContent(workspace, { type: 'video/webm', width: undefined, height: undefined }) });
-    await store.insert(record);
+    await store.insert(record, by);
     const described = await store.setFacts(workspace, record.id, record.blobId, VIDEO_FACTS);
     t.deepEqual(
       view(described),
@@ -67,7 +67,7 @@ export function assetFactsCases(define: Define): void {
     );
     t.is(await store.setFacts(uniqueName(), record.id, record.blobId, VIDEO_FACTS), undefined, 'another workspace');
     const content = sampleContent(workspace, { type: 'video/mp4' });
-    await store.swap(workspace, record.id, record.version, content);
+    await store.swap(workspace, record.id, record.version, content, {}, by);
     t.is(await store.setFacts(workspace, record.id, record.blobId, VIDEO_FACTS), undefined, 'a file replaced meanwhile');
     t.deepEqual(
       view(await store.get(workspace, record.id)),
@@ -81,7 +81,7 @@ export function assetFactsCases(define: Define): void {
     const stale = sampleAsset(a);
     const described = sampleAsset(b, { ...sampleContent(b, { factsVersion: MEDIA_FACTS_VERSION }) });
     const older = sampleAsset(b, { ...sampleContent(b, { factsVersion: MEDIA_FACTS_VERSION }) });
-    for (const record of [stale, described, older]) await store.insert(record);
+    for (const record of [stale, described, older]) await store.insert(record, by);
     const seen: string[] = [];
     let after: string | undefined;
     for (let page = 0; page < 10_000; page++) {

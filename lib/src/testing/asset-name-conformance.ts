@@ -1,7 +1,7 @@
 import { MAX_NAME_LENGTH, nameKey } from '../assets/asset-name.js';
 import type { AssetRecord, AssetStore } from '../ports/asset-store.js';
 import type { Check } from './assertions.js';
-import { sampleAsset, sampleContent, swapped, view } from './asset-samples.js';
+import { by, sampleAsset, sampleContent, swapped, view } from './asset-samples.js';
 import { uniqueName } from './conformance.js';
 
 type Define = (title: string, body: (t: Check, store: AssetStore) => Promise<void>) => void;
@@ -17,7 +17,7 @@ export function assetNameCases(define: Define): void {
       sampleAsset(workspace, { name: '' }),
       sampleAsset(workspace, { name: `it's "quoted" %_\\ ; filename*=x.txt` }),
     ];
-    for (const record of records) await store.insert(record);
+    for (const record of records) await store.insert(record, by);
     for (const record of records)
       t.deepEqual(view(await store.get(workspace, record.id)), view(record), JSON.stringify(record.name.slice(0, 20)));
     const ids = async (prefix: string) =>
@@ -29,22 +29,26 @@ export function assetNameCases(define: Define): void {
   define('swap keeps the name unless given one; update changes it, "" clears it', async (t, store) => {
     const workspace = uniqueName();
     const record = sampleAsset(workspace, { name: 'first.png' });
-    await store.insert(record);
+    await store.insert(record, by);
     const content = sampleContent(workspace);
-    const kept = await store.swap(workspace, record.id, 1, content, { visibility: 'private' });
+    const kept = await store.swap(workspace, record.id, 1, content, { visibility: 'private' }, by);
     t.deepEqual(view(kept), view({ ...swapped(record, content), visibility: 'private', name: 'first.png' }), 'no name given: kept');
     const next = sampleContent(workspace);
-    const renamed = await store.swap(workspace, record.id, 2, next, { name: 'second.webp' });
+    const renamed = await store.swap(workspace, record.id, 2, next, { name: 'second.webp' }, by);
     t.deepEqual(
       view(renamed),
       view({ ...swapped(swapped(record, content), next), visibility: 'private', name: 'second.webp' }),
       'a name given: written with the content',
     );
-    const updated = await store.update(workspace, record.id, { name: 'Dritte Fassung.webp' });
-    t.is(updated?.name, 'Dritte Fassung.webp');
-    t.is(updated?.label, record.label, 'the label stays');
-    t.is((await store.update(workspace, record.id, { label: 'x' }))?.name, 'Dritte Fassung.webp', 'a label change keeps the name');
-    t.is((await store.update(workspace, record.id, { name: '' }))?.name, '', 'cleared');
+    const updated = await store.update(workspace, record.id, { name: 'Dritte Fassung.webp' }, by);
+    t.is(updated?.record.name, 'Dritte Fassung.webp');
+    t.is(updated?.record.label, record.label, 'the label stays');
+    t.is(
+      (await store.update(workspace, record.id, { label: 'x' }, by))?.record.name,
+      'Dritte Fassung.webp',
+      'a label change keeps the name',
+    );
+    t.is((await store.update(workspace, record.id, { name: '' }, by))?.record.name, '', 'cleared');
     t.is((await store.getByBlobId(next.blobId))?.name, '');
     t.deepEqual(await store.list(workspace, { limit: 10, namePrefix: nameKey('dritte') }), [], 'the old name is no longer found');
   });
@@ -72,8 +76,8 @@ export function assetNameCases(define: Define): void {
       astral: make('z\u{10FFFF}a'),
       unnamed: make(''),
     };
-    for (const record of Object.values(records)) await store.insert(record);
-    await store.insert(sampleAsset(uniqueName(), { name: 'Report of another workspace' }));
+    for (const record of Object.values(records)) await store.insert(record, by);
+    await store.insert(sampleAsset(uniqueName(), { name: 'Report of another workspace' }), by);
     const list = async (
       q: string,
       extra: { type?: { exact: string } | { prefix: string }; label?: string; before?: string; limit?: number } = {},

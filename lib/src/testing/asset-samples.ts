@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
 import { createUlidSource } from '../ids.js';
 import type { AssetContent, AssetRecord } from '../ports/asset-store.js';
+import type { AssetWrite, ChangeAuthor } from '../ports/asset-change-log.js';
 
 // Records for the AssetStore conformance cases, and how they compare.
 
 export const ids = createUlidSource();
+
+/** The author of the cases' writes that do not look at the change log. */
+export const by: ChangeAuthor = Object.freeze({ actor: 'conformance', time: new Date('2024-05-06T07:08:09.456Z') });
 
 /** Content for a new blob of `workspace`; an image unless overridden. */
 export function sampleContent(workspace: string, overrides: Partial<AssetContent> = {}): AssetContent {
@@ -39,9 +43,10 @@ export function sampleAsset(workspace: string, overrides: Partial<AssetRecord> =
   };
 }
 
-/** Every field, spelled out: a missing optional field equals `undefined`, but `null` does not. */
-export function view(record: AssetRecord | undefined): unknown {
-  if (!record) return record;
+/** Every field, spelled out: a missing optional field equals `undefined`, but `null` does not. A write is viewed as its record. */
+export function view(value: AssetRecord | AssetWrite | undefined): unknown {
+  if (!value) return value;
+  const record = 'change' in value ? value.record : value;
   const time = (value: Date) => (value instanceof Date ? value.toISOString() : `not a Date: ${String(value)}`);
   return {
     id: record.id,

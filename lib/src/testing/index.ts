@@ -2,7 +2,8 @@
 // small helpers for adapter tests.
 
 export { routeStoreConformance, sampleRoute } from './route-store-conformance.js';
-export { assetStoreConformance, sampleAsset, sampleContent } from './asset-store-conformance.js';
+export { assetStoreConformance, sampleAsset, sampleContent, SMALL_ASSET_HISTORY } from './asset-store-conformance.js';
+export type { AssetStoreConformanceOptions } from './asset-store-conformance.js';
 export { uploadStoreConformance, sampleUpload } from './upload-store-conformance.js';
 export { blobStoreConformance, UNSAFE_BLOB_KEYS } from './blob-store-conformance.js';
 export type { ConformanceOptions, RegisterTest, StoreHandle } from './conformance.js';

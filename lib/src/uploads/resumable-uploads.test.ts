@@ -5,6 +5,7 @@ import { systemTime } from '../clock.js';
 import { SwitchyardError } from '../errors.js';
 import { collectGarbage } from '../maintenance/collect-garbage.js';
 import { MemoryAssetStore } from '../memory/memory-asset-store.js';
+import type { AssetWrite } from '../ports/asset-change-log.js';
 import { CHECKSUM_MISMATCH_FIELD } from './store-part.js';
 import { cutAfter, DAY, rejection, settledOnFakeTime, sha256, uploadsSetup } from './test-support.js';
 
@@ -281,9 +282,9 @@ test('a finish that fails for a passing reason keeps the upload; the next get fi
   const { uploads, service, assetStore } = uploadsSetup();
   const insert = assetStore.insert.bind(assetStore);
   let failures = 1;
-  assetStore.insert = async (record) => {
+  assetStore.insert = async (record, author) => {
     if (failures-- > 0) throw new SwitchyardError('unavailable', 'database unavailable');
-    return insert(record);
+    return insert(record, author);
   };
   const file = randomBytes(5_000);
   const { id } = await uploads.create(alice, { length: file.length });
@@ -303,9 +304,9 @@ test('a concatenation whose finish fails for a passing reason answers the final 
   await Promise.all(partials.map((partial, index) => uploads.append(alice, partial.id, { offset: 0, body: chunked(pieces[index]!) })));
   const insert = assetStore.insert.bind(assetStore);
   let failures = 1;
-  assetStore.insert = async (record) => {
+  assetStore.insert = async (record, author) => {
     if (failures-- > 0) throw new SwitchyardError('unavailable', 'database unavailable');
-    return insert(record);
+    return insert(record, author);
   };
   const final = await uploads.create(alice, { concat: { final: partials.map((partial) => partial.id) } });
   t.is(final.assetId, undefined, 'answered, not finished');
@@ -329,7 +330,7 @@ test('a finish that runs longer than its claim lives keeps renewing it: no other
   let letGo: () => void = () => {};
   const released = new Promise<void>((resolve) => (letGo = resolve));
   const assetStore = new (class extends MemoryAssetStore {
-    override async insert(...args: Parameters<MemoryAssetStore['insert']>): Promise<void> {
+    override async insert(...args: Parameters<MemoryAssetStore['insert']>): Promise<AssetWrite> {
       reached();
       await released;
       return super.insert(...args);

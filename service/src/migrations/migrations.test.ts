@@ -5,12 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { isSwitchyardError } from '@switchyard/core';
-import { sampleRoute } from '@switchyard/core/testing';
+import { sampleAsset, sampleRoute } from '@switchyard/core/testing';
 import { openDatabase } from '../stores/database.js';
+import { assetRow, KyselyAssetStore } from '../stores/kysely-asset-store.js';
 import { KyselyRouteStore } from '../stores/kysely-route-store.js';
 import type { Database } from '../stores/schema.js';
 import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
-import { migrateToLatest } from './index.js';
+import { createMigrator, migrateToLatest } from './index.js';
 
 interface Target {
   readonly name: string;
@@ -59,10 +60,20 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       '0005-resumable-uploads',
       '0006-asset-names',
       '0007-media-facts',
+      '0008-asset-changes',
     ]);
     t.deepEqual(await migrateToLatest(db), []);
     const tables = (await db.introspection.getTables()).map((table) => table.name).sort();
-    t.deepEqual(tables, ['assets', 'resumable_uploads', 'route_changes', 'route_revisions', 'routes', 'workspace_policies']);
+    t.deepEqual(tables, [
+      'asset_changes',
+      'asset_revisions',
+      'assets',
+      'resumable_uploads',
+      'route_changes',
+      'route_revisions',
+      'routes',
+      'workspace_policies',
+    ]);
   });
 
   withDb('workspaces compare exactly: case and accents make other workspaces', async (t, db) => {
@@ -101,6 +112,22 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
     t.is((await new KyselyRouteStore(db).get('times', record.id))?.createdAt.toISOString(), '1999-12-31T23:59:59.999Z');
   });
 
+  withDb('0008: assets stored before it start their workspace at revision 0; their next change is revision 1', async (t, db) => {
+    await createMigrator(db).migrateTo('0007-media-facts');
+    const record = sampleAsset('before-0008');
+    await db.insertInto('assets').values(assetRow(record)).execute();
+    t.deepEqual(await migrateToLatest(db), ['0008-asset-changes']);
+    const store = new KyselyAssetStore(db);
+    t.is(await store.revision('before-0008'), 0);
+    t.deepEqual(await store.history('before-0008', record.id, { limit: 10 }), [], 'no change logged for what came before');
+    const updated = await store.update('before-0008', record.id, { label: 'after' }, { actor: 'alice', time: new Date(1) });
+    t.deepEqual([updated?.change.type, updated?.change.revision, updated?.record.label], ['asset.updated', 1, 'after']);
+    t.deepEqual(
+      (await store.changesSince('before-0008', 0, 10))?.map((change) => [change.revision, change.actor, change.assetId]),
+      [[1, 'alice', record.id]],
+    );
+  });
+
   withDb('two migrators at once apply the schema once', async (t, db) => {
     const both = await Promise.all([migrateToLatest(db), migrateToLatest(db)]);
     t.deepEqual(both.flat().sort(), [
@@ -111,6 +138,7 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       '0005-resumable-uploads',
       '0006-asset-names',
       '0007-media-facts',
+      '0008-asset-changes',
     ]);
     const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM routes`.execute(db);
     t.is(Number(rows[0]?.n), 0);

@@ -8,6 +8,9 @@ import { collectGarbage } from '@switchyard/core';
 import { sampleAsset, sampleContent, uniqueName } from '@switchyard/core/testing';
 import { openStorage } from './open-storage.js';
 
+/** The author of the fixture's writes; the change log is not under test here. */
+const by = { actor: 'gc-test', time: new Date(0) };
+
 /** SQLite and a disk store in a fresh temp folder, removed after the test. */
 async function diskStorage(t: ExecutionContext): Promise<{ root: string; storage: Awaited<ReturnType<typeof openStorage>> }> {
   const dir = await mkdtemp(join(tmpdir(), 'switchyard-gc-'));
@@ -32,10 +35,10 @@ test('disk + sqlite: old orphans and replaced-away blobs go, current and young b
   const workspace = uniqueName();
   const record = sampleAsset(workspace, { blobKey: `${workspace}/as_1/current.bin` });
   await put(record.blobKey);
-  await assetStore.insert(record);
+  await assetStore.insert(record, by);
   const replacement = sampleContent(workspace, { blobKey: `${workspace}/as_1/replacement.bin` });
   await put(replacement.blobKey);
-  await assetStore.swap(workspace, record.id, 1, replacement);
+  await assetStore.swap(workspace, record.id, 1, replacement, {}, by);
   const oldOrphan = `${workspace}/as_2/crashed.bin`;
   const youngOrphan = `${workspace}/as_3/uploading.bin`;
   await put(oldOrphan);

@@ -1,10 +1,16 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import {
+  DEFAULT_ASSET_HISTORY,
   isVisibility,
   nameKey,
   SwitchyardError,
+  type AssetChangeDraft,
+  type AssetChangeRecord,
   type AssetChanges,
   type AssetContent,
+  type AssetHistoryQuery,
+  type AssetWrite,
+  type ChangeAuthor,
   type AssetListQuery,
   type AssetRecord,
   type AssetStore,
@@ -18,6 +24,8 @@ import { preparedRowsQuery } from './prepared-query.js';
 import { dialectOf } from './database.js';
 import type { AssetsTable, Database, WorkspacePoliciesTable } from './schema.js';
 import { prefixRange } from './name-prefix.js';
+import { KyselyAssetChangeLog } from './kysely-asset-change-log.js';
+import { isDeadlock, revisionRaiser } from './workspace-revision.js';
 
 type AssetRow = Selectable<AssetsTable>;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -51,9 +59,29 @@ const LIMIT_SENTINEL = -0x5e17;
 
 type ListRun = (...params: readonly unknown[]) => Promise<{ rows: readonly (readonly unknown[])[] }>;
 
-/** AssetStore on MySQL or SQLite; `swap` is a compare-and-set on the version column. */
+/** A MySQL deadlock victim (two first writes of a new workspace) is retried this often before `aborted`. */
+const DEADLOCK_RETRIES = 5;
+
+/** Thrown inside a write transaction to roll it back when it finds nothing to write; never escapes. */
+class NothingToWrite extends Error {}
+
+/** What a write's work did: the records it wrote (or removed) and a change for each, in order. */
+interface Work {
+  readonly records: readonly AssetRecord[];
+  readonly drafts: readonly AssetChangeDraft[];
+}
+
+/**
+ * AssetStore on MySQL or SQLite; `swap` is a compare-and-set on the version
+ * column. Every write runs in one transaction that first raises the
+ * workspace's row in asset_revisions (its lock orders the workspace's writers,
+ * so revisions are gap-free in commit order), then writes the assets and
+ * their change rows (kysely-asset-change-log.ts).
+ */
 export class KyselyAssetStore implements AssetStore {
   readonly #db: Kysely<Database>;
+  readonly #log: KyselyAssetChangeLog;
+  readonly #raiseRevision;
   // The two reads on every request path (GetAsset, and ReadFile behind public urls).
   readonly #selectById;
   readonly #selectByBlobId;
@@ -63,8 +91,10 @@ export class KyselyAssetStore implements AssetStore {
    */
   readonly #listShapes = new Map<string, ListRun>();
 
-  constructor(db: Kysely<Database>) {
+  constructor(db: Kysely<Database>, options: { history?: number | undefined } = {}) {
     this.#db = db;
+    this.#log = new KyselyAssetChangeLog(db, options.history ?? DEFAULT_ASSET_HISTORY);
+    this.#raiseRevision = revisionRaiser(db, 'asset_revisions');
     this.#selectById = preparedRowsQuery(
       db,
       (id: string, workspace: string) =>
@@ -78,25 +108,20 @@ export class KyselyAssetStore implements AssetStore {
     );
   }
 
-  async insert(record: AssetRecord): Promise<void> {
-    try {
-      await this.#db
-        .insertInto('assets')
-        .values({
-          id: record.id,
-          workspace: record.workspace,
-          label: record.label,
-          created_at: record.createdAt.getTime(),
-          version: record.version,
-          visibility: record.visibility,
-          link_epoch: record.linkEpoch,
-          ...nameColumns(record.name),
-          ...contentColumns(record),
-        })
-        .execute();
-    } catch (error) {
-      throw databaseError(error, () => new SwitchyardError('already_exists', 'asset or blob id already exists', [], { cause: error }));
-    }
+  async insert(record: AssetRecord, author: ChangeAuthor): Promise<AssetWrite> {
+    const row = assetRow(record);
+    // The record as a read would answer it, without reading it back.
+    const stored = toRecord(row);
+    const [written] = await this.#write(
+      record.workspace,
+      author,
+      async (trx) => {
+        await trx.insertInto('assets').values(row).execute();
+        return { records: [stored], drafts: [{ type: 'asset.created', assetId: stored.id, asset: stored }] };
+      },
+      (error) => new SwitchyardError('already_exists', 'asset or blob id already exists', [], { cause: error }),
+    );
+    return written!;
   }
 
   async get(workspace: string, id: string): Promise<AssetRecord | undefined> {
@@ -122,13 +147,17 @@ export class KyselyAssetStore implements AssetStore {
     id: string,
     expectedVersion: number,
     content: AssetContent,
-    attributes: SwapAttributes = {},
-  ): Promise<AssetRecord | undefined> {
+    attributes: SwapAttributes,
+    author: ChangeAuthor,
+  ): Promise<AssetWrite | undefined> {
     const { visibility, name } = attributes;
-    try {
-      // One transaction: the row stays locked by our update until we have read it back,
-      // so the record returned is exactly the one this swap wrote.
-      return await this.#db.transaction().execute(async (trx) => {
+    const [written] = await this.#write(
+      workspace,
+      author,
+      async (trx) => {
+        // The displaced file, for the change: read under the workspace's revision lock, so no logged write moves it meanwhile.
+        const current = await this.#selectIn(trx, workspace, id);
+        if (current === undefined || current.version !== expectedVersion) return undefined;
         const result = await trx
           .updateTable('assets')
           .set((eb) => ({
@@ -142,37 +171,35 @@ export class KyselyAssetStore implements AssetStore {
           .where('version', '=', expectedVersion)
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) !== 1) return undefined;
-        const row = await trx.selectFrom('assets').select(ASSET_COLUMNS).where('id', '=', id).executeTakeFirstOrThrow();
-        return toRecord(row);
-      });
-    } catch (error) {
-      throw databaseError(error, () => new SwitchyardError('already_exists', 'blob id already belongs to an asset', [], { cause: error }));
-    }
+        // Read back inside the transaction: the record returned and logged is exactly the one this swap wrote.
+        const record = (await this.#selectIn(trx, workspace, id))!;
+        const previous = { type: current.type, size: current.size, sha256: current.sha256 };
+        return { records: [record], drafts: [{ type: 'asset.replaced', assetId: id, asset: record, previous }] };
+      },
+      (error) => new SwitchyardError('already_exists', 'blob id already belongs to an asset', [], { cause: error }),
+    );
+    return written;
   }
 
-  async update(workspace: string, id: string, changes: AssetChanges): Promise<AssetRecord | undefined> {
-    try {
-      // As in swap: the row stays locked by our update until it is read back.
-      return await this.#db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('assets')
-          .set((eb) => ({
-            ...(changes.label === undefined ? {} : { label: changes.label }),
-            ...(changes.name === undefined ? {} : nameColumns(changes.name)),
-            ...(changes.visibility === undefined ? {} : { visibility: changes.visibility }),
-            // Always one column set, so an empty change still finds (and locks) the row.
-            link_epoch: changes.revokeLinks ? eb('link_epoch', '+', 1) : eb.ref('link_epoch'),
-          }))
-          .where('id', '=', id)
-          .where('workspace', '=', workspace)
-          .executeTakeFirst();
-        // Read back rather than trust the update's row count: MySQL counts changed rows, not matched ones.
-        const row = await trx.selectFrom('assets').selectAll().where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
-        return row && toRecord(row);
-      });
-    } catch (error) {
-      throw databaseError(error);
-    }
+  async update(workspace: string, id: string, changes: AssetChanges, author: ChangeAuthor): Promise<AssetWrite | undefined> {
+    const [written] = await this.#write(workspace, author, async (trx) => {
+      await trx
+        .updateTable('assets')
+        .set((eb) => ({
+          ...(changes.label === undefined ? {} : { label: changes.label }),
+          ...(changes.name === undefined ? {} : nameColumns(changes.name)),
+          ...(changes.visibility === undefined ? {} : { visibility: changes.visibility }),
+          // Always one column set, so an empty change still finds (and locks) the row.
+          link_epoch: changes.revokeLinks ? eb('link_epoch', '+', 1) : eb.ref('link_epoch'),
+        }))
+        .where('id', '=', id)
+        .where('workspace', '=', workspace)
+        .executeTakeFirst();
+      // Read back rather than trust the update's row count: MySQL counts changed rows, not matched ones.
+      const record = await this.#selectIn(trx, workspace, id);
+      return record && { records: [record], drafts: [{ type: 'asset.updated', assetId: id, asset: record }] };
+    });
+    return written;
   }
 
   async getPolicy(workspace: string): Promise<StoredWorkspacePolicy | undefined> {
@@ -316,18 +343,109 @@ export class KyselyAssetStore implements AssetStore {
     }
   }
 
-  async delete(workspace: string, id: string): Promise<AssetRecord | undefined> {
+  async delete(workspace: string, id: string, author: ChangeAuthor): Promise<AssetWrite | undefined> {
+    return (await this.deleteMany(workspace, [id], author))[0];
+  }
+
+  async deleteMany(workspace: string, ids: readonly string[], author: ChangeAuthor): Promise<AssetWrite[]> {
+    const wanted = [...new Set(ids)];
+    if (wanted.length === 0) return [];
+    return this.#write(workspace, author, async (trx) => {
+      const rows = await trx
+        .selectFrom('assets')
+        .select(ASSET_COLUMNS)
+        .where('workspace', '=', workspace)
+        .where('id', 'in', wanted)
+        .execute();
+      if (rows.length === 0) return undefined;
+      const found = new Map(rows.map((row) => [row.id, toRecord(row)]));
+      await trx
+        .deleteFrom('assets')
+        .where('workspace', '=', workspace)
+        .where('id', 'in', [...found.keys()])
+        .execute();
+      // In the order listed, each once.
+      const records = wanted.flatMap((id) => found.get(id) ?? []);
+      return { records, drafts: records.map((record) => ({ type: 'asset.deleted', assetId: record.id })) };
+    });
+  }
+
+  async revision(workspace: string): Promise<number> {
     try {
-      return await this.#db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('assets').selectAll().where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
-        if (row === undefined) return undefined;
-        const result = await trx.deleteFrom('assets').where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
-        return Number(result.numDeletedRows) === 1 ? toRecord(row) : undefined;
-      });
+      return await this.#log.revision(workspace);
     } catch (error) {
       throw databaseError(error);
     }
   }
+
+  async changesSince(workspace: string, revision: number, limit: number): Promise<AssetChangeRecord[] | undefined> {
+    try {
+      return await this.#log.changesSince(workspace, revision, limit);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async history(workspace: string, assetId: string, query: AssetHistoryQuery): Promise<AssetChangeRecord[]> {
+    try {
+      return await this.#log.history(workspace, assetId, query);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async #selectIn(trx: Transaction<Database>, workspace: string, id: string): Promise<AssetRecord | undefined> {
+    const row = await trx
+      .selectFrom('assets')
+      .select(ASSET_COLUMNS)
+      .where('id', '=', id)
+      .where('workspace', '=', workspace)
+      .executeTakeFirst();
+    return row && toRecord(row);
+  }
+
+  /**
+   * One logged write: raise the revision, run `work` at it, log its changes.
+   * `work` answering `undefined` (nothing to write) rolls everything back, the
+   * revision included, and answers `[]`.
+   */
+  async #write(
+    workspace: string,
+    author: ChangeAuthor,
+    work: (trx: Transaction<Database>) => Promise<Work | undefined>,
+    duplicate?: (error: unknown) => SwitchyardError,
+  ): Promise<AssetWrite[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#db.transaction().execute(async (trx) => {
+          const revision = await this.#raiseRevision(trx, workspace);
+          const done = await work(trx);
+          if (done === undefined) throw new NothingToWrite();
+          const changes = await this.#log.append(trx, workspace, revision, author, done.drafts);
+          return done.records.map((record, i) => ({ record, change: changes[i]! }));
+        });
+      } catch (error) {
+        if (error instanceof NothingToWrite) return [];
+        if (isDeadlock(error) && attempt < DEADLOCK_RETRIES) continue;
+        throw databaseError(error, duplicate && (() => duplicate(error)));
+      }
+    }
+  }
+}
+
+/** A record's row in `assets`. */
+export function assetRow(record: AssetRecord): AssetsTable {
+  return {
+    id: record.id,
+    workspace: record.workspace,
+    label: record.label,
+    created_at: record.createdAt.getTime(),
+    version: record.version,
+    visibility: record.visibility,
+    link_epoch: record.linkEpoch,
+    ...nameColumns(record.name),
+    ...contentColumns(record),
+  };
 }
 
 /** The name and the key `list` searches it by. */

@@ -41,6 +41,7 @@ if (!database) {
   assetStoreConformance(test, {
     name: 'mysql',
     create: async () => ({ store: new KyselyAssetStore(db) }),
+    createWithHistory: async (history) => ({ store: new KyselyAssetStore(db, { history }) }),
     createUnavailable: unreachable((closed) => new KyselyAssetStore(closed)),
   });
   uploadStoreConformance(test, { name: 'mysql', create: async () => ({ store: new KyselyUploadStore(db) }) });

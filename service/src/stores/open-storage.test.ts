@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { isSwitchyardError } from '@switchyard/core';
-import { bytesOf, sampleRoute, uniqueName } from '@switchyard/core/testing';
+import { bytesOf, sampleAsset, sampleRoute, uniqueName } from '@switchyard/core/testing';
 import { createTestMysqlDatabase, stillReachable, testNeedingMysql } from '../../../test/support/mysql.js';
 import { startS3rver } from '../../../test/support/s3rver.js';
 import { openStorage } from './open-storage.js';
@@ -37,6 +37,28 @@ test('sqlite + disk: migrates by default, every store works, check passes, close
   await t.notThrowsAsync(storage.check());
   await storage.close();
   await t.notThrowsAsync(storage.close());
+});
+
+test('the asset store keeps the change log ASSET_HISTORY asks for', async (t) => {
+  const dir = await freshDir();
+  const storage = await openStorage({
+    database: { kind: 'sqlite', file: join(dir, 'db.sqlite') },
+    blobs: { kind: 'disk', root: join(dir, 'files') },
+    assetHistory: 2,
+  });
+  try {
+    const record = sampleAsset(uniqueName());
+    const by = { actor: 'open-storage', time: new Date(0) };
+    await storage.assetStore.insert(record, by);
+    for (const label of ['a', 'b']) await storage.assetStore.update(record.workspace, record.id, { label }, by);
+    t.deepEqual(
+      (await storage.assetStore.changesSince(record.workspace, 1, 10))?.map((change) => change.revision),
+      [2, 3],
+    );
+    t.is(await storage.assetStore.changesSince(record.workspace, 0, 10), undefined, 'revision 1 is past a history of 2');
+  } finally {
+    await storage.close();
+  }
 });
 
 test('check is unavailable when the blob root or the database cannot be used', async (t) => {

@@ -48,7 +48,7 @@ export async function openStorage(config: StorageConfig, options: OpenStorageOpt
   return Object.freeze({
     db,
     routeStore: new KyselyRouteStore(db, { history: config.routeHistory }),
-    assetStore: new KyselyAssetStore(db),
+    assetStore: new KyselyAssetStore(db, { history: config.assetHistory }),
     uploadStore: new KyselyUploadStore(db),
     blobStore: blobs.store,
     check: async () => {

@@ -66,6 +66,29 @@ export interface AssetsTable {
   facts_version: number;
 }
 
+/** Each workspace's asset revision (absent: 0). */
+export interface AssetRevisionsTable {
+  workspace: string;
+  revision: number;
+}
+
+/** The asset change log: one row per change; a batch delete's rows share a revision. */
+export interface AssetChangesTable {
+  workspace: string;
+  revision: number;
+  /** The change's place within its revision. */
+  seq: number;
+  type: string;
+  asset_id: string;
+  actor: string;
+  /** Epoch milliseconds. */
+  time: number;
+  /** The record as written, JSON; NULL for a delete. */
+  record: string | null;
+  /** A replace's displaced file, JSON `{type, size, sha256}`; NULL otherwise. */
+  previous: string | null;
+}
+
 export interface WorkspacePoliciesTable {
   workspace: string;
   /** JSON array of media types. */
@@ -103,6 +126,8 @@ export interface Database {
   route_revisions: RouteRevisionsTable;
   route_changes: RouteChangesTable;
   assets: AssetsTable;
+  asset_revisions: AssetRevisionsTable;
+  asset_changes: AssetChangesTable;
   workspace_policies: WorkspacePoliciesTable;
   resumable_uploads: ResumableUploadsTable;
 }

@@ -28,5 +28,9 @@ test.after.always(async () => {
 
 // One shared database: every conformance test uses its own workspaces.
 routeStoreConformance(test, { name: 'sqlite', create: async () => ({ store: new KyselyRouteStore(db) }) });
-assetStoreConformance(test, { name: 'sqlite', create: async () => ({ store: new KyselyAssetStore(db) }) });
+assetStoreConformance(test, {
+  name: 'sqlite',
+  create: async () => ({ store: new KyselyAssetStore(db) }),
+  createWithHistory: async (history) => ({ store: new KyselyAssetStore(db, { history }) }),
+});
 uploadStoreConformance(test, { name: 'sqlite', create: async () => ({ store: new KyselyUploadStore(db) }) });

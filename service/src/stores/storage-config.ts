@@ -35,4 +35,6 @@ export interface StorageConfig {
   readonly blobs: BlobStoreConfig;
   /** ROUTE_HISTORY: route-table changes kept per workspace for watchers that resume (default 10000). */
   readonly routeHistory?: number | undefined;
+  /** ASSET_HISTORY: revisions of a workspace's assets kept in their change log, for watchers that resume and for histories (default 10000). */
+  readonly assetHistory?: number | undefined;
 }
