@@ -3,7 +3,7 @@
 // unreachable at start, and publishing that fails fast while it is away.
 import test from 'ava';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { changeFeedConformance } from '@switchyard/core/testing';
+import { changeFeedConformance, eventually } from '@switchyard/core/testing';
 import { startNats, startRedis, type TestBroker } from '../../../test/support/brokers.js';
 import type { BrokerFeed } from './broker-feed.js';
 import { NatsChangeFeed } from './nats-change-feed.js';
@@ -18,11 +18,7 @@ const KINDS: [string, () => Promise<TestBroker>, Make][] = [
 
 /** Resolves when the feed's `up` is `wanted`; fails after `ms`. */
 async function until(feed: BrokerFeed, wanted: boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (feed.up !== wanted) {
-    if (Date.now() > deadline) throw new Error(`the feed was not ${wanted ? 'up' : 'down'} within ${ms} ms`);
-    await sleep(10);
-  }
+  await eventually(() => feed.up === wanted, { timeout: ms, interval: 10, message: `the feed ${wanted ? 'up' : 'down'}` });
 }
 
 for (const [kind, startBroker, make] of KINDS) {
