@@ -131,7 +131,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     log.info({ address, storage: describeStorage(config) }, 'gRPC service listening');
 
     let closing: Promise<void> | undefined;
-    const inProcess = createInProcessChannel(handlers, { accepting: () => closing === undefined });
+    const inProcess = createInProcessChannel(handlers, { accepting: () => closing === undefined, time: options.time });
     const close = async (): Promise<void> => {
       // Watches end now (their clients resume elsewhere) rather than at the shutdown deadline.
       endStreams();
