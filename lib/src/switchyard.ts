@@ -121,6 +121,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     options.blobStore,
     Object.freeze({ ...DEFAULT_MEDIA_FACTS, ...options.mediaFacts, maxPixels: transforms.maxPixels }),
     options.mediaFactsObserver,
+    time,
   );
   const frames = Object.freeze({ ...DEFAULT_POSTER_FRAMES, ...options.posterFrames });
   const assets = createAssetService({
