@@ -133,7 +133,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     cdnUrl,
     maxUploadBytes,
     urlSigner: createUrlSigner(options.urlSigningKeys ?? [randomUrlSigningKey()]),
-    variants: new VariantMaker(options.blobStore, transforms, options.transformObserver, frames),
+    variants: new VariantMaker(options.blobStore, transforms, options.transformObserver, frames, time),
     fileCache: new FileCache(fileCacheConfig(options.fileCache)),
     describer,
   });
