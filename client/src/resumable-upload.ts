@@ -1,10 +1,10 @@
 // A resumable upload over UploadService: appends of `chunkBytes` at the
 // committed offset, and after a failure for a passing reason, the offset asked
 // again and the upload continued from there.
-import { setTimeout as delay } from 'node:timers/promises';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, type Client } from '@connectrpc/connect';
 import type { AppendUploadRequestSchema, Asset, AssetService, Upload, UploadService } from '@switchyard/proto';
+import { sleep, systemTime, type Timers } from '@switchyard/core/routes';
 import type { ResumableSource, Stretch } from './resumable-source.js';
 import { chunksOf } from './uploads.js';
 
@@ -44,6 +44,8 @@ export interface ResumableUploadOptions {
   /** Failed calls in a row before giving up (default 5); each call that moves the upload on starts the count again. */
   readonly retries?: number;
   readonly signal?: AbortSignal;
+  /** Where the waits between retries are scheduled (the system's timers by default; tests pass fake ones). */
+  readonly timers?: Timers;
   /** Called when the service has committed more bytes; `totalBytes` is undefined while a stream's size is unknown. */
   readonly onProgress?: (committedBytes: number, totalBytes: number | undefined) => void;
 }
@@ -125,7 +127,7 @@ async function appendUntilDone(clients: ResumableUploadClients, source: Resumabl
       const wait = retryDelay(error, failures);
       if (wait === undefined || failures >= retries) throw error;
       failures += 1;
-      await delay(wait, undefined, { signal }).catch(() => {
+      await sleep(options.timers ?? systemTime, wait, signal).catch(() => {
         throw ConnectError.from(signal?.reason, Code.Canceled);
       });
     }

@@ -1,10 +1,9 @@
 import test from 'ava';
 import { createClock } from '@sinonjs/fake-timers';
-import { timeSourceOf } from '@switchyard/core/testing';
+import { eventually, timeSourceOf } from '@switchyard/core/testing';
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { watchRouteTable } from './route-watch.js';
 
 // A real event stream on loopback, written by hand; the watch's idle timeout and reconnect waits run on fake time.
@@ -29,10 +28,8 @@ async function eventServer() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, send, close };
 }
 
-/** Resolves once `ready()` holds, checked at each turn of the (real) event loop: for socket I/O to land. */
-async function until(ready: () => boolean): Promise<void> {
-  while (!ready()) await nextTurn();
-}
+/** Waits in real time for socket I/O to land (checked as soon as the event loop has turned); 10 s catches a hang. */
+const LANDED = { timeout: 10_000, interval: 0 } as const;
 
 test('a connection silent for idleTimeoutMs is taken for dead, not a ms sooner; every event starts the idle time again', async (t) => {
   const gateway = await eventServer();
@@ -46,11 +43,11 @@ test('a connection silent for idleTimeoutMs is taken for dead, not a ms sooner; 
   t.true(watch.connected);
   fake.tick(30_000);
   gateway.send('delete', { revision: 2, id: 'rt_gone' });
-  await until(() => watch.revision === 2);
+  await eventually(() => watch.revision === 2, { ...LANDED, message: 'revision 2 applied' });
   fake.tick(44_999);
   t.true(watch.connected, 'alive 44,999 ms after the last event');
   fake.tick(1);
-  await until(() => disconnects.length === 1);
+  await eventually(() => disconnects.length === 1, { ...LANDED, message: 'the disconnect reported' });
   t.false(watch.connected, 'taken for dead 45,000 ms after it');
   t.is(watch.revision, 2, 'the table keeps serving meanwhile');
 });
@@ -65,11 +62,11 @@ test('after a connection that got somewhere drops, the watch reconnects from its
   watch.onDisconnect((reason) => disconnects.push(reason));
   await watch.ready;
   fake.tick(1_000);
-  await until(() => disconnects.length === 1);
+  await eventually(() => disconnects.length === 1, { ...LANDED, message: 'the disconnect reported' });
   // Half the backoff at least, jitter on top.
   await fake.tickAsync(124);
   t.is(gateway.requests.length, 1, 'no reconnect before 125 ms');
   await fake.tickAsync(126);
-  await until(() => gateway.requests.length === 2);
+  await eventually(() => gateway.requests.length === 2, { ...LANDED, message: 'the second watch request' });
   t.deepEqual(gateway.requests, ['/v1/routing:watch?sinceRevision=0', '/v1/routing:watch?sinceRevision=1']);
 });

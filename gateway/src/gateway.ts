@@ -60,7 +60,7 @@ export interface GatewayParts {
   readonly log: Logger;
   /** The validators of public files kept for revalidations (files/validator-cache.ts); its defaults when absent. */
   readonly fileValidators?: ValidatorCacheConfig | undefined;
-  /** The clock and timers of the linger after early answers and of the validators' ages (the system's by default). */
+  /** The clock and timers of the linger after early answers, the validators' ages, the tus HEAD's wait for a restarting service and uploads' chunk hold (the system's by default). */
   readonly time?: TimeSource | undefined;
 }
 
@@ -218,8 +218,15 @@ export async function createGateway({
   await app.register(openApiPlugin, { filesPath });
   const streams = new AbortController();
   await app.register(routingRoutes, { clients, log, closing: streams.signal });
-  await app.register(assetRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log });
-  await app.register(uploadRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log, trustProxy: config.trustProxy });
+  await app.register(assetRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log, time });
+  await app.register(uploadRoutes, {
+    clients,
+    maxUploadBytes: config.maxUploadBytes,
+    uploadSlots,
+    log,
+    trustProxy: config.trustProxy,
+    time,
+  });
   await app.register(healthRoute, { clients, log });
   await app.register(fileRoutes, { clients, filesPath, log, validators });
   if (config.console) await app.register(consoleRoutes, { root: consoleRoot, cdnUrl, log });

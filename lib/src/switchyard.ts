@@ -121,6 +121,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     options.blobStore,
     Object.freeze({ ...DEFAULT_MEDIA_FACTS, ...options.mediaFacts, maxPixels: transforms.maxPixels }),
     options.mediaFactsObserver,
+    time,
   );
   const frames = Object.freeze({ ...DEFAULT_POSTER_FRAMES, ...options.posterFrames });
   const assets = createAssetService({
@@ -132,7 +133,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     cdnUrl,
     maxUploadBytes,
     urlSigner: createUrlSigner(options.urlSigningKeys ?? [randomUrlSigningKey()]),
-    variants: new VariantMaker(options.blobStore, transforms, options.transformObserver, frames),
+    variants: new VariantMaker(options.blobStore, transforms, options.transformObserver, frames, time),
     fileCache: new FileCache(fileCacheConfig(options.fileCache)),
     describer,
   });

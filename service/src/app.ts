@@ -39,7 +39,7 @@ export interface StartServiceOptions {
   readonly metrics?: Registry | undefined;
   /** Server spans for calls (the process's, shared with a gateway in one process); ids only by default. */
   readonly tracing?: Tracing | undefined;
-  /** The clock and timers of the core (leases, deadlines, polls), the health checks and the shared rate limit (the system's by default). */
+  /** The clock and timers of the core (leases, deadlines, polls), the health checks, the shared rate limit and upload streams' idle timeout (the system's by default). */
   readonly time?: TimeSource | undefined;
 }
 
@@ -119,6 +119,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       health,
       log,
       uploadIdleTimeoutMs: config.limits.uploadIdleTimeoutMs,
+      timers: options.time,
       metrics,
       tracing: options.tracing,
     });
@@ -130,7 +131,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     log.info({ address, storage: describeStorage(config) }, 'gRPC service listening');
 
     let closing: Promise<void> | undefined;
-    const inProcess = createInProcessChannel(handlers, { accepting: () => closing === undefined });
+    const inProcess = createInProcessChannel(handlers, { accepting: () => closing === undefined, time: options.time });
     const close = async (): Promise<void> => {
       // Watches end now (their clients resume elsewhere) rather than at the shutdown deadline.
       endStreams();

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Code, ConnectError, type Transport } from '@connectrpc/connect';
+import { eventually, quietPeriod } from '@switchyard/core/testing';
 import { CALLER_LIFETIME, type CallerLifetime } from '@switchyard/runtime';
 import { loadGatewayConfig } from '../config.js';
 import { createGateway } from '../gateway.js';
@@ -48,8 +49,8 @@ test("a REST call carries its request's lifetime, not a signal; answered, the li
   const response = await fetch(`${url}/v1/assets/as_1`, { headers: AUTH });
   t.is(response.status, 404);
   await response.text();
-  // Time for the server's side of the response to close, which ends the lifetime only if unfinished.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // Time for the server's side of the response to close, which ends the lifetime only if unfinished (a negative check).
+  await quietPeriod(200);
   t.is(calls.length, 1);
   t.is(calls[0]!.signal, undefined);
   t.false(calls[0]!.lifetime?.ended ?? true);
@@ -61,7 +62,7 @@ test('a client that goes away before its answer ends the lifetime of the call ma
   const req = httpRequest(`${url}/v1/assets/as_1`, { headers: AUTH });
   req.on('error', () => {});
   req.end();
-  while (calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  await eventually(() => calls.length > 0, { timeout: 10_000, interval: 5, message: 'the call made for the request' });
   const lifetime = calls[0]!.lifetime!;
   t.false(lifetime.ended);
   const ended = new Promise<void>((resolve) => lifetime.onEnd(resolve));

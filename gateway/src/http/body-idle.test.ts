@@ -1,10 +1,9 @@
 import test from 'ava';
 import { createClock } from '@sinonjs/fake-timers';
-import { timeSourceOf } from '@switchyard/core/testing';
+import { eventually, timeSourceOf } from '@switchyard/core/testing';
 import { once } from 'node:events';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { watchBodyIdle } from './body-idle.js';
 
 // The server and its sockets are real; the watcher's clock and polls are fake, moved by the test.
@@ -37,10 +36,8 @@ async function serve(idleMs: number, consume: (req: IncomingMessage) => Promise<
   return { server, port: (server.address() as AddressInfo).port, fake, idle, requests };
 }
 
-/** Resolves once `ready()` holds, checked at each turn of the (real) event loop: for socket I/O to land. */
-async function until(ready: () => boolean): Promise<void> {
-  while (!ready()) await nextTurn();
-}
+/** Waits in real time for socket I/O to land (checked as soon as the event loop has turned); 10 s catches a hang. */
+const LANDED = { timeout: 10_000, interval: 0 } as const;
 
 /** Reads the body, counting what arrived. */
 function counted() {
@@ -60,11 +57,11 @@ test('a body that stops arriving is reported when idleMs have passed since the p
   client.on('error', () => undefined);
   t.teardown(() => client.destroy());
   client.write(Buffer.alloc(100));
-  await until(() => seen.bytes === 100);
+  await eventually(() => seen.bytes === 100, { ...LANDED, message: 'the first 100 bytes read' });
   await fake.tickAsync(100);
   // One more byte, in before the poll at 200 ms: that poll sees it, and the idle time counts from there.
   client.write(Buffer.alloc(1));
-  await until(() => seen.bytes === 101);
+  await eventually(() => seen.bytes === 101, { ...LANDED, message: 'the 101st byte read' });
   await fake.tickAsync(100);
   await fake.tickAsync(999);
   t.is(idle.at, undefined, 'not idle at the poll 900 ms after the last byte');
@@ -84,10 +81,13 @@ test("a slow consumer is not the client's idleness: a full buffer stops the cloc
   const answered = once(client, 'response');
   client.end(Buffer.alloc(8 * 1024 * 1024));
   // The client has sent far more than the buffers hold: the request's buffer fills and Node stops reading the socket.
-  await until(() => {
-    const req = requests[0];
-    return req !== undefined && (req.readableLength >= req.readableHighWaterMark || req.socket.isPaused());
-  });
+  await eventually(
+    () => {
+      const req = requests[0];
+      return req !== undefined && (req.readableLength >= req.readableHighWaterMark || req.socket.isPaused());
+    },
+    { ...LANDED, message: "the request's buffer full" },
+  );
   // Five idle periods with nothing read.
   await fake.tickAsync(5 * 200);
   t.is(idle.at, undefined);
@@ -105,7 +105,7 @@ test('a timeout of 0 watches nothing', async (t) => {
   client.on('error', () => undefined);
   t.teardown(() => client.destroy());
   client.write('12345');
-  await until(() => seen.bytes === 5);
+  await eventually(() => seen.bytes === 5, { ...LANDED, message: 'the 5 bytes read' });
   t.is(fake.countTimers(), 0, 'no poll was started');
   await fake.tickAsync(60_000);
   t.is(idle.at, undefined);
@@ -119,7 +119,7 @@ test('a request without a body is not watched', async (t) => {
   const client = request({ port, method: 'GET' });
   const answered = once(client, 'response');
   client.end();
-  await until(() => requests.length === 1);
+  await eventually(() => requests.length === 1, { ...LANDED, message: 'the request received' });
   t.is(fake.countTimers(), 0, 'no poll was started');
   finish();
   const [response] = (await answered) as [IncomingMessage];

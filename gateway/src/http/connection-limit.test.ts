@@ -1,10 +1,9 @@
 import test from 'ava';
 import { createClock } from '@sinonjs/fake-timers';
-import { timeSourceOf } from '@switchyard/core/testing';
+import { eventually, timeSourceOf } from '@switchyard/core/testing';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { limitConnections, REFUSAL_GRACE_MS } from './connection-limit.js';
 
 test('a connection over the bound is marked refused and cut REFUSAL_GRACE_MS after it opened, not a ms sooner; those within it stay', async (t) => {
@@ -22,7 +21,7 @@ test('a connection over the bound is marked refused and cut REFUSAL_GRACE_MS aft
     client.on('error', () => undefined);
     t.teardown(() => client.destroy());
   }
-  while (accepted.length < 2) await nextTurn();
+  await eventually(() => accepted.length === 2, { timeout: 10_000, interval: 0, message: 'both connections accepted' });
   const [first, second] = accepted as [Socket, Socket];
   t.is(limit.open(), 2);
   t.false(limit.refused(first));

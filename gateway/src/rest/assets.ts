@@ -5,7 +5,8 @@ import type { RequestContext } from '../http/context.js';
 import { isSettled } from '../http/respond.js';
 import type { Slots } from '../http/slots.js';
 import type { ServiceClients } from '../service/clients.js';
-import { coalesce } from './coalesce.js';
+import { coalesce, type CoalesceOptions } from './coalesce.js';
+import { systemClock, type Clock } from '@switchyard/core';
 import { MultipartForm, type FilePart } from './multipart-form.js';
 import { assetView, isoTime } from './views.js';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -40,6 +41,8 @@ export interface AssetDeps {
   /** Uploads and replaces streaming at once (MAX_INFLIGHT_UPLOADS), shared with the Connect protocol's. */
   readonly uploadSlots: Slots;
   readonly log: Logger;
+  /** The clock the chunks' hold time is measured by (the system's by default). */
+  readonly time?: Clock | undefined;
 }
 
 /** Bytes per gRPC message: few enough messages to be cheap, small enough to keep memory flat per upload. */
@@ -51,7 +54,11 @@ type UploadMessage = MessageInitShape<typeof UploadAssetRequestSchema>;
 type ReplaceMessage = MessageInitShape<typeof ReplaceAssetRequestSchema>;
 
 /** Assets: multipart upload and replace, streamed to the service as they arrive; get. */
-export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clients, maxUploadBytes, uploadSlots, log }) => {
+export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (
+  app,
+  { clients, maxUploadBytes, uploadSlots, log, time = systemClock },
+) => {
+  const held = { maxHoldMs: CHUNK_HOLD_MS, now: () => time.now().getTime() };
   app.get(
     '/v1/assets/:id',
     {
@@ -273,7 +280,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
         // First: a credential that cannot be passed on is refused before a byte of the form is read.
         const options = ctx.callOptions({ streaming: true });
         const asset = await relayForm(request, ctx, ['label', 'visibility'], maxUploadBytes, uploadSlots, (form, file, signal) =>
-          clients.assets.uploadAsset(uploadMessages(form, file), { ...options, signal }),
+          clients.assets.uploadAsset(uploadMessages(form, file, held), { ...options, signal }),
         );
         if (isSettled(reply.raw)) return reply.hijack();
         return reply
@@ -302,7 +309,7 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (app, { clien
         const { id } = request.params;
         const options = ctx.callOptions({ streaming: true });
         const asset = await relayForm(request, ctx, ['visibility'], maxUploadBytes, uploadSlots, (form, file, signal) =>
-          clients.assets.replaceAsset(replaceMessages(id, form, file), { ...options, signal }),
+          clients.assets.replaceAsset(replaceMessages(id, form, file, held), { ...options, signal }),
         );
         if (isSettled(reply.raw)) return reply.hijack();
         return reply.code(200).send(assetView(asset));
@@ -351,7 +358,7 @@ export function uploadsBusy(slots: Slots): ApiError {
   return overloaded(`this gateway is already streaming ${slots.size} uploads (MAX_INFLIGHT_UPLOADS); try again shortly`);
 }
 
-async function* uploadMessages(form: MultipartForm, file: FilePart): AsyncGenerator<UploadMessage> {
+async function* uploadMessages(form: MultipartForm, file: FilePart, held: CoalesceOptions): AsyncGenerator<UploadMessage> {
   const before = file.fieldsBefore;
   yield {
     payload: {
@@ -364,8 +371,7 @@ async function* uploadMessages(form: MultipartForm, file: FilePart): AsyncGenera
       },
     },
   };
-  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS }))
-    yield { payload: { case: 'chunk', value: chunk } };
+  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES, held)) yield { payload: { case: 'chunk', value: chunk } };
   // Fields after the file are known only now; the service takes them as the stream's last messages.
   const after = await form.finished;
   const label = after.get('label');
@@ -374,15 +380,14 @@ async function* uploadMessages(form: MultipartForm, file: FilePart): AsyncGenera
   if (visibility !== undefined) yield { payload: { case: 'trailingVisibility', value: visibility } };
 }
 
-async function* replaceMessages(id: string, form: MultipartForm, file: FilePart): AsyncGenerator<ReplaceMessage> {
+async function* replaceMessages(id: string, form: MultipartForm, file: FilePart, held: CoalesceOptions): AsyncGenerator<ReplaceMessage> {
   yield {
     payload: {
       case: 'metadata',
       value: { id, visibility: file.fieldsBefore.get('visibility') ?? '', filename: file.filename, declaredType: file.declaredType },
     },
   };
-  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS }))
-    yield { payload: { case: 'chunk', value: chunk } };
+  for await (const chunk of coalesce(form.bytes(), CHUNK_BYTES, held)) yield { payload: { case: 'chunk', value: chunk } };
   const visibility = (await form.finished).get('visibility');
   if (visibility !== undefined) yield { payload: { case: 'trailingVisibility', value: visibility } };
 }

@@ -58,3 +58,20 @@ test("pieces held longer than maxHoldMs go out below the target, so a slow clien
     [2, 2, 2],
   );
 });
+
+test('the hold is measured from the last send: a piece at 999 ms is held, the one at 1,000 ms sends what is held', async (t) => {
+  let clock = 0;
+  const sent: { at: number; bytes: number }[] = [];
+  async function* pieces() {
+    for (const at of [500, 999, 1_000, 1_999, 2_000]) {
+      clock = at;
+      yield Buffer.alloc(1);
+    }
+  }
+  for await (const chunk of coalesce(pieces(), 1024, { maxHoldMs: 1_000, now: () => clock }))
+    sent.push({ at: clock, bytes: chunk.byteLength });
+  t.deepEqual(sent, [
+    { at: 1_000, bytes: 3 },
+    { at: 2_000, bytes: 2 },
+  ]);
+});

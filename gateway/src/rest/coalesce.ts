@@ -8,7 +8,7 @@ export interface CoalesceOptions {
    * (at 10 KiB/s, 1 MiB would otherwise take 100 s to gather).
    */
   readonly maxHoldMs?: number;
-  /** Milliseconds on a monotonic clock (tests drive it). */
+  /** Milliseconds on the clock the hold is measured by: the gateway's time; a monotonic clock by default. */
   readonly now?: () => number;
 }
 

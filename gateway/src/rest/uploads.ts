@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
@@ -16,7 +15,7 @@ import type { Slots } from '../http/slots.js';
 import type { ServiceClients } from '../service/clients.js';
 import { coalesce } from './coalesce.js';
 import { uploadsBusy } from './assets.js';
-import { UPLOAD_CHECKSUM_ALGORITHMS } from '@switchyard/core';
+import { sleep, systemTime, UPLOAD_CHECKSUM_ALGORITHMS, type TimeSource } from '@switchyard/core';
 import {
   badHeader,
   formatMetadata,
@@ -40,6 +39,8 @@ export interface UploadRoutesDeps {
   readonly log: Logger;
   /** TRUST_PROXY: take the public origin of `Location` urls from X-Forwarded-Proto and X-Forwarded-Host. */
   readonly trustProxy: boolean;
+  /** The clock and timers of the wait for a restarting service and of the chunks' hold time (the system's by default). */
+  readonly time?: TimeSource | undefined;
 }
 
 declare module 'fastify' {
@@ -54,8 +55,8 @@ export const UPLOADS_PATH = '/v1/uploads';
 export const ASSET_ID_HEADER = 'switchyard-asset-id';
 
 /** How long a HEAD waits for an unreachable service to come back (see getUploadPatiently). */
-const SERVICE_RESTART_WAIT_MS = 10_000;
-const SERVICE_RESTART_POLL_MS = 250;
+export const SERVICE_RESTART_WAIT_MS = 10_000;
+export const SERVICE_RESTART_POLL_MS = 250;
 const CHUNK_BYTES = 1024 * 1024;
 const CHUNK_HOLD_MS = 1_000;
 
@@ -70,6 +71,8 @@ type AppendMessage = MessageInitShape<typeof AppendUploadRequestSchema>;
  */
 export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app, deps) => {
   const { clients, log } = deps;
+  const time = deps.time ?? systemTime;
+  const now = (): number => time.now().getTime();
   acceptUnreadBodies(app);
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('tus-resumable', TUS_VERSION);
@@ -189,7 +192,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
    * 0, so a 503 during a restart would throw away everything uploaded.
    */
   async function getUploadPatiently(id: string, ctx: RequestContext): Promise<Upload> {
-    const deadline = performance.now() + SERVICE_RESTART_WAIT_MS;
+    const deadline = now() + SERVICE_RESTART_WAIT_MS;
     for (;;) {
       try {
         return await clients.uploads.getUpload({ id }, ctx.callOptions());
@@ -197,8 +200,8 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
         const failure = toApiError(error);
         // Only the service being away is waited out; an upload busy with another request is answered (423) at once.
         const serviceAway = error instanceof ConnectError && error.code === Code.Unavailable && failure.status === 503;
-        if (!serviceAway || performance.now() >= deadline || ctx.lifetime.ended) throw failure;
-        await delay(SERVICE_RESTART_POLL_MS);
+        if (!serviceAway || now() >= deadline || ctx.lifetime.ended) throw failure;
+        await sleep(time, SERVICE_RESTART_POLL_MS);
       }
     }
   }
@@ -216,7 +219,7 @@ export const uploadRoutes: FastifyPluginAsyncZod<UploadRoutesDeps> = async (app,
     if (release === undefined) throw uploadsBusy(deps.uploadSlots);
     try {
       return await clients.uploads.appendUpload(
-        appendMessages(request, id, offset, length, checksum),
+        appendMessages(request, id, offset, length, checksum, now),
         ctx.callOptions({ streaming: true }),
       );
     } catch (error) {
@@ -233,6 +236,7 @@ async function* appendMessages(
   offset: bigint,
   length: bigint | undefined,
   checksum: ParsedChecksum | undefined,
+  now: () => number,
 ): AsyncGenerator<AppendMessage> {
   yield {
     payload: {
@@ -240,7 +244,7 @@ async function* appendMessages(
       value: { id, offset, length, checksumAlgorithm: checksum?.algorithm ?? '', checksum: checksum?.digest ?? new Uint8Array() },
     },
   };
-  for await (const chunk of coalesce(untilCut(request.raw as AsyncIterable<Uint8Array>), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS }))
+  for await (const chunk of coalesce(untilCut(request.raw as AsyncIterable<Uint8Array>), CHUNK_BYTES, { maxHoldMs: CHUNK_HOLD_MS, now }))
     yield { payload: { case: 'chunk', value: chunk } };
 }
 

@@ -15,7 +15,7 @@ export interface BalancedConnectionOptions {
   readonly lookup?: LookupAll | undefined;
   /** Re-resolution period of DNS names (30 s). */
   readonly resolveIntervalMs?: number | undefined;
-  /** The clock and timers of re-resolution, health checks, drains and retry deadlines (systemTime). */
+  /** The clock and timers of re-resolution, health checks, drains, retry deadlines and call deadlines (systemTime). */
   readonly time?: TimeSource | undefined;
 }
 
@@ -29,7 +29,7 @@ export function connectBalanced(targets: readonly ServiceTarget[], options: Bala
   const log = options.log ?? createLogger('silent');
   const metrics = options.metrics && balancingMetrics(options.metrics);
   const pool = new ServicePool({
-    connect: (address) => connectService(address.url, address.servername),
+    connect: (address) => connectService(address.url, address.servername, options.time),
     probe: check,
     log,
     onHealthyCount: (count) => metrics?.healthy.set(count),

@@ -25,7 +25,7 @@ export interface ServiceClientsOptions {
   readonly metrics?: Registry | undefined;
   /** Host name resolution (tests inject one); node:dns `lookup` by default. */
   readonly lookup?: LookupAll | undefined;
-  /** The clock and timers of a balanced gateway's re-resolution and health checks (the system's by default). */
+  /** The clock and timers of call deadlines, and of a balanced gateway's re-resolution and health checks (the system's by default). */
   readonly time?: TimeSource | undefined;
 }
 
@@ -37,7 +37,9 @@ export interface ServiceClientsOptions {
 export function createServiceClients(serviceUrl: string, options: ServiceClientsOptions = {}): ServiceClients {
   const targets = parseServiceTargets(serviceUrl);
   if (targets instanceof Refusal) throw new TypeError(`SERVICE_URL ${targets.reason}`);
-  const connection = isSingleAddress(targets) ? connectService(targets[0]!.origin) : connectBalanced(targets, options);
+  const connection = isSingleAddress(targets)
+    ? connectService(targets[0]!.origin, undefined, options.time)
+    : connectBalanced(targets, options);
   return clientsOver(connection.transport, () => connection.close());
 }
 

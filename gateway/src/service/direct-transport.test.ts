@@ -1,6 +1,7 @@
 // The direct unary path against Connect's own gRPC transport, call for call, on
 // a real grpc-js server: every outcome (message, code, message text, details,
-// error metadata) must be the same.
+// error metadata) must be the same. The direct path's deadlines run on fake time
+// (Connect's own transport keeps its timer: its outcome is compared, never its timing).
 import test, { type ExecutionContext } from 'ava';
 import { once } from 'node:events';
 import { createServer as createSecureishServer, type ServerHttp2Stream } from 'node:http2';
@@ -11,6 +12,9 @@ import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import { Code, ConnectError, createClient, createContextValues } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { pino } from 'pino';
+import { createClock } from '@sinonjs/fake-timers';
+import { eventually, timeSourceOf } from '@switchyard/core/testing';
+import type { Timers } from '@switchyard/core';
 import { SwitchyardError } from '@switchyard/core';
 import { CALLER_LIFETIME, EndableLifetime } from '@switchyard/runtime';
 import { toGrpcStatus } from '@switchyard/service';
@@ -26,6 +30,15 @@ import { framer } from './grpc-framing.js';
 
 const READ_MAX_BYTES = 64 * 1024;
 const silent = pino({ level: 'silent' });
+/** Longer than any test takes in real time, so the service's own deadline (grpc-timeout) never ends a call on fake time first. */
+const DEADLINE_MS = 30_000;
+const WITHIN = { timeout: 10_000, interval: 0 } as const;
+
+/** Calls the server holds unanswered (ids 'hang…'), and chunks it has received of uploads labelled 'stall…': a test acts once its call is there. */
+const arrived = { hung: new Set<string>(), stalledChunks: new Map<string, number>() };
+let calls = 0;
+/** A name of its own for each call, so that concurrent tests wait for their own. */
+const named = (prefix: string): string => `${prefix}-${(calls += 1)}`;
 
 /** What the test server does, by requested id. */
 function getAsset(call: ServerUnaryCall<GetAssetRequest, Asset>, reply: sendUnaryData<Asset>): void {
@@ -61,9 +74,9 @@ function getAsset(call: ServerUnaryCall<GetAssetRequest, Asset>, reply: sendUnar
       return reply({ code: status.PERMISSION_DENIED, details: '' });
     case 'too-big':
       return reply(null, { ...asset, label: 'x'.repeat(READ_MAX_BYTES * 2) });
-    case 'slow':
-      return void setTimeout(() => reply(null, asset), 2_000).unref();
     default:
+      // Never answered: an outcome other than the server's reply shows the client did not wait for one.
+      if (id.startsWith('hang')) return void arrived.hung.add(id);
       return reply({ code: status.UNKNOWN, details: `unexpected id ${id}` });
   }
 }
@@ -85,6 +98,7 @@ function uploadAsset(call: ServerReadableStream<UploadAssetRequest, Asset>, repl
       if (label === 'refuse')
         answer(toGrpcStatus(new SwitchyardError('permission_denied', 'not yours', [{ reason: 'missing scope' }]), silent));
     } else if (message.chunk) {
+      if (label.startsWith('stall')) arrived.stalledChunks.set(label, (arrived.stalledChunks.get(label) ?? 0) + 1);
       size += message.chunk.byteLength;
       hash.update(message.chunk);
       if (label === 'limit' && size > 1024 * 1024) answer(toGrpcStatus(new SwitchyardError('out_of_range', 'file too large', []), silent));
@@ -110,12 +124,13 @@ const port = await new Promise<number>((resolve, reject) =>
 );
 const baseUrl = `http://127.0.0.1:${port}`;
 
-function clientsFor(url: string) {
+/** Both transports over one session to `url`; the direct one's deadlines on `time` (a test's own fake clock), the system's otherwise. */
+function clientsFor(url: string, time?: Timers) {
   const sessionManager = new Http2SessionManager(url);
   const stock = createGrpcTransport({ baseUrl: url, sessionManager, acceptCompression: [], readMaxBytes: READ_MAX_BYTES });
   return {
     stock: createClient(AssetService, stock),
-    direct: createClient(AssetService, withDirectCalls(stock, sessionManager, READ_MAX_BYTES)),
+    direct: createClient(AssetService, withDirectCalls(stock, sessionManager, READ_MAX_BYTES, time)),
     close: () => sessionManager.abort(),
   };
 }
@@ -126,6 +141,18 @@ test.after.always(() => {
 });
 
 const headers = { authorization: 'Bearer abc.def.ghi', 'x-request-id': 'req-1' };
+
+/** Resolves once the held call `id` has reached the service. */
+function atTheService(id: string): Promise<unknown> {
+  return eventually(() => arrived.hung.has(id), { ...WITHIN, message: `${id} at the service` });
+}
+
+/** The outcome of a call once it has one, recorded without awaiting it. */
+function watched(call: Promise<unknown>): { outcome?: unknown } {
+  const seen: { outcome?: unknown } = {};
+  void outcome(call).then((value) => (seen.outcome = value));
+  return seen;
+}
 
 /** Everything a caller can observe of a call's outcome. */
 async function outcome(call: Promise<unknown>): Promise<unknown> {
@@ -160,32 +187,41 @@ for (const id of ['ok', 'invalid', 'busy', 'plain-error', 'no-message-status', '
   });
 }
 
-test('a deadline ends the call with deadline_exceeded, as with Connect', async (t) => {
-  const expected = await outcome(clients.stock.getAsset({ id: 'slow' }, { timeoutMs: 100 }));
-  const actual = await outcome(clients.direct.getAsset({ id: 'slow' }, { timeoutMs: 100 }));
-  t.is((actual as { code: string }).code, 'DeadlineExceeded');
-  t.deepEqual(actual, expected);
+test('a deadline ends the call with deadline_exceeded at timeoutMs, not a ms sooner, as with Connect', async (t) => {
+  const expected = await outcome(clients.stock.getAsset({ id: named('hang') }, { timeoutMs: 100 }));
+  const fake = createClock(0);
+  const own = clientsFor(baseUrl, timeSourceOf(fake));
+  t.teardown(() => own.close());
+  const id = named('hang');
+  const call = watched(own.direct.getAsset({ id }, { timeoutMs: DEADLINE_MS }));
+  await atTheService(id);
+  await fake.tickAsync(DEADLINE_MS - 1);
+  t.is(call.outcome, undefined, `waiting at ${DEADLINE_MS - 1} ms`);
+  await fake.tickAsync(1);
+  await eventually(() => call.outcome, { ...WITHIN, message: 'the outcome' });
+  t.like(call.outcome, { code: 'DeadlineExceeded' });
+  t.deepEqual(call.outcome, expected);
 });
 
-test('an abort cancels the call in flight, and an aborted signal never starts one', async (t) => {
+test('an abort cancels the call in flight without waiting for a reply, and an aborted signal never starts one', async (t) => {
   for (const client of [clients.stock, clients.direct]) {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
-    const started = Date.now();
-    t.like(await outcome(client.getAsset({ id: 'slow' }, { signal: controller.signal })), { code: 'Canceled' });
-    t.true(Date.now() - started < 1_500, 'did not wait for the reply');
+    const id = named('hang');
+    const call = outcome(client.getAsset({ id }, { signal: controller.signal }));
+    await atTheService(id);
+    controller.abort();
+    t.like(await call, { code: 'Canceled' }, 'the service never answers: canceled without its reply');
     t.like(await outcome(client.getAsset({ id: 'ok' }, { signal: AbortSignal.abort() })), { code: 'Canceled' });
   }
 });
 
 test("the caller's lifetime in the context values cancels a call as an abort does (the gateway passes no signal)", async (t) => {
   const lifetime = new EndableLifetime();
-  setTimeout(() => lifetime.end(), 50);
-  const started = Date.now();
-  t.like(await outcome(clients.direct.getAsset({ id: 'slow' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) })), {
-    code: 'Canceled',
-  });
-  t.true(Date.now() - started < 1_500, 'did not wait for the reply');
+  const id = named('hang');
+  const call = outcome(clients.direct.getAsset({ id }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) }));
+  await atTheService(id);
+  lifetime.end();
+  t.like(await call, { code: 'Canceled' }, 'the service never answers: canceled without its reply');
   t.like(
     await outcome(clients.direct.getAsset({ id: 'ok' }, { contextValues: createContextValues().set(CALLER_LIFETIME, lifetime) })),
     { code: 'Canceled' },
@@ -248,16 +284,21 @@ test('a chunk framed by hand is byte for byte what toBinary and the gRPC prefix 
   }
 });
 
+/** Where sources wait at their `stallAt` (a client that has not sent the rest yet) until the file's tests are over. */
+let releaseSources = (): void => undefined;
+const sourcesStalled = new Promise<void>((resolve) => (releaseSources = resolve));
+test.after.always(() => releaseSources());
+
 async function* uploadOf(
   label: string,
   chunks: number,
   chunkBytes: number,
-  options: { failAt?: number; pauseMs?: number } = {},
+  options: { failAt?: number; stallAt?: number } = {},
 ): AsyncGenerator<MessageInitShape<typeof UploadAssetRequestSchema>> {
   yield { payload: { case: 'metadata', value: { label, filename: 'f.bin', declaredType: '' } } };
   for (let i = 0; i < chunks; i++) {
     if (i === options.failAt) throw new Error('the form broke');
-    if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
+    if (i === options.stallAt) await sourcesStalled;
     yield { payload: { case: 'chunk', value: new Uint8Array(chunkBytes).fill(i % 256) } };
   }
   yield { payload: { case: 'trailingLabel', value: `${label}-after` } };
@@ -279,19 +320,43 @@ test("an upload the service refuses at once, or part way, ends with the service'
   }
 });
 
-test('a source that fails mid-upload fails the call; an abort or deadline mid-upload ends it as through Connect', async (t) => {
+/** Resolves once the service has received `count` chunks of the upload labelled `label`. */
+function chunksArrived(label: string, count: number): Promise<unknown> {
+  return eventually(() => (arrived.stalledChunks.get(label) ?? 0) >= count, {
+    ...WITHIN,
+    message: `${count} chunks of ${label} at the service`,
+  });
+}
+
+test('a source that fails mid-upload fails the call; an abort mid-upload ends it as through Connect', async (t) => {
   for (const client of [clients.stock, clients.direct]) {
     const broken = await outcome(client.uploadAsset(uploadOf('ok', 10, 1000, { failAt: 5 })));
     t.truthy((broken as { code?: string }).code, 'rejected with a ConnectError');
     t.regex((broken as { message: string }).message, /the form broke/);
 
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    t.like(await outcome(client.uploadAsset(uploadOf('ok', 100, 1000, { pauseMs: 20 }), { signal: controller.signal })), {
-      code: 'Canceled',
-    });
-    t.like(await outcome(client.uploadAsset(uploadOf('ok', 100, 1000, { pauseMs: 20 }), { timeoutMs: 100 })), { code: 'DeadlineExceeded' });
+    const label = named('stall');
+    const call = outcome(client.uploadAsset(uploadOf(label, 10, 1000, { stallAt: 3 }), { signal: controller.signal }));
+    await chunksArrived(label, 3);
+    controller.abort();
+    t.like(await call, { code: 'Canceled' });
   }
+});
+
+test('a deadline mid-upload ends it deadline_exceeded at timeoutMs, not a ms sooner, as through Connect', async (t) => {
+  const expected = await outcome(clients.stock.uploadAsset(uploadOf(named('stall'), 10, 1000, { stallAt: 3 }), { timeoutMs: 100 }));
+  const fake = createClock(0);
+  const own = clientsFor(baseUrl, timeSourceOf(fake));
+  t.teardown(() => own.close());
+  const label = named('stall');
+  const call = watched(own.direct.uploadAsset(uploadOf(label, 10, 1000, { stallAt: 3 }), { timeoutMs: DEADLINE_MS }));
+  await chunksArrived(label, 3);
+  await fake.tickAsync(DEADLINE_MS - 1);
+  t.is(call.outcome, undefined, `sending at ${DEADLINE_MS - 1} ms`);
+  await fake.tickAsync(1);
+  await eventually(() => call.outcome, { ...WITHIN, message: 'the outcome' });
+  t.like(call.outcome, { code: 'DeadlineExceeded' });
+  t.deepEqual(call.outcome, expected);
 });
 
 test('a refused upload ends at the refusal: the rest is neither read from the source nor sent', async (t) => {
@@ -308,9 +373,8 @@ test('a refused upload ends at the refusal: the rest is neither read from the so
     }
     await stalled; // a client that has not sent the rest yet
   }
-  const started = Date.now();
+  // The source never ends while the test runs: an answer shows the call did not wait for its end.
   t.like(await outcome(clients.direct.uploadAsset(refusedThenStalled(), { headers })), { code: 'PermissionDenied', message: 'not yours' });
-  t.true(Date.now() - started < 1_000, 'answered at once, not when the source ends');
 
   pulled = 0;
   t.like(await outcome(clients.direct.uploadAsset(uploadOf('refuse', 500, 64 * 1024), { headers })), { code: 'PermissionDenied' });
@@ -327,7 +391,7 @@ test('a refused upload ends at the refusal: the rest is neither read from the so
 });
 
 /** A loopback TCP server that accepts connections and never says a word: connecting to the service hangs. */
-async function silentServer(t: ExecutionContext): Promise<string> {
+async function silentServer(t: ExecutionContext): Promise<{ url: string; accepted(): number }> {
   const sockets = new Set<Socket>();
   const silent = createNetServer((socket) => sockets.add(socket)).listen(0, '127.0.0.1');
   await once(silent, 'listening');
@@ -335,22 +399,32 @@ async function silentServer(t: ExecutionContext): Promise<string> {
     for (const socket of sockets) socket.destroy();
     silent.close();
   });
-  return `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  return { url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, accepted: () => sockets.size };
 }
 
 test('an abort or a deadline counts while connecting too', async (t) => {
-  const hanging = clientsFor(await silentServer(t));
+  const server = await silentServer(t);
+  const fake = createClock(0);
+  const hanging = clientsFor(server.url, timeSourceOf(fake));
   t.teardown(() => hanging.close());
+  const connecting = { ...WITHIN, message: 'the connection accepted (and never answered)' };
   for (const client of [hanging.stock, hanging.direct]) {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    let started = Date.now();
-    t.like(await outcome(client.getAsset({ id: 'ok' }, { signal: controller.signal })), { code: 'Canceled' });
-    t.true(Date.now() - started < 1_000);
-    started = Date.now();
-    t.like(await outcome(client.uploadAsset(uploadOf('ok', 2, 10), { timeoutMs: 150 })), { code: 'DeadlineExceeded' });
-    t.true(Date.now() - started < 1_000);
+    const call = outcome(client.getAsset({ id: 'ok' }, { signal: controller.signal }));
+    await eventually(() => server.accepted() > 0, connecting);
+    controller.abort();
+    t.like(await call, { code: 'Canceled' }, 'the server never speaks: canceled while connecting');
   }
+  t.like(await outcome(hanging.stock.uploadAsset(uploadOf('ok', 2, 10), { timeoutMs: 150 })), { code: 'DeadlineExceeded' });
+  const direct = watched(hanging.direct.uploadAsset(uploadOf('ok', 2, 10), { timeoutMs: DEADLINE_MS }));
+  const unary = watched(hanging.direct.getAsset({ id: 'ok' }, { timeoutMs: DEADLINE_MS }));
+  await fake.tickAsync(DEADLINE_MS - 1);
+  t.is(direct.outcome, undefined, `connecting at ${DEADLINE_MS - 1} ms`);
+  t.is(unary.outcome, undefined);
+  await fake.tickAsync(1);
+  await eventually(() => direct.outcome && unary.outcome, { ...WITHIN, message: 'both outcomes' });
+  t.like(direct.outcome, { code: 'DeadlineExceeded' });
+  t.like(unary.outcome, { code: 'DeadlineExceeded' });
 });
 
 /** A plain HTTP/2 server answering every request with `answer`: what a misconfigured proxy or a broken service sends. */

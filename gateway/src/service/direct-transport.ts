@@ -10,6 +10,7 @@ import {
 } from '@bufbuild/protobuf';
 import { Code, ConnectError, type ContextValues, type StreamResponse, type Transport, type UnaryResponse } from '@connectrpc/connect';
 import type { Http2SessionManager } from '@connectrpc/connect-node';
+import { systemTime, type Timers } from '@switchyard/core';
 import { CALLER_LIFETIME, callerSignal } from '@switchyard/runtime';
 import { exchange, webHeaders, type Reply, type Send } from './grpc-exchange.js';
 import { envelope, framer, requestHeaders, serialize } from './grpc-framing.js';
@@ -33,9 +34,15 @@ import { envelope, framer, requestHeaders, serialize } from './grpc-framing.js';
  * The semantics follow Connect's gRPC transport: the same error codes for
  * deadlines, cancellation, refused connections and HTTP/2 resets, and the
  * service's error details decoded from `grpc-status-details-bin`
- * (direct-transport.test.ts compares the two call for call).
+ * (direct-transport.test.ts compares the two call for call). Deadlines of
+ * the direct paths run on `time` (the system's timers by default).
  */
-export function withDirectCalls(transport: Transport, sessionManager: Http2SessionManager, readMaxBytes: number): Transport {
+export function withDirectCalls(
+  transport: Transport,
+  sessionManager: Http2SessionManager,
+  readMaxBytes: number,
+  time: Timers = systemTime,
+): Transport {
   const call = (
     method: DescMethod,
     signal: AbortSignal | undefined,
@@ -51,6 +58,7 @@ export function withDirectCalls(transport: Transport, sessionManager: Http2Sessi
       signal,
       timeoutMs,
       readMaxBytes,
+      time,
     });
 
   async function unary<I extends DescMessage, O extends DescMessage>(

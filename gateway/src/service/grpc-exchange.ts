@@ -2,6 +2,7 @@ import { constants as h2, type ClientHttp2Stream, type IncomingHttpHeaders, type
 import { Code, ConnectError } from '@connectrpc/connect';
 import { validateResponseWithCompression, validateTrailer } from '@connectrpc/connect/protocol-grpc';
 import type { Http2SessionManager } from '@connectrpc/connect-node';
+import { systemTime, type Timers } from '@switchyard/core';
 import { fromNodeReason, resetError } from './grpc-errors.js';
 
 /** What a finished call brought back: its headers, its trailers and its one message. */
@@ -23,6 +24,8 @@ export interface ExchangeOptions {
   readonly signal: AbortSignal | undefined;
   readonly timeoutMs: number | undefined;
   readonly readMaxBytes: number;
+  /** Where the deadline is scheduled; the system's timers by default. */
+  readonly time?: Timers | undefined;
 }
 
 /** Longer than this, a Node timer fires at once; such deadlines are left to the service (grpc-timeout). */
@@ -36,7 +39,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * service refused stops there, and its error is the call's.
  */
 export function exchange(options: ExchangeOptions): Promise<Reply> {
-  const { signal, timeoutMs, readMaxBytes } = options;
+  const { signal, timeoutMs, readMaxBytes, time = systemTime } = options;
   if (signal?.aborted) return Promise.reject(ConnectError.from(signal.reason, Code.Canceled));
   return new Promise<Reply>((resolve, reject) => {
     let stream: ClientHttp2Stream | undefined;
@@ -55,7 +58,7 @@ export function exchange(options: ExchangeOptions): Promise<Reply> {
     const finish = (error: ConnectError | undefined, reply?: Reply): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      time.clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       // A stream still sending after the answer, or abandoned before it, is cancelled; one finished both ways closes
       // by itself. (Resetting finished streams too would trip the service's HTTP/2 rapid-reset guard, which then
@@ -67,7 +70,7 @@ export function exchange(options: ExchangeOptions): Promise<Reply> {
     const onAbort = (): void => finish(ConnectError.from(signal?.reason, Code.Canceled));
     const timer =
       timeoutMs !== undefined && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS
-        ? setTimeout(() => finish(new ConnectError('the operation timed out', Code.DeadlineExceeded)), timeoutMs)
+        ? time.setTimeout(() => finish(new ConnectError('the operation timed out', Code.DeadlineExceeded)), timeoutMs)
         : undefined;
     signal?.addEventListener('abort', onAbort, { once: true });
 

@@ -1,5 +1,6 @@
 import type { Transport } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
+import type { Timers } from '@switchyard/core';
 import { withDirectCalls } from './direct-transport.js';
 
 /** Connect's gRPC transport, with the direct unary and upload paths, over one HTTP/2 connection. */
@@ -17,8 +18,9 @@ const READ_MAX_BYTES = 4 * 1024 * 1024;
  * dead service between calls; messages go uncompressed, since file bytes
  * rarely compress and the hop is internal. `servername` keeps TLS checking
  * the configured host name when `url` names one of its resolved addresses.
+ * The direct calls' deadlines run on `time` (the system's timers by default).
  */
-export function connectService(url: string, servername?: string): ServiceConnection {
+export function connectService(url: string, servername?: string, time?: Timers): ServiceConnection {
   const sessionManager = new Http2SessionManager(
     url,
     { pingIntervalMs: 30_000, pingTimeoutMs: 10_000, idleConnectionTimeoutMs: 15 * 60_000 },
@@ -28,6 +30,7 @@ export function connectService(url: string, servername?: string): ServiceConnect
     createGrpcTransport({ baseUrl: url, sessionManager, acceptCompression: [] }),
     sessionManager,
     READ_MAX_BYTES,
+    time,
   );
   return { transport, close: () => sessionManager.abort() };
 }

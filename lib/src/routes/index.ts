@@ -5,5 +5,5 @@ export { RouteTable } from './route-table.js';
 export type { RouteTableEntry, RouteTableMatch } from './route-table.js';
 export { SyncedRouteTable } from './synced-route-table.js';
 export type { Route, RouteEvent, RouteMatch } from './types.js';
-export { systemTime } from '../clock.js';
+export { sleep, systemTime } from '../clock.js';
 export type { TimeSource, Timers, TimerHandle, Clock } from '../clock.js';

@@ -5,6 +5,7 @@ import { createUlidSource } from '../ids.js';
 import { createClock } from '@sinonjs/fake-timers';
 import { LoopbackChangeFeed } from '../memory/loopback-change-feed.js';
 import { MemoryRouteStore } from '../memory/memory-route-store.js';
+import { eventually } from '../testing/eventually.js';
 import { timeSourceOf } from '../testing/fake-time.js';
 import { createRouteService } from './route-service.js';
 import { SyncedRouteTable } from './synced-route-table.js';
@@ -194,8 +195,11 @@ test('property: after random creates, updates and deletes (conflicts included) t
     // The table as ListRoutes reads it, and the revision it is the table of.
     const { revision } = await store.snapshot('acme');
     const listed = (await a.list(alice, { pageSize: 1000 })).routes;
-    const deadline = Date.now() + 2_000;
-    while (table.revision < revision && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually(() => table.revision >= revision, {
+      timeout: 10_000,
+      interval: 5,
+      message: `step ${step}: the watcher at revision ${revision}`,
+    });
     t.is(table.revision, revision, `step ${step}: the watcher reached revision ${revision}`);
     t.deepEqual(byId(table.routes()), byId(listed), `step ${step}: the same table`);
     for (const route of listed) t.is(table.match('GET', route.path.replace(':x', '1'))?.route.id, route.id);

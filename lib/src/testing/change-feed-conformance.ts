@@ -1,4 +1,5 @@
 import type { ChangeFeed } from '../ports/change-feed.js';
+import { eventually } from './eventually.js';
 import { defineCase, uniqueName, type ConformanceOptions, type RegisterTest } from './conformance.js';
 
 /**
@@ -14,25 +15,20 @@ export interface ChangeFeedPair {
 /** What a listener heard, and a way to wait for a message. */
 function recorder(feed: ChangeFeed) {
   const heard: string[] = [];
-  let notify: (() => void) | undefined;
   const unsubscribe = feed.subscribe({
-    revision: (workspace, revision) => {
-      heard.push(`${workspace}@${revision}`);
-      notify?.();
-    },
+    revision: (workspace, revision) => void heard.push(`${workspace}@${revision}`),
     state: () => undefined,
   });
-  /** Resolves once `count` messages were heard, rejects after 5 s. */
-  const until = (count: number): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`heard ${heard.length} of ${count} messages within 5 s: ${heard.join(' ')}`)), 5_000);
-      notify = () => {
-        if (heard.length < count) return;
-        clearTimeout(timer);
-        resolve();
-      };
-      notify();
-    });
+  /** Resolves once `count` messages were heard, fails after 5 s saying what was. */
+  const until = async (count: number): Promise<void> => {
+    await eventually(
+      () => {
+        if (heard.length < count) throw new Error(`heard ${heard.length}: ${heard.join(' ')}`);
+        return true;
+      },
+      { timeout: 5_000, interval: 5, message: `${count} messages` },
+    );
+  };
   return { heard, until, unsubscribe };
 }
 

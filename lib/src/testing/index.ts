@@ -13,6 +13,8 @@ export { bytesOf, sha256Of, generatedBytes, generatedStream, failingStream } fro
 export { createManualClock } from './manual-clock.js';
 export type { ManualClock } from './manual-clock.js';
 export { timeSourceOf } from './fake-time.js';
+export { eventually, quietPeriod } from './eventually.js';
+export type { EventuallyOptions } from './eventually.js';
 export type { FakeTimersClock } from './fake-time.js';
 export { createSequentialIds } from './sequential-ids.js';
 export { changeFeedConformance } from './change-feed-conformance.js';

@@ -1,4 +1,4 @@
-import type { AssetService, Visibility, WorkspacePolicy as Policy } from '@switchyard/core';
+import type { AssetService, Timers, Visibility, WorkspacePolicy as Policy } from '@switchyard/core';
 import type {
   Asset,
   AssetServiceServer,
@@ -31,13 +31,20 @@ import { readUploadStream, type UploadStream } from './upload-stream.js';
 export interface AssetHandlerOptions {
   /** UPLOAD_IDLE_TIMEOUT_MS: how long an upload stream may go without a message; 0 waits forever. */
   readonly uploadIdleTimeoutMs?: number | undefined;
+  /** Where that timeout is scheduled (the system's timers by default). */
+  readonly timers?: Timers | undefined;
 }
 
 export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHandlerOptions = {}): AssetServiceServer {
   const idleTimeoutMs = options.uploadIdleTimeoutMs ?? 0;
+  const { timers } = options;
   return {
     uploadAsset: rpc.clientStream<UploadAssetRequest, Asset>('UploadAsset', async (call, { principal }) => {
-      const upload = await readUploadStream<UploadMetadata>(call, { inMetadata: (metadata, name) => metadata[name] !== '', idleTimeoutMs });
+      const upload = await readUploadStream<UploadMetadata>(call, {
+        inMetadata: (metadata, name) => metadata[name] !== '',
+        idleTimeoutMs,
+        timers,
+      });
       const { label, filename, declaredType, visibility } = upload.metadata;
       // Not up front: take the stream's trailer, known once the body has ended.
       const input = {
@@ -55,6 +62,7 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
       const upload = await readUploadStream<ReplaceMetadata>(call, {
         inMetadata: (metadata, name) => name === 'visibility' && metadata.visibility !== '',
         idleTimeoutMs,
+        timers,
       });
       const { id, filename, declaredType, visibility } = upload.metadata;
       const input = {

@@ -1,5 +1,6 @@
 import type { ClientHttp2Session, Http2Session, ServerHttp2Stream } from 'node:http2';
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { sleep, systemTime, type Timers } from '@switchyard/core';
 
 /**
  * Why an upload's end needs confirming: Node's `Http2Stream.close(code)` — what
@@ -12,24 +13,24 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
  * The reset leaves the client right behind the END_STREAM, so a PING round trip
  * on the same connection is a barrier: TCP delivers in order, so by the time
  * the PING is acknowledged any reset sent before the acknowledgement has been
- * processed.
+ * processed. The fallback grace (when the stream cannot be found) waits on `timers`.
  */
-export async function endWasCancelled(call: object): Promise<boolean> {
+export async function endWasCancelled(call: object, timers: Timers = systemTime): Promise<boolean> {
   // In-process calls have no socket to race: their end and their cancel are known exactly.
   if (IN_PROCESS_CALL in call) return isCancelled(call);
   const stream = http2StreamOf(call);
   if (!stream) {
     // grpc-js internals moved: fall back to a short grace period for the reset.
-    await sleep(FALLBACK_GRACE_MS);
+    await sleep(timers, FALLBACK_GRACE_MS);
     return isCancelled(call);
   }
-  if (!isReset(stream) && !stream.session?.destroyed) await pingBarrier(stream.session);
+  if (!isReset(stream) && !stream.session?.destroyed) await pingBarrier(stream.session, timers);
   // Stream 'close' and grpc-js's cancel notice run on the next ticks.
   await nextTurn();
   return isReset(stream) || isCancelled(call);
 }
 
-const FALLBACK_GRACE_MS = 20;
+export const FALLBACK_GRACE_MS = 20;
 
 /** Marks the call objects of the in-process channel (in-process/server-calls.ts). */
 export const IN_PROCESS_CALL = Symbol('switchyard.in-process-call');
@@ -56,8 +57,8 @@ const barriers = new WeakMap<object, { next?: Promise<void> }>();
  * in the same turn share one PING, so a burst of uploads finishing together
  * stays within Node's limit of outstanding PINGs.
  */
-function pingBarrier(session: Session): Promise<void> {
-  if (!session) return sleep(FALLBACK_GRACE_MS);
+function pingBarrier(session: Session, timers: Timers): Promise<void> {
+  if (!session) return sleep(timers, FALLBACK_GRACE_MS);
   let state = barriers.get(session);
   if (!state) barriers.set(session, (state = {}));
   const current = state;
@@ -65,16 +66,16 @@ function pingBarrier(session: Session): Promise<void> {
     .then(() => nextTurn())
     .then(() => {
       current.next = undefined;
-      return ping(session);
+      return ping(session, timers);
     });
   return current.next;
 }
 
-function ping(session: Http2Session | ClientHttp2Session): Promise<void> {
+function ping(session: Http2Session | ClientHttp2Session, timers: Timers): Promise<void> {
   return new Promise((resolve) => {
     try {
       // An error (connection gone) resolves too: the stream's state then tells.
-      if (!session.ping(() => resolve())) void sleep(FALLBACK_GRACE_MS).then(() => resolve());
+      if (!session.ping(() => resolve())) void sleep(timers, FALLBACK_GRACE_MS).then(() => resolve());
     } catch {
       resolve();
     }

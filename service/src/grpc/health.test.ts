@@ -1,5 +1,6 @@
 import test from 'ava';
 import { memoryAdapters, SwitchyardError } from '@switchyard/core';
+import { eventually } from '@switchyard/core/testing';
 import { GrpcClients } from '../../../test/grpc/support/clients.js';
 import { LogCapture } from '../../../test/grpc/support/log-capture.js';
 import { startService } from '../app.js';
@@ -22,9 +23,9 @@ function switchableStorage(): { storage: Storage; setDown(down: boolean): void; 
   return { storage, setDown: (value) => (down = value), closed: () => closed };
 }
 
+/** Polls a real RPC until the periodic check has run and reports `expected`; 10 s catches a hang. */
 async function until(read: () => Promise<string>, expected: string): Promise<void> {
-  // Polls a real RPC until the periodic check has run; the test's own timeout bounds it.
-  while ((await read()) !== expected) await new Promise((resolve) => setTimeout(resolve, 20));
+  await eventually(async () => (await read()) === expected, { timeout: 10_000, interval: 20, message: `health ${expected}` });
 }
 
 const config = loadServiceConfig({ HOST: '127.0.0.1', GRPC_PORT: '0', AUTH_SECRET: 'h'.repeat(32), DATA_DIR: '/nonexistent-unused' });

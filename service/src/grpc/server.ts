@@ -1,6 +1,6 @@
 import { Server, ServerCredentials, type ChannelOptions, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { withFastChunks } from './chunk-encoding.js';
-import type { Switchyard } from '@switchyard/core';
+import type { Switchyard, Timers } from '@switchyard/core';
 import { AssetService, RouteService, UploadService } from '@switchyard/proto';
 import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
 import { FileServiceService } from '../gen/switchyard/v1/files.js';
@@ -46,6 +46,8 @@ export interface GrpcServerParts {
   readonly log: Logger;
   /** UPLOAD_IDLE_TIMEOUT_MS (see asset-handlers.ts). */
   readonly uploadIdleTimeoutMs?: number | undefined;
+  /** Where upload streams' idle timeouts are scheduled (the system's timers by default). */
+  readonly timers?: Timers | undefined;
   /** Counts every call of the switchyard services when given. */
   readonly metrics?: GrpcMetrics | undefined;
   /** Server spans for calls (ids only by default). */
@@ -75,7 +77,7 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
   add(withReusedWriter(RouteServiceService, RouteService), routeHandlers(parts.switchyard.routes, rpc));
   add(
     withReusedWriter(AssetServiceService, AssetService),
-    assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }),
+    assetHandlers(parts.switchyard.assets, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs, timers: parts.timers }),
   );
   // ReadFile, its one method, has its own encoder (chunk-encoding.ts).
   add(withFastChunks(FileServiceService), fileHandlers(parts.switchyard.assets, rpc));
@@ -84,7 +86,7 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
   if (uploads)
     add(
       withReusedWriter(UploadServiceService, UploadService),
-      uploadHandlers(uploads, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs }),
+      uploadHandlers(uploads, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs, timers: parts.timers }),
     );
   parts.health.implementation.addToServer(handlers.recorder(server));
   createReflectionService().addToServer(server);

@@ -1,5 +1,6 @@
 import {
   invalidArgument,
+  type Timers,
   UPLOAD_CHECKSUM_ALGORITHMS,
   type ResumableUploads,
   type Upload,
@@ -24,10 +25,13 @@ import { readUploadStream } from './upload-stream.js';
 export interface UploadHandlerOptions {
   /** UPLOAD_IDLE_TIMEOUT_MS: an append that goes this long without a message ends with the bytes received so far. */
   readonly uploadIdleTimeoutMs?: number | undefined;
+  /** Where that timeout is scheduled (the system's timers by default). */
+  readonly timers?: Timers | undefined;
 }
 
 export function uploadHandlers(uploads: ResumableUploads, rpc: Rpc, options: UploadHandlerOptions = {}): UploadServiceServer {
   const idleTimeoutMs = options.uploadIdleTimeoutMs ?? 0;
+  const { timers } = options;
   return {
     createUpload: rpc.unary<CreateUploadRequest, UploadMessage>('CreateUpload', async (request, { principal }) => {
       const intent = {
@@ -43,7 +47,7 @@ export function uploadHandlers(uploads: ResumableUploads, rpc: Rpc, options: Upl
     }),
 
     appendUpload: rpc.clientStream<AppendUploadRequest, UploadMessage>('AppendUpload', async (call, { principal }) => {
-      const append = await readUploadStream<AppendMetadata>(call, { idleTimeoutMs });
+      const append = await readUploadStream<AppendMetadata>(call, { idleTimeoutMs, timers });
       const { id, offset, length, checksumAlgorithm, checksum } = append.metadata;
       return uploadToMessage(
         await uploads.append(principal, id, { offset, length, body: append.body, checksum: checksumOf(checksumAlgorithm, checksum) }),

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { ServerReadableStream } from '@grpc/grpc-js';
-import { invalidArgument, isSwitchyardError, SwitchyardError } from '@switchyard/core';
+import { invalidArgument, isSwitchyardError, SwitchyardError, systemTime, type Timers } from '@switchyard/core';
 import { decoded } from './decoding.js';
 import { endWasCancelled } from './end-of-stream.js';
 
@@ -42,6 +42,8 @@ export interface UploadStreamRules<M> {
    * consumer is busy (a slow blob store), no message is asked for.
    */
   readonly idleTimeoutMs?: number;
+  /** Where the idle timeout (and end-of-stream.ts's fallback grace) is scheduled; the system's timers by default. */
+  readonly timers?: Timers | undefined;
 }
 
 /**
@@ -60,7 +62,8 @@ export async function readUploadStream<M>(
 ): Promise<UploadStream<M>> {
   const messages = call[Symbol.asyncIterator]() as AsyncIterator<UploadMessage<M>>;
   const idleMs = rules.idleTimeoutMs ?? 0;
-  const first = await nextWithin(messages, idleMs).catch((error: unknown) => {
+  const timers = rules.timers ?? systemTime;
+  const first = await nextWithin(messages, idleMs, timers).catch((error: unknown) => {
     throw canceledOr(call, error);
   });
   if (first.done) throw invalidArgument('metadata', 'the stream ended before its first message, the metadata');
@@ -75,9 +78,9 @@ export async function readUploadStream<M>(
   async function* chunks(): AsyncGenerator<Buffer> {
     try {
       for (;;) {
-        const next = await nextWithin(messages, idleMs);
+        const next = await nextWithin(messages, idleMs, timers);
         if (next.done) {
-          if (await endWasCancelled(call)) throw canceledError();
+          if (await endWasCancelled(call, timers)) throw canceledError();
           return;
         }
         const message = decoded(next.value);
@@ -134,12 +137,12 @@ export async function readUploadStream<M>(
  * client has sent nothing for `idleMs`: a client that stops sending mid-upload
  * must not hold a stream, a temp file and a blob store upload open forever.
  */
-function nextWithin<T>(messages: AsyncIterator<T>, idleMs: number): Promise<IteratorResult<T>> {
+function nextWithin<T>(messages: AsyncIterator<T>, idleMs: number, timers: Timers): Promise<IteratorResult<T>> {
   const next = messages.next();
   if (idleMs <= 0) return next;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(stalledError(idleMs)), idleMs);
-    next.then(resolve, reject).finally(() => clearTimeout(timer));
+    const timer = timers.setTimeout(() => reject(stalledError(idleMs)), idleMs);
+    next.then(resolve, reject).finally(() => timers.clearTimeout(timer));
   });
 }
 

@@ -1,5 +1,8 @@
 import test from 'ava';
-import { Code, ConnectError, createClient, createContextValues } from '@connectrpc/connect';
+import { Code, ConnectError, createClient, createContextValues, type Interceptor } from '@connectrpc/connect';
+import { createClock } from '@sinonjs/fake-timers';
+import type { Timers } from '@switchyard/core';
+import { timeSourceOf } from '@switchyard/core/testing';
 import { Metadata, type sendUnaryData, type ServerUnaryCall, type ServerWritableStream, type ServiceDefinition } from '@grpc/grpc-js';
 import { FileService, RouteService } from '@switchyard/proto';
 import { FileServiceService, type ReadFileRequest, type ReadFileResponse } from '../gen/switchyard/v1/files.js';
@@ -176,7 +179,7 @@ class CountedLifetime implements CallerLifetime {
 }
 
 /** RouteService whose GetRoute answers only when `release` is called, and records a cancel. */
-function heldChannel() {
+function heldChannel(options: { time?: Timers; interceptors?: Interceptor[] } = {}) {
   const held = { cancelled: false, release: (): void => {} };
   const table = new HandlerTable();
   table.addService(
@@ -190,7 +193,7 @@ function heldChannel() {
     },
     { tsProto: true },
   );
-  const { transport } = createInProcessChannel(table, { accepting: () => true });
+  const { transport } = createInProcessChannel(table, { accepting: () => true, ...options });
   return { client: createClient(RouteService, transport), held };
 }
 
@@ -257,3 +260,77 @@ test("a server stream ends when its caller's lifetime does", async (t) => {
   t.true(cancelled);
   t.is(lifetime.listening, 0);
 });
+
+// Deadlines on fake time: the channel's timers are the test's.
+
+/** Records how a call ends, without awaiting it. */
+function settled(call: Promise<unknown>): { outcome?: Code | 'ok' } {
+  const seen: { outcome?: Code | 'ok' } = {};
+  call.then(
+    () => (seen.outcome = 'ok'),
+    (error: unknown) => (seen.outcome = ConnectError.from(error).code),
+  );
+  return seen;
+}
+
+for (const [name, interceptors] of [
+  ['without interceptors', []],
+  ["through Connect's interceptor path", [(next) => (req) => next(req)]],
+] as [string, Interceptor[]][]) {
+  test(`a unary call's deadline ends it deadline_exceeded at timeoutMs, not a ms sooner, and cancels the handler (${name})`, async (t) => {
+    const fake = createClock(0);
+    const { client, held } = heldChannel({ time: timeSourceOf(fake), interceptors });
+    const call = settled(client.getRoute({ id: 'rt_1' }, { timeoutMs: 1_000 }));
+    await fake.tickAsync(999);
+    t.is(call.outcome, undefined, 'waiting at 999 ms');
+    t.false(held.cancelled);
+    await fake.tickAsync(1);
+    t.is(call.outcome, Code.DeadlineExceeded);
+    t.true(held.cancelled, 'the handler saw the cancel');
+    t.is(fake.countTimers(), 0);
+  });
+
+  test(`a call answered before its deadline leaves no timer; timeoutMs 0 sets none (${name})`, async (t) => {
+    const fake = createClock(0);
+    const { client, held } = heldChannel({ time: timeSourceOf(fake), interceptors });
+    const call = client.getRoute({ id: 'rt_1' }, { timeoutMs: 1_000 });
+    await fake.tickAsync(999);
+    held.release();
+    t.is((await call).id, route.id);
+    t.is(fake.countTimers(), 0, 'the deadline was cleared');
+    const unbounded = settled(client.getRoute({ id: 'rt_1' }, { timeoutMs: 0 }));
+    await fake.tickAsync(24 * 60 * 60_000);
+    t.is(unbounded.outcome, undefined, 'no deadline');
+    held.release();
+    await fake.tickAsync(0);
+    t.is(unbounded.outcome, 'ok');
+  });
+
+  test(`a server stream's deadline ends it mid-stream at timeoutMs, not a ms sooner (${name})`, async (t) => {
+    const fake = createClock(0);
+    const table = new HandlerTable();
+    let cancelled = false;
+    table.addService(
+      { addService: () => {} },
+      FileServiceService,
+      {
+        readFile: (call: ServerWritableStream<ReadFileRequest, ReadFileResponse>) => {
+          call.on('cancelled', () => (cancelled = true));
+          call.write({ chunk: Buffer.from('first') });
+        },
+      },
+      { tsProto: true },
+    );
+    const { transport } = createInProcessChannel(table, { accepting: () => true, time: timeSourceOf(fake), interceptors });
+    const messages = createClient(FileService, transport).readFile({ path: 'p/1' }, { timeoutMs: 5_000 })[Symbol.asyncIterator]();
+    const first = await messages.next();
+    t.is(first.done ? undefined : first.value.payload.case, 'chunk');
+    const next = settled(messages.next());
+    await fake.tickAsync(4_999);
+    t.is(next.outcome, undefined, 'streaming at 4,999 ms');
+    t.false(cancelled);
+    await fake.tickAsync(1);
+    t.is(next.outcome, Code.DeadlineExceeded);
+    t.true(cancelled);
+  });
+}

@@ -11,7 +11,8 @@
 // their two AbortControllers, linked signals and DOMException per call;
 // deadlines, caller signals and the caller's lifetime (CALLER_LIFETIME in the
 // context values, which the gateway hands over instead of a signal) are
-// honoured here instead.
+// honoured here instead. Deadlines run on the channel's timers (the system's by
+// default), on the interceptor path too, so tests can run them on fake time.
 // Justified by rest-get-asset (bench/hand-written-parts.md#calls-without-interceptors).
 import {
   create,
@@ -37,6 +38,7 @@ import {
 import { getAbortSignalReason, runStreamingCall, runUnaryCall } from '@connectrpc/connect/protocol';
 import { findTrailerError } from '@connectrpc/connect/protocol-grpc';
 import type { Metadata } from '@grpc/grpc-js';
+import { systemTime, type TimerHandle, type Timers } from '@switchyard/core';
 import { CALLER_LIFETIME, type CallerLifetime } from '@switchyard/runtime';
 import { MAX_MESSAGE_BYTES } from '../grpc/server.js';
 import { CallLife } from './call-life.js';
@@ -48,6 +50,8 @@ export interface InProcessTransportOptions {
   readonly interceptors?: Interceptor[];
   /** Refuses new calls (UNAVAILABLE) once the service is shutting down, as a stopped server would. */
   readonly accepting: () => boolean;
+  /** Where call deadlines are scheduled; the system's timers by default. */
+  readonly time?: Timers | undefined;
 }
 
 export interface InProcessChannel {
@@ -59,7 +63,7 @@ export interface InProcessChannel {
 type Callback = (status: CallStatus | null, response?: unknown, trailer?: Metadata) => void;
 
 export function createInProcessChannel(table: HandlerTable, options: InProcessTransportOptions): InProcessChannel {
-  const { interceptors = [], accepting } = options;
+  const { interceptors = [], accepting, time = systemTime } = options;
   const live = new Set<CallLife>();
 
   function lookup(method: DescMethod): RegisteredMethod {
@@ -113,7 +117,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
     return new Promise((resolve, reject) => {
       const registered = lookup(method);
       const { life, end } = begin(header);
-      const unwatch = watch(life, ends, (reason) => {
+      const unwatch = watch(life, ends, time, (reason) => {
         end();
         reject(reason);
       });
@@ -188,7 +192,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
       }
       const response = new Promise<unknown>((resolve, reject) => {
         failCall = reject;
-        const unwatch = watch(life, ends);
+        const unwatch = watch(life, ends, time);
         (registered.handler as (call: unknown, callback: Callback) => void)(readableCall(life, requests()), (status, value) => {
           unwatch();
           const reason = life.cancelled ? life.reason : undefined;
@@ -203,7 +207,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
     if (!registered.requestStream && registered.responseStream) {
       const first = await firstOf(input);
       const { life, end } = begin(header);
-      const unwatch = watch(life, ends);
+      const unwatch = watch(life, ends, time);
       const output = new Outbox(life, () => {
         unwatch();
         end();
@@ -232,10 +236,10 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
     ): Promise<UnaryResponse<I, O>> {
       if (interceptors.length === 0)
         return invokeUnary(method, header, create(method.input, input), callEnds(signal, contextValues, deadlineOf(timeoutMs)));
+      const deadline = deadlineSignal(time, signal, deadlineOf(timeoutMs));
       return runUnaryCall<I, O>({
         interceptors,
-        signal,
-        timeoutMs: deadlineOf(timeoutMs),
+        signal: deadline.signal,
         req: {
           stream: false,
           service: method.parent,
@@ -247,7 +251,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
           message: input,
         },
         next: (req) => invokeUnary(method, req.header, req.message, callEnds(req.signal, req.contextValues, undefined)),
-      });
+      }).finally(deadline.stop);
     },
 
     stream<I extends DescMessage, O extends DescMessage>(
@@ -259,10 +263,10 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
       contextValues?: ContextValues,
     ): Promise<StreamResponse<I, O>> {
       if (interceptors.length === 0) return invokeStream(method, header, input, callEnds(signal, contextValues, deadlineOf(timeoutMs)));
+      const deadline = deadlineSignal(time, signal, deadlineOf(timeoutMs));
       return runStreamingCall<I, O>({
         interceptors,
-        signal,
-        timeoutMs: deadlineOf(timeoutMs),
+        signal: deadline.signal,
         req: {
           stream: true,
           service: method.parent,
@@ -273,7 +277,14 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
           contextValues: contextValues ?? createContextValues(),
           message: input,
         },
-        next: (req) => invokeStream(method, req.header, req.message, callEnds(req.signal, req.contextValues, undefined)),
+        next: (req) => {
+          // Connect aborts the call's signal when the stream ends, or fails: the deadline is then over.
+          req.signal.addEventListener('abort', deadline.stop, { once: true });
+          return invokeStream(method, req.header, req.message, callEnds(req.signal, req.contextValues, undefined));
+        },
+      }).catch((error: unknown) => {
+        deadline.stop();
+        throw error;
       });
     },
   };
@@ -333,15 +344,49 @@ const callEnds = (signal: AbortSignal | undefined, contextValues: ContextValues 
 });
 
 /**
- * Cancels the call when the caller's signal aborts, its lifetime ends or the
- * deadline passes (and stops watching), and tells `onEnd` (which then ends the
- * call for the caller) if given. Returns the function that stops watching.
+ * The caller's signal, aborted too at the deadline (on `time`) with Connect's
+ * deadline error: what Connect's runUnaryCall/runStreamingCall would make of
+ * a timeoutMs, but on a global timer. `stop` clears the timer.
  */
-function watch(life: CallLife, { signal, lifetime, timeoutMs }: CallEnds, onEnd?: (reason: ConnectError) => void): () => void {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+function deadlineSignal(
+  time: Timers,
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): { signal: AbortSignal | undefined; stop(): void } {
+  if (timeoutMs === undefined) return { signal, stop: () => {} };
+  const controller = new AbortController();
+  const onAbort = (): void => {
+    stop();
+    controller.abort(getAbortSignalReason(signal!));
+  };
+  const timer = time.setTimeout(() => {
+    stop();
+    controller.abort(new ConnectError('the operation timed out', Code.DeadlineExceeded));
+  }, timeoutMs);
+  const stop = (): void => {
+    time.clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, stop };
+}
+
+/**
+ * Cancels the call when the caller's signal aborts, its lifetime ends or the
+ * deadline passes on `time` (and stops watching), and tells `onEnd` (which
+ * then ends the call for the caller) if given. Returns the function that stops watching.
+ */
+function watch(
+  life: CallLife,
+  { signal, lifetime, timeoutMs }: CallEnds,
+  time: Timers,
+  onEnd?: (reason: ConnectError) => void,
+): () => void {
+  let timer: TimerHandle | undefined;
   let unlisten: (() => void) | undefined;
   const unwatch = (): void => {
-    clearTimeout(timer);
+    time.clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
     unlisten?.();
   };
@@ -356,7 +401,7 @@ function watch(life: CallLife, { signal, lifetime, timeoutMs }: CallEnds, onEnd?
   else if (lifetime?.ended) onCallerGone();
   else {
     if (timeoutMs !== undefined)
-      timer = setTimeout(() => stop(new ConnectError('the operation timed out', Code.DeadlineExceeded)), timeoutMs);
+      timer = time.setTimeout(() => stop(new ConnectError('the operation timed out', Code.DeadlineExceeded)), timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
     unlisten = lifetime?.onEnd(onCallerGone);
   }

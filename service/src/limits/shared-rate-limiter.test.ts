@@ -5,11 +5,11 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { createServer, connect, type Socket } from 'node:net';
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createClock } from '@sinonjs/fake-timers';
 import { Redis } from 'ioredis';
 import { SwitchyardError, type TimeSource } from '@switchyard/core';
-import { timeSourceOf } from '@switchyard/core/testing';
+import { eventually, timeSourceOf } from '@switchyard/core/testing';
 import { startRedis, type TestBroker } from '../../../test/support/brokers.js';
 import { LogCapture } from '../../../test/grpc/support/log-capture.js';
 import { connectLimitsRedis } from './limits-redis.js';
@@ -220,7 +220,7 @@ test('a Redis that stops answering costs the answer timeout, once per probe inte
     t.is(decided, undefined, `still waiting for Redis at ${SHORT_ANSWER_MS - 1} ms`);
     await fake.tickAsync(1);
     // The timeout rejects after this process has read its sockets (a turn of the real event loop).
-    while (decided === undefined) await nextTurn();
+    await eventually(() => decided !== undefined, { timeout: 10_000, interval: 0, message: 'the call decided' });
     t.is(decided, 'admitted');
     t.is(one!.fallbacks, fallbacks + 1);
   };

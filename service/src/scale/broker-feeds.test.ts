@@ -2,8 +2,7 @@
 // down and back up when the broker is stopped and started, a broker
 // unreachable at start, and publishing that fails fast while it is away.
 import test from 'ava';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { changeFeedConformance } from '@switchyard/core/testing';
+import { changeFeedConformance, eventually, quietPeriod } from '@switchyard/core/testing';
 import { startNats, startRedis, type TestBroker } from '../../../test/support/brokers.js';
 import type { BrokerFeed } from './broker-feed.js';
 import { NatsChangeFeed } from './nats-change-feed.js';
@@ -18,11 +17,7 @@ const KINDS: [string, () => Promise<TestBroker>, Make][] = [
 
 /** Resolves when the feed's `up` is `wanted`; fails after `ms`. */
 async function until(feed: BrokerFeed, wanted: boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (feed.up !== wanted) {
-    if (Date.now() > deadline) throw new Error(`the feed was not ${wanted ? 'up' : 'down'} within ${ms} ms`);
-    await sleep(10);
-  }
+  await eventually(() => feed.up === wanted, { timeout: ms, interval: 10, message: `the feed ${wanted ? 'up' : 'down'}` });
 }
 
 for (const [kind, startBroker, make] of KINDS) {
@@ -60,8 +55,9 @@ for (const [kind, startBroker, make] of KINDS) {
     two.b.subscribe({ revision: (workspace, revision) => heard.push(`${workspace}@${revision}`), state: () => undefined });
     await one.a.publish('ws', 1);
     await two.a.publish('ws', 9);
-    while (heard.length < 1) await sleep(10);
-    await sleep(100);
+    await eventually(() => heard.length >= 1, { timeout: 10_000, interval: 10, message: "the second deployment's message" });
+    // A message of the other channel would have come before it; a short quiet period shows none follows.
+    await quietPeriod(100);
     t.deepEqual(heard, ['ws@9']);
   });
 
@@ -78,7 +74,7 @@ for (const [kind, startBroker, make] of KINDS) {
     await Promise.all([until(a, true), until(b, true)]);
     t.deepEqual(states, [false, true]);
     await a.publish('ws', 2);
-    while (!heard.includes('ws@2')) await sleep(10);
+    await eventually(() => heard.includes('ws@2'), { timeout: 10_000, interval: 10, message: 'ws@2 heard after the restart' });
     t.pass();
   });
 
@@ -89,7 +85,7 @@ for (const [kind, startBroker, make] of KINDS) {
       const feed = make(broker.url, 'switchyard.routes.late');
       t.teardown(() => feed.close());
       feed.start();
-      await sleep(300);
+      await quietPeriod(300);
       t.false(feed.up);
       await t.throwsAsync(feed.publish('ws', 1));
       await broker.start();
@@ -101,10 +97,10 @@ for (const [kind, startBroker, make] of KINDS) {
     await broker.stop();
     const feed = make(broker.url, 'switchyard.routes.never');
     feed.start();
-    await sleep(300);
+    await quietPeriod(300);
     await feed.close();
     await broker.start();
-    await sleep(1_000);
+    await quietPeriod(1_000);
     t.false(feed.up, 'no connection after close');
   });
 }

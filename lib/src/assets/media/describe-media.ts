@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import type { TimeSource } from '../../clock.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import { imageSize } from '../image-size.js';
 import { MEDIA_FACTS_VERSION, saneFacts, type MediaFacts, type StoredFacts } from './media-facts.js';
@@ -47,10 +48,11 @@ export class MediaDescriber {
   readonly #pool: ProbePool;
   readonly #observer: DescribeObserver | undefined;
 
-  constructor(blobs: BlobStore, config: MediaFactsConfig, observer?: DescribeObserver) {
+  /** `time`: the parsers' deadlines and their workers' idle time (the system's by default). */
+  constructor(blobs: BlobStore, config: MediaFactsConfig, observer?: DescribeObserver, time?: TimeSource) {
     this.#blobs = blobs;
     this.#config = config;
-    this.#pool = new ProbePool(config);
+    this.#pool = new ProbePool(config, { time });
     this.#observer = observer;
   }
 

@@ -1,6 +1,7 @@
 // Hostile files: each parser on truncated, looping and lying files ends
-// within its bounds of bytes and time, the upload succeeds without the field,
-// and memory stays flat over many of them.
+// within its bound of bytes (and, at the latest, at its deadline, which
+// probe-pool.test.ts checks on fake time), the upload succeeds without the
+// field, and memory stays flat over many of them.
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
 import { alice, chunked, setup } from '../test-support.js';
@@ -60,7 +61,6 @@ test('truncated, looping and lying files: stored, without the field, each parse 
       `${name}: ${bytes.length} bytes, ${outcome.kind}${'reason' in outcome ? ` (${outcome.reason})` : ''}, read ${cost.bytesRead} bytes past the head in ${cost.ms.toFixed(1)} ms; facts ${JSON.stringify({ width: asset.width, durationMs: asset.durationMs, pages: asset.pages })}`,
     );
     t.true(cost.bytesRead <= LIMITS.maxBytes, `${name}: bytes within the bound`);
-    t.true(cost.ms <= LIMITS.timeoutMs + 500, `${name}: time within the bound`);
     t.is((await assetStore.get('ws-alice', asset.id))?.factsVersion, MEDIA_FACTS_VERSION, `${name}: looked at, so no backfill`);
     if (name === 'truncatedMp4' || name === 'lyingMp4') t.like(asset, { type: 'video/mp4', width: undefined, durationMs: undefined });
     if (name === 'lyingWav')
@@ -75,7 +75,6 @@ test('a parser past its deadline is ended with its worker; the upload succeeds w
   const pdf = await service.upload(alice, { body: chunked(await media('three-pages.pdf')) });
   t.is(pdf.pages, undefined);
   t.is(seen.at(-1)?.outcome.kind, 'timeout');
-  t.true(seen.at(-1)!.cost.ms < 2_000, `ended after ${seen.at(-1)!.cost.ms.toFixed(1)} ms`);
   const slow = setup({ mediaFacts: { timeoutMs: 10_000 } });
   t.is((await slow.service.upload(alice, { body: chunked(await media('three-pages.pdf')) })).pages, 3);
 });

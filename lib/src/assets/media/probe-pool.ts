@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { systemTime, type TimeSource, type TimerHandle } from '../../clock.js';
 import type { BlobStore } from '../../ports/blob-store.js';
 import type { MediaFacts } from './media-facts.js';
 import type { FromWorker, ProbeJob, ToWorker } from './probe-protocol.js';
@@ -32,10 +33,20 @@ export interface ProbeCost {
 }
 
 /** How long a worker may take to start and load a parser (pdf.js is megabytes of code). */
-const LOAD_MS = 30_000;
+export const LOAD_MS = 30_000;
 
 /** Idle workers end after this long, giving back their memory. */
-const IDLE_MS = 30_000;
+export const IDLE_MS = 30_000;
+
+/** What the pool uses of a worker thread: node:worker_threads' Worker, or a test's stand-in. */
+export type ProbeWorker = Pick<Worker, 'on' | 'off' | 'postMessage' | 'terminate' | 'unref'>;
+
+export interface ProbePoolOptions {
+  /** The clock and timers of the load and parse deadlines, idle workers' retirement and the cost's ms (the system's by default). */
+  readonly time?: TimeSource | undefined;
+  /** Starts a worker running probe-worker.ts (a real thread by default; tests give a stand-in to drive the deadlines). */
+  readonly startWorker?: ((options: WorkerOptions) => ProbeWorker) | undefined;
+}
 
 /** The worker's file beside this one: `.ts` when running from sources (tsx), `.js` when compiled. */
 const WORKER_URL = new URL(`./probe-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
@@ -63,14 +74,18 @@ function startWorker(options: WorkerOptions): Worker {
  */
 export class ProbePool {
   readonly #limits: ProbeLimits;
-  readonly #idle: Worker[] = [];
+  readonly #idle: ProbeWorker[] = [];
   readonly #waiting: (() => void)[] = [];
-  readonly #idleTimers = new Map<Worker, NodeJS.Timeout>();
-  readonly #all = new Set<Worker>();
+  readonly #idleTimers = new Map<ProbeWorker, TimerHandle>();
+  readonly #all = new Set<ProbeWorker>();
+  readonly #time: TimeSource;
+  readonly #startWorker: (options: WorkerOptions) => ProbeWorker;
   #closed = false;
 
-  constructor(limits: ProbeLimits) {
+  constructor(limits: ProbeLimits, options: ProbePoolOptions = {}) {
     this.#limits = limits;
+    this.#time = options.time ?? systemTime;
+    this.#startWorker = options.startWorker ?? startWorker;
   }
 
   async probe(job: ProbeJob, blobStore: BlobStore, key: string): Promise<{ outcome: ProbeOutcome; cost: ProbeCost }> {
@@ -82,7 +97,9 @@ export class ProbePool {
     }
     if (this.#closed) return busy('the describer is closed');
     const worker = this.#take();
-    let parsing = performance.now();
+    const time = this.#time;
+    const now = (): number => time.now().getTime();
+    let parsing = now();
     let bytesRead = 0;
     let outcome: ProbeOutcome;
     let healthy = true;
@@ -93,9 +110,9 @@ export class ProbePool {
           finish({ kind: 'timeout', reason });
         };
         // Loading a parser depends on no file, but is bounded all the same; then the parser has timeoutMs.
-        let timer = setTimeout(expire(`the parser did not load within ${LOAD_MS} ms`), LOAD_MS);
+        let timer = time.setTimeout(expire(`the parser did not load within ${LOAD_MS} ms`), LOAD_MS);
         const finish = (result: ProbeOutcome) => {
-          clearTimeout(timer);
+          time.clearTimeout(timer);
           worker.off('message', onMessage).off('error', onError).off('exit', onExit);
           resolve(result);
         };
@@ -109,9 +126,9 @@ export class ProbePool {
         };
         const onMessage = (message: FromWorker) => {
           if ('loaded' in message) {
-            clearTimeout(timer);
-            timer = setTimeout(expire(`no answer within ${this.#limits.timeoutMs} ms`), this.#limits.timeoutMs);
-            parsing = performance.now();
+            time.clearTimeout(timer);
+            timer = time.setTimeout(expire(`no answer within ${this.#limits.timeoutMs} ms`), this.#limits.timeoutMs);
+            parsing = now();
             return;
           }
           if ('facts' in message) return finish({ kind: 'ok', facts: message.facts });
@@ -131,27 +148,27 @@ export class ProbePool {
     } finally {
       this.#release(worker, healthy);
     }
-    return { outcome, cost: { ms: performance.now() - parsing, bytesRead } };
+    return { outcome, cost: { ms: now() - parsing, bytesRead } };
   }
 
   /** Ends every worker; later probes answer `busy`. */
   async close(): Promise<void> {
     this.#closed = true;
     for (const wake of this.#waiting.splice(0)) wake();
-    for (const timer of this.#idleTimers.values()) clearTimeout(timer);
+    for (const timer of this.#idleTimers.values()) this.#time.clearTimeout(timer);
     await Promise.all([...this.#all].map((worker) => worker.terminate()));
     this.#all.clear();
     this.#idle.length = 0;
   }
 
-  #take(): Worker {
+  #take(): ProbeWorker {
     const idle = this.#idle.pop();
     if (idle !== undefined) {
-      clearTimeout(this.#idleTimers.get(idle));
+      this.#time.clearTimeout(this.#idleTimers.get(idle));
       this.#idleTimers.delete(idle);
       return idle;
     }
-    const worker = startWorker({
+    const worker = this.#startWorker({
       resourceLimits: { maxOldGenerationSizeMb: this.#limits.heapMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
     });
     // Never what keeps a process alive.
@@ -163,18 +180,20 @@ export class ProbePool {
   }
 
   /** Back to the pool (or to the next file waiting), or ended when it may be in a bad state. */
-  #release(worker: Worker, healthy: boolean): void {
+  #release(worker: ProbeWorker, healthy: boolean): void {
     if (!healthy || this.#closed) {
       this.#all.delete(worker);
       void worker.terminate();
     } else {
       this.#idle.push(worker);
-      this.#idleTimers.set(worker, setTimeout(() => this.#retire(worker), IDLE_MS).unref());
+      const timer = this.#time.setTimeout(() => this.#retire(worker), IDLE_MS);
+      timer.unref?.();
+      this.#idleTimers.set(worker, timer);
     }
     this.#waiting.shift()?.();
   }
 
-  #retire(worker: Worker): void {
+  #retire(worker: ProbeWorker): void {
     const at = this.#idle.indexOf(worker);
     if (at === -1) return;
     this.#idle.splice(at, 1);
@@ -188,7 +207,7 @@ function busy(reason: string): { outcome: ProbeOutcome; cost: ProbeCost } {
   return { outcome: { kind: 'busy', reason }, cost: { ms: 0, bytesRead: 0 } };
 }
 
-function post(worker: Worker, message: ToWorker, transfer: ArrayBuffer[] = []): void {
+function post(worker: ProbeWorker, message: ToWorker, transfer: ArrayBuffer[] = []): void {
   worker.postMessage(message, transfer);
 }
 

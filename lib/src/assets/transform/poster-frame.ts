@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { systemTime, type Timers } from '../../clock.js';
 import { SwitchyardError } from '../../errors.js';
 
 /** Where ffmpeg is and how much one poster frame may take. */
@@ -15,6 +17,15 @@ export const DEFAULT_POSTER_FRAMES: Omit<PosterFrameConfig, 'ffmpegPath'> = Obje
   timeoutMs: 20_000,
   memoryBytes: 1024 * 1024 * 1024,
 });
+
+/** What extractFrame uses of its ffmpeg process: node:child_process's, or a test's stand-in. */
+export type FrameProcess = Pick<ChildProcessByStdio<null, Readable, Readable>, 'stdout' | 'stderr' | 'kill' | 'once'>;
+
+/** How extractFrame runs ffmpeg: the timers of its deadline, and what starts the process (tests give stand-ins for both). */
+export interface FrameRunner {
+  readonly timers?: Timers | undefined;
+  readonly spawn?: ((command: string, args: readonly string[]) => FrameProcess) | undefined;
+}
 
 /** A frame as ffmpeg writes it (a high-quality JPEG) is far smaller than this. */
 const MAX_FRAME_BYTES = 64 * 1024 * 1024;
@@ -37,16 +48,17 @@ export function framesUnavailable(): SwitchyardError {
  * lands on the exact frame (ffmpeg decodes from the keyframe before it).
  * A time past the end gives no frame: `invalid_argument`. A file ffmpeg
  * cannot decode is `invalid_argument` too; ffmpeg missing is `unimplemented`.
+ * The deadline runs on the runner's timers (the system's by default).
  */
-export async function extractFrame(config: PosterFrameConfig, inputPath: string, atMs: number): Promise<Buffer> {
+export async function extractFrame(config: PosterFrameConfig, inputPath: string, atMs: number, runner: FrameRunner = {}): Promise<Buffer> {
+  const timers = runner.timers ?? systemTime;
+  const start = runner.spawn ?? spawnFfmpeg;
   if (config.ffmpegPath === undefined) throw framesUnavailable();
   const args = ['-nostdin', '-hide_banner', '-loglevel', 'error', '-threads', '1', '-ss', (atMs / 1000).toFixed(3), '-i', inputPath];
   args.push('-map', '0:v:0', '-frames:v', '1', '-an', '-sn', '-dn', '-f', 'image2pipe', '-c:v', 'mjpeg', '-q:v', '2', 'pipe:1');
   const kib = Math.max(1, Math.floor(config.memoryBytes / 1024));
   // sh sets the limit for itself and then becomes ffmpeg, so the limit is ffmpeg's alone.
-  const child = spawn('/bin/sh', ['-c', 'ulimit -v "$1" || exit 125; shift; exec "$@"', 'sh', String(kib), config.ffmpegPath, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = start('/bin/sh', ['-c', 'ulimit -v "$1" || exit 125; shift; exec "$@"', 'sh', String(kib), config.ffmpegPath, ...args]);
   const out: Buffer[] = [];
   let outBytes = 0;
   let errText = '';
@@ -60,14 +72,14 @@ export async function extractFrame(config: PosterFrameConfig, inputPath: string,
   });
   child.stderr.on('data', (chunk: Buffer) => void (errText = (errText + chunk.toString()).slice(-2000)));
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const timer = timers.setTimeout(() => {
     timedOut = true;
     child.kill('SIGKILL');
   }, config.timeoutMs);
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (status) => resolve(status));
-  }).finally(() => clearTimeout(timer));
+  }).finally(() => timers.clearTimeout(timer));
   if (timedOut)
     throw new SwitchyardError('unavailable', `the poster frame took longer than ${config.timeoutMs} ms; try again later`, [], {
       retryAfterMs: 5_000,
@@ -79,6 +91,10 @@ export async function extractFrame(config: PosterFrameConfig, inputPath: string,
       { field: 'frame', reason: 'past the end of the video' },
     ]);
   return Buffer.concat(out, outBytes);
+}
+
+function spawnFfmpeg(command: string, args: readonly string[]): FrameProcess {
+  return spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 function undecodable(stderr: string): SwitchyardError {

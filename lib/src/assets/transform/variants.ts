@@ -12,7 +12,8 @@ import { assertBlobKey } from '../../ports/blob-key.js';
 import type { BlobInfo, BlobStore } from '../../ports/blob-store.js';
 import { outputFormat, tooManyPixels, transformImage, TRANSFORMABLE_TYPES, TYPE_OF_FORMAT } from './transform-image.js';
 import { canonicalTransform, type ImageTransform, type TransformFormat } from './transform-params.js';
-import { DEFAULT_POSTER_FRAMES, extractFrame, framesUnavailable, type PosterFrameConfig } from './poster-frame.js';
+import type { Timers } from '../../clock.js';
+import { DEFAULT_POSTER_FRAMES, extractFrame, framesUnavailable, type FrameRunner, type PosterFrameConfig } from './poster-frame.js';
 
 export interface TransformConfig {
   /** Widths and heights allowed (TRANSFORM_SIZES). */
@@ -98,6 +99,7 @@ export class VariantMaker {
   readonly #waiting: (() => void)[] = [];
   readonly #observer: TransformObserver;
   readonly #frames: PosterFrameConfig;
+  readonly #runner: FrameRunner;
   #running = 0;
 
   constructor(
@@ -105,11 +107,14 @@ export class VariantMaker {
     config: TransformConfig,
     observer: TransformObserver = {},
     frames: PosterFrameConfig = DEFAULT_POSTER_FRAMES,
+    /** The timers of ffmpeg's deadline (the system's by default). */
+    timers?: Timers,
   ) {
     this.#blobs = blobs;
     this.#config = config;
     this.#observer = observer;
     this.#frames = frames;
+    this.#runner = { timers };
   }
 
   get config(): TransformConfig {
@@ -235,14 +240,14 @@ export class VariantMaker {
    */
   async #frame(record: AssetRecord, frameMs: number): Promise<Buffer> {
     const path = await this.#blobs.localPath?.(record.blobKey);
-    if (path !== undefined) return extractFrame(this.#frames, path, frameMs);
+    if (path !== undefined) return extractFrame(this.#frames, path, frameMs, this.#runner);
     const body = await this.#blobs.get(record.blobKey, undefined, { chunkBytes: SOURCE_READ_BYTES });
     if (body === undefined) throw fileNotFound();
     const dir = await mkdtemp(join(tmpdir(), 'switchyard-frame-'));
     try {
       const copy = join(dir, 'video');
       await pipeline(body, createWriteStream(copy));
-      return await extractFrame(this.#frames, copy, frameMs);
+      return await extractFrame(this.#frames, copy, frameMs, this.#runner);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
