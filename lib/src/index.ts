@@ -101,6 +101,7 @@ export type {
   RouteChange,
   RouteCursor,
   RouteStore,
+  RouteWriteOrigin,
   AssetContent,
   AssetChanges,
   AssetRecord,
@@ -115,7 +116,7 @@ export type {
   AbandonedWrites,
   TokenVerifier,
 } from './ports/index.js';
-export { assertBlobKey, assertBlobOffset, blobTooShort } from './ports/index.js';
+export { assertBlobKey, assertBlobOffset, blobTooShort, wholeRevisions } from './ports/index.js';
 export type { ChangeFeed, ChangeFeedListener } from './ports/index.js';
 export { ChangeFeedListeners } from './ports/index.js';
 

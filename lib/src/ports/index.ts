@@ -1,4 +1,13 @@
-export type { NewRouteRecord, RouteChange, RouteCursor, RouteRecord, RouteRecordUpdate, RouteStore } from './route-store.js';
+export type {
+  NewRouteRecord,
+  RouteChange,
+  RouteCursor,
+  RouteRecord,
+  RouteRecordUpdate,
+  RouteStore,
+  RouteWriteOrigin,
+} from './route-store.js';
+export { wholeRevisions } from './whole-revisions.js';
 export type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore, FactsQuery, SwapAttributes } from './asset-store.js';
 export type { BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites } from './blob-store.js';
 export type { TokenVerifier } from './token-verifier.js';

@@ -66,7 +66,7 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
   return Object.freeze({
     async create(principal: Principal, input: CreateRouteInput): Promise<Route> {
       requireScope(principal, 'routes:write');
-      const { method, pattern, middleware, handler } = validateCreateRoute(input);
+      const { method, pattern, middleware, handler, owner } = validateCreateRoute(input);
       const createdAt = new Date(Math.trunc(clock.now().getTime()));
       const record: NewRouteRecord = {
         id: ids.next('route'),
@@ -76,11 +76,17 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
         shape: pattern.shape,
         middleware,
         handler,
+        owner,
         // Stores keep milliseconds; a Date never holds more, and copying detaches it from the clock.
         createdAt,
         updatedAt: createdAt,
       };
-      const stored = await nameTheConflict(store, principal.workspace, record, store.insert(record));
+      const stored = await nameTheConflict(
+        store,
+        principal.workspace,
+        record,
+        store.insert(record, { actor: principal.subject, time: createdAt }),
+      );
       changed(principal.workspace, stored.revision);
       return toRoute(stored);
     },

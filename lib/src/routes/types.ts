@@ -8,6 +8,8 @@ export interface Route {
   readonly path: string;
   readonly middleware: readonly string[];
   readonly handler: string;
+  /** The team or tool that manages the route; `""` when none. */
+  readonly owner: string;
   readonly createdAt: Date;
   /** Time of the latest update (`createdAt` until the first one). */
   readonly updatedAt: Date;
@@ -21,6 +23,8 @@ export interface CreateRouteInput {
   readonly path: string;
   readonly middleware?: readonly string[] | undefined;
   readonly handler: string;
+  /** Missing: no owner (`""`). */
+  readonly owner?: string | undefined;
 }
 
 export interface MatchRouteInput {
@@ -41,6 +45,8 @@ export interface UpdateRouteInput {
   readonly path?: string | undefined;
   readonly middleware?: readonly string[] | undefined;
   readonly handler?: string | undefined;
+  /** `""` removes the owner. */
+  readonly owner?: string | undefined;
 }
 
 export interface RouteListInput {

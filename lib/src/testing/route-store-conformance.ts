@@ -17,6 +17,7 @@ export function sampleRoute(workspace: string, overrides: Partial<NewRouteRecord
     shape: '/users/:',
     middleware: ['auth', 'rate-limit', 'audit.log'],
     handler: 'users.show',
+    owner: '',
     createdAt,
     updatedAt: createdAt,
     ...overrides,
@@ -35,6 +36,7 @@ function view(record: NewRouteRecord | undefined): unknown {
     shape: record.shape,
     middleware: [...record.middleware],
     handler: record.handler,
+    owner: record.owner,
     createdAt: time(record.createdAt),
     updatedAt: time(record.updatedAt),
   };
@@ -145,11 +147,12 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
       shape: '/a2/:',
       middleware: ['m'],
       handler: 'h2',
+      owner: 'team-a',
       updatedAt,
     });
     t.deepEqual(
       view(moved),
-      view({ ...a, method: 'POST', path: '/a2/:x', shape: '/a2/:', middleware: ['m'], handler: 'h2', updatedAt }),
+      view({ ...a, method: 'POST', path: '/a2/:x', shape: '/a2/:', middleware: ['m'], handler: 'h2', owner: 'team-a', updatedAt }),
       'update writes the new definition, keeps id and createdAt',
     );
     t.is(moved?.revision, 3);
@@ -170,21 +173,18 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     t.is(await store.revision(workspace), 5);
     const changes = await store.changesSince(workspace, 0, 100);
     t.deepEqual(
-      changes?.map((change) =>
-        change.kind === 'upsert'
-          ? [change.revision, 'upsert', change.record.id, change.record.revision]
-          : [change.revision, 'delete', change.id],
-      ),
+      changes?.map((change) => [change.revision, change.kind, change.id, change.after?.revision]),
       [
-        [1, 'upsert', a.id, 1],
-        [2, 'upsert', b.id, 2],
-        [3, 'upsert', a.id, 3],
-        [4, 'delete', b.id],
-        [5, 'upsert', again.id, 5],
+        [1, 'create', a.id, 1],
+        [2, 'create', b.id, 2],
+        [3, 'update', a.id, 3],
+        [4, 'delete', b.id, undefined],
+        [5, 'create', again.id, 5],
       ],
     );
     const third = changes?.[2];
-    t.deepEqual(third?.kind === 'upsert' ? view(third.record) : undefined, view(moved), 'a change carries the record as written');
+    t.deepEqual(view(third?.after), view(moved), 'a change carries the record as written');
+    t.deepEqual(view(third?.before), view(a), 'and the record before');
     t.deepEqual(
       (await store.changesSince(workspace, 3, 1))?.map((change) => change.revision),
       [4],
@@ -212,8 +212,87 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
     );
     t.deepEqual(
-      changes.map((change) => (change.kind === 'upsert' ? change.record.id : '')),
+      changes.map((change) => change.after?.id),
       [...fulfilled].sort((x, y) => x.revision - y.revision).map((record) => record.id),
+    );
+  });
+
+  define('a change records the route before and after, its owner, and the actor and time of the write', async (t, store) => {
+    const workspace = uniqueName();
+    const at = (ms: number) => new Date(BASE_TIME + ms);
+    const record = sampleRoute(workspace, { owner: 'team-a' });
+    const created = await store.insert(record, { actor: 'alice', time: at(0) });
+    t.is((await store.get(workspace, record.id))?.owner, 'team-a', 'the owner is stored');
+    const update = { ...record, handler: 'users.show2', owner: 'team-b', updatedAt: at(10) };
+    const updated = await store.update(workspace, record.id, update, { actor: 'bob', time: at(10) });
+    t.is(updated?.owner, 'team-b', 'an update may change the owner');
+    const untold = await store.update(workspace, record.id, { ...update, handler: 'users.show3', updatedAt: at(20) });
+    await store.delete(workspace, record.id, { actor: 'carol', time: at(30) });
+    const changes = (await store.changesSince(workspace, 0, 10)) ?? [];
+    t.deepEqual(
+      changes.map((change) => ({
+        revision: change.revision,
+        kind: change.kind,
+        id: change.id,
+        time: change.time.toISOString(),
+        actor: change.actor,
+        owner: change.owner,
+        before: view(change.before),
+        after: view(change.after),
+      })),
+      [
+        {
+          revision: 1,
+          kind: 'create',
+          id: record.id,
+          time: at(0).toISOString(),
+          actor: 'alice',
+          owner: 'team-a',
+          before: undefined,
+          after: view(created),
+        },
+        {
+          revision: 2,
+          kind: 'update',
+          id: record.id,
+          time: at(10).toISOString(),
+          actor: 'bob',
+          owner: 'team-b',
+          before: view(created),
+          after: view(updated),
+        },
+        {
+          revision: 3,
+          kind: 'update',
+          id: record.id,
+          time: at(20).toISOString(),
+          actor: '',
+          owner: 'team-b',
+          before: view(updated),
+          after: view(untold),
+        },
+        {
+          revision: 4,
+          kind: 'delete',
+          id: record.id,
+          time: at(30).toISOString(),
+          actor: 'carol',
+          owner: 'team-b',
+          before: view(untold),
+          after: undefined,
+        },
+      ],
+      'without an origin: no actor, and the time of the record written',
+    );
+    t.deepEqual(
+      changes.map((change) => [change.after?.revision, change.before?.revision]),
+      [
+        [1, undefined],
+        [2, 1],
+        [3, 2],
+        [undefined, 3],
+      ],
+      'before and after carry the revisions they were written at',
     );
   });
 

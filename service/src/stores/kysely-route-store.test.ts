@@ -65,6 +65,7 @@ for (const kind of ['sqlite', 'mysql'] as const) {
             shape: `/r${i}`,
             middleware: [],
             handler: 'h',
+            owner: '',
             createdAt: now,
             updatedAt: now,
           });

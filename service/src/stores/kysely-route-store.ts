@@ -9,13 +9,27 @@ import {
   type RouteRecord,
   type RouteRecordUpdate,
   type RouteStore,
+  type RouteWriteOrigin,
+  wholeRevisions,
 } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import { dialectOf } from './database.js';
 import { preparedStatement } from './prepared-query.js';
 import type { Database, RouteChangesTable, RoutesTable } from './schema.js';
 
-const COLUMNS = ['id', 'workspace', 'method', 'path', 'shape', 'middleware', 'handler', 'created_at', 'updated_at', 'revision'] as const;
+const COLUMNS = [
+  'id',
+  'workspace',
+  'method',
+  'path',
+  'shape',
+  'middleware',
+  'handler',
+  'owner',
+  'created_at',
+  'updated_at',
+  'revision',
+] as const;
 type RouteRow = Pick<Selectable<RoutesTable>, (typeof COLUMNS)[number]>;
 
 /** A MySQL deadlock victim (two first writes of a new workspace) is retried this often before `aborted`. */
@@ -40,11 +54,23 @@ const ROUTE_COLUMNS = [
   'shape_hash',
   'middleware',
   'handler',
+  'owner',
   'created_at',
   'updated_at',
   'revision',
 ] as const satisfies readonly (keyof RoutesTable)[];
-const CHANGE_COLUMNS = ['workspace', 'revision', 'kind', 'route_id', 'record'] as const satisfies readonly (keyof RouteChangesTable)[];
+const CHANGE_COLUMNS = [
+  'workspace',
+  'revision',
+  'seq',
+  'kind',
+  'route_id',
+  'before_record',
+  'after_record',
+  'changed_at',
+  'actor',
+  'owner',
+] as const satisfies readonly (keyof RouteChangesTable)[];
 
 /** Thrown inside a write transaction to roll it back when its target does not exist; never escapes. */
 class NothingToWrite extends Error {}
@@ -106,48 +132,45 @@ export class KyselyRouteStore implements RouteStore {
     );
   }
 
-  async insert(record: NewRouteRecord): Promise<RouteRecord> {
-    const written = await this.#write(
+  async insert(record: NewRouteRecord, origin?: RouteWriteOrigin): Promise<RouteRecord> {
+    const [created] = await this.#write(
       record.workspace,
       async (trx, revision) => {
         const stored: RouteRecord = { ...record, revision };
         const row = toRow(stored);
         await this.#insertRoute(trx, ...ROUTE_COLUMNS.map((column) => row[column]));
-        return { record: stored, row };
+        return [{ kind: 'create', ...factsOf(stored, origin), before: undefined, after: stored }];
       },
       duplicateRoute,
     );
-    return freeze(written!.record);
+    return freeze(created!.after!);
   }
 
-  async update(workspace: string, id: string, update: RouteRecordUpdate): Promise<RouteRecord | undefined> {
-    const written = await this.#write(
+  async update(workspace: string, id: string, update: RouteRecordUpdate, origin?: RouteWriteOrigin): Promise<RouteRecord | undefined> {
+    const [updated] = await this.#write(
       workspace,
       async (trx, revision) => {
-        const current = await trx
-          .selectFrom('routes')
-          .select(COLUMNS)
-          .where('id', '=', id)
-          .where('workspace', '=', workspace)
-          .executeTakeFirst();
+        const current = await this.#current(trx, workspace, id);
         if (current === undefined) return undefined;
-        const stored: RouteRecord = { ...toRecord(current), ...update, revision };
-        const row = toRow(stored);
-        const { id: _id, workspace: _workspace, created_at: _created, ...columns } = row;
+        const stored: RouteRecord = { ...current, ...update, revision };
+        const { id: _id, workspace: _workspace, created_at: _created, ...columns } = toRow(stored);
         await trx.updateTable('routes').set(columns).where('id', '=', id).execute();
-        return { record: stored, row };
+        return [{ kind: 'update', ...factsOf(stored, origin), before: current, after: stored }];
       },
       duplicateRoute,
     );
-    return written && freeze(written.record);
+    return updated && freeze(updated.after!);
   }
 
-  async delete(workspace: string, id: string): Promise<{ readonly revision: number } | undefined> {
-    const written = await this.#write(workspace, async (trx, revision) => {
-      const result = await trx.deleteFrom('routes').where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
-      return Number(result.numDeletedRows) === 1 ? { revision, deleted: id } : undefined;
+  async delete(workspace: string, id: string, origin?: RouteWriteOrigin): Promise<{ readonly revision: number } | undefined> {
+    const [deleted] = await this.#write(workspace, async (trx, revision) => {
+      const current = await this.#current(trx, workspace, id);
+      if (current === undefined) return undefined;
+      await trx.deleteFrom('routes').where('id', '=', id).execute();
+      const facts = { ...factsOf(current, origin), revision, time: new Date(origin?.time ?? 0) };
+      return [{ kind: 'delete', ...facts, before: current, after: undefined }];
     });
-    return written && { revision: written.revision };
+    return deleted && { revision: deleted.revision };
   }
 
   async get(workspace: string, id: string): Promise<RouteRecord | undefined> {
@@ -234,14 +257,34 @@ export class KyselyRouteStore implements RouteStore {
         .where('workspace', '=', workspace)
         .where('revision', '>', revision)
         .orderBy('revision')
-        .limit(limit)
+        .orderBy('seq')
+        // One more than asked: whether the cut falls inside a revision shows (wholeRevisions).
+        .limit(limit + 1)
         .execute();
       // Revisions are gap-free: a missing first one was trimmed away.
       if (rows.length === 0 || Number(rows[0]!.revision) !== revision + 1) return undefined;
-      return rows.map(toChange);
+      const whole = wholeRevisions(rows, limit) ?? (await this.#changesAt(workspace, revision + 1));
+      return whole.map(toChange);
     } catch (error) {
       throw databaseError(error);
     }
+  }
+
+  /** Every change of one revision, in order. */
+  #changesAt(workspace: string, revision: number): Promise<Selectable<RouteChangesTable>[]> {
+    return this.#db
+      .selectFrom('route_changes')
+      .selectAll()
+      .where('workspace', '=', workspace)
+      .where('revision', '=', revision)
+      .orderBy('seq')
+      .execute();
+  }
+
+  /** The route as the transaction sees it, for the `before` of a change. */
+  async #current(trx: Transaction<Database>, workspace: string, id: string): Promise<RouteRecord | undefined> {
+    const row = await trx.selectFrom('routes').select(COLUMNS).where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+    return row && toRecord(row);
   }
 
   #listed(db: Kysely<Database>, workspace: string): Promise<RouteRow[]> {
@@ -254,28 +297,31 @@ export class KyselyRouteStore implements RouteStore {
   }
 
   /**
-   * One write: raise the revision, run `work` at it, log the change, trim the
-   * log (every TRIM_EVERY revisions). `work` answering `undefined` (its target
-   * is gone) rolls everything back, the revision included.
+   * One revision: raise the revision, run `work` at it, log the changes it
+   * made (in its order), trim the log (every TRIM_EVERY revisions). `work`
+   * answering `undefined` (its target is gone) rolls everything back, the
+   * revision included, and answers no changes.
    */
-  async #write<T extends Written | Deleted>(
+  async #write(
     workspace: string,
-    work: (trx: Transaction<Database>, revision: number) => Promise<T | undefined>,
+    work: (trx: Transaction<Database>, revision: number) => Promise<RouteChange[] | undefined>,
     duplicate?: (error: unknown) => SwitchyardError,
-  ): Promise<T | undefined> {
+  ): Promise<RouteChange[]> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.#db.transaction().execute(async (trx) => {
           const revision = await this.#raise(trx, workspace);
-          const written = await work(trx, revision);
-          if (written === undefined) throw new NothingToWrite();
-          const change = changeRow(workspace, revision, written);
-          await this.#insertChange(trx, ...CHANGE_COLUMNS.map((column) => change[column]));
+          const changes = await work(trx, revision);
+          if (changes === undefined) throw new NothingToWrite();
+          for (const [seq, change] of changes.entries()) {
+            const row = changeRow(workspace, seq, change);
+            await this.#insertChange(trx, ...CHANGE_COLUMNS.map((column) => row[column]));
+          }
           if (revision > this.#history && revision % TRIM_EVERY === 0) await this.#trimChanges(trx, workspace, revision - this.#history);
-          return written;
+          return changes;
         });
       } catch (error) {
-        if (error instanceof NothingToWrite) return undefined;
+        if (error instanceof NothingToWrite) return [];
         if (isDeadlock(error) && attempt < DEADLOCK_RETRIES) continue;
         throw databaseError(error, duplicate && (() => duplicate(error)));
       }
@@ -292,17 +338,6 @@ export class KyselyRouteStore implements RouteStore {
       throw new Error(`raising the route revision answered ${result.numAffectedRows} rows, insert id ${result.insertId}`);
     return Number(result.insertId);
   }
-}
-
-/** A route written: the record returned, and its row as stored (the change log keeps it). */
-interface Written {
-  readonly record: RouteRecord;
-  readonly row: RoutesTable;
-}
-
-interface Deleted {
-  readonly revision: number;
-  readonly deleted: string;
 }
 
 /** An object of `columns` from values in the same order. */
@@ -336,22 +371,64 @@ function toRow(record: RouteRecord): RoutesTable {
     shape_hash: createHash('sha256').update(record.shape).digest('hex'),
     middleware: JSON.stringify(record.middleware),
     handler: record.handler,
+    owner: record.owner,
     created_at: record.createdAt.getTime(),
     updated_at: record.updatedAt.getTime(),
     revision: record.revision,
   };
 }
 
-function changeRow(workspace: string, revision: number, written: Written | Deleted): RouteChangesTable {
-  if ('deleted' in written) return { workspace, revision, kind: 'delete', route_id: written.deleted, record: null };
-  const { shape_hash: _hash, ...row } = written.row;
-  return { workspace, revision, kind: 'upsert', route_id: row.id, record: JSON.stringify(row) };
+/** The facts a change records of a write of `record`: its revision, owner, and who wrote it when. */
+function factsOf(record: RouteRecord, origin: RouteWriteOrigin | undefined) {
+  return {
+    revision: record.revision,
+    id: record.id,
+    time: new Date(origin?.time ?? record.updatedAt),
+    actor: origin?.actor ?? '',
+    owner: record.owner,
+  };
+}
+
+function changeRow(workspace: string, seq: number, change: RouteChange): RouteChangesTable {
+  return {
+    workspace,
+    revision: change.revision,
+    seq,
+    kind: change.kind,
+    route_id: change.id,
+    before_record: change.before ? loggedRow(change.before) : null,
+    after_record: change.after ? loggedRow(change.after) : null,
+    changed_at: change.time.getTime(),
+    actor: change.actor,
+    owner: change.owner,
+  };
+}
+
+/** A record as the change log keeps it: its row, as JSON, without the hash (derived from the shape). */
+function loggedRow(record: RouteRecord): string {
+  const { shape_hash: _hash, ...row } = toRow(record);
+  return JSON.stringify(row);
 }
 
 function toChange(row: Selectable<RouteChangesTable>): RouteChange {
-  const revision = Number(row.revision);
-  if (row.kind === 'delete' || row.record === null) return { kind: 'delete', revision, id: row.route_id };
-  return { kind: 'upsert', revision, record: freeze(toRecord(JSON.parse(row.record) as RouteRow)) };
+  const facts = {
+    revision: Number(row.revision),
+    id: row.route_id,
+    time: new Date(Number(row.changed_at)),
+    actor: row.actor,
+    owner: row.owner,
+  };
+  const before = row.before_record === null ? undefined : loggedRecord(row.before_record);
+  if (row.kind === 'delete') return { ...facts, kind: 'delete', before, after: undefined };
+  const after = loggedRecord(row.after_record ?? 'null');
+  return row.kind === 'create' ? { ...facts, kind: 'create', before: undefined, after } : { ...facts, kind: 'update', before, after };
+}
+
+/** A logged row back as a record; rows logged before 0009 have no owner. */
+function loggedRecord(json: string): RouteRecord {
+  const row = JSON.parse(json) as (Omit<RouteRow, 'owner'> & { owner?: string }) | null;
+  if (row === null) throw new SwitchyardError('internal', 'a logged route change has no record');
+  return freeze(toRecord({ ...row, owner: row.owner ?? '' }));
 }
 
 function toRecord(row: RouteRow): RouteRecord {
@@ -363,6 +440,7 @@ function toRecord(row: RouteRow): RouteRecord {
     shape: row.shape,
     middleware: parseMiddleware(row.middleware),
     handler: row.handler,
+    owner: row.owner,
     createdAt: new Date(Number(row.created_at)),
     updatedAt: new Date(Number(row.updated_at)),
     revision: Number(row.revision),

@@ -30,6 +30,7 @@ import { SwitchyardError } from '@switchyard/core';
 /** @typedef {import('@switchyard/core').RouteChange} RouteChange */
 /** @typedef {import('@switchyard/core').RouteCursor} RouteCursor */
 /** @typedef {import('@switchyard/core').RouteStore} RouteStore */
+/** @typedef {import('@switchyard/core').RouteWriteOrigin} RouteWriteOrigin */
 
 /** Routes kept as JSON rows, with a revision and a change log per workspace, as a consumer might write one. @implements {RouteStore} */
 export class JsonRowRouteStore {
@@ -38,27 +39,33 @@ export class JsonRowRouteStore {
   /** @type {Map<string, RouteChange[]>} workspace → every change, oldest first */
   #log = new Map();
 
-  /** @param {NewRouteRecord} record @returns {Promise<RouteRecord>} */
-  async insert(record) {
+  /** @param {NewRouteRecord} record @param {RouteWriteOrigin} [origin] @returns {Promise<RouteRecord>} */
+  async insert(record, origin) {
     this.#refuseDuplicate(record, undefined);
     if (this.#rows.has(record.id)) throw new SwitchyardError('already_exists', 'route id already exists');
-    return this.#write({ ...record, revision: this.#revisionOf(record.workspace) + 1 });
+    const after = this.#write({ ...record, revision: this.#revisionOf(record.workspace) + 1 });
+    this.#changes(record.workspace).push({ kind: 'create', ...facts(after, origin), before: undefined, after });
+    return after;
   }
 
-  /** @param {string} workspace @param {string} id @param {RouteRecordUpdate} update */
-  async update(workspace, id, update) {
-    const current = await this.get(workspace, id);
-    if (!current) return undefined;
-    this.#refuseDuplicate({ ...current, ...update }, id);
-    return this.#write({ ...current, ...update, revision: this.#revisionOf(workspace) + 1 });
+  /** @param {string} workspace @param {string} id @param {RouteRecordUpdate} update @param {RouteWriteOrigin} [origin] */
+  async update(workspace, id, update, origin) {
+    const before = await this.get(workspace, id);
+    if (!before) return undefined;
+    this.#refuseDuplicate({ ...before, ...update }, id);
+    const after = this.#write({ ...before, ...update, revision: this.#revisionOf(workspace) + 1 });
+    this.#changes(workspace).push({ kind: 'update', ...facts(after, origin), before, after });
+    return after;
   }
 
-  /** @param {string} workspace @param {string} id */
-  async delete(workspace, id) {
-    if (!(await this.get(workspace, id))) return undefined;
+  /** @param {string} workspace @param {string} id @param {RouteWriteOrigin} [origin] */
+  async delete(workspace, id, origin) {
+    const before = await this.get(workspace, id);
+    if (!before) return undefined;
     this.#rows.delete(id);
     const revision = this.#revisionOf(workspace) + 1;
-    this.#changes(workspace).push({ kind: 'delete', revision, id });
+    const time = new Date(origin?.time ?? 0);
+    this.#changes(workspace).push({ kind: 'delete', ...facts(before, origin), revision, time, before, after: undefined });
     return { revision };
   }
 
@@ -108,9 +115,7 @@ export class JsonRowRouteStore {
   /** @param {RouteRecord} record */
   #write(record) {
     this.#rows.set(record.id, JSON.stringify({ ...record, createdAt: record.createdAt.toISOString(), updatedAt: record.updatedAt.toISOString() }));
-    const stored = parse(/** @type {string} */ (this.#rows.get(record.id)));
-    this.#changes(record.workspace).push({ kind: 'upsert', revision: record.revision, record: stored });
-    return stored;
+    return parse(/** @type {string} */ (this.#rows.get(record.id)));
   }
 
   /** @param {{ workspace: string, method: string, shape: string }} record @param {string | undefined} self */
@@ -132,6 +137,11 @@ export class JsonRowRouteStore {
   #revisionOf(workspace) {
     return this.#changes(workspace).at(-1)?.revision ?? 0;
   }
+}
+
+/** What a change records of a write of \`record\`. @param {RouteRecord} record @param {RouteWriteOrigin | undefined} origin */
+function facts(record, origin) {
+  return { revision: record.revision, id: record.id, time: new Date(origin?.time ?? record.updatedAt), actor: origin?.actor ?? '', owner: record.owner };
 }
 
 /** @param {string} row @returns {RouteRecord} */
