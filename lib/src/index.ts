@@ -102,6 +102,8 @@ export type {
   RouteCursor,
   RouteStore,
   RouteWriteOrigin,
+  RouteRevisionWrite,
+  RouteRevisionWritten,
   AssetContent,
   AssetChanges,
   AssetRecord,
@@ -116,7 +118,7 @@ export type {
   AbandonedWrites,
   TokenVerifier,
 } from './ports/index.js';
-export { assertBlobKey, assertBlobOffset, blobTooShort, wholeRevisions } from './ports/index.js';
+export { assertBlobKey, assertBlobOffset, blobTooShort, revisionRefusals, wholeRevisions } from './ports/index.js';
 export type { ChangeFeed, ChangeFeedListener } from './ports/index.js';
 export { ChangeFeedListeners } from './ports/index.js';
 

@@ -5,9 +5,12 @@ import type {
   RouteCursor,
   RouteRecord,
   RouteRecordUpdate,
+  RouteRevisionWrite,
+  RouteRevisionWritten,
   RouteStore,
   RouteWriteOrigin,
 } from '../ports/route-store.js';
+import { revisionRefusals } from '../ports/revision-refusals.js';
 import { wholeRevisions } from '../ports/whole-revisions.js';
 
 /** Revisions whose changes are kept per workspace before the oldest are dropped (watchers further behind get a snapshot). */
@@ -69,6 +72,68 @@ export class MemoryRouteStore implements RouteStore {
     return { revision };
   }
 
+  /** Checks the whole write against the table first, then makes it: nothing runs between the two, so it is atomic. */
+  async applyRevision(write: RouteRevisionWrite): Promise<RouteRevisionWritten> {
+    const routes = this.#routes(write.workspace);
+    if (write.expectedRevision !== undefined && write.expectedRevision !== routes.revision)
+      throw revisionRefusals.stale(write.expectedRevision, routes.revision);
+    const revision = routes.revision + 1;
+    const changes = this.#planned(routes, write, revision);
+    if (changes.length === 0) return { revision: routes.revision, changes: [] };
+    // Every old definition leaves before a new one comes, as #planned checked them.
+    for (const { before, id } of changes) {
+      if (!before) continue;
+      routes.byId.delete(id);
+      routes.shapes.delete(shapeKey(before));
+    }
+    for (const { after, id } of changes) {
+      if (!after) continue;
+      this.#ids.add(id);
+      routes.byId.set(id, after);
+      routes.shapes.set(shapeKey(after), id);
+    }
+    this.#log(routes, changes);
+    return { revision, changes };
+  }
+
+  /** The changes `write` makes at `revision`, in order, or the refusal of all of it; the table is only read. */
+  #planned(routes: WorkspaceRoutes, write: RouteRevisionWrite, revision: number): RouteChange[] {
+    const origin = write.origin;
+    const named = new Set<string>();
+    const current = (id: string): RouteRecord => {
+      const record = routes.byId.get(id);
+      if (record === undefined || named.has(id)) throw revisionRefusals.missing(id);
+      named.add(id);
+      return record;
+    };
+    // Method and shape → holder, as the table will be: deletes and moved updates free theirs first.
+    const shapes = new Map(routes.shapes);
+    const deleted = write.delete.map((id) => current(id));
+    const updated = write.update.map(({ id, update }) => {
+      const before = current(id);
+      return { before, after: freezeRoute({ ...before, ...update, revision }) };
+    });
+    for (const record of [...deleted, ...updated.map((change) => change.before)]) shapes.delete(shapeKey(record));
+    const take = (record: RouteRecord) => {
+      if (shapes.has(shapeKey(record))) throw duplicateShape(record.method);
+      shapes.set(shapeKey(record), record.id);
+    };
+    for (const { after } of updated) take(after);
+    const created = write.create.map((record) => {
+      if (this.#ids.has(record.id) || named.has(record.id)) throw new SwitchyardError('already_exists', 'route id already exists');
+      named.add(record.id);
+      const stored = freezeRoute({ ...record, revision });
+      take(stored);
+      return stored;
+    });
+    const facts = (record: RouteRecord) => ({ ...factsOf(record, origin), revision });
+    return [
+      ...deleted.map((before): RouteChange => ({ kind: 'delete', ...facts(before), before, after: undefined })),
+      ...updated.map(({ before, after }): RouteChange => ({ kind: 'update', ...facts(after), before, after })),
+      ...created.map((after): RouteChange => ({ kind: 'create', ...facts(after), before: undefined, after })),
+    ];
+  }
+
   async get(workspace: string, id: string): Promise<RouteRecord | undefined> {
     return this.#workspaces.get(workspace)?.byId.get(id);
   }
@@ -115,11 +180,7 @@ export class MemoryRouteStore implements RouteStore {
 
   #refuseDuplicate(routes: WorkspaceRoutes, method: string, shape: string, self: string | undefined): void {
     const holder = routes.shapes.get(`${method} ${shape}`);
-    if (holder !== undefined && holder !== self) {
-      throw new SwitchyardError('already_exists', `a ${method} route with this path shape already exists`, [
-        { field: 'path', reason: 'duplicate method and path shape' },
-      ]);
-    }
+    if (holder !== undefined && holder !== self) throw duplicateShape(method);
   }
 
   /** Appends one revision's changes and drops the revisions past the history. */
@@ -140,6 +201,12 @@ function factsOf(record: RouteRecord, origin: RouteWriteOrigin | undefined) {
     actor: origin?.actor ?? '',
     owner: record.owner,
   };
+}
+
+function duplicateShape(method: string): SwitchyardError {
+  return new SwitchyardError('already_exists', `a ${method} route with this path shape already exists`, [
+    { field: 'path', reason: 'duplicate method and path shape' },
+  ]);
 }
 
 function shapeKey(record: Pick<RouteRecord, 'method' | 'shape'>): string {

@@ -4,9 +4,12 @@ export type {
   RouteCursor,
   RouteRecord,
   RouteRecordUpdate,
+  RouteRevisionWrite,
+  RouteRevisionWritten,
   RouteStore,
   RouteWriteOrigin,
 } from './route-store.js';
+export { revisionRefusals } from './revision-refusals.js';
 export { wholeRevisions } from './whole-revisions.js';
 export type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore, FactsQuery, SwapAttributes } from './asset-store.js';
 export type { BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites } from './blob-store.js';

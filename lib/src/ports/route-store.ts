@@ -59,6 +59,27 @@ export type RouteChange = RouteChangeFacts &
     | { readonly kind: 'delete'; readonly before: RouteRecord | undefined; readonly after: undefined }
   );
 
+/**
+ * Several writes made as one revision (an apply). They run as one: deletes
+ * first, then updates, then creates, so a method and shape can move from a
+ * deleted route to a created one, and the change log lists them in that order.
+ */
+export interface RouteRevisionWrite {
+  readonly workspace: string;
+  readonly delete: readonly string[];
+  readonly update: readonly { readonly id: string; readonly update: RouteRecordUpdate }[];
+  readonly create: readonly NewRouteRecord[];
+  /** Written only when the workspace is at this revision, else `aborted` (compare-and-swap). */
+  readonly expectedRevision?: number | undefined;
+  readonly origin: RouteWriteOrigin;
+}
+
+/** What an applied revision wrote: its revision (the current one when nothing was to be written) and its changes in order. */
+export interface RouteRevisionWritten {
+  readonly revision: number;
+  readonly changes: readonly RouteChange[];
+}
+
 /** Where a page of `page` starts: after this record (oldest-first order is createdAt, then id). */
 export interface RouteCursor {
   readonly createdAt: Date;
@@ -87,6 +108,15 @@ export interface RouteCursor {
  *   `undefined` for an unknown id or another workspace's.
  * - `delete` removes a record of the workspace and returns the revision of the
  *   deletion; `undefined` for an unknown id or another workspace's.
+ * - `applyRevision` makes every write it is given as one revision, in one
+ *   transaction with its change-log rows, or none of them: a duplicate method
+ *   and shape is `already_exists`; an id to update or delete that the
+ *   workspace does not hold, or one named twice, is `aborted` (the plan was
+ *   made against another table); an `expectedRevision` that is not the
+ *   workspace's revision is `aborted` with the detail
+ *   `{ field: 'expectedRevision', reason: 'the route table is at revision N' }`.
+ *   Nothing to write makes no revision (after the same check). A created or
+ *   updated record carries the new revision.
  * - `get` returns the record only within its own workspace, else `undefined`.
  * - `list` returns every record of a workspace, oldest first (createdAt, id);
  *   `page` the next `limit` of them after a cursor.
@@ -106,6 +136,7 @@ export interface RouteStore {
   insert(record: NewRouteRecord, origin?: RouteWriteOrigin): Promise<RouteRecord>;
   update(workspace: string, id: string, update: RouteRecordUpdate, origin?: RouteWriteOrigin): Promise<RouteRecord | undefined>;
   delete(workspace: string, id: string, origin?: RouteWriteOrigin): Promise<{ readonly revision: number } | undefined>;
+  applyRevision(write: RouteRevisionWrite): Promise<RouteRevisionWritten>;
   get(workspace: string, id: string): Promise<RouteRecord | undefined>;
   list(workspace: string): Promise<RouteRecord[]>;
   page(workspace: string, after: RouteCursor | undefined, limit: number): Promise<RouteRecord[]>;

@@ -88,3 +88,47 @@ for (const kind of ['sqlite', 'mysql'] as const) {
     },
   );
 }
+
+for (const kind of ['sqlite', 'mysql'] as const) {
+  (kind === 'mysql' ? mysqlTest : test)(`${kind}: a revision of thousands of changes is written in runs of rows, whole`, async (t) => {
+    await withDatabase(t, kind, async (db) => {
+      const store = new KyselyRouteStore(db);
+      const workspace = `ws-${ids.next('route')}`;
+      const time = new Date();
+      const origin = { actor: 'ci', time };
+      const route = (i: number) => ({
+        id: ids.next('route'),
+        workspace,
+        method: 'GET',
+        path: `/r${i}/:id`,
+        shape: `/r${i}/:`,
+        middleware: ['auth'],
+        handler: 'h',
+        owner: 'team',
+        createdAt: time,
+        updatedAt: time,
+      });
+      const first = Array.from({ length: 1_200 }, (_, i) => route(i));
+      t.is((await store.applyRevision({ workspace, delete: [], update: [], create: first, origin })).revision, 1);
+      const update = first.slice(600, 1_100).map(({ id, method, shape, middleware, owner }, i) => ({
+        id,
+        update: { method, path: `/r${600 + i}/:key`, shape, middleware, handler: 'h2', owner, updatedAt: time },
+      }));
+      const written = await store.applyRevision({
+        workspace,
+        delete: first.slice(0, 600).map(({ id }) => id),
+        update,
+        create: Array.from({ length: 1_100 }, (_, i) => route(2_000 + i)),
+        expectedRevision: 1,
+        origin,
+      });
+      t.is(written.revision, 2);
+      t.is(written.changes.length, 2_200);
+      t.is(await store.count(workspace), 1_700);
+      t.is((await store.list(workspace)).filter((record) => record.handler === 'h2' && record.path.endsWith('/:key')).length, 500);
+      const logged = (await store.changesSince(workspace, 1, 100)) ?? [];
+      t.is(logged.length, 2_200, 'a revision larger than the limit comes whole');
+      t.deepEqual([...new Set(logged.map((change) => `${change.revision} ${change.kind}`))], ['2 delete', '2 update', '2 create']);
+    });
+  });
+}

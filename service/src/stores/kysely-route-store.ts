@@ -8,8 +8,11 @@ import {
   type RouteCursor,
   type RouteRecord,
   type RouteRecordUpdate,
+  type RouteRevisionWrite,
+  type RouteRevisionWritten,
   type RouteStore,
   type RouteWriteOrigin,
+  revisionRefusals,
   wholeRevisions,
 } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
@@ -44,6 +47,9 @@ const DEADLOCK_RETRIES = 5;
  * Justified by rest-create-route (bench/hand-written-parts.md#change-log-trim).
  */
 const TRIM_EVERY = 64;
+
+/** Rows per statement when a revision writes many: within SQLite's and MySQL's limits on bound parameters at a dozen columns. */
+const ROWS_PER_STATEMENT = 500;
 
 const ROUTE_COLUMNS = [
   'id',
@@ -173,6 +179,46 @@ export class KyselyRouteStore implements RouteStore {
     return deleted && { revision: deleted.revision };
   }
 
+  /** Every write of a revision in one transaction, many rows per statement: a 5,000-route apply is a few dozen statements, not 10,000. */
+  async applyRevision(write: RouteRevisionWrite): Promise<RouteRevisionWritten> {
+    const { workspace, expectedRevision } = write;
+    if (write.delete.length + write.update.length + write.create.length === 0) {
+      const current = await this.revision(workspace);
+      if (expectedRevision !== undefined && expectedRevision !== current) throw revisionRefusals.stale(expectedRevision, current);
+      return { revision: current, changes: [] };
+    }
+    const changes = await this.#write(
+      workspace,
+      async (trx, revision) => {
+        // The raised row is locked until commit: revision - 1 is the table this transaction changes, so the check cannot race.
+        if (expectedRevision !== undefined && expectedRevision !== revision - 1)
+          throw revisionRefusals.stale(expectedRevision, revision - 1);
+        const before = await this.#named(trx, workspace, [...write.delete, ...write.update.map(({ id }) => id)]);
+        for (const ids of chunks(write.delete))
+          await trx.deleteFrom('routes').where('workspace', '=', workspace).where('id', 'in', ids).execute();
+        const updated = [];
+        for (const { id, update } of write.update) {
+          const stored: RouteRecord = { ...before.get(id)!, ...update, revision };
+          const { id: _id, workspace: _workspace, created_at: _created, ...columns } = toRow(stored);
+          await trx.updateTable('routes').set(columns).where('id', '=', id).execute();
+          updated.push(stored);
+        }
+        const created = write.create.map((record): RouteRecord => ({ ...record, revision }));
+        for (const records of chunks(created)) await trx.insertInto('routes').values(records.map(toRow)).execute();
+        const facts = (record: RouteRecord) => ({ ...factsOf(record, write.origin), revision });
+        return [
+          ...write.delete.map(
+            (id): RouteChange => ({ kind: 'delete', ...facts(before.get(id)!), before: before.get(id)!, after: undefined }),
+          ),
+          ...updated.map((after): RouteChange => ({ kind: 'update', ...facts(after), before: before.get(after.id)!, after })),
+          ...created.map((after): RouteChange => ({ kind: 'create', ...facts(after), before: undefined, after })),
+        ];
+      },
+      duplicateRoute,
+    );
+    return { revision: changes[0]!.revision, changes: changes.map(frozenChange) };
+  }
+
   async get(workspace: string, id: string): Promise<RouteRecord | undefined> {
     try {
       const row = await this.#db
@@ -281,6 +327,21 @@ export class KyselyRouteStore implements RouteStore {
       .execute();
   }
 
+  /** The routes a revision deletes or updates, as the transaction sees them; `aborted` when one is gone or named twice. */
+  async #named(trx: Transaction<Database>, workspace: string, ids: readonly string[]): Promise<Map<string, RouteRecord>> {
+    const found = new Map<string, RouteRecord>();
+    for (const chunk of chunks(ids)) {
+      const rows = await trx.selectFrom('routes').select(COLUMNS).where('workspace', '=', workspace).where('id', 'in', chunk).execute();
+      for (const row of rows) found.set(row.id, toRecord(row));
+    }
+    const once = new Set<string>();
+    for (const id of ids) {
+      if (!found.has(id) || once.has(id)) throw revisionRefusals.missing(id);
+      once.add(id);
+    }
+    return found;
+  }
+
   /** The route as the transaction sees it, for the `before` of a change. */
   async #current(trx: Transaction<Database>, workspace: string, id: string): Promise<RouteRecord | undefined> {
     const row = await trx.selectFrom('routes').select(COLUMNS).where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
@@ -313,10 +374,9 @@ export class KyselyRouteStore implements RouteStore {
           const revision = await this.#raise(trx, workspace);
           const changes = await work(trx, revision);
           if (changes === undefined) throw new NothingToWrite();
-          for (const [seq, change] of changes.entries()) {
-            const row = changeRow(workspace, seq, change);
-            await this.#insertChange(trx, ...CHANGE_COLUMNS.map((column) => row[column]));
-          }
+          const rows = changes.map((change, seq) => changeRow(workspace, seq, change));
+          if (rows.length === 1) await this.#insertChange(trx, ...CHANGE_COLUMNS.map((column) => rows[0]![column]));
+          else for (const chunk of chunks(rows)) await trx.insertInto('route_changes').values(chunk).execute();
           if (revision > this.#history && revision % TRIM_EVERY === 0) await this.#trimChanges(trx, workspace, revision - this.#history);
           return changes;
         });
@@ -338,6 +398,21 @@ export class KyselyRouteStore implements RouteStore {
       throw new Error(`raising the route revision answered ${result.numAffectedRows} rows, insert id ${result.insertId}`);
     return Number(result.insertId);
   }
+}
+
+/** `items` in runs of ROWS_PER_STATEMENT. */
+function chunks<T>(items: readonly T[]): T[][] {
+  const runs: T[][] = [];
+  for (let start = 0; start < items.length; start += ROWS_PER_STATEMENT) runs.push(items.slice(start, start + ROWS_PER_STATEMENT));
+  return runs;
+}
+
+/** A change as callers get it: its records frozen, as every record this store answers. */
+function frozenChange(change: RouteChange): RouteChange {
+  const before = change.before && freeze(change.before);
+  if (change.kind === 'delete') return Object.freeze({ ...change, before });
+  if (change.kind === 'create') return Object.freeze({ ...change, after: freeze(change.after) });
+  return Object.freeze({ ...change, before, after: freeze(change.after) });
 }
 
 /** An object of `columns` from values in the same order. */

@@ -22,7 +22,7 @@ const TSCONFIG = {
 
 /** A RouteStore over rows serialized to JSON, as a key-value database would hold them. */
 const MAP_ROUTE_STORE = `// @ts-check
-import { SwitchyardError } from '@switchyard/core';
+import { SwitchyardError, revisionRefusals, wholeRevisions } from '@switchyard/core';
 
 /** @typedef {import('@switchyard/core').RouteRecord} RouteRecord */
 /** @typedef {import('@switchyard/core').NewRouteRecord} NewRouteRecord */
@@ -31,6 +31,8 @@ import { SwitchyardError } from '@switchyard/core';
 /** @typedef {import('@switchyard/core').RouteCursor} RouteCursor */
 /** @typedef {import('@switchyard/core').RouteStore} RouteStore */
 /** @typedef {import('@switchyard/core').RouteWriteOrigin} RouteWriteOrigin */
+/** @typedef {import('@switchyard/core').RouteRevisionWrite} RouteRevisionWrite */
+/** @typedef {import('@switchyard/core').RouteRevisionWritten} RouteRevisionWritten */
 
 /** Routes kept as JSON rows, with a revision and a change log per workspace, as a consumer might write one. @implements {RouteStore} */
 export class JsonRowRouteStore {
@@ -67,6 +69,62 @@ export class JsonRowRouteStore {
     const time = new Date(origin?.time ?? 0);
     this.#changes(workspace).push({ kind: 'delete', ...facts(before, origin), revision, time, before, after: undefined });
     return { revision };
+  }
+
+  /** Every write checked against the table as it will be, then all made: one revision or none. @param {RouteRevisionWrite} write @returns {Promise<RouteRevisionWritten>} */
+  async applyRevision(write) {
+    const { workspace, origin } = write;
+    const current = this.#revisionOf(workspace);
+    if (write.expectedRevision !== undefined && write.expectedRevision !== current) throw revisionRefusals.stale(write.expectedRevision, current);
+    if (write.delete.length + write.update.length + write.create.length === 0) return { revision: current, changes: [] };
+    const revision = current + 1;
+    /** @type {Set<string>} */
+    const named = new Set();
+    /** @param {string} id @returns {RouteRecord} */
+    const before = (id) => {
+      const row = this.#rows.get(id);
+      const record = row === undefined ? undefined : parse(row);
+      if (record?.workspace !== workspace || named.has(id)) throw revisionRefusals.missing(id);
+      named.add(id);
+      return record;
+    };
+    const deleted = write.delete.map(before);
+    const updated = write.update.map(({ id, update }) => {
+      const old = before(id);
+      return { before: old, after: { ...old, ...update, revision } };
+    });
+    const created = write.create.map((record) => {
+      if (this.#rows.has(record.id) || named.has(record.id)) throw new SwitchyardError('already_exists', 'route id already exists');
+      named.add(record.id);
+      return { ...record, revision };
+    });
+    /** @param {{ method: string, shape: string }} record */
+    const key = (record) => \`\${record.method} \${record.shape}\`;
+    // Read synchronously, as everything from the revision check on: no other write can come between (an await here would let one in).
+    const staying = [...this.#rows.values()].map(parse).filter((record) => record.workspace === workspace && !named.has(record.id));
+    const taken = new Set(staying.map(key));
+    for (const record of [...updated.map((change) => change.after), ...created]) {
+      if (taken.has(key(record)))
+        throw new SwitchyardError('already_exists', 'a route with this method and path shape already exists', [{ field: 'path', reason: 'duplicate' }]);
+      taken.add(key(record));
+    }
+    for (const record of deleted) this.#rows.delete(record.id);
+    /** @param {RouteRecord} record */
+    const at = (record) => ({ ...facts(record, origin), revision });
+    /** @type {RouteChange[]} */
+    const changes = [
+      ...deleted.map((old) => /** @type {RouteChange} */ ({ kind: 'delete', ...at(old), before: old, after: undefined })),
+      ...updated.map((change) => {
+        const after = this.#write(change.after);
+        return /** @type {RouteChange} */ ({ kind: 'update', ...at(after), before: change.before, after });
+      }),
+      ...created.map((record) => {
+        const after = this.#write(record);
+        return /** @type {RouteChange} */ ({ kind: 'create', ...at(after), before: undefined, after });
+      }),
+    ];
+    this.#changes(workspace).push(...changes);
+    return { revision, changes };
   }
 
   /** @param {string} workspace @param {string} id */
@@ -109,7 +167,8 @@ export class JsonRowRouteStore {
   /** @param {string} workspace @param {number} revision @param {number} limit */
   async changesSince(workspace, revision, limit) {
     if (revision < 0 || revision > this.#revisionOf(workspace)) return undefined;
-    return this.#changes(workspace).filter((change) => change.revision > revision).slice(0, limit);
+    const later = this.#changes(workspace).filter((change) => change.revision > revision);
+    return wholeRevisions(later.slice(0, limit + 1), limit) ?? later.filter((change) => change.revision === revision + 1);
   }
 
   /** @param {RouteRecord} record */
