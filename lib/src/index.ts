@@ -27,7 +27,12 @@ export type {
   RoutePage,
   RouteEvent,
   WatchRoutesOptions,
+  ApplyRoutesInput,
+  ApplyRoutesResult,
+  RouteUpdate,
 } from './routes/types.js';
+export { MAX_APPLY_ROUTES } from './routes/apply-input.js';
+export { MAX_OWNER_LENGTH } from './routes/owner.js';
 export { RouteTable } from './routes/route-table.js';
 export { SyncedRouteTable } from './routes/synced-route-table.js';
 

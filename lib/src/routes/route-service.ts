@@ -5,6 +5,7 @@ import { assertId, type IdSource } from '../ids.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import type { NewRouteRecord, RouteStore } from '../ports/route-store.js';
 import { Announcer, DEFAULT_ANNOUNCE_RETRY_MS } from './announcer.js';
+import { applyRoutes } from './apply-routes.js';
 import { RevisionWatch } from './revision-watch.js';
 import { deleteRoute, listRoutes, routeNotFound, updateRoute } from './route-lifecycle.js';
 import { watchRoutes } from './watch-routes.js';
@@ -114,6 +115,8 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
     update: (principal, id, input) => updateRoute(lifecycle, principal, id, input),
 
     delete: (principal, id) => deleteRoute(lifecycle, principal, id),
+
+    apply: (principal, input) => applyRoutes({ store, clock, ids, changed }, principal, input),
 
     watch: (principal, options) => watchRoutes(watch, principal, options),
   } satisfies RouteService);
