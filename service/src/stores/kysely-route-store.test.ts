@@ -1,10 +1,10 @@
-// The route store's bounded change log, on SQLite and (when reachable) MySQL: trimmed in batches, answered exactly.
+// The Kysely route store beyond the conformance suite, on SQLite and (when reachable) MySQL: the bounded change log (trimmed in batches, answered exactly), revisions of thousands of rows, applies racing on one database.
 import test, { type ExecutionContext } from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import { createUlidSource } from '@switchyard/core';
+import { createPrincipal, createSwitchyard, createUlidSource, memoryAdapters, type SwitchyardError } from '@switchyard/core';
 import { createTestMysqlDatabase, stillReachable, testNeedingMysql } from '../../../test/support/mysql.js';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from './database.js';
@@ -131,4 +131,43 @@ for (const kind of ['sqlite', 'mysql'] as const) {
       t.deepEqual([...new Set(logged.map((change) => `${change.revision} ${change.kind}`))], ['2 delete', '2 update', '2 create']);
     });
   });
+}
+
+for (const kind of ['sqlite', 'mysql'] as const) {
+  (kind === 'mysql' ? mysqlTest : test)(
+    `${kind}: route-service applies race on one database: a compare-and-swap, or plans made again`,
+    async (t) => {
+      await withDatabase(t, kind, async (db) => {
+        const store = new KyselyRouteStore(db);
+        const switchyard = createSwitchyard({ ...memoryAdapters(), routeStore: store, cdnUrl: 'http://127.0.0.1/files' });
+        t.teardown(() => switchyard.close());
+        const { routes } = switchyard;
+        const caller = createPrincipal('ci', `ws-${ids.next('route')}`.slice(0, 40), ['routes:read', 'routes:write']);
+        const table = (owner: string, count: number) => ({
+          owner,
+          prune: true,
+          routes: Array.from({ length: count }, (_, i) => ({ method: 'GET', path: `/${owner}/${i}/:id`, handler: `${owner}.h` })),
+        });
+        const first = await routes.apply(caller, table('team-a', 300));
+        t.is(first.created.length, 300);
+        t.is((await routes.apply(caller, table('team-a', 300))).revision, first.revision, 'the same table again: no revision');
+        const cas = await Promise.allSettled([
+          routes.apply(caller, { ...table('team-b', 50), expectedRevision: first.revision }),
+          routes.apply(caller, { ...table('team-c', 50), expectedRevision: first.revision }),
+        ]);
+        t.deepEqual(cas.map((result: PromiseSettledResult<unknown>) => result.status).sort(), ['fulfilled', 'rejected']);
+        const refused = cas.find((result) => result.status === 'rejected')?.reason as SwitchyardError;
+        t.is(refused.code, 'aborted');
+        t.deepEqual(refused.details, [{ field: 'expectedRevision', reason: `the route table is at revision ${first.revision + 1}` }]);
+        const both = await Promise.all([routes.apply(caller, table('team-d', 40)), routes.apply(caller, table('team-e', 40))]);
+        t.deepEqual(
+          both.map((result) => result.created.length),
+          [40, 40],
+          'without expectedRevision, the later apply plans again',
+        );
+        t.is(await store.revision(caller.workspace), first.revision + 3);
+        t.is(await store.count(caller.workspace), 300 + 50 + 80);
+      });
+    },
+  );
 }
