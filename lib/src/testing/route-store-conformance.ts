@@ -2,49 +2,16 @@ import { createUlidSource } from '../ids.js';
 import type { NewRouteRecord, RouteRecord, RouteStore } from '../ports/route-store.js';
 import { assertRejectsWithCode, defineCase, tally, uniqueName, type ConformanceOptions, type RegisterTest } from './conformance.js';
 import type { Check } from './assertions.js';
-import type { ErrorCode } from '../errors.js';
+import { routeRevisionConformance } from './route-revision-conformance.js';
+import { routeView, sampleRoute, SAMPLE_ROUTE_TIME } from './route-samples.js';
+
+export { sampleRoute } from './route-samples.js';
 
 const ids = createUlidSource();
-const BASE_TIME = Date.parse('2024-03-04T05:06:07.089Z');
-
-/** A valid route record; fields can be overridden. Times carry milliseconds on purpose. */
-export function sampleRoute(workspace: string, overrides: Partial<NewRouteRecord> = {}): NewRouteRecord {
-  const createdAt = overrides.createdAt ?? new Date(BASE_TIME);
-  return {
-    id: ids.next('route'),
-    workspace,
-    method: 'GET',
-    path: '/users/:id',
-    shape: '/users/:',
-    middleware: ['auth', 'rate-limit', 'audit.log'],
-    handler: 'users.show',
-    owner: '',
-    createdAt,
-    updatedAt: createdAt,
-    ...overrides,
-  };
-}
-
-/** Every field, spelled out, so `undefined` vs missing or `null` vs `undefined` differences show. */
-function view(record: NewRouteRecord | undefined): unknown {
-  if (!record) return record;
-  const time = (value: Date) => (value instanceof Date ? value.toISOString() : `not a Date: ${String(value)}`);
-  return {
-    id: record.id,
-    workspace: record.workspace,
-    method: record.method,
-    path: record.path,
-    shape: record.shape,
-    middleware: [...record.middleware],
-    handler: record.handler,
-    owner: record.owner,
-    createdAt: time(record.createdAt),
-    updatedAt: time(record.updatedAt),
-  };
-}
+const BASE_TIME = SAMPLE_ROUTE_TIME;
 
 function assertSameRoute(t: Check, actual: NewRouteRecord | undefined, expected: NewRouteRecord, what: string): void {
-  t.deepEqual(view(actual), view(expected), what);
+  t.deepEqual(routeView(actual), routeView(expected), what);
 }
 
 const revisionsOf = (records: readonly (RouteRecord | undefined)[]) => records.map((record) => record?.revision);
@@ -117,7 +84,7 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     for (const i of [3, 0, 4, 1, 2]) await store.insert(records[i]!);
     await store.insert(sampleRoute(uniqueName()));
     const listed = await store.list(workspace);
-    t.deepEqual(listed.map(view), records.map(view));
+    t.deepEqual(listed.map(routeView), records.map(routeView));
     t.deepEqual(await store.list(uniqueName()), [], 'an unknown workspace lists nothing');
   });
 
@@ -152,8 +119,8 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
       updatedAt,
     });
     t.deepEqual(
-      view(moved),
-      view({ ...a, method: 'POST', path: '/a2/:x', shape: '/a2/:', middleware: ['m'], handler: 'h2', owner: 'team-a', updatedAt }),
+      routeView(moved),
+      routeView({ ...a, method: 'POST', path: '/a2/:x', shape: '/a2/:', middleware: ['m'], handler: 'h2', owner: 'team-a', updatedAt }),
       'update writes the new definition, keeps id and createdAt',
     );
     t.is(moved?.revision, 3);
@@ -184,8 +151,8 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
       ],
     );
     const third = changes?.[2];
-    t.deepEqual(view(third?.after), view(moved), 'a change carries the record as written');
-    t.deepEqual(view(third?.before), view(a), 'and the record before');
+    t.deepEqual(routeView(third?.after), routeView(moved), 'a change carries the record as written');
+    t.deepEqual(routeView(third?.before), routeView(a), 'and the record before');
     t.deepEqual(
       (await store.changesSince(workspace, 3, 1))?.map((change) => change.revision),
       [4],
@@ -238,8 +205,8 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
         time: change.time.toISOString(),
         actor: change.actor,
         owner: change.owner,
-        before: view(change.before),
-        after: view(change.after),
+        before: routeView(change.before),
+        after: routeView(change.after),
       })),
       [
         {
@@ -250,7 +217,7 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
           actor: 'alice',
           owner: 'team-a',
           before: undefined,
-          after: view(created),
+          after: routeView(created),
         },
         {
           revision: 2,
@@ -259,8 +226,8 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
           time: at(10).toISOString(),
           actor: 'bob',
           owner: 'team-b',
-          before: view(created),
-          after: view(updated),
+          before: routeView(created),
+          after: routeView(updated),
         },
         {
           revision: 3,
@@ -269,8 +236,8 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
           time: at(20).toISOString(),
           actor: '',
           owner: 'team-b',
-          before: view(updated),
-          after: view(untold),
+          before: routeView(updated),
+          after: routeView(untold),
         },
         {
           revision: 4,
@@ -279,7 +246,7 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
           time: at(30).toISOString(),
           actor: 'carol',
           owner: 'team-b',
-          before: view(untold),
+          before: routeView(untold),
           after: undefined,
         },
       ],
@@ -297,189 +264,6 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     );
   });
 
-  define('applyRevision: many writes are one revision, deletes then updates then creates, logged in that order', async (t, store) => {
-    const workspace = uniqueName();
-    const origin = { actor: 'ci', time: new Date(BASE_TIME + 60_000) };
-    const a = await store.insert(sampleRoute(workspace, { path: '/a', shape: '/a', owner: 'team' }));
-    const b = await store.insert(sampleRoute(workspace, { path: '/b/:x', shape: '/b/:', owner: 'team' }));
-    const c = await store.insert(sampleRoute(workspace, { path: '/c', shape: '/c', owner: 'team' }));
-    const other = await store.insert(sampleRoute(workspace, { path: '/other', shape: '/other' }));
-    // `/a` moves from a deleted route to a created one inside the revision.
-    const movedA = sampleRoute(workspace, {
-      path: '/a',
-      shape: '/a',
-      handler: 'new.a',
-      owner: 'team',
-      createdAt: origin.time,
-      updatedAt: origin.time,
-    });
-    const d = sampleRoute(workspace, { path: '/d', shape: '/d', owner: 'team', createdAt: origin.time, updatedAt: origin.time });
-    const bUpdate = { method: 'GET', path: '/b/:y', shape: '/b/:', middleware: [], handler: 'b2', owner: 'team', updatedAt: origin.time };
-    const written = await store.applyRevision({
-      workspace,
-      delete: [a.id, c.id],
-      update: [{ id: b.id, update: bUpdate }],
-      create: [movedA, d],
-      origin,
-    });
-    t.is(written.revision, 5, 'one revision for five changes');
-    t.is(await store.revision(workspace), 5);
-    t.deepEqual(
-      written.changes.map((change) => [change.revision, change.kind, change.id, change.owner, change.actor, change.time.toISOString()]),
-      [
-        [5, 'delete', a.id, 'team', 'ci', origin.time.toISOString()],
-        [5, 'delete', c.id, 'team', 'ci', origin.time.toISOString()],
-        [5, 'update', b.id, 'team', 'ci', origin.time.toISOString()],
-        [5, 'create', movedA.id, 'team', 'ci', origin.time.toISOString()],
-        [5, 'create', d.id, 'team', 'ci', origin.time.toISOString()],
-      ],
-    );
-    const logged = (await store.changesSince(workspace, 4, 100)) ?? [];
-    t.deepEqual(
-      logged.map((change) => ({ kind: change.kind, id: change.id, before: view(change.before), after: view(change.after) })),
-      written.changes.map((change) => ({ kind: change.kind, id: change.id, before: view(change.before), after: view(change.after) })),
-      'the log holds what applyRevision answered',
-    );
-    t.deepEqual(view(logged[0]?.before), view(a), 'a delete carries the route before');
-    t.deepEqual([view(logged[2]?.before), view(logged[2]?.after)], [view(b), view({ ...b, ...bUpdate })], 'an update carries both');
-    t.deepEqual((await store.list(workspace)).map((record) => [record.path, record.handler, record.owner, record.revision]).sort(), [
-      ['/a', 'new.a', 'team', 5],
-      ['/b/:y', 'b2', 'team', 5],
-      ['/d', 'users.show', 'team', 5],
-      ['/other', 'users.show', '', other.revision],
-    ]);
-    t.deepEqual(view(await store.get(workspace, b.id)), view({ ...b, ...bUpdate }), 'an update keeps id and createdAt');
-  });
-
-  define('applyRevision is all or nothing: a refusal anywhere in it writes none of it', async (t, store) => {
-    const workspace = uniqueName();
-    const origin = { actor: 'ci', time: new Date(BASE_TIME) };
-    const kept = await store.insert(sampleRoute(workspace, { path: '/kept', shape: '/kept' }));
-    const doomed = await store.insert(sampleRoute(workspace, { path: '/doomed', shape: '/doomed' }));
-    const before = { revision: await store.revision(workspace), records: (await store.list(workspace)).map(view) };
-    const fresh = (path: string) => sampleRoute(workspace, { path, shape: path });
-    const { method, path, shape, middleware, owner } = kept;
-    const update = { id: kept.id, update: { method, path, shape, middleware, owner, handler: 'changed', updatedAt: origin.time } };
-    const attempts: [string, () => Promise<unknown>, ErrorCode][] = [
-      [
-        'a create onto a taken shape after valid writes',
-        () =>
-          store.applyRevision({
-            workspace,
-            delete: [doomed.id],
-            update: [update],
-            create: [fresh('/n1'), fresh('/n2'), fresh('/kept')],
-            origin,
-          }),
-        'already_exists',
-      ],
-      [
-        'two creates of one shape',
-        () => store.applyRevision({ workspace, delete: [], update: [], create: [fresh('/n3'), fresh('/n3')], origin }),
-        'already_exists',
-      ],
-      [
-        'a create with an id that exists',
-        () => store.applyRevision({ workspace, delete: [], update: [], create: [fresh('/n4'), { ...fresh('/n5'), id: kept.id }], origin }),
-        'already_exists',
-      ],
-      [
-        'an update of a route that is gone',
-        () =>
-          store.applyRevision({
-            workspace,
-            delete: [doomed.id],
-            update: [{ ...update, id: ids.next('route') }],
-            create: [fresh('/n6')],
-            origin,
-          }),
-        'aborted',
-      ],
-      [
-        'a delete of a route that is gone',
-        () => store.applyRevision({ workspace, delete: [ids.next('route')], update: [update], create: [], origin }),
-        'aborted',
-      ],
-      [
-        'a route named twice',
-        () => store.applyRevision({ workspace, delete: [doomed.id], update: [{ ...update, id: doomed.id }], create: [], origin }),
-        'aborted',
-      ],
-      [
-        "another workspace's route",
-        () => store.applyRevision({ workspace: uniqueName(), delete: [kept.id], update: [], create: [], origin }),
-        'aborted',
-      ],
-    ];
-    for (const [what, attempt, code] of attempts) {
-      await assertRejectsWithCode(t, attempt(), code, what);
-      t.deepEqual(
-        { revision: await store.revision(workspace), records: (await store.list(workspace)).map(view) },
-        before,
-        `${what}: nothing written`,
-      );
-    }
-    t.deepEqual(
-      (await store.changesSince(workspace, 0, 100))?.map((change) => change.revision),
-      [1, 2],
-      'nothing logged',
-    );
-  });
-
-  define('applyRevision with expectedRevision is a compare-and-swap; nothing to write makes no revision', async (t, store) => {
-    const workspace = uniqueName();
-    const origin = { actor: 'ci', time: new Date(BASE_TIME) };
-    const route = (path: string) => sampleRoute(workspace, { path, shape: path });
-    const first = await store.applyRevision({ workspace, delete: [], update: [], create: [route('/a')], expectedRevision: 0, origin });
-    t.is(first.revision, 1);
-    const stale = store.applyRevision({ workspace, delete: [], update: [], create: [route('/b')], expectedRevision: 0, origin });
-    const error = await assertRejectsWithCode(t, stale, 'aborted', 'a stale expectedRevision');
-    t.deepEqual(error?.details, [{ field: 'expectedRevision', reason: 'the route table is at revision 1' }]);
-    t.is(await store.count(workspace), 1, 'the stale write wrote nothing');
-    t.deepEqual(await store.applyRevision({ workspace, delete: [], update: [], create: [], origin }), { revision: 1, changes: [] });
-    t.deepEqual(await store.applyRevision({ workspace, delete: [], update: [], create: [], expectedRevision: 1, origin }), {
-      revision: 1,
-      changes: [],
-    });
-    await assertRejectsWithCode(
-      t,
-      store.applyRevision({ workspace, delete: [], update: [], create: [], expectedRevision: 7, origin }),
-      'aborted',
-      'nothing to write, at a revision the table is not at',
-    );
-    t.is(await store.revision(workspace), 1, 'no revision for nothing');
-    const racing = await Promise.allSettled(
-      ['/c1', '/c2', '/c3', '/c4'].map((path) =>
-        store.applyRevision({ workspace, delete: [], update: [], create: [route(path), route(`${path}x`)], expectedRevision: 1, origin }),
-      ),
-    );
-    const { fulfilled, rejectedCodes } = tally(racing);
-    t.is(fulfilled.length, 1, 'one of the writes planned against revision 1 wins');
-    t.deepEqual(rejectedCodes, ['aborted', 'aborted', 'aborted']);
-    t.is(await store.revision(workspace), 2);
-    t.is(await store.count(workspace), 3);
-  });
-
-  define('changesSince answers whole revisions: never a part of one, however the limit falls', async (t, store) => {
-    const workspace = uniqueName();
-    const origin = { actor: 'ci', time: new Date(BASE_TIME) };
-    await store.insert(sampleRoute(workspace, { path: '/first', shape: '/first' }));
-    const many = ['/m1', '/m2', '/m3', '/m4', '/m5'].map((path) => sampleRoute(workspace, { path, shape: path }));
-    await store.applyRevision({ workspace, delete: [], update: [], create: many, origin });
-    await store.insert(sampleRoute(workspace, { path: '/last', shape: '/last' }));
-    const revisions = async (since: number, limit: number) =>
-      (await store.changesSince(workspace, since, limit))?.map((change) => change.revision);
-    t.deepEqual(await revisions(0, 3), [1], 'the limit falls inside revision 2: it stops before it');
-    t.deepEqual(await revisions(0, 6), [1, 2, 2, 2, 2, 2], 'the limit at the end of revision 2');
-    t.deepEqual(await revisions(1, 2), [2, 2, 2, 2, 2], 'a first revision larger than the limit comes whole');
-    t.deepEqual(await revisions(1, 6), [2, 2, 2, 2, 2, 3]);
-    t.deepEqual(
-      (await store.changesSince(workspace, 1, 100))?.map((change) => change.after?.path),
-      ['/m1', '/m2', '/m3', '/m4', '/m5', '/last'],
-      'in the order written',
-    );
-  });
-
   define('snapshot is the records and the revision they are the table of; page cuts the list by cursor', async (t, store) => {
     const workspace = uniqueName();
     const records = [];
@@ -490,7 +274,7 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     const ordered = [...records].sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime() || (x.id < y.id ? -1 : 1));
     const snapshot = await store.snapshot(workspace);
     t.is(snapshot.revision, 5);
-    t.deepEqual(snapshot.records.map(view), ordered.map(view));
+    t.deepEqual(snapshot.records.map(routeView), ordered.map(routeView));
     t.deepEqual(
       (await store.page(workspace, undefined, 2)).map((record) => record.id),
       ordered.slice(0, 2).map((record) => record.id),
@@ -507,7 +291,7 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
   define('stored records do not change when the caller mutates its objects', async (t, store) => {
     const workspace = uniqueName();
     const record = sampleRoute(workspace, { middleware: ['a', 'b'] });
-    const expected = view(record);
+    const expected = routeView(record);
     const mutable = {
       ...record,
       middleware: [...record.middleware],
@@ -517,8 +301,10 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     await store.insert(mutable);
     mutable.middleware.push('c');
     mutable.createdAt.setTime(0);
-    t.deepEqual(view(await store.get(workspace, record.id)), expected);
+    t.deepEqual(routeView(await store.get(workspace, record.id)), expected);
   });
+
+  routeRevisionConformance(define);
 
   if (options.createUnavailable) {
     defineCase(

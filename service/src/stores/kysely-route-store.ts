@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import {
   DEFAULT_ROUTE_HISTORY,
@@ -19,21 +18,7 @@ import { databaseError } from './database-errors.js';
 import { dialectOf } from './database.js';
 import { preparedStatement } from './prepared-query.js';
 import type { Database, RouteChangesTable, RoutesTable } from './schema.js';
-
-const COLUMNS = [
-  'id',
-  'workspace',
-  'method',
-  'path',
-  'shape',
-  'middleware',
-  'handler',
-  'owner',
-  'created_at',
-  'updated_at',
-  'revision',
-] as const;
-type RouteRow = Pick<Selectable<RoutesTable>, (typeof COLUMNS)[number]>;
+import { changeRow, COLUMNS, factsOf, freeze, frozenChange, toChange, toRecord, toRow, type RouteRow } from './kysely-route-rows.js';
 
 /** A MySQL deadlock victim (two first writes of a new workspace) is retried this often before `aborted`. */
 const DEADLOCK_RETRIES = 5;
@@ -407,14 +392,6 @@ function chunks<T>(items: readonly T[]): T[][] {
   return runs;
 }
 
-/** A change as callers get it: its records frozen, as every record this store answers. */
-function frozenChange(change: RouteChange): RouteChange {
-  const before = change.before && freeze(change.before);
-  if (change.kind === 'delete') return Object.freeze({ ...change, before });
-  if (change.kind === 'create') return Object.freeze({ ...change, after: freeze(change.after) });
-  return Object.freeze({ ...change, before, after: freeze(change.after) });
-}
-
 /** An object of `columns` from values in the same order. */
 function rowOf<const C extends readonly string[]>(columns: C, values: readonly unknown[]): Record<C[number], never> {
   return Object.fromEntries(columns.map((column, i) => [column, values[i]])) as Record<C[number], never>;
@@ -434,102 +411,4 @@ function duplicateRoute(error: unknown): SwitchyardError {
     [{ field: 'path', reason: 'duplicate method and path shape' }],
     { cause: error },
   );
-}
-
-function toRow(record: RouteRecord): RoutesTable {
-  return {
-    id: record.id,
-    workspace: record.workspace,
-    method: record.method,
-    path: record.path,
-    shape: record.shape,
-    shape_hash: createHash('sha256').update(record.shape).digest('hex'),
-    middleware: JSON.stringify(record.middleware),
-    handler: record.handler,
-    owner: record.owner,
-    created_at: record.createdAt.getTime(),
-    updated_at: record.updatedAt.getTime(),
-    revision: record.revision,
-  };
-}
-
-/** The facts a change records of a write of `record`: its revision, owner, and who wrote it when. */
-function factsOf(record: RouteRecord, origin: RouteWriteOrigin | undefined) {
-  return {
-    revision: record.revision,
-    id: record.id,
-    time: new Date(origin?.time ?? record.updatedAt),
-    actor: origin?.actor ?? '',
-    owner: record.owner,
-  };
-}
-
-function changeRow(workspace: string, seq: number, change: RouteChange): RouteChangesTable {
-  return {
-    workspace,
-    revision: change.revision,
-    seq,
-    kind: change.kind,
-    route_id: change.id,
-    before_record: change.before ? loggedRow(change.before) : null,
-    after_record: change.after ? loggedRow(change.after) : null,
-    changed_at: change.time.getTime(),
-    actor: change.actor,
-    owner: change.owner,
-  };
-}
-
-/** A record as the change log keeps it: its row, as JSON, without the hash (derived from the shape). */
-function loggedRow(record: RouteRecord): string {
-  const { shape_hash: _hash, ...row } = toRow(record);
-  return JSON.stringify(row);
-}
-
-function toChange(row: Selectable<RouteChangesTable>): RouteChange {
-  const facts = {
-    revision: Number(row.revision),
-    id: row.route_id,
-    time: new Date(Number(row.changed_at)),
-    actor: row.actor,
-    owner: row.owner,
-  };
-  const before = row.before_record === null ? undefined : loggedRecord(row.before_record);
-  if (row.kind === 'delete') return { ...facts, kind: 'delete', before, after: undefined };
-  const after = loggedRecord(row.after_record ?? 'null');
-  return row.kind === 'create' ? { ...facts, kind: 'create', before: undefined, after } : { ...facts, kind: 'update', before, after };
-}
-
-/** A logged row back as a record; rows logged before 0009 have no owner. */
-function loggedRecord(json: string): RouteRecord {
-  const row = JSON.parse(json) as (Omit<RouteRow, 'owner'> & { owner?: string }) | null;
-  if (row === null) throw new SwitchyardError('internal', 'a logged route change has no record');
-  return freeze(toRecord({ ...row, owner: row.owner ?? '' }));
-}
-
-function toRecord(row: RouteRow): RouteRecord {
-  return {
-    id: row.id,
-    workspace: row.workspace,
-    method: row.method,
-    path: row.path,
-    shape: row.shape,
-    middleware: parseMiddleware(row.middleware),
-    handler: row.handler,
-    owner: row.owner,
-    createdAt: new Date(Number(row.created_at)),
-    updatedAt: new Date(Number(row.updated_at)),
-    revision: Number(row.revision),
-  };
-}
-
-function freeze(record: RouteRecord): RouteRecord {
-  return Object.freeze({ ...record, middleware: Object.freeze([...record.middleware]) });
-}
-
-function parseMiddleware(text: string): string[] {
-  const value: unknown = JSON.parse(text);
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
-    throw new SwitchyardError('internal', 'stored route middleware is not a list of names');
-  }
-  return value;
 }
