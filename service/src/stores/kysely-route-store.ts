@@ -71,8 +71,9 @@ class NothingToWrite extends Error {}
  * hash) decides duplicates, even across instances. Every write runs in one
  * transaction that first raises the workspace's row in route_revisions (its
  * lock orders concurrent writers, so revisions are gap-free in commit order),
- * then writes the route and its change-log row, then (every TRIM_EVERY
- * revisions) trims the log to its last `history` changes.
+ * then writes the route (an apply: every route of its plan) and a change-log
+ * row per change, then (every TRIM_EVERY revisions) trims the log to its
+ * last `history` revisions.
  */
 export class KyselyRouteStore implements RouteStore {
   readonly #db: Kysely<Database>;
