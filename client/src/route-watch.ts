@@ -166,6 +166,8 @@ function applyMessage(table: SyncedRouteTable, message: EventSourceMessage): voi
 
 function routeOf(route: RestRoute): Route {
   return Object.freeze({
+    // The REST wire names no owner until routes as code reach the transports (issue 41); once it does, its field wins.
+    owner: '',
     ...route,
     middleware: Object.freeze([...route.middleware]),
     createdAt: new Date(route.createdAt),

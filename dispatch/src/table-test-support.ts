@@ -4,19 +4,22 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SyncedRouteTable, type Route } from '@switchyard/core/routes';
 
+/** A route's fields as a test gives them: the owner may be left out (none). */
+type RouteFields = Omit<Route, 'id' | 'createdAt' | 'updatedAt' | 'revision' | 'owner'> & { readonly owner?: string };
+
 /** A SyncedRouteTable fed by hand, as routes.watch would: a snapshot, then changes, each at the next revision. */
 export class FedTable {
   readonly table = new SyncedRouteTable();
   #revision = 0;
   #ids = 0;
 
-  constructor(routes: readonly Omit<Route, 'id' | 'createdAt' | 'updatedAt' | 'revision'>[] = []) {
+  constructor(routes: readonly RouteFields[] = []) {
     this.table.apply({ type: 'reset', revision: ++this.#revision });
     for (const route of routes) this.table.apply({ type: 'upsert', revision: this.#revision, route: this.#route(route) });
     this.table.apply({ type: 'synced', revision: this.#revision });
   }
 
-  upsert(fields: Omit<Route, 'id' | 'createdAt' | 'updatedAt' | 'revision'>, id?: string): Route {
+  upsert(fields: RouteFields, id?: string): Route {
     const route = this.#route(fields, id, ++this.#revision);
     this.table.apply({ type: 'upsert', revision: this.#revision, route });
     return route;
@@ -26,13 +29,9 @@ export class FedTable {
     this.table.apply({ type: 'delete', revision: ++this.#revision, id });
   }
 
-  #route(
-    fields: Omit<Route, 'id' | 'createdAt' | 'updatedAt' | 'revision'>,
-    id = `rt_${String(++this.#ids).padStart(26, '0')}`,
-    revision = this.#revision,
-  ): Route {
+  #route(fields: RouteFields, id = `rt_${String(++this.#ids).padStart(26, '0')}`, revision = this.#revision): Route {
     const now = new Date(0);
-    return Object.freeze({ ...fields, id, createdAt: now, updatedAt: now, revision });
+    return Object.freeze({ owner: '', ...fields, id, createdAt: now, updatedAt: now, revision });
   }
 }
 

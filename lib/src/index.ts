@@ -27,7 +27,12 @@ export type {
   RoutePage,
   RouteEvent,
   WatchRoutesOptions,
+  ApplyRoutesInput,
+  ApplyRoutesResult,
+  RouteUpdate,
 } from './routes/types.js';
+export { MAX_APPLY_ROUTES } from './routes/apply-input.js';
+export { MAX_OWNER_LENGTH } from './routes/owner.js';
 export { RouteTable } from './routes/route-table.js';
 export { SyncedRouteTable } from './routes/synced-route-table.js';
 
@@ -105,6 +110,9 @@ export type {
   RouteChange,
   RouteCursor,
   RouteStore,
+  RouteWriteOrigin,
+  RouteRevisionWrite,
+  RouteRevisionWritten,
   AssetContent,
   AssetChanges,
   AssetRecord,
@@ -126,7 +134,7 @@ export type {
   AbandonedWrites,
   TokenVerifier,
 } from './ports/index.js';
-export { assertBlobKey, assertBlobOffset, blobTooShort } from './ports/index.js';
+export { assertBlobKey, assertBlobOffset, blobTooShort, revisionRefusals, wholeRevisions } from './ports/index.js';
 export type { ChangeFeed, ChangeFeedListener } from './ports/index.js';
 export { ChangeFeedListeners, ASSET_CHANGE_TYPES } from './ports/index.js';
 

@@ -116,6 +116,7 @@ test('the reporting sample: unknown names and failures reach the hooks, the coun
     path: '/x',
     middleware: ['auth', 'audit'],
     handler: 'exportAll',
+    owner: '',
     createdAt: at,
     updatedAt: at,
     revision: 1,

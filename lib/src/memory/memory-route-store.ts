@@ -1,7 +1,19 @@
 import { SwitchyardError } from '../errors.js';
-import type { NewRouteRecord, RouteChange, RouteCursor, RouteRecord, RouteRecordUpdate, RouteStore } from '../ports/route-store.js';
+import type {
+  NewRouteRecord,
+  RouteChange,
+  RouteCursor,
+  RouteRecord,
+  RouteRecordUpdate,
+  RouteRevisionWrite,
+  RouteRevisionWritten,
+  RouteStore,
+  RouteWriteOrigin,
+} from '../ports/route-store.js';
+import { revisionRefusals } from '../ports/revision-refusals.js';
+import { wholeRevisions } from '../ports/whole-revisions.js';
 
-/** Changes kept per workspace before the oldest are dropped (watchers further behind get a snapshot). */
+/** Revisions whose changes are kept per workspace before the oldest are dropped (watchers further behind get a snapshot). */
 export const DEFAULT_ROUTE_HISTORY = 10_000;
 
 interface WorkspaceRoutes {
@@ -9,7 +21,7 @@ interface WorkspaceRoutes {
   /** `method shape` → route id. */
   readonly shapes: Map<string, string>;
   revision: number;
-  /** Oldest first; revisions consecutive. */
+  /** Oldest first; revisions consecutive, each with one change or more. */
   readonly changes: RouteChange[];
 }
 
@@ -23,7 +35,7 @@ export class MemoryRouteStore implements RouteStore {
     this.#history = options.history ?? DEFAULT_ROUTE_HISTORY;
   }
 
-  async insert(record: NewRouteRecord): Promise<RouteRecord> {
+  async insert(record: NewRouteRecord, origin?: RouteWriteOrigin): Promise<RouteRecord> {
     const routes = this.#routes(record.workspace);
     this.#refuseDuplicate(routes, record.method, record.shape, undefined);
     if (this.#ids.has(record.id)) throw new SwitchyardError('already_exists', 'route id already exists');
@@ -31,11 +43,11 @@ export class MemoryRouteStore implements RouteStore {
     this.#ids.add(stored.id);
     routes.byId.set(stored.id, stored);
     routes.shapes.set(shapeKey(stored), stored.id);
-    this.#log(routes, { kind: 'upsert', revision: stored.revision, record: stored });
+    this.#log(routes, [{ kind: 'create', ...factsOf(stored, origin), before: undefined, after: stored }]);
     return stored;
   }
 
-  async update(workspace: string, id: string, update: RouteRecordUpdate): Promise<RouteRecord | undefined> {
+  async update(workspace: string, id: string, update: RouteRecordUpdate, origin?: RouteWriteOrigin): Promise<RouteRecord | undefined> {
     const routes = this.#workspaces.get(workspace);
     const current = routes?.byId.get(id);
     if (!routes || !current) return undefined;
@@ -44,19 +56,82 @@ export class MemoryRouteStore implements RouteStore {
     routes.shapes.delete(shapeKey(current));
     routes.shapes.set(shapeKey(stored), id);
     routes.byId.set(id, stored);
-    this.#log(routes, { kind: 'upsert', revision: stored.revision, record: stored });
+    this.#log(routes, [{ kind: 'update', ...factsOf(stored, origin), before: current, after: stored }]);
     return stored;
   }
 
-  async delete(workspace: string, id: string): Promise<{ readonly revision: number } | undefined> {
+  async delete(workspace: string, id: string, origin?: RouteWriteOrigin): Promise<{ readonly revision: number } | undefined> {
     const routes = this.#workspaces.get(workspace);
     const current = routes?.byId.get(id);
     if (!routes || !current) return undefined;
     routes.byId.delete(id);
     routes.shapes.delete(shapeKey(current));
     const revision = routes.revision + 1;
-    this.#log(routes, { kind: 'delete', revision, id });
+    const facts = { ...factsOf(current, origin), revision, time: new Date(origin?.time ?? 0) };
+    this.#log(routes, [{ kind: 'delete', ...facts, before: current, after: undefined }]);
     return { revision };
+  }
+
+  /** Checks the whole write against the table first, then makes it: nothing runs between the two, so it is atomic. */
+  async applyRevision(write: RouteRevisionWrite): Promise<RouteRevisionWritten> {
+    const routes = this.#routes(write.workspace);
+    if (write.expectedRevision !== undefined && write.expectedRevision !== routes.revision)
+      throw revisionRefusals.stale(write.expectedRevision, routes.revision);
+    const revision = routes.revision + 1;
+    const changes = this.#planned(routes, write, revision);
+    if (changes.length === 0) return { revision: routes.revision, changes: [] };
+    // Every old definition leaves before a new one comes, as #planned checked them.
+    for (const { before, id } of changes) {
+      if (!before) continue;
+      routes.byId.delete(id);
+      routes.shapes.delete(shapeKey(before));
+    }
+    for (const { after, id } of changes) {
+      if (!after) continue;
+      this.#ids.add(id);
+      routes.byId.set(id, after);
+      routes.shapes.set(shapeKey(after), id);
+    }
+    this.#log(routes, changes);
+    return { revision, changes };
+  }
+
+  /** The changes `write` makes at `revision`, in order, or the refusal of all of it; the table is only read. */
+  #planned(routes: WorkspaceRoutes, write: RouteRevisionWrite, revision: number): RouteChange[] {
+    const origin = write.origin;
+    const named = new Set<string>();
+    const current = (id: string): RouteRecord => {
+      const record = routes.byId.get(id);
+      if (record === undefined || named.has(id)) throw revisionRefusals.missing(id);
+      named.add(id);
+      return record;
+    };
+    // Method and shape → holder, as the table will be: deletes and moved updates free theirs first.
+    const shapes = new Map(routes.shapes);
+    const deleted = write.delete.map((id) => current(id));
+    const updated = write.update.map(({ id, update }) => {
+      const before = current(id);
+      return { before, after: freezeRoute({ ...before, ...update, revision }) };
+    });
+    for (const record of [...deleted, ...updated.map((change) => change.before)]) shapes.delete(shapeKey(record));
+    const take = (record: RouteRecord) => {
+      if (shapes.has(shapeKey(record))) throw duplicateShape(record.method);
+      shapes.set(shapeKey(record), record.id);
+    };
+    for (const { after } of updated) take(after);
+    const created = write.create.map((record) => {
+      if (this.#ids.has(record.id) || named.has(record.id)) throw new SwitchyardError('already_exists', 'route id already exists');
+      named.add(record.id);
+      const stored = freezeRoute({ ...record, revision });
+      take(stored);
+      return stored;
+    });
+    const facts = (record: RouteRecord) => ({ ...factsOf(record, origin), revision });
+    return [
+      ...deleted.map((before): RouteChange => ({ kind: 'delete', ...facts(before), before, after: undefined })),
+      ...updated.map(({ before, after }): RouteChange => ({ kind: 'update', ...facts(after), before, after })),
+      ...created.map((after): RouteChange => ({ kind: 'create', ...facts(after), before: undefined, after })),
+    ];
   }
 
   async get(workspace: string, id: string): Promise<RouteRecord | undefined> {
@@ -90,9 +165,11 @@ export class MemoryRouteStore implements RouteStore {
     const current = routes?.revision ?? 0;
     if (revision > current || revision < 0) return undefined;
     if (revision === current) return [];
-    const oldest = routes!.changes[0]?.revision ?? current + 1;
+    const changes = routes!.changes;
+    const oldest = changes[0]?.revision ?? current + 1;
     if (oldest > revision + 1) return undefined;
-    return routes!.changes.slice(revision + 1 - oldest, revision + 1 - oldest + limit);
+    const start = changes.findIndex((change) => change.revision > revision);
+    return wholeRevisions(changes.slice(start, start + limit + 1), limit) ?? changes.filter((change) => change.revision === revision + 1);
   }
 
   #routes(workspace: string): WorkspaceRoutes {
@@ -103,18 +180,33 @@ export class MemoryRouteStore implements RouteStore {
 
   #refuseDuplicate(routes: WorkspaceRoutes, method: string, shape: string, self: string | undefined): void {
     const holder = routes.shapes.get(`${method} ${shape}`);
-    if (holder !== undefined && holder !== self) {
-      throw new SwitchyardError('already_exists', `a ${method} route with this path shape already exists`, [
-        { field: 'path', reason: 'duplicate method and path shape' },
-      ]);
-    }
+    if (holder !== undefined && holder !== self) throw duplicateShape(method);
   }
 
-  #log(routes: WorkspaceRoutes, change: RouteChange): void {
-    routes.revision = change.revision;
-    routes.changes.push(change);
-    if (routes.changes.length > this.#history) routes.changes.splice(0, routes.changes.length - this.#history);
+  /** Appends one revision's changes and drops the revisions past the history. */
+  #log(routes: WorkspaceRoutes, changes: readonly RouteChange[]): void {
+    routes.revision = changes[0]!.revision;
+    routes.changes.push(...changes);
+    const kept = routes.changes.findIndex((change) => change.revision > routes.revision - this.#history);
+    if (kept > 0) routes.changes.splice(0, kept);
   }
+}
+
+/** The facts a change records of a write of `record`: its revision, owner, and who wrote it when. */
+function factsOf(record: RouteRecord, origin: RouteWriteOrigin | undefined) {
+  return {
+    revision: record.revision,
+    id: record.id,
+    time: new Date(origin?.time ?? record.updatedAt),
+    actor: origin?.actor ?? '',
+    owner: record.owner,
+  };
+}
+
+function duplicateShape(method: string): SwitchyardError {
+  return new SwitchyardError('already_exists', `a ${method} route with this path shape already exists`, [
+    { field: 'path', reason: 'duplicate method and path shape' },
+  ]);
 }
 
 function shapeKey(record: Pick<RouteRecord, 'method' | 'shape'>): string {

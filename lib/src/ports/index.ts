@@ -1,4 +1,16 @@
-export type { NewRouteRecord, RouteChange, RouteCursor, RouteRecord, RouteRecordUpdate, RouteStore } from './route-store.js';
+export type {
+  NewRouteRecord,
+  RouteChange,
+  RouteCursor,
+  RouteRecord,
+  RouteRecordUpdate,
+  RouteRevisionWrite,
+  RouteRevisionWritten,
+  RouteStore,
+  RouteWriteOrigin,
+} from './route-store.js';
+export { revisionRefusals } from './revision-refusals.js';
+export { wholeRevisions } from './whole-revisions.js';
 export type { AssetChanges, AssetContent, AssetListQuery, AssetRecord, AssetStore, FactsQuery, SwapAttributes } from './asset-store.js';
 export type {
   AssetChangeDraft,

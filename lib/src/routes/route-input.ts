@@ -6,6 +6,7 @@
 import { isSwitchyardError, SwitchyardError, type ErrorDetail } from '../errors.js';
 import { parseMethod, type HttpMethod } from './method.js';
 import { parseHandler, parseMiddleware } from './names.js';
+import { parseOwner } from './owner.js';
 import { parsePathPattern, type PathPattern } from './path-pattern.js';
 import { parseRequestPath } from './request-path.js';
 
@@ -14,6 +15,7 @@ export interface ValidCreateRoute {
   readonly pattern: PathPattern;
   readonly middleware: string[];
   readonly handler: string;
+  readonly owner: string;
 }
 
 export interface ValidMatchRoute {
@@ -28,9 +30,10 @@ export function validateCreateRoute(input: unknown): ValidCreateRoute {
   const pattern = collect(problems, () => parsePathPattern(fields['path']));
   const middleware = collect(problems, () => parseMiddleware(fields['middleware']));
   const handler = collect(problems, () => parseHandler(fields['handler']));
-  if (method === undefined || pattern === undefined || middleware === undefined || handler === undefined)
+  const owner = collect(problems, () => parseOwner(fields['owner']));
+  if (method === undefined || pattern === undefined || middleware === undefined || handler === undefined || owner === undefined)
     throw refuse('invalid route', problems);
-  return { method, pattern, middleware, handler };
+  return { method, pattern, middleware, handler, owner };
 }
 
 export function validateMatchRoute(input: unknown): ValidMatchRoute {

@@ -42,21 +42,20 @@ export async function updateRoute(deps: Deps, principal: Principal, id: string, 
   const current = await deps.store.get(principal.workspace, routeId);
   if (!current) throw routeNotFound();
   const given = (field: keyof UpdateRouteInput) => (input[field] === undefined ? current[field] : input[field]);
-  const { method, pattern, middleware, handler } = validateCreateRoute({
+  const { method, pattern, middleware, handler, owner } = validateCreateRoute({
     method: given('method'),
     path: given('path'),
     middleware: given('middleware'),
     handler: given('handler'),
+    owner: given('owner'),
   });
   const updatedAt = new Date(Math.trunc(deps.clock.now().getTime()));
-  const update = deps.store.update(principal.workspace, routeId, {
-    method,
-    path: pattern.source,
-    shape: pattern.shape,
-    middleware,
-    handler,
-    updatedAt,
-  });
+  const update = deps.store.update(
+    principal.workspace,
+    routeId,
+    { method, path: pattern.source, shape: pattern.shape, middleware, handler, owner, updatedAt },
+    { actor: principal.subject, time: updatedAt },
+  );
   const record = await nameTheConflict(deps.store, principal.workspace, { id: routeId, method, shape: pattern.shape }, update);
   if (!record) throw routeNotFound();
   deps.changed(principal.workspace, record.revision);
@@ -66,7 +65,8 @@ export async function updateRoute(deps: Deps, principal: Principal, id: string, 
 export async function deleteRoute(deps: Deps, principal: Principal, id: string): Promise<void> {
   requireScope(principal, 'routes:write');
   const routeId = assertId('route', id);
-  const deleted = await deps.store.delete(principal.workspace, routeId);
+  const time = new Date(Math.trunc(deps.clock.now().getTime()));
+  const deleted = await deps.store.delete(principal.workspace, routeId, { actor: principal.subject, time });
   if (!deleted) throw routeNotFound();
   deps.changed(principal.workspace, deleted.revision);
 }

@@ -191,3 +191,45 @@ test('createdAt keeps whole milliseconds from the clock', async (t) => {
   const route = await service.create(alice, { method: 'GET', path: '/', handler: 'root' });
   t.is(route.createdAt.getTime(), 1_700_000_000_123);
 });
+
+test('single-route writes may set an owner; the change log names the route, its owner and the caller', async (t) => {
+  const { service, store } = setup();
+  const created = await service.create(alice, { method: 'GET', path: '/pay', handler: 'pay.show', owner: 'team-payments' });
+  t.is(created.owner, 'team-payments');
+  t.is((await service.create(alice, { method: 'GET', path: '/free', handler: 'free' })).owner, '', 'no owner: ""');
+  const kept = await service.update(alice, created.id, { handler: 'pay.show2' });
+  t.is(kept.owner, 'team-payments', 'an update without owner keeps it');
+  t.is((await service.update(alice, created.id, { owner: '' })).owner, '', '"" removes it');
+  await service.delete(alice, created.id);
+  const changes = (await store.changesSince('acme', 0, 10)) ?? [];
+  t.deepEqual(
+    changes.map((change) => [
+      change.kind,
+      change.owner,
+      change.actor,
+      change.time.toISOString(),
+      change.before?.owner,
+      change.after?.owner,
+    ]),
+    [
+      ['create', 'team-payments', 'alice', NOW.toISOString(), undefined, 'team-payments'],
+      ['create', '', 'alice', NOW.toISOString(), undefined, ''],
+      ['update', 'team-payments', 'alice', NOW.toISOString(), 'team-payments', 'team-payments'],
+      ['update', '', 'alice', NOW.toISOString(), 'team-payments', ''],
+      ['delete', '', 'alice', NOW.toISOString(), '', undefined],
+    ],
+  );
+});
+
+test('a bad owner is invalid_argument with the other bad fields, and nothing is written', async (t) => {
+  const { service, store } = setup();
+  const error = await refusal(t, service.create(alice, { method: 'GET', path: 'nope', handler: 'h', owner: ' team' }), 'invalid_argument');
+  t.deepEqual(
+    error.details.map((detail) => detail.field),
+    ['path', 'owner'],
+  );
+  const route = await service.create(alice, { method: 'GET', path: '/a', handler: 'h' });
+  const typed = await refusal(t, service.update(alice, route.id, { owner: 'x'.repeat(65) }), 'invalid_argument');
+  t.deepEqual(typed.details, [{ field: 'owner', reason: 'must be at most 64 characters' }]);
+  t.is(await store.revision('acme'), 1);
+});

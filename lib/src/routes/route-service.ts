@@ -5,6 +5,7 @@ import { assertId, type IdSource } from '../ids.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import type { NewRouteRecord, RouteStore } from '../ports/route-store.js';
 import { Announcer, DEFAULT_ANNOUNCE_RETRY_MS } from './announcer.js';
+import { applyRoutes } from './apply-routes.js';
 import { RevisionWatch } from './revision-watch.js';
 import { deleteRoute, listRoutes, routeNotFound, updateRoute } from './route-lifecycle.js';
 import { watchRoutes } from './watch-routes.js';
@@ -66,7 +67,7 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
   return Object.freeze({
     async create(principal: Principal, input: CreateRouteInput): Promise<Route> {
       requireScope(principal, 'routes:write');
-      const { method, pattern, middleware, handler } = validateCreateRoute(input);
+      const { method, pattern, middleware, handler, owner } = validateCreateRoute(input);
       const createdAt = new Date(Math.trunc(clock.now().getTime()));
       const record: NewRouteRecord = {
         id: ids.next('route'),
@@ -76,11 +77,17 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
         shape: pattern.shape,
         middleware,
         handler,
+        owner,
         // Stores keep milliseconds; a Date never holds more, and copying detaches it from the clock.
         createdAt,
         updatedAt: createdAt,
       };
-      const stored = await nameTheConflict(store, principal.workspace, record, store.insert(record));
+      const stored = await nameTheConflict(
+        store,
+        principal.workspace,
+        record,
+        store.insert(record, { actor: principal.subject, time: createdAt }),
+      );
       changed(principal.workspace, stored.revision);
       return toRoute(stored);
     },
@@ -108,6 +115,8 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
     update: (principal, id, input) => updateRoute(lifecycle, principal, id, input),
 
     delete: (principal, id) => deleteRoute(lifecycle, principal, id),
+
+    apply: (principal, input) => applyRoutes({ store, clock, ids, changed }, principal, input),
 
     watch: (principal, options) => watchRoutes(watch, principal, options),
   } satisfies RouteService);

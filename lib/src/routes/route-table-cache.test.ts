@@ -26,6 +26,7 @@ function record(workspace: string, path: string, shape = path): NewRouteRecord {
     workspace,
     method: 'GET',
     path,
+    owner: '',
     shape,
     middleware: [],
     handler: 'h',

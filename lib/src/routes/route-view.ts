@@ -12,6 +12,7 @@ export function toRoute(record: Route | RouteRecord): Route {
     path: record.path,
     middleware: Object.freeze([...record.middleware]),
     handler: record.handler,
+    owner: record.owner,
     createdAt: new Date(record.createdAt.getTime()),
     updatedAt: new Date(record.updatedAt.getTime()),
     revision: record.revision,

@@ -8,6 +8,8 @@ export interface Route {
   readonly path: string;
   readonly middleware: readonly string[];
   readonly handler: string;
+  /** The team or tool that manages the route; `""` when none. */
+  readonly owner: string;
   readonly createdAt: Date;
   /** Time of the latest update (`createdAt` until the first one). */
   readonly updatedAt: Date;
@@ -21,6 +23,8 @@ export interface CreateRouteInput {
   readonly path: string;
   readonly middleware?: readonly string[] | undefined;
   readonly handler: string;
+  /** Missing: no owner (`""`). */
+  readonly owner?: string | undefined;
 }
 
 export interface MatchRouteInput {
@@ -41,6 +45,8 @@ export interface UpdateRouteInput {
   readonly path?: string | undefined;
   readonly middleware?: readonly string[] | undefined;
   readonly handler?: string | undefined;
+  /** `""` removes the owner. */
+  readonly owner?: string | undefined;
 }
 
 export interface RouteListInput {
@@ -75,6 +81,39 @@ export interface WatchRoutesOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/** A whole route table to hold (routes as code); see `RouteService.apply`. Fields are checked as untrusted input. */
+export interface ApplyRoutesInput {
+  /** The desired routes, as for create; an entry's `owner` may be left out (it is the apply's). */
+  readonly routes: readonly CreateRouteInput[];
+  /** Whose routes the apply manages; missing or `""`: the routes without an owner. */
+  readonly owner?: string | undefined;
+  /** Delete the owner's routes that `routes` no longer names (without it, an apply never deletes). */
+  readonly prune?: boolean | undefined;
+  /** Apply only while the table is at this revision, else `aborted` (compare-and-swap). */
+  readonly expectedRevision?: number | undefined;
+  /** Plan only: nothing is written. */
+  readonly dryRun?: boolean | undefined;
+}
+
+export interface RouteUpdate {
+  readonly before: Route;
+  readonly after: Route;
+}
+
+/**
+ * What an apply did (or, for a dry run, would do). `revision` is the
+ * revision it wrote; with nothing to change, or for a dry run, the revision
+ * the plan was made against. A dry run's created routes have no id (`""`).
+ */
+export interface ApplyRoutesResult {
+  readonly revision: number;
+  readonly created: readonly Route[];
+  readonly updated: readonly RouteUpdate[];
+  readonly deleted: readonly Route[];
+  /** Desired routes that already were as desired. */
+  readonly unchanged: number;
+}
+
 /** Route operations; each checks the principal's scope and workspace. */
 export interface RouteService {
   create(principal: Principal, input: CreateRouteInput): Promise<Route>;
@@ -85,6 +124,14 @@ export interface RouteService {
   /** Changes any of a route's fields, with create's validation and duplicate rule. */
   update(principal: Principal, id: string, input: UpdateRouteInput): Promise<Route>;
   delete(principal: Principal, id: string): Promise<void>;
+  /**
+   * Makes the owner's routes the desired table in one revision, or changes
+   * nothing: every entry is validated first (`invalid_argument` naming each
+   * bad one by index), another owner's method and shape is `already_exists`,
+   * a stale `expectedRevision` is `aborted`. Applying the same table again
+   * makes no revision.
+   */
+  apply(principal: Principal, input: ApplyRoutesInput): Promise<ApplyRoutesResult>;
   /** The workspace's route table as a stream of events (see RouteEvent), until `signal` aborts. */
   watch(principal: Principal, options?: WatchRoutesOptions): AsyncIterable<RouteEvent>;
 }

@@ -47,9 +47,9 @@ export async function* watchRoutes(deps: WatchDeps, principal: Principal, option
     }
     for (const change of pending) {
       revision = change.revision;
-      yield change.kind === 'upsert'
-        ? { type: 'upsert', revision, route: toRoute(change.record) }
-        : { type: 'delete', revision, id: change.id };
+      yield change.kind === 'delete'
+        ? { type: 'delete', revision, id: change.id }
+        : { type: 'upsert', revision, route: toRoute(change.after) };
     }
     // A full batch: more are waiting; else wait for the next change, or send a heartbeat.
     if (pending.length < CHANGE_BATCH) {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isSwitchyardError, type ErrorCode } from '../errors.js';
+import { isSwitchyardError, type ErrorCode, type SwitchyardError } from '../errors.js';
 import { check, type Check } from './assertions.js';
 
 /**
@@ -65,9 +65,15 @@ export function uniqueName(prefix = 'conf'): string {
 }
 
 /** Asserts that `promise` rejects with a SwitchyardError of `code`, and returns it. */
-export async function assertRejectsWithCode(t: Check, promise: Promise<unknown>, code: ErrorCode, what: string): Promise<void> {
+export async function assertRejectsWithCode(
+  t: Check,
+  promise: Promise<unknown>,
+  code: ErrorCode,
+  what: string,
+): Promise<SwitchyardError | undefined> {
   const error = await t.throwsAsync(promise, `${what} should reject with ${code}`);
   t.true(isSwitchyardError(error) && error.code === code, `${what}: expected SwitchyardError(${code}), got ${describe(error)}`);
+  return isSwitchyardError(error) ? error : undefined;
 }
 
 /** Counts settled results: how many fulfilled and the codes of those rejected. */

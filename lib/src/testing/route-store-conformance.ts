@@ -2,46 +2,16 @@ import { createUlidSource } from '../ids.js';
 import type { NewRouteRecord, RouteRecord, RouteStore } from '../ports/route-store.js';
 import { assertRejectsWithCode, defineCase, tally, uniqueName, type ConformanceOptions, type RegisterTest } from './conformance.js';
 import type { Check } from './assertions.js';
+import { routeRevisionConformance } from './route-revision-conformance.js';
+import { routeView, sampleRoute, SAMPLE_ROUTE_TIME } from './route-samples.js';
+
+export { sampleRoute } from './route-samples.js';
 
 const ids = createUlidSource();
-const BASE_TIME = Date.parse('2024-03-04T05:06:07.089Z');
-
-/** A valid route record; fields can be overridden. Times carry milliseconds on purpose. */
-export function sampleRoute(workspace: string, overrides: Partial<NewRouteRecord> = {}): NewRouteRecord {
-  const createdAt = overrides.createdAt ?? new Date(BASE_TIME);
-  return {
-    id: ids.next('route'),
-    workspace,
-    method: 'GET',
-    path: '/users/:id',
-    shape: '/users/:',
-    middleware: ['auth', 'rate-limit', 'audit.log'],
-    handler: 'users.show',
-    createdAt,
-    updatedAt: createdAt,
-    ...overrides,
-  };
-}
-
-/** Every field, spelled out, so `undefined` vs missing or `null` vs `undefined` differences show. */
-function view(record: NewRouteRecord | undefined): unknown {
-  if (!record) return record;
-  const time = (value: Date) => (value instanceof Date ? value.toISOString() : `not a Date: ${String(value)}`);
-  return {
-    id: record.id,
-    workspace: record.workspace,
-    method: record.method,
-    path: record.path,
-    shape: record.shape,
-    middleware: [...record.middleware],
-    handler: record.handler,
-    createdAt: time(record.createdAt),
-    updatedAt: time(record.updatedAt),
-  };
-}
+const BASE_TIME = SAMPLE_ROUTE_TIME;
 
 function assertSameRoute(t: Check, actual: NewRouteRecord | undefined, expected: NewRouteRecord, what: string): void {
-  t.deepEqual(view(actual), view(expected), what);
+  t.deepEqual(routeView(actual), routeView(expected), what);
 }
 
 const revisionsOf = (records: readonly (RouteRecord | undefined)[]) => records.map((record) => record?.revision);
@@ -114,7 +84,7 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     for (const i of [3, 0, 4, 1, 2]) await store.insert(records[i]!);
     await store.insert(sampleRoute(uniqueName()));
     const listed = await store.list(workspace);
-    t.deepEqual(listed.map(view), records.map(view));
+    t.deepEqual(listed.map(routeView), records.map(routeView));
     t.deepEqual(await store.list(uniqueName()), [], 'an unknown workspace lists nothing');
   });
 
@@ -145,11 +115,12 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
       shape: '/a2/:',
       middleware: ['m'],
       handler: 'h2',
+      owner: 'team-a',
       updatedAt,
     });
     t.deepEqual(
-      view(moved),
-      view({ ...a, method: 'POST', path: '/a2/:x', shape: '/a2/:', middleware: ['m'], handler: 'h2', updatedAt }),
+      routeView(moved),
+      routeView({ ...a, method: 'POST', path: '/a2/:x', shape: '/a2/:', middleware: ['m'], handler: 'h2', owner: 'team-a', updatedAt }),
       'update writes the new definition, keeps id and createdAt',
     );
     t.is(moved?.revision, 3);
@@ -170,21 +141,18 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     t.is(await store.revision(workspace), 5);
     const changes = await store.changesSince(workspace, 0, 100);
     t.deepEqual(
-      changes?.map((change) =>
-        change.kind === 'upsert'
-          ? [change.revision, 'upsert', change.record.id, change.record.revision]
-          : [change.revision, 'delete', change.id],
-      ),
+      changes?.map((change) => [change.revision, change.kind, change.id, change.after?.revision]),
       [
-        [1, 'upsert', a.id, 1],
-        [2, 'upsert', b.id, 2],
-        [3, 'upsert', a.id, 3],
-        [4, 'delete', b.id],
-        [5, 'upsert', again.id, 5],
+        [1, 'create', a.id, 1],
+        [2, 'create', b.id, 2],
+        [3, 'update', a.id, 3],
+        [4, 'delete', b.id, undefined],
+        [5, 'create', again.id, 5],
       ],
     );
     const third = changes?.[2];
-    t.deepEqual(third?.kind === 'upsert' ? view(third.record) : undefined, view(moved), 'a change carries the record as written');
+    t.deepEqual(routeView(third?.after), routeView(moved), 'a change carries the record as written');
+    t.deepEqual(routeView(third?.before), routeView(a), 'and the record before');
     t.deepEqual(
       (await store.changesSince(workspace, 3, 1))?.map((change) => change.revision),
       [4],
@@ -212,8 +180,87 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
     );
     t.deepEqual(
-      changes.map((change) => (change.kind === 'upsert' ? change.record.id : '')),
+      changes.map((change) => change.after?.id),
       [...fulfilled].sort((x, y) => x.revision - y.revision).map((record) => record.id),
+    );
+  });
+
+  define('a change records the route before and after, its owner, and the actor and time of the write', async (t, store) => {
+    const workspace = uniqueName();
+    const at = (ms: number) => new Date(BASE_TIME + ms);
+    const record = sampleRoute(workspace, { owner: 'team-a' });
+    const created = await store.insert(record, { actor: 'alice', time: at(0) });
+    t.is((await store.get(workspace, record.id))?.owner, 'team-a', 'the owner is stored');
+    const update = { ...record, handler: 'users.show2', owner: 'team-b', updatedAt: at(10) };
+    const updated = await store.update(workspace, record.id, update, { actor: 'bob', time: at(10) });
+    t.is(updated?.owner, 'team-b', 'an update may change the owner');
+    const untold = await store.update(workspace, record.id, { ...update, handler: 'users.show3', updatedAt: at(20) });
+    await store.delete(workspace, record.id, { actor: 'carol', time: at(30) });
+    const changes = (await store.changesSince(workspace, 0, 10)) ?? [];
+    t.deepEqual(
+      changes.map((change) => ({
+        revision: change.revision,
+        kind: change.kind,
+        id: change.id,
+        time: change.time.toISOString(),
+        actor: change.actor,
+        owner: change.owner,
+        before: routeView(change.before),
+        after: routeView(change.after),
+      })),
+      [
+        {
+          revision: 1,
+          kind: 'create',
+          id: record.id,
+          time: at(0).toISOString(),
+          actor: 'alice',
+          owner: 'team-a',
+          before: undefined,
+          after: routeView(created),
+        },
+        {
+          revision: 2,
+          kind: 'update',
+          id: record.id,
+          time: at(10).toISOString(),
+          actor: 'bob',
+          owner: 'team-b',
+          before: routeView(created),
+          after: routeView(updated),
+        },
+        {
+          revision: 3,
+          kind: 'update',
+          id: record.id,
+          time: at(20).toISOString(),
+          actor: '',
+          owner: 'team-b',
+          before: routeView(updated),
+          after: routeView(untold),
+        },
+        {
+          revision: 4,
+          kind: 'delete',
+          id: record.id,
+          time: at(30).toISOString(),
+          actor: 'carol',
+          owner: 'team-b',
+          before: routeView(untold),
+          after: undefined,
+        },
+      ],
+      'without an origin: no actor, and the time of the record written',
+    );
+    t.deepEqual(
+      changes.map((change) => [change.after?.revision, change.before?.revision]),
+      [
+        [1, undefined],
+        [2, 1],
+        [3, 2],
+        [undefined, 3],
+      ],
+      'before and after carry the revisions they were written at',
     );
   });
 
@@ -227,7 +274,7 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     const ordered = [...records].sort((x, y) => x.createdAt.getTime() - y.createdAt.getTime() || (x.id < y.id ? -1 : 1));
     const snapshot = await store.snapshot(workspace);
     t.is(snapshot.revision, 5);
-    t.deepEqual(snapshot.records.map(view), ordered.map(view));
+    t.deepEqual(snapshot.records.map(routeView), ordered.map(routeView));
     t.deepEqual(
       (await store.page(workspace, undefined, 2)).map((record) => record.id),
       ordered.slice(0, 2).map((record) => record.id),
@@ -244,7 +291,7 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
   define('stored records do not change when the caller mutates its objects', async (t, store) => {
     const workspace = uniqueName();
     const record = sampleRoute(workspace, { middleware: ['a', 'b'] });
-    const expected = view(record);
+    const expected = routeView(record);
     const mutable = {
       ...record,
       middleware: [...record.middleware],
@@ -254,8 +301,10 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     await store.insert(mutable);
     mutable.middleware.push('c');
     mutable.createdAt.setTime(0);
-    t.deepEqual(view(await store.get(workspace, record.id)), expected);
+    t.deepEqual(routeView(await store.get(workspace, record.id)), expected);
   });
+
+  routeRevisionConformance(define);
 
   if (options.createUnavailable) {
     defineCase(
@@ -271,6 +320,13 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
         await assertRejectsWithCode(t, store.revision(workspace), 'unavailable', 'revision');
         await assertRejectsWithCode(t, store.changesSince(workspace, 0, 10), 'unavailable', 'changesSince');
         await assertRejectsWithCode(t, store.delete(workspace, ids.next('route')), 'unavailable', 'delete');
+        const origin = { actor: 'ci', time: new Date(BASE_TIME) };
+        await assertRejectsWithCode(
+          t,
+          store.applyRevision({ workspace, delete: [], update: [], create: [sampleRoute(workspace)], origin }),
+          'unavailable',
+          'applyRevision',
+        );
       },
       options.createUnavailable,
     );

@@ -33,6 +33,7 @@ test('records become messages field by field', (t) => {
     routeToMessage({
       id: 'rt_1',
       method: 'GET',
+      owner: '',
       path: '/a/:b',
       middleware: ['auth'],
       handler: 'h',

@@ -10,6 +10,7 @@ import * as resumableUploads from './0005-resumable-uploads.js';
 import * as assetNames from './0006-asset-names.js';
 import * as mediaFacts from './0007-media-facts.js';
 import * as assetChanges from './0008-asset-changes.js';
+import * as routeOwners from './0009-route-owners.js';
 
 /**
  * Every migration, by name, in order. A static list rather than a folder scan,
@@ -25,6 +26,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0006-asset-names': assetNames,
   '0007-media-facts': mediaFacts,
   '0008-asset-changes': assetChanges,
+  '0009-route-owners': routeOwners,
 });
 
 export const migrationProvider: MigrationProvider = Object.freeze({

@@ -61,6 +61,7 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       '0006-asset-names',
       '0007-media-facts',
       '0008-asset-changes',
+      '0009-route-owners',
     ]);
     t.deepEqual(await migrateToLatest(db), []);
     const tables = (await db.introspection.getTables()).map((table) => table.name).sort();
@@ -116,7 +117,10 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
     await createMigrator(db).migrateTo('0007-media-facts');
     const record = sampleAsset('before-0008');
     await db.insertInto('assets').values(assetRow(record)).execute();
-    t.deepEqual(await migrateToLatest(db), ['0008-asset-changes']);
+    t.deepEqual(await createMigrator(db).migrateTo('0008-asset-changes'), {
+      error: undefined,
+      results: [{ migrationName: '0008-asset-changes', direction: 'Up', status: 'Success' }],
+    });
     const store = new KyselyAssetStore(db);
     t.is(await store.revision('before-0008'), 0);
     t.deepEqual(await store.history('before-0008', record.id, { limit: 10 }), [], 'no change logged for what came before');
@@ -125,6 +129,78 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
     t.deepEqual(
       (await store.changesSince('before-0008', 0, 10))?.map((change) => [change.revision, change.actor, change.assetId]),
       [[1, 'alice', record.id]],
+    );
+  });
+
+  withDb('0009 keeps the change log: one change per old revision, with what the old log knew of before, kind and time', async (t, db) => {
+    t.is((await createMigrator(db).migrateTo('0007-media-facts')).error, undefined);
+    const [t1, t2, t3] = [1_700_000_000_001, 1_700_000_000_502, 1_700_000_001_003];
+    const row = (id: string, path: string, created: number, updated: number, revision: number) => ({
+      id,
+      workspace: 'old',
+      method: 'GET',
+      path,
+      shape: path,
+      middleware: '["auth"]',
+      handler: 'h',
+      created_at: created,
+      updated_at: updated,
+      revision,
+    });
+    const a = 'rt_0000000000000000000000000a';
+    const b = 'rt_0000000000000000000000000b';
+    const logged = [
+      { revision: 1, kind: 'upsert', route_id: a, record: JSON.stringify(row(a, '/a', t1, t1, 1)) },
+      { revision: 2, kind: 'upsert', route_id: a, record: JSON.stringify(row(a, '/a2', t1, t2, 2)) },
+      { revision: 3, kind: 'upsert', route_id: b, record: JSON.stringify(row(b, '/b', t3, t3, 3)) },
+      { revision: 4, kind: 'delete', route_id: a, record: null },
+    ];
+    const untyped = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+    await untyped
+      .insertInto('routes')
+      .values({ ...row(b, '/b', t3, t3, 3), shape_hash: 'x'.repeat(64) })
+      .execute();
+    await untyped.insertInto('route_revisions').values({ workspace: 'old', revision: 4 }).execute();
+    await untyped
+      .insertInto('route_changes')
+      .values(logged.map((change) => ({ workspace: 'old', ...change })))
+      .execute();
+    t.deepEqual(await migrateToLatest(db), ['0008-asset-changes', '0009-route-owners']);
+    const store = new KyselyRouteStore(db);
+    t.is((await store.get('old', b))?.owner, '', 'routes from before have no owner');
+    const changes = (await store.changesSince('old', 0, 10)) ?? [];
+    t.deepEqual(
+      changes.map((change) => [
+        change.revision,
+        change.kind,
+        change.id,
+        change.before?.path,
+        change.after?.path,
+        change.time.getTime(),
+        change.actor,
+        change.owner,
+      ]),
+      [
+        [1, 'create', a, undefined, '/a', t1, '', ''],
+        [2, 'update', a, '/a', '/a2', t2, '', ''],
+        [3, 'create', b, undefined, '/b', t3, '', ''],
+        [4, 'delete', a, '/a2', undefined, 0, '', ''],
+      ],
+    );
+    t.deepEqual(changes[1]?.before?.middleware, ['auth']);
+    await store.update('old', b, {
+      method: 'GET',
+      path: '/b',
+      shape: '/b',
+      middleware: [],
+      handler: 'h',
+      owner: 'team',
+      updatedAt: new Date(t3 + 1),
+    });
+    t.deepEqual(
+      (await store.changesSince('old', 4, 10))?.map((change) => [change.revision, change.kind, change.before?.revision, change.owner]),
+      [[5, 'update', 3, 'team']],
+      'writes after the migration continue the same log',
     );
   });
 
@@ -139,6 +215,7 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       '0006-asset-names',
       '0007-media-facts',
       '0008-asset-changes',
+      '0009-route-owners',
     ]);
     const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM routes`.execute(db);
     t.is(Number(rows[0]?.n), 0);

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import {
   DEFAULT_ROUTE_HISTORY,
@@ -8,15 +7,18 @@ import {
   type RouteCursor,
   type RouteRecord,
   type RouteRecordUpdate,
+  type RouteRevisionWrite,
+  type RouteRevisionWritten,
   type RouteStore,
+  type RouteWriteOrigin,
+  revisionRefusals,
+  wholeRevisions,
 } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import { dialectOf } from './database.js';
 import { preparedStatement } from './prepared-query.js';
 import type { Database, RouteChangesTable, RoutesTable } from './schema.js';
-
-const COLUMNS = ['id', 'workspace', 'method', 'path', 'shape', 'middleware', 'handler', 'created_at', 'updated_at', 'revision'] as const;
-type RouteRow = Pick<Selectable<RoutesTable>, (typeof COLUMNS)[number]>;
+import { changeRow, COLUMNS, factsOf, freeze, frozenChange, toChange, toRecord, toRow, type RouteRow } from './kysely-route-rows.js';
 
 /** A MySQL deadlock victim (two first writes of a new workspace) is retried this often before `aborted`. */
 const DEADLOCK_RETRIES = 5;
@@ -31,6 +33,9 @@ const DEADLOCK_RETRIES = 5;
  */
 const TRIM_EVERY = 64;
 
+/** Rows per statement when a revision writes many: within SQLite's and MySQL's limits on bound parameters at a dozen columns. */
+const ROWS_PER_STATEMENT = 500;
+
 const ROUTE_COLUMNS = [
   'id',
   'workspace',
@@ -40,11 +45,23 @@ const ROUTE_COLUMNS = [
   'shape_hash',
   'middleware',
   'handler',
+  'owner',
   'created_at',
   'updated_at',
   'revision',
 ] as const satisfies readonly (keyof RoutesTable)[];
-const CHANGE_COLUMNS = ['workspace', 'revision', 'kind', 'route_id', 'record'] as const satisfies readonly (keyof RouteChangesTable)[];
+const CHANGE_COLUMNS = [
+  'workspace',
+  'revision',
+  'seq',
+  'kind',
+  'route_id',
+  'before_record',
+  'after_record',
+  'changed_at',
+  'actor',
+  'owner',
+] as const satisfies readonly (keyof RouteChangesTable)[];
 
 /** Thrown inside a write transaction to roll it back when its target does not exist; never escapes. */
 class NothingToWrite extends Error {}
@@ -54,8 +71,9 @@ class NothingToWrite extends Error {}
  * hash) decides duplicates, even across instances. Every write runs in one
  * transaction that first raises the workspace's row in route_revisions (its
  * lock orders concurrent writers, so revisions are gap-free in commit order),
- * then writes the route and its change-log row, then (every TRIM_EVERY
- * revisions) trims the log to its last `history` changes.
+ * then writes the route (an apply: every route of its plan) and a change-log
+ * row per change, then (every TRIM_EVERY revisions) trims the log to its
+ * last `history` revisions.
  */
 export class KyselyRouteStore implements RouteStore {
   readonly #db: Kysely<Database>;
@@ -106,48 +124,85 @@ export class KyselyRouteStore implements RouteStore {
     );
   }
 
-  async insert(record: NewRouteRecord): Promise<RouteRecord> {
-    const written = await this.#write(
+  async insert(record: NewRouteRecord, origin?: RouteWriteOrigin): Promise<RouteRecord> {
+    const [created] = await this.#write(
       record.workspace,
       async (trx, revision) => {
         const stored: RouteRecord = { ...record, revision };
         const row = toRow(stored);
         await this.#insertRoute(trx, ...ROUTE_COLUMNS.map((column) => row[column]));
-        return { record: stored, row };
+        return [{ kind: 'create', ...factsOf(stored, origin), before: undefined, after: stored }];
       },
       duplicateRoute,
     );
-    return freeze(written!.record);
+    return freeze(created!.after!);
   }
 
-  async update(workspace: string, id: string, update: RouteRecordUpdate): Promise<RouteRecord | undefined> {
-    const written = await this.#write(
+  async update(workspace: string, id: string, update: RouteRecordUpdate, origin?: RouteWriteOrigin): Promise<RouteRecord | undefined> {
+    const [updated] = await this.#write(
       workspace,
       async (trx, revision) => {
-        const current = await trx
-          .selectFrom('routes')
-          .select(COLUMNS)
-          .where('id', '=', id)
-          .where('workspace', '=', workspace)
-          .executeTakeFirst();
+        const current = await this.#current(trx, workspace, id);
         if (current === undefined) return undefined;
-        const stored: RouteRecord = { ...toRecord(current), ...update, revision };
-        const row = toRow(stored);
-        const { id: _id, workspace: _workspace, created_at: _created, ...columns } = row;
+        const stored: RouteRecord = { ...current, ...update, revision };
+        const { id: _id, workspace: _workspace, created_at: _created, ...columns } = toRow(stored);
         await trx.updateTable('routes').set(columns).where('id', '=', id).execute();
-        return { record: stored, row };
+        return [{ kind: 'update', ...factsOf(stored, origin), before: current, after: stored }];
       },
       duplicateRoute,
     );
-    return written && freeze(written.record);
+    return updated && freeze(updated.after!);
   }
 
-  async delete(workspace: string, id: string): Promise<{ readonly revision: number } | undefined> {
-    const written = await this.#write(workspace, async (trx, revision) => {
-      const result = await trx.deleteFrom('routes').where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
-      return Number(result.numDeletedRows) === 1 ? { revision, deleted: id } : undefined;
+  async delete(workspace: string, id: string, origin?: RouteWriteOrigin): Promise<{ readonly revision: number } | undefined> {
+    const [deleted] = await this.#write(workspace, async (trx, revision) => {
+      const current = await this.#current(trx, workspace, id);
+      if (current === undefined) return undefined;
+      await trx.deleteFrom('routes').where('id', '=', id).execute();
+      const facts = { ...factsOf(current, origin), revision, time: new Date(origin?.time ?? 0) };
+      return [{ kind: 'delete', ...facts, before: current, after: undefined }];
     });
-    return written && { revision: written.revision };
+    return deleted && { revision: deleted.revision };
+  }
+
+  /** Every write of a revision in one transaction, many rows per statement: a 5,000-route apply is a few dozen statements, not 10,000. */
+  async applyRevision(write: RouteRevisionWrite): Promise<RouteRevisionWritten> {
+    const { workspace, expectedRevision } = write;
+    if (write.delete.length + write.update.length + write.create.length === 0) {
+      const current = await this.revision(workspace);
+      if (expectedRevision !== undefined && expectedRevision !== current) throw revisionRefusals.stale(expectedRevision, current);
+      return { revision: current, changes: [] };
+    }
+    const changes = await this.#write(
+      workspace,
+      async (trx, revision) => {
+        // The raised row is locked until commit: revision - 1 is the table this transaction changes, so the check cannot race.
+        if (expectedRevision !== undefined && expectedRevision !== revision - 1)
+          throw revisionRefusals.stale(expectedRevision, revision - 1);
+        const before = await this.#named(trx, workspace, [...write.delete, ...write.update.map(({ id }) => id)]);
+        for (const ids of chunks(write.delete))
+          await trx.deleteFrom('routes').where('workspace', '=', workspace).where('id', 'in', ids).execute();
+        const updated = [];
+        for (const { id, update } of write.update) {
+          const stored: RouteRecord = { ...before.get(id)!, ...update, revision };
+          const { id: _id, workspace: _workspace, created_at: _created, ...columns } = toRow(stored);
+          await trx.updateTable('routes').set(columns).where('id', '=', id).execute();
+          updated.push(stored);
+        }
+        const created = write.create.map((record): RouteRecord => ({ ...record, revision }));
+        for (const records of chunks(created)) await trx.insertInto('routes').values(records.map(toRow)).execute();
+        const facts = (record: RouteRecord) => ({ ...factsOf(record, write.origin), revision });
+        return [
+          ...write.delete.map(
+            (id): RouteChange => ({ kind: 'delete', ...facts(before.get(id)!), before: before.get(id)!, after: undefined }),
+          ),
+          ...updated.map((after): RouteChange => ({ kind: 'update', ...facts(after), before: before.get(after.id)!, after })),
+          ...created.map((after): RouteChange => ({ kind: 'create', ...facts(after), before: undefined, after })),
+        ];
+      },
+      duplicateRoute,
+    );
+    return { revision: changes[0]!.revision, changes: changes.map(frozenChange) };
   }
 
   async get(workspace: string, id: string): Promise<RouteRecord | undefined> {
@@ -234,14 +289,49 @@ export class KyselyRouteStore implements RouteStore {
         .where('workspace', '=', workspace)
         .where('revision', '>', revision)
         .orderBy('revision')
-        .limit(limit)
+        .orderBy('seq')
+        // One more than asked: whether the cut falls inside a revision shows (wholeRevisions).
+        .limit(limit + 1)
         .execute();
       // Revisions are gap-free: a missing first one was trimmed away.
       if (rows.length === 0 || Number(rows[0]!.revision) !== revision + 1) return undefined;
-      return rows.map(toChange);
+      const whole = wholeRevisions(rows, limit) ?? (await this.#changesAt(workspace, revision + 1));
+      return whole.map(toChange);
     } catch (error) {
       throw databaseError(error);
     }
+  }
+
+  /** Every change of one revision, in order. */
+  #changesAt(workspace: string, revision: number): Promise<Selectable<RouteChangesTable>[]> {
+    return this.#db
+      .selectFrom('route_changes')
+      .selectAll()
+      .where('workspace', '=', workspace)
+      .where('revision', '=', revision)
+      .orderBy('seq')
+      .execute();
+  }
+
+  /** The routes a revision deletes or updates, as the transaction sees them; `aborted` when one is gone or named twice. */
+  async #named(trx: Transaction<Database>, workspace: string, ids: readonly string[]): Promise<Map<string, RouteRecord>> {
+    const found = new Map<string, RouteRecord>();
+    for (const chunk of chunks(ids)) {
+      const rows = await trx.selectFrom('routes').select(COLUMNS).where('workspace', '=', workspace).where('id', 'in', chunk).execute();
+      for (const row of rows) found.set(row.id, toRecord(row));
+    }
+    const once = new Set<string>();
+    for (const id of ids) {
+      if (!found.has(id) || once.has(id)) throw revisionRefusals.missing(id);
+      once.add(id);
+    }
+    return found;
+  }
+
+  /** The route as the transaction sees it, for the `before` of a change. */
+  async #current(trx: Transaction<Database>, workspace: string, id: string): Promise<RouteRecord | undefined> {
+    const row = await trx.selectFrom('routes').select(COLUMNS).where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+    return row && toRecord(row);
   }
 
   #listed(db: Kysely<Database>, workspace: string): Promise<RouteRow[]> {
@@ -254,28 +344,30 @@ export class KyselyRouteStore implements RouteStore {
   }
 
   /**
-   * One write: raise the revision, run `work` at it, log the change, trim the
-   * log (every TRIM_EVERY revisions). `work` answering `undefined` (its target
-   * is gone) rolls everything back, the revision included.
+   * One revision: raise the revision, run `work` at it, log the changes it
+   * made (in its order), trim the log (every TRIM_EVERY revisions). `work`
+   * answering `undefined` (its target is gone) rolls everything back, the
+   * revision included, and answers no changes.
    */
-  async #write<T extends Written | Deleted>(
+  async #write(
     workspace: string,
-    work: (trx: Transaction<Database>, revision: number) => Promise<T | undefined>,
+    work: (trx: Transaction<Database>, revision: number) => Promise<RouteChange[] | undefined>,
     duplicate?: (error: unknown) => SwitchyardError,
-  ): Promise<T | undefined> {
+  ): Promise<RouteChange[]> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.#db.transaction().execute(async (trx) => {
           const revision = await this.#raise(trx, workspace);
-          const written = await work(trx, revision);
-          if (written === undefined) throw new NothingToWrite();
-          const change = changeRow(workspace, revision, written);
-          await this.#insertChange(trx, ...CHANGE_COLUMNS.map((column) => change[column]));
+          const changes = await work(trx, revision);
+          if (changes === undefined) throw new NothingToWrite();
+          const rows = changes.map((change, seq) => changeRow(workspace, seq, change));
+          if (rows.length === 1) await this.#insertChange(trx, ...CHANGE_COLUMNS.map((column) => rows[0]![column]));
+          else for (const chunk of chunks(rows)) await trx.insertInto('route_changes').values(chunk).execute();
           if (revision > this.#history && revision % TRIM_EVERY === 0) await this.#trimChanges(trx, workspace, revision - this.#history);
-          return written;
+          return changes;
         });
       } catch (error) {
-        if (error instanceof NothingToWrite) return undefined;
+        if (error instanceof NothingToWrite) return [];
         if (isDeadlock(error) && attempt < DEADLOCK_RETRIES) continue;
         throw databaseError(error, duplicate && (() => duplicate(error)));
       }
@@ -294,15 +386,11 @@ export class KyselyRouteStore implements RouteStore {
   }
 }
 
-/** A route written: the record returned, and its row as stored (the change log keeps it). */
-interface Written {
-  readonly record: RouteRecord;
-  readonly row: RoutesTable;
-}
-
-interface Deleted {
-  readonly revision: number;
-  readonly deleted: string;
+/** `items` in runs of ROWS_PER_STATEMENT. */
+function chunks<T>(items: readonly T[]): T[][] {
+  const runs: T[][] = [];
+  for (let start = 0; start < items.length; start += ROWS_PER_STATEMENT) runs.push(items.slice(start, start + ROWS_PER_STATEMENT));
+  return runs;
 }
 
 /** An object of `columns` from values in the same order. */
@@ -324,59 +412,4 @@ function duplicateRoute(error: unknown): SwitchyardError {
     [{ field: 'path', reason: 'duplicate method and path shape' }],
     { cause: error },
   );
-}
-
-function toRow(record: RouteRecord): RoutesTable {
-  return {
-    id: record.id,
-    workspace: record.workspace,
-    method: record.method,
-    path: record.path,
-    shape: record.shape,
-    shape_hash: createHash('sha256').update(record.shape).digest('hex'),
-    middleware: JSON.stringify(record.middleware),
-    handler: record.handler,
-    created_at: record.createdAt.getTime(),
-    updated_at: record.updatedAt.getTime(),
-    revision: record.revision,
-  };
-}
-
-function changeRow(workspace: string, revision: number, written: Written | Deleted): RouteChangesTable {
-  if ('deleted' in written) return { workspace, revision, kind: 'delete', route_id: written.deleted, record: null };
-  const { shape_hash: _hash, ...row } = written.row;
-  return { workspace, revision, kind: 'upsert', route_id: row.id, record: JSON.stringify(row) };
-}
-
-function toChange(row: Selectable<RouteChangesTable>): RouteChange {
-  const revision = Number(row.revision);
-  if (row.kind === 'delete' || row.record === null) return { kind: 'delete', revision, id: row.route_id };
-  return { kind: 'upsert', revision, record: freeze(toRecord(JSON.parse(row.record) as RouteRow)) };
-}
-
-function toRecord(row: RouteRow): RouteRecord {
-  return {
-    id: row.id,
-    workspace: row.workspace,
-    method: row.method,
-    path: row.path,
-    shape: row.shape,
-    middleware: parseMiddleware(row.middleware),
-    handler: row.handler,
-    createdAt: new Date(Number(row.created_at)),
-    updatedAt: new Date(Number(row.updated_at)),
-    revision: Number(row.revision),
-  };
-}
-
-function freeze(record: RouteRecord): RouteRecord {
-  return Object.freeze({ ...record, middleware: Object.freeze([...record.middleware]) });
-}
-
-function parseMiddleware(text: string): string[] {
-  const value: unknown = JSON.parse(text);
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
-    throw new SwitchyardError('internal', 'stored route middleware is not a list of names');
-  }
-  return value;
 }

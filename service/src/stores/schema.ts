@@ -16,6 +16,8 @@ export interface RoutesTable {
   /** JSON array of strings. */
   middleware: string;
   handler: string;
+  /** The team or tool that manages the route; '' for none. */
+  owner: string;
   created_at: number;
   updated_at: number;
   /** The workspace revision this row was last written at. */
@@ -28,14 +30,23 @@ export interface RouteRevisionsTable {
   revision: number;
 }
 
-/** The change log: one row per revision of a workspace's route table. */
+/** The change log: one row per change; a revision holds one change or more, ordered by `seq`. */
 export interface RouteChangesTable {
   workspace: string;
   revision: number;
-  kind: 'upsert' | 'delete';
+  /** The change's place inside its revision, from 0. */
+  seq: number;
+  kind: 'create' | 'update' | 'delete';
   route_id: string;
-  /** The record as written, JSON; NULL for a delete. */
-  record: string | null;
+  /** The route before the change, a JSON row (as `routes`, without shape_hash); NULL for a create or when unknown. */
+  before_record: string | null;
+  /** The route as written, a JSON row; NULL for a delete. */
+  after_record: string | null;
+  /** Epoch milliseconds; 0 when unknown (deletes logged before 0009). */
+  changed_at: number;
+  /** The caller's subject; '' when unknown. */
+  actor: string;
+  owner: string;
 }
 
 export interface AssetsTable {

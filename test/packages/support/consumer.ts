@@ -22,7 +22,7 @@ const TSCONFIG = {
 
 /** A RouteStore over rows serialized to JSON, as a key-value database would hold them. */
 const MAP_ROUTE_STORE = `// @ts-check
-import { SwitchyardError } from '@switchyard/core';
+import { SwitchyardError, revisionRefusals, wholeRevisions } from '@switchyard/core';
 
 /** @typedef {import('@switchyard/core').RouteRecord} RouteRecord */
 /** @typedef {import('@switchyard/core').NewRouteRecord} NewRouteRecord */
@@ -30,6 +30,9 @@ import { SwitchyardError } from '@switchyard/core';
 /** @typedef {import('@switchyard/core').RouteChange} RouteChange */
 /** @typedef {import('@switchyard/core').RouteCursor} RouteCursor */
 /** @typedef {import('@switchyard/core').RouteStore} RouteStore */
+/** @typedef {import('@switchyard/core').RouteWriteOrigin} RouteWriteOrigin */
+/** @typedef {import('@switchyard/core').RouteRevisionWrite} RouteRevisionWrite */
+/** @typedef {import('@switchyard/core').RouteRevisionWritten} RouteRevisionWritten */
 
 /** Routes kept as JSON rows, with a revision and a change log per workspace, as a consumer might write one. @implements {RouteStore} */
 export class JsonRowRouteStore {
@@ -38,28 +41,90 @@ export class JsonRowRouteStore {
   /** @type {Map<string, RouteChange[]>} workspace → every change, oldest first */
   #log = new Map();
 
-  /** @param {NewRouteRecord} record @returns {Promise<RouteRecord>} */
-  async insert(record) {
+  /** @param {NewRouteRecord} record @param {RouteWriteOrigin} [origin] @returns {Promise<RouteRecord>} */
+  async insert(record, origin) {
     this.#refuseDuplicate(record, undefined);
     if (this.#rows.has(record.id)) throw new SwitchyardError('already_exists', 'route id already exists');
-    return this.#write({ ...record, revision: this.#revisionOf(record.workspace) + 1 });
+    const after = this.#write({ ...record, revision: this.#revisionOf(record.workspace) + 1 });
+    this.#changes(record.workspace).push({ kind: 'create', ...facts(after, origin), before: undefined, after });
+    return after;
   }
 
-  /** @param {string} workspace @param {string} id @param {RouteRecordUpdate} update */
-  async update(workspace, id, update) {
-    const current = await this.get(workspace, id);
-    if (!current) return undefined;
-    this.#refuseDuplicate({ ...current, ...update }, id);
-    return this.#write({ ...current, ...update, revision: this.#revisionOf(workspace) + 1 });
+  /** @param {string} workspace @param {string} id @param {RouteRecordUpdate} update @param {RouteWriteOrigin} [origin] */
+  async update(workspace, id, update, origin) {
+    const before = await this.get(workspace, id);
+    if (!before) return undefined;
+    this.#refuseDuplicate({ ...before, ...update }, id);
+    const after = this.#write({ ...before, ...update, revision: this.#revisionOf(workspace) + 1 });
+    this.#changes(workspace).push({ kind: 'update', ...facts(after, origin), before, after });
+    return after;
   }
 
-  /** @param {string} workspace @param {string} id */
-  async delete(workspace, id) {
-    if (!(await this.get(workspace, id))) return undefined;
+  /** @param {string} workspace @param {string} id @param {RouteWriteOrigin} [origin] */
+  async delete(workspace, id, origin) {
+    const before = await this.get(workspace, id);
+    if (!before) return undefined;
     this.#rows.delete(id);
     const revision = this.#revisionOf(workspace) + 1;
-    this.#changes(workspace).push({ kind: 'delete', revision, id });
+    const time = new Date(origin?.time ?? 0);
+    this.#changes(workspace).push({ kind: 'delete', ...facts(before, origin), revision, time, before, after: undefined });
     return { revision };
+  }
+
+  /** Every write checked against the table as it will be, then all made: one revision or none. @param {RouteRevisionWrite} write @returns {Promise<RouteRevisionWritten>} */
+  async applyRevision(write) {
+    const { workspace, origin } = write;
+    const current = this.#revisionOf(workspace);
+    if (write.expectedRevision !== undefined && write.expectedRevision !== current) throw revisionRefusals.stale(write.expectedRevision, current);
+    if (write.delete.length + write.update.length + write.create.length === 0) return { revision: current, changes: [] };
+    const revision = current + 1;
+    /** @type {Set<string>} */
+    const named = new Set();
+    /** @param {string} id @returns {RouteRecord} */
+    const before = (id) => {
+      const row = this.#rows.get(id);
+      const record = row === undefined ? undefined : parse(row);
+      if (record?.workspace !== workspace || named.has(id)) throw revisionRefusals.missing(id);
+      named.add(id);
+      return record;
+    };
+    const deleted = write.delete.map(before);
+    const updated = write.update.map(({ id, update }) => {
+      const old = before(id);
+      return { before: old, after: { ...old, ...update, revision } };
+    });
+    const created = write.create.map((record) => {
+      if (this.#rows.has(record.id) || named.has(record.id)) throw new SwitchyardError('already_exists', 'route id already exists');
+      named.add(record.id);
+      return { ...record, revision };
+    });
+    /** @param {{ method: string, shape: string }} record */
+    const key = (record) => \`\${record.method} \${record.shape}\`;
+    // Read synchronously, as everything from the revision check on: no other write can come between (an await here would let one in).
+    const staying = [...this.#rows.values()].map(parse).filter((record) => record.workspace === workspace && !named.has(record.id));
+    const taken = new Set(staying.map(key));
+    for (const record of [...updated.map((change) => change.after), ...created]) {
+      if (taken.has(key(record)))
+        throw new SwitchyardError('already_exists', 'a route with this method and path shape already exists', [{ field: 'path', reason: 'duplicate' }]);
+      taken.add(key(record));
+    }
+    for (const record of deleted) this.#rows.delete(record.id);
+    /** @param {RouteRecord} record */
+    const at = (record) => ({ ...facts(record, origin), revision });
+    /** @type {RouteChange[]} */
+    const changes = [
+      ...deleted.map((old) => /** @type {RouteChange} */ ({ kind: 'delete', ...at(old), before: old, after: undefined })),
+      ...updated.map((change) => {
+        const after = this.#write(change.after);
+        return /** @type {RouteChange} */ ({ kind: 'update', ...at(after), before: change.before, after });
+      }),
+      ...created.map((record) => {
+        const after = this.#write(record);
+        return /** @type {RouteChange} */ ({ kind: 'create', ...at(after), before: undefined, after });
+      }),
+    ];
+    this.#changes(workspace).push(...changes);
+    return { revision, changes };
   }
 
   /** @param {string} workspace @param {string} id */
@@ -102,15 +167,14 @@ export class JsonRowRouteStore {
   /** @param {string} workspace @param {number} revision @param {number} limit */
   async changesSince(workspace, revision, limit) {
     if (revision < 0 || revision > this.#revisionOf(workspace)) return undefined;
-    return this.#changes(workspace).filter((change) => change.revision > revision).slice(0, limit);
+    const later = this.#changes(workspace).filter((change) => change.revision > revision);
+    return wholeRevisions(later.slice(0, limit + 1), limit) ?? later.filter((change) => change.revision === revision + 1);
   }
 
   /** @param {RouteRecord} record */
   #write(record) {
     this.#rows.set(record.id, JSON.stringify({ ...record, createdAt: record.createdAt.toISOString(), updatedAt: record.updatedAt.toISOString() }));
-    const stored = parse(/** @type {string} */ (this.#rows.get(record.id)));
-    this.#changes(record.workspace).push({ kind: 'upsert', revision: record.revision, record: stored });
-    return stored;
+    return parse(/** @type {string} */ (this.#rows.get(record.id)));
   }
 
   /** @param {{ workspace: string, method: string, shape: string }} record @param {string | undefined} self */
@@ -132,6 +196,11 @@ export class JsonRowRouteStore {
   #revisionOf(workspace) {
     return this.#changes(workspace).at(-1)?.revision ?? 0;
   }
+}
+
+/** What a change records of a write of \`record\`. @param {RouteRecord} record @param {RouteWriteOrigin | undefined} origin */
+function facts(record, origin) {
+  return { revision: record.revision, id: record.id, time: new Date(origin?.time ?? record.updatedAt), actor: origin?.actor ?? '', owner: record.owner };
 }
 
 /** @param {string} row @returns {RouteRecord} */

@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import type { Selectable } from 'kysely';
+import { SwitchyardError, type RouteChange, type RouteRecord, type RouteWriteOrigin } from '@switchyard/core';
+import type { RouteChangesTable, RoutesTable } from './schema.js';
+
+// Routes and their changes as rows of `routes` and `route_changes`, and back.
+
+/** The columns a route is read from. */
+export const COLUMNS = [
+  'id',
+  'workspace',
+  'method',
+  'path',
+  'shape',
+  'middleware',
+  'handler',
+  'owner',
+  'created_at',
+  'updated_at',
+  'revision',
+] as const;
+export type RouteRow = Pick<Selectable<RoutesTable>, (typeof COLUMNS)[number]>;
+
+/** A change as callers get it: its records frozen, as every record this store answers. */
+export function frozenChange(change: RouteChange): RouteChange {
+  const before = change.before && freeze(change.before);
+  if (change.kind === 'delete') return Object.freeze({ ...change, before });
+  if (change.kind === 'create') return Object.freeze({ ...change, after: freeze(change.after) });
+  return Object.freeze({ ...change, before, after: freeze(change.after) });
+}
+
+export function toRow(record: RouteRecord): RoutesTable {
+  return {
+    id: record.id,
+    workspace: record.workspace,
+    method: record.method,
+    path: record.path,
+    shape: record.shape,
+    shape_hash: createHash('sha256').update(record.shape).digest('hex'),
+    middleware: JSON.stringify(record.middleware),
+    handler: record.handler,
+    owner: record.owner,
+    created_at: record.createdAt.getTime(),
+    updated_at: record.updatedAt.getTime(),
+    revision: record.revision,
+  };
+}
+
+/** The facts a change records of a write of `record`: its revision, owner, and who wrote it when. */
+export function factsOf(record: RouteRecord, origin: RouteWriteOrigin | undefined) {
+  return {
+    revision: record.revision,
+    id: record.id,
+    time: new Date(origin?.time ?? record.updatedAt),
+    actor: origin?.actor ?? '',
+    owner: record.owner,
+  };
+}
+
+export function changeRow(workspace: string, seq: number, change: RouteChange): RouteChangesTable {
+  return {
+    workspace,
+    revision: change.revision,
+    seq,
+    kind: change.kind,
+    route_id: change.id,
+    before_record: change.before ? loggedRow(change.before) : null,
+    after_record: change.after ? loggedRow(change.after) : null,
+    changed_at: change.time.getTime(),
+    actor: change.actor,
+    owner: change.owner,
+  };
+}
+
+/** A record as the change log keeps it: its row, as JSON, without the hash (derived from the shape). */
+function loggedRow(record: RouteRecord): string {
+  const { shape_hash: _hash, ...row } = toRow(record);
+  return JSON.stringify(row);
+}
+
+export function toChange(row: Selectable<RouteChangesTable>): RouteChange {
+  const facts = {
+    revision: Number(row.revision),
+    id: row.route_id,
+    time: new Date(Number(row.changed_at)),
+    actor: row.actor,
+    owner: row.owner,
+  };
+  const before = row.before_record === null ? undefined : loggedRecord(row.before_record);
+  if (row.kind === 'delete') return { ...facts, kind: 'delete', before, after: undefined };
+  const after = loggedRecord(row.after_record ?? 'null');
+  return row.kind === 'create' ? { ...facts, kind: 'create', before: undefined, after } : { ...facts, kind: 'update', before, after };
+}
+
+/** A logged row back as a record; rows logged before 0009 have no owner. */
+function loggedRecord(json: string): RouteRecord {
+  const row = JSON.parse(json) as (Omit<RouteRow, 'owner'> & { owner?: string }) | null;
+  if (row === null) throw new SwitchyardError('internal', 'a logged route change has no record');
+  return freeze(toRecord({ ...row, owner: row.owner ?? '' }));
+}
+
+export function toRecord(row: RouteRow): RouteRecord {
+  return {
+    id: row.id,
+    workspace: row.workspace,
+    method: row.method,
+    path: row.path,
+    shape: row.shape,
+    middleware: parseMiddleware(row.middleware),
+    handler: row.handler,
+    owner: row.owner,
+    createdAt: new Date(Number(row.created_at)),
+    updatedAt: new Date(Number(row.updated_at)),
+    revision: Number(row.revision),
+  };
+}
+
+export function freeze(record: RouteRecord): RouteRecord {
+  return Object.freeze({ ...record, middleware: Object.freeze([...record.middleware]) });
+}
+
+function parseMiddleware(text: string): string[] {
+  const value: unknown = JSON.parse(text);
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
+    throw new SwitchyardError('internal', 'stored route middleware is not a list of names');
+  }
+  return value;
+}
