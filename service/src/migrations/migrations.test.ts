@@ -117,10 +117,10 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
     await createMigrator(db).migrateTo('0007-media-facts');
     const record = sampleAsset('before-0008');
     await db.insertInto('assets').values(assetRow(record)).execute();
-    t.deepEqual(await createMigrator(db).migrateTo('0008-asset-changes'), {
-      error: undefined,
-      results: [{ migrationName: '0008-asset-changes', direction: 'Up', status: 'Success' }],
-    });
+    t.deepEqual(
+      (await createMigrator(db).migrateTo('0008-asset-changes')).results?.map((result) => [result.migrationName, result.status]),
+      [['0008-asset-changes', 'Success']],
+    );
     const store = new KyselyAssetStore(db);
     t.is(await store.revision('before-0008'), 0);
     t.deepEqual(await store.history('before-0008', record.id, { limit: 10 }), [], 'no change logged for what came before');
