@@ -69,7 +69,8 @@ function count(line) {
 
 /** Runs ava once; resolves its exit code. A crash that printed no failing test line counts as one failure. */
 async function runAva({ label, files, concurrency, nodeArguments }) {
-  process.stdout.write(`# ${label}: ${files.length} file${files.length === 1 ? '' : 's'}\n`);
+  const at = ((Date.now() - started) / 1000).toFixed(0);
+  process.stdout.write(`# ${label}: ${files.length} file${files.length === 1 ? '' : 's'} (${at} s in)\n`);
   const args = [
     AVA,
     '--tap',
