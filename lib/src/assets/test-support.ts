@@ -11,6 +11,7 @@ import { MemoryBlobStore } from '../memory/memory-blob-store.js';
 import type { AssetStore } from '../ports/asset-store.js';
 import type { BlobInfo, BlobStore } from '../ports/blob-store.js';
 import { createManualClock } from '../testing/manual-clock.js';
+import type { TimeSource } from '../clock.js';
 import { createSequentialIds } from '../testing/sequential-ids.js';
 import { createAssetService } from './asset-service.js';
 import { MemoryRouteStore } from '../memory/memory-route-store.js';
@@ -64,6 +65,8 @@ export function setup(
     fileCache?: FileCacheConfig;
     mediaFacts?: Partial<MediaFactsConfig>;
     observer?: DescribeObserver;
+    /** The media parsers' time (the system's unless given). */
+    mediaTime?: TimeSource;
     posterFrames?: Partial<PosterFrameConfig>;
   } = {},
 ) {
@@ -74,6 +77,7 @@ export function setup(
     blobStore,
     { ...DEFAULT_MEDIA_FACTS, maxPixels: 50_000_000, ...options.mediaFacts },
     options.observer,
+    options.mediaTime,
   );
   const service = createAssetService({
     assetStore,
