@@ -1,44 +1,17 @@
 // The asset change log on SQLite and (when reachable) MySQL, beyond the conformance suite: a change row that
 // cannot be written takes its asset write down with it, and the log is trimmed in bounded batches.
-import test, { type ExecutionContext } from 'ava';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import test from 'ava';
 import { sql, type Kysely } from 'kysely';
 import { isSwitchyardError } from '@switchyard/core';
 import { sampleAsset, sampleContent } from '@switchyard/core/testing';
-import { createTestMysqlDatabase, stillReachable, testNeedingMysql } from '../../../test/support/mysql.js';
-import { migrateToLatest } from '../migrations/index.js';
-import { openDatabase } from './database.js';
+import { testNeedingMysql } from '../../../test/support/mysql.js';
+import { withMigratedDatabase } from './migrated-database.test-support.js';
 import { KyselyAssetStore } from './kysely-asset-store.js';
 import type { Database } from './schema.js';
 
 const HISTORY = 5;
 const mysqlTest = await testNeedingMysql();
 const by = { actor: 'log-test', time: new Date('2026-01-02T03:04:05.678Z') };
-
-async function withDatabase(t: ExecutionContext, kind: 'sqlite' | 'mysql', run: (db: Kysely<Database>) => Promise<void>): Promise<void> {
-  if (kind === 'mysql') {
-    const database = stillReachable(await createTestMysqlDatabase(t));
-    const db = openDatabase({ kind: 'mysql', url: database.url });
-    try {
-      await migrateToLatest(db);
-      await run(db);
-    } finally {
-      await db.destroy();
-    }
-    return;
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'switchyard-asset-log-'));
-  const db = openDatabase({ kind: 'sqlite', file: join(dir, 'records.sqlite') });
-  try {
-    await migrateToLatest(db);
-    await run(db);
-  } finally {
-    await db.destroy();
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 const count = async (db: Kysely<Database>, table: 'assets' | 'asset_changes', workspace: string) =>
   Number(
@@ -55,7 +28,7 @@ for (const kind of ['sqlite', 'mysql'] as const) {
   (kind === 'mysql' ? mysqlTest : test)(
     `${kind}: a change row that cannot be written rolls back its asset write and revision`,
     async (t) => {
-      await withDatabase(t, kind, async (db) => {
+      await withMigratedDatabase(t, kind, async (db) => {
         const store = new KyselyAssetStore(db);
         const workspace = 'rollback';
         const kept = sampleAsset(workspace);
@@ -86,7 +59,7 @@ for (const kind of ['sqlite', 'mysql'] as const) {
   (kind === 'mysql' ? mysqlTest : test)(
     `${kind}: the log is trimmed in batches, never below the last \`history\` revisions, and answers exactly those`,
     async (t) => {
-      await withDatabase(t, kind, async (db) => {
+      await withMigratedDatabase(t, kind, async (db) => {
         const store = new KyselyAssetStore(db, { history: HISTORY });
         const workspace = 'trimmed';
         const record = sampleAsset(workspace);

@@ -1,48 +1,19 @@
 // The Kysely route store beyond the conformance suite, on SQLite and (when reachable) MySQL: the bounded change log (trimmed in batches, answered exactly), revisions of thousands of rows, applies racing on one database.
-import test, { type ExecutionContext } from 'ava';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Kysely } from 'kysely';
+import test from 'ava';
 import { createPrincipal, createSwitchyard, createUlidSource, memoryAdapters, type SwitchyardError } from '@switchyard/core';
-import { createTestMysqlDatabase, stillReachable, testNeedingMysql } from '../../../test/support/mysql.js';
-import { migrateToLatest } from '../migrations/index.js';
-import { openDatabase } from './database.js';
+import { testNeedingMysql } from '../../../test/support/mysql.js';
+import { withMigratedDatabase } from './migrated-database.test-support.js';
 import { KyselyRouteStore } from './kysely-route-store.js';
-import type { Database } from './schema.js';
 
 const HISTORY = 5;
 const mysqlTest = await testNeedingMysql();
 const ids = createUlidSource();
 
-async function withDatabase(t: ExecutionContext, kind: 'sqlite' | 'mysql', run: (db: Kysely<Database>) => Promise<void>): Promise<void> {
-  if (kind === 'mysql') {
-    const database = stillReachable(await createTestMysqlDatabase(t));
-    const db = openDatabase({ kind: 'mysql', url: database.url });
-    try {
-      await migrateToLatest(db);
-      await run(db);
-    } finally {
-      await db.destroy();
-    }
-    return;
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'switchyard-route-log-'));
-  const db = openDatabase({ kind: 'sqlite', file: join(dir, 'records.sqlite') });
-  try {
-    await migrateToLatest(db);
-    await run(db);
-  } finally {
-    await db.destroy();
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
 for (const kind of ['sqlite', 'mysql'] as const) {
   (kind === 'mysql' ? mysqlTest : test)(
     `${kind}: changesSince answers the last \`history\` changes exactly; the log is trimmed in batches, never below it`,
     async (t) => {
-      await withDatabase(t, kind, async (db) => {
+      await withMigratedDatabase(t, kind, async (db) => {
         const store = new KyselyRouteStore(db, { history: HISTORY });
         const workspace = `ws-${ids.next('route')}`;
         const logged = async () =>
@@ -91,7 +62,7 @@ for (const kind of ['sqlite', 'mysql'] as const) {
 
 for (const kind of ['sqlite', 'mysql'] as const) {
   (kind === 'mysql' ? mysqlTest : test)(`${kind}: a revision of thousands of changes is written in runs of rows, whole`, async (t) => {
-    await withDatabase(t, kind, async (db) => {
+    await withMigratedDatabase(t, kind, async (db) => {
       const store = new KyselyRouteStore(db);
       const workspace = `ws-${ids.next('route')}`;
       const time = new Date();
@@ -137,7 +108,7 @@ for (const kind of ['sqlite', 'mysql'] as const) {
   (kind === 'mysql' ? mysqlTest : test)(
     `${kind}: route-service applies race on one database: a compare-and-swap, or plans made again`,
     async (t) => {
-      await withDatabase(t, kind, async (db) => {
+      await withMigratedDatabase(t, kind, async (db) => {
         const store = new KyselyRouteStore(db);
         const switchyard = createSwitchyard({ ...memoryAdapters(), routeStore: store, cdnUrl: 'http://127.0.0.1/files' });
         t.teardown(() => switchyard.close());
