@@ -7,27 +7,9 @@ import { status as Status, type ServiceError } from '@grpc/grpc-js';
 import { bearer, GrpcClients } from './support/clients.js';
 import { tempDir } from './support/test-service.js';
 import { cliArgs, ROOT, runCli } from '../support/cli.js';
+import { cleanEnv } from '../rest/support/processes.js';
 
-const token = (env: Record<string, string>, ...args: string[]) => runCli(['token', ...args], env);
-
-/** Clean variables, so the developer's own environment cannot leak into these runs. */
-function cleanEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = { LOG_LEVEL: 'warn' };
-  for (const name of [
-    'HOST',
-    'PORT',
-    'GRPC_PORT',
-    'DATA_DIR',
-    'CDN_URL',
-    'DATABASE_URL',
-    'BLOB_STORE',
-    'AUTH_SECRET',
-    'AUTH_JWKS_URL',
-    'MAX_UPLOAD_BYTES',
-  ])
-    env[name] = '';
-  return { ...env, ...extra };
-}
+const token = (env: NodeJS.ProcessEnv, ...args: string[]) => runCli(['token', ...args], env);
 
 function payload(jwt: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
@@ -39,9 +21,9 @@ const SERVICE_ARGS = cliArgs('service');
 test('the service: listens, accepts tokens from switchyard token with the same DATA_DIR, stops cleanly on SIGTERM', async (t) => {
   const dir = await tempDir('process');
   t.teardown(() => dir.remove());
-  const env = cleanEnv({ DATA_DIR: dir.path, GRPC_PORT: '0', HOST: '127.0.0.1', CDN_URL: 'http://cdn.test/files' });
+  const env = cleanEnv({ DATA_DIR: dir.path, GRPC_PORT: '0', HOST: '127.0.0.1', CDN_URL: 'http://cdn.test/files', LOG_LEVEL: 'warn' });
 
-  const service = spawn(process.execPath, SERVICE_ARGS, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const service = spawn(process.execPath, SERVICE_ARGS, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(service, 'exit');
   let output = '';
   const address = await new Promise<string>((resolve, reject) => {
