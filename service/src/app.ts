@@ -1,11 +1,10 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { CounterFamily, type Registry, type Tracing } from '@switchyard/runtime';
 import { GrpcMetrics } from './grpc/grpc-metrics.js';
 import { timedStores } from './stores/timed-stores.js';
 import { registerUploadGauge } from './upload-metrics.js';
 import { transformMetrics } from './transform-metrics.js';
 import type { Transport } from '@connectrpc/connect';
-import { createSwitchyard, type TimeSource } from '@switchyard/core';
+import { createSwitchyard, sleep, systemTime, type TimeSource } from '@switchyard/core';
 import { resolveUrlSigningKeys } from './url-signing-keys.js';
 import { createInProcessChannel } from './in-process/transport.js';
 import { urlHost, type ServiceConfig } from './config.js';
@@ -63,6 +62,7 @@ export interface ServiceHandle {
 /** Opens storage, wires the core and serves it over gRPC on `config.host:config.grpcPort` (0 picks a free port). */
 export async function startService(config: ServiceConfig, options: StartServiceOptions = {}): Promise<ServiceHandle> {
   const log = options.logger ?? createServiceLogger(config.logLevel);
+  const time = options.time ?? systemTime;
   // Before the first call: grpc-js would otherwise print header values (tokens) to stderr.
   routeGrpcJsLogs(log);
   const ownsStorage = options.storage === undefined;
@@ -137,13 +137,15 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       endStreams();
       await health.stop();
       const timeoutMs = options.shutdownTimeoutMs ?? 10_000;
-      const deadline = performance.now() + timeoutMs;
-      const { forced } = await shutdownServer(server, timeoutMs);
+      const deadline = time.now().getTime() + timeoutMs;
+      const { forced } = await shutdownServer(server, timeoutMs, time);
       // In-process calls get the same deadline as those over the socket.
+      const waiting = new AbortController();
       const inProcessDone = await Promise.race([
         settled().then(() => true),
-        delay(Math.max(0, deadline - performance.now()), false, { ref: false }),
+        sleep(time, Math.max(0, deadline - time.now().getTime()), waiting.signal).then(() => false),
       ]);
+      waiting.abort();
       if (forced || !inProcessDone) {
         inProcess.cancelAll();
         log.warn('calls still running at the shutdown deadline were cut off');

@@ -1,6 +1,6 @@
 import { Server, ServerCredentials, type ChannelOptions, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { withFastChunks } from './chunk-encoding.js';
-import type { Switchyard, Timers } from '@switchyard/core';
+import { systemTime, type Switchyard, type Timers } from '@switchyard/core';
 import { AssetService, RouteService, UploadService } from '@switchyard/proto';
 import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
 import { FileServiceService } from '../gen/switchyard/v1/files.js';
@@ -101,17 +101,17 @@ export function bindServer(server: Server, address: string): Promise<number> {
 }
 
 /**
- * Stops taking calls and lets those in flight finish; after `timeoutMs` the
- * rest are cut off.
+ * Stops taking calls and lets those in flight finish; after `timeoutMs` (on
+ * `timers`) the rest are cut off.
  */
-export function shutdownServer(server: Server, timeoutMs: number): Promise<{ forced: boolean }> {
+export function shutdownServer(server: Server, timeoutMs: number, timers: Timers = systemTime): Promise<{ forced: boolean }> {
   return new Promise((resolve) => {
-    const timer = setTimeout(() => {
+    const timer = timers.setTimeout(() => {
       server.forceShutdown();
       resolve({ forced: true });
     }, timeoutMs);
     server.tryShutdown(() => {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       resolve({ forced: false });
     });
   });
