@@ -1,12 +1,17 @@
-// Crash consistency: the service is killed with SIGKILL at random points of uploads and
-// replaces, on SQLite + disk and on MySQL + S3, and restarted on the same data. After each
-// restart every acknowledged asset reads back with its sha256, no record points at a missing
-// blob, a replace shows fully old or fully new content, and `npm run gc` removes what the
-// crashes left (orphan blobs, temp files, unfinished multipart uploads).
+// Crash consistency: the service is killed with SIGKILL at random points of uploads,
+// replaces and deletes (single and batch), on SQLite + disk and on MySQL + S3, and restarted
+// on the same data. After each restart every acknowledged asset reads back with its sha256,
+// every acknowledged delete stays deleted, no record points at a missing blob, a replace shows
+// fully old or fully new content, the asset change log replayed from its start equals the
+// asset rows (every committed write logged once, nothing logged that did not commit), and
+// `npm run gc` removes what the crashes left (orphan blobs, temp files, unfinished multipart
+// uploads).
 import test, { type ExecutionContext } from 'ava';
 import { randomBytes } from 'node:crypto';
 import { type ClientWritableStream, type Metadata, type ServiceError, status as Status } from '@grpc/grpc-js';
 import type { Asset } from '@switchyard/service/gen/switchyard/v1/assets.js';
+import type { AssetRecord } from '@switchyard/core';
+import { openStorage } from '@switchyard/service';
 import { bearer, chunksOf, type GrpcClients } from '../grpc/support/clients.js';
 import { mintToken } from '../grpc/support/tokens.js';
 import {
@@ -22,6 +27,8 @@ import {
 import { scaled, SOAK } from './support/soak.js';
 
 const ROUNDS = scaled(3, 20);
+/** Acknowledged writes a round makes, about, before its kill: some 200 over the three rounds of a normal run. */
+const WRITES_PER_ROUND = 70;
 /** Calls each round keeps going at once. */
 const WORKERS = 4;
 /** Big enough for S3 to go multipart (5 MiB parts), so a kill can strand uploaded parts. */
@@ -89,7 +96,12 @@ interface Tracked {
   readonly id: string;
   candidates: Map<string, Content>;
   busy: boolean;
+  /** A delete of it was sent but not acknowledged (in flight when the service died): it may be gone. */
+  mayBeGone: boolean;
 }
+
+/** The workspace every call of this file works in. */
+const WORKSPACE = 'crash';
 
 /** Sends a whole upload or replace stream, calling `progress` with the bytes written so far. */
 function send(
@@ -126,22 +138,26 @@ function send(
 interface RoundOutcome {
   uploadsAcknowledged: number;
   replacesAcknowledged: number;
+  deletesAcknowledged: number;
   unacknowledged: number;
 }
 
 /**
- * Keeps `WORKERS` uploads and replaces going against `service` and kills it:
- * after a random delay, or once a big upload is about half sent.
+ * Keeps `WORKERS` uploads, replaces and deletes going against `service` and
+ * kills it once a random number of them was acknowledged (the others are cut
+ * wherever they are), or, in mid-stream rounds, after that once a big upload
+ * is partly sent.
  */
 async function crashRound(
   t: ExecutionContext,
   service: ServiceProcess,
   auth: Metadata,
   assets: Map<string, Tracked>,
+  deleted: Set<string>,
   random: () => number,
   midStream: boolean,
 ): Promise<RoundOutcome> {
-  const outcome: RoundOutcome = { uploadsAcknowledged: 0, replacesAcknowledged: 0, unacknowledged: 0 };
+  const outcome: RoundOutcome = { uploadsAcknowledged: 0, replacesAcknowledged: 0, deletesAcknowledged: 0, unacknowledged: 0 };
   let killed = false;
   let killing: Promise<void> | undefined;
   let killRequested!: (done: Promise<void>) => void;
@@ -152,6 +168,12 @@ async function crashRound(
     killRequested(killing);
   };
   const failedBeforeKill: string[] = [];
+  const target = Math.round(WRITES_PER_ROUND * (0.6 + random() * 0.8));
+  let targetReached!: () => void;
+  const reachedTarget = new Promise<void>((resolve) => (targetReached = resolve));
+  const acknowledged = () => {
+    if (outcome.uploadsAcknowledged + outcome.replacesAcknowledged + outcome.deletesAcknowledged >= target) targetReached();
+  };
   const settle = async <T>(call: Promise<T>): Promise<T | undefined> => {
     try {
       return await call;
@@ -167,8 +189,9 @@ async function crashRound(
     if (!asset) return;
     // An acknowledgement is a promise: from here on this asset must survive any crash.
     t.is(asset.sha256, body.sha256, 'the upload was acknowledged with the sha256 of the bytes sent');
-    assets.set(asset.id, { id: asset.id, candidates: new Map([[body.sha256, body]]), busy: false });
+    assets.set(asset.id, { id: asset.id, candidates: new Map([[body.sha256, body]]), busy: false, mayBeGone: false });
     outcome.uploadsAcknowledged++;
+    acknowledged();
   };
   const replace = async (tracked: Tracked, body: Content, progress?: (bytes: number) => void) => {
     tracked.busy = true;
@@ -179,18 +202,44 @@ async function crashRound(
     t.is(asset.sha256, body.sha256);
     tracked.candidates = new Map([[body.sha256, body]]);
     outcome.replacesAcknowledged++;
+    acknowledged();
+  };
+
+  /** Deletes one asset, or a batch of them in one call: one revision either way. */
+  const remove = async (targets: Tracked[]) => {
+    for (const tracked of targets) tracked.busy = tracked.mayBeGone = true;
+    const ids = targets.map((tracked) => tracked.id);
+    const call =
+      ids.length === 1
+        ? service.clients.asset('deleteAsset', auth, { id: ids[0]! })
+        : service.clients.asset('batchDeleteAssets', auth, { ids });
+    const answered = await settle(call.then(() => true));
+    for (const tracked of targets) tracked.busy = false;
+    if (!answered) return; // unknown outcome: each may be there or gone
+    for (const id of ids) {
+      assets.delete(id);
+      deleted.add(id);
+    }
+    outcome.deletesAcknowledged += ids.length;
+    acknowledged();
   };
 
   const worker = async () => {
     while (!killed) {
       const idle = [...assets.values()].filter((tracked) => !tracked.busy);
-      if (idle.length > 0 && random() < 0.45) await replace(idle[Math.floor(random() * idle.length)]!, randomContent(random));
+      const pick = random();
+      if (idle.length > 3 && pick < 0.12) await remove(idle.sort(() => random() - 0.5).slice(0, 1 + Math.floor(random() * 3)));
+      else if (idle.length > 0 && pick < 0.5) await replace(idle[Math.floor(random() * idle.length)]!, randomContent(random));
       else await upload(randomContent(random));
     }
   };
 
   const work = Array.from({ length: WORKERS }, worker);
-  if (midStream) {
+  // A backstop should the service stop answering (it would fail the round: calls failed before the kill).
+  const timer = setTimeout(kill, 60_000);
+  await Promise.race([reachedTarget, killedNow]);
+  if (!midStream) kill();
+  else if (!killed) {
     // Kill once a big upload (and, if there is one to replace, a big replace) is about half sent.
     const cutAt = Math.floor(BIG_BYTES * (0.2 + random() * 0.75));
     const cutWhen = (bytes: number) => void (bytes >= cutAt && !killed && kill());
@@ -198,8 +247,6 @@ async function crashRound(
     const idle = [...assets.values()].find((tracked) => !tracked.busy);
     if (idle) work.push(replace(idle, content('noise', BIG_BYTES)));
   }
-  // The kill after a random delay; in mid-stream rounds, a backstop should the big stream stall.
-  const timer = setTimeout(kill, midStream ? 10_000 : 50 + random() * 900);
   await killedNow;
   clearTimeout(timer);
   await Promise.all(work);
@@ -207,14 +254,23 @@ async function crashRound(
   return outcome;
 }
 
-/** After a restart: every tracked asset holds exactly one of its candidate contents, and serves exactly those bytes. */
-async function verifyAssets(t: ExecutionContext, service: ServiceProcess, auth: Metadata, assets: Map<string, Tracked>): Promise<void> {
+/** After a restart: every tracked asset holds exactly one of its candidate contents, and serves exactly those bytes; every deleted one is gone. */
+async function verifyAssets(
+  t: ExecutionContext,
+  service: ServiceProcess,
+  auth: Metadata,
+  assets: Map<string, Tracked>,
+  deleted: ReadonlySet<string>,
+): Promise<void> {
   const verify = async (tracked: Tracked) => {
     const record = await service.clients.getAsset(auth, tracked.id).catch((error: ServiceError) => {
-      t.fail(`acknowledged asset ${tracked.id} is gone after the crash: ${Status[error.code]} ${error.details}`);
+      if (tracked.mayBeGone && error.code === Status.NOT_FOUND)
+        assets.delete(tracked.id); // its delete committed
+      else t.fail(`acknowledged asset ${tracked.id} is gone after the crash: ${Status[error.code]} ${error.details}`);
       return undefined;
     });
     if (!record) return;
+    tracked.mayBeGone = false;
     const expected = tracked.candidates.get(record.sha256);
     if (!expected) {
       t.fail(`${tracked.id} holds ${record.sha256}, which is none of the contents written to it`);
@@ -229,35 +285,93 @@ async function verifyAssets(t: ExecutionContext, service: ServiceProcess, auth: 
     t.is(sha256(served.bytes), record.sha256, `${tracked.id}: the bytes served are the record's, wholly old or wholly new`);
     tracked.candidates = new Map([[record.sha256, expected]]);
   };
+  const verifyGone = async (id: string) => {
+    const error = await t.throwsAsync<ServiceError>(service.clients.getAsset(auth, id), undefined, `${id} was deleted`);
+    t.is(error && Status[error.code], 'NOT_FOUND', `${id}: an acknowledged delete holds`);
+  };
   // A few at a time: quick, without turning the check into a load test.
-  const queue = [...assets.values()];
+  const queue: (() => Promise<void>)[] = [
+    ...[...assets.values()].map((tracked) => () => verify(tracked)),
+    ...[...deleted].map((id) => () => verifyGone(id)),
+  ];
   await Promise.all(
     Array.from({ length: 8 }, async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) await verify(next);
+      for (let next = queue.shift(); next; next = queue.shift()) await next();
     }),
   );
 }
 
+/** What of a record a change must have logged exactly (media facts a later pass fills in are left out). */
+function loggedFields(record: AssetRecord) {
+  const { id, label, name, sha256, size, type, version, visibility, linkEpoch } = record;
+  return { id, label, name, sha256, size, type, version, visibility, linkEpoch };
+}
+
+/**
+ * The change log, replayed from its first revision, ends where the asset rows are: revisions
+ * 1..current each present once and in order, every change consistent with the one before it
+ * (created only when absent, the rest only when present), and the replayed records equal to the
+ * rows, field by field. A write that did not commit but was logged, or one that committed
+ * unlogged, shows as a difference.
+ */
+async function verifyChangeLog(t: ExecutionContext, deployment: Deployment, round: number): Promise<number> {
+  const storage = await openStorage(deployment.storage, { migrate: false });
+  try {
+    const revision = await storage.assetStore.revision(WORKSPACE);
+    const changes = (await storage.assetStore.changesSince(WORKSPACE, 0, 1_000_000)) ?? [];
+    const revisions = [...new Set(changes.map((change) => change.revision))];
+    t.deepEqual(
+      revisions,
+      Array.from({ length: revision }, (_, i) => i + 1),
+      `round ${round}: revisions 1..${revision}, none missing or repeated`,
+    );
+    const replayed = new Map<string, ReturnType<typeof loggedFields>>();
+    const inconsistent: string[] = [];
+    for (const change of changes) {
+      const present = replayed.has(change.assetId);
+      if (change.type === 'asset.created' ? present : !present) inconsistent.push(`${change.revision} ${change.type} ${change.assetId}`);
+      if (change.type === 'asset.deleted') replayed.delete(change.assetId);
+      else replayed.set(change.assetId, loggedFields(change.asset));
+    }
+    t.deepEqual(inconsistent, [], `round ${round}: every change follows from the one before it`);
+    const ids = await storage.db.selectFrom('assets').select('id').where('workspace', '=', WORKSPACE).execute();
+    const rows = new Map<string, ReturnType<typeof loggedFields>>();
+    for (const { id } of ids) {
+      const record = await storage.assetStore.get(WORKSPACE, id);
+      if (record) rows.set(id, loggedFields(record));
+    }
+    const sorted = (map: Map<string, unknown>) => [...map].sort(([a], [b]) => a.localeCompare(b));
+    t.deepEqual(sorted(replayed), sorted(rows), `round ${round}: the log replayed equals the asset rows`);
+    return changes.length;
+  } finally {
+    await storage.close();
+  }
+}
+
 async function crashRounds(t: ExecutionContext, deployment: Deployment): Promise<void> {
   const started = performance.now();
-  const auth = bearer(await mintToken(deployment.secret, { workspace: 'crash' }));
+  const auth = bearer(await mintToken(deployment.secret, { workspace: WORKSPACE }));
   const assets = new Map<string, Tracked>();
-  const totals = { uploads: 0, replaces: 0, unacknowledged: 0 };
+  const deleted = new Set<string>();
+  const totals = { uploads: 0, replaces: 0, deletes: 0, unacknowledged: 0 };
+  let logged = 0;
   let service = await ServiceProcess.start(deployment);
   t.teardown(() => void service.child.process.kill('SIGKILL'));
 
   for (let round = 1; round <= ROUNDS; round++) {
     const seed = Math.floor(Math.random() * 2 ** 31);
     const midStream = round % 2 === 0;
-    const outcome = await crashRound(t, service, auth, assets, seeded(seed), midStream);
+    const outcome = await crashRound(t, service, auth, assets, deleted, seeded(seed), midStream);
     totals.uploads += outcome.uploadsAcknowledged;
     totals.replaces += outcome.replacesAcknowledged;
+    totals.deletes += outcome.deletesAcknowledged;
     totals.unacknowledged += outcome.unacknowledged;
     if (SOAK || round === ROUNDS)
-      t.log(`${deployment.name} round ${round} (seed ${seed}, ${midStream ? 'mid-stream' : 'random delay'}): ${JSON.stringify(outcome)}`);
+      t.log(`${deployment.name} round ${round} (seed ${seed}, ${midStream ? 'mid-stream' : 'between calls'}): ${JSON.stringify(outcome)}`);
 
+    logged = await verifyChangeLog(t, deployment, round);
     service = await ServiceProcess.start(deployment);
-    await verifyAssets(t, service, auth, assets);
+    await verifyAssets(t, service, auth, assets, deleted);
     const state = await audit(deployment);
     t.deepEqual(state.broken, [], `round ${round}: no record points at a missing or different blob`);
     t.true(state.assetRows >= assets.size, 'every acknowledged upload has its record');
@@ -278,10 +392,11 @@ async function crashRounds(t: ExecutionContext, deployment: Deployment): Promise
     t.regex(gc.output, /warning: the S3 server cannot list unfinished multipart uploads/);
   }
   // And the service still serves every acknowledged asset.
-  await verifyAssets(t, service, auth, assets);
+  await verifyAssets(t, service, auth, assets, deleted);
   await service.stop();
   t.log(
-    `${deployment.name}: ${ROUNDS} rounds in ${((performance.now() - started) / 1000).toFixed(1)} s; acknowledged ${totals.uploads} uploads and ${totals.replaces} replaces, ` +
+    `${deployment.name}: ${ROUNDS} rounds in ${((performance.now() - started) / 1000).toFixed(1)} s; acknowledged ${totals.uploads} uploads, ${totals.replaces} replaces and ${totals.deletes} deletes ` +
+      `(${logged} changes logged), ` +
       `${totals.unacknowledged} calls cut by the kills; ${assets.size} assets tracked; gc removed ${before.blobKeys.length - after.blobKeys.length} orphan blobs, ` +
       `${before.strayFiles.length} temp files; ${after.pendingMultipart.length} unfinished multipart uploads left in s3rver`,
   );
@@ -290,8 +405,8 @@ async function crashRounds(t: ExecutionContext, deployment: Deployment): Promise
 // Created before any test is declared: ava wants every test declared in the module's first turn.
 const mysqlS3 = await mysqlS3Deployment();
 
-test('SIGKILL during uploads and replaces, SQLite + disk: nothing acknowledged is lost, nothing half-replaced, gc cleans up', async (t) => {
-  t.timeout(scaled(120_000, 20 * 60_000));
+test('SIGKILL during uploads, replaces and deletes, SQLite + disk: nothing acknowledged is lost, nothing half-replaced, the change log equals the rows, gc cleans up', async (t) => {
+  t.timeout(scaled(300_000, 20 * 60_000));
   const deployment = await sqliteDiskDeployment();
   t.teardown(() => deployment.cleanup());
   await crashRounds(t, deployment);
@@ -300,8 +415,8 @@ test('SIGKILL during uploads and replaces, SQLite + disk: nothing acknowledged i
 if (!mysqlS3) {
   test.skip('SIGKILL on MySQL + S3: MySQL is unreachable (set REQUIRE_MYSQL=1 to make that a failure)', () => undefined);
 } else {
-  test('SIGKILL during uploads and replaces, MySQL + S3: nothing acknowledged is lost, nothing half-replaced, gc cleans up', async (t) => {
-    t.timeout(scaled(120_000, 20 * 60_000));
+  test('SIGKILL during uploads, replaces and deletes, MySQL + S3: nothing acknowledged is lost, nothing half-replaced, the change log equals the rows, gc cleans up', async (t) => {
+    t.timeout(scaled(300_000, 20 * 60_000));
     t.teardown(() => mysqlS3.cleanup());
     await crashRounds(t, mysqlS3);
   });
