@@ -5,13 +5,13 @@
 import test from 'ava';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
 import { Metadata, Server, ServerCredentials, status, type ServerWritableStream } from '@grpc/grpc-js';
 import { ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport, Http2SessionManager } from '@connectrpc/connect-node';
 import { AssetService, FileService, type ReadFileResponse as ReadFileMessage } from '@switchyard/proto';
 import { signToken } from '@switchyard/core';
+import { eventually } from '@switchyard/core/testing';
 import { createServiceLogger, loadServiceConfig, startService } from '@switchyard/service';
 import { FileServiceService, type ReadFileRequest, type ReadFileResponse } from '@switchyard/service/gen/switchyard/v1/files.js';
 import { createLeanClient } from './lean-client.js';
@@ -102,8 +102,7 @@ test('in-process (npm start): a reader that stops after the first message ends t
     // The handler ends (its one log line) once the reader has gone; left running, it would wait for a reader forever.
     const ended = (): boolean =>
       lines.some((line) => line['msg'] === 'call' && line['method'] === 'ReadFile' && line['requestId'] === 'stops-early');
-    for (const deadline = Date.now() + 5_000; !ended() && Date.now() < deadline; ) await delay(10);
-    t.true(ended(), 'the ReadFile handler ended');
+    await eventually(ended, { timeout: 10_000, message: 'the ReadFile handler ended' });
   } finally {
     await service.close();
   }
