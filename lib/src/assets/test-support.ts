@@ -11,7 +11,8 @@ import { MemoryBlobStore } from '../memory/memory-blob-store.js';
 import type { AssetStore } from '../ports/asset-store.js';
 import type { BlobInfo, BlobStore } from '../ports/blob-store.js';
 import { createManualClock } from '../testing/manual-clock.js';
-import type { TimeSource } from '../clock.js';
+import { systemTime, type TimeSource } from '../clock.js';
+import { LOAD_MS } from './media/probe-pool.js';
 import { createSequentialIds } from '../testing/sequential-ids.js';
 import { createAssetService } from './asset-service.js';
 import { MemoryRouteStore } from '../memory/memory-route-store.js';
@@ -56,6 +57,18 @@ export function principalWith(...scopes: string[]): Principal {
 /** The url signing key of `setup`'s services. */
 export const TEST_URL_KEY: UrlSigningKey = Object.freeze({ id: 'test', secret: new Uint8Array(32).fill(7) });
 
+/**
+ * The system's time, except that a parser's load is never cut off: how long a
+ * worker takes to load its parser is the machine's business (over 30 s under
+ * CI beside a CPU burner and other suites), and LOAD_MS has its own test on
+ * fake time (probe-pool.test.ts). Parse deadlines stay real.
+ */
+export const patientLoading: TimeSource = Object.freeze({
+  ...systemTime,
+  setTimeout: (callback: () => void, ms: number) =>
+    ms === LOAD_MS ? systemTime.setTimeout(() => undefined, 0) : systemTime.setTimeout(callback, ms),
+});
+
 /** A service over fresh memory stores, a manual clock and sequential ids. */
 export function setup(
   options: {
@@ -65,7 +78,7 @@ export function setup(
     fileCache?: FileCacheConfig;
     mediaFacts?: Partial<MediaFactsConfig>;
     observer?: DescribeObserver;
-    /** The media parsers' time (the system's unless given). */
+    /** The media parsers' time (`patientLoading` unless given). */
     mediaTime?: TimeSource;
     posterFrames?: Partial<PosterFrameConfig>;
   } = {},
@@ -77,7 +90,7 @@ export function setup(
     blobStore,
     { ...DEFAULT_MEDIA_FACTS, maxPixels: 50_000_000, ...options.mediaFacts },
     options.observer,
-    options.mediaTime,
+    options.mediaTime ?? patientLoading,
   );
   const service = createAssetService({
     assetStore,

@@ -4,7 +4,7 @@
 // field, and memory stays flat over many of them.
 import test from 'ava';
 import { readFile } from 'node:fs/promises';
-import { alice, chunked, setup } from '../test-support.js';
+import { alice, chunked, patientLoading, setup } from '../test-support.js';
 import type { DescribeObserver } from './describe-media.js';
 import { MEDIA_FACTS_VERSION } from './media-facts.js';
 import type { ProbeCost, ProbeOutcome } from './probe-pool.js';
@@ -74,13 +74,13 @@ test('truncated, looping and lying files: stored, without the field, each parse 
 const PARSE_DEADLINE_MS = 4_321;
 
 /**
- * The system's time, except that the parse deadline passes as soon as it is set (in a microtask,
+ * patientLoading, except that the parse deadline passes as soon as it is set (in a microtask,
  * before the worker's answer can be read): the parser is past it on every run, however fast it is.
  */
 const parseDeadlinePassed: TimeSource = {
-  ...systemTime,
+  ...patientLoading,
   setTimeout: (callback, ms) => {
-    if (ms !== PARSE_DEADLINE_MS) return systemTime.setTimeout(callback, ms);
+    if (ms !== PARSE_DEADLINE_MS) return patientLoading.setTimeout(callback, ms);
     queueMicrotask(callback);
     return systemTime.setTimeout(() => undefined, 0);
   },
