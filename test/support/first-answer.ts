@@ -3,7 +3,7 @@ import { eventually } from './eventually.js';
 /** Polls (every 100 ms, up to 30 s) until a program that is starting answers `url`; `output` is shown when it never does. */
 export async function firstAnswer(url: string, init: RequestInit, output: () => string): Promise<Response> {
   try {
-    return await eventually(() => fetch(url, init), { timeout: 30_000, interval: 100, message: `${url} answering` });
+    return await eventually(() => fetch(url, init), { timeout: 60_000, interval: 100, message: `${url} answering` });
   } catch (error) {
     throw new Error(`${(error as Error).message}\n${output()}`, { cause: error });
   }
