@@ -1,6 +1,8 @@
 import { RouteTable, type RouteTableMatch } from './route-table.js';
 import type { Route, RouteEvent } from './types.js';
 
+type ChangeEvent = Extract<RouteEvent, { type: 'upsert' | 'delete' }>;
+
 /**
  * A workspace's route table kept in step with a watch (`routes.watch`, the
  * gRPC WatchRoutes stream, the REST event stream, or any source of the same
@@ -8,13 +10,17 @@ import type { Route, RouteEvent } from './types.js';
  *
  * A snapshot is collected aside and swapped in whole on `synced`, so matches
  * meanwhile (and while a source is disconnected) see the last complete table,
- * never half of one. The compiled matcher is rebuilt on the first match after
+ * never half of one. So is a revision of several changes (an apply): its
+ * changes are held aside until the last (the one without `moreInRevision`),
+ * then applied together. The compiled matcher is rebuilt on the first match after
  * a change, so a burst of changes costs one rebuild.
  */
 export class SyncedRouteTable {
   #routes = new Map<string, Route>();
   /** The snapshot being received, between `reset` and `synced`. */
   #incoming: Map<string, Route> | undefined;
+  /** The changes of a revision received so far, before its last. */
+  #partial: ChangeEvent[] = [];
   #revision = 0;
   #synced = false;
   #compiled: RouteTable<Route> | undefined;
@@ -51,16 +57,14 @@ export class SyncedRouteTable {
     switch (event.type) {
       case 'reset':
         this.#incoming = new Map();
+        this.#partial = [];
         return;
       case 'upsert':
         if (this.#incoming) return void this.#incoming.set(event.route.id, event.route);
-        if (event.revision <= this.#revision) return;
-        this.#routes.set(event.route.id, event.route);
-        return this.#changed(event);
+        return this.#change(event);
       case 'delete':
-        if (this.#incoming || event.revision <= this.#revision) return;
-        this.#routes.delete(event.id);
-        return this.#changed(event);
+        if (this.#incoming) return;
+        return this.#change(event);
       case 'synced':
         if (!this.#incoming) return;
         this.#routes = this.#incoming;
@@ -77,9 +81,24 @@ export class SyncedRouteTable {
     for await (const event of events) this.apply(event);
   }
 
-  /** A snapshot cut short (the source went away mid-way) is dropped; the last whole table stays. */
+  /** A snapshot or a revision cut short (the source went away mid-way) is dropped; the last whole table stays. */
   abandonSnapshot(): void {
     this.#incoming = undefined;
+    this.#partial = [];
+  }
+
+  /** Holds a change until its revision is whole, then applies the revision's changes at once. */
+  #change(event: ChangeEvent): void {
+    if (event.revision <= this.#revision) return;
+    if (this.#partial[0] !== undefined && this.#partial[0].revision !== event.revision) this.#partial = [];
+    this.#partial.push(event);
+    if (event.moreInRevision === true) return;
+    for (const change of this.#partial) {
+      if (change.type === 'upsert') this.#routes.set(change.route.id, change.route);
+      else if (change.type === 'delete') this.#routes.delete(change.id);
+    }
+    this.#partial = [];
+    this.#changed(event);
   }
 
   #changed(event: RouteEvent): void {
