@@ -44,7 +44,7 @@ export const routingRoutes: FastifyPluginAsyncZod<RoutingDeps> = async (app, { c
     },
     async (request, reply) => {
       const { middleware = [], ...body } = request.body;
-      const route = await clients.routes.createRoute({ ...body, middleware }, contextOf(request, reply, log).callOptions());
+      const route = await clients.routes.createRoute({ owner: '', ...body, middleware }, contextOf(request, reply, log).callOptions());
       return reply
         .code(201)
         .header('location', `/v1/routing/${encodeURIComponent(route.id)}`)
@@ -83,7 +83,11 @@ export const routingRoutes: FastifyPluginAsyncZod<RoutingDeps> = async (app, { c
     },
     async (request, reply) => {
       const page = await clients.routes.listRoutes(
-        { pageSize: request.query.pageSize ?? 0, pageToken: request.query.pageToken ?? '' },
+        {
+          pageSize: request.query.pageSize ?? 0,
+          pageToken: request.query.pageToken ?? '',
+          ...(request.query.atRevision === undefined ? {} : { atRevision: BigInt(request.query.atRevision) }),
+        },
         contextOf(request, reply, log).callOptions(),
       );
       return { routes: page.routes.map(routeView), nextPageToken: page.nextPageToken };

@@ -46,7 +46,7 @@ export class SyncedRouteTable {
     return this.#compiled.match(method, path);
   }
 
-  /** Called after each event that changed what matches see (a change, or a snapshot swapped in). */
+  /** Called after each event that changed what matches see (a change, or a snapshot swapped in); the changes of a revision once it is whole. */
   onChange(listener: (event: RouteEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -93,12 +93,14 @@ export class SyncedRouteTable {
     if (this.#partial[0] !== undefined && this.#partial[0].revision !== event.revision) this.#partial = [];
     this.#partial.push(event);
     if (event.moreInRevision === true) return;
-    for (const change of this.#partial) {
-      if (change.type === 'upsert') this.#routes.set(change.route.id, change.route);
-      else if (change.type === 'delete') this.#routes.delete(change.id);
-    }
+    const revision = this.#partial;
     this.#partial = [];
-    this.#changed(event);
+    for (const change of revision) {
+      if (change.type === 'upsert') this.#routes.set(change.route.id, change.route);
+      else this.#routes.delete(change.id);
+    }
+    // Listeners hear of each change, once the table holds the whole revision.
+    for (const change of revision) this.#changed(change);
   }
 
   #changed(event: RouteEvent): void {
