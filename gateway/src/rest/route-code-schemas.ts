@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { isoTime, optionalQuery, pageSize, revisionQuery, RouteSchema, text } from './schemas.js';
+import { isoTime, optionalQuery, pageSize, REVISION_REASON, revisionQuery, RouteSchema, text } from './schemas.js';
 
 // Routes as code: the JSON of apply, rollback and the change log (CONTRACT.md, "Routes as code").
 
-const REVISION_REASON = 'must be a whole number, 0 or more';
 const revisionField = (description: string) =>
   z
     .number({ error: REVISION_REASON })

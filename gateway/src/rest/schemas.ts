@@ -353,7 +353,7 @@ export const ListAssetsQuerySchema = z.object({
   ),
 });
 
-const REVISION_REASON = 'must be a whole number, 0 or more';
+export const REVISION_REASON = 'must be a whole number, 0 or more';
 /** Decimal digits only: `0x10`, `1.0` or ` 5` are not revisions, whatever Number() makes of them. */
 export const revisionQuery = z
   .string({ error: REVISION_REASON })
