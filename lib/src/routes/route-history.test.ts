@@ -80,6 +80,11 @@ test('changes refuses a revision ahead of the table, a foreign token, and a revi
     (await service.changes(reader, { sinceRevision: 2 })).changes.map((c) => c.revision),
     [3, 4],
   );
+  t.deepEqual(
+    (await service.changes(reader, {})).changes.map((c) => c.revision),
+    [3, 4],
+    'by default, from the oldest kept',
+  );
 });
 
 test('list at a revision is the table as it was then, paged, its tokens bound to that revision', async (t) => {

@@ -31,8 +31,10 @@ export async function listRouteChanges(store: RouteStore, principal: Principal, 
   const since = input.pageToken ? revisionOfToken(input.pageToken, binding) : parseRevision(input.sinceRevision ?? 0, 'sinceRevision');
   const current = await store.revision(workspace);
   if (since > current) throw invalidArgument('sinceRevision', `is ahead of the route table, which is at revision ${current}`);
-  const changes = await store.changesSince(workspace, since, limit);
-  if (changes === undefined) throw await beyondHistory(store, workspace, since, 'sinceRevision');
+  // 0 (the default) is "from the oldest kept": once the log is trimmed, that is where the kept history starts.
+  const from = since === 0 && !input.pageToken ? await historyStart(store, workspace, 0) : since;
+  const changes = await store.changesSince(workspace, from, limit);
+  if (changes === undefined) throw await beyondHistory(store, workspace, from, 'sinceRevision');
   const last = changes.at(-1)?.revision;
   const nextPageToken = last !== undefined && last < current ? encodePageToken([String(last)], binding) : '';
   return { changes: changes.map(toChangeEntry), nextPageToken };
@@ -68,18 +70,25 @@ export async function tableAt(
   return { records, current: snapshot.revision };
 }
 
-/** How far back the kept history goes: the oldest revision whose later changes are all kept (found in a few probes of the log). */
-async function beyondHistory(store: RouteStore, workspace: string, revision: number, field: string) {
-  let low = revision + 1;
+/** The oldest revision, from `from` on, whose later changes are all kept (found in a few probes of the log). */
+async function historyStart(store: RouteStore, workspace: string, from: number): Promise<number> {
+  if ((await store.changesSince(workspace, from, 1)) !== undefined) return from;
+  let low = from + 1;
   let high = await store.revision(workspace);
   while (low < high) {
     const middle = Math.floor((low + high) / 2);
     if ((await store.changesSince(workspace, middle, 1)) === undefined) low = middle + 1;
     else high = middle;
   }
+  return low;
+}
+
+/** A revision older than the kept history: `invalid_argument` saying how far back it goes. */
+async function beyondHistory(store: RouteStore, workspace: string, revision: number, field: string) {
+  const start = await historyStart(store, workspace, revision);
   return invalidArgument(
     field,
-    `revision ${revision} is older than the kept route history, which goes back to revision ${low} (ROUTE_HISTORY keeps the last revisions)`,
+    `revision ${revision} is older than the kept route history, which goes back to revision ${start} (ROUTE_HISTORY keeps the last revisions)`,
   );
 }
 
