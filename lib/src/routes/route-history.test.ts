@@ -204,7 +204,12 @@ test('a synced table drops a revision cut short, and takes it whole when it come
   t.is(table.match('GET', '/a'), undefined, 'half a revision is never matched');
   table.abandonSnapshot();
   table.apply(at(2, '/a', true));
+  // Sent again from its start without an abandon (a source that resumed on its own): held once, not twice.
+  table.apply(at(2, '/a', true));
+  const heard: string[] = [];
+  table.onChange((event) => heard.push(event.type === 'upsert' ? event.route.path : event.type));
   table.apply(at(2, '/b'));
+  t.deepEqual(heard, ['/a', '/b']);
   t.is(table.revision, 2);
   t.truthy(table.match('GET', '/a'));
   t.truthy(table.match('GET', '/b'));

@@ -3,6 +3,8 @@ import type { Route, RouteEvent } from './types.js';
 
 type ChangeEvent = Extract<RouteEvent, { type: 'upsert' | 'delete' }>;
 
+const idOf = (event: ChangeEvent): string => (event.type === 'upsert' ? event.route.id : event.id);
+
 /**
  * A workspace's route table kept in step with a watch (`routes.watch`, the
  * gRPC WatchRoutes stream, the REST event stream, or any source of the same
@@ -90,7 +92,9 @@ export class SyncedRouteTable {
   /** Holds a change until its revision is whole, then applies the revision's changes at once. */
   #change(event: ChangeEvent): void {
     if (event.revision <= this.#revision) return;
-    if (this.#partial[0] !== undefined && this.#partial[0].revision !== event.revision) this.#partial = [];
+    // Another revision, or this one sent again from its start (a resumed watch; a revision names each route once): start over.
+    const first = this.#partial[0];
+    if (first !== undefined && (first.revision !== event.revision || idOf(first) === idOf(event))) this.#partial = [];
     this.#partial.push(event);
     if (event.moreInRevision === true) return;
     const revision = this.#partial;
