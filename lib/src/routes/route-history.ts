@@ -31,10 +31,12 @@ export async function listRouteChanges(store: RouteStore, principal: Principal, 
   const since = input.pageToken ? revisionOfToken(input.pageToken, binding) : parseRevision(input.sinceRevision ?? 0, 'sinceRevision');
   const current = await store.revision(workspace);
   if (since > current) throw invalidArgument('sinceRevision', `is ahead of the route table, which is at revision ${current}`);
+  const field = input.pageToken ? 'pageToken' : 'sinceRevision';
+  let changes = await store.changesSince(workspace, since, limit);
   // 0 (the default) is "from the oldest kept": once the log is trimmed, that is where the kept history starts.
-  const from = since === 0 && !input.pageToken ? await historyStart(store, workspace, 0) : since;
-  const changes = await store.changesSince(workspace, from, limit);
-  if (changes === undefined) throw await beyondHistory(store, workspace, from, 'sinceRevision');
+  if (changes === undefined && since === 0 && !input.pageToken)
+    changes = await store.changesSince(workspace, await historyStart(store, workspace, 0), limit);
+  if (changes === undefined) throw await beyondHistory(store, workspace, since, field);
   const last = changes.at(-1)?.revision;
   const nextPageToken = last !== undefined && last < current ? encodePageToken([String(last)], binding) : '';
   return { changes: changes.map(toChangeEntry), nextPageToken };
