@@ -24,6 +24,10 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = Object.freeze({
     summary: 'remove blobs no record points at, and partial writes a crash left',
     load: async () => (await import('@switchyard/service')).gcCommand,
   },
+  routes: {
+    summary: 'routes as code: export the table, diff or apply a route file (SWITCHYARD_URL)',
+    load: async () => (await import('./routes/routes-command.js')).routesCommand,
+  },
   'backfill-metadata': {
     summary: 'read the media facts of assets stored before they were read at upload',
     load: async () => (await import('@switchyard/service')).backfillMetadataCommand,

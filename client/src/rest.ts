@@ -15,6 +15,45 @@ export interface RestRoute {
   readonly updatedAt: string;
   /** The workspace's route-table revision this route was last written at. */
   readonly revision: number;
+  /** The team or tool that manages the route (routes as code); `""` when none. */
+  readonly owner: string;
+}
+
+/** A route as an apply takes it. */
+export interface RestDesiredRoute {
+  readonly method: string;
+  readonly path: string;
+  readonly middleware?: readonly string[];
+  readonly handler: string;
+  /** The apply's owner, or left out. */
+  readonly owner?: string;
+}
+
+/** What an apply or rollback did (or, with dryRun, would do). */
+export interface RestApplyResult {
+  /** The revision written; with nothing to change, or for a dry run, the one planned against. */
+  readonly revision: number;
+  readonly created: readonly RestRoute[];
+  readonly updated: readonly { readonly before: RestRoute; readonly after: RestRoute }[];
+  readonly deleted: readonly RestRoute[];
+  readonly unchanged: number;
+}
+
+/** One entry of the route change log. */
+export interface RestRouteChange {
+  readonly revision: number;
+  readonly time: string;
+  readonly actor: string;
+  readonly owner: string;
+  readonly kind: 'create' | 'update' | 'delete';
+  readonly before: RestRoute | null;
+  readonly after: RestRoute | null;
+}
+
+export interface RestRouteChangePage {
+  readonly changes: readonly RestRouteChange[];
+  /** Empty once the page reaches the current revision. */
+  readonly nextPageToken: string;
 }
 
 export interface RestRoutePage {
@@ -108,15 +147,27 @@ export interface RestClientOptions {
 export type RestUploadSource = Blob | Uint8Array;
 
 export interface RestClient {
-  createRoute(route: { method: string; path: string; middleware?: readonly string[]; handler: string }): Promise<RestRoute>;
+  createRoute(route: { method: string; path: string; middleware?: readonly string[]; handler: string; owner?: string }): Promise<RestRoute>;
   getRoute(id: string): Promise<RestRoute>;
   matchRoute(method: string, path: string): Promise<RestMatch>;
-  listRoutes(query?: { pageSize?: number; pageToken?: string }): Promise<RestRoutePage>;
+  /** `atRevision`: the table as it was then (within the kept history). */
+  listRoutes(query?: { pageSize?: number; pageToken?: string; atRevision?: number }): Promise<RestRoutePage>;
   updateRoute(
     id: string,
-    changes: { method?: string; path?: string; middleware?: readonly string[]; handler?: string },
+    changes: { method?: string; path?: string; middleware?: readonly string[]; handler?: string; owner?: string },
   ): Promise<RestRoute>;
   deleteRoute(id: string): Promise<void>;
+  /** Makes the owner's routes `routes`, in one revision (routes as code). */
+  applyRoutes(request: {
+    routes: readonly RestDesiredRoute[];
+    owner?: string;
+    prune?: boolean;
+    expectedRevision?: number;
+    dryRun?: boolean;
+  }): Promise<RestApplyResult>;
+  /** One new revision whose table equals the one at `revision`. */
+  rollbackRoutes(request: { revision: number; expectedRevision?: number; dryRun?: boolean }): Promise<RestApplyResult>;
+  listRouteChanges(query?: { sinceRevision?: number; pageSize?: number; pageToken?: string }): Promise<RestRouteChangePage>;
   /** `filename` (default: a `File`'s own name, else none) becomes the asset's name. */
   uploadAsset(file: RestUploadSource, options?: { label?: string; filename?: string; visibility?: Visibility }): Promise<RestAsset>;
   /** A `filename` (default: a `File`'s own name) renames the asset; without one it keeps its name. */
@@ -179,6 +230,9 @@ export function createRestClient(options: RestClientOptions): RestClient {
     listRoutes: (query = {}) => call<RestRoutePage>('GET', `/v1/routing${queryOf(query)}`),
     updateRoute: (id, changes) => call<RestRoute>('PATCH', `/v1/routing/${segment(id)}`, json(changes), 'application/json'),
     deleteRoute: (id) => call<void>('DELETE', `/v1/routing/${segment(id)}`),
+    applyRoutes: (request) => call<RestApplyResult>('POST', '/v1/routing:apply', json(request), 'application/json'),
+    rollbackRoutes: (request) => call<RestApplyResult>('POST', '/v1/routing:rollback', json(request), 'application/json'),
+    listRouteChanges: (query = {}) => call<RestRouteChangePage>('GET', `/v1/routing/changes${queryOf(query)}`),
     uploadAsset: (file, upload = {}) =>
       call<RestAsset>('POST', '/v1/assets/upload', form(file, { label: upload.label, visibility: upload.visibility }, upload.filename)),
     replaceAsset: (id, file, replace = {}) =>

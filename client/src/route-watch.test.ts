@@ -70,3 +70,45 @@ test('after a connection that got somewhere drops, the watch reconnects from its
   await eventually(() => gateway.requests.length === 2, { ...LANDED, message: 'the second watch request' });
   t.deepEqual(gateway.requests, ['/v1/routing:watch?sinceRevision=0', '/v1/routing:watch?sinceRevision=1']);
 });
+
+test('a revision of several changes is matched only whole: cut off mid-way, the watch resumes from the last whole revision', async (t) => {
+  const gateway = await eventServer();
+  t.teardown(gateway.close);
+  const fake = createClock(0);
+  const watch = watchRouteTable({ url: gateway.url, token: 't', minBackoffMs: 250, timers: timeSourceOf(fake) });
+  t.teardown(() => watch.close());
+  const disconnects: unknown[] = [];
+  watch.onDisconnect((reason) => disconnects.push(reason));
+  await watch.ready;
+  const changes: number[] = [];
+  watch.onChange((event) => changes.push(event.revision));
+  const route = (path: string) => ({
+    id: `rt_${path.slice(1)}`,
+    method: 'GET',
+    path,
+    middleware: [],
+    handler: 'h',
+    owner: 'team',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    revision: 2,
+  });
+  // The stream ends before the revision's last change: the watch resumes from revision 1, and gets the revision again.
+  gateway.send('upsert', { revision: 2, route: route('/a'), moreInRevision: true });
+  gateway.send('error', { code: 'unavailable', message: 'gone' });
+  await eventually(() => disconnects.length === 1, { ...LANDED, message: 'the disconnect reported' });
+  await fake.tickAsync(250);
+  await eventually(() => gateway.requests.length === 2, { ...LANDED, message: 'the second watch request' });
+  t.is(gateway.requests[1], '/v1/routing:watch?sinceRevision=1');
+  t.is(watch.match('GET', '/a'), undefined, 'half a revision is never matched');
+  gateway.send('upsert', { revision: 2, route: route('/a'), moreInRevision: true });
+  gateway.send('upsert', { revision: 2, route: route('/b') });
+  await eventually(() => watch.revision === 2, { ...LANDED, message: 'revision 2 applied' });
+  t.truthy(watch.match('GET', '/a'));
+  t.is(watch.match('GET', '/b')?.route.owner, 'team');
+  // The stand-in sends its snapshot (revision 1) again on the reconnect; then each change of revision 2, once it is whole.
+  t.deepEqual(
+    changes.filter((revision) => revision === 2),
+    [2, 2],
+  );
+});

@@ -148,27 +148,34 @@ export function watchRouteTable(options: WatchRouteTableOptions): WatchedRouteTa
 }
 
 function applyMessage(table: SyncedRouteTable, message: EventSourceMessage): void {
-  const data = JSON.parse(message.data) as { revision: number; route?: RestRoute; id?: string; code?: string; message?: string };
-  const revision = data.revision;
+  const data = JSON.parse(message.data) as {
+    revision: number;
+    route?: Omit<RestRoute, 'owner'> & { owner?: string };
+    id?: string;
+    moreInRevision?: boolean;
+    code?: string;
+    message?: string;
+  };
+  const { revision, moreInRevision } = data;
   switch (message.event) {
     case 'reset':
     case 'synced':
     case 'heartbeat':
       return table.apply({ type: message.event, revision });
     case 'upsert':
-      return table.apply({ type: 'upsert', revision, route: routeOf(data.route!) });
+      return table.apply({ type: 'upsert', revision, route: routeOf(data.route!), moreInRevision });
     case 'delete':
-      return table.apply({ type: 'delete', revision, id: data.id! });
+      return table.apply({ type: 'delete', revision, id: data.id!, moreInRevision });
     case 'error':
       throw new Error(`the watch failed: ${data.code ?? 'unknown'}: ${data.message ?? ''}`);
   }
 }
 
-function routeOf(route: RestRoute): Route {
+function routeOf(route: Omit<RestRoute, 'owner'> & { owner?: string }): Route {
   return Object.freeze({
-    // The REST wire names no owner until routes as code reach the transports (issue 41); once it does, its field wins.
-    owner: '',
     ...route,
+    // A gateway from before routes as code names no owner.
+    owner: route.owner ?? '',
     middleware: Object.freeze([...route.middleware]),
     createdAt: new Date(route.createdAt),
     updatedAt: new Date(route.updatedAt),

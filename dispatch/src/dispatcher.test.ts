@@ -107,6 +107,31 @@ test('a request keeps the revision it started with; a change lands for the next 
   t.is(await dispatch(dispatcher, 'GET', '/x'), 'unmatched');
 });
 
+test('a revision of several records (an apply) is dispatched whole: none of it before its last record, every record checked', async (t) => {
+  const fed = new FedTable();
+  const reported: string[] = [];
+  const dispatcher = createDispatcher({
+    table: fed.table,
+    handlers: { a: () => 'a', b: () => 'b' },
+    onUnknown: (unknown) => reported.push(unknown.route.path),
+    logger: silent,
+  });
+  const seen: unknown[] = [];
+  fed.revision(
+    [
+      { method: 'GET', path: '/a', middleware: [], handler: 'a' },
+      { method: 'GET', path: '/gone', middleware: [], handler: 'missing' },
+      { method: 'GET', path: '/b', middleware: [], handler: 'b' },
+    ],
+    () => void seen.push(dispatcher.begin(undefined, undefined, 'GET', '/a')),
+  );
+  t.deepEqual(seen, [undefined, undefined], 'unmatched until the revision is whole');
+  t.is(await dispatch(dispatcher, 'GET', '/a'), 'a');
+  t.is(await dispatch(dispatcher, 'GET', '/b'), 'b');
+  t.deepEqual(reported, ['/gone'], 'the middle record is checked too');
+  t.is(dispatcher.revision, 2);
+});
+
 test('a record naming an unregistered handler or middleware is reported when it arrives, listed, and answers 501', async (t) => {
   const fed = new FedTable([{ method: 'GET', path: '/ok', middleware: [], handler: 'show' }]);
   const reported: string[] = [];

@@ -29,6 +29,18 @@ export class FedTable {
     this.table.apply({ type: 'delete', revision: ++this.#revision, id });
   }
 
+  /** Several upserts as one revision (an apply): each but the last marked `moreInRevision`; `between` runs after each but the last. */
+  revision(routes: readonly RouteFields[], between: () => void = () => {}): Route[] {
+    const revision = ++this.#revision;
+    return routes.map((fields, i) => {
+      const route = this.#route(fields, undefined, revision);
+      const more = i < routes.length - 1;
+      this.table.apply({ type: 'upsert', revision, route, moreInRevision: more });
+      if (more) between();
+      return route;
+    });
+  }
+
   #route(fields: RouteFields, id = `rt_${String(++this.#ids).padStart(26, '0')}`, revision = this.#revision): Route {
     const now = new Date(0);
     return Object.freeze({ owner: '', ...fields, id, createdAt: now, updatedAt: now, revision });

@@ -77,6 +77,9 @@ export function createConnectProxy(
         updateRoute: (request, ctx) => relay(clients.routes.updateRoute(request, forward(ctx))),
         deleteRoute: (request, ctx) => relay(clients.routes.deleteRoute(request, forward(ctx))),
         watchRoutes: (request, ctx) => relayStream(clients.routes.watchRoutes(request, forward(ctx, true))),
+        applyRoutes: (request, ctx) => relay(clients.routes.applyRoutes(request, forward(ctx))),
+        listRouteChanges: (request, ctx) => relay(clients.routes.listRouteChanges(request, forward(ctx))),
+        rollbackRoutes: (request, ctx) => relay(clients.routes.rollbackRoutes(request, forward(ctx))),
       } satisfies ServiceImpl<typeof RouteService>);
       router.service(AssetService, {
         uploadAsset: (requests, ctx) => inSlot(uploadSlots, () => relay(clients.assets.uploadAsset(requests, forward(ctx, true)))),

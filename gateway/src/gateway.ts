@@ -36,6 +36,7 @@ import { assetRoutes } from './rest/assets.js';
 import { uploadRoutes } from './rest/uploads.js';
 import { healthRoute } from './rest/health.js';
 import { routingRoutes } from './rest/routing.js';
+import { routesAsCode } from './rest/routes-as-code.js';
 import type { ServiceClients } from './service/clients.js';
 import { ValidatorCache, type ValidatorCacheConfig } from './files/validator-cache.js';
 import { watchChanges } from './files/validator-changes.js';
@@ -218,6 +219,7 @@ export async function createGateway({
   await app.register(openApiPlugin, { filesPath });
   const streams = new AbortController();
   await app.register(routingRoutes, { clients, log, closing: streams.signal });
+  await app.register(routesAsCode, { clients, log });
   await app.register(assetRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log, time });
   await app.register(uploadRoutes, {
     clients,

@@ -30,6 +30,10 @@ export type {
   ApplyRoutesInput,
   ApplyRoutesResult,
   RouteUpdate,
+  RouteChangeEntry,
+  RouteChangeListInput,
+  RouteChangePage,
+  RollbackRoutesInput,
 } from './routes/types.js';
 export { MAX_APPLY_ROUTES } from './routes/apply-input.js';
 export { MAX_OWNER_LENGTH } from './routes/owner.js';

@@ -8,7 +8,7 @@ export type { Logger, LogLevel } from './logger.js';
 export type { DestinationStream } from 'pino';
 export { requestIdFrom, REQUEST_ID_KEY } from './request-id.js';
 export { onShutdownSignals } from './shutdown-signals.js';
-export { runCommand, explain, UsageError } from './run-command.js';
+export { runCommand, explain, CommandExit, UsageError } from './run-command.js';
 export type { Command, CommandOutput } from './run-command.js';
 export { parseCommandArgs } from './command-args.js';
 export type { CommandOptions, CommandValues } from './command-args.js';

@@ -16,6 +16,21 @@ export class UsageError extends Error {
 }
 
 /**
+ * A command's outcome as an exit code other than 0 (`routes diff`: 2 when
+ * there are changes), or a failure with a code of its own; the message, if
+ * any, goes to stderr.
+ */
+export class CommandExit extends Error {
+  override readonly name = 'CommandExit';
+  constructor(
+    readonly code: number,
+    message = '',
+  ) {
+    super(message);
+  }
+}
+
+/**
  * Runs an operator command and resolves with its exit code: 0, or on failure
  * 1 (2 for a usage error) after one line on `output`'s stderr. The line is
  * our message, and for unexpected failures the driver's reason too, never a
@@ -26,6 +41,10 @@ export async function runCommand(main: () => Promise<void>, output: CommandOutpu
     await main();
     return 0;
   } catch (error) {
+    if (error instanceof CommandExit) {
+      if (error.message) output.error(error.message);
+      return error.code;
+    }
     output.error(explain(error));
     return error instanceof UsageError ? 2 : 1;
   }

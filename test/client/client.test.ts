@@ -140,6 +140,7 @@ test('the REST client: routes, uploads from bytes and a Blob, replace, and the g
     'id',
     'method',
     'middleware',
+    'owner',
     'path',
     'revision',
     'updatedAt',

@@ -30,7 +30,7 @@ test('the table shows bodies, successes and scopes from the document', async (t)
   const table = renderEndpointTable(await gatewayDocument());
   t.regex(
     table,
-    /^\| `POST \/v1\/routing` \(JSON: `method`, `path`, `middleware\?`, `handler`\) \| 201 \+ `Location` \| routes:write \| .*409 `already_exists`/m,
+    /^\| `POST \/v1\/routing` \(JSON: `method`, `path`, `middleware\?`, `handler`, `owner\?`\) \| 201 \+ `Location` \| routes:write \| .*409 `already_exists`/m,
   );
   t.regex(table, /^\| `PATCH \/v1\/assets\/\{id\}` \(JSON, any of `label`, `name`, `visibility`\) \|/m);
   t.regex(

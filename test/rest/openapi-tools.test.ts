@@ -154,6 +154,11 @@ test('every documented operation answers with one of its documented statuses', a
     return response;
   });
   await call('matchRoute', () => api.v1['matchRoute']!(':match', { method: 'GET', path: '/users/7' }));
+  await call('applyRoutes', () =>
+    api.v1['applyRoutes']!(':apply', { owner: 'docs', routes: [{ method: 'GET', path: '/applied', handler: 'h' }] }),
+  );
+  await call('listRouteChanges', () => api.v1['listRouteChanges']!({ sinceRevision: 0, pageSize: 10 }));
+  await call('rollbackRoutes', () => api.v1['rollbackRoutes']!(':rollback', { revision: 1, dryRun: true }));
   const asset = (await call('uploadAsset', () => api.v1['uploadAsset']!({ file, label: 'pixel' }))).data as { id: string; url: string };
   await call('getAsset', () => api.v1['getAsset']!(asset.id));
   await call('listAssets', () => api.v1['listAssets']!({ pageSize: 10, type: 'image/*' }));

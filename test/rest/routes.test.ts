@@ -37,7 +37,7 @@ test('create answers 201 with Location and exactly the spec fields; get returns 
   t.is(created.status, 201);
   t.regex(created.headers.get('content-type') ?? '', /^application\/json/);
   const route = await json(created);
-  t.deepEqual(Object.keys(route).sort(), ['createdAt', 'handler', 'id', 'method', 'middleware', 'path', 'revision', 'updatedAt']);
+  t.deepEqual(Object.keys(route).sort(), ['createdAt', 'handler', 'id', 'method', 'middleware', 'owner', 'path', 'revision', 'updatedAt']);
   t.regex(String(route['id']), /^rt_[0-9a-z]{26}$/);
   t.is(route['method'], 'GET', 'methods come out upper-case');
   t.is(route['path'], '/users/:id');

@@ -39,11 +39,30 @@ type ValidationFailure = FastifyError & { validation: NonNullable<FastifyError['
 function schemaFailure(error: ValidationFailure): ApiError {
   const part = error.validationContext === 'querystring' ? 'query' : (error.validationContext ?? 'body');
   const details: ErrorDetail[] = error.validation.flatMap((issue): ErrorDetail[] => {
-    const field = issue.instancePath.split('/').find(Boolean) ?? part;
+    const entry = entryOf(issue.instancePath);
+    const field = entry ?? issue.instancePath.split('/').find(Boolean) ?? part;
     const keys = (issue.params as { keys?: unknown }).keys;
     if (issue.keyword === 'unrecognized_keys' && Array.isArray(keys))
-      return keys.map((key) => ({ field: String(key), reason: issue.message ?? 'is not a field here' }));
+      return keys.map((key) => ({
+        field: entry ? `${entry}.${String(key)}` : String(key),
+        reason: issue.message ?? 'is not a field here',
+      }));
     return [{ field, reason: issue.message ?? 'is invalid' }];
   });
   return new ApiError('invalid_argument', details.map((d) => `${d.field}: ${d.reason}`).join('; '), details, { cause: error });
 }
+
+/**
+ * An entry of an array of objects is named by its index, as the service names
+ * it (`/routes/3/path` is `routes[3].path`, `/routes/3` is `routes[3]`); an
+ * item of a list of names (`/middleware/1`) stays its top-level field.
+ */
+function entryOf(instancePath: string): string | undefined {
+  const [field, index, inner] = instancePath.split('/').filter(Boolean);
+  if (field === undefined || index === undefined || !/^\d+$/.test(index)) return undefined;
+  if (inner !== undefined) return /^\d+$/.test(inner) ? undefined : `${field}[${index}].${inner}`;
+  return OBJECT_LISTS.has(field) ? `${field}[${index}]` : undefined;
+}
+
+/** Body fields that are lists of objects. */
+const OBJECT_LISTS = new Set(['routes']);

@@ -19,6 +19,10 @@ const RETRY_MS = 1_000;
  * revision as `id:`, so a reconnecting EventSource resumes with
  * `Last-Event-ID`; the events of a snapshot carry none until `synced`, so a
  * client cut off mid-snapshot resumes with a fresh one rather than half a table.
+ * Likewise, the changes of a revision before its last carry
+ * `"moreInRevision": true` and no `id:`: a client applies the revision at the
+ * change without the flag, and one cut off before it resumes with the whole
+ * revision again.
  */
 export function sseEncoder(): (event: RouteEvent) => string {
   let inSnapshot = false;
@@ -30,9 +34,13 @@ export function sseEncoder(): (event: RouteEvent) => string {
         inSnapshot = true;
         return frame('reset', undefined, { revision });
       case 'upsert':
-        return frame('upsert', inSnapshot ? undefined : revision, { revision, route: routeView(value) });
+        return frame('upsert', inSnapshot || event.moreInRevision ? undefined : revision, {
+          revision,
+          route: routeView(value),
+          ...more(event),
+        });
       case 'deletedId':
-        return frame('delete', revision, { revision, id: value });
+        return frame('delete', event.moreInRevision ? undefined : revision, { revision, id: value, ...more(event) });
       case 'synced':
         inSnapshot = false;
         return frame('synced', revision, { revision });
@@ -42,6 +50,11 @@ export function sseEncoder(): (event: RouteEvent) => string {
         return '';
     }
   };
+}
+
+/** `moreInRevision` only where it is true, so a revision of one change reads as before. */
+function more(event: RouteEvent): { moreInRevision?: true } {
+  return event.moreInRevision ? { moreInRevision: true } : {};
 }
 
 function frame(event: string, id: number | undefined, data: unknown): string {

@@ -44,7 +44,7 @@ export const routingRoutes: FastifyPluginAsyncZod<RoutingDeps> = async (app, { c
     },
     async (request, reply) => {
       const { middleware = [], ...body } = request.body;
-      const route = await clients.routes.createRoute({ ...body, middleware }, contextOf(request, reply, log).callOptions());
+      const route = await clients.routes.createRoute({ owner: '', ...body, middleware }, contextOf(request, reply, log).callOptions());
       return reply
         .code(201)
         .header('location', `/v1/routing/${encodeURIComponent(route.id)}`)
@@ -76,14 +76,18 @@ export const routingRoutes: FastifyPluginAsyncZod<RoutingDeps> = async (app, { c
         operationId: 'listRoutes',
         summary: "List the workspace's routes, oldest first (scope routes:read)",
         description:
-          'Cursor pages: pass `nextPageToken` back as `pageToken` until it is empty. Routes added, changed or deleted meanwhile never make a page skip or repeat another.',
+          'Cursor pages: pass `nextPageToken` back as `pageToken` until it is empty. Routes added, changed or deleted meanwhile never make a page skip or repeat another. With `atRevision`, the table as it was at that revision.',
         querystring: ListRoutesQuerySchema,
         response: { 200: RoutePageSchema.describe('A page.'), ...errorResponses(400) },
       },
     },
     async (request, reply) => {
       const page = await clients.routes.listRoutes(
-        { pageSize: request.query.pageSize ?? 0, pageToken: request.query.pageToken ?? '' },
+        {
+          pageSize: request.query.pageSize ?? 0,
+          pageToken: request.query.pageToken ?? '',
+          ...(request.query.atRevision === undefined ? {} : { atRevision: BigInt(request.query.atRevision) }),
+        },
         contextOf(request, reply, log).callOptions(),
       );
       return { routes: page.routes.map(routeView), nextPageToken: page.nextPageToken };
@@ -98,7 +102,7 @@ export const routingRoutes: FastifyPluginAsyncZod<RoutingDeps> = async (app, { c
         operationId: 'watchRoutes',
         summary: "The workspace's route table as Server-Sent Events (scope routes:read)",
         description:
-          'Events: `reset` (a snapshot begins), `upsert` {revision, route}, `delete` {revision, id}, `synced` (the snapshot is whole), `heartbeat`, and `error` before the server ends a stream it cannot continue. Each change has its revision as `id:`, so an EventSource resumes with `Last-Event-ID` (which wins over `sinceRevision`).',
+          'Events: `reset` (a snapshot begins), `upsert` {revision, route}, `delete` {revision, id}, `synced` (the snapshot is whole), `heartbeat`, and `error` before the server ends a stream it cannot continue. A revision of several changes (an apply, a rollback) marks each but its last with `moreInRevision: true`: apply them together at the last. Only the last change of a revision has its revision as `id:`, so an EventSource resumes with `Last-Event-ID` (which wins over `sinceRevision`) never inside a revision.',
         querystring: WatchRoutesQuerySchema,
         headers: WatchRoutesHeadersSchema,
         response: { 200: z.string().describe('`text/event-stream`.'), ...errorResponses(400) },

@@ -7,14 +7,15 @@ import { HTTP_STATUS_OF, type ErrorCodeName } from '../http-status.js';
 // an `id` become components of that document.
 
 /** Zod's messages for our fields: the same words the service uses ("is required", "must be a string"). */
-const text = (description?: string) =>
+export const text = (description?: string) =>
   z
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
     .meta(description === undefined ? {} : { description });
 
-const isoTime = (description: string) => z.string().meta({ format: 'date-time', description, examples: ['2025-01-31T09:30:00.000Z'] });
+export const isoTime = (description: string) =>
+  z.string().meta({ format: 'date-time', description, examples: ['2025-01-31T09:30:00.000Z'] });
 
-const ROUTE_FIELDS = ['method', 'path', 'middleware', 'handler'];
+const ROUTE_FIELDS = ['method', 'path', 'middleware', 'handler', 'owner'];
 const ASSIGNED_FIELDS = new Set(['id', 'createdAt']);
 
 export const RouteSchema = z
@@ -32,6 +33,7 @@ export const RouteSchema = z
     createdAt: isoTime('When the route was created.'),
     updatedAt: isoTime('When the route was last changed (createdAt until then).'),
     revision: z.number().int().min(1).meta({ description: "The workspace's route-table revision this route was last written at." }),
+    owner: z.string().meta({ description: 'The team or tool that manages the route (routes as code); `""` when none.' }),
   })
   .meta({ id: 'Route' });
 
@@ -46,6 +48,7 @@ export const UpdateRouteBodySchema = z
         .optional()
         .meta({ description: 'Ordered middleware names (replaces the list).' }),
       handler: text('Handler function name.').optional(),
+      owner: text('The team or tool that manages the route; `""` removes the owner.').optional(),
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'must be a JSON object' : undefined) },
   )
@@ -66,6 +69,9 @@ export const CreateRouteBodySchema = z
         .optional()
         .meta({ description: 'Ordered middleware names; none when left out.', examples: [['auth', 'rateLimit']] }),
       handler: text('Handler function name.'),
+      owner: text(
+        'The team or tool that manages the route (routes as code): a letter or digit, then letters, digits and `. _ : @ / -`, at most 64; none when left out.',
+      ).optional(),
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'must be a JSON object' : undefined) },
   )
@@ -322,7 +328,7 @@ export const OpenApiDocumentSchema = z
 
 /** `?pageSize=…`: a whole number from 1 to 1000 (documented as an integer, read from the query's text). */
 const PAGE_SIZE_REASON = 'must be a whole number from 1 to 1000';
-const pageSize = z.coerce
+export const pageSize = z.coerce
   .number({ error: PAGE_SIZE_REASON })
   .int({ error: PAGE_SIZE_REASON })
   .min(1, { error: PAGE_SIZE_REASON })
@@ -330,7 +336,7 @@ const pageSize = z.coerce
   .optional()
   .meta({ description: 'Items per page (default 50).', examples: [50] });
 
-const optionalQuery = (description: string, example: string) =>
+export const optionalQuery = (description: string, example: string) =>
   z
     .string({ error: (issue) => (Array.isArray(issue.input) ? 'query parameter given more than once' : 'must be a string') })
     .optional()
@@ -347,9 +353,22 @@ export const ListAssetsQuerySchema = z.object({
   ),
 });
 
+export const REVISION_REASON = 'must be a whole number, 0 or more';
+/** Decimal digits only: `0x10`, `1.0` or ` 5` are not revisions, whatever Number() makes of them. */
+export const revisionQuery = z
+  .string({ error: REVISION_REASON })
+  .regex(/^\d{1,15}$/, { error: REVISION_REASON })
+  .transform(Number)
+  .meta({ type: 'integer', minimum: 0 });
+
 export const ListRoutesQuerySchema = z.object({
   pageSize,
   pageToken: optionalQuery("The previous page's `nextPageToken`; a token from another listing is 400.", 'MS4xNzM…'),
+  atRevision: revisionQuery.optional().meta({
+    description:
+      'The table as it was at this revision, rebuilt from the kept change log (`ROUTE_HISTORY` revisions); older, or ahead of the table, is 400 saying how far back it goes.',
+    examples: [12],
+  }),
 });
 
 export const RoutePageSchema = z
@@ -359,16 +378,8 @@ export const RoutePageSchema = z
   })
   .meta({ id: 'RoutePage' });
 
-const REVISION_REASON = 'must be a whole number, 0 or more';
-/** Decimal digits only: `0x10`, `1.0` or ` 5` are not revisions, whatever Number() makes of them. */
-const revision = z
-  .string({ error: REVISION_REASON })
-  .regex(/^\d{1,15}$/, { error: REVISION_REASON })
-  .transform(Number)
-  .meta({ type: 'integer', minimum: 0 });
-
 export const WatchRoutesQuerySchema = z.object({
-  sinceRevision: revision.optional().meta({
+  sinceRevision: revisionQuery.optional().meta({
     description:
       '0 (default): a snapshot first. Else only the changes after this revision (a snapshot when they are no longer kept). `Last-Event-ID` wins over it.',
     examples: [0],
@@ -376,7 +387,7 @@ export const WatchRoutesQuerySchema = z.object({
 });
 
 export const WatchRoutesHeadersSchema = z.looseObject({
-  'last-event-id': revision.optional().meta({ description: 'Set by a reconnecting EventSource: resumes after this revision.' }),
+  'last-event-id': revisionQuery.optional().meta({ description: 'Set by a reconnecting EventSource: resumes after this revision.' }),
 });
 
 export const AssetPageSchema = z

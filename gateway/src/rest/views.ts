@@ -1,5 +1,7 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import type { Asset, MatchRouteResponse, Route } from '@switchyard/proto';
+import type { ApplyRoutesResponse, Asset, MatchRouteResponse, Route, RouteChange } from '@switchyard/proto';
+import type { z } from 'zod';
+import type { ApplyRoutesResultSchema, RouteChangeSchema } from './route-code-schemas.js';
 import { ApiError } from '../http/api-error.js';
 import type { AssetView, RouteMatchView, RouteView } from './schemas.js';
 
@@ -9,6 +11,8 @@ import type { AssetView, RouteMatchView, RouteView } from './schemas.js';
 // durationMs, pages, placeholder).
 
 export type { AssetView, RouteMatchView, RouteView };
+export type ApplyRoutesResultView = z.infer<typeof ApplyRoutesResultSchema>;
+export type RouteChangeView = z.infer<typeof RouteChangeSchema>;
 
 export function routeView(route: Route): RouteView {
   return {
@@ -20,7 +24,37 @@ export function routeView(route: Route): RouteView {
     createdAt: isoTime(route.createdAt, 'createdAt'),
     updatedAt: isoTime(route.updatedAt ?? route.createdAt, 'updatedAt'),
     revision: Number(route.revision),
+    owner: route.owner,
   };
+}
+
+/** What an apply or rollback did. */
+export function applyResultView(result: ApplyRoutesResponse): ApplyRoutesResultView {
+  return {
+    revision: Number(result.revision),
+    created: result.created.map(routeView),
+    updated: result.updated.map((update) => ({ before: routeView(present(update.before)), after: routeView(present(update.after)) })),
+    deleted: result.deleted.map(routeView),
+    unchanged: result.unchanged,
+  };
+}
+
+export function routeChangeView(change: RouteChange): RouteChangeView {
+  return {
+    revision: Number(change.revision),
+    time: isoTime(change.time, 'time'),
+    actor: change.actor,
+    owner: change.owner,
+    kind: change.kind as RouteChangeView['kind'],
+    before: change.before ? routeView(change.before) : null,
+    after: change.after ? routeView(change.after) : null,
+  };
+}
+
+function present(route: Route | undefined): Route {
+  if (route === undefined)
+    throw new ApiError('internal', 'internal error', [], { cause: new Error('the service sent an update without a route') });
+  return route;
 }
 
 export function assetView(asset: Asset): AssetView {

@@ -16,6 +16,7 @@ export const IDEMPOTENT_READS: ReadonlySet<string> = new Set([
   'switchyard.v1.RouteService/GetRoute',
   'switchyard.v1.RouteService/MatchRoute',
   'switchyard.v1.RouteService/ListRoutes',
+  'switchyard.v1.RouteService/ListRouteChanges',
   'switchyard.v1.UploadService/GetUpload',
   'grpc.health.v1.Health/Check',
   'grpc.health.v1.Health/List',

@@ -7,6 +7,7 @@
  */
 import { invalidArgument, isSwitchyardError, SwitchyardError, type ErrorDetail } from '../errors.js';
 import { parseOwner } from './owner.js';
+import { parseRevision } from './route-history.js';
 import { validateCreateRoute, type ValidCreateRoute } from './route-input.js';
 
 /** The most routes one apply may name: a table larger than this is split by owner. */
@@ -96,8 +97,5 @@ function optionalBoolean(value: unknown, name: string): boolean {
 }
 
 function optionalRevision(value: unknown): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
-    throw invalidArgument('expectedRevision', 'must be a non-negative whole number');
-  return value;
+  return value === undefined || value === null ? undefined : parseRevision(value, 'expectedRevision');
 }

@@ -70,6 +70,32 @@ export function planApply(current: readonly RouteRecord[], desired: readonly Des
   return { create, update, delete: remove, unchanged };
 }
 
+/**
+ * The plan that makes the whole table (every owner's routes) equal `target`,
+ * as a rollback does: identity by method and shape again, so a route that
+ * kept its shape is updated in place and one whose shape moved is deleted and
+ * created anew.
+ */
+export function planTable(current: readonly RouteRecord[], target: readonly DesiredRoute[]): RoutePlan {
+  const wanted = new Map(target.map((route) => [keyOf(route.method, route.pattern.shape), route]));
+  const update: PlannedUpdate[] = [];
+  const unchanged: RouteRecord[] = [];
+  const remove: RouteRecord[] = [];
+  const kept = new Set<string>();
+  for (const record of current) {
+    const key = keyOf(record.method, record.shape);
+    const desired = wanted.get(key);
+    if (desired === undefined) remove.push(record);
+    else {
+      kept.add(key);
+      if (sameDefinition(record, desired) && record.owner === desired.owner) unchanged.push(record);
+      else update.push({ current: record, desired });
+    }
+  }
+  const create = target.filter((route) => !kept.has(keyOf(route.method, route.pattern.shape)));
+  return { create, update, delete: remove, unchanged };
+}
+
 /** Whether the plan changes nothing. */
 export function isEmptyPlan(plan: RoutePlan): boolean {
   return plan.create.length === 0 && plan.update.length === 0 && plan.delete.length === 0;
@@ -79,7 +105,7 @@ function keyOf(method: string, shape: string): string {
   return `${method} ${shape}`;
 }
 
-/** Method and shape are equal by identity; the rest of the definition decides. The owner is equal too: only the owner's routes get here. */
+/** Method and shape are equal by identity; the rest of the definition decides. The owner is equal too in an apply: only the owner's routes get there. */
 function sameDefinition(record: RouteRecord, route: DesiredRoute): boolean {
   return (
     record.path === route.pattern.source &&

@@ -31,21 +31,41 @@ export interface ApplyDeps {
 export async function applyRoutes(deps: ApplyDeps, principal: Principal, input: ApplyRoutesInput): Promise<ApplyRoutesResult> {
   requireScope(principal, 'routes:write');
   const request = validateApplyRoutes(input);
+  return writePlanned(deps, principal, request, (records) => planApply(records, request.routes, request));
+}
+
+/** How a planned write runs: against the caller's revision, or planned again (a few times) when the table moves. */
+export interface PlannedWriteOptions {
+  readonly expectedRevision: number | undefined;
+  readonly dryRun: boolean;
+}
+
+/**
+ * Plans against the table as it is and writes the plan as one revision, a
+ * compare-and-swap on the revision it was planned against (apply and
+ * rollback alike).
+ */
+export async function writePlanned(
+  deps: ApplyDeps,
+  principal: Principal,
+  options: PlannedWriteOptions,
+  plan: (records: readonly RouteRecord[]) => RoutePlan,
+): Promise<ApplyRoutesResult> {
   const { workspace } = principal;
   for (let attempt = 1; ; attempt++) {
     const table = await deps.store.snapshot(workspace);
-    if (request.expectedRevision !== undefined && request.expectedRevision !== table.revision)
-      throw revisionRefusals.stale(request.expectedRevision, table.revision);
-    const plan = planApply(table.records, request.routes, request);
+    if (options.expectedRevision !== undefined && options.expectedRevision !== table.revision)
+      throw revisionRefusals.stale(options.expectedRevision, table.revision);
+    const planned = plan(table.records);
     const now = new Date(Math.trunc(deps.clock.now().getTime()));
-    if (request.dryRun) return dryRunResult(workspace, plan, table.revision, now);
-    const write = revisionWrite(deps.ids, workspace, plan, now, { actor: principal.subject, time: now });
+    if (options.dryRun) return dryRunResult(workspace, planned, table.revision, now);
+    const write = revisionWrite(deps.ids, workspace, planned, now, { actor: principal.subject, time: now });
     try {
       const written = await deps.store.applyRevision({ ...write, expectedRevision: table.revision });
       if (written.changes.length > 0) deps.changed(workspace, written.revision);
-      return writtenResult(written.revision, written.changes, plan.unchanged.length);
+      return writtenResult(written.revision, written.changes, planned.unchanged.length);
     } catch (error) {
-      if (request.expectedRevision === undefined && isStale(error) && attempt < MAX_APPLY_ATTEMPTS) continue;
+      if (options.expectedRevision === undefined && isStale(error) && attempt < MAX_APPLY_ATTEMPTS) continue;
       throw error;
     }
   }

@@ -3,7 +3,8 @@ import type { Clock } from '../clock.js';
 import { invalidArgument, SwitchyardError } from '../errors.js';
 import { assertId, isId } from '../ids.js';
 import { bindingOf, decodePageToken, encodePageToken, pageSizeOf } from '../page-tokens.js';
-import type { RouteStore } from '../ports/route-store.js';
+import type { RouteCursor, RouteRecord, RouteStore } from '../ports/route-store.js';
+import { parseRevision, tableAt } from './route-history.js';
 import { nameTheConflict } from './route-conflict.js';
 import { validateCreateRoute } from './route-input.js';
 import { toRoute } from './route-view.js';
@@ -20,18 +21,37 @@ export function routeNotFound(): SwitchyardError {
   return new SwitchyardError('not_found', 'route not found', [{ field: 'id', reason: 'no such route in this workspace' }]);
 }
 
-/** One page of the workspace's routes, oldest first, cut by (createdAt, id) so changes meanwhile never make a page skip or repeat one. */
+/**
+ * One page of the workspace's routes, oldest first, cut by (createdAt, id) so changes meanwhile never make a page skip or repeat one.
+ * With `atRevision`, a page of the table as it was then (rebuilt from the change log for every page; its tokens are bound to the revision).
+ */
 export async function listRoutes(store: RouteStore, principal: Principal, input: RouteListInput): Promise<RoutePage> {
   requireScope(principal, 'routes:read');
   const limit = pageSizeOf(input.pageSize);
-  const binding = bindingOf('routes', principal.workspace);
+  const atRevision = input.atRevision == null ? undefined : parseRevision(input.atRevision, 'atRevision');
+  const binding =
+    atRevision === undefined ? bindingOf('routes', principal.workspace) : bindingOf('routes', principal.workspace, atRevision);
   const after = input.pageToken ? cursorOf(input.pageToken, binding) : undefined;
   // One more than asked: whether another page follows is known without a second query.
-  const records = await store.page(principal.workspace, after, limit + 1);
+  const records =
+    atRevision === undefined
+      ? await store.page(principal.workspace, after, limit + 1)
+      : pageOf((await tableAt(store, principal.workspace, atRevision, 'atRevision')).records, after, limit + 1);
   const page = records.slice(0, limit);
   const last = page.at(-1);
   const nextPageToken = records.length > limit && last ? encodePageToken([String(last.createdAt.getTime()), last.id], binding) : '';
   return { routes: page.map(toRoute), nextPageToken };
+}
+
+/** The records after the cursor, of records in (createdAt, id) order. */
+function pageOf(records: readonly RouteRecord[], after: RouteCursor | undefined, limit: number): RouteRecord[] {
+  const start = after === undefined ? 0 : records.findIndex((record) => isAfter(record, after));
+  return start < 0 ? [] : records.slice(start, start + limit);
+}
+
+function isAfter(record: RouteRecord, cursor: RouteCursor): boolean {
+  const time = record.createdAt.getTime() - cursor.createdAt.getTime();
+  return time > 0 || (time === 0 && record.id > cursor.id);
 }
 
 /** Changes a route: the fields given replace the stored ones, validated as on create, with the same 409 for a taken method and shape. */

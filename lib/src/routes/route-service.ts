@@ -7,6 +7,8 @@ import type { NewRouteRecord, RouteStore } from '../ports/route-store.js';
 import { Announcer, DEFAULT_ANNOUNCE_RETRY_MS } from './announcer.js';
 import { applyRoutes } from './apply-routes.js';
 import { RevisionWatch } from './revision-watch.js';
+import { listRouteChanges } from './route-history.js';
+import { rollbackRoutes } from './rollback-routes.js';
 import { deleteRoute, listRoutes, routeNotFound, updateRoute } from './route-lifecycle.js';
 import { watchRoutes } from './watch-routes.js';
 import { validateCreateRoute, validateMatchRoute } from './route-input.js';
@@ -117,6 +119,10 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
     delete: (principal, id) => deleteRoute(lifecycle, principal, id),
 
     apply: (principal, input) => applyRoutes({ store, clock, ids, changed }, principal, input),
+
+    changes: (principal, input) => listRouteChanges(store, principal, input),
+
+    rollback: (principal, input) => rollbackRoutes({ store, clock, ids, changed }, principal, input),
 
     watch: (principal, options) => watchRoutes(watch, principal, options),
   } satisfies RouteService);

@@ -53,6 +53,8 @@ export interface RouteListInput {
   /** 1-1000; 0 or unset: 50. */
   readonly pageSize?: number | undefined;
   readonly pageToken?: string | undefined;
+  /** The table as it was at this revision (rebuilt from the kept change log); unset: as it is. */
+  readonly atRevision?: number | undefined;
 }
 
 export interface RoutePage {
@@ -62,15 +64,18 @@ export interface RoutePage {
 }
 
 /**
- * What a watch of a workspace's route table yields. A snapshot is `reset`,
+ * What a watch of a workspace's route table yields. A revision may hold
+ * several changes (an apply, a rollback): each of them but the last carries
+ * `moreInRevision: true`, so a follower applies the revision whole, at the
+ * change without it. A snapshot is `reset`,
  * one `upsert` per route, then `synced`, all at the snapshot's revision;
  * changes follow, each at the revision it brings the table to. `heartbeat`
  * says the watch is alive while nothing changes.
  */
 export type RouteEvent =
   | { readonly type: 'reset'; readonly revision: number }
-  | { readonly type: 'upsert'; readonly revision: number; readonly route: Route }
-  | { readonly type: 'delete'; readonly revision: number; readonly id: string }
+  | { readonly type: 'upsert'; readonly revision: number; readonly route: Route; readonly moreInRevision?: boolean | undefined }
+  | { readonly type: 'delete'; readonly revision: number; readonly id: string; readonly moreInRevision?: boolean | undefined }
   | { readonly type: 'synced'; readonly revision: number }
   | { readonly type: 'heartbeat'; readonly revision: number };
 
@@ -114,6 +119,45 @@ export interface ApplyRoutesResult {
   readonly unchanged: number;
 }
 
+/** One entry of the change log, as callers see it. */
+export interface RouteChangeEntry {
+  /** The revision the change belongs to (one revision may hold several). */
+  readonly revision: number;
+  readonly time: Date;
+  /** Who made it (a token's `sub`); `""` when unknown. */
+  readonly actor: string;
+  /** The owner of the route changed. */
+  readonly owner: string;
+  readonly kind: 'create' | 'update' | 'delete';
+  /** The route before the change: none for a create (nor for changes logged before the log kept it). */
+  readonly before: Route | undefined;
+  /** The route after the change: none for a delete. */
+  readonly after: Route | undefined;
+}
+
+export interface RouteChangeListInput {
+  /** The changes after this revision (0, the default: from the oldest kept). */
+  readonly sinceRevision?: number | undefined;
+  /** 1-1000; 0 or unset: 50. A revision is never split: a page may hold more when one revision does. */
+  readonly pageSize?: number | undefined;
+  readonly pageToken?: string | undefined;
+}
+
+export interface RouteChangePage {
+  readonly changes: readonly RouteChangeEntry[];
+  /** Empty once the page reaches the current revision. */
+  readonly nextPageToken: string;
+}
+
+/** Make the table what it was at `revision`, as a new revision. */
+export interface RollbackRoutesInput {
+  readonly revision: number;
+  /** Only while the table is at this revision, else `aborted`. */
+  readonly expectedRevision?: number | undefined;
+  /** Plan only: nothing is written. */
+  readonly dryRun?: boolean | undefined;
+}
+
 /** Route operations; each checks the principal's scope and workspace. */
 export interface RouteService {
   create(principal: Principal, input: CreateRouteInput): Promise<Route>;
@@ -132,6 +176,13 @@ export interface RouteService {
    * makes no revision.
    */
   apply(principal: Principal, input: ApplyRoutesInput): Promise<ApplyRoutesResult>;
+  /** The change log after a revision, oldest first; `invalid_argument` before the kept history. */
+  changes(principal: Principal, input: RouteChangeListInput): Promise<RouteChangePage>;
+  /**
+   * One new revision whose table equals the one at `input.revision` (every
+   * owner's routes), planned and written as an apply is; the same result.
+   */
+  rollback(principal: Principal, input: RollbackRoutesInput): Promise<ApplyRoutesResult>;
   /** The workspace's route table as a stream of events (see RouteEvent), until `signal` aborts. */
   watch(principal: Principal, options?: WatchRoutesOptions): AsyncIterable<RouteEvent>;
 }

@@ -45,11 +45,13 @@ export async function* watchRoutes(deps: WatchDeps, principal: Principal, option
       yield { type: 'synced', revision };
       pending = [];
     }
-    for (const change of pending) {
+    // The store never splits a revision between reads: the next change tells whether this one ends its revision.
+    for (const [i, change] of pending.entries()) {
       revision = change.revision;
+      const more = pending[i + 1]?.revision === revision ? { moreInRevision: true } : {};
       yield change.kind === 'delete'
-        ? { type: 'delete', revision, id: change.id }
-        : { type: 'upsert', revision, route: toRoute(change.after) };
+        ? { type: 'delete', revision, id: change.id, ...more }
+        : { type: 'upsert', revision, route: toRoute(change.after), ...more };
     }
     // A full batch: more are waiting; else wait for the next change, or send a heartbeat.
     if (pending.length < CHANGE_BATCH) {

@@ -2,6 +2,7 @@ import { createUlidSource } from '../ids.js';
 import type { NewRouteRecord, RouteRecord, RouteStore } from '../ports/route-store.js';
 import { assertRejectsWithCode, defineCase, tally, uniqueName, type ConformanceOptions, type RegisterTest } from './conformance.js';
 import type { Check } from './assertions.js';
+import { routeHistoryConformance } from './route-history-conformance.js';
 import { routeRevisionConformance } from './route-revision-conformance.js';
 import { routeView, sampleRoute, SAMPLE_ROUTE_TIME } from './route-samples.js';
 
@@ -305,6 +306,7 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
   });
 
   routeRevisionConformance(define);
+  routeHistoryConformance(define);
 
   if (options.createUnavailable) {
     defineCase(

@@ -33,7 +33,7 @@ test('records become messages field by field', (t) => {
     routeToMessage({
       id: 'rt_1',
       method: 'GET',
-      owner: '',
+      owner: 'team',
       path: '/a/:b',
       middleware: ['auth'],
       handler: 'h',
@@ -50,6 +50,7 @@ test('records become messages field by field', (t) => {
       createdAt,
       updatedAt: createdAt,
       revision: 7,
+      owner: 'team',
     },
   );
   const asset = assetToMessage({

@@ -6,10 +6,18 @@ import {
   type Route,
   type RouteEvent,
   type RouteMatch,
+  type ApplyRoutesResult,
+  type RouteChangeEntry,
 } from '@switchyard/core';
 import type { Asset as AssetMessage } from '../gen/switchyard/v1/assets.js';
 import type { FileInfo, ReadFileRequest } from '../gen/switchyard/v1/files.js';
-import type { MatchRouteResponse, Route as RouteMessage, RouteEvent as RouteEventMessage } from '../gen/switchyard/v1/routes.js';
+import type {
+  ApplyRoutesResponse,
+  MatchRouteResponse,
+  Route as RouteMessage,
+  RouteChange as RouteChangeMessage,
+  RouteEvent as RouteEventMessage,
+} from '../gen/switchyard/v1/routes.js';
 
 // Library records ↔ wire messages. ts-proto maps Timestamp to Date (useDate),
 // int64 to number (forceLong=number) and bytes to Buffer.
@@ -24,6 +32,29 @@ export function routeToMessage(route: Route): RouteMessage {
     createdAt: route.createdAt,
     updatedAt: route.updatedAt,
     revision: route.revision,
+    owner: route.owner,
+  };
+}
+
+export function applyResultToMessage(result: ApplyRoutesResult): ApplyRoutesResponse {
+  return {
+    revision: result.revision,
+    created: result.created.map(routeToMessage),
+    updated: result.updated.map(({ before, after }) => ({ before: routeToMessage(before), after: routeToMessage(after) })),
+    deleted: result.deleted.map(routeToMessage),
+    unchanged: result.unchanged,
+  };
+}
+
+export function routeChangeToMessage(change: RouteChangeEntry): RouteChangeMessage {
+  return {
+    revision: change.revision,
+    time: change.time,
+    actor: change.actor,
+    owner: change.owner,
+    kind: change.kind,
+    before: change.before && routeToMessage(change.before),
+    after: change.after && routeToMessage(change.after),
   };
 }
 
@@ -31,15 +62,15 @@ export function routeEventToMessage(event: RouteEvent): RouteEventMessage {
   const { revision } = event;
   switch (event.type) {
     case 'reset':
-      return { revision, reset: {} };
+      return { revision, reset: {}, moreInRevision: false };
     case 'upsert':
-      return { revision, upsert: routeToMessage(event.route) };
+      return { revision, upsert: routeToMessage(event.route), moreInRevision: event.moreInRevision === true };
     case 'delete':
-      return { revision, deletedId: event.id };
+      return { revision, deletedId: event.id, moreInRevision: event.moreInRevision === true };
     case 'synced':
-      return { revision, synced: {} };
+      return { revision, synced: {}, moreInRevision: false };
     case 'heartbeat':
-      return { revision, heartbeat: {} };
+      return { revision, heartbeat: {}, moreInRevision: false };
   }
 }
 

@@ -2,7 +2,12 @@ import { once } from 'node:events';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { RouteService } from '@switchyard/core';
 import type {
+  ApplyRoutesRequest,
+  ApplyRoutesResponse,
   CreateRouteRequest,
+  ListRouteChangesRequest,
+  ListRouteChangesResponse,
+  RollbackRoutesRequest,
   DeleteRouteRequest,
   DeleteRouteResponse,
   GetRouteRequest,
@@ -16,7 +21,7 @@ import type {
   UpdateRouteRequest,
   WatchRoutesRequest,
 } from '../gen/switchyard/v1/routes.js';
-import { matchToMessage, routeEventToMessage, routeToMessage } from './convert.js';
+import { applyResultToMessage, matchToMessage, routeChangeToMessage, routeEventToMessage, routeToMessage } from './convert.js';
 import type { Rpc } from './rpc.js';
 
 export function routeHandlers(routes: RouteService, rpc: Rpc): RouteServiceServer {
@@ -28,6 +33,7 @@ export function routeHandlers(routes: RouteService, rpc: Rpc): RouteServiceServe
           path: request.path,
           middleware: request.middleware,
           handler: request.handler,
+          owner: request.owner,
         }),
       ),
     ),
@@ -38,7 +44,11 @@ export function routeHandlers(routes: RouteService, rpc: Rpc): RouteServiceServe
       matchToMessage(await routes.match(principal, { method: request.method, path: request.path })),
     ),
     listRoutes: rpc.unary<ListRoutesRequest, ListRoutesResponse>('ListRoutes', async (request, { principal }) => {
-      const page = await routes.list(principal, { pageSize: request.pageSize, pageToken: request.pageToken });
+      const page = await routes.list(principal, {
+        pageSize: request.pageSize,
+        pageToken: request.pageToken,
+        atRevision: request.atRevision,
+      });
       return { routes: page.routes.map(routeToMessage), nextPageToken: page.nextPageToken };
     }),
     updateRoute: rpc.unary<UpdateRouteRequest, Route>('UpdateRoute', async (request, { principal }) =>
@@ -48,6 +58,7 @@ export function routeHandlers(routes: RouteService, rpc: Rpc): RouteServiceServe
           path: request.path,
           middleware: request.middleware?.names,
           handler: request.handler,
+          owner: request.owner,
         }),
       ),
     ),
@@ -55,6 +66,35 @@ export function routeHandlers(routes: RouteService, rpc: Rpc): RouteServiceServe
       await routes.delete(principal, request.id);
       return {};
     }),
+    applyRoutes: rpc.unary<ApplyRoutesRequest, ApplyRoutesResponse>('ApplyRoutes', async (request, { principal }) =>
+      applyResultToMessage(
+        await routes.apply(principal, {
+          // An entry's empty owner is a left-out one (the apply's).
+          routes: request.routes.map(({ owner, ...route }) => ({ ...route, owner: owner === '' ? undefined : owner })),
+          owner: request.owner,
+          prune: request.prune,
+          expectedRevision: request.expectedRevision,
+          dryRun: request.dryRun,
+        }),
+      ),
+    ),
+    listRouteChanges: rpc.unary<ListRouteChangesRequest, ListRouteChangesResponse>('ListRouteChanges', async (request, { principal }) => {
+      const page = await routes.changes(principal, {
+        sinceRevision: request.sinceRevision,
+        pageSize: request.pageSize,
+        pageToken: request.pageToken,
+      });
+      return { changes: page.changes.map(routeChangeToMessage), nextPageToken: page.nextPageToken };
+    }),
+    rollbackRoutes: rpc.unary<RollbackRoutesRequest, ApplyRoutesResponse>('RollbackRoutes', async (request, { principal }) =>
+      applyResultToMessage(
+        await routes.rollback(principal, {
+          revision: request.revision,
+          expectedRevision: request.expectedRevision,
+          dryRun: request.dryRun,
+        }),
+      ),
+    ),
     watchRoutes: rpc.serverStream<WatchRoutesRequest, RouteEvent>('WatchRoutes', async (call, { principal, closing }) => {
       // The watch ends when the client goes away or the server shuts down.
       const stop = AbortSignal.any([closing, cancelled(call)]);

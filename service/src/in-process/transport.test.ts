@@ -21,6 +21,7 @@ const route: Route = {
   createdAt: new Date(1_700_000_000_123),
   updatedAt: undefined,
   revision: 3,
+  owner: '',
 };
 
 /** RouteService with a GetRoute that echoes the id into the path; `wire` counts the (de)serializer calls. */

@@ -90,7 +90,9 @@ export class GrpcClients {
   }
 
   createRoute(metadata: Metadata, request: Partial<CreateRouteRequest>): Promise<Route> {
-    return settle((cb) => this.routes.createRoute({ method: '', path: '', middleware: [], handler: '', ...request }, metadata, cb));
+    return settle((cb) =>
+      this.routes.createRoute({ method: '', path: '', middleware: [], handler: '', owner: '', ...request }, metadata, cb),
+    );
   }
 
   getRoute(metadata: Metadata, id: string): Promise<Route> {

@@ -21,6 +21,9 @@ import {
   ListRoutesRequestSchema,
   UpdateRouteRequestSchema,
   WatchRoutesRequestSchema,
+  ApplyRoutesRequestSchema,
+  ListRouteChangesRequestSchema,
+  RollbackRoutesRequestSchema,
   CreateSignedUrlRequestSchema,
   DeleteAssetRequestSchema,
   GetAssetRequestSchema,
@@ -49,6 +52,9 @@ export const SCOPE_OF = {
   UpdateRoute: 'routes:write',
   DeleteRoute: 'routes:write',
   WatchRoutes: 'routes:read',
+  ApplyRoutes: 'routes:write',
+  ListRouteChanges: 'routes:read',
+  RollbackRoutes: 'routes:write',
   UploadAsset: 'assets:write',
   ReplaceAsset: 'assets:write',
   GetAsset: 'assets:read',
@@ -78,6 +84,9 @@ export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set([
   'CreateRoute',
   'ListRoutes',
   'WatchRoutes',
+  'ApplyRoutes',
+  'ListRouteChanges',
+  'RollbackRoutes',
   'UploadAsset',
   'ListAssets',
   'GetWorkspaceUsage',
@@ -338,6 +347,9 @@ function multipart(fields: Record<string, string>, file: { name: string; bytes: 
 let serial = 0;
 /** A route path no other call creates. */
 export const freshPath = () => `/attack/${Date.now().toString(36)}-${(serial += 1)}`;
+/** An apply an attack sends: an empty table of an owner of its own, so a success changes nothing of the owner's. */
+const ATTACK_APPLY = { owner: 'attack', routes: [] };
+
 /** The bytes an attack would write over an asset; a test checks they never land. */
 export const ATTACK_BYTES = Buffer.from('bytes an attacker tried to store');
 
@@ -420,6 +432,22 @@ function restSurfaces(gatewayUrl: string): Surface[] {
       () => ({ handler: 'owner' }),
     ),
     sendJson('DeleteRoute', 'DELETE', '/v1/routing/{id}', (t) => `/v1/routing/${spareRouteOf(t)}`),
+    // Routes as code on the caller's own workspace: an apply of another owner's empty table, a dry-run rollback, the log.
+    sendJson(
+      'ApplyRoutes',
+      'POST',
+      '/v1/routing:apply',
+      () => '/v1/routing:apply',
+      () => ATTACK_APPLY,
+    ),
+    ...get('ListRouteChanges', () => '/v1/routing/changes?pageSize=10'),
+    sendJson(
+      'RollbackRoutes',
+      'POST',
+      '/v1/routing:rollback',
+      () => '/v1/routing:rollback',
+      () => ({ revision: 0, dryRun: true }),
+    ),
     {
       transport: 'rest',
       operation: 'WatchRoutes',
@@ -619,6 +647,12 @@ function messagesOf(
       return unaryCall('RouteService', operation, DeleteRouteRequestSchema, { id: spareRouteOf(targets) });
     case 'WatchRoutes':
       return unaryCall('RouteService', operation, WatchRoutesRequestSchema, { sinceRevision: 0n });
+    case 'ApplyRoutes':
+      return unaryCall('RouteService', operation, ApplyRoutesRequestSchema, ATTACK_APPLY);
+    case 'ListRouteChanges':
+      return unaryCall('RouteService', operation, ListRouteChangesRequestSchema, { pageSize: 10 });
+    case 'RollbackRoutes':
+      return unaryCall('RouteService', operation, RollbackRoutesRequestSchema, { revision: 0n, dryRun: true });
     case 'ListAssets':
       return assetCall(operation, ListAssetsRequestSchema, { pageSize: 10, type: 'text/*' });
     case 'UpdateAsset':

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/routes.proto.
  */
 export const file_switchyard_v1_routes: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlcy5wcm90bxINc3dpdGNoeWFyZC52MSLIAQoFUm91dGUSCgoCaWQYASABKAkSDgoGbWV0aG9kGAIgASgJEgwKBHBhdGgYAyABKAkSEgoKbWlkZGxld2FyZRgEIAMoCRIPCgdoYW5kbGVyGAUgASgJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCHJldmlzaW9uGAggASgDIlcKEkNyZWF0ZVJvdXRlUmVxdWVzdBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRISCgptaWRkbGV3YXJlGAMgAygJEg8KB2hhbmRsZXIYBCABKAkiHQoPR2V0Um91dGVSZXF1ZXN0EgoKAmlkGAEgASgJIjEKEU1hdGNoUm91dGVSZXF1ZXN0Eg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJIqcBChJNYXRjaFJvdXRlUmVzcG9uc2USIwoFcm91dGUYASABKAsyFC5zd2l0Y2h5YXJkLnYxLlJvdXRlEj0KBnBhcmFtcxgCIAMoCzItLnN3aXRjaHlhcmQudjEuTWF0Y2hSb3V0ZVJlc3BvbnNlLlBhcmFtc0VudHJ5Gi0KC1BhcmFtc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiOgoRTGlzdFJvdXRlc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiUwoSTGlzdFJvdXRlc1Jlc3BvbnNlEiQKBnJvdXRlcxgBIAMoCzIULnN3aXRjaHlhcmQudjEuUm91dGUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIrEBChJVcGRhdGVSb3V0ZVJlcXVlc3QSCgoCaWQYASABKAkSEwoGbWV0aG9kGAIgASgJSACIAQESEQoEcGF0aBgDIAEoCUgBiAEBEjEKCm1pZGRsZXdhcmUYBCABKAsyHS5zd2l0Y2h5YXJkLnYxLk1pZGRsZXdhcmVMaXN0EhQKB2hhbmRsZXIYBSABKAlIAogBAUIJCgdfbWV0aG9kQgcKBV9wYXRoQgoKCF9oYW5kbGVyIh8KDk1pZGRsZXdhcmVMaXN0Eg0KBW5hbWVzGAEgAygJIiAKEkRlbGV0ZVJvdXRlUmVxdWVzdBIKCgJpZBgBIAEoCSIVChNEZWxldGVSb3V0ZVJlc3BvbnNlIiwKEldhdGNoUm91dGVzUmVxdWVzdBIWCg5zaW5jZV9yZXZpc2lvbhgBIAEoAyL4AQoKUm91dGVFdmVudBIQCghyZXZpc2lvbhgBIAEoAxIvCgVyZXNldBgCIAEoCzIeLnN3aXRjaHlhcmQudjEuUm91dGVUYWJsZVJlc2V0SAASJgoGdXBzZXJ0GAMgASgLMhQuc3dpdGNoeWFyZC52MS5Sb3V0ZUgAEhQKCmRlbGV0ZWRfaWQYBCABKAlIABIxCgZzeW5jZWQYBSABKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRlVGFibGVTeW5jZWRIABItCgloZWFydGJlYXQYBiABKAsyGC5zd2l0Y2h5YXJkLnYxLkhlYXJ0YmVhdEgAQgcKBWV2ZW50IhEKD1JvdXRlVGFibGVSZXNldCISChBSb3V0ZVRhYmxlU3luY2VkIgsKCUhlYXJ0YmVhdDKrBAoMUm91dGVTZXJ2aWNlEkYKC0NyZWF0ZVJvdXRlEiEuc3dpdGNoeWFyZC52MS5DcmVhdGVSb3V0ZVJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLlJvdXRlEkAKCEdldFJvdXRlEh4uc3dpdGNoeWFyZC52MS5HZXRSb3V0ZVJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLlJvdXRlElEKCk1hdGNoUm91dGUSIC5zd2l0Y2h5YXJkLnYxLk1hdGNoUm91dGVSZXF1ZXN0GiEuc3dpdGNoeWFyZC52MS5NYXRjaFJvdXRlUmVzcG9uc2USUQoKTGlzdFJvdXRlcxIgLnN3aXRjaHlhcmQudjEuTGlzdFJvdXRlc1JlcXVlc3QaIS5zd2l0Y2h5YXJkLnYxLkxpc3RSb3V0ZXNSZXNwb25zZRJGCgtVcGRhdGVSb3V0ZRIhLnN3aXRjaHlhcmQudjEuVXBkYXRlUm91dGVSZXF1ZXN0GhQuc3dpdGNoeWFyZC52MS5Sb3V0ZRJUCgtEZWxldGVSb3V0ZRIhLnN3aXRjaHlhcmQudjEuRGVsZXRlUm91dGVSZXF1ZXN0GiIuc3dpdGNoeWFyZC52MS5EZWxldGVSb3V0ZVJlc3BvbnNlEk0KC1dhdGNoUm91dGVzEiEuc3dpdGNoeWFyZC52MS5XYXRjaFJvdXRlc1JlcXVlc3QaGS5zd2l0Y2h5YXJkLnYxLlJvdXRlRXZlbnQwAWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL3JvdXRlcy5wcm90bxINc3dpdGNoeWFyZC52MSLXAQoFUm91dGUSCgoCaWQYASABKAkSDgoGbWV0aG9kGAIgASgJEgwKBHBhdGgYAyABKAkSEgoKbWlkZGxld2FyZRgEIAMoCRIPCgdoYW5kbGVyGAUgASgJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCHJldmlzaW9uGAggASgDEg0KBW93bmVyGAkgASgJImYKEkNyZWF0ZVJvdXRlUmVxdWVzdBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRISCgptaWRkbGV3YXJlGAMgAygJEg8KB2hhbmRsZXIYBCABKAkSDQoFb3duZXIYBSABKAkiHQoPR2V0Um91dGVSZXF1ZXN0EgoKAmlkGAEgASgJIjEKEU1hdGNoUm91dGVSZXF1ZXN0Eg4KBm1ldGhvZBgBIAEoCRIMCgRwYXRoGAIgASgJIqcBChJNYXRjaFJvdXRlUmVzcG9uc2USIwoFcm91dGUYASABKAsyFC5zd2l0Y2h5YXJkLnYxLlJvdXRlEj0KBnBhcmFtcxgCIAMoCzItLnN3aXRjaHlhcmQudjEuTWF0Y2hSb3V0ZVJlc3BvbnNlLlBhcmFtc0VudHJ5Gi0KC1BhcmFtc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiZAoRTGlzdFJvdXRlc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkSGAoLYXRfcmV2aXNpb24YAyABKANIAIgBAUIOCgxfYXRfcmV2aXNpb24iUwoSTGlzdFJvdXRlc1Jlc3BvbnNlEiQKBnJvdXRlcxgBIAMoCzIULnN3aXRjaHlhcmQudjEuUm91dGUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIs8BChJVcGRhdGVSb3V0ZVJlcXVlc3QSCgoCaWQYASABKAkSEwoGbWV0aG9kGAIgASgJSACIAQESEQoEcGF0aBgDIAEoCUgBiAEBEjEKCm1pZGRsZXdhcmUYBCABKAsyHS5zd2l0Y2h5YXJkLnYxLk1pZGRsZXdhcmVMaXN0EhQKB2hhbmRsZXIYBSABKAlIAogBARISCgVvd25lchgGIAEoCUgDiAEBQgkKB19tZXRob2RCBwoFX3BhdGhCCgoIX2hhbmRsZXJCCAoGX293bmVyIh8KDk1pZGRsZXdhcmVMaXN0Eg0KBW5hbWVzGAEgAygJIiAKEkRlbGV0ZVJvdXRlUmVxdWVzdBIKCgJpZBgBIAEoCSIVChNEZWxldGVSb3V0ZVJlc3BvbnNlIiwKEldhdGNoUm91dGVzUmVxdWVzdBIWCg5zaW5jZV9yZXZpc2lvbhgBIAEoAyKSAgoKUm91dGVFdmVudBIQCghyZXZpc2lvbhgBIAEoAxIvCgVyZXNldBgCIAEoCzIeLnN3aXRjaHlhcmQudjEuUm91dGVUYWJsZVJlc2V0SAASJgoGdXBzZXJ0GAMgASgLMhQuc3dpdGNoeWFyZC52MS5Sb3V0ZUgAEhQKCmRlbGV0ZWRfaWQYBCABKAlIABIxCgZzeW5jZWQYBSABKAsyHy5zd2l0Y2h5YXJkLnYxLlJvdXRlVGFibGVTeW5jZWRIABItCgloZWFydGJlYXQYBiABKAsyGC5zd2l0Y2h5YXJkLnYxLkhlYXJ0YmVhdEgAEhgKEG1vcmVfaW5fcmV2aXNpb24YByABKAhCBwoFZXZlbnQiEQoPUm91dGVUYWJsZVJlc2V0IhIKEFJvdXRlVGFibGVTeW5jZWQiCwoJSGVhcnRiZWF0ImAKDERlc2lyZWRSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRISCgptaWRkbGV3YXJlGAMgAygJEg8KB2hhbmRsZXIYBCABKAkSDQoFb3duZXIYBSABKAkipgEKEkFwcGx5Um91dGVzUmVxdWVzdBIrCgZyb3V0ZXMYASADKAsyGy5zd2l0Y2h5YXJkLnYxLkRlc2lyZWRSb3V0ZRINCgVvd25lchgCIAEoCRINCgVwcnVuZRgDIAEoCBIeChFleHBlY3RlZF9yZXZpc2lvbhgEIAEoA0gAiAEBEg8KB2RyeV9ydW4YBSABKAhCFAoSX2V4cGVjdGVkX3JldmlzaW9uIlgKC1JvdXRlVXBkYXRlEiQKBmJlZm9yZRgBIAEoCzIULnN3aXRjaHlhcmQudjEuUm91dGUSIwoFYWZ0ZXIYAiABKAsyFC5zd2l0Y2h5YXJkLnYxLlJvdXRlIrUBChNBcHBseVJvdXRlc1Jlc3BvbnNlEhAKCHJldmlzaW9uGAEgASgDEiUKB2NyZWF0ZWQYAiADKAsyFC5zd2l0Y2h5YXJkLnYxLlJvdXRlEisKB3VwZGF0ZWQYAyADKAsyGi5zd2l0Y2h5YXJkLnYxLlJvdXRlVXBkYXRlEiUKB2RlbGV0ZWQYBCADKAsyFC5zd2l0Y2h5YXJkLnYxLlJvdXRlEhEKCXVuY2hhbmdlZBgFIAEoBSJYChdMaXN0Um91dGVDaGFuZ2VzUmVxdWVzdBIWCg5zaW5jZV9yZXZpc2lvbhgBIAEoAxIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJgChhMaXN0Um91dGVDaGFuZ2VzUmVzcG9uc2USKwoHY2hhbmdlcxgBIAMoCzIaLnN3aXRjaHlhcmQudjEuUm91dGVDaGFuZ2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIsABCgtSb3V0ZUNoYW5nZRIQCghyZXZpc2lvbhgBIAEoAxIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVhY3RvchgDIAEoCRINCgVvd25lchgEIAEoCRIMCgRraW5kGAUgASgJEiQKBmJlZm9yZRgGIAEoCzIULnN3aXRjaHlhcmQudjEuUm91dGUSIwoFYWZ0ZXIYByABKAsyFC5zd2l0Y2h5YXJkLnYxLlJvdXRlInAKFVJvbGxiYWNrUm91dGVzUmVxdWVzdBIQCghyZXZpc2lvbhgBIAEoAxIeChFleHBlY3RlZF9yZXZpc2lvbhgCIAEoA0gAiAEBEg8KB2RyeV9ydW4YAyABKAhCFAoSX2V4cGVjdGVkX3JldmlzaW9uMsIGCgxSb3V0ZVNlcnZpY2USRgoLQ3JlYXRlUm91dGUSIS5zd2l0Y2h5YXJkLnYxLkNyZWF0ZVJvdXRlUmVxdWVzdBoULnN3aXRjaHlhcmQudjEuUm91dGUSQAoIR2V0Um91dGUSHi5zd2l0Y2h5YXJkLnYxLkdldFJvdXRlUmVxdWVzdBoULnN3aXRjaHlhcmQudjEuUm91dGUSUQoKTWF0Y2hSb3V0ZRIgLnN3aXRjaHlhcmQudjEuTWF0Y2hSb3V0ZVJlcXVlc3QaIS5zd2l0Y2h5YXJkLnYxLk1hdGNoUm91dGVSZXNwb25zZRJRCgpMaXN0Um91dGVzEiAuc3dpdGNoeWFyZC52MS5MaXN0Um91dGVzUmVxdWVzdBohLnN3aXRjaHlhcmQudjEuTGlzdFJvdXRlc1Jlc3BvbnNlEkYKC1VwZGF0ZVJvdXRlEiEuc3dpdGNoeWFyZC52MS5VcGRhdGVSb3V0ZVJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLlJvdXRlElQKC0RlbGV0ZVJvdXRlEiEuc3dpdGNoeWFyZC52MS5EZWxldGVSb3V0ZVJlcXVlc3QaIi5zd2l0Y2h5YXJkLnYxLkRlbGV0ZVJvdXRlUmVzcG9uc2USTQoLV2F0Y2hSb3V0ZXMSIS5zd2l0Y2h5YXJkLnYxLldhdGNoUm91dGVzUmVxdWVzdBoZLnN3aXRjaHlhcmQudjEuUm91dGVFdmVudDABElQKC0FwcGx5Um91dGVzEiEuc3dpdGNoeWFyZC52MS5BcHBseVJvdXRlc1JlcXVlc3QaIi5zd2l0Y2h5YXJkLnYxLkFwcGx5Um91dGVzUmVzcG9uc2USYwoQTGlzdFJvdXRlQ2hhbmdlcxImLnN3aXRjaHlhcmQudjEuTGlzdFJvdXRlQ2hhbmdlc1JlcXVlc3QaJy5zd2l0Y2h5YXJkLnYxLkxpc3RSb3V0ZUNoYW5nZXNSZXNwb25zZRJaCg5Sb2xsYmFja1JvdXRlcxIkLnN3aXRjaHlhcmQudjEuUm9sbGJhY2tSb3V0ZXNSZXF1ZXN0GiIuc3dpdGNoeWFyZC52MS5BcHBseVJvdXRlc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * A route record.
@@ -75,6 +75,13 @@ export type Route = Message<"switchyard.v1.Route"> & {
    * @generated from field: int64 revision = 8;
    */
   revision: bigint;
+
+  /**
+   * The team or tool that manages the route; empty when none.
+   *
+   * @generated from field: string owner = 9;
+   */
+  owner: string;
 };
 
 /**
@@ -116,6 +123,14 @@ export type CreateRouteRequest = Message<"switchyard.v1.CreateRouteRequest"> & {
    * @generated from field: string handler = 4;
    */
   handler: string;
+
+  /**
+   * The team or tool that manages the route: empty for none, else a letter or
+   * digit then letters, digits and . _ : @ / - (at most 64 characters).
+   *
+   * @generated from field: string owner = 5;
+   */
+  owner: string;
 };
 
 /**
@@ -213,6 +228,14 @@ export type ListRoutesRequest = Message<"switchyard.v1.ListRoutesRequest"> & {
    * @generated from field: string page_token = 2;
    */
   pageToken: string;
+
+  /**
+   * When set: the table as it was at this revision, rebuilt from the kept change
+   * log (INVALID_ARGUMENT when older than that history or ahead of the table).
+   *
+   * @generated from field: optional int64 at_revision = 3;
+   */
+  atRevision?: bigint | undefined;
 };
 
 /**
@@ -278,6 +301,13 @@ export type UpdateRouteRequest = Message<"switchyard.v1.UpdateRouteRequest"> & {
    * @generated from field: optional string handler = 5;
    */
   handler?: string | undefined;
+
+  /**
+   * Empty removes the owner.
+   *
+   * @generated from field: optional string owner = 6;
+   */
+  owner?: string | undefined;
 };
 
 /**
@@ -414,6 +444,16 @@ export type RouteEvent = Message<"switchyard.v1.RouteEvent"> & {
     value: Heartbeat;
     case: "heartbeat";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Set on an upsert or deletion when more changes of the same revision follow
+   * (an apply or rollback writes several): apply the revision's changes together
+   * at the first one without it, never half of them. Unset on the last change of
+   * every revision, so a revision of one change is applied at once.
+   *
+   * @generated from field: bool more_in_revision = 7;
+   */
+  moreInRevision: boolean;
 };
 
 /**
@@ -461,6 +501,316 @@ export type Heartbeat = Message<"switchyard.v1.Heartbeat"> & {
  */
 export const HeartbeatSchema: GenMessage<Heartbeat> = /*@__PURE__*/
   messageDesc(file_switchyard_v1_routes, 15);
+
+/**
+ * One desired route of an apply; the fields are those of CreateRouteRequest.
+ *
+ * @generated from message switchyard.v1.DesiredRoute
+ */
+export type DesiredRoute = Message<"switchyard.v1.DesiredRoute"> & {
+  /**
+   * @generated from field: string method = 1;
+   */
+  method: string;
+
+  /**
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * @generated from field: repeated string middleware = 3;
+   */
+  middleware: string[];
+
+  /**
+   * @generated from field: string handler = 4;
+   */
+  handler: string;
+
+  /**
+   * Empty or the apply's owner.
+   *
+   * @generated from field: string owner = 5;
+   */
+  owner: string;
+};
+
+/**
+ * Describes the message switchyard.v1.DesiredRoute.
+ * Use `create(DesiredRouteSchema)` to create a new message.
+ */
+export const DesiredRouteSchema: GenMessage<DesiredRoute> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 16);
+
+/**
+ * @generated from message switchyard.v1.ApplyRoutesRequest
+ */
+export type ApplyRoutesRequest = Message<"switchyard.v1.ApplyRoutesRequest"> & {
+  /**
+   * The desired routes (at most 10,000), each method and path shape once.
+   *
+   * @generated from field: repeated switchyard.v1.DesiredRoute routes = 1;
+   */
+  routes: DesiredRoute[];
+
+  /**
+   * Whose routes the apply manages; empty: the routes without an owner.
+   *
+   * @generated from field: string owner = 2;
+   */
+  owner: string;
+
+  /**
+   * Delete the owner's routes that `routes` no longer names.
+   *
+   * @generated from field: bool prune = 3;
+   */
+  prune: boolean;
+
+  /**
+   * Apply only while the table is at this revision (compare-and-swap).
+   *
+   * @generated from field: optional int64 expected_revision = 4;
+   */
+  expectedRevision?: bigint | undefined;
+
+  /**
+   * Plan only: nothing is written.
+   *
+   * @generated from field: bool dry_run = 5;
+   */
+  dryRun: boolean;
+};
+
+/**
+ * Describes the message switchyard.v1.ApplyRoutesRequest.
+ * Use `create(ApplyRoutesRequestSchema)` to create a new message.
+ */
+export const ApplyRoutesRequestSchema: GenMessage<ApplyRoutesRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 17);
+
+/**
+ * A route before and after an update.
+ *
+ * @generated from message switchyard.v1.RouteUpdate
+ */
+export type RouteUpdate = Message<"switchyard.v1.RouteUpdate"> & {
+  /**
+   * @generated from field: switchyard.v1.Route before = 1;
+   */
+  before?: Route | undefined;
+
+  /**
+   * @generated from field: switchyard.v1.Route after = 2;
+   */
+  after?: Route | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.RouteUpdate.
+ * Use `create(RouteUpdateSchema)` to create a new message.
+ */
+export const RouteUpdateSchema: GenMessage<RouteUpdate> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 18);
+
+/**
+ * What an apply or rollback did (or, with dry_run, would do).
+ *
+ * @generated from message switchyard.v1.ApplyRoutesResponse
+ */
+export type ApplyRoutesResponse = Message<"switchyard.v1.ApplyRoutesResponse"> & {
+  /**
+   * The revision written; with nothing to change, or for a dry run, the
+   * revision the plan was made against.
+   *
+   * @generated from field: int64 revision = 1;
+   */
+  revision: bigint;
+
+  /**
+   * Created routes (without ids in a dry run).
+   *
+   * @generated from field: repeated switchyard.v1.Route created = 2;
+   */
+  created: Route[];
+
+  /**
+   * @generated from field: repeated switchyard.v1.RouteUpdate updated = 3;
+   */
+  updated: RouteUpdate[];
+
+  /**
+   * @generated from field: repeated switchyard.v1.Route deleted = 4;
+   */
+  deleted: Route[];
+
+  /**
+   * Desired routes that already were as desired.
+   *
+   * @generated from field: int32 unchanged = 5;
+   */
+  unchanged: number;
+};
+
+/**
+ * Describes the message switchyard.v1.ApplyRoutesResponse.
+ * Use `create(ApplyRoutesResponseSchema)` to create a new message.
+ */
+export const ApplyRoutesResponseSchema: GenMessage<ApplyRoutesResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 19);
+
+/**
+ * @generated from message switchyard.v1.ListRouteChangesRequest
+ */
+export type ListRouteChangesRequest = Message<"switchyard.v1.ListRouteChangesRequest"> & {
+  /**
+   * The changes after this revision; 0: from the oldest kept.
+   *
+   * @generated from field: int64 since_revision = 1;
+   */
+  sinceRevision: bigint;
+
+  /**
+   * Changes per page, 1-1000; 0 means 50. A revision is never split, so a page
+   * may hold more when one revision does.
+   *
+   * @generated from field: int32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page (it wins over since_revision).
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ListRouteChangesRequest.
+ * Use `create(ListRouteChangesRequestSchema)` to create a new message.
+ */
+export const ListRouteChangesRequestSchema: GenMessage<ListRouteChangesRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 20);
+
+/**
+ * @generated from message switchyard.v1.ListRouteChangesResponse
+ */
+export type ListRouteChangesResponse = Message<"switchyard.v1.ListRouteChangesResponse"> & {
+  /**
+   * @generated from field: repeated switchyard.v1.RouteChange changes = 1;
+   */
+  changes: RouteChange[];
+
+  /**
+   * Empty once the page reaches the current revision.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ListRouteChangesResponse.
+ * Use `create(ListRouteChangesResponseSchema)` to create a new message.
+ */
+export const ListRouteChangesResponseSchema: GenMessage<ListRouteChangesResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 21);
+
+/**
+ * One entry of the route change log.
+ *
+ * @generated from message switchyard.v1.RouteChange
+ */
+export type RouteChange = Message<"switchyard.v1.RouteChange"> & {
+  /**
+   * The revision the change belongs to (one revision may hold several).
+   *
+   * @generated from field: int64 revision = 1;
+   */
+  revision: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 2;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * Who made it (the token's subject); empty when unknown.
+   *
+   * @generated from field: string actor = 3;
+   */
+  actor: string;
+
+  /**
+   * The owner of the route changed.
+   *
+   * @generated from field: string owner = 4;
+   */
+  owner: string;
+
+  /**
+   * "create", "update" or "delete".
+   *
+   * @generated from field: string kind = 5;
+   */
+  kind: string;
+
+  /**
+   * The route before the change: unset for a create.
+   *
+   * @generated from field: switchyard.v1.Route before = 6;
+   */
+  before?: Route | undefined;
+
+  /**
+   * The route after the change: unset for a delete.
+   *
+   * @generated from field: switchyard.v1.Route after = 7;
+   */
+  after?: Route | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.RouteChange.
+ * Use `create(RouteChangeSchema)` to create a new message.
+ */
+export const RouteChangeSchema: GenMessage<RouteChange> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 22);
+
+/**
+ * @generated from message switchyard.v1.RollbackRoutesRequest
+ */
+export type RollbackRoutesRequest = Message<"switchyard.v1.RollbackRoutesRequest"> & {
+  /**
+   * The revision whose table to restore.
+   *
+   * @generated from field: int64 revision = 1;
+   */
+  revision: bigint;
+
+  /**
+   * Roll back only while the table is at this revision (compare-and-swap).
+   *
+   * @generated from field: optional int64 expected_revision = 2;
+   */
+  expectedRevision?: bigint | undefined;
+
+  /**
+   * Plan only: nothing is written.
+   *
+   * @generated from field: bool dry_run = 3;
+   */
+  dryRun: boolean;
+};
+
+/**
+ * Describes the message switchyard.v1.RollbackRoutesRequest.
+ * Use `create(RollbackRoutesRequestSchema)` to create a new message.
+ */
+export const RollbackRoutesRequestSchema: GenMessage<RollbackRoutesRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_routes, 23);
 
 /**
  * RouteService stores route records: an HTTP method and a path pattern bound to
@@ -564,6 +914,51 @@ export const RouteService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchRoutesRequestSchema;
     output: typeof RouteEventSchema;
+  },
+  /**
+   * ApplyRoutes makes the owner's routes the desired table (routes as code), in
+   * one revision or not at all. A route is identified by method and path shape:
+   * a new handler, middleware or parameter name updates it, a new shape is
+   * another route. Only the owner's routes are planned; with prune, the owner's
+   * routes the request no longer names are deleted. Applying an unchanged table
+   * makes no revision. Scope: routes:write.
+   * INVALID_ARGUMENT: every bad entry, named by index (routes[3].path); nothing
+   * is written. ALREADY_EXISTS: a desired method and shape belongs to another
+   * owner's route (the details name it). ABORTED: expected_revision is not the
+   * current revision (the detail names the current one).
+   *
+   * @generated from rpc switchyard.v1.RouteService.ApplyRoutes
+   */
+  applyRoutes: {
+    methodKind: "unary";
+    input: typeof ApplyRoutesRequestSchema;
+    output: typeof ApplyRoutesResponseSchema;
+  },
+  /**
+   * ListRouteChanges pages through the change log after a revision, oldest
+   * first, whole revisions only. The log keeps the last ROUTE_HISTORY revisions.
+   * Scope: routes:read. INVALID_ARGUMENT: a revision ahead of the table, or older
+   * than the kept history (the message says how far back it goes).
+   *
+   * @generated from rpc switchyard.v1.RouteService.ListRouteChanges
+   */
+  listRouteChanges: {
+    methodKind: "unary";
+    input: typeof ListRouteChangesRequestSchema;
+    output: typeof ListRouteChangesResponseSchema;
+  },
+  /**
+   * RollbackRoutes writes one new revision whose table (every owner's routes)
+   * equals the one at `revision`, rebuilt from the change log and planned as an
+   * apply. Scope: routes:write. INVALID_ARGUMENT: a revision ahead of the table or
+   * older than the kept history. ABORTED: expected_revision is not current.
+   *
+   * @generated from rpc switchyard.v1.RouteService.RollbackRoutes
+   */
+  rollbackRoutes: {
+    methodKind: "unary";
+    input: typeof RollbackRoutesRequestSchema;
+    output: typeof ApplyRoutesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchyard_v1_routes, 0);

@@ -48,6 +48,8 @@ export interface Route {
     | undefined;
   /** The workspace's route-table revision this route was last written at. */
   revision: number;
+  /** The team or tool that manages the route; empty when none. */
+  owner: string;
 }
 
 export interface CreateRouteRequest {
@@ -62,6 +64,11 @@ export interface CreateRouteRequest {
   middleware: string[];
   /** Handler function name (identifier). */
   handler: string;
+  /**
+   * The team or tool that manages the route: empty for none, else a letter or
+   * digit then letters, digits and . _ : @ / - (at most 64 characters).
+   */
+  owner: string;
 }
 
 export interface GetRouteRequest {
@@ -95,6 +102,11 @@ export interface ListRoutesRequest {
   pageSize: number;
   /** The next_page_token of the previous page; empty for the first page. */
   pageToken: string;
+  /**
+   * When set: the table as it was at this revision, rebuilt from the kept change
+   * log (INVALID_ARGUMENT when older than that history or ahead of the table).
+   */
+  atRevision?: number | undefined;
 }
 
 export interface ListRoutesResponse {
@@ -110,7 +122,11 @@ export interface UpdateRouteRequest {
   method?: string | undefined;
   path?: string | undefined;
   middleware?: MiddlewareList | undefined;
-  handler?: string | undefined;
+  handler?:
+    | string
+    | undefined;
+  /** Empty removes the owner. */
+  owner?: string | undefined;
 }
 
 /** Middleware names, as a message so that "unset" and "empty" differ. */
@@ -152,7 +168,16 @@ export interface RouteEvent {
     | RouteTableSynced
     | undefined;
   /** Nothing changed for a while; the watch is alive. */
-  heartbeat?: Heartbeat | undefined;
+  heartbeat?:
+    | Heartbeat
+    | undefined;
+  /**
+   * Set on an upsert or deletion when more changes of the same revision follow
+   * (an apply or rollback writes several): apply the revision's changes together
+   * at the first one without it, never half of them. Unset on the last change of
+   * every revision, so a revision of one change is applied at once.
+   */
+  moreInRevision: boolean;
 }
 
 export interface RouteTableReset {
@@ -162,6 +187,102 @@ export interface RouteTableSynced {
 }
 
 export interface Heartbeat {
+}
+
+/** One desired route of an apply; the fields are those of CreateRouteRequest. */
+export interface DesiredRoute {
+  method: string;
+  path: string;
+  middleware: string[];
+  handler: string;
+  /** Empty or the apply's owner. */
+  owner: string;
+}
+
+export interface ApplyRoutesRequest {
+  /** The desired routes (at most 10,000), each method and path shape once. */
+  routes: DesiredRoute[];
+  /** Whose routes the apply manages; empty: the routes without an owner. */
+  owner: string;
+  /** Delete the owner's routes that `routes` no longer names. */
+  prune: boolean;
+  /** Apply only while the table is at this revision (compare-and-swap). */
+  expectedRevision?:
+    | number
+    | undefined;
+  /** Plan only: nothing is written. */
+  dryRun: boolean;
+}
+
+/** A route before and after an update. */
+export interface RouteUpdate {
+  before?: Route | undefined;
+  after?: Route | undefined;
+}
+
+/** What an apply or rollback did (or, with dry_run, would do). */
+export interface ApplyRoutesResponse {
+  /**
+   * The revision written; with nothing to change, or for a dry run, the
+   * revision the plan was made against.
+   */
+  revision: number;
+  /** Created routes (without ids in a dry run). */
+  created: Route[];
+  updated: RouteUpdate[];
+  deleted: Route[];
+  /** Desired routes that already were as desired. */
+  unchanged: number;
+}
+
+export interface ListRouteChangesRequest {
+  /** The changes after this revision; 0: from the oldest kept. */
+  sinceRevision: number;
+  /**
+   * Changes per page, 1-1000; 0 means 50. A revision is never split, so a page
+   * may hold more when one revision does.
+   */
+  pageSize: number;
+  /** The next_page_token of the previous page (it wins over since_revision). */
+  pageToken: string;
+}
+
+export interface ListRouteChangesResponse {
+  changes: RouteChange[];
+  /** Empty once the page reaches the current revision. */
+  nextPageToken: string;
+}
+
+/** One entry of the route change log. */
+export interface RouteChange {
+  /** The revision the change belongs to (one revision may hold several). */
+  revision: number;
+  time?:
+    | Date
+    | undefined;
+  /** Who made it (the token's subject); empty when unknown. */
+  actor: string;
+  /** The owner of the route changed. */
+  owner: string;
+  /** "create", "update" or "delete". */
+  kind: string;
+  /** The route before the change: unset for a create. */
+  before?:
+    | Route
+    | undefined;
+  /** The route after the change: unset for a delete. */
+  after?: Route | undefined;
+}
+
+export interface RollbackRoutesRequest {
+  /** The revision whose table to restore. */
+  revision: number;
+  /** Roll back only while the table is at this revision (compare-and-swap). */
+  expectedRevision?:
+    | number
+    | undefined;
+  /** Plan only: nothing is written. */
+  dryRun: boolean;
 }
 
 function createBaseRoute(): Route {
@@ -174,6 +295,7 @@ function createBaseRoute(): Route {
     createdAt: undefined,
     updatedAt: undefined,
     revision: 0,
+    owner: "",
   };
 }
 
@@ -202,6 +324,9 @@ export const Route: MessageFns<Route> = {
     }
     if (message.revision !== 0) {
       writer.uint32(64).int64(message.revision);
+    }
+    if (message.owner !== "") {
+      writer.uint32(74).string(message.owner);
     }
     return writer;
   },
@@ -283,6 +408,14 @@ export const Route: MessageFns<Route> = {
             message.revision = longToNumber(reader.int64());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -315,6 +448,7 @@ export const Route: MessageFns<Route> = {
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
       revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
+      owner: isSet(object.owner) ? globalThis.String(object.owner) : "",
     };
   },
 
@@ -344,6 +478,9 @@ export const Route: MessageFns<Route> = {
     if (message.revision !== 0) {
       obj.revision = Math.round(message.revision);
     }
+    if (message.owner !== "") {
+      obj.owner = message.owner;
+    }
     return obj;
   },
 
@@ -360,12 +497,13 @@ export const Route: MessageFns<Route> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.revision = object.revision ?? 0;
+    message.owner = object.owner ?? "";
     return message;
   },
 };
 
 function createBaseCreateRouteRequest(): CreateRouteRequest {
-  return { method: "", path: "", middleware: [], handler: "" };
+  return { method: "", path: "", middleware: [], handler: "", owner: "" };
 }
 
 export const CreateRouteRequest: MessageFns<CreateRouteRequest> = {
@@ -381,6 +519,9 @@ export const CreateRouteRequest: MessageFns<CreateRouteRequest> = {
     }
     if (message.handler !== "") {
       writer.uint32(34).string(message.handler);
+    }
+    if (message.owner !== "") {
+      writer.uint32(42).string(message.owner);
     }
     return writer;
   },
@@ -430,6 +571,14 @@ export const CreateRouteRequest: MessageFns<CreateRouteRequest> = {
             message.handler = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -450,6 +599,7 @@ export const CreateRouteRequest: MessageFns<CreateRouteRequest> = {
         ? object.middleware.map((e: any) => globalThis.String(e))
         : [],
       handler: isSet(object.handler) ? globalThis.String(object.handler) : "",
+      owner: isSet(object.owner) ? globalThis.String(object.owner) : "",
     };
   },
 
@@ -467,6 +617,9 @@ export const CreateRouteRequest: MessageFns<CreateRouteRequest> = {
     if (message.handler !== "") {
       obj.handler = message.handler;
     }
+    if (message.owner !== "") {
+      obj.owner = message.owner;
+    }
     return obj;
   },
 
@@ -479,6 +632,7 @@ export const CreateRouteRequest: MessageFns<CreateRouteRequest> = {
     message.path = object.path ?? "";
     message.middleware = object.middleware?.map((e) => e) || [];
     message.handler = object.handler ?? "";
+    message.owner = object.owner ?? "";
     return message;
   },
 };
@@ -838,7 +992,7 @@ export const MatchRouteResponse_ParamsEntry: MessageFns<MatchRouteResponse_Param
 };
 
 function createBaseListRoutesRequest(): ListRoutesRequest {
-  return { pageSize: 0, pageToken: "" };
+  return { pageSize: 0, pageToken: "", atRevision: undefined };
 }
 
 export const ListRoutesRequest: MessageFns<ListRoutesRequest> = {
@@ -848,6 +1002,9 @@ export const ListRoutesRequest: MessageFns<ListRoutesRequest> = {
     }
     if (message.pageToken !== "") {
       writer.uint32(18).string(message.pageToken);
+    }
+    if (message.atRevision !== undefined) {
+      writer.uint32(24).int64(message.atRevision);
     }
     return writer;
   },
@@ -881,6 +1038,14 @@ export const ListRoutesRequest: MessageFns<ListRoutesRequest> = {
             message.pageToken = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.atRevision = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -905,6 +1070,11 @@ export const ListRoutesRequest: MessageFns<ListRoutesRequest> = {
         : isSet(object.page_token)
         ? globalThis.String(object.page_token)
         : "",
+      atRevision: isSet(object.atRevision)
+        ? globalThis.Number(object.atRevision)
+        : isSet(object.at_revision)
+        ? globalThis.Number(object.at_revision)
+        : undefined,
     };
   },
 
@@ -916,6 +1086,9 @@ export const ListRoutesRequest: MessageFns<ListRoutesRequest> = {
     if (message.pageToken !== "") {
       obj.pageToken = message.pageToken;
     }
+    if (message.atRevision !== undefined) {
+      obj.atRevision = Math.round(message.atRevision);
+    }
     return obj;
   },
 
@@ -926,6 +1099,7 @@ export const ListRoutesRequest: MessageFns<ListRoutesRequest> = {
     const message = createBaseListRoutesRequest();
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
+    message.atRevision = object.atRevision ?? undefined;
     return message;
   },
 };
@@ -1020,7 +1194,7 @@ export const ListRoutesResponse: MessageFns<ListRoutesResponse> = {
 };
 
 function createBaseUpdateRouteRequest(): UpdateRouteRequest {
-  return { id: "", method: undefined, path: undefined, middleware: undefined, handler: undefined };
+  return { id: "", method: undefined, path: undefined, middleware: undefined, handler: undefined, owner: undefined };
 }
 
 export const UpdateRouteRequest: MessageFns<UpdateRouteRequest> = {
@@ -1039,6 +1213,9 @@ export const UpdateRouteRequest: MessageFns<UpdateRouteRequest> = {
     }
     if (message.handler !== undefined) {
       writer.uint32(42).string(message.handler);
+    }
+    if (message.owner !== undefined) {
+      writer.uint32(50).string(message.owner);
     }
     return writer;
   },
@@ -1096,6 +1273,14 @@ export const UpdateRouteRequest: MessageFns<UpdateRouteRequest> = {
             message.handler = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1115,6 +1300,7 @@ export const UpdateRouteRequest: MessageFns<UpdateRouteRequest> = {
       path: isSet(object.path) ? globalThis.String(object.path) : undefined,
       middleware: isSet(object.middleware) ? MiddlewareList.fromJSON(object.middleware) : undefined,
       handler: isSet(object.handler) ? globalThis.String(object.handler) : undefined,
+      owner: isSet(object.owner) ? globalThis.String(object.owner) : undefined,
     };
   },
 
@@ -1135,6 +1321,9 @@ export const UpdateRouteRequest: MessageFns<UpdateRouteRequest> = {
     if (message.handler !== undefined) {
       obj.handler = message.handler;
     }
+    if (message.owner !== undefined) {
+      obj.owner = message.owner;
+    }
     return obj;
   },
 
@@ -1150,6 +1339,7 @@ export const UpdateRouteRequest: MessageFns<UpdateRouteRequest> = {
       ? MiddlewareList.fromPartial(object.middleware)
       : undefined;
     message.handler = object.handler ?? undefined;
+    message.owner = object.owner ?? undefined;
     return message;
   },
 };
@@ -1421,6 +1611,7 @@ function createBaseRouteEvent(): RouteEvent {
     deletedId: undefined,
     synced: undefined,
     heartbeat: undefined,
+    moreInRevision: false,
   };
 }
 
@@ -1443,6 +1634,9 @@ export const RouteEvent: MessageFns<RouteEvent> = {
     }
     if (message.heartbeat !== undefined) {
       Heartbeat.encode(message.heartbeat, writer.uint32(50).fork()).join();
+    }
+    if (message.moreInRevision !== false) {
+      writer.uint32(56).bool(message.moreInRevision);
     }
     return writer;
   },
@@ -1508,6 +1702,14 @@ export const RouteEvent: MessageFns<RouteEvent> = {
             message.heartbeat = Heartbeat.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.moreInRevision = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1532,6 +1734,11 @@ export const RouteEvent: MessageFns<RouteEvent> = {
         : undefined,
       synced: isSet(object.synced) ? RouteTableSynced.fromJSON(object.synced) : undefined,
       heartbeat: isSet(object.heartbeat) ? Heartbeat.fromJSON(object.heartbeat) : undefined,
+      moreInRevision: isSet(object.moreInRevision)
+        ? globalThis.Boolean(object.moreInRevision)
+        : isSet(object.more_in_revision)
+        ? globalThis.Boolean(object.more_in_revision)
+        : false,
     };
   },
 
@@ -1555,6 +1762,9 @@ export const RouteEvent: MessageFns<RouteEvent> = {
     if (message.heartbeat !== undefined) {
       obj.heartbeat = Heartbeat.toJSON(message.heartbeat);
     }
+    if (message.moreInRevision !== false) {
+      obj.moreInRevision = message.moreInRevision;
+    }
     return obj;
   },
 
@@ -1577,6 +1787,7 @@ export const RouteEvent: MessageFns<RouteEvent> = {
     message.heartbeat = (object.heartbeat !== undefined && object.heartbeat !== null)
       ? Heartbeat.fromPartial(object.heartbeat)
       : undefined;
+    message.moreInRevision = object.moreInRevision ?? false;
     return message;
   },
 };
@@ -1737,6 +1948,980 @@ export const Heartbeat: MessageFns<Heartbeat> = {
   },
 };
 
+function createBaseDesiredRoute(): DesiredRoute {
+  return { method: "", path: "", middleware: [], handler: "", owner: "" };
+}
+
+export const DesiredRoute: MessageFns<DesiredRoute> = {
+  encode(message: DesiredRoute, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.method !== "") {
+      writer.uint32(10).string(message.method);
+    }
+    if (message.path !== "") {
+      writer.uint32(18).string(message.path);
+    }
+    for (const v of message.middleware) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.handler !== "") {
+      writer.uint32(34).string(message.handler);
+    }
+    if (message.owner !== "") {
+      writer.uint32(42).string(message.owner);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DesiredRoute {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDesiredRoute();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.method = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.path = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.middleware.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.handler = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DesiredRoute {
+    return {
+      method: isSet(object.method) ? globalThis.String(object.method) : "",
+      path: isSet(object.path) ? globalThis.String(object.path) : "",
+      middleware: globalThis.Array.isArray(object?.middleware)
+        ? object.middleware.map((e: any) => globalThis.String(e))
+        : [],
+      handler: isSet(object.handler) ? globalThis.String(object.handler) : "",
+      owner: isSet(object.owner) ? globalThis.String(object.owner) : "",
+    };
+  },
+
+  toJSON(message: DesiredRoute): unknown {
+    const obj: any = {};
+    if (message.method !== "") {
+      obj.method = message.method;
+    }
+    if (message.path !== "") {
+      obj.path = message.path;
+    }
+    if (message.middleware?.length) {
+      obj.middleware = message.middleware;
+    }
+    if (message.handler !== "") {
+      obj.handler = message.handler;
+    }
+    if (message.owner !== "") {
+      obj.owner = message.owner;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DesiredRoute>, I>>(base?: I): DesiredRoute {
+    return DesiredRoute.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DesiredRoute>, I>>(object: I): DesiredRoute {
+    const message = createBaseDesiredRoute();
+    message.method = object.method ?? "";
+    message.path = object.path ?? "";
+    message.middleware = object.middleware?.map((e) => e) || [];
+    message.handler = object.handler ?? "";
+    message.owner = object.owner ?? "";
+    return message;
+  },
+};
+
+function createBaseApplyRoutesRequest(): ApplyRoutesRequest {
+  return { routes: [], owner: "", prune: false, expectedRevision: undefined, dryRun: false };
+}
+
+export const ApplyRoutesRequest: MessageFns<ApplyRoutesRequest> = {
+  encode(message: ApplyRoutesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.routes) {
+      DesiredRoute.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.owner !== "") {
+      writer.uint32(18).string(message.owner);
+    }
+    if (message.prune !== false) {
+      writer.uint32(24).bool(message.prune);
+    }
+    if (message.expectedRevision !== undefined) {
+      writer.uint32(32).int64(message.expectedRevision);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(40).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyRoutesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyRoutesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.routes.push(DesiredRoute.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.prune = reader.bool();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expectedRevision = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyRoutesRequest {
+    return {
+      routes: globalThis.Array.isArray(object?.routes) ? object.routes.map((e: any) => DesiredRoute.fromJSON(e)) : [],
+      owner: isSet(object.owner) ? globalThis.String(object.owner) : "",
+      prune: isSet(object.prune) ? globalThis.Boolean(object.prune) : false,
+      expectedRevision: isSet(object.expectedRevision)
+        ? globalThis.Number(object.expectedRevision)
+        : isSet(object.expected_revision)
+        ? globalThis.Number(object.expected_revision)
+        : undefined,
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: ApplyRoutesRequest): unknown {
+    const obj: any = {};
+    if (message.routes?.length) {
+      obj.routes = message.routes.map((e) => DesiredRoute.toJSON(e));
+    }
+    if (message.owner !== "") {
+      obj.owner = message.owner;
+    }
+    if (message.prune !== false) {
+      obj.prune = message.prune;
+    }
+    if (message.expectedRevision !== undefined) {
+      obj.expectedRevision = Math.round(message.expectedRevision);
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplyRoutesRequest>, I>>(base?: I): ApplyRoutesRequest {
+    return ApplyRoutesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplyRoutesRequest>, I>>(object: I): ApplyRoutesRequest {
+    const message = createBaseApplyRoutesRequest();
+    message.routes = object.routes?.map((e) => DesiredRoute.fromPartial(e)) || [];
+    message.owner = object.owner ?? "";
+    message.prune = object.prune ?? false;
+    message.expectedRevision = object.expectedRevision ?? undefined;
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
+function createBaseRouteUpdate(): RouteUpdate {
+  return { before: undefined, after: undefined };
+}
+
+export const RouteUpdate: MessageFns<RouteUpdate> = {
+  encode(message: RouteUpdate, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.before !== undefined) {
+      Route.encode(message.before, writer.uint32(10).fork()).join();
+    }
+    if (message.after !== undefined) {
+      Route.encode(message.after, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RouteUpdate {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRouteUpdate();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.before = Route.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.after = Route.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RouteUpdate {
+    return {
+      before: isSet(object.before) ? Route.fromJSON(object.before) : undefined,
+      after: isSet(object.after) ? Route.fromJSON(object.after) : undefined,
+    };
+  },
+
+  toJSON(message: RouteUpdate): unknown {
+    const obj: any = {};
+    if (message.before !== undefined) {
+      obj.before = Route.toJSON(message.before);
+    }
+    if (message.after !== undefined) {
+      obj.after = Route.toJSON(message.after);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RouteUpdate>, I>>(base?: I): RouteUpdate {
+    return RouteUpdate.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RouteUpdate>, I>>(object: I): RouteUpdate {
+    const message = createBaseRouteUpdate();
+    message.before = (object.before !== undefined && object.before !== null)
+      ? Route.fromPartial(object.before)
+      : undefined;
+    message.after = (object.after !== undefined && object.after !== null) ? Route.fromPartial(object.after) : undefined;
+    return message;
+  },
+};
+
+function createBaseApplyRoutesResponse(): ApplyRoutesResponse {
+  return { revision: 0, created: [], updated: [], deleted: [], unchanged: 0 };
+}
+
+export const ApplyRoutesResponse: MessageFns<ApplyRoutesResponse> = {
+  encode(message: ApplyRoutesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revision !== 0) {
+      writer.uint32(8).int64(message.revision);
+    }
+    for (const v of message.created) {
+      Route.encode(v!, writer.uint32(18).fork()).join();
+    }
+    for (const v of message.updated) {
+      RouteUpdate.encode(v!, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.deleted) {
+      Route.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.unchanged !== 0) {
+      writer.uint32(40).int32(message.unchanged);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ApplyRoutesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseApplyRoutesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.revision = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.created.push(Route.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.updated.push(RouteUpdate.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.deleted.push(Route.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.unchanged = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ApplyRoutesResponse {
+    return {
+      revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
+      created: globalThis.Array.isArray(object?.created) ? object.created.map((e: any) => Route.fromJSON(e)) : [],
+      updated: globalThis.Array.isArray(object?.updated) ? object.updated.map((e: any) => RouteUpdate.fromJSON(e)) : [],
+      deleted: globalThis.Array.isArray(object?.deleted) ? object.deleted.map((e: any) => Route.fromJSON(e)) : [],
+      unchanged: isSet(object.unchanged) ? globalThis.Number(object.unchanged) : 0,
+    };
+  },
+
+  toJSON(message: ApplyRoutesResponse): unknown {
+    const obj: any = {};
+    if (message.revision !== 0) {
+      obj.revision = Math.round(message.revision);
+    }
+    if (message.created?.length) {
+      obj.created = message.created.map((e) => Route.toJSON(e));
+    }
+    if (message.updated?.length) {
+      obj.updated = message.updated.map((e) => RouteUpdate.toJSON(e));
+    }
+    if (message.deleted?.length) {
+      obj.deleted = message.deleted.map((e) => Route.toJSON(e));
+    }
+    if (message.unchanged !== 0) {
+      obj.unchanged = Math.round(message.unchanged);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ApplyRoutesResponse>, I>>(base?: I): ApplyRoutesResponse {
+    return ApplyRoutesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ApplyRoutesResponse>, I>>(object: I): ApplyRoutesResponse {
+    const message = createBaseApplyRoutesResponse();
+    message.revision = object.revision ?? 0;
+    message.created = object.created?.map((e) => Route.fromPartial(e)) || [];
+    message.updated = object.updated?.map((e) => RouteUpdate.fromPartial(e)) || [];
+    message.deleted = object.deleted?.map((e) => Route.fromPartial(e)) || [];
+    message.unchanged = object.unchanged ?? 0;
+    return message;
+  },
+};
+
+function createBaseListRouteChangesRequest(): ListRouteChangesRequest {
+  return { sinceRevision: 0, pageSize: 0, pageToken: "" };
+}
+
+export const ListRouteChangesRequest: MessageFns<ListRouteChangesRequest> = {
+  encode(message: ListRouteChangesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sinceRevision !== 0) {
+      writer.uint32(8).int64(message.sinceRevision);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRouteChangesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRouteChangesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sinceRevision = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRouteChangesRequest {
+    return {
+      sinceRevision: isSet(object.sinceRevision)
+        ? globalThis.Number(object.sinceRevision)
+        : isSet(object.since_revision)
+        ? globalThis.Number(object.since_revision)
+        : 0,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRouteChangesRequest): unknown {
+    const obj: any = {};
+    if (message.sinceRevision !== 0) {
+      obj.sinceRevision = Math.round(message.sinceRevision);
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRouteChangesRequest>, I>>(base?: I): ListRouteChangesRequest {
+    return ListRouteChangesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRouteChangesRequest>, I>>(object: I): ListRouteChangesRequest {
+    const message = createBaseListRouteChangesRequest();
+    message.sinceRevision = object.sinceRevision ?? 0;
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListRouteChangesResponse(): ListRouteChangesResponse {
+  return { changes: [], nextPageToken: "" };
+}
+
+export const ListRouteChangesResponse: MessageFns<ListRouteChangesResponse> = {
+  encode(message: ListRouteChangesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.changes) {
+      RouteChange.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRouteChangesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRouteChangesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.changes.push(RouteChange.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRouteChangesResponse {
+    return {
+      changes: globalThis.Array.isArray(object?.changes) ? object.changes.map((e: any) => RouteChange.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRouteChangesResponse): unknown {
+    const obj: any = {};
+    if (message.changes?.length) {
+      obj.changes = message.changes.map((e) => RouteChange.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRouteChangesResponse>, I>>(base?: I): ListRouteChangesResponse {
+    return ListRouteChangesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRouteChangesResponse>, I>>(object: I): ListRouteChangesResponse {
+    const message = createBaseListRouteChangesResponse();
+    message.changes = object.changes?.map((e) => RouteChange.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseRouteChange(): RouteChange {
+  return { revision: 0, time: undefined, actor: "", owner: "", kind: "", before: undefined, after: undefined };
+}
+
+export const RouteChange: MessageFns<RouteChange> = {
+  encode(message: RouteChange, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revision !== 0) {
+      writer.uint32(8).int64(message.revision);
+    }
+    if (message.time !== undefined) {
+      Timestamp.encode(toTimestamp(message.time), writer.uint32(18).fork()).join();
+    }
+    if (message.actor !== "") {
+      writer.uint32(26).string(message.actor);
+    }
+    if (message.owner !== "") {
+      writer.uint32(34).string(message.owner);
+    }
+    if (message.kind !== "") {
+      writer.uint32(42).string(message.kind);
+    }
+    if (message.before !== undefined) {
+      Route.encode(message.before, writer.uint32(50).fork()).join();
+    }
+    if (message.after !== undefined) {
+      Route.encode(message.after, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RouteChange {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRouteChange();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.revision = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.time = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.actor = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.owner = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.before = Route.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.after = Route.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RouteChange {
+    return {
+      revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
+      time: isSet(object.time) ? fromJsonTimestamp(object.time) : undefined,
+      actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
+      owner: isSet(object.owner) ? globalThis.String(object.owner) : "",
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      before: isSet(object.before) ? Route.fromJSON(object.before) : undefined,
+      after: isSet(object.after) ? Route.fromJSON(object.after) : undefined,
+    };
+  },
+
+  toJSON(message: RouteChange): unknown {
+    const obj: any = {};
+    if (message.revision !== 0) {
+      obj.revision = Math.round(message.revision);
+    }
+    if (message.time !== undefined) {
+      obj.time = message.time.toISOString();
+    }
+    if (message.actor !== "") {
+      obj.actor = message.actor;
+    }
+    if (message.owner !== "") {
+      obj.owner = message.owner;
+    }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
+    if (message.before !== undefined) {
+      obj.before = Route.toJSON(message.before);
+    }
+    if (message.after !== undefined) {
+      obj.after = Route.toJSON(message.after);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RouteChange>, I>>(base?: I): RouteChange {
+    return RouteChange.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RouteChange>, I>>(object: I): RouteChange {
+    const message = createBaseRouteChange();
+    message.revision = object.revision ?? 0;
+    message.time = object.time ?? undefined;
+    message.actor = object.actor ?? "";
+    message.owner = object.owner ?? "";
+    message.kind = object.kind ?? "";
+    message.before = (object.before !== undefined && object.before !== null)
+      ? Route.fromPartial(object.before)
+      : undefined;
+    message.after = (object.after !== undefined && object.after !== null) ? Route.fromPartial(object.after) : undefined;
+    return message;
+  },
+};
+
+function createBaseRollbackRoutesRequest(): RollbackRoutesRequest {
+  return { revision: 0, expectedRevision: undefined, dryRun: false };
+}
+
+export const RollbackRoutesRequest: MessageFns<RollbackRoutesRequest> = {
+  encode(message: RollbackRoutesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revision !== 0) {
+      writer.uint32(8).int64(message.revision);
+    }
+    if (message.expectedRevision !== undefined) {
+      writer.uint32(16).int64(message.expectedRevision);
+    }
+    if (message.dryRun !== false) {
+      writer.uint32(24).bool(message.dryRun);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RollbackRoutesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRollbackRoutesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.revision = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expectedRevision = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.dryRun = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RollbackRoutesRequest {
+    return {
+      revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
+      expectedRevision: isSet(object.expectedRevision)
+        ? globalThis.Number(object.expectedRevision)
+        : isSet(object.expected_revision)
+        ? globalThis.Number(object.expected_revision)
+        : undefined,
+      dryRun: isSet(object.dryRun)
+        ? globalThis.Boolean(object.dryRun)
+        : isSet(object.dry_run)
+        ? globalThis.Boolean(object.dry_run)
+        : false,
+    };
+  },
+
+  toJSON(message: RollbackRoutesRequest): unknown {
+    const obj: any = {};
+    if (message.revision !== 0) {
+      obj.revision = Math.round(message.revision);
+    }
+    if (message.expectedRevision !== undefined) {
+      obj.expectedRevision = Math.round(message.expectedRevision);
+    }
+    if (message.dryRun !== false) {
+      obj.dryRun = message.dryRun;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RollbackRoutesRequest>, I>>(base?: I): RollbackRoutesRequest {
+    return RollbackRoutesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RollbackRoutesRequest>, I>>(object: I): RollbackRoutesRequest {
+    const message = createBaseRollbackRoutesRequest();
+    message.revision = object.revision ?? 0;
+    message.expectedRevision = object.expectedRevision ?? undefined;
+    message.dryRun = object.dryRun ?? false;
+    return message;
+  },
+};
+
 /**
  * RouteService stores route records: an HTTP method and a path pattern bound to
  * ordered middleware names and one handler name, per workspace.
@@ -1853,6 +3038,60 @@ export const RouteServiceService = {
     responseSerialize: (value: RouteEvent): Buffer => Buffer.from(RouteEvent.encode(value).finish()),
     responseDeserialize: (value: Buffer): RouteEvent => RouteEvent.decode(value),
   },
+  /**
+   * ApplyRoutes makes the owner's routes the desired table (routes as code), in
+   * one revision or not at all. A route is identified by method and path shape:
+   * a new handler, middleware or parameter name updates it, a new shape is
+   * another route. Only the owner's routes are planned; with prune, the owner's
+   * routes the request no longer names are deleted. Applying an unchanged table
+   * makes no revision. Scope: routes:write.
+   * INVALID_ARGUMENT: every bad entry, named by index (routes[3].path); nothing
+   * is written. ALREADY_EXISTS: a desired method and shape belongs to another
+   * owner's route (the details name it). ABORTED: expected_revision is not the
+   * current revision (the detail names the current one).
+   */
+  applyRoutes: {
+    path: "/switchyard.v1.RouteService/ApplyRoutes" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ApplyRoutesRequest): Buffer => Buffer.from(ApplyRoutesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ApplyRoutesRequest => ApplyRoutesRequest.decode(value),
+    responseSerialize: (value: ApplyRoutesResponse): Buffer => Buffer.from(ApplyRoutesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApplyRoutesResponse => ApplyRoutesResponse.decode(value),
+  },
+  /**
+   * ListRouteChanges pages through the change log after a revision, oldest
+   * first, whole revisions only. The log keeps the last ROUTE_HISTORY revisions.
+   * Scope: routes:read. INVALID_ARGUMENT: a revision ahead of the table, or older
+   * than the kept history (the message says how far back it goes).
+   */
+  listRouteChanges: {
+    path: "/switchyard.v1.RouteService/ListRouteChanges" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRouteChangesRequest): Buffer =>
+      Buffer.from(ListRouteChangesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRouteChangesRequest => ListRouteChangesRequest.decode(value),
+    responseSerialize: (value: ListRouteChangesResponse): Buffer =>
+      Buffer.from(ListRouteChangesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRouteChangesResponse => ListRouteChangesResponse.decode(value),
+  },
+  /**
+   * RollbackRoutes writes one new revision whose table (every owner's routes)
+   * equals the one at `revision`, rebuilt from the change log and planned as an
+   * apply. Scope: routes:write. INVALID_ARGUMENT: a revision ahead of the table or
+   * older than the kept history. ABORTED: expected_revision is not current.
+   */
+  rollbackRoutes: {
+    path: "/switchyard.v1.RouteService/RollbackRoutes" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RollbackRoutesRequest): Buffer =>
+      Buffer.from(RollbackRoutesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RollbackRoutesRequest => RollbackRoutesRequest.decode(value),
+    responseSerialize: (value: ApplyRoutesResponse): Buffer => Buffer.from(ApplyRoutesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ApplyRoutesResponse => ApplyRoutesResponse.decode(value),
+  },
 } as const;
 
 export interface RouteServiceServer extends UntypedServiceImplementation {
@@ -1906,6 +3145,33 @@ export interface RouteServiceServer extends UntypedServiceImplementation {
    * Scope: routes:read.
    */
   watchRoutes: handleServerStreamingCall<WatchRoutesRequest, RouteEvent>;
+  /**
+   * ApplyRoutes makes the owner's routes the desired table (routes as code), in
+   * one revision or not at all. A route is identified by method and path shape:
+   * a new handler, middleware or parameter name updates it, a new shape is
+   * another route. Only the owner's routes are planned; with prune, the owner's
+   * routes the request no longer names are deleted. Applying an unchanged table
+   * makes no revision. Scope: routes:write.
+   * INVALID_ARGUMENT: every bad entry, named by index (routes[3].path); nothing
+   * is written. ALREADY_EXISTS: a desired method and shape belongs to another
+   * owner's route (the details name it). ABORTED: expected_revision is not the
+   * current revision (the detail names the current one).
+   */
+  applyRoutes: handleUnaryCall<ApplyRoutesRequest, ApplyRoutesResponse>;
+  /**
+   * ListRouteChanges pages through the change log after a revision, oldest
+   * first, whole revisions only. The log keeps the last ROUTE_HISTORY revisions.
+   * Scope: routes:read. INVALID_ARGUMENT: a revision ahead of the table, or older
+   * than the kept history (the message says how far back it goes).
+   */
+  listRouteChanges: handleUnaryCall<ListRouteChangesRequest, ListRouteChangesResponse>;
+  /**
+   * RollbackRoutes writes one new revision whose table (every owner's routes)
+   * equals the one at `revision`, rebuilt from the change log and planned as an
+   * apply. Scope: routes:write. INVALID_ARGUMENT: a revision ahead of the table or
+   * older than the kept history. ABORTED: expected_revision is not current.
+   */
+  rollbackRoutes: handleUnaryCall<RollbackRoutesRequest, ApplyRoutesResponse>;
 }
 
 export interface RouteServiceClient extends Client {
@@ -2045,6 +3311,75 @@ export interface RouteServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<RouteEvent>;
+  /**
+   * ApplyRoutes makes the owner's routes the desired table (routes as code), in
+   * one revision or not at all. A route is identified by method and path shape:
+   * a new handler, middleware or parameter name updates it, a new shape is
+   * another route. Only the owner's routes are planned; with prune, the owner's
+   * routes the request no longer names are deleted. Applying an unchanged table
+   * makes no revision. Scope: routes:write.
+   * INVALID_ARGUMENT: every bad entry, named by index (routes[3].path); nothing
+   * is written. ALREADY_EXISTS: a desired method and shape belongs to another
+   * owner's route (the details name it). ABORTED: expected_revision is not the
+   * current revision (the detail names the current one).
+   */
+  applyRoutes(
+    request: ApplyRoutesRequest,
+    callback: (error: ServiceError | null, response: ApplyRoutesResponse) => void,
+  ): ClientUnaryCall;
+  applyRoutes(
+    request: ApplyRoutesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApplyRoutesResponse) => void,
+  ): ClientUnaryCall;
+  applyRoutes(
+    request: ApplyRoutesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApplyRoutesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListRouteChanges pages through the change log after a revision, oldest
+   * first, whole revisions only. The log keeps the last ROUTE_HISTORY revisions.
+   * Scope: routes:read. INVALID_ARGUMENT: a revision ahead of the table, or older
+   * than the kept history (the message says how far back it goes).
+   */
+  listRouteChanges(
+    request: ListRouteChangesRequest,
+    callback: (error: ServiceError | null, response: ListRouteChangesResponse) => void,
+  ): ClientUnaryCall;
+  listRouteChanges(
+    request: ListRouteChangesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRouteChangesResponse) => void,
+  ): ClientUnaryCall;
+  listRouteChanges(
+    request: ListRouteChangesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRouteChangesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RollbackRoutes writes one new revision whose table (every owner's routes)
+   * equals the one at `revision`, rebuilt from the change log and planned as an
+   * apply. Scope: routes:write. INVALID_ARGUMENT: a revision ahead of the table or
+   * older than the kept history. ABORTED: expected_revision is not current.
+   */
+  rollbackRoutes(
+    request: RollbackRoutesRequest,
+    callback: (error: ServiceError | null, response: ApplyRoutesResponse) => void,
+  ): ClientUnaryCall;
+  rollbackRoutes(
+    request: RollbackRoutesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ApplyRoutesResponse) => void,
+  ): ClientUnaryCall;
+  rollbackRoutes(
+    request: RollbackRoutesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ApplyRoutesResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const RouteServiceClient = makeGenericClientConstructor(
