@@ -10,7 +10,7 @@
 // `npm ci`; ops/container/build.sh runs it on the host, so a checkout already built is not built
 // again inside the image. Nothing is installed or fetched; the checkout is only read.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -91,6 +91,8 @@ if (existsSync(sqlite)) {
   writeFileSync(addon, kept);
 }
 
+// `switchyard` on the image's PATH is a link to it.
+chmodSync(join(app, 'cli/dist/bin.js'), 0o755);
 cpSync(join(root, 'ops/container/healthcheck.mjs'), join(app, 'healthcheck.mjs'));
 writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'switchyard-image', private: true, type: 'module' }, null, 2)}\n`);
 console.log(`stage-app: ${workspaces.size} packages and ${listed.length - workspaces.size - 1} dependencies in ${basename(app)}`);
