@@ -34,6 +34,7 @@ const SERVICE_TESTS = [
  */
 const HEAVY_TESTS = [
   /^test\/console\//,
+  /^test\/container\//, // builds the container image and runs it under podman
   /^test\/packages\//,
   /^test\/scale\//,
   /^test\/hardening\/(crash|slow-clients|concurrency|fuzz-[a-z]+)\.test\.ts$/,
