@@ -7,7 +7,12 @@ import type { AssetStore } from './ports/asset-store.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { RouteStore } from './ports/route-store.js';
 import type { ChangeFeed } from './ports/change-feed.js';
-import { createRouteService } from './routes/route-service.js';
+import {
+  createRouteService,
+  DEFAULT_WATCH_HEARTBEAT_MS,
+  DEFAULT_WATCH_POLL_MS,
+  DEFAULT_WATCH_SAFETY_POLL_MS,
+} from './routes/route-service.js';
 import { createUrlSigner, randomUrlSigningKey, type UrlSigningKey } from './assets/signed-urls.js';
 import { availableParallelism } from 'node:os';
 import { VariantMaker, type TransformConfig, type TransformObserver } from './assets/transform/variants.js';
@@ -71,6 +76,12 @@ export interface SwitchyardOptions {
    * `pollMs` while the feed is down.
    */
   readonly routeWatch?: RouteWatchOptions | undefined;
+  /**
+   * Asset watches (`assets.watch`): the same settings as route watches, each
+   * defaulting to `routeWatch`'s (so one `feed` carries both; messages name
+   * their log), then to the same defaults.
+   */
+  readonly assetWatch?: RouteWatchOptions | undefined;
   /** The clock and timers of every lease, deadline, expiry and poll (default: the system's); tests pass fake ones. */
   readonly time?: TimeSource | undefined;
   readonly ids?: IdSource | undefined;
@@ -110,12 +121,18 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       { field: 'uploadExpiryMs', reason: 'not a positive integer' },
     ]);
   }
-  const safetyPollMs = options.routeWatch?.safetyPollMs;
-  if (safetyPollMs !== undefined && (!Number.isSafeInteger(safetyPollMs) || safetyPollMs <= 0)) {
-    throw new SwitchyardError('invalid_argument', 'routeWatch.safetyPollMs must be a positive integer', [
-      { field: 'routeWatch.safetyPollMs', reason: 'not a positive integer' },
-    ]);
+  for (const [field, watchOptions] of [
+    ['routeWatch', options.routeWatch],
+    ['assetWatch', options.assetWatch],
+  ] as const) {
+    const safetyPollMs = watchOptions?.safetyPollMs;
+    if (safetyPollMs !== undefined && (!Number.isSafeInteger(safetyPollMs) || safetyPollMs <= 0)) {
+      throw new SwitchyardError('invalid_argument', `${field}.safetyPollMs must be a positive integer`, [
+        { field: `${field}.safetyPollMs`, reason: 'not a positive integer' },
+      ]);
+    }
   }
+  const assetWatch = { ...options.routeWatch, ...definedOf(options.assetWatch) };
   const transforms = transformConfig(options.transforms);
   const describer = new MediaDescriber(
     options.blobStore,
@@ -136,6 +153,13 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     variants: new VariantMaker(options.blobStore, transforms, options.transformObserver, frames, time),
     fileCache: new FileCache(fileCacheConfig(options.fileCache)),
     describer,
+    watch: {
+      pollMs: assetWatch.pollMs ?? DEFAULT_WATCH_POLL_MS,
+      safetyPollMs: assetWatch.safetyPollMs ?? DEFAULT_WATCH_SAFETY_POLL_MS,
+      heartbeatMs: assetWatch.heartbeatMs ?? DEFAULT_WATCH_HEARTBEAT_MS,
+      feed: assetWatch.feed,
+      time,
+    },
   });
   const { uploadStore, routeWatch: watch } = options;
   return Object.freeze({
@@ -164,6 +188,11 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       : undefined,
     close: () => describer.close(),
   });
+}
+
+/** The options that are set: an unset one leaves the route watch's in place. */
+function definedOf(options: RouteWatchOptions | undefined): RouteWatchOptions {
+  return Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined));
 }
 
 /** The file cache's bounds with their defaults; each a whole number of bytes. */

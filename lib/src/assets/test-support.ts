@@ -12,6 +12,7 @@ import type { AssetStore } from '../ports/asset-store.js';
 import type { BlobInfo, BlobStore } from '../ports/blob-store.js';
 import { createManualClock } from '../testing/manual-clock.js';
 import type { TimeSource } from '../clock.js';
+import type { ChangeFeed } from '../ports/change-feed.js';
 import { createSequentialIds } from '../testing/sequential-ids.js';
 import { createAssetService } from './asset-service.js';
 import { MemoryRouteStore } from '../memory/memory-route-store.js';
@@ -68,6 +69,9 @@ export function setup(
     /** The media parsers' time (the system's unless given). */
     mediaTime?: TimeSource;
     posterFrames?: Partial<PosterFrameConfig>;
+    /** Asset watches' timers and clock (the system's unless given), and the feed they share with other cores. */
+    watchTime?: TimeSource;
+    feed?: ChangeFeed;
   } = {},
 ) {
   const assetStore = options.assetStore ?? new MemoryAssetStore();
@@ -96,6 +100,7 @@ export function setup(
     maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
     fileCache: new FileCache(options.fileCache ?? DEFAULT_FILE_CACHE),
     describer,
+    watch: { pollMs: 250, safetyPollMs: 30_000, heartbeatMs: 15_000, feed: options.feed, time: options.watchTime },
   });
   return { service, assetStore, blobStore, clock, describer };
 }
