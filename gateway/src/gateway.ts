@@ -33,6 +33,7 @@ import { sendError } from './http/respond.js';
 import { Slots } from './http/slots.js';
 import { openApiPlugin } from './openapi/document.js';
 import { assetRoutes } from './rest/assets.js';
+import { assetChangeRoutes } from './rest/asset-changes.js';
 import { uploadRoutes } from './rest/uploads.js';
 import { healthRoute } from './rest/health.js';
 import { routingRoutes } from './rest/routing.js';
@@ -219,6 +220,7 @@ export async function createGateway({
   const streams = new AbortController();
   await app.register(routingRoutes, { clients, log, closing: streams.signal });
   await app.register(assetRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log, time });
+  await app.register(assetChangeRoutes, { clients, log, closing: streams.signal });
   await app.register(uploadRoutes, {
     clients,
     maxUploadBytes: config.maxUploadBytes,

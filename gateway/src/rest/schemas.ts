@@ -322,7 +322,7 @@ export const OpenApiDocumentSchema = z
 
 /** `?pageSize=…`: a whole number from 1 to 1000 (documented as an integer, read from the query's text). */
 const PAGE_SIZE_REASON = 'must be a whole number from 1 to 1000';
-const pageSize = z.coerce
+export const pageSize = z.coerce
   .number({ error: PAGE_SIZE_REASON })
   .int({ error: PAGE_SIZE_REASON })
   .min(1, { error: PAGE_SIZE_REASON })
@@ -330,7 +330,7 @@ const pageSize = z.coerce
   .optional()
   .meta({ description: 'Items per page (default 50).', examples: [50] });
 
-const optionalQuery = (description: string, example: string) =>
+export const optionalQuery = (description: string, example: string) =>
   z
     .string({ error: (issue) => (Array.isArray(issue.input) ? 'query parameter given more than once' : 'must be a string') })
     .optional()
@@ -361,7 +361,7 @@ export const RoutePageSchema = z
 
 const REVISION_REASON = 'must be a whole number, 0 or more';
 /** Decimal digits only: `0x10`, `1.0` or ` 5` are not revisions, whatever Number() makes of them. */
-const revision = z
+export const revision = z
   .string({ error: REVISION_REASON })
   .regex(/^\d{1,15}$/, { error: REVISION_REASON })
   .transform(Number)
