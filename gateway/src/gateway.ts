@@ -40,7 +40,8 @@ import { routingRoutes } from './rest/routing.js';
 import type { ServiceClients } from './service/clients.js';
 import { ValidatorCache, type ValidatorCacheConfig } from './files/validator-cache.js';
 import { watchChanges } from './files/validator-changes.js';
-import type { TimeSource } from '@switchyard/core';
+import { followAssetChanges } from './files/validator-feed.js';
+import type { AssetChangeSource, TimeSource } from '@switchyard/core';
 
 export interface RouteEntry {
   readonly method: string;
@@ -61,6 +62,13 @@ export interface GatewayParts {
   readonly log: Logger;
   /** The validators of public files kept for revalidations (files/validator-cache.ts); its defaults when absent. */
   readonly fileValidators?: ValidatorCacheConfig | undefined;
+  /**
+   * The asset changes of a service in this process (`ServiceHandle.assetChanges`):
+   * the validators learn of every change from them at once. Without (a split
+   * deployment), of the changes this gateway relays, and of the others within
+   * the cache's TTL.
+   */
+  readonly assetChanges?: AssetChangeSource | undefined;
   /** The clock and timers of the linger after early answers, the validators' ages, the tus HEAD's wait for a restarting service and uploads' chunk hold (the system's by default). */
   readonly time?: TimeSource | undefined;
 }
@@ -110,11 +118,13 @@ export async function createGateway({
   metrics,
   tracing = idOnlyTracing(),
   fileValidators,
+  assetChanges,
   time,
 }: GatewayParts): Promise<Gateway> {
   // Every change this gateway relays drops the validators it makes stale.
   const validators = new ValidatorCache(fileValidators, time);
-  const clients = watchChanges(serviceClients, validators);
+  const clients = assetChanges ? serviceClients : watchChanges(serviceClients, validators);
+  const stopFollowing = assetChanges ? followAssetChanges(assetChanges, validators) : () => undefined;
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
   const accessLine = infoLine<AccessLine>(log, 'request', {
     requestId: 'string',
@@ -262,7 +272,10 @@ export async function createGateway({
     handle: app.routing,
     countRefusal: (bound) => void (refused[bound] && (refused[bound].value += 1)),
     endStreams: () => streams.abort(),
-    close: () => app.close(),
+    close: async () => {
+      stopFollowing();
+      await app.close();
+    },
   };
 }
 

@@ -3,6 +3,7 @@
 export { createSwitchyard, DEFAULT_MAX_UPLOAD_BYTES } from './switchyard.js';
 export type { Switchyard, SwitchyardOptions, RouteWatchOptions } from './switchyard.js';
 export type { RevisionSource } from './routes/revision-watch.js';
+export type { AssetChangeNotice, AssetChangeSource } from './assets/asset-change-notices.js';
 
 export { SwitchyardError, ERROR_CODES, isSwitchyardError, toSwitchyardError, invalidArgument } from './errors.js';
 export type { ErrorCode, ErrorDetail } from './errors.js';

@@ -1,4 +1,5 @@
 import { createAssetService } from './assets/asset-service.js';
+import { AssetChangeNotices, type AssetChangeSource } from './assets/asset-change-notices.js';
 import type { AssetService } from './assets/types.js';
 import { systemTime, type TimeSource } from './clock.js';
 import { SwitchyardError } from './errors.js';
@@ -98,6 +99,13 @@ export interface RouteWatchOptions {
 export interface Switchyard {
   readonly routes: RouteService;
   readonly assets: AssetService;
+  /**
+   * Asset revisions as they commit: this core's writes at once, with the
+   * assets they changed; other instances' as the `assetWatch` feed (by default
+   * `routeWatch`'s) tells of them, without. A cache of file answers in the same
+   * process (the gateway's) drops what they make stale.
+   */
+  readonly assetChanges: AssetChangeSource;
   /** Resumable uploads (tus), when an `uploadStore` was given. */
   readonly uploads: ResumableUploads | undefined;
   /** Ends the media parsers' worker threads (idle ones end by themselves after 30 s, and none keeps the process alive). */
@@ -141,6 +149,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     time,
   );
   const frames = Object.freeze({ ...DEFAULT_POSTER_FRAMES, ...options.posterFrames });
+  const notices = new AssetChangeNotices(assetWatch.feed);
   const assets = createAssetService({
     assetStore: options.assetStore,
     routeStore: options.routeStore,
@@ -159,6 +168,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       heartbeatMs: assetWatch.heartbeatMs ?? DEFAULT_WATCH_HEARTBEAT_MS,
       feed: assetWatch.feed,
       time,
+      notices,
     },
   });
   const { uploadStore, routeWatch: watch } = options;
@@ -174,6 +184,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       watchSafetyPollMs: watch?.safetyPollMs,
     }),
     assets,
+    assetChanges: notices,
     uploads: uploadStore
       ? createResumableUploads({
           uploadStore,

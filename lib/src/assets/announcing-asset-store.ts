@@ -1,8 +1,8 @@
 import type { AssetWrite } from '../ports/asset-change-log.js';
 import type { AssetStore } from '../ports/asset-store.js';
 
-/** Told of every committed write: its workspace and the revision it made. */
-export type AssetRevisionSink = (workspace: string, revision: number) => void;
+/** Told of every committed write: its workspace, the revision it made and the assets it changed. */
+export type AssetRevisionSink = (workspace: string, revision: number, assetIds: readonly string[]) => void;
 
 /**
  * The same store, telling `changed` of each revision a write commits (an
@@ -13,7 +13,7 @@ export type AssetRevisionSink = (workspace: string, revision: number) => void;
  */
 export function announcingAssetStore(store: AssetStore, changed: AssetRevisionSink): AssetStore {
   const told = (workspace: string, write: AssetWrite | undefined): void => {
-    if (write) changed(workspace, write.change.revision);
+    if (write) changed(workspace, write.change.revision, [write.record.id]);
   };
   return Object.freeze({
     get: (workspace, id) => store.get(workspace, id),
@@ -51,7 +51,13 @@ export function announcingAssetStore(store: AssetStore, changed: AssetRevisionSi
     async deleteMany(workspace, ids, author) {
       const writes = await store.deleteMany(workspace, ids, author);
       // One revision for the whole batch.
-      told(workspace, writes.at(-1));
+      const last = writes.at(-1);
+      if (last)
+        changed(
+          workspace,
+          last.change.revision,
+          writes.map((write) => write.record.id),
+        );
       return writes;
     },
   } satisfies AssetStore);

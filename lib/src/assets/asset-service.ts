@@ -30,6 +30,7 @@ import { systemTime, type TimeSource } from '../clock.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import { revisionFollowers } from '../changes/revision-followers.js';
 import { announcingAssetStore } from './announcing-asset-store.js';
+import type { AssetChangeNotices } from './asset-change-notices.js';
 import { watchAssets } from './watch-assets.js';
 
 export interface AssetServiceDeps {
@@ -60,6 +61,8 @@ export interface AssetWatchConfig {
   readonly heartbeatMs: number;
   readonly feed?: ChangeFeed | undefined;
   readonly time?: TimeSource | undefined;
+  /** Told of every write this service commits, with the assets it changed (the core's `assetChanges`). */
+  readonly notices?: AssetChangeNotices | undefined;
 }
 
 /** What storing a file needs of the service's dependencies. */
@@ -72,8 +75,12 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
   const { watch: watchConfig } = options;
   const time = watchConfig.time ?? systemTime;
   const { revisions, changed } = revisionFollowers(options.assetStore, { log: 'assets', ...watchConfig, time });
-  // Every committed write wakes this process's watchers and is announced to the other instances'.
-  const deps: AssetServiceDeps = Object.freeze({ ...options, assetStore: announcingAssetStore(options.assetStore, changed) });
+  // Every committed write wakes this process's watchers, is announced to the other instances', and told in process.
+  const announcing = announcingAssetStore(options.assetStore, (workspace, revision, assetIds) => {
+    changed(workspace, revision);
+    watchConfig.notices?.committed(workspace, revision, assetIds);
+  });
+  const deps: AssetServiceDeps = Object.freeze({ ...options, assetStore: announcing });
   const watching = { assetStore: deps.assetStore, cdnUrl: options.cdnUrl, revisions, heartbeatMs: watchConfig.heartbeatMs, clock: time };
   const { assetStore, blobStore, clock, ids, cdnUrl } = deps;
 

@@ -13,6 +13,7 @@ import type { BlobInfo, BlobStore } from '../ports/blob-store.js';
 import { createManualClock } from '../testing/manual-clock.js';
 import type { TimeSource } from '../clock.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
+import type { AssetChangeNotices } from './asset-change-notices.js';
 import { createSequentialIds } from '../testing/sequential-ids.js';
 import { createAssetService } from './asset-service.js';
 import { MemoryRouteStore } from '../memory/memory-route-store.js';
@@ -72,6 +73,8 @@ export function setup(
     /** Asset watches' timers and clock (the system's unless given), and the feed they share with other cores. */
     watchTime?: TimeSource;
     feed?: ChangeFeed;
+    /** Told of every committed write (the core's assetChanges). */
+    notices?: AssetChangeNotices;
   } = {},
 ) {
   const assetStore = options.assetStore ?? new MemoryAssetStore();
@@ -100,7 +103,14 @@ export function setup(
     maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
     fileCache: new FileCache(options.fileCache ?? DEFAULT_FILE_CACHE),
     describer,
-    watch: { pollMs: 250, safetyPollMs: 30_000, heartbeatMs: 15_000, feed: options.feed, time: options.watchTime },
+    watch: {
+      pollMs: 250,
+      safetyPollMs: 30_000,
+      heartbeatMs: 15_000,
+      feed: options.feed,
+      time: options.watchTime,
+      notices: options.notices,
+    },
   });
   return { service, assetStore, blobStore, clock, describer };
 }
