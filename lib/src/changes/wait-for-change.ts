@@ -10,27 +10,22 @@ export interface ChangeWaitDeps {
   readonly clock: Clock;
 }
 
-export interface ChangeWait {
-  /** The workspace moved past the revision waited on: there is something to read. */
-  readonly moved: boolean;
-  /** A heartbeat is due: `heartbeatMs` passed without an event. */
-  readonly heartbeat: boolean;
-}
-
 /**
  * Waits, at most one heartbeat interval, for `workspace` to move past
- * `revision`. Resolves `undefined` when `signal` aborted (the stream ends).
- * Nothing moved means nothing to read: an idle watch costs the store no
- * query per heartbeat.
+ * `revision`, yielding a heartbeat when the interval passed without a change.
+ * Returns whether it moved (there is something to read), or `undefined` when
+ * `signal` aborted (the stream ends). Nothing moved means nothing to read: an
+ * idle watch costs the store no query per heartbeat.
  */
-export async function waitForChange(
+export async function* waitForChange(
   deps: ChangeWaitDeps,
   workspace: string,
   revision: number,
   signal: AbortSignal | undefined,
-): Promise<ChangeWait | undefined> {
+): AsyncGenerator<{ readonly type: 'heartbeat'; readonly revision: number }, boolean | undefined> {
   const before = deps.clock.now().getTime();
   const moved = await deps.revisions.wait(workspace, revision, deps.heartbeatMs, signal);
   if (signal?.aborted) return undefined;
-  return { moved, heartbeat: deps.clock.now().getTime() - before >= deps.heartbeatMs };
+  if (deps.clock.now().getTime() - before >= deps.heartbeatMs) yield { type: 'heartbeat', revision };
+  return moved;
 }

@@ -47,10 +47,9 @@ export async function* watchRoutes(deps: WatchDeps, principal: Principal, option
     }
     // A full batch: more are waiting; else wait for the next change, or send a heartbeat.
     if (pending.length < CHANGE_BATCH) {
-      const waited = await waitForChange(deps, workspace, revision, signal);
-      if (!waited) return;
-      if (waited.heartbeat) yield { type: 'heartbeat', revision };
-      if (!waited.moved) {
+      const moved = yield* waitForChange(deps, workspace, revision, signal);
+      if (moved === undefined) return;
+      if (!moved) {
         pending = [];
         continue;
       }
