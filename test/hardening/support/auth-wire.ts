@@ -21,6 +21,8 @@ import {
   ListRoutesRequestSchema,
   UpdateRouteRequestSchema,
   WatchRoutesRequestSchema,
+  WatchAssetsRequestSchema,
+  ListAssetChangesRequestSchema,
   CreateSignedUrlRequestSchema,
   DeleteAssetRequestSchema,
   GetAssetRequestSchema,
@@ -61,6 +63,8 @@ export const SCOPE_OF = {
   GetWorkspaceUsage: 'assets:read',
   GetWorkspacePolicy: 'workspace:admin',
   SetWorkspacePolicy: 'workspace:admin',
+  WatchAssets: 'assets:read',
+  ListAssetChanges: 'assets:read',
   CreateUpload: 'assets:write',
   AppendUpload: 'assets:write',
   GetUpload: 'assets:write',
@@ -78,6 +82,7 @@ export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set([
   'CreateRoute',
   'ListRoutes',
   'WatchRoutes',
+  'WatchAssets',
   'UploadAsset',
   'ListAssets',
   'GetWorkspaceUsage',
@@ -98,7 +103,7 @@ const CONSUMING: ReadonlyMap<Operation, (targets: Targets) => string[]> = new Ma
 ]);
 
 /** Operations whose answer is a stream that does not end by itself (a watch): the first message decides. */
-const STREAMING_ANSWER: ReadonlySet<Operation> = new Set(['WatchRoutes']);
+const STREAMING_ANSWER: ReadonlySet<Operation> = new Set(['WatchRoutes', 'WatchAssets']);
 
 /**
  * What the records an operation is aimed at: a route, a path it matches, an
@@ -432,6 +437,19 @@ function restSurfaces(gatewayUrl: string): Surface[] {
         return restOutcome(answer, false);
       },
     },
+    {
+      transport: 'rest',
+      operation: 'WatchAssets',
+      name: 'GET /v1/assets:watch',
+      call: async (authorization, _targets, extra) => {
+        const answer = await httpFirst(gatewayUrl, 'GET', withQuery('/v1/assets:watch', extra), withAuth({}, authorization, extra));
+        // An event stream, not JSON: its start is the success.
+        if (answer.status === 200)
+          return { code: 'ok', status: 200, message: '', raw: `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}` };
+        return restOutcome(answer, false);
+      },
+    },
+    ...get('ListAssetChanges', (t) => `/v1/assets/${t.assetId}/history`),
     ...get('ListAssets', () => '/v1/assets?pageSize=10&type=text/*'),
     sendJson(
       'UpdateAsset',
@@ -621,6 +639,10 @@ function messagesOf(
       return unaryCall('RouteService', operation, WatchRoutesRequestSchema, { sinceRevision: 0n });
     case 'ListAssets':
       return assetCall(operation, ListAssetsRequestSchema, { pageSize: 10, type: 'text/*' });
+    case 'WatchAssets':
+      return assetCall(operation, WatchAssetsRequestSchema, {});
+    case 'ListAssetChanges':
+      return assetCall(operation, ListAssetChangesRequestSchema, { id: targets.assetId });
     case 'UpdateAsset':
       return assetCall(operation, UpdateAssetRequestSchema, { id: targets.assetId, label: 'owner' });
     case 'DeleteAsset':
