@@ -34,6 +34,8 @@ const handlers: AssetServiceServer = {
   revokeSignedUrls: (_call, callback) => callback(unimplemented, null),
   getWorkspacePolicy: (_call, callback) => callback(unimplemented, null),
   setWorkspacePolicy: (_call, callback) => callback(unimplemented, null),
+  watchAssets: (call) => call.destroy(unimplemented),
+  listAssetChanges: (_call, callback) => callback(unimplemented, null),
 };
 
 const server = new Server();

@@ -48,6 +48,8 @@ const handlers: AssetServiceServer = {
   revokeSignedUrls: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
   getWorkspacePolicy: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
   setWorkspacePolicy: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  watchAssets: (call) => call.destroy(refusal(status.UNIMPLEMENTED, 'not in the baseline')),
+  listAssetChanges: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
 };
 
 // One asset to read, the same shape as an uploaded 1x1 PNG in ours.

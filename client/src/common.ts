@@ -3,6 +3,8 @@ export { createRestClient, SwitchyardRestError } from './rest.js';
 export type {
   RestApplyResult,
   RestAsset,
+  RestAssetChange,
+  RestAssetChangePage,
   RestClient,
   RestClientOptions,
   RestDesiredRoute,
@@ -16,6 +18,9 @@ export type {
 export type { ClientOptions, Protocol, TokenSource } from './options.js';
 export { watchRouteTable, RouteWatchRefused } from './route-watch.js';
 export type { WatchRouteTableOptions, WatchedRouteTable } from './route-watch.js';
+export { watchAssets, AssetWatchRefused } from './asset-watch.js';
+export type { AssetWatch, AssetWatchEvent, WatchAssetsOptions } from './asset-watch.js';
+export type { EventStreamOptions } from './event-stream.js';
 export type { WebByteSource } from './web-sources.js';
 export type { RpcClient } from './rpc-client.js';
 export type { ReplaceOptions, UploadOptions } from './uploads.js';

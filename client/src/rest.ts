@@ -90,6 +90,28 @@ export interface RestAssetPage {
   readonly nextPageToken: string;
 }
 
+/** One change of a workspace's assets (docs/assets.md): what `GET /v1/assets/{id}/history` lists and `watchAssets` delivers. */
+export interface RestAssetChange {
+  readonly type: 'asset.created' | 'asset.replaced' | 'asset.updated' | 'asset.deleted';
+  /** The workspace's asset revision this change brought; a batch delete's changes share one. */
+  readonly revision: number;
+  readonly time: string;
+  /** Who made it: the caller's token `sub`. */
+  readonly actor: string;
+  readonly assetId: string;
+  /** The asset after the change; `null` for a delete. */
+  readonly asset: RestAsset | null;
+  /** `asset.replaced` only: the file the replace displaced. */
+  readonly previous?: { readonly type: string; readonly size: number; readonly sha256: string };
+}
+
+export interface RestAssetChangePage {
+  /** Newest first. */
+  readonly changes: readonly RestAssetChange[];
+  /** Empty on the last page. */
+  readonly nextPageToken: string;
+}
+
 export interface RestSignedUrl {
   readonly url: string;
   readonly expiresAt: string;
@@ -173,6 +195,8 @@ export interface RestClient {
   /** A `filename` (default: a `File`'s own name) renames the asset; without one it keeps its name. */
   replaceAsset(id: string, file: RestUploadSource, options?: { filename?: string; visibility?: Visibility }): Promise<RestAsset>;
   getAsset(id: string): Promise<RestAsset>;
+  /** An asset's kept changes, newest first (a deleted asset's too); follow them live with `watchAssets`. */
+  listAssetChanges(id: string, query?: { pageSize?: number; pageToken?: string }): Promise<RestAssetChangePage>;
   /** `q`: names starting with it, ignoring case; combines with `type` and `label`. */
   listAssets(query?: { pageSize?: number; pageToken?: string; type?: string; label?: string; q?: string }): Promise<RestAssetPage>;
   /** `name`: more than 255 characters is a 400 `invalid_argument`; `""` clears it. */
@@ -238,6 +262,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
     replaceAsset: (id, file, replace = {}) =>
       call<RestAsset>('POST', `/v1/assets/${segment(id)}/replace`, form(file, { visibility: replace.visibility }, replace.filename)),
     getAsset: (id) => call<RestAsset>('GET', `/v1/assets/${segment(id)}`),
+    listAssetChanges: (id, query = {}) => call<RestAssetChangePage>('GET', `/v1/assets/${segment(id)}/history${queryOf(query)}`),
     listAssets: (query = {}) => call<RestAssetPage>('GET', `/v1/assets${queryOf(query)}`),
     updateAsset: (id, changes) => call<RestAsset>('PATCH', `/v1/assets/${segment(id)}`, json(changes), 'application/json'),
     deleteAsset: (id) => call<void>('DELETE', `/v1/assets/${segment(id)}`),

@@ -94,6 +94,8 @@ export function createConnectProxy(
         revokeSignedUrls: (request, ctx) => relay(clients.assets.revokeSignedUrls(request, forward(ctx))),
         getWorkspacePolicy: (request, ctx) => relay(clients.assets.getWorkspacePolicy(request, forward(ctx))),
         setWorkspacePolicy: (request, ctx) => relay(clients.assets.setWorkspacePolicy(request, forward(ctx))),
+        watchAssets: (request, ctx) => relayStream(clients.assets.watchAssets(request, forward(ctx, true))),
+        listAssetChanges: (request, ctx) => relay(clients.assets.listAssetChanges(request, forward(ctx))),
       } satisfies ServiceImpl<typeof AssetService>);
       router.service(FileService, {
         readFile: (request, ctx) => relayStream(clients.files.readFile(request, forward(ctx, true))),

@@ -33,6 +33,7 @@ import { sendError } from './http/respond.js';
 import { Slots } from './http/slots.js';
 import { openApiPlugin } from './openapi/document.js';
 import { assetRoutes } from './rest/assets.js';
+import { assetChangeRoutes } from './rest/asset-changes.js';
 import { uploadRoutes } from './rest/uploads.js';
 import { healthRoute } from './rest/health.js';
 import { routingRoutes } from './rest/routing.js';
@@ -40,7 +41,8 @@ import { routesAsCode } from './rest/routes-as-code.js';
 import type { ServiceClients } from './service/clients.js';
 import { ValidatorCache, type ValidatorCacheConfig } from './files/validator-cache.js';
 import { watchChanges } from './files/validator-changes.js';
-import type { TimeSource } from '@switchyard/core';
+import { followAssetChanges } from './files/validator-feed.js';
+import type { AssetChangeSource, TimeSource } from '@switchyard/core';
 
 export interface RouteEntry {
   readonly method: string;
@@ -61,6 +63,13 @@ export interface GatewayParts {
   readonly log: Logger;
   /** The validators of public files kept for revalidations (files/validator-cache.ts); its defaults when absent. */
   readonly fileValidators?: ValidatorCacheConfig | undefined;
+  /**
+   * The asset changes of a service in this process (`ServiceHandle.assetChanges`):
+   * the validators learn of every change from them at once. Without (a split
+   * deployment), of the changes this gateway relays, and of the others within
+   * the cache's TTL.
+   */
+  readonly assetChanges?: AssetChangeSource | undefined;
   /** The clock and timers of the linger after early answers, the validators' ages, the tus HEAD's wait for a restarting service and uploads' chunk hold (the system's by default). */
   readonly time?: TimeSource | undefined;
 }
@@ -110,11 +119,13 @@ export async function createGateway({
   metrics,
   tracing = idOnlyTracing(),
   fileValidators,
+  assetChanges,
   time,
 }: GatewayParts): Promise<Gateway> {
   // Every change this gateway relays drops the validators it makes stale.
   const validators = new ValidatorCache(fileValidators, time);
-  const clients = watchChanges(serviceClients, validators);
+  const clients = assetChanges ? serviceClients : watchChanges(serviceClients, validators);
+  const stopFollowing = assetChanges ? followAssetChanges(assetChanges, validators) : () => undefined;
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
   const accessLine = infoLine<AccessLine>(log, 'request', {
     requestId: 'string',
@@ -221,6 +232,7 @@ export async function createGateway({
   await app.register(routingRoutes, { clients, log, closing: streams.signal });
   await app.register(routesAsCode, { clients, log });
   await app.register(assetRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log, time });
+  await app.register(assetChangeRoutes, { clients, log, closing: streams.signal });
   await app.register(uploadRoutes, {
     clients,
     maxUploadBytes: config.maxUploadBytes,
@@ -262,7 +274,10 @@ export async function createGateway({
     handle: app.routing,
     countRefusal: (bound) => void (refused[bound] && (refused[bound].value += 1)),
     endStreams: () => streams.abort(),
-    close: () => app.close(),
+    close: async () => {
+      stopFollowing();
+      await app.close();
+    },
   };
 }
 

@@ -5,7 +5,7 @@ import type { Logger, Registry, Tracing } from '@switchyard/runtime';
 import type { Transport } from '@connectrpc/connect';
 import { createInProcessClients, createServiceClients } from './service/clients.js';
 import type { ValidatorCacheConfig } from './files/validator-cache.js';
-import type { TimeSource } from '@switchyard/core';
+import type { AssetChangeSource, TimeSource } from '@switchyard/core';
 
 /** How long `close()` lets requests in flight finish before cutting them off. */
 export const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -26,8 +26,13 @@ export interface GatewayHandle {
  * in one process with it). Both give the gateway the same clients.
  */
 export type ServiceChannel =
-  | { readonly serviceUrl: string; readonly inProcess?: undefined }
-  | { readonly inProcess: Transport; readonly serviceUrl?: undefined };
+  | { readonly serviceUrl: string; readonly inProcess?: undefined; readonly assetChanges?: undefined }
+  | {
+      readonly inProcess: Transport;
+      readonly serviceUrl?: undefined;
+      /** The service's asset changes (`ServiceHandle.assetChanges`): file validators are dropped the moment a change commits. */
+      readonly assetChanges?: AssetChangeSource | undefined;
+    };
 
 export type StartGatewayOptions = ServiceChannel & {
   readonly log: Logger;
@@ -59,6 +64,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     metrics: options.metrics,
     tracing: options.tracing,
     fileValidators: options.fileValidators,
+    assetChanges: options.assetChanges,
     time: options.time,
   });
   listener.setHandler(gateway.handle);

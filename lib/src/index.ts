@@ -2,6 +2,8 @@
 
 export { createSwitchyard, DEFAULT_MAX_UPLOAD_BYTES } from './switchyard.js';
 export type { Switchyard, SwitchyardOptions, RouteWatchOptions } from './switchyard.js';
+export type { RevisionSource } from './routes/revision-watch.js';
+export type { AssetChangeNotice, AssetChangeSource } from './assets/asset-change-notices.js';
 
 export { SwitchyardError, ERROR_CODES, isSwitchyardError, toSwitchyardError, invalidArgument } from './errors.js';
 export type { ErrorCode, ErrorDetail } from './errors.js';
@@ -54,6 +56,8 @@ export type {
   AssetChangesSince,
   AssetChangePage,
   AssetHistoryInput,
+  AssetWatchEvent,
+  WatchAssetsOptions,
   BatchDeleteResult,
   WorkspaceUsage,
   AssetUpdate,
@@ -139,8 +143,8 @@ export type {
   TokenVerifier,
 } from './ports/index.js';
 export { assertBlobKey, assertBlobOffset, blobTooShort, revisionRefusals, wholeRevisions } from './ports/index.js';
-export type { ChangeFeed, ChangeFeedListener } from './ports/index.js';
-export { ChangeFeedListeners, ASSET_CHANGE_TYPES } from './ports/index.js';
+export type { ChangeFeed, ChangeFeedListener, ChangeLogName } from './ports/index.js';
+export { ChangeFeedListeners, ASSET_CHANGE_TYPES, CHANGE_LOGS } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';
 export type { CollectGarbageOptions, GarbageReport } from './maintenance/collect-garbage.js';

@@ -1,4 +1,5 @@
 import { createAssetService } from './assets/asset-service.js';
+import { AssetChangeNotices, type AssetChangeSource } from './assets/asset-change-notices.js';
 import type { AssetService } from './assets/types.js';
 import { systemTime, type TimeSource } from './clock.js';
 import { SwitchyardError } from './errors.js';
@@ -7,7 +8,12 @@ import type { AssetStore } from './ports/asset-store.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { RouteStore } from './ports/route-store.js';
 import type { ChangeFeed } from './ports/change-feed.js';
-import { createRouteService } from './routes/route-service.js';
+import {
+  createRouteService,
+  DEFAULT_WATCH_HEARTBEAT_MS,
+  DEFAULT_WATCH_POLL_MS,
+  DEFAULT_WATCH_SAFETY_POLL_MS,
+} from './routes/route-service.js';
 import { createUrlSigner, randomUrlSigningKey, type UrlSigningKey } from './assets/signed-urls.js';
 import { availableParallelism } from 'node:os';
 import { VariantMaker, type TransformConfig, type TransformObserver } from './assets/transform/variants.js';
@@ -71,6 +77,12 @@ export interface SwitchyardOptions {
    * `pollMs` while the feed is down.
    */
   readonly routeWatch?: RouteWatchOptions | undefined;
+  /**
+   * Asset watches (`assets.watch`): the same settings as route watches, each
+   * defaulting to `routeWatch`'s (so one `feed` carries both; messages name
+   * their log), then to the same defaults.
+   */
+  readonly assetWatch?: RouteWatchOptions | undefined;
   /** The clock and timers of every lease, deadline, expiry and poll (default: the system's); tests pass fake ones. */
   readonly time?: TimeSource | undefined;
   readonly ids?: IdSource | undefined;
@@ -87,6 +99,13 @@ export interface RouteWatchOptions {
 export interface Switchyard {
   readonly routes: RouteService;
   readonly assets: AssetService;
+  /**
+   * Asset revisions as they commit: this core's writes at once, with the
+   * assets they changed; other instances' as the `assetWatch` feed (by default
+   * `routeWatch`'s) tells of them, without. A cache of file answers in the same
+   * process (the gateway's) drops what they make stale.
+   */
+  readonly assetChanges: AssetChangeSource;
   /** Resumable uploads (tus), when an `uploadStore` was given. */
   readonly uploads: ResumableUploads | undefined;
   /** Ends the media parsers' worker threads (idle ones end by themselves after 30 s, and none keeps the process alive). */
@@ -110,12 +129,18 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       { field: 'uploadExpiryMs', reason: 'not a positive integer' },
     ]);
   }
-  const safetyPollMs = options.routeWatch?.safetyPollMs;
-  if (safetyPollMs !== undefined && (!Number.isSafeInteger(safetyPollMs) || safetyPollMs <= 0)) {
-    throw new SwitchyardError('invalid_argument', 'routeWatch.safetyPollMs must be a positive integer', [
-      { field: 'routeWatch.safetyPollMs', reason: 'not a positive integer' },
-    ]);
+  for (const [field, watchOptions] of [
+    ['routeWatch', options.routeWatch],
+    ['assetWatch', options.assetWatch],
+  ] as const) {
+    const safetyPollMs = watchOptions?.safetyPollMs;
+    if (safetyPollMs !== undefined && (!Number.isSafeInteger(safetyPollMs) || safetyPollMs <= 0)) {
+      throw new SwitchyardError('invalid_argument', `${field}.safetyPollMs must be a positive integer`, [
+        { field: `${field}.safetyPollMs`, reason: 'not a positive integer' },
+      ]);
+    }
   }
+  const assetWatch = { ...options.routeWatch, ...definedOf(options.assetWatch) };
   const transforms = transformConfig(options.transforms);
   const describer = new MediaDescriber(
     options.blobStore,
@@ -124,6 +149,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     time,
   );
   const frames = Object.freeze({ ...DEFAULT_POSTER_FRAMES, ...options.posterFrames });
+  const notices = new AssetChangeNotices(assetWatch.feed);
   const assets = createAssetService({
     assetStore: options.assetStore,
     routeStore: options.routeStore,
@@ -136,6 +162,14 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     variants: new VariantMaker(options.blobStore, transforms, options.transformObserver, frames, time),
     fileCache: new FileCache(fileCacheConfig(options.fileCache)),
     describer,
+    watch: {
+      pollMs: assetWatch.pollMs ?? DEFAULT_WATCH_POLL_MS,
+      safetyPollMs: assetWatch.safetyPollMs ?? DEFAULT_WATCH_SAFETY_POLL_MS,
+      heartbeatMs: assetWatch.heartbeatMs ?? DEFAULT_WATCH_HEARTBEAT_MS,
+      feed: assetWatch.feed,
+      time,
+      notices,
+    },
   });
   const { uploadStore, routeWatch: watch } = options;
   return Object.freeze({
@@ -150,6 +184,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       watchSafetyPollMs: watch?.safetyPollMs,
     }),
     assets,
+    assetChanges: notices,
     uploads: uploadStore
       ? createResumableUploads({
           uploadStore,
@@ -164,6 +199,11 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       : undefined,
     close: () => describer.close(),
   });
+}
+
+/** The options that are set: an unset one leaves the route watch's in place. */
+function definedOf(options: RouteWatchOptions | undefined): RouteWatchOptions {
+  return Object.fromEntries(Object.entries(options ?? {}).filter(([, value]) => value !== undefined));
 }
 
 /** The file cache's bounds with their defaults; each a whole number of bytes. */

@@ -4,7 +4,7 @@ import { timedStores } from './stores/timed-stores.js';
 import { registerUploadGauge } from './upload-metrics.js';
 import { transformMetrics } from './transform-metrics.js';
 import type { Transport } from '@connectrpc/connect';
-import { createSwitchyard, sleep, systemTime, type TimeSource } from '@switchyard/core';
+import { createSwitchyard, sleep, systemTime, type AssetChangeSource, type TimeSource } from '@switchyard/core';
 import { resolveUrlSigningKeys } from './url-signing-keys.js';
 import { createInProcessChannel } from './in-process/transport.js';
 import { urlHost, type ServiceConfig } from './config.js';
@@ -52,6 +52,13 @@ export interface ServiceHandle {
    */
   readonly inProcess: Transport;
   /**
+   * Asset revisions as they commit (the core's `assetChanges`): this
+   * service's writes with the assets they changed, other instances' as heard
+   * on EVENTS_URL. A gateway in the same process drops the file answers they
+   * make stale.
+   */
+  readonly assetChanges: AssetChangeSource;
+  /**
    * Graceful: reports NOT_SERVING, refuses new calls, lets calls in flight
    * finish within the shutdown timeout, then closes the storage it opened.
    * Idempotent.
@@ -92,11 +99,11 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     );
     const stores = options.metrics ? timedStores(storage, options.metrics) : storage;
     if (options.metrics) registerUploadGauge(options.metrics, storage.uploadStore);
-    // EVENTS_URL: route changes fan out through a broker, watchers poll only as a safety net (scale/open-change-feed.ts).
+    // EVENTS_URL: route and asset changes fan out through a broker, watchers poll only as a safety net (scale/open-change-feed.ts).
     feed = await openChangeFeed(config.scale.events, config.storage.database, log, options.metrics);
     const switchyard = createSwitchyard({
-      routeStore: options.metrics ? countRevisionReads(stores.routeStore, options.metrics) : stores.routeStore,
-      assetStore: stores.assetStore,
+      routeStore: options.metrics ? countRevisionReads(stores.routeStore, options.metrics, 'routes') : stores.routeStore,
+      assetStore: options.metrics ? countRevisionReads(stores.assetStore, options.metrics, 'assets') : stores.assetStore,
       blobStore: stores.blobStore,
       uploadStore: stores.uploadStore,
       uploadExpiryMs: config.uploadExpiryMs,
@@ -158,7 +165,13 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       if (ownsStorage) await storage.close();
       log.info('gRPC service stopped');
     };
-    return Object.freeze({ address, port, inProcess: inProcess.transport, close: () => (closing ??= close()) });
+    return Object.freeze({
+      address,
+      port,
+      inProcess: inProcess.transport,
+      assetChanges: switchyard.assetChanges,
+      close: () => (closing ??= close()),
+    });
   } catch (error) {
     await health.stop();
     await feed?.close();

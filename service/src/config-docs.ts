@@ -59,7 +59,7 @@ export const SERVICE_VARIABLE_DOCS = Object.freeze({
     meaning:
       "how often each watched workspace's revision is read when no `EVENTS_URL` is set (or while its broker is down), so changes made through other instances reach watchers within it; with a broker, polling drops to a safety net: each watched workspace read once every 30 s",
   },
-  WATCH_HEARTBEAT_MS: { meaning: 'a route watch sends a heartbeat after this long without another event' },
+  WATCH_HEARTBEAT_MS: { meaning: 'a route or asset watch sends a heartbeat after this long without another event' },
   FFMPEG_PATH: {
     meaning:
       "the ffmpeg that makes videos' poster frames (`?frame`); without one (or one naming nothing, which the service warns about at start), `?frame` is 501 `unimplemented`",
@@ -74,7 +74,7 @@ export const SERVICE_VARIABLE_DOCS = Object.freeze({
   RATE_LIMIT_BURST: { meaning: 'calls a workspace may make at once after a quiet spell', default: 'twice the rate' },
   EVENTS_URL: {
     meaning:
-      'a Redis (`redis://`, `rediss://`) or NATS (`nats://`) that carries route changes between service instances, so watchers wake at once instead of polling every `WATCH_POLL_MS`; a lost message delays a change by at most the 30 s safety poll, never loses it',
+      'a Redis (`redis://`, `rediss://`) or NATS (`nats://`) that carries route and asset changes between service instances, so watchers wake at once instead of polling every `WATCH_POLL_MS`; a lost message delays a change by at most the 30 s safety poll, never loses it',
     default: 'unset: each instance polls',
   },
   RATE_LIMIT_STORE: {

@@ -62,7 +62,7 @@ export interface ServiceConfig {
   readonly limits: ServiceLimits;
   /** TRANSFORM_SIZES, TRANSFORM_MAX_PIXELS and TRANSFORM_CONCURRENCY (image transformations on file urls). */
   readonly transforms: { readonly sizes: readonly number[]; readonly maxPixels: number; readonly concurrency: number };
-  /** WATCH_POLL_MS and WATCH_HEARTBEAT_MS: how route watches notice changes made through other instances, and how often an idle one says it is alive. */
+  /** WATCH_POLL_MS and WATCH_HEARTBEAT_MS: how route and asset watches notice changes made through other instances, and how often an idle one says it is alive. */
   readonly routeWatch: { readonly pollMs: number; readonly heartbeatMs: number };
   /** UPLOAD_EXPIRY_SECONDS, in ms: how long an unfinished resumable upload lives after its last append. */
   readonly uploadExpiryMs: number;

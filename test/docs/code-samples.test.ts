@@ -45,6 +45,11 @@ const NOT_YET_RUN = [
     first: "  import test from 'node:test';",
     why: "RedisRouteStore stands for the reader's adapter; test/packages/ runs a consumer's own adapter this way",
   },
+  {
+    page: 'docs/assets.md',
+    first: "import { createRestClient, watchAssets } from '@switchyard/client';",
+    why: "relistEverything and apply stand for the reader's own code; test/rest/asset-watch.test.ts calls watchAssets and listAssetChanges this way against two stacks",
+  },
 ];
 
 async function pages(): Promise<string[]> {

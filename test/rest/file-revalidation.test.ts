@@ -2,14 +2,17 @@
 // (gateway/src/files/validator-cache.ts): a 304 skips the service call, and is
 // never given after a change this gateway relayed (replace over REST and tus,
 // delete, batch delete, private, the Connect protocol); a change made through
-// another gateway counts within the cache's TTL.
+// another gateway counts within the cache's TTL, except in one process with the
+// service, where the service's asset changes tell the gateway of every change at once.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { createGatewayLogger, listen, loadGatewayConfig, startGateway, type GatewayHandle } from '@switchyard/gateway';
 import { form, json } from './support/http.js';
 import { tusUpload } from './support/tus.js';
-import { freshWorkspace, startStack, type Stack } from './support/stack.js';
+import { createSwitchyardClient } from '@switchyard/client';
+import { testWhen } from '../support/conditional-test.js';
+import { freshWorkspace, startStack, testChannel, type Stack } from './support/stack.js';
 
 /** Long enough that no change below is seen through the TTL instead of its invalidation, however slow the machine. */
 const LONG_TTL_MS = 10 * 60_000;
@@ -159,3 +162,43 @@ test('a change made through another gateway counts within the TTL', async (t) =>
   t.is(after.status, 404);
   t.true(after.called);
 });
+
+const allInOne = testWhen(testChannel() === 'in-process', 'a split deployment: the TTL bounds what another instance changed');
+
+allInOne(
+  'in one process with the service: a change this gateway never relayed (the gRPC port, another gateway) ends its 304s at once',
+  async (t) => {
+    const workspace = freshWorkspace();
+    const headers = await stack.auth(workspace);
+    const grpc = createSwitchyardClient({ baseUrl: `http://${stack.service.address}`, token: await stack.token(workspace) });
+    t.teardown(() => grpc.close());
+    const listener = await listen('127.0.0.1', 0);
+    const config = loadGatewayConfig({ HOST: '127.0.0.1', PORT: String(listener.port), CONSOLE: 'off' });
+    const second = await startGateway(
+      { ...config, cdnUrl: stack.cdnUrl },
+      { inProcess: stack.service.inProcess, log: createGatewayLogger('warn', { write: () => {} }), listener, shutdownTimeoutMs: 2_000 },
+    );
+    t.teardown(() => second.close());
+    const etagOf = (asset: AssetJson) => `"${asset.sha256}"`;
+
+    const deleted = await upload(headers);
+    await cached(t, deleted);
+    await grpc.assets.deleteAsset({ id: deleted.id });
+    t.is((await revalidate(deleted.url, etagOf(deleted))).status, 404, 'deleted over gRPC');
+
+    const hidden = await upload(headers);
+    await cached(t, hidden);
+    await grpc.assets.updateAsset({ id: hidden.id, visibility: 'private' });
+    t.is((await revalidate(hidden.url, etagOf(hidden))).status, 403, 'made private over gRPC');
+
+    const elsewhere = await upload(headers);
+    await cached(t, elsewhere);
+    t.is((await fetch(`${second.url}/v1/assets/${elsewhere.id}`, { method: 'DELETE', headers })).status, 204);
+    t.is((await revalidate(elsewhere.url, etagOf(elsewhere))).status, 404, 'deleted through another gateway');
+
+    const kept = await upload(headers);
+    await cached(t, kept);
+    await grpc.assets.updateAsset({ id: elsewhere.id.replace(/.$/, '0'), label: 'x' }).catch(() => undefined);
+    t.false((await revalidate(kept.url, etagOf(kept))).called, 'a change to nothing, or to another asset, keeps the others cached');
+  },
+);

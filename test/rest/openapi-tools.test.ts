@@ -97,10 +97,13 @@ export async function everyOperation(file: File): Promise<void> {
   const policy = await api.v1.setWorkspacePolicy({ allowedTypes: ['image/*'], maxUploadBytes: 1024, defaultVisibility: 'private' });
   const limit: number = policy.data.maxUploadBytes + (await api.v1.getWorkspacePolicy()).data.allowedTypes.length;
   await api.v1.replaceAsset(uploaded.data.id, { file });
+  const history = await api.v1.listAssetChanges(uploaded.data.id, { pageSize: 10, pageToken: '' });
+  const change: 'asset.created' | 'asset.replaced' | 'asset.updated' | 'asset.deleted' | undefined = history.data.changes[0]?.type;
+  const changedAt: string | undefined = history.data.changes[0]?.time;
   await api.files.getFile('as_x', 'bl_x.png');
   await api.healthz.health();
   await api.v1.openapi();
-  void [middleware, param, size, width, next, outcome, stored, visibility, link, limit, revision];
+  void [middleware, param, size, width, next, outcome, stored, visibility, link, limit, revision, change, changedAt];
 }
 `;
 
@@ -184,6 +187,13 @@ test('every documented operation answers with one of its documented statuses', a
   await call('revokeSignedUrls', () => api.v1['revokeSignedUrls']!(kept.id));
   await call('setWorkspacePolicy', () => api.v1['setWorkspacePolicy']!({ allowedTypes: ['image/*'] }));
   await call('getWorkspacePolicy', () => api.v1['getWorkspacePolicy']!());
+  await call('listAssetChanges', () => api.v1['listAssetChanges']!(kept.id, { pageSize: 10 }));
+  const assetWatch = new AbortController();
+  await call('watchAssets', async () => {
+    const response = await fetch(`${stack.url}/v1/assets:watch`, { headers: await stack.auth(workspace), signal: assetWatch.signal });
+    assetWatch.abort();
+    return response;
+  });
 
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {

@@ -11,6 +11,7 @@ import { watchRouteTable } from '@switchyard/client';
 import { eventually } from '../support/eventually.js';
 import { mysqlS3Deployment, type Deployment } from '../hardening/support/deployments.js';
 import { stillReachable, testNeedingMysql } from '../support/mysql.js';
+import { EVENT_DEADLINE_MS, SseWatch } from './support/sse-watch.js';
 import { freshWorkspace, startStack, type Stack } from './support/stack.js';
 
 process.env['AWS_ACCESS_KEY_ID'] = 'S3RVER';
@@ -37,62 +38,6 @@ test.after.always(async () => {
   await b?.stop();
   await deployment?.cleanup();
 });
-
-/** Generous: it catches an event that never comes; how soon one comes is measured in bench/. */
-const EVENT_DEADLINE_MS = 20_000;
-
-/** A Server-Sent Events watch read by hand: every event in the order it arrived. */
-class SseWatch {
-  readonly events: { event: string; id: string | undefined; data: Record<string, unknown> }[] = [];
-  readonly #abort = new AbortController();
-  readonly done: Promise<void>;
-  status = 0;
-
-  constructor(stack: Stack, headers: Record<string, string>, query = '') {
-    this.done = (async () => {
-      const response = await fetch(`${stack.url}/v1/routing:watch${query}`, {
-        headers: { ...headers, accept: 'text/event-stream' },
-        signal: this.#abort.signal,
-      });
-      this.status = response.status;
-      if (!response.ok || !response.body) return;
-      const decoder = new TextDecoder();
-      let buffer = '';
-      try {
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-          buffer += decoder.decode(chunk, { stream: true });
-          for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const field = (name: string): string | undefined => [...block.matchAll(/^(\w+): ?(.*)$/gm)].find((m) => m[1] === name)?.[2];
-            const event = field('event');
-            const data = field('data');
-            if (event && data) this.events.push({ event, id: field('id'), data: JSON.parse(data) as Record<string, unknown> });
-          }
-        }
-      } catch {
-        // Closed by us.
-      }
-    })();
-  }
-
-  /** Resolves with the first event (from index `from`) that `matches`; fails after a generous deadline, listing what came. */
-  waitFor(matches: (event: SseWatch['events'][number]) => boolean, from = 0): Promise<SseWatch['events'][number]> {
-    return eventually(
-      () => {
-        const found = this.events.slice(from).find(matches);
-        if (!found) throw new Error(`got ${this.events.map((e) => `${e.event}@${String(e.data['revision'])}`).join(' ')}`);
-        return found;
-      },
-      { timeout: EVENT_DEADLINE_MS, interval: 5, message: 'the awaited event' },
-    );
-  }
-
-  close(): Promise<void> {
-    this.#abort.abort();
-    return this.done;
-  }
-}
 
 async function send(
   stack: Stack,
@@ -125,7 +70,7 @@ mysqlTest.serial(
   'a watcher on instance B sees a route created, updated and deleted through instance A, in order, each change seen before the next is made',
   async (t) => {
     const headers = await a.auth(freshWorkspace('watch'));
-    const watch = new SseWatch(b, headers);
+    const watch = new SseWatch(`${b.url}/v1/routing:watch`, headers);
     await watch.waitFor((e) => e.event === 'synced');
     // Each change is awaited before the next is made: what arrives is this change, not a later one.
     const inTurn = async (change: () => Promise<unknown>, matches: (e: SseWatch['events'][number]) => boolean) => {
@@ -180,7 +125,7 @@ async function churn(stack: Stack, headers: Record<string, string>, count: numbe
 
 /** Watches from `since` until an event with revision `until` (or `synced`, for a snapshot) arrived. */
 async function watchUntil(stack: Stack, headers: Record<string, string>, since: number, until: number): Promise<SseWatch> {
-  const watch = new SseWatch(stack, { ...headers, 'last-event-id': String(since) });
+  const watch = new SseWatch(`${stack.url}/v1/routing:watch`, { ...headers, 'last-event-id': String(since) });
   await watch.waitFor((e) => Number(e.id) === until || e.event === 'synced');
   await watch.close();
   return watch;
@@ -192,7 +137,7 @@ mysqlTest.serial(
     const headers = await a.auth(freshWorkspace('resume'));
     for (let i = 0; i < 20; i++) await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: `/base/${i}`, handler: 'h' });
     const table = new SyncedRouteTable();
-    const first = new SseWatch(b, headers);
+    const first = new SseWatch(`${b.url}/v1/routing:watch`, headers);
     await first.waitFor((e) => e.event === 'synced');
     await first.close();
     for (const e of first.events) table.apply(eventOf(e));
@@ -248,7 +193,7 @@ mysqlTest.serial('resuming within the history replays exactly the missed changes
   // One route first: a watch from revision 0 would be a snapshot by definition.
   await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: '/first', handler: 'h' });
   const table = new SyncedRouteTable();
-  const first = new SseWatch(b, headers);
+  const first = new SseWatch(`${b.url}/v1/routing:watch`, headers);
   await first.waitFor((e) => e.event === 'synced');
   await first.close();
   for (const e of first.events) table.apply(eventOf(e));
@@ -257,7 +202,7 @@ mysqlTest.serial('resuming within the history replays exactly the missed changes
     if (i % 3 === 2) await send(a, 'DELETE', `/v1/routing/${ids.shift()}`, headers);
     else ids.push((await send(a, 'POST', '/v1/routing', headers, { method: 'GET', path: `/q/${i}`, handler: 'h' })).json['id'] as string);
   }
-  const resumed = new SseWatch(b, headers, `?sinceRevision=${table.revision}`);
+  const resumed = new SseWatch(`${b.url}/v1/routing:watch?sinceRevision=${table.revision}`, headers);
   await resumed.waitFor((e) => Number(e.id) === 301);
   await resumed.close();
   t.false(
@@ -283,7 +228,7 @@ mysqlTest.serial(
   async (t) => {
     const mine = await a.auth(freshWorkspace('mine'));
     const theirs = await a.auth(freshWorkspace('theirs'));
-    const watch = new SseWatch(b, mine);
+    const watch = new SseWatch(`${b.url}/v1/routing:watch`, mine);
     await watch.waitFor((e) => e.event === 'synced');
     for (let i = 0; i < 20; i++) await send(a, 'POST', '/v1/routing', theirs, { method: 'GET', path: `/theirs/${i}`, handler: 'h' });
     await send(a, 'POST', '/v1/routing', mine, { method: 'GET', path: '/mine', handler: 'h' });

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { status as Status, type ClientReadableStream, type Metadata, type ServiceError } from '@grpc/grpc-js';
 import { Registry } from '@switchyard/runtime';
 import type { RouteEvent } from '@switchyard/service/gen/switchyard/v1/routes.js';
+import type { AssetWatchEvent } from '@switchyard/service/gen/switchyard/v1/assets.js';
 import { startNats, startRedis, type TestBroker } from '../support/brokers.js';
 import { eventually, quietPeriod } from '../support/eventually.js';
 import { createTestMysqlDatabase, stillReachable, testNeedingMysql } from '../support/mysql.js';
@@ -137,6 +138,42 @@ for (const [kind, startBroker] of BROKERS) {
     t.true((await metric(b.metrics, 'switchyard_events_received_total')) >= 20);
     t.deepEqual(watcher.errors, []);
   });
+
+  mysqlTest.serial(
+    `${kind}: an asset change through one service reaches an asset watcher on the other by a message, without polling`,
+    async (t) => {
+      const broker = await startBroker();
+      t.teardown(() => broker.close());
+      const [a, b] = await startPair(t, broker);
+      const auth = await a.service.auth('asset-crossing');
+      const events: AssetWatchEvent[] = [];
+      const stream = b.service.clients.assets.watchAssets({}, auth);
+      t.teardown(() => stream.cancel());
+      stream.on('data', (event: AssetWatchEvent) => void events.push(event));
+      stream.on('error', () => undefined);
+      const arrival = (what: string, predicate: (event: AssetWatchEvent) => boolean) =>
+        eventually(() => events.some(predicate), { timeout: ARRIVAL_DEADLINE_MS, interval: 5, message: what });
+      await arrival('synced', (event) => event.synced !== undefined);
+      const reads = () => metric(b.metrics, 'switchyard_asset_revision_reads_total');
+      const readsBefore = await reads();
+      const receivedBefore = await metric(b.metrics, 'switchyard_events_received_total');
+      const uploaded: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const asset = await a.service.clients.upload(auth, {}, Buffer.from(`crossing ${i}\n`));
+        uploaded.push(asset.id);
+        await arrival(`the upload of ${asset.id}`, (event) => event.change?.assetId === asset.id);
+      }
+      t.deepEqual(
+        events.flatMap((event) => (event.change ? [event.change.assetId] : [])),
+        uploaded,
+        'every change, once, in order',
+      );
+      // As for routes: polling would have read b's asset revision at least once per change; messages carry it.
+      const readsDuring = (await reads()) - readsBefore;
+      t.true(readsDuring < 5, `${readsDuring} asset revision reads for 20 changes: they came by message`);
+      t.true((await metric(b.metrics, 'switchyard_events_received_total')) - receivedBefore >= 20);
+    },
+  );
 
   mysqlTest.serial(`${kind}: idle watched workspaces cost next to no revision reads (polling alone: four a second each)`, async (t) => {
     const broker = await startBroker();

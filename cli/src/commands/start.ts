@@ -46,7 +46,7 @@ export async function startCommand(args: readonly string[], env: NodeJS.ProcessE
     service = await startService(serviceConfig, { logger: createServiceLogger(serviceConfig.logLevel), metrics, tracing });
     gateway = await startGateway(
       { ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl },
-      { inProcess: service.inProcess, log: gatewayLog, listener, metrics, tracing },
+      { inProcess: service.inProcess, assetChanges: service.assetChanges, log: gatewayLog, listener, metrics, tracing },
     );
     metricsServer = metricsOn && (await serveMetrics(metricsOn.registry, gatewayConfig.host, metricsOn.port));
   } catch (error) {

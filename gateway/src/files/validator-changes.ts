@@ -2,7 +2,16 @@ import type { ServiceClients } from '../service/clients.js';
 import type { ValidatorCache } from './validator-cache.js';
 
 /** AssetService calls that change nothing a file's answer depends on. */
-const READS = new Set(['getAsset', 'listAssets', 'getWorkspaceUsage', 'getWorkspacePolicy', 'setWorkspacePolicy', 'createSignedUrl']);
+const READS = new Set([
+  'getAsset',
+  'listAssets',
+  'getWorkspaceUsage',
+  'getWorkspacePolicy',
+  'setWorkspacePolicy',
+  'createSignedUrl',
+  'watchAssets',
+  'listAssetChanges',
+]);
 
 type Call = (...args: never[]) => unknown;
 

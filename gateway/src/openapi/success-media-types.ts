@@ -4,6 +4,7 @@
 
 export const SUCCESS_MEDIA_TYPES: Readonly<Record<string, string>> = {
   watchRoutes: 'text/event-stream',
+  watchAssets: 'text/event-stream',
 };
 
 type Response = Record<string, unknown> & { content?: Record<string, unknown> };

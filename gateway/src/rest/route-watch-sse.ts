@@ -1,18 +1,7 @@
-import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { RouteEvent } from '@switchyard/proto';
-import { toApiError } from '../http/api-error.js';
+import { relayEvents, sseFrame } from './sse.js';
 import { routeView } from './views.js';
-
-/** Headers of the event stream: never cached or buffered by a proxy. */
-const SSE_HEADERS = Object.freeze({
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-accel-buffering': 'no',
-});
-
-/** How long a client waits before reconnecting after the stream ends (the SSE `retry` field). */
-const RETRY_MS = 1_000;
 
 /**
  * One watch event as Server-Sent Events text. Each change carries its
@@ -32,20 +21,20 @@ export function sseEncoder(): (event: RouteEvent) => string {
     switch (kind) {
       case 'reset':
         inSnapshot = true;
-        return frame('reset', undefined, { revision });
+        return sseFrame('reset', undefined, { revision });
       case 'upsert':
-        return frame('upsert', inSnapshot || event.moreInRevision ? undefined : revision, {
+        return sseFrame('upsert', inSnapshot || event.moreInRevision ? undefined : revision, {
           revision,
           route: routeView(value),
           ...more(event),
         });
       case 'deletedId':
-        return frame('delete', event.moreInRevision ? undefined : revision, { revision, id: value, ...more(event) });
+        return sseFrame('delete', event.moreInRevision ? undefined : revision, { revision, id: value, ...more(event) });
       case 'synced':
         inSnapshot = false;
-        return frame('synced', revision, { revision });
+        return sseFrame('synced', revision, { revision });
       case 'heartbeat':
-        return frame('heartbeat', undefined, { revision });
+        return sseFrame('heartbeat', undefined, { revision });
       default:
         return '';
     }
@@ -57,33 +46,7 @@ function more(event: RouteEvent): { moreInRevision?: true } {
   return event.moreInRevision ? { moreInRevision: true } : {};
 }
 
-function frame(event: string, id: number | undefined, data: unknown): string {
-  return `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`;
-}
-
-/**
- * Relays a watch to an HTTP response as Server-Sent Events. The status and
- * headers go once the first event has come (so a refused token or a bad
- * revision is still an ordinary JSON error); a failure after that is an
- * `error` event, then the end of the stream, and the client resumes.
- */
-export async function relayWatch(events: AsyncIterable<RouteEvent>, res: ServerResponse, signal: AbortSignal): Promise<void> {
-  let started = false;
-  const encode = sseEncoder();
-  try {
-    for await (const event of events) {
-      if (!started) {
-        res.writeHead(200, SSE_HEADERS);
-        res.write(`retry: ${RETRY_MS}\n\n`);
-        started = true;
-      }
-      if (!res.write(encode(event))) await once(res, 'drain', { signal });
-    }
-  } catch (error) {
-    if (signal.aborted) return void res.end();
-    if (!started) throw error;
-    const failure = toApiError(error);
-    res.write(`event: error\ndata: ${JSON.stringify({ code: failure.code, message: failure.message })}\n\n`);
-  }
-  res.end();
+/** Relays a route watch to an HTTP response as Server-Sent Events (see `relayEvents`). */
+export function relayWatch(events: AsyncIterable<RouteEvent>, res: ServerResponse, signal: AbortSignal): Promise<void> {
+  return relayEvents(events, sseEncoder(), res, signal);
 }

@@ -21,5 +21,6 @@ test('the unary Get, List, Match and Check calls are the reads, and nothing else
 test('no streaming call counts as a read to retry, the file reads and watches included', (t) => {
   t.false(isIdempotentRead(FileService.method.readFile));
   t.false(isIdempotentRead(RouteService.method.watchRoutes));
+  t.false(isIdempotentRead(AssetService.method.watchAssets));
   t.false(isIdempotentRead(Health.method.watch));
 });

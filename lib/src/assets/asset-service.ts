@@ -26,6 +26,12 @@ import { getPolicy, policyInForce, setPolicy } from './policy-operations.js';
 import { validateVisibility } from './visibility.js';
 import { lateField } from './late-field.js';
 import { assetChangesSince, assetHistory, assetRevision } from './asset-changes.js';
+import { systemTime, type TimeSource } from '../clock.js';
+import type { ChangeFeed } from '../ports/change-feed.js';
+import { revisionFollowers } from '../changes/revision-followers.js';
+import { announcingAssetStore } from './announcing-asset-store.js';
+import type { AssetChangeNotices } from './asset-change-notices.js';
+import { watchAssets } from './watch-assets.js';
 
 export interface AssetServiceDeps {
   readonly assetStore: AssetStore;
@@ -45,6 +51,18 @@ export interface AssetServiceDeps {
   readonly fileCache: FileCache;
   /** Reads each stored file's media facts (dimensions, duration, pages, placeholder). */
   readonly describer: MediaDescriber;
+  /** Asset watches: polling, the safety poll with a feed, heartbeats (as route watches'), the feed, and their timers. */
+  readonly watch: AssetWatchConfig;
+}
+
+export interface AssetWatchConfig {
+  readonly pollMs: number;
+  readonly safetyPollMs: number;
+  readonly heartbeatMs: number;
+  readonly feed?: ChangeFeed | undefined;
+  readonly time?: TimeSource | undefined;
+  /** Told of every write this service commits, with the assets it changed (the core's `assetChanges`). */
+  readonly notices?: AssetChangeNotices | undefined;
 }
 
 /** What storing a file needs of the service's dependencies. */
@@ -54,7 +72,16 @@ export function contentDeps(deps: AssetServiceDeps) {
 
 /** Asset operations over the given stores; every operation checks scope and workspace. */
 export function createAssetService(options: AssetServiceDeps): AssetService {
-  const deps: AssetServiceDeps = Object.freeze({ ...options });
+  const { watch: watchConfig } = options;
+  const time = watchConfig.time ?? systemTime;
+  const { revisions, changed } = revisionFollowers(options.assetStore, { log: 'assets', ...watchConfig, time });
+  // Every committed write wakes this process's watchers, is announced to the other instances', and told in process.
+  const announcing = announcingAssetStore(options.assetStore, (workspace, revision, assetIds) => {
+    changed(workspace, revision);
+    watchConfig.notices?.committed(workspace, revision, assetIds);
+  });
+  const deps: AssetServiceDeps = Object.freeze({ ...options, assetStore: announcing });
+  const watching = { assetStore: deps.assetStore, cdnUrl: options.cdnUrl, revisions, heartbeatMs: watchConfig.heartbeatMs, clock: time };
   const { assetStore, blobStore, clock, ids, cdnUrl } = deps;
 
   return Object.freeze({
@@ -140,5 +167,7 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
     changesSince: (principal, sinceRevision, limit) => assetChangesSince(deps, principal, sinceRevision, limit),
 
     history: (principal, id, input) => assetHistory(deps, principal, id, input),
+
+    watch: (principal, watchOptions) => watchAssets(watching, principal, watchOptions),
   } satisfies AssetService);
 }

@@ -13,6 +13,8 @@ import type { BlobInfo, BlobStore } from '../ports/blob-store.js';
 import { createManualClock } from '../testing/manual-clock.js';
 import { systemTime, type TimeSource } from '../clock.js';
 import { LOAD_MS } from './media/probe-pool.js';
+import type { ChangeFeed } from '../ports/change-feed.js';
+import type { AssetChangeNotices } from './asset-change-notices.js';
 import { createSequentialIds } from '../testing/sequential-ids.js';
 import { createAssetService } from './asset-service.js';
 import { MemoryRouteStore } from '../memory/memory-route-store.js';
@@ -81,6 +83,11 @@ export function setup(
     /** The media parsers' time (`patientLoading` unless given). */
     mediaTime?: TimeSource;
     posterFrames?: Partial<PosterFrameConfig>;
+    /** Asset watches' timers and clock (the system's unless given), and the feed they share with other cores. */
+    watchTime?: TimeSource;
+    feed?: ChangeFeed;
+    /** Told of every committed write (the core's assetChanges). */
+    notices?: AssetChangeNotices;
   } = {},
 ) {
   const assetStore = options.assetStore ?? new MemoryAssetStore();
@@ -109,6 +116,14 @@ export function setup(
     maxUploadBytes: options.maxUploadBytes ?? 10 * 1024 * 1024,
     fileCache: new FileCache(options.fileCache ?? DEFAULT_FILE_CACHE),
     describer,
+    watch: {
+      pollMs: 250,
+      safetyPollMs: 30_000,
+      heartbeatMs: 15_000,
+      feed: options.feed,
+      time: options.watchTime,
+      notices: options.notices,
+    },
   });
   return { service, assetStore, blobStore, clock, describer };
 }

@@ -212,6 +212,24 @@ export interface AssetChangePage {
   readonly nextPageToken: string;
 }
 
+/**
+ * What a watch of a workspace's assets yields: each change in revision
+ * order (a batch delete's changes share their revision), `synced` when the
+ * watch started from now (the revision it follows from), `reset` when the
+ * changes after the asked revision are no longer kept (list again; changes
+ * after `revision` follow), `heartbeat` while nothing changes.
+ */
+export type AssetWatchEvent =
+  | { readonly type: 'change'; readonly revision: number; readonly change: AssetChange }
+  | { readonly type: 'synced' | 'reset' | 'heartbeat'; readonly revision: number };
+
+export interface WatchAssetsOptions {
+  /** Only the changes after this revision (`reset` when they are no longer kept); unset: from now on, starting with `synced`. */
+  readonly sinceRevision?: number | undefined;
+  /** Ends the watch. */
+  readonly signal?: AbortSignal | undefined;
+}
+
 export interface AssetService {
   upload(principal: Principal, input: UploadInput): Promise<Asset>;
   get(principal: Principal, id: string): Promise<Asset>;
@@ -246,4 +264,6 @@ export interface AssetService {
   changesSince(principal: Principal, sinceRevision: number, limit?: number): Promise<AssetChangesSince>;
   /** A page of an asset's kept changes, newest first; a deleted asset's too (scope assets:read). */
   history(principal: Principal, id: string, input: AssetHistoryInput): Promise<AssetChangePage>;
+  /** The workspace's asset changes as they happen, through any instance sharing the store (scope assets:read); see `AssetWatchEvent`. */
+  watch(principal: Principal, options?: WatchAssetsOptions): AsyncIterable<AssetWatchEvent>;
 }

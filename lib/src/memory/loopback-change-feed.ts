@@ -1,5 +1,5 @@
 import { SwitchyardError } from '../errors.js';
-import type { ChangeFeed, ChangeFeedListener } from '../ports/change-feed.js';
+import type { ChangeFeed, ChangeFeedListener, ChangeLogName } from '../ports/change-feed.js';
 import { ChangeFeedListeners } from '../ports/change-feed-listeners.js';
 
 /**
@@ -19,10 +19,10 @@ export class LoopbackChangeFeed implements ChangeFeed {
     return this.#listeners.up;
   }
 
-  async publish(workspace: string, revision: number): Promise<void> {
+  async publish(workspace: string, revision: number, log: ChangeLogName = 'routes'): Promise<void> {
     if (!this.up) throw new SwitchyardError('unavailable', 'the change feed is closed');
     // As over a broker, listeners hear of it after the publisher has moved on.
-    queueMicrotask(() => this.#listeners.deliver(workspace, revision));
+    queueMicrotask(() => this.#listeners.deliver(workspace, revision, log));
   }
 
   subscribe(listener: ChangeFeedListener): () => void {

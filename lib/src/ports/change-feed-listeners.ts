@@ -1,4 +1,4 @@
-import type { ChangeFeedListener } from './change-feed.js';
+import type { ChangeFeedListener, ChangeLogName } from './change-feed.js';
 
 /**
  * The subscriber side every ChangeFeed adapter needs: its listeners and its
@@ -15,13 +15,13 @@ export class ChangeFeedListeners {
 
   subscribe(listener: ChangeFeedListener): () => void {
     // A fresh object per subscription, so subscribing one listener twice gives two removable entries.
-    const entry: ChangeFeedListener = { revision: (w, r) => listener.revision(w, r), state: (up) => listener.state(up) };
+    const entry: ChangeFeedListener = { revision: (w, r, log) => listener.revision(w, r, log), state: (up) => listener.state(up) };
     this.#listeners.add(entry);
     return () => void this.#listeners.delete(entry);
   }
 
-  deliver(workspace: string, revision: number): void {
-    for (const listener of [...this.#listeners]) listener.revision(workspace, revision);
+  deliver(workspace: string, revision: number, log: ChangeLogName = 'routes'): void {
+    for (const listener of [...this.#listeners]) listener.revision(workspace, revision, log);
   }
 
   /** Tells listeners only of changes: a repeated `setUp(true)` (e.g. a second 'ready') is no news. */

@@ -1,14 +1,19 @@
+/** The change logs whose revisions a feed carries: each workspace's route table and its assets, each with revisions of its own. */
+export const CHANGE_LOGS = ['routes', 'assets'] as const;
+export type ChangeLogName = (typeof CHANGE_LOGS)[number];
+
 /** What a change feed tells its subscribers. */
 export interface ChangeFeedListener {
-  /** `workspace`'s route table reached `revision` (committed), by a write through any instance, this one included. */
-  revision(workspace: string, revision: number): void;
+  /** `workspace`'s `log` (its route table, or its assets) reached `revision` (committed), by a write through any instance, this one included. */
+  revision(workspace: string, revision: number, log: ChangeLogName): void;
   /** The feed started (`true`) or stopped (`false`) delivering: while it is down, messages may be lost. */
   state(up: boolean): void;
 }
 
 /**
- * Wakes route watchers when a workspace's revision moves, across every
- * instance that shares one route store. Only a hint: the store stays the
+ * Wakes watchers when a workspace's revision moves, across every instance
+ * that shares one store: route watchers by the route table's revisions,
+ * asset watchers by the assets' (`log` tells them apart; routes when unsaid). Only a hint: the store stays the
  * source of truth, so a lost, late, duplicated or out-of-order message delays
  * a watcher (until its next poll) and never misleads it.
  *
@@ -20,7 +25,8 @@ export interface ChangeFeedListener {
  *   feed is `up` (routes/announcer.ts), so an adapter need not queue.
  * - Every listener of every instance on the feed, the publisher's own
  *   included, hears each message published while the feed is `up` (at most
- *   once; order across workspaces is not promised).
+ *   once; order across workspaces is not promised), with the log it was
+ *   published on (`routes` when the publisher named none).
  * - `subscribe` takes every workspace's revisions on one listener (one
  *   subscription per process scales to any number of workspaces) and returns
  *   a function that removes it. `state` is called on every change of `up`.
@@ -28,7 +34,7 @@ export interface ChangeFeedListener {
  *   `state(true)` misses nothing published after that until `state(false)`.
  */
 export interface ChangeFeed {
-  publish(workspace: string, revision: number): Promise<void>;
+  publish(workspace: string, revision: number, log?: ChangeLogName): Promise<void>;
   subscribe(listener: ChangeFeedListener): () => void;
   readonly up: boolean;
 }

@@ -27,5 +27,6 @@ export type { TokenVerifier } from './token-verifier.js';
 export { assertBlobKey } from './blob-key.js';
 export { assertBlobOffset, blobTooShort } from './blob-offset.js';
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './upload-store.js';
-export type { ChangeFeed, ChangeFeedListener } from './change-feed.js';
+export type { ChangeFeed, ChangeFeedListener, ChangeLogName } from './change-feed.js';
+export { CHANGE_LOGS } from './change-feed.js';
 export { ChangeFeedListeners } from './change-feed-listeners.js';

@@ -1,5 +1,5 @@
 import { systemTime, type TimerHandle, type Timers } from '../clock.js';
-import type { ChangeFeed } from '../ports/change-feed.js';
+import type { ChangeFeed, ChangeLogName } from '../ports/change-feed.js';
 
 /** How often an announcement that could not go out is tried again. */
 export const DEFAULT_ANNOUNCE_RETRY_MS = 500;
@@ -26,17 +26,20 @@ export class Announcer {
   /** Workspace → the latest revision not announced; in the order they failed. */
   readonly #unsent = new Map<string, number>();
   readonly #timers: Timers;
+  readonly #log: ChangeLogName;
   #timer: TimerHandle | undefined;
 
-  constructor(feed: ChangeFeed, retryMs = DEFAULT_ANNOUNCE_RETRY_MS, timers: Timers = systemTime) {
+  /** Announces revisions of `log` (the route table's by default; an asset service has an announcer of its own). */
+  constructor(feed: ChangeFeed, retryMs = DEFAULT_ANNOUNCE_RETRY_MS, timers: Timers = systemTime, log: ChangeLogName = 'routes') {
     this.#feed = feed;
+    this.#log = log;
     this.#retryMs = retryMs;
     this.#timers = timers;
   }
 
   /** Never rejects: the write has committed and stands, whatever the broker does. */
   announce(workspace: string, revision: number): void {
-    this.#feed.publish(workspace, revision).then(
+    this.#feed.publish(workspace, revision, this.#log).then(
       () => {
         // Out: an older unsent revision of the workspace says nothing more.
         if ((this.#unsent.get(workspace) ?? Number.POSITIVE_INFINITY) <= revision) this.#unsent.delete(workspace);

@@ -227,3 +227,19 @@ test('safety polls of many workspaces are spread over the second half of the int
   t.is(new Set(second).size, 100, 'no two in one ms');
   t.true(second.every((at) => at !== undefined && at >= 200 && at < 400));
 });
+
+test("a watch of one log is not woken by the other log's messages on the same feed", async (t) => {
+  const { revisionOnly, counted } = countingStore();
+  const feed = new LoopbackChangeFeed();
+  const { fake, watch } = watching(revisionOnly, { pollMs: 20, feed, safetyPollMs: 60_000, log: 'assets' });
+  const waiting = settlement(watch.wait('ws', 0, 3_000, undefined));
+  await fake.tickAsync(0);
+  await feed.publish('ws', 5, 'routes');
+  await feed.publish('ws', 5);
+  await fake.tickAsync(0);
+  t.false(waiting.settled, 'route revisions say nothing of the assets');
+  t.is(counted.reads, 1, 'nor make it read');
+  await feed.publish('ws', 1, 'assets');
+  await fake.tickAsync(0);
+  t.deepEqual(waiting, { settled: true, value: true }, 'an asset message wakes it');
+});

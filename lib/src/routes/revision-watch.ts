@@ -1,6 +1,10 @@
 import { systemTime, type TimerHandle, type Timers } from '../clock.js';
-import type { ChangeFeed } from '../ports/change-feed.js';
-import type { RouteStore } from '../ports/route-store.js';
+import type { ChangeFeed, ChangeLogName } from '../ports/change-feed.js';
+
+/** Where a workspace's current revision is read: the route store, or the asset store. */
+export interface RevisionSource {
+  revision(workspace: string): Promise<number>;
+}
 
 export interface RevisionWatchOptions {
   /** Polling interval without a feed, and while the feed is down (ms). */
@@ -13,6 +17,8 @@ export interface RevisionWatchOptions {
   readonly timers?: Timers | undefined;
   /** Where the staggering of polls is drawn from, in [0, 1) (Math.random). */
   readonly random?: (() => number) | undefined;
+  /** Which of the feed's logs moves these revisions ('routes'); messages of the others are not heard. */
+  readonly log?: ChangeLogName | undefined;
 }
 
 interface Waiter {
@@ -36,7 +42,8 @@ interface WorkspaceHead {
 }
 
 /**
- * Tells route watchers when their workspace's revision has moved past theirs.
+ * Tells watchers when their workspace's revision (of its route table, or of
+ * its assets: one watch per log) has moved past theirs.
  *
  * Without a feed: one read of `store.revision` per watched workspace every
  * `pollMs`, however many watchers it has; writes through this process wake
@@ -48,7 +55,8 @@ interface WorkspaceHead {
  * back, every watched workspace is read once (messages lost meanwhile).
  */
 export class RevisionWatch {
-  readonly #store: Pick<RouteStore, 'revision'>;
+  readonly #store: RevisionSource;
+  readonly #log: ChangeLogName;
   readonly #options: RevisionWatchOptions;
   readonly #timers: Timers;
   readonly #random: () => number;
@@ -56,8 +64,9 @@ export class RevisionWatch {
   #feedUp = false;
   #unsubscribe: (() => void) | undefined;
 
-  constructor(store: Pick<RouteStore, 'revision'>, options: RevisionWatchOptions) {
+  constructor(store: RevisionSource, options: RevisionWatchOptions) {
     this.#store = store;
+    this.#log = options.log ?? 'routes';
     this.#options = options;
     this.#timers = options.timers ?? systemTime;
     this.#random = options.random ?? Math.random;
@@ -127,7 +136,8 @@ export class RevisionWatch {
     if (!feed || this.#unsubscribe) return;
     this.#feedUp = feed.up;
     this.#unsubscribe = feed.subscribe({
-      revision: (workspace, revision) => {
+      revision: (workspace, revision, log) => {
+        if (log !== this.#log) return;
         const state = this.#workspaces.get(workspace);
         if (!state || revision <= state.heard) return;
         state.heard = revision;

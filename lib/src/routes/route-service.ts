@@ -4,11 +4,10 @@ import { SwitchyardError } from '../errors.js';
 import { assertId, type IdSource } from '../ids.js';
 import type { ChangeFeed } from '../ports/change-feed.js';
 import type { NewRouteRecord, RouteStore } from '../ports/route-store.js';
-import { Announcer, DEFAULT_ANNOUNCE_RETRY_MS } from './announcer.js';
 import { applyRoutes } from './apply-routes.js';
-import { RevisionWatch } from './revision-watch.js';
 import { listRouteChanges } from './route-history.js';
 import { rollbackRoutes } from './rollback-routes.js';
+import { revisionFollowers } from '../changes/revision-followers.js';
 import { deleteRoute, listRoutes, routeNotFound, updateRoute } from './route-lifecycle.js';
 import { watchRoutes } from './watch-routes.js';
 import { validateCreateRoute, validateMatchRoute } from './route-input.js';
@@ -48,21 +47,13 @@ export function createRouteService(deps: RouteServiceDeps): RouteService {
   const { store, clock, ids } = deps;
   const time = deps.time ?? systemTime;
   const tables = new RouteTableCache(store, deps.cachedWorkspaces ?? 1000);
-  const feed = deps.watchFeed;
-  const revisions = new RevisionWatch(store, {
+  const { revisions, changed } = revisionFollowers(store, {
+    log: 'routes',
     pollMs: deps.watchPollMs ?? DEFAULT_WATCH_POLL_MS,
-    feed,
+    feed: deps.watchFeed,
     safetyPollMs: deps.watchSafetyPollMs ?? DEFAULT_WATCH_SAFETY_POLL_MS,
-    timers: time,
+    time,
   });
-  const announcer = feed && new Announcer(feed, DEFAULT_ANNOUNCE_RETRY_MS, time);
-  const changed = (workspace: string, revision: number): void => {
-    revisions.committed(workspace, revision);
-    // The write has committed and stands: a message that cannot go out is sent again once the feed is back
-    // (announcer.ts), and meanwhile other instances' watchers find the change by polling. The feed's adapter
-    // counts and logs the failure.
-    announcer?.announce(workspace, revision);
-  };
   const lifecycle = { store, clock, changed };
   const watch = { store, revisions, heartbeatMs: deps.watchHeartbeatMs ?? DEFAULT_WATCH_HEARTBEAT_MS, clock: time };
 

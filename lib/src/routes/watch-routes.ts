@@ -1,21 +1,15 @@
 import { requireScope, type Principal } from '../auth/principal.js';
-import type { Clock } from '../clock.js';
 import { invalidArgument } from '../errors.js';
 import type { RouteChange, RouteStore } from '../ports/route-store.js';
-import type { RevisionWatch } from './revision-watch.js';
+import { waitForChange, type ChangeWaitDeps } from '../changes/wait-for-change.js';
 import { toRoute } from './route-view.js';
 import type { RouteEvent, WatchRoutesOptions } from './types.js';
 
 /** Changes read per store call while catching up. */
 const CHANGE_BATCH = 500;
 
-export interface WatchDeps {
+export interface WatchDeps extends ChangeWaitDeps {
   readonly store: RouteStore;
-  readonly revisions: RevisionWatch;
-  /** A heartbeat after this long without another event. */
-  readonly heartbeatMs: number;
-  /** The clock a heartbeat's interval is measured on: the one the revision watch's timers run on. */
-  readonly clock: Clock;
 }
 
 /**
@@ -55,11 +49,8 @@ export async function* watchRoutes(deps: WatchDeps, principal: Principal, option
     }
     // A full batch: more are waiting; else wait for the next change, or send a heartbeat.
     if (pending.length < CHANGE_BATCH) {
-      const before = deps.clock.now().getTime();
-      const moved = await deps.revisions.wait(workspace, revision, deps.heartbeatMs, signal);
-      if (signal?.aborted) return;
-      if (deps.clock.now().getTime() - before >= deps.heartbeatMs) yield { type: 'heartbeat', revision };
-      // Nothing moved: nothing to read (an idle watch costs the store no query per heartbeat).
+      const moved = yield* waitForChange(deps, workspace, revision, signal);
+      if (moved === undefined) return;
       if (!moved) {
         pending = [];
         continue;

@@ -16,7 +16,7 @@ export interface ChangeFeedPair {
 function recorder(feed: ChangeFeed) {
   const heard: string[] = [];
   const unsubscribe = feed.subscribe({
-    revision: (workspace, revision) => void heard.push(`${workspace}@${revision}`),
+    revision: (workspace, revision, log) => void heard.push(`${log === 'routes' ? '' : `${log}:`}${workspace}@${revision}`),
     state: () => undefined,
   });
   /** Resolves once `count` messages were heard, fails after 5 s saying what was. */
@@ -59,6 +59,17 @@ export function changeFeedConformance(test: RegisterTest, options: ConformanceOp
     await Promise.all(workspaces.flatMap((workspace) => [1, 2, 3, 4, 5].map((revision) => a.publish(workspace, revision))));
     await onB.until(sent.length);
     t.deepEqual([...onB.heard].sort(), [...sent].sort());
+    onB.unsubscribe();
+  });
+
+  defineCase(test, options, `${name}: each message arrives with its log; routes when the publisher named none`, async (t, { a, b }) => {
+    const onB = recorder(b);
+    const workspace = uniqueName();
+    await a.publish(workspace, 3, 'assets');
+    await a.publish(workspace, 4, 'routes');
+    await a.publish(workspace, 5);
+    await onB.until(3);
+    t.deepEqual([...onB.heard].sort(), [`${workspace}@4`, `${workspace}@5`, `assets:${workspace}@3`].sort());
     onB.unsubscribe();
   });
 

@@ -23,8 +23,13 @@ import type {
   GetWorkspacePolicyRequest,
   SetWorkspacePolicyRequest,
   WorkspacePolicy,
+  AssetWatchEvent,
+  WatchAssetsRequest,
+  ListAssetChangesRequest,
+  ListAssetChangesResponse,
 } from '../gen/switchyard/v1/assets.js';
-import { assetToMessage, optional } from './convert.js';
+import { assetChangeToMessage, assetToMessage, assetWatchEventToMessage, optional } from './convert.js';
+import { writeEvents } from './event-stream.js';
 import type { Rpc } from './rpc.js';
 import { readUploadStream, type UploadStream } from './upload-stream.js';
 
@@ -141,6 +146,21 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
         stripImageMetadata: request.stripImageMetadata,
       });
       return policyToMessage(policy);
+    }),
+
+    watchAssets: rpc.serverStream<WatchAssetsRequest, AssetWatchEvent>('WatchAssets', (call, { principal, closing }) => {
+      const { sinceRevision } = call.request;
+      return writeEvents(
+        call,
+        closing,
+        (signal) => assets.watch(principal, { sinceRevision: sinceRevision === undefined ? undefined : Number(sinceRevision), signal }),
+        assetWatchEventToMessage,
+      );
+    }),
+
+    listAssetChanges: rpc.unary<ListAssetChangesRequest, ListAssetChangesResponse>('ListAssetChanges', async (request, { principal }) => {
+      const page = await assets.history(principal, request.id, { pageSize: request.pageSize, pageToken: request.pageToken });
+      return { changes: page.changes.map(assetChangeToMessage), nextPageToken: page.nextPageToken };
     }),
   };
 }

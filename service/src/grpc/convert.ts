@@ -1,6 +1,8 @@
 import {
   invalidArgument,
   type Asset,
+  type AssetChange,
+  type AssetWatchEvent,
   type StoredFile,
   type ByteRange,
   type Route,
@@ -9,7 +11,11 @@ import {
   type ApplyRoutesResult,
   type RouteChangeEntry,
 } from '@switchyard/core';
-import type { Asset as AssetMessage } from '../gen/switchyard/v1/assets.js';
+import type {
+  Asset as AssetMessage,
+  AssetChange as AssetChangeMessage,
+  AssetWatchEvent as AssetWatchEventMessage,
+} from '../gen/switchyard/v1/assets.js';
 import type { FileInfo, ReadFileRequest } from '../gen/switchyard/v1/files.js';
 import type {
   ApplyRoutesResponse,
@@ -96,6 +102,32 @@ export function assetToMessage(asset: Asset): AssetMessage {
     pages: asset.pages,
     placeholder: asset.placeholder,
   };
+}
+
+export function assetChangeToMessage(change: AssetChange): AssetChangeMessage {
+  return {
+    type: change.type,
+    revision: change.revision,
+    time: change.time,
+    actor: change.actor,
+    assetId: change.assetId,
+    asset: change.asset ? assetToMessage(change.asset) : undefined,
+    previous: change.previous && { ...change.previous },
+  };
+}
+
+export function assetWatchEventToMessage(event: AssetWatchEvent): AssetWatchEventMessage {
+  const { revision } = event;
+  switch (event.type) {
+    case 'change':
+      return { revision, change: assetChangeToMessage(event.change) };
+    case 'synced':
+      return { revision, synced: {} };
+    case 'reset':
+      return { revision, reset: {} };
+    case 'heartbeat':
+      return { revision, heartbeat: {} };
+  }
 }
 
 export function fileInfoToMessage(file: StoredFile): FileInfo {

@@ -1,5 +1,3 @@
-import { once } from 'node:events';
-import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { RouteService } from '@switchyard/core';
 import type {
   ApplyRoutesRequest,
@@ -23,6 +21,7 @@ import type {
 } from '../gen/switchyard/v1/routes.js';
 import { applyResultToMessage, matchToMessage, routeChangeToMessage, routeEventToMessage, routeToMessage } from './convert.js';
 import type { Rpc } from './rpc.js';
+import { writeEvents } from './event-stream.js';
 
 export function routeHandlers(routes: RouteService, rpc: Rpc): RouteServiceServer {
   return {
@@ -95,21 +94,13 @@ export function routeHandlers(routes: RouteService, rpc: Rpc): RouteServiceServe
         }),
       ),
     ),
-    watchRoutes: rpc.serverStream<WatchRoutesRequest, RouteEvent>('WatchRoutes', async (call, { principal, closing }) => {
-      // The watch ends when the client goes away or the server shuts down.
-      const stop = AbortSignal.any([closing, cancelled(call)]);
-      for await (const event of routes.watch(principal, { sinceRevision: Number(call.request.sinceRevision), signal: stop })) {
-        if (stop.aborted) break;
-        // A slow reader slows the watch (it catches up from the change log) instead of filling memory.
-        if (!call.write(routeEventToMessage(event))) await once(call, 'drain', { signal: stop }).catch(() => undefined);
-      }
-    }),
+    watchRoutes: rpc.serverStream<WatchRoutesRequest, RouteEvent>('WatchRoutes', (call, { principal, closing }) =>
+      writeEvents(
+        call,
+        closing,
+        (signal) => routes.watch(principal, { sinceRevision: Number(call.request.sinceRevision), signal }),
+        routeEventToMessage,
+      ),
+    ),
   };
-}
-
-function cancelled(call: ServerWritableStream<unknown, unknown>): AbortSignal {
-  const controller = new AbortController();
-  if (call.cancelled) controller.abort();
-  else call.once('cancelled', () => controller.abort());
-  return controller.signal;
 }

@@ -12,7 +12,10 @@ test('the channel is named after the database, so instances of one deployment me
 });
 
 test('messages round-trip; anything else on the channel is ignored', (t) => {
-  t.deepEqual(decodeRevision(encodeRevision('acme', 42)), { workspace: 'acme', revision: 42 });
+  t.deepEqual(decodeRevision(encodeRevision('acme', 42)), { workspace: 'acme', revision: 42, log: 'routes' });
+  t.deepEqual(decodeRevision(encodeRevision('acme', 7, 'assets')), { workspace: 'acme', revision: 7, log: 'assets' });
+  t.is(encodeRevision('acme', 42, 'routes'), '{"workspace":"acme","revision":42}', 'a route revision reads as before asset changes');
+  t.is(encodeRevision('acme', 7, 'assets'), '{"workspace":"acme","revision":7,"log":"assets"}');
   for (const junk of [
     '',
     'hello',
@@ -23,6 +26,8 @@ test('messages round-trip; anything else on the channel is ignored', (t) => {
     '{"workspace":"acme","revision":0}',
     '{"workspace":"acme","revision":1.5}',
     '{"workspace":"acme","revision":"3"}',
+    '{"workspace":"acme","revision":3,"log":"keys"}',
+    '{"workspace":"acme","revision":3,"log":null}',
   ]) {
     t.is(decodeRevision(junk), undefined, junk);
   }

@@ -12,14 +12,17 @@ import type { BrokerFeed } from './broker-feed.js';
  */
 export function observedFeed(feed: BrokerFeed, describe: Record<string, string>, log: Logger, registry: Registry | undefined): BrokerFeed {
   const counter = (name: string, help: string) => (registry ? new CounterFamily(registry, { name, help }).cell({}) : { value: 0 });
-  const published = counter('switchyard_events_published_total', 'Route change messages handed to the events broker (EVENTS_URL).');
+  const published = counter(
+    'switchyard_events_published_total',
+    'Route and asset change messages handed to the events broker (EVENTS_URL).',
+  );
   const failures = counter(
     'switchyard_events_publish_failures_total',
-    'Route change messages that could not be published (the broker was unreachable); watchers elsewhere learn of the change by polling.',
+    'Route and asset change messages that could not be published (the broker was unreachable); watchers elsewhere learn of the change by polling.',
   );
   const received = counter(
     'switchyard_events_received_total',
-    "Route change messages received from the events broker, by this instance's one subscription.",
+    "Route and asset change messages received from the events broker, by this instance's one subscription.",
   );
   if (registry) {
     new Gauge({
@@ -44,18 +47,15 @@ export function observedFeed(feed: BrokerFeed, describe: Record<string, string>,
       return feed.up;
     },
     subscribe: (listener: ChangeFeedListener) => feed.subscribe(listener),
-    publish: async (workspace, revision) => {
+    publish: async (workspace, revision, changeLog) => {
       try {
-        await feed.publish(workspace, revision);
+        await feed.publish(workspace, revision, changeLog);
         published.value += 1;
         failing = false;
       } catch (error) {
         failures.value += 1;
         if (!failing)
-          log.warn(
-            { ...describe, err: error },
-            'publishing a route change to the events feed failed: other instances see it at their next poll',
-          );
+          log.warn({ ...describe, err: error }, 'publishing a change to the events feed failed: other instances see it at their next poll');
         failing = true;
         throw error;
       }

@@ -1,10 +1,10 @@
 import { Redis } from 'ioredis';
-import { ChangeFeedListeners, SwitchyardError, type ChangeFeedListener } from '@switchyard/core';
+import { ChangeFeedListeners, SwitchyardError, type ChangeFeedListener, type ChangeLogName } from '@switchyard/core';
 import { backoffMs, type BrokerFeed, type ConnectionErrorSink } from './broker-feed.js';
 import { decodeRevision, encodeRevision } from './feed-channel.js';
 
 /**
- * Route changes over Redis pub/sub: one channel for every workspace, two
+ * Route and asset changes over Redis pub/sub: one channel for every workspace, two
  * connections (a connection that subscribes can do nothing else). Both
  * reconnect with backoff for as long as the feed is open. The feed is up
  * from the moment Redis confirms the subscription on a ready connection
@@ -28,7 +28,7 @@ export class RedisChangeFeed implements BrokerFeed {
     for (const event of ['close', 'end'] as const) this.#subscriber.on(event, () => this.#listeners.setUp(false));
     this.#subscriber.on('message', (channel: string, text: string) => {
       const message = channel === this.#channel ? decodeRevision(text) : undefined;
-      if (message) this.#listeners.deliver(message.workspace, message.revision);
+      if (message) this.#listeners.deliver(message.workspace, message.revision, message.log);
     });
   }
 
@@ -41,9 +41,9 @@ export class RedisChangeFeed implements BrokerFeed {
     for (const connection of [this.#subscriber, this.#publisher]) connection.connect().catch(() => undefined);
   }
 
-  async publish(workspace: string, revision: number): Promise<void> {
+  async publish(workspace: string, revision: number, log: ChangeLogName = 'routes'): Promise<void> {
     try {
-      await this.#publisher.publish(this.#channel, encodeRevision(workspace, revision));
+      await this.#publisher.publish(this.#channel, encodeRevision(workspace, revision, log));
     } catch (error) {
       throw new SwitchyardError('unavailable', `publishing to Redis failed: ${(error as Error).message}`);
     }

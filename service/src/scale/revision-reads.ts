@@ -1,17 +1,26 @@
-import type { RouteStore } from '@switchyard/core';
+import type { ChangeLogName, RevisionSource } from '@switchyard/core';
 import { CounterFamily, type Registry } from '@switchyard/runtime';
 
-/**
- * The route store with every `revision` call counted in
- * `switchyard_route_revision_reads_total`: what watched workspaces cost the
- * database (each poll of a watched workspace is one), and so what a change
- * feed saves (compare an instance with EVENTS_URL and one without).
- */
-export function countRevisionReads(store: RouteStore, registry: Registry): RouteStore {
-  const reads = new CounterFamily(registry, {
+const METRICS: Readonly<Record<ChangeLogName, { name: string; help: string }>> = {
+  routes: {
     name: 'switchyard_route_revision_reads_total',
     help: "Reads of a workspace's route revision by route watchers: one per poll of a watched workspace.",
-  }).cell({});
+  },
+  assets: {
+    name: 'switchyard_asset_revision_reads_total',
+    help: "Reads of a workspace's asset revision, by asset watchers (one per poll of a watched workspace) and AssetService.revision.",
+  },
+};
+
+/**
+ * The route store (or the asset store) with every `revision` call counted in
+ * `switchyard_route_revision_reads_total` (`switchyard_asset_revision_reads_total`):
+ * what watched workspaces cost the database (each poll of a watched workspace
+ * is one), and so what a change feed saves (compare an instance with
+ * EVENTS_URL and one without).
+ */
+export function countRevisionReads<Store extends RevisionSource>(store: Store, registry: Registry, log: ChangeLogName): Store {
+  const reads = new CounterFamily(registry, METRICS[log]).cell({});
   const revision = (workspace: string): Promise<number> => {
     reads.value += 1;
     return store.revision(workspace);

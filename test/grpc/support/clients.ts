@@ -17,6 +17,7 @@ import {
   type BatchDeleteAssetsResponse,
   type DeleteAssetResponse,
   type ListAssetsResponse,
+  type ListAssetChangesResponse,
   type RevokeSignedUrlsResponse,
   type SignedUrl,
   type WorkspacePolicy,
@@ -70,6 +71,7 @@ interface AssetReplies {
   revokeSignedUrls: RevokeSignedUrlsResponse;
   getWorkspacePolicy: WorkspacePolicy;
   setWorkspacePolicy: WorkspacePolicy;
+  listAssetChanges: ListAssetChangesResponse;
 }
 type UnaryAssetMethod = keyof AssetReplies;
 

@@ -24,6 +24,8 @@ import {
   ApplyRoutesRequestSchema,
   ListRouteChangesRequestSchema,
   RollbackRoutesRequestSchema,
+  WatchAssetsRequestSchema,
+  ListAssetChangesRequestSchema,
   CreateSignedUrlRequestSchema,
   DeleteAssetRequestSchema,
   GetAssetRequestSchema,
@@ -67,6 +69,8 @@ export const SCOPE_OF = {
   GetWorkspaceUsage: 'assets:read',
   GetWorkspacePolicy: 'workspace:admin',
   SetWorkspacePolicy: 'workspace:admin',
+  WatchAssets: 'assets:read',
+  ListAssetChanges: 'assets:read',
   CreateUpload: 'assets:write',
   AppendUpload: 'assets:write',
   GetUpload: 'assets:write',
@@ -87,6 +91,7 @@ export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set([
   'ApplyRoutes',
   'ListRouteChanges',
   'RollbackRoutes',
+  'WatchAssets',
   'UploadAsset',
   'ListAssets',
   'GetWorkspaceUsage',
@@ -107,7 +112,7 @@ const CONSUMING: ReadonlyMap<Operation, (targets: Targets) => string[]> = new Ma
 ]);
 
 /** Operations whose answer is a stream that does not end by itself (a watch): the first message decides. */
-const STREAMING_ANSWER: ReadonlySet<Operation> = new Set(['WatchRoutes']);
+const STREAMING_ANSWER: ReadonlySet<Operation> = new Set(['WatchRoutes', 'WatchAssets']);
 
 /**
  * What the records an operation is aimed at: a route, a path it matches, an
@@ -460,6 +465,19 @@ function restSurfaces(gatewayUrl: string): Surface[] {
         return restOutcome(answer, false);
       },
     },
+    {
+      transport: 'rest',
+      operation: 'WatchAssets',
+      name: 'GET /v1/assets:watch',
+      call: async (authorization, _targets, extra) => {
+        const answer = await httpFirst(gatewayUrl, 'GET', withQuery('/v1/assets:watch', extra), withAuth({}, authorization, extra));
+        // An event stream, not JSON: its start is the success.
+        if (answer.status === 200)
+          return { code: 'ok', status: 200, message: '', raw: `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}` };
+        return restOutcome(answer, false);
+      },
+    },
+    ...get('ListAssetChanges', (t) => `/v1/assets/${t.assetId}/history`),
     ...get('ListAssets', () => '/v1/assets?pageSize=10&type=text/*'),
     sendJson(
       'UpdateAsset',
@@ -655,6 +673,10 @@ function messagesOf(
       return unaryCall('RouteService', operation, RollbackRoutesRequestSchema, { revision: 0n, dryRun: true });
     case 'ListAssets':
       return assetCall(operation, ListAssetsRequestSchema, { pageSize: 10, type: 'text/*' });
+    case 'WatchAssets':
+      return assetCall(operation, WatchAssetsRequestSchema, {});
+    case 'ListAssetChanges':
+      return assetCall(operation, ListAssetChangesRequestSchema, { id: targets.assetId });
     case 'UpdateAsset':
       return assetCall(operation, UpdateAssetRequestSchema, { id: targets.assetId, label: 'owner' });
     case 'DeleteAsset':

@@ -341,6 +341,9 @@ function hostilePath(targets: Targets): fc.Arbitrary<string> {
       .map(([name, a, b]) => `/v1/routing:match?${name}=${a}&path=/${b}&path=${b}`),
     // A watch with a revision that is never valid (a valid one would stream forever): the refusal must be JSON.
     fc.tuple(fc.constantFrom('-', 'x', '1.', '0x', ' '), segment).map(([prefix, s]) => `/v1/routing:watch?sinceRevision=${prefix}${s}`),
+    fc.tuple(fc.constantFrom('-', 'x', '1.', '0x', ' '), segment).map(([prefix, s]) => `/v1/assets:watch?sinceRevision=${prefix}${s}`),
+    segment.map((s) => `/v1/assets/${s}/history`),
+    segment.map((s) => `/v1/assets/${assetId}/history?pageToken=${s}`),
     fc.constantFrom(
       '/v1/routing?pageSize=0',
       '/v1/routing?pageSize=1001',

@@ -73,7 +73,9 @@ export async function startStack(
   const log = createGatewayLogger('info', { write: (line: string) => void logLines.push(line) });
   const gatewayConfig = loadGatewayConfig(fullEnv);
   const channel =
-    (options.channel ?? testChannel()) === 'grpc' ? { serviceUrl: `http://${service.address}` } : { inProcess: service.inProcess };
+    (options.channel ?? testChannel()) === 'grpc'
+      ? { serviceUrl: `http://${service.address}` }
+      : { inProcess: service.inProcess, assetChanges: service.assetChanges };
   const gateway = await startGateway(
     { ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl },
     { ...channel, log, listener, shutdownTimeoutMs: 2_000, metrics, fileValidators: options.fileValidators },

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/assets.proto.
  */
 export const file_switchyard_v1_assets: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL2Fzc2V0cy5wcm90bxINc3dpdGNoeWFyZC52MSKOAwoFQXNzZXQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRzaXplGAMgASgDEgsKA3VybBgEIAEoCRIvCgt1cGxvYWRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGFiZWwYBiABKAkSDgoGc2hhMjU2GAcgASgJEhIKBXdpZHRoGAggASgNSACIAQESEwoGaGVpZ2h0GAkgASgNSAGIAQESLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKdmlzaWJpbGl0eRgLIAEoCRIMCgRuYW1lGAwgASgJEhgKC2R1cmF0aW9uX21zGA0gASgNSAKIAQESEgoFcGFnZXMYDiABKA1IA4gBARIYCgtwbGFjZWhvbGRlchgPIAEoCUgEiAEBQggKBl93aWR0aEIJCgdfaGVpZ2h0Qg4KDF9kdXJhdGlvbl9tc0IICgZfcGFnZXNCDgoMX3BsYWNlaG9sZGVyIlwKDlVwbG9hZE1ldGFkYXRhEg0KBWxhYmVsGAEgASgJEhAKCGZpbGVuYW1lGAIgASgJEhUKDWRlY2xhcmVkX3R5cGUYAyABKAkSEgoKdmlzaWJpbGl0eRgEIAEoCSKcAQoSVXBsb2FkQXNzZXRSZXF1ZXN0EjEKCG1ldGFkYXRhGAEgASgLMh0uc3dpdGNoeWFyZC52MS5VcGxvYWRNZXRhZGF0YUgAEg8KBWNodW5rGAIgASgMSAASGAoOdHJhaWxpbmdfbGFiZWwYAyABKAlIABIdChN0cmFpbGluZ192aXNpYmlsaXR5GAQgASgJSABCCQoHcGF5bG9hZCJaCg9SZXBsYWNlTWV0YWRhdGESCgoCaWQYASABKAkSEAoIZmlsZW5hbWUYAiABKAkSFQoNZGVjbGFyZWRfdHlwZRgDIAEoCRISCgp2aXNpYmlsaXR5GAQgASgJIoQBChNSZXBsYWNlQXNzZXRSZXF1ZXN0EjIKCG1ldGFkYXRhGAEgASgLMh4uc3dpdGNoeWFyZC52MS5SZXBsYWNlTWV0YWRhdGFIABIPCgVjaHVuaxgCIAEoDEgAEh0KE3RyYWlsaW5nX3Zpc2liaWxpdHkYAyABKAlIAEIJCgdwYXlsb2FkIh0KD0dldEFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSJxChFMaXN0QXNzZXRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIMCgR0eXBlGAMgASgJEhIKBWxhYmVsGAQgASgJSACIAQESCQoBcRgFIAEoCUIICgZfbGFiZWwiUwoSTGlzdEFzc2V0c1Jlc3BvbnNlEiQKBmFzc2V0cxgBIAMoCzIULnN3aXRjaHlhcmQudjEuQXNzZXQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiAKEkRlbGV0ZUFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSIVChNEZWxldGVBc3NldFJlc3BvbnNlIicKGEJhdGNoRGVsZXRlQXNzZXRzUmVxdWVzdBILCgNpZHMYASADKAkiTgoZQmF0Y2hEZWxldGVBc3NldHNSZXNwb25zZRIxCgdyZXN1bHRzGAEgAygLMiAuc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZVJlc3VsdCItChFCYXRjaERlbGV0ZVJlc3VsdBIKCgJpZBgBIAEoCRIMCgRjb2RlGAIgASgJIhoKGEdldFdvcmtzcGFjZVVzYWdlUmVxdWVzdCI/Cg5Xb3Jrc3BhY2VVc2FnZRIOCgZhc3NldHMYASABKAMSDQoFYnl0ZXMYAiABKAMSDgoGcm91dGVzGAMgASgDIoIBChJVcGRhdGVBc3NldFJlcXVlc3QSCgoCaWQYASABKAkSEgoFbGFiZWwYAiABKAlIAIgBARIXCgp2aXNpYmlsaXR5GAMgASgJSAGIAQESEQoEbmFtZRgEIAEoCUgCiAEBQggKBl9sYWJlbEINCgtfdmlzaWJpbGl0eUIHCgVfbmFtZSJqChZDcmVhdGVTaWduZWRVcmxSZXF1ZXN0EgoKAmlkGAEgASgJEhIKCmV4cGlyZXNfaW4YAiABKAMSMAoJdHJhbnNmb3JtGAMgASgLMh0uc3dpdGNoeWFyZC52MS5JbWFnZVRyYW5zZm9ybSKqAQoOSW1hZ2VUcmFuc2Zvcm0SDgoBdxgBIAEoDUgAiAEBEg4KAWgYAiABKA1IAYgBARIQCgNmaXQYAyABKAlIAogBARITCgZmb3JtYXQYBCABKAlIA4gBARIOCgFxGAUgASgNSASIAQESEgoFZnJhbWUYBiABKA1IBYgBAUIECgJfd0IECgJfaEIGCgRfZml0QgkKB19mb3JtYXRCBAoCX3FCCAoGX2ZyYW1lIkgKCVNpZ25lZFVybBILCgN1cmwYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJQoXUmV2b2tlU2lnbmVkVXJsc1JlcXVlc3QSCgoCaWQYASABKAkiGgoYUmV2b2tlU2lnbmVkVXJsc1Jlc3BvbnNlIhsKGUdldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QioAEKGVNldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QSFQoNYWxsb3dlZF90eXBlcxgBIAMoCRIdChBtYXhfdXBsb2FkX2J5dGVzGAIgASgDSACIAQESGgoSZGVmYXVsdF92aXNpYmlsaXR5GAMgASgJEhwKFHN0cmlwX2ltYWdlX21ldGFkYXRhGAQgASgIQhMKEV9tYXhfdXBsb2FkX2J5dGVzInwKD1dvcmtzcGFjZVBvbGljeRIVCg1hbGxvd2VkX3R5cGVzGAEgAygJEhgKEG1heF91cGxvYWRfYnl0ZXMYAiABKAMSGgoSZGVmYXVsdF92aXNpYmlsaXR5GAMgASgJEhwKFHN0cmlwX2ltYWdlX21ldGFkYXRhGAQgASgIMpUICgxBc3NldFNlcnZpY2USSAoLVXBsb2FkQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLlVwbG9hZEFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQoARJKCgxSZXBsYWNlQXNzZXQSIi5zd2l0Y2h5YXJkLnYxLlJlcGxhY2VBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0KAESQAoIR2V0QXNzZXQSHi5zd2l0Y2h5YXJkLnYxLkdldEFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSUQoKTGlzdEFzc2V0cxIgLnN3aXRjaHlhcmQudjEuTGlzdEFzc2V0c1JlcXVlc3QaIS5zd2l0Y2h5YXJkLnYxLkxpc3RBc3NldHNSZXNwb25zZRJUCgtEZWxldGVBc3NldBIhLnN3aXRjaHlhcmQudjEuRGVsZXRlQXNzZXRSZXF1ZXN0GiIuc3dpdGNoeWFyZC52MS5EZWxldGVBc3NldFJlc3BvbnNlEmYKEUJhdGNoRGVsZXRlQXNzZXRzEicuc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZUFzc2V0c1JlcXVlc3QaKC5zd2l0Y2h5YXJkLnYxLkJhdGNoRGVsZXRlQXNzZXRzUmVzcG9uc2USWwoRR2V0V29ya3NwYWNlVXNhZ2USJy5zd2l0Y2h5YXJkLnYxLkdldFdvcmtzcGFjZVVzYWdlUmVxdWVzdBodLnN3aXRjaHlhcmQudjEuV29ya3NwYWNlVXNhZ2USRgoLVXBkYXRlQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLlVwZGF0ZUFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSUgoPQ3JlYXRlU2lnbmVkVXJsEiUuc3dpdGNoeWFyZC52MS5DcmVhdGVTaWduZWRVcmxSZXF1ZXN0Ghguc3dpdGNoeWFyZC52MS5TaWduZWRVcmwSYwoQUmV2b2tlU2lnbmVkVXJscxImLnN3aXRjaHlhcmQudjEuUmV2b2tlU2lnbmVkVXJsc1JlcXVlc3QaJy5zd2l0Y2h5YXJkLnYxLlJldm9rZVNpZ25lZFVybHNSZXNwb25zZRJeChJHZXRXb3Jrc3BhY2VQb2xpY3kSKC5zd2l0Y2h5YXJkLnYxLkdldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QaHi5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVBvbGljeRJeChJTZXRXb3Jrc3BhY2VQb2xpY3kSKC5zd2l0Y2h5YXJkLnYxLlNldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QaHi5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVBvbGljeWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL2Fzc2V0cy5wcm90bxINc3dpdGNoeWFyZC52MSKOAwoFQXNzZXQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRzaXplGAMgASgDEgsKA3VybBgEIAEoCRIvCgt1cGxvYWRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGFiZWwYBiABKAkSDgoGc2hhMjU2GAcgASgJEhIKBXdpZHRoGAggASgNSACIAQESEwoGaGVpZ2h0GAkgASgNSAGIAQESLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKdmlzaWJpbGl0eRgLIAEoCRIMCgRuYW1lGAwgASgJEhgKC2R1cmF0aW9uX21zGA0gASgNSAKIAQESEgoFcGFnZXMYDiABKA1IA4gBARIYCgtwbGFjZWhvbGRlchgPIAEoCUgEiAEBQggKBl93aWR0aEIJCgdfaGVpZ2h0Qg4KDF9kdXJhdGlvbl9tc0IICgZfcGFnZXNCDgoMX3BsYWNlaG9sZGVyIlwKDlVwbG9hZE1ldGFkYXRhEg0KBWxhYmVsGAEgASgJEhAKCGZpbGVuYW1lGAIgASgJEhUKDWRlY2xhcmVkX3R5cGUYAyABKAkSEgoKdmlzaWJpbGl0eRgEIAEoCSKcAQoSVXBsb2FkQXNzZXRSZXF1ZXN0EjEKCG1ldGFkYXRhGAEgASgLMh0uc3dpdGNoeWFyZC52MS5VcGxvYWRNZXRhZGF0YUgAEg8KBWNodW5rGAIgASgMSAASGAoOdHJhaWxpbmdfbGFiZWwYAyABKAlIABIdChN0cmFpbGluZ192aXNpYmlsaXR5GAQgASgJSABCCQoHcGF5bG9hZCJaCg9SZXBsYWNlTWV0YWRhdGESCgoCaWQYASABKAkSEAoIZmlsZW5hbWUYAiABKAkSFQoNZGVjbGFyZWRfdHlwZRgDIAEoCRISCgp2aXNpYmlsaXR5GAQgASgJIoQBChNSZXBsYWNlQXNzZXRSZXF1ZXN0EjIKCG1ldGFkYXRhGAEgASgLMh4uc3dpdGNoeWFyZC52MS5SZXBsYWNlTWV0YWRhdGFIABIPCgVjaHVuaxgCIAEoDEgAEh0KE3RyYWlsaW5nX3Zpc2liaWxpdHkYAyABKAlIAEIJCgdwYXlsb2FkIh0KD0dldEFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSJxChFMaXN0QXNzZXRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIMCgR0eXBlGAMgASgJEhIKBWxhYmVsGAQgASgJSACIAQESCQoBcRgFIAEoCUIICgZfbGFiZWwiUwoSTGlzdEFzc2V0c1Jlc3BvbnNlEiQKBmFzc2V0cxgBIAMoCzIULnN3aXRjaHlhcmQudjEuQXNzZXQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiAKEkRlbGV0ZUFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSIVChNEZWxldGVBc3NldFJlc3BvbnNlIicKGEJhdGNoRGVsZXRlQXNzZXRzUmVxdWVzdBILCgNpZHMYASADKAkiTgoZQmF0Y2hEZWxldGVBc3NldHNSZXNwb25zZRIxCgdyZXN1bHRzGAEgAygLMiAuc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZVJlc3VsdCItChFCYXRjaERlbGV0ZVJlc3VsdBIKCgJpZBgBIAEoCRIMCgRjb2RlGAIgASgJIhoKGEdldFdvcmtzcGFjZVVzYWdlUmVxdWVzdCI/Cg5Xb3Jrc3BhY2VVc2FnZRIOCgZhc3NldHMYASABKAMSDQoFYnl0ZXMYAiABKAMSDgoGcm91dGVzGAMgASgDIoIBChJVcGRhdGVBc3NldFJlcXVlc3QSCgoCaWQYASABKAkSEgoFbGFiZWwYAiABKAlIAIgBARIXCgp2aXNpYmlsaXR5GAMgASgJSAGIAQESEQoEbmFtZRgEIAEoCUgCiAEBQggKBl9sYWJlbEINCgtfdmlzaWJpbGl0eUIHCgVfbmFtZSJqChZDcmVhdGVTaWduZWRVcmxSZXF1ZXN0EgoKAmlkGAEgASgJEhIKCmV4cGlyZXNfaW4YAiABKAMSMAoJdHJhbnNmb3JtGAMgASgLMh0uc3dpdGNoeWFyZC52MS5JbWFnZVRyYW5zZm9ybSKqAQoOSW1hZ2VUcmFuc2Zvcm0SDgoBdxgBIAEoDUgAiAEBEg4KAWgYAiABKA1IAYgBARIQCgNmaXQYAyABKAlIAogBARITCgZmb3JtYXQYBCABKAlIA4gBARIOCgFxGAUgASgNSASIAQESEgoFZnJhbWUYBiABKA1IBYgBAUIECgJfd0IECgJfaEIGCgRfZml0QgkKB19mb3JtYXRCBAoCX3FCCAoGX2ZyYW1lIkgKCVNpZ25lZFVybBILCgN1cmwYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJQoXUmV2b2tlU2lnbmVkVXJsc1JlcXVlc3QSCgoCaWQYASABKAkiGgoYUmV2b2tlU2lnbmVkVXJsc1Jlc3BvbnNlIhsKGUdldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QioAEKGVNldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QSFQoNYWxsb3dlZF90eXBlcxgBIAMoCRIdChBtYXhfdXBsb2FkX2J5dGVzGAIgASgDSACIAQESGgoSZGVmYXVsdF92aXNpYmlsaXR5GAMgASgJEhwKFHN0cmlwX2ltYWdlX21ldGFkYXRhGAQgASgIQhMKEV9tYXhfdXBsb2FkX2J5dGVzInwKD1dvcmtzcGFjZVBvbGljeRIVCg1hbGxvd2VkX3R5cGVzGAEgAygJEhgKEG1heF91cGxvYWRfYnl0ZXMYAiABKAMSGgoSZGVmYXVsdF92aXNpYmlsaXR5GAMgASgJEhwKFHN0cmlwX2ltYWdlX21ldGFkYXRhGAQgASgIIkQKEldhdGNoQXNzZXRzUmVxdWVzdBIbCg5zaW5jZV9yZXZpc2lvbhgBIAEoA0gAiAEBQhEKD19zaW5jZV9yZXZpc2lvbiL3AQoPQXNzZXRXYXRjaEV2ZW50EhAKCHJldmlzaW9uGAEgASgDEiwKBmNoYW5nZRgCIAEoCzIaLnN3aXRjaHlhcmQudjEuQXNzZXRDaGFuZ2VIABIxCgZzeW5jZWQYAyABKAsyHy5zd2l0Y2h5YXJkLnYxLkFzc2V0V2F0Y2hTeW5jZWRIABIvCgVyZXNldBgEIAEoCzIeLnN3aXRjaHlhcmQudjEuQXNzZXRXYXRjaFJlc2V0SAASNwoJaGVhcnRiZWF0GAUgASgLMiIuc3dpdGNoeWFyZC52MS5Bc3NldFdhdGNoSGVhcnRiZWF0SABCBwoFZXZlbnQiEgoQQXNzZXRXYXRjaFN5bmNlZCIRCg9Bc3NldFdhdGNoUmVzZXQiFQoTQXNzZXRXYXRjaEhlYXJ0YmVhdCLMAQoLQXNzZXRDaGFuZ2USDAoEdHlwZRgBIAEoCRIQCghyZXZpc2lvbhgCIAEoAxIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVhY3RvchgEIAEoCRIQCghhc3NldF9pZBgFIAEoCRIjCgVhc3NldBgGIAEoCzIULnN3aXRjaHlhcmQudjEuQXNzZXQSLQoIcHJldmlvdXMYByABKAsyGy5zd2l0Y2h5YXJkLnYxLlJlcGxhY2VkRmlsZSI6CgxSZXBsYWNlZEZpbGUSDAoEdHlwZRgBIAEoCRIMCgRzaXplGAIgASgDEg4KBnNoYTI1NhgDIAEoCSJMChdMaXN0QXNzZXRDaGFuZ2VzUmVxdWVzdBIKCgJpZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJgChhMaXN0QXNzZXRDaGFuZ2VzUmVzcG9uc2USKwoHY2hhbmdlcxgBIAMoCzIaLnN3aXRjaHlhcmQudjEuQXNzZXRDaGFuZ2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMs4JCgxBc3NldFNlcnZpY2USSAoLVXBsb2FkQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLlVwbG9hZEFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQoARJKCgxSZXBsYWNlQXNzZXQSIi5zd2l0Y2h5YXJkLnYxLlJlcGxhY2VBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0KAESQAoIR2V0QXNzZXQSHi5zd2l0Y2h5YXJkLnYxLkdldEFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSUQoKTGlzdEFzc2V0cxIgLnN3aXRjaHlhcmQudjEuTGlzdEFzc2V0c1JlcXVlc3QaIS5zd2l0Y2h5YXJkLnYxLkxpc3RBc3NldHNSZXNwb25zZRJUCgtEZWxldGVBc3NldBIhLnN3aXRjaHlhcmQudjEuRGVsZXRlQXNzZXRSZXF1ZXN0GiIuc3dpdGNoeWFyZC52MS5EZWxldGVBc3NldFJlc3BvbnNlEmYKEUJhdGNoRGVsZXRlQXNzZXRzEicuc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZUFzc2V0c1JlcXVlc3QaKC5zd2l0Y2h5YXJkLnYxLkJhdGNoRGVsZXRlQXNzZXRzUmVzcG9uc2USWwoRR2V0V29ya3NwYWNlVXNhZ2USJy5zd2l0Y2h5YXJkLnYxLkdldFdvcmtzcGFjZVVzYWdlUmVxdWVzdBodLnN3aXRjaHlhcmQudjEuV29ya3NwYWNlVXNhZ2USRgoLVXBkYXRlQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLlVwZGF0ZUFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSUgoPQ3JlYXRlU2lnbmVkVXJsEiUuc3dpdGNoeWFyZC52MS5DcmVhdGVTaWduZWRVcmxSZXF1ZXN0Ghguc3dpdGNoeWFyZC52MS5TaWduZWRVcmwSYwoQUmV2b2tlU2lnbmVkVXJscxImLnN3aXRjaHlhcmQudjEuUmV2b2tlU2lnbmVkVXJsc1JlcXVlc3QaJy5zd2l0Y2h5YXJkLnYxLlJldm9rZVNpZ25lZFVybHNSZXNwb25zZRJeChJHZXRXb3Jrc3BhY2VQb2xpY3kSKC5zd2l0Y2h5YXJkLnYxLkdldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QaHi5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVBvbGljeRJeChJTZXRXb3Jrc3BhY2VQb2xpY3kSKC5zd2l0Y2h5YXJkLnYxLlNldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QaHi5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVBvbGljeRJSCgtXYXRjaEFzc2V0cxIhLnN3aXRjaHlhcmQudjEuV2F0Y2hBc3NldHNSZXF1ZXN0Gh4uc3dpdGNoeWFyZC52MS5Bc3NldFdhdGNoRXZlbnQwARJjChBMaXN0QXNzZXRDaGFuZ2VzEiYuc3dpdGNoeWFyZC52MS5MaXN0QXNzZXRDaGFuZ2VzUmVxdWVzdBonLnN3aXRjaHlhcmQudjEuTGlzdEFzc2V0Q2hhbmdlc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * An asset record.
@@ -823,6 +823,272 @@ export const WorkspacePolicySchema: GenMessage<WorkspacePolicy> = /*@__PURE__*/
   messageDesc(file_switchyard_v1_assets, 23);
 
 /**
+ * @generated from message switchyard.v1.WatchAssetsRequest
+ */
+export type WatchAssetsRequest = Message<"switchyard.v1.WatchAssetsRequest"> & {
+  /**
+   * The revision the caller has seen; unset: from now on.
+   *
+   * @generated from field: optional int64 since_revision = 1;
+   */
+  sinceRevision?: bigint | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.WatchAssetsRequest.
+ * Use `create(WatchAssetsRequestSchema)` to create a new message.
+ */
+export const WatchAssetsRequestSchema: GenMessage<WatchAssetsRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 24);
+
+/**
+ * One event of an asset watch.
+ *
+ * @generated from message switchyard.v1.AssetWatchEvent
+ */
+export type AssetWatchEvent = Message<"switchyard.v1.AssetWatchEvent"> & {
+  /**
+   * The workspace's asset revision once this event is applied.
+   *
+   * @generated from field: int64 revision = 1;
+   */
+  revision: bigint;
+
+  /**
+   * @generated from oneof switchyard.v1.AssetWatchEvent.event
+   */
+  event: {
+    /**
+     * A change of one asset.
+     *
+     * @generated from field: switchyard.v1.AssetChange change = 2;
+     */
+    value: AssetChange;
+    case: "change";
+  } | {
+    /**
+     * The watch follows from `revision` (it started from now).
+     *
+     * @generated from field: switchyard.v1.AssetWatchSynced synced = 3;
+     */
+    value: AssetWatchSynced;
+    case: "synced";
+  } | {
+    /**
+     * The changes asked for are no longer kept: list again, then apply the
+     * changes that follow (after `revision`).
+     *
+     * @generated from field: switchyard.v1.AssetWatchReset reset = 4;
+     */
+    value: AssetWatchReset;
+    case: "reset";
+  } | {
+    /**
+     * Nothing changed for a while; the watch is alive.
+     *
+     * @generated from field: switchyard.v1.AssetWatchHeartbeat heartbeat = 5;
+     */
+    value: AssetWatchHeartbeat;
+    case: "heartbeat";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message switchyard.v1.AssetWatchEvent.
+ * Use `create(AssetWatchEventSchema)` to create a new message.
+ */
+export const AssetWatchEventSchema: GenMessage<AssetWatchEvent> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 25);
+
+/**
+ * @generated from message switchyard.v1.AssetWatchSynced
+ */
+export type AssetWatchSynced = Message<"switchyard.v1.AssetWatchSynced"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.AssetWatchSynced.
+ * Use `create(AssetWatchSyncedSchema)` to create a new message.
+ */
+export const AssetWatchSyncedSchema: GenMessage<AssetWatchSynced> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 26);
+
+/**
+ * @generated from message switchyard.v1.AssetWatchReset
+ */
+export type AssetWatchReset = Message<"switchyard.v1.AssetWatchReset"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.AssetWatchReset.
+ * Use `create(AssetWatchResetSchema)` to create a new message.
+ */
+export const AssetWatchResetSchema: GenMessage<AssetWatchReset> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 27);
+
+/**
+ * @generated from message switchyard.v1.AssetWatchHeartbeat
+ */
+export type AssetWatchHeartbeat = Message<"switchyard.v1.AssetWatchHeartbeat"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.AssetWatchHeartbeat.
+ * Use `create(AssetWatchHeartbeatSchema)` to create a new message.
+ */
+export const AssetWatchHeartbeatSchema: GenMessage<AssetWatchHeartbeat> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 28);
+
+/**
+ * One entry of a workspace's asset change log.
+ *
+ * @generated from message switchyard.v1.AssetChange
+ */
+export type AssetChange = Message<"switchyard.v1.AssetChange"> & {
+  /**
+   * "asset.created", "asset.replaced", "asset.updated" or "asset.deleted".
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * The revision this change brought the workspace's assets to.
+   *
+   * @generated from field: int64 revision = 2;
+   */
+  revision: bigint;
+
+  /**
+   * When it was made, by the service's clock (millisecond precision).
+   *
+   * @generated from field: google.protobuf.Timestamp time = 3;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * Who made it: the caller's token `sub`.
+   *
+   * @generated from field: string actor = 4;
+   */
+  actor: string;
+
+  /**
+   * @generated from field: string asset_id = 5;
+   */
+  assetId: string;
+
+  /**
+   * The asset after the change; unset for a delete.
+   *
+   * @generated from field: switchyard.v1.Asset asset = 6;
+   */
+  asset?: Asset | undefined;
+
+  /**
+   * asset.replaced only: the file the replace displaced.
+   *
+   * @generated from field: switchyard.v1.ReplacedFile previous = 7;
+   */
+  previous?: ReplacedFile | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.AssetChange.
+ * Use `create(AssetChangeSchema)` to create a new message.
+ */
+export const AssetChangeSchema: GenMessage<AssetChange> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 29);
+
+/**
+ * The file behind an asset before a replace.
+ *
+ * @generated from message switchyard.v1.ReplacedFile
+ */
+export type ReplacedFile = Message<"switchyard.v1.ReplacedFile"> & {
+  /**
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * @generated from field: int64 size = 2;
+   */
+  size: bigint;
+
+  /**
+   * @generated from field: string sha256 = 3;
+   */
+  sha256: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ReplacedFile.
+ * Use `create(ReplacedFileSchema)` to create a new message.
+ */
+export const ReplacedFileSchema: GenMessage<ReplacedFile> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 30);
+
+/**
+ * @generated from message switchyard.v1.ListAssetChangesRequest
+ */
+export type ListAssetChangesRequest = Message<"switchyard.v1.ListAssetChangesRequest"> & {
+  /**
+   * Asset id ("as_…").
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Changes per page, 1-1000; 0 means the default, 50.
+   *
+   * @generated from field: int32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page; empty for the first page.
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ListAssetChangesRequest.
+ * Use `create(ListAssetChangesRequestSchema)` to create a new message.
+ */
+export const ListAssetChangesRequestSchema: GenMessage<ListAssetChangesRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 31);
+
+/**
+ * @generated from message switchyard.v1.ListAssetChangesResponse
+ */
+export type ListAssetChangesResponse = Message<"switchyard.v1.ListAssetChangesResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated switchyard.v1.AssetChange changes = 1;
+   */
+  changes: AssetChange[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ListAssetChangesResponse.
+ * Use `create(ListAssetChangesResponseSchema)` to create a new message.
+ */
+export const ListAssetChangesResponseSchema: GenMessage<ListAssetChangesResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 32);
+
+/**
  * AssetService stores uploaded files per workspace and serves their metadata.
  * The media type is sniffed from the bytes; client-supplied names and types are
  * never trusted for it. The client's file name becomes the asset's `name`.
@@ -982,6 +1248,39 @@ export const AssetService: GenService<{
     methodKind: "unary";
     input: typeof SetWorkspacePolicyRequestSchema;
     output: typeof WorkspacePolicySchema;
+  },
+  /**
+   * WatchAssets streams every change of the workspace's assets, in revision
+   * order (a batch delete's changes share one revision; apply a revision
+   * whole). Without since_revision: from now on, starting with `synced` at
+   * the current revision. With one: the changes after it (at once a
+   * heartbeat when there are none), or `reset` at the current revision when
+   * they are no longer kept (list again, then apply what follows). A heartbeat
+   * comes after a quiet spell. Changes made through any instance sharing the
+   * database arrive within a second. The stream ends (OK) when the service
+   * shuts down: resume from the last revision elsewhere. Scope: assets:read.
+   * INVALID_ARGUMENT: a negative since_revision.
+   *
+   * @generated from rpc switchyard.v1.AssetService.WatchAssets
+   */
+  watchAssets: {
+    methodKind: "server_streaming";
+    input: typeof WatchAssetsRequestSchema;
+    output: typeof AssetWatchEventSchema;
+  },
+  /**
+   * ListAssetChanges pages through one asset's kept changes, newest first
+   * (a deleted asset's too, while they are kept). Scope: assets:read.
+   * INVALID_ARGUMENT: malformed id, page_size outside 1-1000, a page token
+   * that is not from this listing. NOT_FOUND: neither the asset nor a kept
+   * change of it in this workspace.
+   *
+   * @generated from rpc switchyard.v1.AssetService.ListAssetChanges
+   */
+  listAssetChanges: {
+    methodKind: "unary";
+    input: typeof ListAssetChangesRequestSchema;
+    output: typeof ListAssetChangesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchyard_v1_assets, 0);

@@ -11,9 +11,11 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
   type ClientWritableStream,
   type handleClientStreamingCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -314,6 +316,87 @@ export interface WorkspacePolicy {
   maxUploadBytes: number;
   defaultVisibility: string;
   stripImageMetadata: boolean;
+}
+
+export interface WatchAssetsRequest {
+  /** The revision the caller has seen; unset: from now on. */
+  sinceRevision?: number | undefined;
+}
+
+/** One event of an asset watch. */
+export interface AssetWatchEvent {
+  /** The workspace's asset revision once this event is applied. */
+  revision: number;
+  /** A change of one asset. */
+  change?:
+    | AssetChange
+    | undefined;
+  /** The watch follows from `revision` (it started from now). */
+  synced?:
+    | AssetWatchSynced
+    | undefined;
+  /**
+   * The changes asked for are no longer kept: list again, then apply the
+   * changes that follow (after `revision`).
+   */
+  reset?:
+    | AssetWatchReset
+    | undefined;
+  /** Nothing changed for a while; the watch is alive. */
+  heartbeat?: AssetWatchHeartbeat | undefined;
+}
+
+export interface AssetWatchSynced {
+}
+
+export interface AssetWatchReset {
+}
+
+export interface AssetWatchHeartbeat {
+}
+
+/** One entry of a workspace's asset change log. */
+export interface AssetChange {
+  /** "asset.created", "asset.replaced", "asset.updated" or "asset.deleted". */
+  type: string;
+  /** The revision this change brought the workspace's assets to. */
+  revision: number;
+  /** When it was made, by the service's clock (millisecond precision). */
+  time?:
+    | Date
+    | undefined;
+  /** Who made it: the caller's token `sub`. */
+  actor: string;
+  assetId: string;
+  /** The asset after the change; unset for a delete. */
+  asset?:
+    | Asset
+    | undefined;
+  /** asset.replaced only: the file the replace displaced. */
+  previous?: ReplacedFile | undefined;
+}
+
+/** The file behind an asset before a replace. */
+export interface ReplacedFile {
+  type: string;
+  size: number;
+  sha256: string;
+}
+
+export interface ListAssetChangesRequest {
+  /** Asset id ("as_…"). */
+  id: string;
+  /** Changes per page, 1-1000; 0 means the default, 50. */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first page. */
+  pageToken: string;
+}
+
+export interface ListAssetChangesResponse {
+  /** Newest first. */
+  changes: AssetChange[];
+  /** Empty on the last page. */
+  nextPageToken: string;
 }
 
 function createBaseAsset(): Asset {
@@ -2804,6 +2887,846 @@ export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
   },
 };
 
+function createBaseWatchAssetsRequest(): WatchAssetsRequest {
+  return { sinceRevision: undefined };
+}
+
+export const WatchAssetsRequest: MessageFns<WatchAssetsRequest> = {
+  encode(message: WatchAssetsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sinceRevision !== undefined) {
+      writer.uint32(8).int64(message.sinceRevision);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchAssetsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchAssetsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sinceRevision = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchAssetsRequest {
+    return {
+      sinceRevision: isSet(object.sinceRevision)
+        ? globalThis.Number(object.sinceRevision)
+        : isSet(object.since_revision)
+        ? globalThis.Number(object.since_revision)
+        : undefined,
+    };
+  },
+
+  toJSON(message: WatchAssetsRequest): unknown {
+    const obj: any = {};
+    if (message.sinceRevision !== undefined) {
+      obj.sinceRevision = Math.round(message.sinceRevision);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<WatchAssetsRequest>, I>>(base?: I): WatchAssetsRequest {
+    return WatchAssetsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<WatchAssetsRequest>, I>>(object: I): WatchAssetsRequest {
+    const message = createBaseWatchAssetsRequest();
+    message.sinceRevision = object.sinceRevision ?? undefined;
+    return message;
+  },
+};
+
+function createBaseAssetWatchEvent(): AssetWatchEvent {
+  return { revision: 0, change: undefined, synced: undefined, reset: undefined, heartbeat: undefined };
+}
+
+export const AssetWatchEvent: MessageFns<AssetWatchEvent> = {
+  encode(message: AssetWatchEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revision !== 0) {
+      writer.uint32(8).int64(message.revision);
+    }
+    if (message.change !== undefined) {
+      AssetChange.encode(message.change, writer.uint32(18).fork()).join();
+    }
+    if (message.synced !== undefined) {
+      AssetWatchSynced.encode(message.synced, writer.uint32(26).fork()).join();
+    }
+    if (message.reset !== undefined) {
+      AssetWatchReset.encode(message.reset, writer.uint32(34).fork()).join();
+    }
+    if (message.heartbeat !== undefined) {
+      AssetWatchHeartbeat.encode(message.heartbeat, writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AssetWatchEvent {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAssetWatchEvent();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.revision = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.change = AssetChange.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.synced = AssetWatchSynced.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reset = AssetWatchReset.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.heartbeat = AssetWatchHeartbeat.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AssetWatchEvent {
+    return {
+      revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
+      change: isSet(object.change) ? AssetChange.fromJSON(object.change) : undefined,
+      synced: isSet(object.synced) ? AssetWatchSynced.fromJSON(object.synced) : undefined,
+      reset: isSet(object.reset) ? AssetWatchReset.fromJSON(object.reset) : undefined,
+      heartbeat: isSet(object.heartbeat) ? AssetWatchHeartbeat.fromJSON(object.heartbeat) : undefined,
+    };
+  },
+
+  toJSON(message: AssetWatchEvent): unknown {
+    const obj: any = {};
+    if (message.revision !== 0) {
+      obj.revision = Math.round(message.revision);
+    }
+    if (message.change !== undefined) {
+      obj.change = AssetChange.toJSON(message.change);
+    }
+    if (message.synced !== undefined) {
+      obj.synced = AssetWatchSynced.toJSON(message.synced);
+    }
+    if (message.reset !== undefined) {
+      obj.reset = AssetWatchReset.toJSON(message.reset);
+    }
+    if (message.heartbeat !== undefined) {
+      obj.heartbeat = AssetWatchHeartbeat.toJSON(message.heartbeat);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AssetWatchEvent>, I>>(base?: I): AssetWatchEvent {
+    return AssetWatchEvent.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AssetWatchEvent>, I>>(object: I): AssetWatchEvent {
+    const message = createBaseAssetWatchEvent();
+    message.revision = object.revision ?? 0;
+    message.change = (object.change !== undefined && object.change !== null)
+      ? AssetChange.fromPartial(object.change)
+      : undefined;
+    message.synced = (object.synced !== undefined && object.synced !== null)
+      ? AssetWatchSynced.fromPartial(object.synced)
+      : undefined;
+    message.reset = (object.reset !== undefined && object.reset !== null)
+      ? AssetWatchReset.fromPartial(object.reset)
+      : undefined;
+    message.heartbeat = (object.heartbeat !== undefined && object.heartbeat !== null)
+      ? AssetWatchHeartbeat.fromPartial(object.heartbeat)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAssetWatchSynced(): AssetWatchSynced {
+  return {};
+}
+
+export const AssetWatchSynced: MessageFns<AssetWatchSynced> = {
+  encode(_: AssetWatchSynced, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AssetWatchSynced {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAssetWatchSynced();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): AssetWatchSynced {
+    return {};
+  },
+
+  toJSON(_: AssetWatchSynced): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AssetWatchSynced>, I>>(base?: I): AssetWatchSynced {
+    return AssetWatchSynced.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AssetWatchSynced>, I>>(_: I): AssetWatchSynced {
+    const message = createBaseAssetWatchSynced();
+    return message;
+  },
+};
+
+function createBaseAssetWatchReset(): AssetWatchReset {
+  return {};
+}
+
+export const AssetWatchReset: MessageFns<AssetWatchReset> = {
+  encode(_: AssetWatchReset, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AssetWatchReset {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAssetWatchReset();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): AssetWatchReset {
+    return {};
+  },
+
+  toJSON(_: AssetWatchReset): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AssetWatchReset>, I>>(base?: I): AssetWatchReset {
+    return AssetWatchReset.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AssetWatchReset>, I>>(_: I): AssetWatchReset {
+    const message = createBaseAssetWatchReset();
+    return message;
+  },
+};
+
+function createBaseAssetWatchHeartbeat(): AssetWatchHeartbeat {
+  return {};
+}
+
+export const AssetWatchHeartbeat: MessageFns<AssetWatchHeartbeat> = {
+  encode(_: AssetWatchHeartbeat, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AssetWatchHeartbeat {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAssetWatchHeartbeat();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): AssetWatchHeartbeat {
+    return {};
+  },
+
+  toJSON(_: AssetWatchHeartbeat): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AssetWatchHeartbeat>, I>>(base?: I): AssetWatchHeartbeat {
+    return AssetWatchHeartbeat.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AssetWatchHeartbeat>, I>>(_: I): AssetWatchHeartbeat {
+    const message = createBaseAssetWatchHeartbeat();
+    return message;
+  },
+};
+
+function createBaseAssetChange(): AssetChange {
+  return { type: "", revision: 0, time: undefined, actor: "", assetId: "", asset: undefined, previous: undefined };
+}
+
+export const AssetChange: MessageFns<AssetChange> = {
+  encode(message: AssetChange, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== "") {
+      writer.uint32(10).string(message.type);
+    }
+    if (message.revision !== 0) {
+      writer.uint32(16).int64(message.revision);
+    }
+    if (message.time !== undefined) {
+      Timestamp.encode(toTimestamp(message.time), writer.uint32(26).fork()).join();
+    }
+    if (message.actor !== "") {
+      writer.uint32(34).string(message.actor);
+    }
+    if (message.assetId !== "") {
+      writer.uint32(42).string(message.assetId);
+    }
+    if (message.asset !== undefined) {
+      Asset.encode(message.asset, writer.uint32(50).fork()).join();
+    }
+    if (message.previous !== undefined) {
+      ReplacedFile.encode(message.previous, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AssetChange {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAssetChange();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.revision = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.time = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.actor = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.assetId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.asset = Asset.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.previous = ReplacedFile.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AssetChange {
+    return {
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      revision: isSet(object.revision) ? globalThis.Number(object.revision) : 0,
+      time: isSet(object.time) ? fromJsonTimestamp(object.time) : undefined,
+      actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
+      assetId: isSet(object.assetId)
+        ? globalThis.String(object.assetId)
+        : isSet(object.asset_id)
+        ? globalThis.String(object.asset_id)
+        : "",
+      asset: isSet(object.asset) ? Asset.fromJSON(object.asset) : undefined,
+      previous: isSet(object.previous) ? ReplacedFile.fromJSON(object.previous) : undefined,
+    };
+  },
+
+  toJSON(message: AssetChange): unknown {
+    const obj: any = {};
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.revision !== 0) {
+      obj.revision = Math.round(message.revision);
+    }
+    if (message.time !== undefined) {
+      obj.time = message.time.toISOString();
+    }
+    if (message.actor !== "") {
+      obj.actor = message.actor;
+    }
+    if (message.assetId !== "") {
+      obj.assetId = message.assetId;
+    }
+    if (message.asset !== undefined) {
+      obj.asset = Asset.toJSON(message.asset);
+    }
+    if (message.previous !== undefined) {
+      obj.previous = ReplacedFile.toJSON(message.previous);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AssetChange>, I>>(base?: I): AssetChange {
+    return AssetChange.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AssetChange>, I>>(object: I): AssetChange {
+    const message = createBaseAssetChange();
+    message.type = object.type ?? "";
+    message.revision = object.revision ?? 0;
+    message.time = object.time ?? undefined;
+    message.actor = object.actor ?? "";
+    message.assetId = object.assetId ?? "";
+    message.asset = (object.asset !== undefined && object.asset !== null) ? Asset.fromPartial(object.asset) : undefined;
+    message.previous = (object.previous !== undefined && object.previous !== null)
+      ? ReplacedFile.fromPartial(object.previous)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseReplacedFile(): ReplacedFile {
+  return { type: "", size: 0, sha256: "" };
+}
+
+export const ReplacedFile: MessageFns<ReplacedFile> = {
+  encode(message: ReplacedFile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== "") {
+      writer.uint32(10).string(message.type);
+    }
+    if (message.size !== 0) {
+      writer.uint32(16).int64(message.size);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(26).string(message.sha256);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReplacedFile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReplacedFile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.size = longToNumber(reader.int64());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReplacedFile {
+    return {
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      size: isSet(object.size) ? globalThis.Number(object.size) : 0,
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+    };
+  },
+
+  toJSON(message: ReplacedFile): unknown {
+    const obj: any = {};
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.size !== 0) {
+      obj.size = Math.round(message.size);
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReplacedFile>, I>>(base?: I): ReplacedFile {
+    return ReplacedFile.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReplacedFile>, I>>(object: I): ReplacedFile {
+    const message = createBaseReplacedFile();
+    message.type = object.type ?? "";
+    message.size = object.size ?? 0;
+    message.sha256 = object.sha256 ?? "";
+    return message;
+  },
+};
+
+function createBaseListAssetChangesRequest(): ListAssetChangesRequest {
+  return { id: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListAssetChangesRequest: MessageFns<ListAssetChangesRequest> = {
+  encode(message: ListAssetChangesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAssetChangesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAssetChangesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAssetChangesRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAssetChangesRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAssetChangesRequest>, I>>(base?: I): ListAssetChangesRequest {
+    return ListAssetChangesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAssetChangesRequest>, I>>(object: I): ListAssetChangesRequest {
+    const message = createBaseListAssetChangesRequest();
+    message.id = object.id ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListAssetChangesResponse(): ListAssetChangesResponse {
+  return { changes: [], nextPageToken: "" };
+}
+
+export const ListAssetChangesResponse: MessageFns<ListAssetChangesResponse> = {
+  encode(message: ListAssetChangesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.changes) {
+      AssetChange.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAssetChangesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAssetChangesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.changes.push(AssetChange.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAssetChangesResponse {
+    return {
+      changes: globalThis.Array.isArray(object?.changes) ? object.changes.map((e: any) => AssetChange.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListAssetChangesResponse): unknown {
+    const obj: any = {};
+    if (message.changes?.length) {
+      obj.changes = message.changes.map((e) => AssetChange.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAssetChangesResponse>, I>>(base?: I): ListAssetChangesResponse {
+    return ListAssetChangesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAssetChangesResponse>, I>>(object: I): ListAssetChangesResponse {
+    const message = createBaseListAssetChangesResponse();
+    message.changes = object.changes?.map((e) => AssetChange.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
 /**
  * AssetService stores uploaded files per workspace and serves their metadata.
  * The media type is sniffed from the bytes; client-supplied names and types are
@@ -2996,6 +3919,45 @@ export const AssetServiceService = {
     responseSerialize: (value: WorkspacePolicy): Buffer => Buffer.from(WorkspacePolicy.encode(value).finish()),
     responseDeserialize: (value: Buffer): WorkspacePolicy => WorkspacePolicy.decode(value),
   },
+  /**
+   * WatchAssets streams every change of the workspace's assets, in revision
+   * order (a batch delete's changes share one revision; apply a revision
+   * whole). Without since_revision: from now on, starting with `synced` at
+   * the current revision. With one: the changes after it (at once a
+   * heartbeat when there are none), or `reset` at the current revision when
+   * they are no longer kept (list again, then apply what follows). A heartbeat
+   * comes after a quiet spell. Changes made through any instance sharing the
+   * database arrive within a second. The stream ends (OK) when the service
+   * shuts down: resume from the last revision elsewhere. Scope: assets:read.
+   * INVALID_ARGUMENT: a negative since_revision.
+   */
+  watchAssets: {
+    path: "/switchyard.v1.AssetService/WatchAssets" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchAssetsRequest): Buffer => Buffer.from(WatchAssetsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchAssetsRequest => WatchAssetsRequest.decode(value),
+    responseSerialize: (value: AssetWatchEvent): Buffer => Buffer.from(AssetWatchEvent.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AssetWatchEvent => AssetWatchEvent.decode(value),
+  },
+  /**
+   * ListAssetChanges pages through one asset's kept changes, newest first
+   * (a deleted asset's too, while they are kept). Scope: assets:read.
+   * INVALID_ARGUMENT: malformed id, page_size outside 1-1000, a page token
+   * that is not from this listing. NOT_FOUND: neither the asset nor a kept
+   * change of it in this workspace.
+   */
+  listAssetChanges: {
+    path: "/switchyard.v1.AssetService/ListAssetChanges" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAssetChangesRequest): Buffer =>
+      Buffer.from(ListAssetChangesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAssetChangesRequest => ListAssetChangesRequest.decode(value),
+    responseSerialize: (value: ListAssetChangesResponse): Buffer =>
+      Buffer.from(ListAssetChangesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAssetChangesResponse => ListAssetChangesResponse.decode(value),
+  },
 } as const;
 
 export interface AssetServiceServer extends UntypedServiceImplementation {
@@ -3076,6 +4038,27 @@ export interface AssetServiceServer extends UntypedServiceImplementation {
    * a limit above the server's, a bad visibility.
    */
   setWorkspacePolicy: handleUnaryCall<SetWorkspacePolicyRequest, WorkspacePolicy>;
+  /**
+   * WatchAssets streams every change of the workspace's assets, in revision
+   * order (a batch delete's changes share one revision; apply a revision
+   * whole). Without since_revision: from now on, starting with `synced` at
+   * the current revision. With one: the changes after it (at once a
+   * heartbeat when there are none), or `reset` at the current revision when
+   * they are no longer kept (list again, then apply what follows). A heartbeat
+   * comes after a quiet spell. Changes made through any instance sharing the
+   * database arrive within a second. The stream ends (OK) when the service
+   * shuts down: resume from the last revision elsewhere. Scope: assets:read.
+   * INVALID_ARGUMENT: a negative since_revision.
+   */
+  watchAssets: handleServerStreamingCall<WatchAssetsRequest, AssetWatchEvent>;
+  /**
+   * ListAssetChanges pages through one asset's kept changes, newest first
+   * (a deleted asset's too, while they are kept). Scope: assets:read.
+   * INVALID_ARGUMENT: malformed id, page_size outside 1-1000, a page token
+   * that is not from this listing. NOT_FOUND: neither the asset nor a kept
+   * change of it in this workspace.
+   */
+  listAssetChanges: handleUnaryCall<ListAssetChangesRequest, ListAssetChangesResponse>;
 }
 
 export interface AssetServiceClient extends Client {
@@ -3322,6 +4305,46 @@ export interface AssetServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: WorkspacePolicy) => void,
+  ): ClientUnaryCall;
+  /**
+   * WatchAssets streams every change of the workspace's assets, in revision
+   * order (a batch delete's changes share one revision; apply a revision
+   * whole). Without since_revision: from now on, starting with `synced` at
+   * the current revision. With one: the changes after it (at once a
+   * heartbeat when there are none), or `reset` at the current revision when
+   * they are no longer kept (list again, then apply what follows). A heartbeat
+   * comes after a quiet spell. Changes made through any instance sharing the
+   * database arrive within a second. The stream ends (OK) when the service
+   * shuts down: resume from the last revision elsewhere. Scope: assets:read.
+   * INVALID_ARGUMENT: a negative since_revision.
+   */
+  watchAssets(request: WatchAssetsRequest, options?: Partial<CallOptions>): ClientReadableStream<AssetWatchEvent>;
+  watchAssets(
+    request: WatchAssetsRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<AssetWatchEvent>;
+  /**
+   * ListAssetChanges pages through one asset's kept changes, newest first
+   * (a deleted asset's too, while they are kept). Scope: assets:read.
+   * INVALID_ARGUMENT: malformed id, page_size outside 1-1000, a page token
+   * that is not from this listing. NOT_FOUND: neither the asset nor a kept
+   * change of it in this workspace.
+   */
+  listAssetChanges(
+    request: ListAssetChangesRequest,
+    callback: (error: ServiceError | null, response: ListAssetChangesResponse) => void,
+  ): ClientUnaryCall;
+  listAssetChanges(
+    request: ListAssetChangesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAssetChangesResponse) => void,
+  ): ClientUnaryCall;
+  listAssetChanges(
+    request: ListAssetChangesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAssetChangesResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -1,0 +1,50 @@
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { toApiError } from '../http/api-error.js';
+
+/** Headers of an event stream: never cached or buffered by a proxy. */
+const SSE_HEADERS = Object.freeze({
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-accel-buffering': 'no',
+});
+
+/** How long a client waits before reconnecting after the stream ends (the SSE `retry` field). */
+const RETRY_MS = 1_000;
+
+/** One Server-Sent Event: its name, its `id:` (what `Last-Event-ID` resumes from) when it has one, its data as JSON. */
+export function sseFrame(event: string, id: number | undefined, data: unknown): string {
+  return `event: ${event}\n${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * Relays a watch to an HTTP response as Server-Sent Events, each event as
+ * `encode` writes it. The status and headers go once the first event has come
+ * (so a refused token or a bad revision is still an ordinary JSON error); a
+ * failure after that is an `error` event, then the end of the stream, and the
+ * client resumes.
+ */
+export async function relayEvents<Event>(
+  events: AsyncIterable<Event>,
+  encode: (event: Event) => string,
+  res: ServerResponse,
+  signal: AbortSignal,
+): Promise<void> {
+  let started = false;
+  try {
+    for await (const event of events) {
+      if (!started) {
+        res.writeHead(200, SSE_HEADERS);
+        res.write(`retry: ${RETRY_MS}\n\n`);
+        started = true;
+      }
+      if (!res.write(encode(event))) await once(res, 'drain', { signal });
+    }
+  } catch (error) {
+    if (signal.aborted) return void res.end();
+    if (!started) throw error;
+    const failure = toApiError(error);
+    res.write(sseFrame('error', undefined, { code: failure.code, message: failure.message }));
+  }
+  res.end();
+}
