@@ -29,3 +29,4 @@ export { assertBlobOffset, blobTooShort } from './blob-offset.js';
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './upload-store.js';
 export type { ChangeFeed, ChangeFeedListener } from './change-feed.js';
 export { ChangeFeedListeners } from './change-feed-listeners.js';
+export type { KeyStore, KeyRecord, KeyListQuery, KeyRoll } from './key-store.js';
