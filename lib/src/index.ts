@@ -11,7 +11,7 @@ export type { Clock, TimeSource, Timers, TimerHandle } from './clock.js';
 export { createUlidSource, isId, assertId, ID_PREFIXES } from './ids.js';
 export type { IdKind, IdSource } from './ids.js';
 
-export { SCOPES, createPrincipal, requireScope, WORKSPACE_PATTERN } from './auth/principal.js';
+export { SCOPES, createPrincipal, requireScope, isScope, WORKSPACE_PATTERN } from './auth/principal.js';
 export type { Principal, Scope } from './auth/principal.js';
 export { createHmacTokenVerifier, createJwksTokenVerifier, signToken, parseBearer } from './auth/tokens.js';
 export type { SignTokenOptions, TokenVerifierOptions, VerifiedTokenCacheOptions } from './auth/tokens.js';
