@@ -17,6 +17,8 @@ export const IDEMPOTENT_READS: ReadonlySet<string> = new Set([
   'switchyard.v1.RouteService/MatchRoute',
   'switchyard.v1.RouteService/ListRoutes',
   'switchyard.v1.UploadService/GetUpload',
+  'switchyard.v1.KeyService/GetKey',
+  'switchyard.v1.KeyService/ListKeys',
   'grpc.health.v1.Health/Check',
   'grpc.health.v1.Health/List',
 ]);
