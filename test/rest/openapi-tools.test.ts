@@ -179,6 +179,14 @@ test('every documented operation answers with one of its documented statuses', a
   await call('revokeSignedUrls', () => api.v1['revokeSignedUrls']!(kept.id));
   await call('setWorkspacePolicy', () => api.v1['setWorkspacePolicy']!({ allowedTypes: ['image/*'] }));
   await call('getWorkspacePolicy', () => api.v1['getWorkspacePolicy']!());
+  const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+  const key = (await call('createKey', () => api.v1['createKey']!({ name: 'ci', scopes: ['routes:read'], expiresAt }))).data as {
+    id: string;
+  };
+  await call('getKey', () => api.v1['getKey']!(key.id));
+  await call('listKeys', () => api.v1['listKeys']!({ pageSize: 10 }));
+  await call('rollKey', () => api.v1['rollKey']!(key.id, ':roll', { graceSeconds: 0 }));
+  await call('revokeKey', () => api.v1['revokeKey']!(key.id));
 
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
