@@ -90,9 +90,11 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     const stores = options.metrics ? timedStores(storage, options.metrics) : storage;
     if (options.metrics) registerUploadGauge(options.metrics, storage.uploadStore);
     // EVENTS_URL: route changes fan out through a broker, watchers poll only as a safety net (scale/open-change-feed.ts).
-    feed = await openChangeFeed(config.scale.events, config.storage.database, log, options.metrics);
     // EVENTS_URL: API key revocations reach every instance through the same broker, on a channel of their own.
-    keyFeed = openKeyFeed(config.scale.events, config.storage.database, log);
+    [feed, keyFeed] = await Promise.all([
+      openChangeFeed(config.scale.events, config.storage.database, log, options.metrics),
+      openKeyFeed(config.scale.events, config.storage.database, log),
+    ]);
     const switchyard = createSwitchyard({
       routeStore: options.metrics ? countRevisionReads(stores.routeStore, options.metrics) : stores.routeStore,
       assetStore: stores.assetStore,
