@@ -1,18 +1,8 @@
-import type { Scope } from '../auth/principal.js';
+import type { ApiKey } from '../keys/types.js';
 
-/** An API key as stored: never its secret, only digests of it. */
-export interface KeyRecord {
-  /** `key_…`. */
-  readonly id: string;
+/** An API key as stored: what callers see of it, its workspace, and never its secret, only digests of it. */
+export interface KeyRecord extends ApiKey {
   readonly workspace: string;
-  readonly name: string;
-  readonly scopes: readonly Scope[];
-  /** The subject of the principal that created the key. */
-  readonly createdBy: string;
-  readonly createdAt: Date;
-  readonly expiresAt: Date;
-  readonly lastUsedAt: Date | undefined;
-  readonly revokedAt: Date | undefined;
   /** SHA-256 of the current secret, hex. */
   readonly secretDigest: string;
   /** SHA-256 of the secret before the last roll, accepted until `previousValidUntil`. */

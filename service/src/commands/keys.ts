@@ -7,7 +7,6 @@ import {
   createUlidSource,
   SCOPES,
   systemTime,
-  WORKSPACE_PATTERN,
   type ApiKey,
   type KeyService,
   type Principal,
@@ -15,6 +14,7 @@ import {
 import { parseCommandArgs, parseDuration, UsageError, type CommandOutput } from '@switchyard/runtime';
 import { loadServiceConfig } from '../config.js';
 import { openCurrentStorage } from './current-storage.js';
+import { scopesOption, workspaceOption } from './command-options.js';
 
 export const KEYS_USAGE = `usage: switchyard keys create --workspace W --name N [--scope "${SCOPES.join(' ')}"] --ttl 30d [--created-by S]
        switchyard keys list --workspace W
@@ -51,10 +51,7 @@ export async function keysCommand(args: readonly string[], env: NodeJS.ProcessEn
     KEYS_USAGE,
   );
   if (values.help) return void output.log(KEYS_USAGE);
-  const workspace = values.workspace;
-  if (!workspace) throw new UsageError(`--workspace is required\n${KEYS_USAGE}`);
-  if (!WORKSPACE_PATTERN.test(workspace))
-    throw new UsageError(`--workspace ${JSON.stringify(workspace)} is not a workspace name (${WORKSPACE_PATTERN.source})`);
+  const workspace = workspaceOption(values.workspace, KEYS_USAGE);
   const createdBy = values['created-by'].trim();
   if (createdBy === '') throw new UsageError('--created-by must not be empty');
   // The operator holds every scope: a key made here may have any of them.
@@ -89,9 +86,7 @@ async function create(
   values: { name?: string | undefined; scope: string; ttl?: string | undefined },
   output: CommandOutput,
 ): Promise<void> {
-  const scopes = values.scope.split(/\s+/).filter(Boolean);
-  const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
-  if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}: choose from ${SCOPES.join(' ')}`);
+  const scopes = scopesOption(values.scope);
   const expiresAt = new Date(systemTime.now().getTime() + parseDuration(values.ttl ?? '') * 1000);
   const key = await keys.create(operator, { name: values.name ?? '', scopes, expiresAt });
   output.log(key.secret);
