@@ -1,6 +1,15 @@
 // What both entry points export beside their own createSwitchyardClient.
 export { createRestClient, SwitchyardRestError } from './rest.js';
-export type { RestAsset, RestClient, RestClientOptions, RestErrorDetail, RestMatch, RestRoute, RestUploadSource } from './rest.js';
+export type {
+  RestAsset,
+  RestCaller,
+  RestClient,
+  RestClientOptions,
+  RestErrorDetail,
+  RestMatch,
+  RestRoute,
+  RestUploadSource,
+} from './rest.js';
 export type { ClientOptions, Protocol, TokenSource } from './options.js';
 export { watchRouteTable, RouteWatchRefused } from './route-watch.js';
 export type { WatchRouteTableOptions, WatchedRouteTable } from './route-watch.js';

@@ -70,6 +70,15 @@ export interface RestWorkspaceUsage {
   readonly routes: number;
 }
 
+/** Who the credential is (`GET /v1/caller`): a token's or an API key's subject, workspace and scopes; a key's id and expiry. */
+export interface RestCaller {
+  readonly subject: string;
+  readonly workspace: string;
+  readonly scopes: readonly string[];
+  readonly keyId: string | null;
+  readonly expiresAt: string | null;
+}
+
 type Visibility = 'public' | 'private';
 
 export interface RestMatch {
@@ -144,6 +153,8 @@ export interface RestClient {
     stripImageMetadata?: boolean;
   }): Promise<RestWorkspacePolicy>;
   getWorkspaceUsage(): Promise<RestWorkspaceUsage>;
+  /** Who the client's own token or API key is; needs no scope. */
+  getCaller(): Promise<RestCaller>;
 }
 
 export function createRestClient(options: RestClientOptions): RestClient {
@@ -193,6 +204,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
     getWorkspacePolicy: () => call<RestWorkspacePolicy>('GET', '/v1/workspace/policy'),
     setWorkspacePolicy: (policy) => call<RestWorkspacePolicy>('PUT', '/v1/workspace/policy', json(policy), 'application/json'),
     getWorkspaceUsage: () => call<RestWorkspaceUsage>('GET', '/v1/workspace/usage'),
+    getCaller: () => call<RestCaller>('GET', '/v1/caller'),
   } satisfies RestClient);
 }
 

@@ -107,6 +107,7 @@ export function createConnectProxy(
         getKey: (request, ctx) => relay(clients.keys.getKey(request, forward(ctx))),
         revokeKey: (request, ctx) => relay(clients.keys.revokeKey(request, forward(ctx))),
         rollKey: (request, ctx) => relay(clients.keys.rollKey(request, forward(ctx))),
+        getCaller: (request, ctx) => relay(clients.keys.getCaller(request, forward(ctx))),
       } satisfies ServiceImpl<typeof KeyService>);
     },
   });

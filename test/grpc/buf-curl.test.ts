@@ -60,6 +60,7 @@ test('buf curl --list-methods through reflection lists every method of our servi
     'switchyard.v1.AssetService/UploadAsset',
     'switchyard.v1.FileService/ReadFile',
     'switchyard.v1.KeyService/CreateKey',
+    'switchyard.v1.KeyService/GetCaller',
     'switchyard.v1.KeyService/GetKey',
     'switchyard.v1.KeyService/ListKeys',
     'switchyard.v1.KeyService/RevokeKey',

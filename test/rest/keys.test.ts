@@ -185,6 +185,17 @@ test('roll: a new secret at once; with no grace the old one is refused, with gra
   t.is((await call('/v1/routing', { headers: bearer(third.secret!) })).status, 200);
 });
 
+test('GET /v1/caller says who a key or a token is, with no scope needed', async (t) => {
+  const workspace = freshWorkspace();
+  const key = await createKey(workspace, ['routes:read']);
+  const byKey = await call('/v1/caller', { headers: bearer(key.secret!) });
+  t.is(byKey.status, 200);
+  t.deepEqual(byKey.json, { subject: key.id, workspace, scopes: ['routes:read'], keyId: key.id, expiresAt: key.expiresAt });
+  const byToken = await call('/v1/caller', { headers: await stack.auth(workspace, { subject: 'bob', scope: 'assets:read' }) });
+  t.deepEqual(byToken.json, { subject: 'bob', workspace, scopes: ['assets:read'], keyId: null, expiresAt: null });
+  t.is((await call('/v1/caller', { headers: {} })).status, 401);
+});
+
 test('a key works on Connect and tus too', async (t) => {
   const workspace = freshWorkspace();
   const key = await createKey(workspace, ['routes:read', 'assets:write']);

@@ -187,6 +187,7 @@ test('every documented operation answers with one of its documented statuses', a
   await call('listKeys', () => api.v1['listKeys']!({ pageSize: 10 }));
   await call('rollKey', () => api.v1['rollKey']!(key.id, ':roll', { graceSeconds: 0 }));
   await call('revokeKey', () => api.v1['revokeKey']!(key.id));
+  await call('getCaller', () => api.v1['getCaller']!());
 
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {

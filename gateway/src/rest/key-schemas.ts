@@ -1,5 +1,5 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import type { CreateKeyResponse, Key } from '@switchyard/proto';
+import type { Caller, CreateKeyResponse, Key } from '@switchyard/proto';
 import { z } from 'zod';
 import { isoTime } from './views.js';
 
@@ -63,6 +63,16 @@ export const KeyIdParams = z.object({
   id: z.string().meta({ description: 'Key id (`key_…`). A malformed id is 400, a well-formed unknown one 404.' }),
 });
 
+export const CallerSchema = z
+  .object({
+    subject: z.string().meta({ description: "A token's `sub`, or the key's id." }),
+    workspace: z.string(),
+    scopes: z.array(z.string().meta({ enum: SCOPE_NAMES })),
+    keyId: z.string().nullable().meta({ description: 'The API key that authenticated the call; null for a token.' }),
+    expiresAt: time("The key's expiry; null for a token.").nullable(),
+  })
+  .meta({ id: 'Caller' });
+
 export type KeyView = z.infer<typeof KeySchema>;
 export type KeyWithSecretView = z.infer<typeof KeyWithSecretSchema>;
 
@@ -76,6 +86,16 @@ export function keyView(key: Key | undefined): KeyView {
     expiresAt: isoTime(key?.expiresAt, 'expiresAt'),
     lastUsedAt: key?.lastUsedAt ? timestampDate(key.lastUsedAt).toISOString() : null,
     revokedAt: key?.revokedAt ? timestampDate(key.revokedAt).toISOString() : null,
+  };
+}
+
+export function callerView(caller: Caller): z.infer<typeof CallerSchema> {
+  return {
+    subject: caller.subject,
+    workspace: caller.workspace,
+    scopes: [...caller.scopes],
+    keyId: caller.keyId === '' ? null : caller.keyId,
+    expiresAt: caller.expiresAt ? timestampDate(caller.expiresAt).toISOString() : null,
   };
 }
 

@@ -6,6 +6,8 @@ import { contextOf } from '../app/request-context.js';
 import { errorResponses } from '../openapi/responses.js';
 import type { ServiceClients } from '../service/clients.js';
 import {
+  CallerSchema,
+  callerView,
   CreateKeyBodySchema,
   KeyIdParams,
   KeyPageSchema,
@@ -24,8 +26,23 @@ export interface KeysDeps {
 
 const TAGS = ['keys'];
 
-/** Workspace API keys (scope workspace:admin): create, list, get, revoke, roll. */
+/** Workspace API keys (scope workspace:admin): create, list, get, revoke, roll; and who the caller's own credential is. */
 export const keyRoutes: FastifyPluginAsyncZod<KeysDeps> = async (app, { clients, log }) => {
+  app.get(
+    '/v1/caller',
+    {
+      schema: {
+        tags: TAGS,
+        operationId: 'getCaller',
+        summary: "Who the request's credential is (scope any)",
+        description:
+          "The subject, workspace and scopes the server verified, and for an API key its id and expiry: a key's secret carries none of them, so a program (or the console's sign-in) asks here.",
+        response: { 200: CallerSchema.describe('The caller.'), ...errorResponses() },
+      },
+    },
+    async (request, reply) => callerView(await clients.keys.getCaller({}, contextOf(request, reply, log).callOptions())),
+  );
+
   app.post(
     '/v1/keys',
     {

@@ -12,6 +12,8 @@ export interface Principal {
   readonly scopes: ReadonlySet<Scope>;
   /** The API key that authenticated the call (`key_…`), for logs and traces; undefined for a token. */
   readonly keyId?: string | undefined;
+  /** When the API key that authenticated the call expires; undefined for a token. */
+  readonly expiresAt?: Date | undefined;
 }
 
 /** Workspace names become folder names in blob stores, so keep them plain. */

@@ -71,7 +71,13 @@ export function createKeyVerifier(store: KeyStore, options: KeyVerifierOptions):
 
 function principalOf(record: KeyRecord): Principal {
   const principal = createPrincipal(record.id, record.workspace, record.scopes);
-  return Object.freeze({ subject: principal.subject, workspace: principal.workspace, scopes: principal.scopes, keyId: record.id });
+  return Object.freeze({
+    subject: principal.subject,
+    workspace: principal.workspace,
+    scopes: principal.scopes,
+    keyId: record.id,
+    expiresAt: record.expiresAt,
+  });
 }
 
 function refuse(reason: string): SwitchyardError {

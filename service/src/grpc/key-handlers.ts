@@ -1,6 +1,8 @@
 import { SwitchyardError, type ApiKey, type ApiKeyWithSecret, type KeyService } from '@switchyard/core';
 import type {
+  Caller,
   CreateKeyRequest,
+  GetCallerRequest,
   CreateKeyResponse,
   GetKeyRequest,
   Key,
@@ -44,6 +46,14 @@ export function keyHandlers(keys: KeyService | undefined, rpc: Rpc): KeyServiceS
     rollKey: rpc.unary<RollKeyRequest, CreateKeyResponse>('RollKey', async (request, { principal }) =>
       withSecretToMessage(await service().roll(principal, request.id, request.graceSeconds)),
     ),
+    // Any verified caller, token or key: the credential itself is the question.
+    getCaller: rpc.unary<GetCallerRequest, Caller>('GetCaller', async (_request, { principal }) => ({
+      subject: principal.subject,
+      workspace: principal.workspace,
+      scopes: [...principal.scopes],
+      keyId: principal.keyId ?? '',
+      expiresAt: principal.expiresAt,
+    })),
   };
 }
 

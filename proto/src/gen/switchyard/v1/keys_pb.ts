@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/keys.proto.
  */
 export const file_switchyard_v1_keys: GenFile = /*@__PURE__*/
-  fileDesc("Chhzd2l0Y2h5YXJkL3YxL2tleXMucHJvdG8SDXN3aXRjaHlhcmQudjEihQIKA0tleRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNjb3BlcxgDIAMoCRISCgpjcmVhdGVkX2J5GAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3RfdXNlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKcmV2b2tlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiYAoQQ3JlYXRlS2V5UmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnNjb3BlcxgCIAMoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJEChFDcmVhdGVLZXlSZXNwb25zZRIfCgNrZXkYASABKAsyEi5zd2l0Y2h5YXJkLnYxLktleRIOCgZzZWNyZXQYAiABKAkiOAoPTGlzdEtleXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIk0KEExpc3RLZXlzUmVzcG9uc2USIAoEa2V5cxgBIAMoCzISLnN3aXRjaHlhcmQudjEuS2V5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIbCg1HZXRLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIh4KEFJldm9rZUtleVJlcXVlc3QSCgoCaWQYASABKAkiEwoRUmV2b2tlS2V5UmVzcG9uc2UiMwoOUm9sbEtleVJlcXVlc3QSCgoCaWQYASABKAkSFQoNZ3JhY2Vfc2Vjb25kcxgCIAEoDTKBAwoKS2V5U2VydmljZRJOCglDcmVhdGVLZXkSHy5zd2l0Y2h5YXJkLnYxLkNyZWF0ZUtleVJlcXVlc3QaIC5zd2l0Y2h5YXJkLnYxLkNyZWF0ZUtleVJlc3BvbnNlEksKCExpc3RLZXlzEh4uc3dpdGNoeWFyZC52MS5MaXN0S2V5c1JlcXVlc3QaHy5zd2l0Y2h5YXJkLnYxLkxpc3RLZXlzUmVzcG9uc2USOgoGR2V0S2V5Ehwuc3dpdGNoeWFyZC52MS5HZXRLZXlSZXF1ZXN0GhIuc3dpdGNoeWFyZC52MS5LZXkSTgoJUmV2b2tlS2V5Eh8uc3dpdGNoeWFyZC52MS5SZXZva2VLZXlSZXF1ZXN0GiAuc3dpdGNoeWFyZC52MS5SZXZva2VLZXlSZXNwb25zZRJKCgdSb2xsS2V5Eh0uc3dpdGNoeWFyZC52MS5Sb2xsS2V5UmVxdWVzdBogLnN3aXRjaHlhcmQudjEuQ3JlYXRlS2V5UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Chhzd2l0Y2h5YXJkL3YxL2tleXMucHJvdG8SDXN3aXRjaHlhcmQudjEihQIKA0tleRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNjb3BlcxgDIAMoCRISCgpjcmVhdGVkX2J5GAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3RfdXNlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKcmV2b2tlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiYAoQQ3JlYXRlS2V5UmVxdWVzdBIMCgRuYW1lGAEgASgJEg4KBnNjb3BlcxgCIAMoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJEChFDcmVhdGVLZXlSZXNwb25zZRIfCgNrZXkYASABKAsyEi5zd2l0Y2h5YXJkLnYxLktleRIOCgZzZWNyZXQYAiABKAkiOAoPTGlzdEtleXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIk0KEExpc3RLZXlzUmVzcG9uc2USIAoEa2V5cxgBIAMoCzISLnN3aXRjaHlhcmQudjEuS2V5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIbCg1HZXRLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIh4KEFJldm9rZUtleVJlcXVlc3QSCgoCaWQYASABKAkiEwoRUmV2b2tlS2V5UmVzcG9uc2UiMwoOUm9sbEtleVJlcXVlc3QSCgoCaWQYASABKAkSFQoNZ3JhY2Vfc2Vjb25kcxgCIAEoDSISChBHZXRDYWxsZXJSZXF1ZXN0InwKBkNhbGxlchIPCgdzdWJqZWN0GAEgASgJEhEKCXdvcmtzcGFjZRgCIAEoCRIOCgZzY29wZXMYAyADKAkSDgoGa2V5X2lkGAQgASgJEi4KCmV4cGlyZXNfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wMsYDCgpLZXlTZXJ2aWNlEk4KCUNyZWF0ZUtleRIfLnN3aXRjaHlhcmQudjEuQ3JlYXRlS2V5UmVxdWVzdBogLnN3aXRjaHlhcmQudjEuQ3JlYXRlS2V5UmVzcG9uc2USSwoITGlzdEtleXMSHi5zd2l0Y2h5YXJkLnYxLkxpc3RLZXlzUmVxdWVzdBofLnN3aXRjaHlhcmQudjEuTGlzdEtleXNSZXNwb25zZRI6CgZHZXRLZXkSHC5zd2l0Y2h5YXJkLnYxLkdldEtleVJlcXVlc3QaEi5zd2l0Y2h5YXJkLnYxLktleRJOCglSZXZva2VLZXkSHy5zd2l0Y2h5YXJkLnYxLlJldm9rZUtleVJlcXVlc3QaIC5zd2l0Y2h5YXJkLnYxLlJldm9rZUtleVJlc3BvbnNlEkoKB1JvbGxLZXkSHS5zd2l0Y2h5YXJkLnYxLlJvbGxLZXlSZXF1ZXN0GiAuc3dpdGNoeWFyZC52MS5DcmVhdGVLZXlSZXNwb25zZRJDCglHZXRDYWxsZXISHy5zd2l0Y2h5YXJkLnYxLkdldENhbGxlclJlcXVlc3QaFS5zd2l0Y2h5YXJkLnYxLkNhbGxlcmIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * An API key, without its secret.
@@ -251,6 +251,64 @@ export const RollKeyRequestSchema: GenMessage<RollKeyRequest> = /*@__PURE__*/
   messageDesc(file_switchyard_v1_keys, 8);
 
 /**
+ * @generated from message switchyard.v1.GetCallerRequest
+ */
+export type GetCallerRequest = Message<"switchyard.v1.GetCallerRequest"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.GetCallerRequest.
+ * Use `create(GetCallerRequestSchema)` to create a new message.
+ */
+export const GetCallerRequestSchema: GenMessage<GetCallerRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_keys, 9);
+
+/**
+ * The verified caller.
+ *
+ * @generated from message switchyard.v1.Caller
+ */
+export type Caller = Message<"switchyard.v1.Caller"> & {
+  /**
+   * A token's `sub`, or a key's id.
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: string workspace = 2;
+   */
+  workspace: string;
+
+  /**
+   * @generated from field: repeated string scopes = 3;
+   */
+  scopes: string[];
+
+  /**
+   * The key that authenticated the call ("key_…"); empty for a token.
+   *
+   * @generated from field: string key_id = 4;
+   */
+  keyId: string;
+
+  /**
+   * A key's expiry; unset for a token.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 5;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.Caller.
+ * Use `create(CallerSchema)` to create a new message.
+ */
+export const CallerSchema: GenMessage<Caller> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_keys, 10);
+
+/**
  * KeyService manages a workspace's API keys: credentials for programs, made
  * and revoked by people. A key's secret ("sy_…") is sent as
  * `authorization: Bearer <secret>` wherever a token is accepted; it is shown
@@ -322,6 +380,19 @@ export const KeyService: GenService<{
     methodKind: "unary";
     input: typeof RollKeyRequestSchema;
     output: typeof CreateKeyResponseSchema;
+  },
+  /**
+   * GetCaller says who the call's own credential is: the subject, workspace
+   * and scopes of a token or a key, and for a key its id and expiry (a key's
+   * secret carries none of these, so a program or the console asks here).
+   * Any valid credential; no scope needed.
+   *
+   * @generated from rpc switchyard.v1.KeyService.GetCaller
+   */
+  getCaller: {
+    methodKind: "unary";
+    input: typeof GetCallerRequestSchema;
+    output: typeof CallerSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchyard_v1_keys, 0);

@@ -89,6 +89,21 @@ export interface RollKeyRequest {
   graceSeconds: number;
 }
 
+export interface GetCallerRequest {
+}
+
+/** The verified caller. */
+export interface Caller {
+  /** A token's `sub`, or a key's id. */
+  subject: string;
+  workspace: string;
+  scopes: string[];
+  /** The key that authenticated the call ("key_…"); empty for a token. */
+  keyId: string;
+  /** A key's expiry; unset for a token. */
+  expiresAt?: Date | undefined;
+}
+
 function createBaseKey(): Key {
   return {
     id: "",
@@ -946,6 +961,199 @@ export const RollKeyRequest: MessageFns<RollKeyRequest> = {
   },
 };
 
+function createBaseGetCallerRequest(): GetCallerRequest {
+  return {};
+}
+
+export const GetCallerRequest: MessageFns<GetCallerRequest> = {
+  encode(_: GetCallerRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCallerRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCallerRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): GetCallerRequest {
+    return {};
+  },
+
+  toJSON(_: GetCallerRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetCallerRequest>, I>>(base?: I): GetCallerRequest {
+    return GetCallerRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetCallerRequest>, I>>(_: I): GetCallerRequest {
+    const message = createBaseGetCallerRequest();
+    return message;
+  },
+};
+
+function createBaseCaller(): Caller {
+  return { subject: "", workspace: "", scopes: [], keyId: "", expiresAt: undefined };
+}
+
+export const Caller: MessageFns<Caller> = {
+  encode(message: Caller, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.subject !== "") {
+      writer.uint32(10).string(message.subject);
+    }
+    if (message.workspace !== "") {
+      writer.uint32(18).string(message.workspace);
+    }
+    for (const v of message.scopes) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(34).string(message.keyId);
+    }
+    if (message.expiresAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(42).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Caller {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCaller();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.subject = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.workspace = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.scopes.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Caller {
+    return {
+      subject: isSet(object.subject) ? globalThis.String(object.subject) : "",
+      workspace: isSet(object.workspace) ? globalThis.String(object.workspace) : "",
+      scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? fromJsonTimestamp(object.expiresAt)
+        : isSet(object.expires_at)
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: Caller): unknown {
+    const obj: any = {};
+    if (message.subject !== "") {
+      obj.subject = message.subject;
+    }
+    if (message.workspace !== "") {
+      obj.workspace = message.workspace;
+    }
+    if (message.scopes?.length) {
+      obj.scopes = message.scopes;
+    }
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = message.expiresAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Caller>, I>>(base?: I): Caller {
+    return Caller.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Caller>, I>>(object: I): Caller {
+    const message = createBaseCaller();
+    message.subject = object.subject ?? "";
+    message.workspace = object.workspace ?? "";
+    message.scopes = object.scopes?.map((e) => e) || [];
+    message.keyId = object.keyId ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
+    return message;
+  },
+};
+
 /**
  * KeyService manages a workspace's API keys: credentials for programs, made
  * and revoked by people. A key's secret ("sy_…") is sent as
@@ -1026,6 +1234,21 @@ export const KeyServiceService = {
     responseSerialize: (value: CreateKeyResponse): Buffer => Buffer.from(CreateKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateKeyResponse => CreateKeyResponse.decode(value),
   },
+  /**
+   * GetCaller says who the call's own credential is: the subject, workspace
+   * and scopes of a token or a key, and for a key its id and expiry (a key's
+   * secret carries none of these, so a program or the console asks here).
+   * Any valid credential; no scope needed.
+   */
+  getCaller: {
+    path: "/switchyard.v1.KeyService/GetCaller" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetCallerRequest): Buffer => Buffer.from(GetCallerRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCallerRequest => GetCallerRequest.decode(value),
+    responseSerialize: (value: Caller): Buffer => Buffer.from(Caller.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Caller => Caller.decode(value),
+  },
 } as const;
 
 export interface KeyServiceServer extends UntypedServiceImplementation {
@@ -1055,6 +1278,13 @@ export interface KeyServiceServer extends UntypedServiceImplementation {
    * expired key, a grace outside the range.
    */
   rollKey: handleUnaryCall<RollKeyRequest, CreateKeyResponse>;
+  /**
+   * GetCaller says who the call's own credential is: the subject, workspace
+   * and scopes of a token or a key, and for a key its id and expiry (a key's
+   * secret carries none of these, so a program or the console asks here).
+   * Any valid credential; no scope needed.
+   */
+  getCaller: handleUnaryCall<GetCallerRequest, Caller>;
 }
 
 export interface KeyServiceClient extends Client {
@@ -1150,6 +1380,27 @@ export interface KeyServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * GetCaller says who the call's own credential is: the subject, workspace
+   * and scopes of a token or a key, and for a key its id and expiry (a key's
+   * secret carries none of these, so a program or the console asks here).
+   * Any valid credential; no scope needed.
+   */
+  getCaller(
+    request: GetCallerRequest,
+    callback: (error: ServiceError | null, response: Caller) => void,
+  ): ClientUnaryCall;
+  getCaller(
+    request: GetCallerRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Caller) => void,
+  ): ClientUnaryCall;
+  getCaller(
+    request: GetCallerRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Caller) => void,
   ): ClientUnaryCall;
 }
 
