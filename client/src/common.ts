@@ -5,6 +5,7 @@ export type {
   RestCaller,
   RestClient,
   RestClientOptions,
+  RestKey,
   RestErrorDetail,
   RestMatch,
   RestRoute,
