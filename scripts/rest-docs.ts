@@ -20,8 +20,8 @@ const DOCUMENT_CDN_URL = `http://127.0.0.1:8080${FILES_PATH}`;
 /** A response object with more fields than this is named by its schema, not listed. */
 const MAX_LISTED_FIELDS = 4;
 
-/** `… (scope routes:write)` ends the summary of every operation that needs a token. */
-const SCOPE_IN_SUMMARY = /\s*\(scope ([a-z]+:[a-z]+)\)$/;
+/** `… (scope routes:write)` ends the summary of every operation that needs a token; `(scope any)`: a token or key with no particular scope. */
+const SCOPE_IN_SUMMARY = /\s*\(scope ([a-z]+:[a-z]+|any)\)$/;
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'];
 

@@ -19,6 +19,10 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = Object.freeze({
     load: async () => (await import('@switchyard/gateway')).gatewayCommand,
   },
   token: { summary: 'print a bearer token the server accepts', load: async () => (await import('@switchyard/service')).tokenCommand },
+  keys: {
+    summary: "create, list and revoke a workspace's API keys in the server's database",
+    load: async () => (await import('@switchyard/service')).keysCommand,
+  },
   migrate: { summary: 'apply database migrations and exit', load: async () => (await import('@switchyard/service')).migrateCommand },
   gc: {
     summary: 'remove blobs no record points at, and partial writes a crash left',

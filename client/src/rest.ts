@@ -131,6 +131,28 @@ export interface RestWorkspaceUsage {
   readonly routes: number;
 }
 
+/** Who the credential is (`GET /v1/caller`): a token's or an API key's subject, workspace and scopes; a key's id and expiry. */
+export interface RestCaller {
+  readonly subject: string;
+  readonly workspace: string;
+  readonly scopes: readonly string[];
+  readonly keyId: string | null;
+  readonly expiresAt: string | null;
+}
+
+/** An API key (`/v1/keys`, scope workspace:admin); `secret` only in the answers of create and roll. */
+export interface RestKey {
+  readonly id: string;
+  readonly name: string;
+  readonly scopes: readonly string[];
+  readonly createdBy: string;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  readonly lastUsedAt: string | null;
+  readonly revokedAt: string | null;
+  readonly secret?: string;
+}
+
 type Visibility = 'public' | 'private';
 
 export interface RestMatch {
@@ -219,6 +241,16 @@ export interface RestClient {
     stripImageMetadata?: boolean;
   }): Promise<RestWorkspacePolicy>;
   getWorkspaceUsage(): Promise<RestWorkspaceUsage>;
+  /** Who the client's own token or API key is; needs no scope. */
+  getCaller(): Promise<RestCaller>;
+  createKey(key: { name: string; scopes: readonly string[]; expiresAt: string }): Promise<RestKey & { readonly secret: string }>;
+  listKeys(query?: {
+    pageSize?: number;
+    pageToken?: string;
+  }): Promise<{ readonly keys: readonly RestKey[]; readonly nextPageToken: string }>;
+  revokeKey(id: string): Promise<void>;
+  /** A new secret; the old one works for `graceSeconds` more. */
+  rollKey(id: string, graceSeconds: number): Promise<RestKey & { readonly secret: string }>;
 }
 
 export function createRestClient(options: RestClientOptions): RestClient {
@@ -272,6 +304,11 @@ export function createRestClient(options: RestClientOptions): RestClient {
     getWorkspacePolicy: () => call<RestWorkspacePolicy>('GET', '/v1/workspace/policy'),
     setWorkspacePolicy: (policy) => call<RestWorkspacePolicy>('PUT', '/v1/workspace/policy', json(policy), 'application/json'),
     getWorkspaceUsage: () => call<RestWorkspaceUsage>('GET', '/v1/workspace/usage'),
+    getCaller: () => call<RestCaller>('GET', '/v1/caller'),
+    createKey: (key) => call('POST', '/v1/keys', json(key), 'application/json'),
+    listKeys: (query = {}) => call('GET', `/v1/keys${queryOf(query)}`),
+    revokeKey: (id) => call<void>('DELETE', `/v1/keys/${segment(id)}`),
+    rollKey: (id, graceSeconds) => call('POST', `/v1/keys/${segment(id)}:roll`, json({ graceSeconds }), 'application/json'),
   } satisfies RestClient);
 }
 

@@ -8,7 +8,7 @@ import {
   type HandlerContext,
   type ServiceImpl,
 } from '@connectrpc/connect';
-import { AssetService, FileService, RouteService, UploadService } from '@switchyard/proto';
+import { AssetService, FileService, KeyService, RouteService, UploadService } from '@switchyard/proto';
 import { connectAdapter, type ConnectEndpoints, type NodeHandler } from './connect-adapter.js';
 import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError, type ApiError } from './http/api-error.js';
 import { authorizationOf } from './http/authorization.js';
@@ -106,6 +106,14 @@ export function createConnectProxy(
         getUpload: (request, ctx) => relay(clients.uploads.getUpload(request, forward(ctx))),
         terminateUpload: (request, ctx) => relay(clients.uploads.terminateUpload(request, forward(ctx))),
       } satisfies ServiceImpl<typeof UploadService>);
+      router.service(KeyService, {
+        createKey: (request, ctx) => relay(clients.keys.createKey(request, forward(ctx))),
+        listKeys: (request, ctx) => relay(clients.keys.listKeys(request, forward(ctx))),
+        getKey: (request, ctx) => relay(clients.keys.getKey(request, forward(ctx))),
+        revokeKey: (request, ctx) => relay(clients.keys.revokeKey(request, forward(ctx))),
+        rollKey: (request, ctx) => relay(clients.keys.rollKey(request, forward(ctx))),
+        getCaller: (request, ctx) => relay(clients.keys.getCaller(request, forward(ctx))),
+      } satisfies ServiceImpl<typeof KeyService>);
     },
   });
 }

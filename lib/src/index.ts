@@ -13,10 +13,20 @@ export type { Clock, TimeSource, Timers, TimerHandle } from './clock.js';
 export { createUlidSource, isId, assertId, ID_PREFIXES } from './ids.js';
 export type { IdKind, IdSource } from './ids.js';
 
-export { SCOPES, createPrincipal, requireScope, WORKSPACE_PATTERN } from './auth/principal.js';
+export { SCOPES, createPrincipal, requireScope, isScope, WORKSPACE_PATTERN } from './auth/principal.js';
 export type { Principal, Scope } from './auth/principal.js';
 export { createHmacTokenVerifier, createJwksTokenVerifier, signToken, parseBearer } from './auth/tokens.js';
 export type { SignTokenOptions, TokenVerifierOptions, VerifiedTokenCacheOptions } from './auth/tokens.js';
+export { createCredentialVerifier } from './auth/credential-verifier.js';
+
+export type { ApiKey, ApiKeyWithSecret, CreateKeyInput, KeyListInput, KeyPage, KeyService } from './keys/types.js';
+export { createApiKeys } from './keys/api-keys.js';
+export type { ApiKeyOptions, ApiKeys } from './keys/api-keys.js';
+export { createKeyVerifier, DEFAULT_KEY_CACHE_TTL_MS, KEY_LAST_USED_INTERVAL_MS } from './keys/key-verifier.js';
+export type { KeyVerifier, KeyVerifierOptions } from './keys/key-verifier.js';
+export { KEY_RETENTION_MS } from './keys/key-service.js';
+export { DEFAULT_KEY_MAX_TTL_MS, MAX_KEY_NAME_LENGTH, MAX_ROLL_GRACE_SECONDS } from './keys/key-input.js';
+export { KEY_SECRET_PREFIX, isWellFormedKeySecret } from './keys/key-secret.js';
 
 export type {
   Route,
@@ -141,6 +151,10 @@ export type {
   ReadOptions,
   AbandonedWrites,
   TokenVerifier,
+  KeyStore,
+  KeyRecord,
+  KeyListQuery,
+  KeyRoll,
 } from './ports/index.js';
 export { assertBlobKey, assertBlobOffset, blobTooShort, revisionRefusals, wholeRevisions } from './ports/index.js';
 export type { ChangeFeed, ChangeFeedListener, ChangeLogName } from './ports/index.js';
@@ -156,6 +170,7 @@ export {
   MemoryAssetStore,
   MemoryBlobStore,
   MemoryUploadStore,
+  MemoryKeyStore,
   LoopbackChangeFeed,
   memoryAdapters,
 } from './memory/index.js';

@@ -25,6 +25,10 @@ import type { ResumableUploads } from './uploads/types.js';
 import { DEFAULT_FILE_CACHE, FileCache, type FileCacheConfig } from './assets/file-cache.js';
 import { DEFAULT_MEDIA_FACTS, MediaDescriber, type DescribeObserver, type MediaFactsConfig } from './assets/media/describe-media.js';
 import { DEFAULT_POSTER_FRAMES, type PosterFrameConfig } from './assets/transform/poster-frame.js';
+import type { KeyStore } from './ports/key-store.js';
+import { createApiKeys, type ApiKeyOptions } from './keys/api-keys.js';
+import type { KeyService } from './keys/types.js';
+import type { KeyVerifier } from './keys/key-verifier.js';
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 104_857_600;
 
@@ -34,6 +38,10 @@ export interface SwitchyardOptions {
   readonly blobStore: BlobStore;
   /** Where resumable uploads keep their state; without one, `uploads` is absent. Shared by every instance that may continue an upload. */
   readonly uploadStore?: UploadStore | undefined;
+  /** Where workspace API keys live; without one, `keys` and `keyVerifier` are absent. Shared by every instance. */
+  readonly keyStore?: KeyStore | undefined;
+  /** API keys: their longest life, how long a read key is trusted, the feed revocations travel on. */
+  readonly keys?: ApiKeyOptions | undefined;
   /** How long an unfinished resumable upload lives after its last append (ms, default one day). */
   readonly uploadExpiryMs?: number | undefined;
   /** Public base URL of stored files, e.g. `https://cdn.example.com/files`. */
@@ -108,6 +116,10 @@ export interface Switchyard {
   readonly assetChanges: AssetChangeSource;
   /** Resumable uploads (tus), when an `uploadStore` was given. */
   readonly uploads: ResumableUploads | undefined;
+  /** Workspace API keys, when a `keyStore` was given. */
+  readonly keys: KeyService | undefined;
+  /** Turns `sy_…` secrets into principals, when a `keyStore` was given: chain it with the token verifier (createCredentialVerifier). */
+  readonly keyVerifier: KeyVerifier | undefined;
   /** Ends the media parsers' worker threads (idle ones end by themselves after 30 s, and none keeps the process alive). */
   close(): Promise<void>;
 }
@@ -172,6 +184,7 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
     },
   });
   const { uploadStore, routeWatch: watch } = options;
+  const apiKeys = options.keyStore ? createApiKeys(options.keyStore, time, ids, options.keys) : undefined;
   return Object.freeze({
     routes: createRouteService({
       store: options.routeStore,
@@ -197,7 +210,12 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
           expiryMs,
         })
       : undefined,
-    close: () => describer.close(),
+    keys: apiKeys?.service,
+    keyVerifier: apiKeys?.verifier,
+    close: () => {
+      apiKeys?.close();
+      return describer.close();
+    },
   });
 }
 

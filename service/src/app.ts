@@ -4,7 +4,7 @@ import { timedStores } from './stores/timed-stores.js';
 import { registerUploadGauge } from './upload-metrics.js';
 import { transformMetrics } from './transform-metrics.js';
 import type { Transport } from '@connectrpc/connect';
-import { createSwitchyard, sleep, systemTime, type AssetChangeSource, type TimeSource } from '@switchyard/core';
+import { createCredentialVerifier, createSwitchyard, sleep, systemTime, type AssetChangeSource, type TimeSource } from '@switchyard/core';
 import { resolveUrlSigningKeys } from './url-signing-keys.js';
 import { createInProcessChannel } from './in-process/transport.js';
 import { urlHost, type ServiceConfig } from './config.js';
@@ -18,6 +18,7 @@ import type { Logger } from '@switchyard/runtime';
 import { createServiceLogger } from './logger.js';
 import { openStorage, type Storage } from './stores/open-storage.js';
 import { openChangeFeed } from './scale/open-change-feed.js';
+import { openKeyFeed } from './scale/open-key-feed.js';
 import { countRevisionReads } from './scale/revision-reads.js';
 import type { BrokerFeed } from './scale/broker-feed.js';
 import { isExecutable } from './ffmpeg-path.js';
@@ -82,6 +83,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     time: options.time,
   });
   let feed: BrokerFeed | undefined;
+  let keyFeed: BrokerFeed | undefined;
   let limiter: WorkspaceRateLimiter | undefined;
   try {
     // Per workspace, per instance or shared through Redis (RATE_LIMIT_STORE): see limits/open-rate-limiter.ts.
@@ -92,20 +94,25 @@ export async function startService(config: ServiceConfig, options: StartServiceO
         }).cell({})
       : undefined;
     limiter = await openWorkspaceRateLimiter(config.limits.rateLimit, config.scale.rateLimitStore, log, options.metrics, options.time);
-    const authenticate = rateLimited(
-      createAuthenticator(await createTokenVerifier(config)),
-      limiter,
-      () => void (refusals && (refusals.value += 1)),
-    );
     const stores = options.metrics ? timedStores(storage, options.metrics) : storage;
     if (options.metrics) registerUploadGauge(options.metrics, storage.uploadStore);
-    // EVENTS_URL: route and asset changes fan out through a broker, watchers poll only as a safety net (scale/open-change-feed.ts).
-    feed = await openChangeFeed(config.scale.events, config.storage.database, log, options.metrics);
+    // EVENTS_URL: route and asset changes fan out through a broker, watchers poll only as a safety net (scale/open-change-feed.ts);
+    // API key revocations reach every instance through the same broker, on a channel of their own.
+    [feed, keyFeed] = await Promise.all([
+      openChangeFeed(config.scale.events, config.storage.database, log, options.metrics),
+      openKeyFeed(config.scale.events, config.storage.database, log),
+    ]);
     const switchyard = createSwitchyard({
       routeStore: options.metrics ? countRevisionReads(stores.routeStore, options.metrics, 'routes') : stores.routeStore,
       assetStore: options.metrics ? countRevisionReads(stores.assetStore, options.metrics, 'assets') : stores.assetStore,
       blobStore: stores.blobStore,
       uploadStore: stores.uploadStore,
+      keyStore: stores.keyStore,
+      keys: {
+        maxTtlMs: config.keys.maxTtlMs,
+        feed: keyFeed,
+        onTouchError: (error: unknown) => log.warn({ err: error }, "recording an API key's last use failed"),
+      },
       uploadExpiryMs: config.uploadExpiryMs,
       fileCache: { maxBytes: config.fileCacheBytes },
       cdnUrl: config.cdnUrl,
@@ -118,6 +125,12 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       posterFrames: { ffmpegPath: config.ffmpegPath },
     });
     logFfmpeg(config.ffmpegPath, log);
+    // A bearer string is an API key (sy_…) or a JWT: one chain, the same refusals either way.
+    const authenticate = rateLimited(
+      createAuthenticator(createCredentialVerifier(await createTokenVerifier(config), switchyard.keyVerifier)),
+      limiter,
+      () => void (refusals && (refusals.value += 1)),
+    );
     await health.start();
     const metrics = options.metrics ? new GrpcMetrics(options.metrics) : undefined;
     const { server, handlers, settled, endStreams } = createGrpcServer({
@@ -161,6 +174,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       await settled();
       await switchyard.close();
       await feed?.close();
+      await keyFeed?.close();
       await limiter?.close();
       if (ownsStorage) await storage.close();
       log.info('gRPC service stopped');
@@ -175,6 +189,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   } catch (error) {
     await health.stop();
     await feed?.close();
+    await keyFeed?.close();
     await limiter?.close();
     if (ownsStorage) await storage.close().catch(() => undefined);
     throw error;

@@ -85,4 +85,9 @@ export const SERVICE_VARIABLE_DOCS = Object.freeze({
     meaning: 'the `redis://` or `rediss://` URL for `RATE_LIMIT_STORE=redis`',
     default: '`EVENTS_URL`, when that is a Redis',
   },
+  KEY_MAX_TTL: {
+    meaning:
+      'the longest life an API key may be given (`expiresAt` at most this far ahead): `90d`, `12h`, `30m` or whole seconds, from a minute to 3650 days; read at start',
+    default: '`365d`',
+  },
 } satisfies VariableDocs<typeof serviceEnv.shape>);

@@ -36,6 +36,7 @@ import { checkScaleVariables, SCALE_VARIABLES, scaleConfigFrom, type ScaleConfig
 import { SERVICE_LIMIT_VARIABLES, serviceLimitsFrom, type ServiceLimits } from './limits/limits-config.js';
 import { parseUrlSigningKeys, type ConfiguredUrlKey } from './url-signing-keys.js';
 import { resolveFfmpeg } from './ffmpeg-path.js';
+import { KEY_VARIABLES, keysConfigFrom, type KeysConfig } from './keys-config.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS, type BlobStoreConfig, type DatabaseConfig, type StorageConfig } from './stores/storage-config.js';
 
 export type AuthConfig =
@@ -74,6 +75,8 @@ export interface ServiceConfig {
   readonly ffmpegPath?: string | undefined;
   /** EVENTS_URL, RATE_LIMIT_STORE and RATE_LIMIT_REDIS_URL: what instances share (scale/scale-config.ts). */
   readonly scale: ScaleConfig;
+  /** KEY_MAX_TTL: what API keys are held to (keys-config.ts). */
+  readonly keys: KeysConfig;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -158,6 +161,7 @@ export const serviceEnv = envSchema(
     PATH: z.string().optional(),
     ...SERVICE_LIMIT_VARIABLES,
     ...SCALE_VARIABLES,
+    ...KEY_VARIABLES,
   },
   (values, refuse) => {
     if (values['BLOB_STORE'] === 's3' && values['S3_BUCKET'] === undefined)
@@ -251,6 +255,7 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     },
     ffmpegPath: resolveFfmpeg(env.FFMPEG_PATH, env.PATH),
     scale: scaleConfigFrom(env),
+    keys: keysConfigFrom(env),
   });
 }
 

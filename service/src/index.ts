@@ -28,4 +28,6 @@ export {
   GC_USAGE,
   backfillMetadataCommand,
   BACKFILL_USAGE,
+  keysCommand,
+  KEYS_USAGE,
 } from './commands/index.js';

@@ -147,3 +147,48 @@ test("actions the token's scopes do not allow are disabled, with the reason", as
     await tab.close();
   }
 });
+
+test('an API key signs in like a token: its workspace and scopes are shown, a reload keeps it; a revoked key is refused with the reason', async (t) => {
+  const workspace = freshWorkspace('apikey');
+  const admin = await stack.auth(workspace);
+  const create = async () => {
+    const body = JSON.stringify({
+      name: 'console',
+      scopes: ['assets:read', 'routes:read'],
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    const created = await fetch(`${stack.url}/v1/keys`, {
+      method: 'POST',
+      headers: { ...admin, 'content-type': 'application/json' },
+      body,
+    });
+    return (await created.json()) as { id: string; secret: string };
+  };
+  const key = await create();
+  const tab = await openConsole(browser, stack, workspace, { signIn: false });
+  const { page } = tab;
+  try {
+    await signIn(page, key.secret);
+    await page.getByRole('heading', { name: 'Assets', level: 1 }).waitFor();
+    const banner = page.getByRole('banner');
+    t.true(await banner.getByText(workspace).isVisible());
+    t.true(await banner.getByText('assets:read').isVisible());
+    t.is(await banner.getByText('assets:write').count(), 0);
+    t.true(await page.getByLabel('Upload files').isDisabled(), 'what the key may not do is disabled');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Assets', level: 1 }).waitFor();
+    t.true(await page.getByRole('button', { name: 'Sign out' }).isVisible(), 'still signed in after a reload');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Token').waitFor();
+    t.is(await page.evaluate(() => sessionStorage.length), 0, 'the key and what the server said of it are forgotten');
+
+    const revoked = await create();
+    t.is((await fetch(`${stack.url}/v1/keys/${revoked.id}`, { method: 'DELETE', headers: admin })).status, 204);
+    await page.getByLabel('Token').fill(revoked.secret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText(/The server refused this key: .*\[401 unauthenticated\]/).waitFor();
+    t.is(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
+  } finally {
+    await tab.close();
+  }
+});

@@ -194,6 +194,15 @@ test('every documented operation answers with one of its documented statuses', a
     assetWatch.abort();
     return response;
   });
+  const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+  const key = (await call('createKey', () => api.v1['createKey']!({ name: 'ci', scopes: ['routes:read'], expiresAt }))).data as {
+    id: string;
+  };
+  await call('getKey', () => api.v1['getKey']!(key.id));
+  await call('listKeys', () => api.v1['listKeys']!({ pageSize: 10 }));
+  await call('rollKey', () => api.v1['rollKey']!(key.id, ':roll', { graceSeconds: 0 }));
+  await call('revokeKey', () => api.v1['revokeKey']!(key.id));
+  await call('getCaller', () => api.v1['getCaller']!());
 
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {

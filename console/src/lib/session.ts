@@ -5,16 +5,21 @@ import { computed, effect, signal } from '@preact/signals';
 import { decodeToken, type TokenClaims } from './jwt.js';
 
 const STORAGE_KEY = 'switchyard.console.token';
+/** An API key's secret carries no claims: the server's answer (GET /v1/caller) is kept beside it. */
+const KEY_CLAIMS_KEY = 'switchyard.console.key-claims';
 
 export type Scope = 'routes:read' | 'routes:write' | 'assets:read' | 'assets:write' | 'workspace:admin';
 
 export const token = signal<string | null>(null);
+/** The claims of a signed-in API key, as the server told them; null for a token (its claims are in it). */
+const keyClaims = signal<TokenClaims | null>(null);
 /** Why the last session ended (shown on the sign-in page), or "". */
 export const signOutReason = signal('');
 
 export const claims = computed<TokenClaims | null>(() => {
   const value = token.value;
   if (value === null) return null;
+  if (isApiKey(value)) return keyClaims.value;
   const decoded = decodeToken(value);
   return typeof decoded === 'string' ? null : decoded;
 });
@@ -26,12 +31,19 @@ export function onSessionEnd(listener: () => void): () => void {
   return () => endListeners.delete(listener);
 }
 
-/** Accepts a token after the server has (see SignIn); the claims come from its payload. */
-export function startSession(value: string): void {
+/** Whether the credential is an API key (`sy_…`) rather than a JWT. */
+export function isApiKey(value: string): boolean {
+  return value.startsWith('sy_');
+}
+
+/** Accepts a token after the server has (see SignIn); the claims come from its payload, or for an API key from the server. */
+export function startSession(value: string, claimsOfKey?: TokenClaims): void {
+  keyClaims.value = claimsOfKey ?? null;
   token.value = value;
   signOutReason.value = '';
   try {
     sessionStorage.setItem(STORAGE_KEY, value);
+    if (claimsOfKey) sessionStorage.setItem(KEY_CLAIMS_KEY, JSON.stringify(claimsOfKey));
   } catch {
     // Storage refused (private mode quotas): the session lives in memory only.
   }
@@ -40,9 +52,11 @@ export function startSession(value: string): void {
 export function signOut(reason = ''): void {
   if (token.value === null) return;
   token.value = null;
+  keyClaims.value = null;
   signOutReason.value = reason;
   try {
     sessionStorage.removeItem(STORAGE_KEY);
+    sessionStorage.removeItem(KEY_CLAIMS_KEY);
   } catch {
     // Nothing stored.
   }
@@ -69,13 +83,31 @@ export function restoreSession(): void {
     return;
   }
   if (stored === null) return;
-  const decoded = decodeToken(stored);
+  const decoded = isApiKey(stored) ? storedKeyClaims() : decodeToken(stored);
   if (typeof decoded === 'string' || isExpired(decoded)) {
     sessionStorage.removeItem(STORAGE_KEY);
+    sessionStorage.removeItem(KEY_CLAIMS_KEY);
     if (typeof decoded !== 'string') signOutReason.value = expiredMessage(decoded);
     return;
   }
+  if (isApiKey(stored)) keyClaims.value = decoded;
   token.value = stored;
+}
+
+/** The claims kept beside a stored API key, or why there are none. */
+function storedKeyClaims(): TokenClaims | string {
+  try {
+    const parsed = JSON.parse(sessionStorage.getItem(KEY_CLAIMS_KEY) ?? '') as Partial<TokenClaims>;
+    if (typeof parsed.workspace !== 'string' || !Array.isArray(parsed.scopes)) return 'no claims kept for the key';
+    return {
+      subject: typeof parsed.subject === 'string' ? parsed.subject : '',
+      workspace: parsed.workspace,
+      scopes: parsed.scopes.filter((scope): scope is string => typeof scope === 'string'),
+      expiresAt: typeof parsed.expiresAt === 'number' ? parsed.expiresAt : undefined,
+    };
+  } catch {
+    return 'no claims kept for the key';
+  }
 }
 
 export function isExpired(tokenClaims: TokenClaims, now = Date.now()): boolean {

@@ -1,11 +1,13 @@
-// Sign-in: a bearer token pasted in, checked against the server before it is
-// kept (a bad signature or an expired token is refused here, with the
-// server's reason), then held in memory and sessionStorage only.
+// Sign-in: a bearer token or an API key pasted in, checked against the server
+// before it is kept (a bad signature, an expired token or a revoked key is
+// refused here, with the server's reason), then held in memory and
+// sessionStorage only.
 import { useState } from 'preact/hooks';
-import { createRestClient, SwitchyardRestError } from '@switchyard/client/web';
+import { createRestClient, SwitchyardRestError, type RestCaller } from '@switchyard/client/web';
 import { apiBase } from '../lib/api.js';
 import { decodeToken } from '../lib/jwt.js';
-import { expiredMessage, isExpired, signOutReason, startSession } from '../lib/session.js';
+import type { TokenClaims } from '../lib/jwt.js';
+import { expiredMessage, isApiKey, isExpired, signOutReason, startSession } from '../lib/session.js';
 
 export function SignIn() {
   const [value, setValue] = useState('');
@@ -16,6 +18,7 @@ export function SignIn() {
   async function submit(event: Event) {
     event.preventDefault();
     const candidate = value.trim().replace(/^Bearer\s+/i, '');
+    if (isApiKey(candidate)) return signInWithKey(candidate);
     const claims = decodeToken(candidate);
     if (typeof claims === 'string') return setError(claims);
     if (isExpired(claims)) return setError(expiredMessage(claims));
@@ -29,6 +32,21 @@ export function SignIn() {
       if (failure instanceof SwitchyardRestError && failure.status === 403) startSession(candidate);
       else if (failure instanceof SwitchyardRestError)
         setError(`The server refused this token: ${failure.message} [${failure.status} ${failure.code}]`);
+      else setError(`The server could not be reached: ${failure instanceof Error ? failure.message : String(failure)}`);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  /** A key's secret carries no claims: the server says whose it is, and that answer is the check. */
+  async function signInWithKey(candidate: string) {
+    setBusy(true);
+    setError('');
+    try {
+      startSession(candidate, claimsOf(await createRestClient({ baseUrl: apiBase(), token: candidate }).getCaller()));
+    } catch (failure) {
+      if (failure instanceof SwitchyardRestError)
+        setError(`The server refused this key: ${failure.message} [${failure.status} ${failure.code}]`);
       else setError(`The server could not be reached: ${failure instanceof Error ? failure.message : String(failure)}`);
     } finally {
       setBusy(false);
@@ -74,7 +92,8 @@ export function SignIn() {
           )}
           <div id="token-help" class="help">
             <p>
-              Paste a bearer token. On the machine running the server, with the same <code>DATA_DIR</code>, get one with:
+              Paste a bearer token or an API key (<code>sy_…</code>). On the machine running the server, with the same <code>DATA_DIR</code>
+              , get a token with:
             </p>
             <pre>
               <code>npm run -s token -- --workspace demo</code>
@@ -88,4 +107,13 @@ export function SignIn() {
       </div>
     </main>
   );
+}
+
+function claimsOf(caller: RestCaller): TokenClaims {
+  return {
+    subject: caller.subject,
+    workspace: caller.workspace,
+    scopes: caller.scopes,
+    expiresAt: caller.expiresAt === null ? undefined : Date.parse(caller.expiresAt) / 1000,
+  };
 }

@@ -19,6 +19,9 @@ export const IDEMPOTENT_READS: ReadonlySet<string> = new Set([
   'switchyard.v1.RouteService/ListRoutes',
   'switchyard.v1.RouteService/ListRouteChanges',
   'switchyard.v1.UploadService/GetUpload',
+  'switchyard.v1.KeyService/GetKey',
+  'switchyard.v1.KeyService/ListKeys',
+  'switchyard.v1.KeyService/GetCaller',
   'grpc.health.v1.Health/Check',
   'grpc.health.v1.Health/List',
 ]);

@@ -10,6 +10,10 @@ export interface Principal {
   /** The tenant whose records the caller sees (the token's `workspace`). */
   readonly workspace: string;
   readonly scopes: ReadonlySet<Scope>;
+  /** The API key that authenticated the call (`key_…`), for logs and traces; undefined for a token. */
+  readonly keyId?: string | undefined;
+  /** When the API key that authenticated the call expires; undefined for a token. */
+  readonly expiresAt?: Date | undefined;
 }
 
 /** Workspace names become folder names in blob stores, so keep them plain. */

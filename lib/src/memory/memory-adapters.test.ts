@@ -1,6 +1,12 @@
 import test from 'ava';
-import { assetStoreConformance, blobStoreConformance, routeStoreConformance, uploadStoreConformance } from '../testing/index.js';
-import { MemoryAssetStore, MemoryBlobStore, MemoryRouteStore, MemoryUploadStore } from './index.js';
+import {
+  assetStoreConformance,
+  blobStoreConformance,
+  keyStoreConformance,
+  routeStoreConformance,
+  uploadStoreConformance,
+} from '../testing/index.js';
+import { MemoryAssetStore, MemoryBlobStore, MemoryKeyStore, MemoryRouteStore, MemoryUploadStore } from './index.js';
 
 routeStoreConformance(test, { name: 'memory', create: async () => ({ store: new MemoryRouteStore() }) });
 assetStoreConformance(test, {
@@ -10,3 +16,4 @@ assetStoreConformance(test, {
 });
 blobStoreConformance(test, { name: 'memory', create: async () => ({ store: new MemoryBlobStore() }) });
 uploadStoreConformance(test, { name: 'memory', create: async () => ({ store: new MemoryUploadStore() }) });
+keyStoreConformance(test, { name: 'memory', create: async () => ({ store: new MemoryKeyStore() }) });

@@ -30,3 +30,4 @@ export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit 
 export type { ChangeFeed, ChangeFeedListener, ChangeLogName } from './change-feed.js';
 export { CHANGE_LOGS } from './change-feed.js';
 export { ChangeFeedListeners } from './change-feed-listeners.js';
+export type { KeyStore, KeyRecord, KeyListQuery, KeyRoll } from './key-store.js';

@@ -1,10 +1,11 @@
 // `switchyard token --workspace W [--subject S] [--scope "..."] [--ttl 1h]`
 // Prints one line: a bearer token that a service started with the same
 // environment (AUTH_SECRET, or the secret kept in DATA_DIR) accepts.
-import { SCOPES, signToken, WORKSPACE_PATTERN } from '@switchyard/core';
+import { SCOPES, signToken } from '@switchyard/core';
 import { parseCommandArgs, parseDuration, UsageError, type CommandOutput } from '@switchyard/runtime';
 import { resolveAuthSecret } from '../auth-secret.js';
 import { loadServiceConfig } from '../config.js';
+import { scopesOption, workspaceOption } from './command-options.js';
 
 export const TOKEN_USAGE = `usage: switchyard token --workspace W [--subject S] [--scope "${SCOPES.join(' ')}"] [--ttl 1h]
 
@@ -27,13 +28,8 @@ export async function tokenCommand(args: readonly string[], env: NodeJS.ProcessE
     TOKEN_USAGE,
   );
   if (values.help) return void output.log(TOKEN_USAGE);
-  const workspace = values.workspace;
-  if (!workspace) throw new UsageError(`--workspace is required\n${TOKEN_USAGE}`);
-  if (!WORKSPACE_PATTERN.test(workspace))
-    throw new UsageError(`--workspace ${JSON.stringify(workspace)} is not a workspace name (${WORKSPACE_PATTERN.source})`);
-  const scopes = values.scope.split(/\s+/).filter(Boolean);
-  const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
-  if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}: choose from ${SCOPES.join(' ')}`);
+  const workspace = workspaceOption(values.workspace, TOKEN_USAGE);
+  const scopes = scopesOption(values.scope);
   const ttlSeconds = parseDuration(values.ttl);
 
   const config = loadServiceConfig(env);

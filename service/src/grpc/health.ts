@@ -8,6 +8,7 @@ export const SERVICE_NAMES = [
   'switchyard.v1.AssetService',
   'switchyard.v1.FileService',
   'switchyard.v1.UploadService',
+  'switchyard.v1.KeyService',
 ] as const;
 
 export interface HealthMonitorOptions {

@@ -5,6 +5,7 @@ import {
   file_grpc_health_v1_health,
   file_switchyard_v1_assets,
   file_switchyard_v1_files,
+  file_switchyard_v1_keys,
   file_switchyard_v1_routes,
   file_switchyard_v1_uploads,
 } from '@switchyard/proto';
@@ -23,6 +24,7 @@ export function createReflectionService(): ReflectionService {
     file_switchyard_v1_assets,
     file_switchyard_v1_files,
     file_switchyard_v1_uploads,
+    file_switchyard_v1_keys,
     file_grpc_health_v1_health,
   ];
   const fileDescriptorProtos = withImports(served).map((file) => Buffer.from(toBinary(FileDescriptorProtoSchema, file.proto)));

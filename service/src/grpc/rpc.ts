@@ -94,6 +94,8 @@ interface CallLine {
   method: string;
   workspace?: string | undefined;
   subject?: string | undefined;
+  /** The API key that authenticated the call (never its secret). */
+  keyId?: string | undefined;
   code: string;
   durationMs: number;
 }
@@ -190,14 +192,18 @@ class CallRecord implements AuthedContext {
     const failed = error === undefined ? undefined : toGrpcStatus(error, this.log);
     const status = failed?.code ?? Status.OK;
     const durationMs = Math.round((performance.now() - this.#started) * 1000) / 1000;
-    this.#span.end(status === Status.OK ? SPAN_OK : { error: SERVER_FAILURES.has(status), attributes: { 'rpc.grpc.status_code': status } });
     const principal = this.#principal;
+    const keyId = principal?.keyId;
+    const ended = status === Status.OK ? SPAN_OK : { error: SERVER_FAILURES.has(status), attributes: { 'rpc.grpc.status_code': status } };
+    // A call made with an API key names the key (its id, never its secret) in its span as in its line.
+    this.#span.end(keyId === undefined ? ended : { ...ended, attributes: { ...ended.attributes, 'switchyard.key_id': keyId } });
     this.#shared.callLine({
       requestId: this.requestId,
       traceId: this.#span.traceId,
       method: this.#method,
       workspace: principal?.workspace,
       subject: principal?.subject,
+      keyId,
       code: Status[status],
       durationMs,
     });
@@ -226,6 +232,7 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
     method: 'string',
     workspace: 'string',
     subject: 'string',
+    keyId: 'string',
     code: 'string',
     durationMs: 'number',
   });

@@ -6,6 +6,8 @@ import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
 import { FileServiceService } from '../gen/switchyard/v1/files.js';
 import { RouteServiceService } from '../gen/switchyard/v1/routes.js';
 import { UploadServiceService } from '../gen/switchyard/v1/uploads.js';
+import { KeyServiceService } from '../gen/switchyard/v1/keys.js';
+import { keyHandlers } from './key-handlers.js';
 import { uploadHandlers } from './upload-handlers.js';
 import type { Logger, Tracing } from '@switchyard/runtime';
 import { assetHandlers } from './asset-handlers.js';
@@ -88,6 +90,8 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
       withReusedWriter(UploadServiceService, UploadService),
       uploadHandlers(uploads, rpc, { uploadIdleTimeoutMs: parts.uploadIdleTimeoutMs, timers: parts.timers }),
     );
+  // Without a key store, KeyService answers UNIMPLEMENTED from its handlers (keys are optional in the core).
+  add(KeyServiceService, keyHandlers(parts.switchyard.keys, rpc));
   parts.health.implementation.addToServer(handlers.recorder(server));
   createReflectionService().addToServer(server);
   return { server, handlers, settled: () => rpc.settled(), endStreams: () => rpc.endStreams() };

@@ -11,6 +11,7 @@ import * as assetNames from './0006-asset-names.js';
 import * as mediaFacts from './0007-media-facts.js';
 import * as assetChanges from './0008-asset-changes.js';
 import * as routeOwners from './0009-route-owners.js';
+import * as apiKeys from './0010-api-keys.js';
 
 /**
  * Every migration, by name, in order. A static list rather than a folder scan,
@@ -27,6 +28,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0007-media-facts': mediaFacts,
   '0008-asset-changes': assetChanges,
   '0009-route-owners': routeOwners,
+  '0010-api-keys': apiKeys,
 });
 
 export const migrationProvider: MigrationProvider = Object.freeze({

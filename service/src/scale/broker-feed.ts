@@ -18,3 +18,16 @@ export type ConnectionErrorSink = (error: Error) => void;
 export function backoffMs(attempt: number): number {
   return Math.min(100 * 2 ** Math.max(0, attempt - 1), 2_000);
 }
+
+/** Resolves true once `feed` is up, or false after `waitMs` (the feed keeps trying): start-up waits this long for a broker, no longer. */
+export function untilUp(feed: BrokerFeed, waitMs: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const settle = (isUp: boolean): void => {
+      clearTimeout(timer);
+      stop();
+      resolve(isUp);
+    };
+    const timer = setTimeout(() => settle(false), waitMs);
+    const stop = feed.subscribe({ revision: () => undefined, state: (isUp) => isUp && settle(true) });
+  });
+}

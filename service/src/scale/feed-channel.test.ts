@@ -9,6 +9,11 @@ test('the channel is named after the database, so instances of one deployment me
   const sqlite = feedChannel({ kind: 'sqlite', file: '/var/lib/switchyard/db.sqlite' });
   t.regex(sqlite, /^switchyard\.routes\.sqlite-[0-9a-f]{16}$/);
   t.not(sqlite, feedChannel({ kind: 'sqlite', file: '/srv/other/db.sqlite' }));
+  t.is(
+    feedChannel({ kind: 'mysql', url: 'mysql://app@db/switchyard' }, 'keys'),
+    'switchyard.keys.switchyard',
+    'key revocations beside them',
+  );
 });
 
 test('messages round-trip; anything else on the channel is ignored', (t) => {

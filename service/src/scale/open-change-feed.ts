@@ -1,6 +1,6 @@
 import { redactUrlPassword, type Logger, type Registry } from '@switchyard/runtime';
 import type { DatabaseConfig } from '../stores/storage-config.js';
-import type { BrokerFeed } from './broker-feed.js';
+import { untilUp, type BrokerFeed } from './broker-feed.js';
 import { feedChannel } from './feed-channel.js';
 import { NatsChangeFeed } from './nats-change-feed.js';
 import { observedFeed } from './observed-feed.js';
@@ -8,7 +8,7 @@ import { RedisChangeFeed } from './redis-change-feed.js';
 import type { EventsConfig } from './scale-config.js';
 
 /** How long start-up waits for the broker: a reachable one answers in milliseconds; an unreachable one must not hold the service. */
-const CONNECT_WAIT_MS = 2_000;
+export const CONNECT_WAIT_MS = 2_000;
 
 /**
  * Starts the change feed of EVENTS_URL on the deployment's channel (see
@@ -29,15 +29,7 @@ export async function openChangeFeed(
   const broker =
     events.kind === 'redis' ? new RedisChangeFeed(events.url, channel, onError) : new NatsChangeFeed(events.url, channel, onError);
   const feed = observedFeed(broker, describe, log, registry);
-  const up = new Promise<boolean>((resolve) => {
-    const settle = (isUp: boolean): void => {
-      clearTimeout(timer);
-      stop();
-      resolve(isUp);
-    };
-    const timer = setTimeout(() => settle(false), CONNECT_WAIT_MS);
-    const stop = feed.subscribe({ revision: () => undefined, state: (isUp) => isUp && settle(true) });
-  });
+  const up = untilUp(feed, CONNECT_WAIT_MS);
   feed.start();
   if (!(await up))
     log.warn(describe, 'events broker not reachable at start: route watchers poll the database every WATCH_POLL_MS until it is');

@@ -1,11 +1,12 @@
 // The record stores on MySQL (MariaDB): the library's conformance suites, in a database of their own.
 import test from 'ava';
 import type { Kysely } from 'kysely';
-import { assetStoreConformance, routeStoreConformance, uploadStoreConformance } from '@switchyard/core/testing';
+import { assetStoreConformance, keyStoreConformance, routeStoreConformance, uploadStoreConformance } from '@switchyard/core/testing';
 import { migrateToLatest } from '../migrations/index.js';
 import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
 import { openDatabase } from './database.js';
 import { KyselyAssetStore } from './kysely-asset-store.js';
+import { KyselyKeyStore } from './kysely-key-store.js';
 import { KyselyRouteStore } from './kysely-route-store.js';
 import { KyselyUploadStore } from './kysely-upload-store.js';
 import type { Database } from './schema.js';
@@ -45,4 +46,9 @@ if (!database) {
     createUnavailable: unreachable((closed) => new KyselyAssetStore(closed)),
   });
   uploadStoreConformance(test, { name: 'mysql', create: async () => ({ store: new KyselyUploadStore(db) }) });
+  keyStoreConformance(test, {
+    name: 'mysql',
+    create: async () => ({ store: new KyselyKeyStore(db) }),
+    createUnavailable: unreachable((closed) => new KyselyKeyStore(closed)),
+  });
 }

@@ -1,9 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import { SwitchyardError, type AssetStore, type BlobStore, type RouteStore, type UploadStore } from '@switchyard/core';
+import { SwitchyardError, type AssetStore, type BlobStore, type KeyStore, type RouteStore, type UploadStore } from '@switchyard/core';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from './database.js';
 import { DiskBlobStore } from './disk-blob-store.js';
 import { KyselyAssetStore } from './kysely-asset-store.js';
+import { KyselyKeyStore } from './kysely-key-store.js';
 import { KyselyRouteStore } from './kysely-route-store.js';
 import { KyselyUploadStore } from './kysely-upload-store.js';
 import { S3BlobStore } from './s3-blob-store.js';
@@ -17,6 +18,8 @@ export interface Storage {
   readonly blobStore: BlobStore;
   /** Resumable uploads' state, in the same database as the records. */
   readonly uploadStore: UploadStore;
+  /** Workspace API keys (digests only), in the same database. */
+  readonly keyStore: KeyStore;
   /** Resolves when the database and the blob store both answer; else throws `unavailable`. */
   check(): Promise<void>;
   /** Ends the database pool and the blob store's client. Idempotent. */
@@ -50,6 +53,7 @@ export async function openStorage(config: StorageConfig, options: OpenStorageOpt
     routeStore: new KyselyRouteStore(db, { history: config.routeHistory }),
     assetStore: new KyselyAssetStore(db, { history: config.assetHistory }),
     uploadStore: new KyselyUploadStore(db),
+    keyStore: new KyselyKeyStore(db),
     blobStore: blobs.store,
     check: async () => {
       await Promise.all([checkDatabase(db), blobs.store.check()]);

@@ -132,6 +132,23 @@ export interface ResumableUploadsTable {
   appending_since: number | null;
 }
 
+export interface ApiKeysTable {
+  id: string;
+  workspace: string;
+  name: string;
+  /** Space-separated. */
+  scopes: string;
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+  /** Hex SHA-256 of the current secret; never the secret. */
+  secret_digest: string;
+  previous_digest: string | null;
+  previous_valid_until: number | null;
+}
+
 export interface Database {
   routes: RoutesTable;
   route_revisions: RouteRevisionsTable;
@@ -141,4 +158,5 @@ export interface Database {
   asset_changes: AssetChangesTable;
   workspace_policies: WorkspacePoliciesTable;
   resumable_uploads: ResumableUploadsTable;
+  api_keys: ApiKeysTable;
 }

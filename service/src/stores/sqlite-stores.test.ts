@@ -4,10 +4,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import { assetStoreConformance, routeStoreConformance, uploadStoreConformance } from '@switchyard/core/testing';
+import { assetStoreConformance, keyStoreConformance, routeStoreConformance, uploadStoreConformance } from '@switchyard/core/testing';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from './database.js';
 import { KyselyAssetStore } from './kysely-asset-store.js';
+import { KyselyKeyStore } from './kysely-key-store.js';
 import { KyselyRouteStore } from './kysely-route-store.js';
 import { KyselyUploadStore } from './kysely-upload-store.js';
 import type { Database } from './schema.js';
@@ -34,3 +35,4 @@ assetStoreConformance(test, {
   createWithHistory: async (history) => ({ store: new KyselyAssetStore(db, { history }) }),
 });
 uploadStoreConformance(test, { name: 'sqlite', create: async () => ({ store: new KyselyUploadStore(db) }) });
+keyStoreConformance(test, { name: 'sqlite', create: async () => ({ store: new KyselyKeyStore(db) }) });

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { AssetStore, BlobStore, RouteStore, UploadStore } from '@switchyard/core';
+import type { AssetStore, BlobStore, KeyStore, RouteStore, UploadStore } from '@switchyard/core';
 import { HistogramFamily, type HistogramCell, type Registry } from '@switchyard/runtime';
 
 /** Store calls take from well under a millisecond (SQLite) to seconds (a large S3 put). */
@@ -10,6 +10,7 @@ export interface Stores {
   readonly assetStore: AssetStore;
   readonly blobStore: BlobStore;
   readonly uploadStore?: UploadStore | undefined;
+  readonly keyStore?: KeyStore | undefined;
 }
 
 /**
@@ -21,7 +22,7 @@ export interface Stores {
 export function timedStores<S extends Stores>(stores: S, registry: Registry): S {
   const histogram = new HistogramFamily(registry, {
     name: 'switchyard_store_operation_seconds',
-    help: 'Time of calls to the route, asset, upload and blob stores, by operation and outcome.',
+    help: 'Time of calls to the route, asset, upload, key and blob stores, by operation and outcome.',
     labelNames: ['store', 'operation', 'outcome'] as const,
     buckets: BUCKETS,
   });
@@ -77,5 +78,6 @@ export function timedStores<S extends Stores>(stores: S, registry: Registry): S 
     assetStore: timed(stores.assetStore, 'asset'),
     blobStore: timed(stores.blobStore, 'blob'),
     ...(stores.uploadStore ? { uploadStore: timed(stores.uploadStore, 'upload') } : {}),
+    ...(stores.keyStore ? { keyStore: timed(stores.keyStore, 'key') } : {}),
   };
 }

@@ -1,6 +1,7 @@
-// The workspace view: the token's identity, usage, and the policy editor.
+// The workspace view: the token's identity, usage, the policy editor and the API keys.
 import { useViewApi } from '../../lib/hooks.js';
 import { claims } from '../../lib/session.js';
+import { KeysPanel } from './KeysPanel.js';
 import { PolicyEditor } from './PolicyEditor.js';
 import { UsagePanel } from './UsagePanel.js';
 
@@ -27,6 +28,7 @@ export function WorkspaceView() {
         </section>
       </div>
       <PolicyEditor api={api} />
+      <KeysPanel api={api} />
     </div>
   );
 }

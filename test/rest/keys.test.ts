@@ -1,0 +1,290 @@
+// API keys over REST, Connect, gRPC and tus, end to end on a real stack:
+// made and revoked by people (workspace:admin), used by programs wherever a
+// token is accepted, with the tokens' refusals, and never a secret in a log
+// line, a metric or the database.
+import test from 'ava';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
+import { RouteServiceClient, type ListRoutesResponse } from '@switchyard/service/gen/switchyard/v1/routes.js';
+import { KeyServiceClient, type CreateKeyResponse } from '@switchyard/service/gen/switchyard/v1/keys.js';
+import { eventually } from '../support/eventually.js';
+import { freshWorkspace, startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+test.before(async () => {
+  stack = await startStack();
+});
+test.after.always(async () => {
+  await stack?.stop();
+});
+
+interface KeyJson {
+  id: string;
+  name: string;
+  scopes: string[];
+  createdBy: string;
+  createdAt: string;
+  expiresAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  secret?: string;
+}
+
+const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+
+async function call(path: string, init: { method?: string; body?: unknown; headers: Record<string, string> }) {
+  const response = await fetch(`${stack.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers: { ...init.headers, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+}
+
+async function createKey(workspace: string, scopes: string[], admin?: Record<string, string>): Promise<KeyJson> {
+  const answer = await call('/v1/keys', {
+    method: 'POST',
+    headers: admin ?? (await stack.auth(workspace, { subject: 'alice' })),
+    body: { name: 'deploy bot', scopes, expiresAt: inDays(30) },
+  });
+  if (answer.status !== 201) throw new Error(`create key: ${answer.status} ${JSON.stringify(answer.json)}`);
+  return answer.json as unknown as KeyJson;
+}
+
+const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
+
+test('create answers 201 with the secret once; get and list never show it', async (t) => {
+  const workspace = freshWorkspace();
+  const admin = await stack.auth(workspace, { subject: 'alice' });
+  const created = await call('/v1/keys', {
+    method: 'POST',
+    headers: admin,
+    body: { name: 'ci', scopes: ['routes:read'], expiresAt: inDays(7) },
+  });
+  t.is(created.status, 201);
+  const key = created.json as unknown as KeyJson;
+  t.regex(key.id, /^key_[0-9a-z]{26}$/);
+  t.regex(key.secret ?? '', /^sy_[0-9A-Za-z]{36}$/);
+  t.is(created.headers.get('location'), `/v1/keys/${key.id}`);
+  t.is(created.headers.get('cache-control'), 'no-store');
+  t.like(key, { name: 'ci', scopes: ['routes:read'], createdBy: 'alice', lastUsedAt: null, revokedAt: null });
+  const got = await call(`/v1/keys/${key.id}`, { headers: admin });
+  t.is(got.status, 200);
+  t.deepEqual(Object.keys(got.json ?? {}).sort(), [
+    'createdAt',
+    'createdBy',
+    'expiresAt',
+    'id',
+    'lastUsedAt',
+    'name',
+    'revokedAt',
+    'scopes',
+  ]);
+  const listed = await call('/v1/keys', { headers: admin });
+  t.deepEqual(
+    (listed.json?.['keys'] as KeyJson[]).map((listedKey) => listedKey.id),
+    [key.id],
+  );
+  t.is(listed.json?.['nextPageToken'], '');
+  t.false(JSON.stringify([got.json, listed.json]).includes(key.secret!));
+});
+
+test('a key works like a token on REST: its scopes allow, a missing scope is 403, another workspace stays 404', async (t) => {
+  const workspace = freshWorkspace();
+  const key = await createKey(workspace, ['routes:read', 'routes:write']);
+  const auth = bearer(key.secret!);
+  const route = await call('/v1/routing', { method: 'POST', headers: auth, body: { method: 'GET', path: '/k', handler: 'h' } });
+  t.is(route.status, 201);
+  t.is((await call('/v1/routing', { headers: auth })).status, 200);
+  const denied = await call('/v1/assets', { headers: auth });
+  t.is(denied.status, 403);
+  t.is(denied.json?.['code'], 'permission_denied');
+  t.is((await call('/v1/keys', { headers: auth })).status, 403, 'managing keys needs workspace:admin');
+  const other = await stack.auth(freshWorkspace());
+  const foreignRoute = await call('/v1/routing', { method: 'POST', headers: other, body: { method: 'GET', path: '/x', handler: 'h' } });
+  t.is((await call(`/v1/routing/${String(foreignRoute.json?.['id'])}`, { headers: auth })).status, 404);
+  t.is((await call(`/v1/keys/${key.id}`, { headers: other })).status, 404, "another workspace's key is not found");
+});
+
+test('refusals: malformed or unknown secrets are 401 with a challenge, bad input 400, scopes beyond the creator 403', async (t) => {
+  const workspace = freshWorkspace();
+  const key = await createKey(workspace, ['routes:read']);
+  const secret = key.secret!;
+  const flipped = `${secret.slice(0, 10)}${secret[10] === 'a' ? 'b' : 'a'}${secret.slice(11)}`;
+  for (const bad of [flipped, 'sy_short', `sy_${'A'.repeat(36)}`]) {
+    const refused = await call('/v1/routing', { headers: bearer(bad) });
+    t.is(refused.status, 401, bad);
+    t.is(refused.json?.['code'], 'unauthenticated');
+    t.regex(refused.headers.get('www-authenticate') ?? '', /^Bearer/);
+    t.false(JSON.stringify(refused.json).includes(bad));
+  }
+  const admin = await stack.auth(workspace);
+  const good = { name: 'n', scopes: ['routes:read'], expiresAt: inDays(1) };
+  for (const body of [
+    { ...good, name: '' },
+    { ...good, scopes: [] },
+    { ...good, scopes: ['routes:fly'] },
+    { ...good, expiresAt: inDays(-1) },
+    { ...good, expiresAt: inDays(366) },
+    { ...good, expiresAt: 'soon' },
+    { name: 'n', scopes: ['routes:read'] },
+    { ...good, extra: 1 },
+  ]) {
+    const refused = await call('/v1/keys', { method: 'POST', headers: admin, body });
+    t.is(refused.status, 400, JSON.stringify(body));
+    t.is(refused.json?.['code'], 'invalid_argument');
+  }
+  const limited = await stack.auth(workspace, { scope: 'routes:read workspace:admin' });
+  const beyond = await call('/v1/keys', { method: 'POST', headers: limited, body: { ...good, scopes: ['routes:read', 'assets:write'] } });
+  t.is(beyond.status, 403);
+  t.is(beyond.json?.['code'], 'permission_denied');
+  t.is((await call('/v1/keys/nope', { headers: admin })).status, 400);
+  t.is((await call('/v1/keys/key_00000000000000000000000000', { headers: admin })).status, 404);
+  for (const graceSeconds of [-1, 604_801, 1.5, 'x'])
+    t.is(
+      (await call(`/v1/keys/${key.id}:roll`, { method: 'POST', headers: admin, body: { graceSeconds } })).status,
+      400,
+      String(graceSeconds),
+    );
+  t.is((await call('/v1/keys', { headers: await stack.auth(workspace, { scope: 'routes:read' }) })).status, 403);
+});
+
+test('revoke: 204, the key is refused at once on this instance and stays listed, marked', async (t) => {
+  const workspace = freshWorkspace();
+  const admin = await stack.auth(workspace);
+  const key = await createKey(workspace, ['routes:read'], admin);
+  t.is((await call('/v1/routing', { headers: bearer(key.secret!) })).status, 200);
+  t.is((await call(`/v1/keys/${key.id}`, { method: 'DELETE', headers: admin })).status, 204);
+  const refused = await call('/v1/routing', { headers: bearer(key.secret!) });
+  t.is(refused.status, 401);
+  t.is(refused.json?.['code'], 'unauthenticated');
+  const listed = (await call('/v1/keys', { headers: admin })).json?.['keys'] as KeyJson[];
+  t.is(listed.length, 1);
+  t.truthy(listed[0]?.revokedAt);
+  t.is((await call(`/v1/keys/${key.id}`, { method: 'DELETE', headers: admin })).status, 204, 'again');
+  t.is((await call(`/v1/keys/${key.id}:roll`, { method: 'POST', headers: admin, body: { graceSeconds: 0 } })).status, 400);
+});
+
+test('roll: a new secret at once; with no grace the old one is refused, with grace it still works', async (t) => {
+  const workspace = freshWorkspace();
+  const admin = await stack.auth(workspace);
+  const key = await createKey(workspace, ['routes:read'], admin);
+  const graced = await call(`/v1/keys/${key.id}:roll`, { method: 'POST', headers: admin, body: { graceSeconds: 3600 } });
+  t.is(graced.status, 200, JSON.stringify(graced.json));
+  const second = graced.json as unknown as KeyJson;
+  t.is(second.id, key.id);
+  t.not(second.secret, key.secret);
+  t.is((await call('/v1/routing', { headers: bearer(key.secret!) })).status, 200, 'the old secret within its grace');
+  t.is((await call('/v1/routing', { headers: bearer(second.secret!) })).status, 200);
+  const third = (await call(`/v1/keys/${key.id}:roll`, { method: 'POST', headers: admin, body: { graceSeconds: 0 } }))
+    .json as unknown as KeyJson;
+  t.is((await call('/v1/routing', { headers: bearer(second.secret!) })).status, 401, 'no grace');
+  t.is((await call('/v1/routing', { headers: bearer(key.secret!) })).status, 401, 'a roll ends the grace of the one before');
+  t.is((await call('/v1/routing', { headers: bearer(third.secret!) })).status, 200);
+});
+
+test('GET /v1/caller says who a key or a token is, with no scope needed', async (t) => {
+  const workspace = freshWorkspace();
+  const key = await createKey(workspace, ['routes:read']);
+  const byKey = await call('/v1/caller', { headers: bearer(key.secret!) });
+  t.is(byKey.status, 200);
+  t.deepEqual(byKey.json, { subject: key.id, workspace, scopes: ['routes:read'], keyId: key.id, expiresAt: key.expiresAt });
+  const byToken = await call('/v1/caller', { headers: await stack.auth(workspace, { subject: 'bob', scope: 'assets:read' }) });
+  t.deepEqual(byToken.json, { subject: 'bob', workspace, scopes: ['assets:read'], keyId: null, expiresAt: null });
+  t.is((await call('/v1/caller', { headers: {} })).status, 401);
+});
+
+test('a key works on Connect and tus too', async (t) => {
+  const workspace = freshWorkspace();
+  const key = await createKey(workspace, ['routes:read', 'assets:write']);
+  const connect = await fetch(`${stack.url}/switchyard.v1.RouteService/ListRoutes`, {
+    method: 'POST',
+    headers: { ...bearer(key.secret!), 'content-type': 'application/json', 'connect-protocol-version': '1' },
+    body: '{}',
+  });
+  t.is(connect.status, 200);
+  await connect.arrayBuffer();
+  const tus = await fetch(`${stack.url}/v1/uploads`, {
+    method: 'POST',
+    headers: { ...bearer(key.secret!), 'tus-resumable': '1.0.0', 'upload-length': '10' },
+  });
+  t.is(tus.status, 201);
+  await tus.arrayBuffer();
+  const readOnly = await createKey(workspace, ['routes:read']);
+  const refused = await fetch(`${stack.url}/v1/uploads`, {
+    method: 'POST',
+    headers: { ...bearer(readOnly.secret!), 'tus-resumable': '1.0.0', 'upload-length': '10' },
+  });
+  t.is(refused.status, 403);
+  await refused.arrayBuffer();
+});
+
+test('a key works on gRPC, and KeyService answers there', async (t) => {
+  const workspace = freshWorkspace();
+  const adminToken = await stack.token(workspace);
+  const address = stack.service.address;
+  const keys = new KeyServiceClient(address, credentials.createInsecure());
+  const routes = new RouteServiceClient(address, credentials.createInsecure());
+  const metadataOf = (secret: string) => {
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${secret}`);
+    return metadata;
+  };
+  try {
+    const created = await new Promise<CreateKeyResponse>((resolve, reject) =>
+      keys.createKey(
+        { name: 'grpc', scopes: ['routes:read'], expiresAt: new Date(Date.now() + 86_400_000) },
+        metadataOf(adminToken),
+        (error, value) => (error ? reject(error) : resolve(value)),
+      ),
+    );
+    t.regex(created.secret, /^sy_/);
+    t.is(created.key?.scopes.join(' '), 'routes:read');
+    const listed = await new Promise<ListRoutesResponse>((resolve, reject) =>
+      routes.listRoutes({ pageSize: 10, pageToken: '' }, metadataOf(created.secret), (error, value) =>
+        error ? reject(error) : resolve(value),
+      ),
+    );
+    t.deepEqual(listed.routes, []);
+    const refused = await new Promise<ServiceError>((resolve) =>
+      routes.createRoute({ method: 'GET', path: '/g', handler: 'h', middleware: [], owner: '' }, metadataOf(created.secret), (error) =>
+        resolve(error!),
+      ),
+    );
+    t.is(refused.code, Status.PERMISSION_DENIED);
+    const missing = await new Promise<ServiceError>((resolve) =>
+      keys.createKey({ name: 'grpc', scopes: ['routes:read'] }, metadataOf(adminToken), (error) => resolve(error!)),
+    );
+    t.is(missing.code, Status.INVALID_ARGUMENT);
+  } finally {
+    keys.close();
+    routes.close();
+  }
+});
+
+test('the key id is in the call line, and no secret is in any log line, metric or the database', async (t) => {
+  const workspace = freshWorkspace();
+  const key = await createKey(workspace, ['routes:read']);
+  t.is((await call('/v1/routing', { headers: bearer(key.secret!) })).status, 200);
+  const lines = stack.serviceLogLines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  t.true(lines.some((line) => line['method'] === 'ListRoutes' && line['keyId'] === key.id && line['workspace'] === workspace));
+  const everything = [...stack.serviceLogLines, ...stack.logLines, await stack.metrics.metrics()].join('\n');
+  t.false(everything.includes(key.secret!));
+  t.false(everything.includes(key.secret!.slice(3)));
+  const database = await readFile(join(stack.dataDir, 'switchyard.sqlite'));
+  t.false(database.includes(Buffer.from(key.secret!)));
+});
+
+test('lastUsedAt is set by use', async (t) => {
+  const workspace = freshWorkspace();
+  const admin = await stack.auth(workspace);
+  const key = await createKey(workspace, ['routes:read'], admin);
+  t.is((await call('/v1/routing', { headers: bearer(key.secret!) })).status, 200);
+  // The write follows the call; it is not awaited by it.
+  const lastUsedAt = await eventually(async () => (await call(`/v1/keys/${key.id}`, { headers: admin })).json?.['lastUsedAt'], {
+    timeout: 10_000,
+  });
+  t.regex(String(lastUsedAt), /^\d{4}-\d\d-\d\dT/);
+});
