@@ -31,9 +31,10 @@ async function withGateway<T>(cdnUrl: string, use: (gateway: Gateway) => T): Pro
 
 const documentOf = (gateway: Gateway): Document => gateway.app.swagger() as unknown as Document;
 
-/** `GET /v1/routing/{id}` for find-my-way's `/v1/routing/:id` and `/v1/routing::match`. */
+/** `GET /v1/routing/{id}` for find-my-way's `/v1/routing/:id` and `/v1/routing::match`; a parameter's pattern (`:id(^[^:/]+)`) goes. */
 const openApiPath = (url: string): string =>
   url
+    .replace(/\([^)]*\)/g, '')
     .replace(/::/g, '\u0000')
     .replace(/:([A-Za-z]+)/g, '{$1}')
     .replace(/\u0000/g, ':');

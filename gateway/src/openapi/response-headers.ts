@@ -12,9 +12,12 @@ const retryAfter = {
 };
 const allow = { Allow: { required: true, description: 'The methods the path takes.', schema: { type: 'string' } } };
 
+/** The operations whose 201 names what they made in `Location`. */
+const CREATING: ReadonlySet<string> = new Set(['createRoute', 'uploadAsset', 'createKey']);
+
 /** The headers of one response of one operation, beyond the body's content type. */
 export function RESPONSE_HEADERS(operationId: string, status: number): Record<string, unknown> | undefined {
-  if (status === 201 && (operationId === 'createRoute' || operationId === 'uploadAsset')) return { ...location, ...requestId };
+  if (status === 201 && CREATING.has(operationId)) return { ...location, ...requestId };
   if (status === 429 || status === 503) return { ...retryAfter, ...requestId };
   if (status === 405) return allow;
   if (status >= 200 && status < 600) return requestId;

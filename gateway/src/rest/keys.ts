@@ -17,7 +17,7 @@ import {
   keyWithSecretView,
   RollKeyBodySchema,
 } from './key-schemas.js';
-import { ListRoutesQuerySchema as PageQuerySchema } from './schemas.js';
+import { PageQuerySchema } from './schemas.js';
 
 export interface KeysDeps {
   readonly clients: ServiceClients;
@@ -37,7 +37,7 @@ export const keyRoutes: FastifyPluginAsyncZod<KeysDeps> = async (app, { clients,
         summary: "Who the request's credential is (scope any)",
         description:
           "The subject, workspace and scopes the server verified, and for an API key its id and expiry: a key's secret carries none of them, so a program (or the console's sign-in) asks here.",
-        response: { 200: CallerSchema.describe('The caller.'), ...errorResponses() },
+        response: { 200: CallerSchema.describe('The caller.'), ...errorResponses(400) },
       },
     },
     async (request, reply) => callerView(await clients.keys.getCaller({}, contextOf(request, reply, log).callOptions())),

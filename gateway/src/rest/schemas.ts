@@ -361,9 +361,13 @@ export const revisionQuery = z
   .transform(Number)
   .meta({ type: 'integer', minimum: 0 });
 
-export const ListRoutesQuerySchema = z.object({
+/** `pageSize` and `pageToken`: a cursor listing with nothing else to ask. */
+export const PageQuerySchema = z.object({
   pageSize,
   pageToken: optionalQuery("The previous page's `nextPageToken`; a token from another listing is 400.", 'MS4xNzM…'),
+});
+
+export const ListRoutesQuerySchema = PageQuerySchema.extend({
   atRevision: revisionQuery.optional().meta({
     description:
       'The table as it was at this revision, rebuilt from the kept change log (`ROUTE_HISTORY` revisions); older, or ahead of the table, is 400 saying how far back it goes.',
