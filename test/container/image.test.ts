@@ -148,8 +148,14 @@ containerTest(
     const firstChunk = await reader.read();
     t.false(firstChunk.done);
     chunks.push(firstChunk.value!);
+    // The server's own shutdown deadline (10 s) runs from SIGTERM: the rest is read as soon as the
+    // server says it is stopping, seen through a followed log rather than a podman call per look.
+    const output = first.follow();
+    await output.until(/listening/);
+    let stopping = false;
+    void output.until(/shutting down/).then(() => (stopping = true));
     const stopped = podman(['stop', '--time', '60', first.name], { timeout: 120_000 });
-    await eventually(async () => /shutting down/.test(await first.logs()), { timeout: 30_000, message: 'the server logging SIGTERM' });
+    await eventually(() => stopping, { timeout: 30_000, interval: 10, message: 'the server logging SIGTERM' });
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;

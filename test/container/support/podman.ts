@@ -2,7 +2,7 @@
 // this checkout (ops/container/build.sh over a base made from Debian's packages), and containers
 // and volumes that are removed when the test ends. Every podman call gets test/container/
 // containers.conf (runc, no default open-files limit) unless CONTAINERS_CONF names another.
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -109,6 +109,12 @@ export async function createVolume(t: Teardown): Promise<string> {
 export interface Container {
   readonly name: string;
   logs(): Promise<string>;
+  /**
+   * Follows the container's output as it comes (`podman logs --follow`), so a test sees a line
+   * the moment it is written rather than one podman call per look; `until` resolves once the
+   * output so far matches.
+   */
+  follow(): { until(pattern: RegExp): Promise<void> };
   /** `podman inspect --format FORMAT` of the container. */
   inspect(format: string): Promise<string>;
 }
@@ -124,6 +130,23 @@ export async function runContainer(t: Teardown, args: readonly string[]): Promis
   return {
     name,
     logs: async () => podman(['logs', name]).catch((error: unknown) => String(error)),
+    follow: () => followLogs(t, name),
     inspect: async (format) => podman(['inspect', '--format', format, name]),
+  };
+}
+
+function followLogs(t: Teardown, name: string): { until(pattern: RegExp): Promise<void> } {
+  const child = spawn('podman', ['logs', '--follow', name], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(async () => void child.kill());
+  let output = '';
+  let waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  const collect = (chunk: Buffer): void => {
+    output += chunk.toString();
+    waiters = waiters.filter((waiter) => !(waiter.pattern.test(output) && (waiter.resolve(), true)));
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  return {
+    until: (pattern) => (pattern.test(output) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve }))),
   };
 }
