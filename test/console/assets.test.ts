@@ -35,7 +35,10 @@ test('upload an image and a PDF with "Upload files": both listed, the image with
     await page.getByRole('heading', { name: 'No assets yet' }).waitFor();
     await page.getByLabel('Upload files').setInputFiles([FIXTURES_DIR + 'photo.jpg', FIXTURES_DIR + 'document.pdf']);
     const uploads = page.getByRole('list', { name: 'Uploads' });
-    await uploads.getByText('Uploaded').nth(1).waitFor();
+    // A PDF's upload ends once its facts are read, by a parser worker that may have to load pdf.js
+    // first (bounded by the probe pool's 30 s LOAD_MS): under CI's load that alone passed
+    // Playwright's 30 s default twice (ci7, ci11). The wait catches a hang, it times nothing.
+    await uploads.getByText('Uploaded').nth(1).waitFor({ timeout: 90_000 });
     t.is(await uploads.getByText('Uploaded').count(), 2);
 
     const assets = await listAssets(workspace);
