@@ -73,7 +73,7 @@ test('every command of the curl walk-through in docs/getting-started.md works as
   t.regex(output, /Switchyar/, 'the first ten bytes of notes.txt');
   t.regex(output, /"type":"application\/pdf"/);
   t.regex(output, /^404$/m, 'the replaced-away url');
-  t.regex(output, /"middleware":\["auth","audit"\],"handler":"createUser".*"revision":\d+\}/, 'the patched route');
+  t.regex(output, /"middleware":\["auth","audit"\],"handler":"createUser".*"revision":\d+,"owner":""\}/, 'the patched route');
   t.regex(output, /^204$/m, 'the deleted route');
   t.regex(output, /event: reset\n[\s\S]*event: upsert\n[\s\S]*event: synced\nid: \d+\n/, 'the watch: a snapshot');
   t.regex(output, /^200 image\/webp$/m, 'a transformed image');
