@@ -20,7 +20,7 @@ const SERVICE_TESTS = [
   /^lib\/src\/testing\/conformance-runners\.test\.ts$/, // tsc on a sample
   /^runtime\/src\/logger\.test\.ts$/, // a child process's exit
   /^service\/src\/limits\/shared-rate-limiter\.test\.ts$/, // redis-server
-  /^service\/src\/scale\/broker-feeds\.test\.ts$/, // redis-server, nats-server
+  /^runtime\/src\/feed\/broker-feeds\.test\.ts$/, // redis-server, nats-server
   /^service\/src\/migrations\/migrations\.test\.ts$/, // MySQL
   /^service\/src\/stores\/(asset-name-index|kysely-asset-change-log|kysely-route-store|mysql-stores|open-storage)\.test\.ts$/, // MySQL
   /^service\/src\/stores\/s3-[a-z-]+\.test\.ts$/, // s3rver

@@ -25,6 +25,7 @@ test('defaults follow docs/configuration.md', (t) => {
     logLevel: 'info',
     metricsPort: 9464,
     traces: { endpoint: undefined, serviceName: undefined },
+    events: undefined,
     clientLimits: {
       headersTimeoutMs: 20_000,
       requestTimeoutMs: 900_000,
@@ -95,6 +96,18 @@ test('each bad value is refused with its variable named, all at once', (t) => {
   );
   for (const detail of error.details) t.true(error.message.includes(`${detail.field}: ${detail.reason}`));
   t.regex(error.message, /PORT: "65536" is not a port number/);
+});
+
+test('EVENTS_URL names the Redis or NATS whose asset changes the gateway follows; its password is never shown', (t) => {
+  t.deepEqual(loadGatewayConfig({ EVENTS_URL: 'redis://127.0.0.1:6379' }).events, { kind: 'redis', url: 'redis://127.0.0.1:6379' });
+  t.deepEqual(loadGatewayConfig({ EVENTS_URL: 'nats://127.0.0.1:4222' }).events, { kind: 'nats', url: 'nats://127.0.0.1:4222' });
+  const error = refusal({ EVENTS_URL: 'http://user:hunter2@broker:6379' });
+  t.deepEqual(
+    error.details.map((d) => d.field),
+    ['EVENTS_URL'],
+  );
+  t.regex(error.message, /EVENTS_URL: "http:\/\/user:\*\*\*@broker:6379" is not a redis:\/\/, rediss:\/\/ or nats:\/\/ URL/);
+  t.false(error.message.includes('hunter2'));
 });
 
 test('URLs: no credentials, query or fragment; the service URL is an origin', (t) => {

@@ -2,6 +2,8 @@ import { isIP } from 'node:net';
 import {
   deepFreeze,
   envSchema,
+  eventsConfigFrom,
+  type EventsConfig,
   httpUrl,
   no,
   parseEnv,
@@ -38,6 +40,8 @@ export interface GatewayConfig {
   readonly metricsPort: MetricsPort;
   /** OTEL_EXPORTER_OTLP_ENDPOINT and OTEL_SERVICE_NAME: where spans go (nowhere when unset) and as which service. */
   readonly traces: TracesConfig;
+  /** EVENTS_URL: the broker whose asset changes a gateway in front of services follows (files/validator-broker.ts); none: the validators' TTL bounds what other instances change. */
+  readonly events: EventsConfig | undefined;
   /** Protections against slow and greedy clients. */
   readonly clientLimits: ClientLimits;
   /** TRUST_PROXY: the gateway is behind a proxy whose X-Forwarded-Proto and X-Forwarded-Host name the public origin (tus `Location` urls). */
@@ -112,6 +116,7 @@ export const gatewayEnv = envSchema(
     METRICS_PORT: SHARED_VARIABLES.METRICS_PORT,
     OTEL_EXPORTER_OTLP_ENDPOINT: SHARED_VARIABLES.OTEL_EXPORTER_OTLP_ENDPOINT,
     OTEL_SERVICE_NAME: SHARED_VARIABLES.OTEL_SERVICE_NAME,
+    EVENTS_URL: SHARED_VARIABLES.EVENTS_URL,
     REQUEST_TIMEOUT_MS: milliseconds(limits.requestTimeoutMs, 0),
     // Its default shrinks to a shorter REQUEST_TIMEOUT_MS; set explicitly, it may not exceed it.
     HEADERS_TIMEOUT_MS: rule((raw) => wholeNumber(raw, 1, DAY_MS), `is not a number of milliseconds between 1 and ${DAY_MS}`).optional(),
@@ -161,6 +166,7 @@ export function gatewayConfigFrom(env: GatewayEnv): GatewayConfig {
     logLevel: env.LOG_LEVEL,
     metricsPort: env.METRICS_PORT,
     traces: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME },
+    events: eventsConfigFrom(env.EVENTS_URL),
     clientLimits: {
       headersTimeoutMs,
       requestTimeoutMs,

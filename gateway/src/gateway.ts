@@ -42,6 +42,7 @@ import { keyRoutes } from './rest/keys.js';
 import type { ServiceClients } from './service/clients.js';
 import { ValidatorCache, type ValidatorCacheConfig } from './files/validator-cache.js';
 import { watchChanges } from './files/validator-changes.js';
+import { followBrokerAssetChanges } from './files/validator-broker.js';
 import { followAssetChanges } from './files/validator-feed.js';
 import type { AssetChangeSource, TimeSource } from '@switchyard/core';
 
@@ -67,8 +68,8 @@ export interface GatewayParts {
   /**
    * The asset changes of a service in this process (`ServiceHandle.assetChanges`):
    * the validators learn of every change from them at once. Without (a split
-   * deployment), of the changes this gateway relays, and of the others within
-   * the cache's TTL.
+   * deployment), of the changes this gateway relays at once, of the others
+   * through the broker of EVENTS_URL when set, and within the cache's TTL at the latest.
    */
   readonly assetChanges?: AssetChangeSource | undefined;
   /** The clock and timers of the linger after early answers, the validators' ages, the tus HEAD's wait for a restarting service and uploads' chunk hold (the system's by default). */
@@ -126,7 +127,11 @@ export async function createGateway({
   // Every change this gateway relays drops the validators it makes stale.
   const validators = new ValidatorCache(fileValidators, time);
   const clients = assetChanges ? serviceClients : watchChanges(serviceClients, validators);
-  const stopFollowing = assetChanges ? followAssetChanges(assetChanges, validators) : () => undefined;
+  const stopFollowing: () => unknown = assetChanges
+    ? followAssetChanges(assetChanges, validators)
+    : config.events
+      ? followBrokerAssetChanges(config.events, validators, log)
+      : () => undefined;
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
   const accessLine = infoLine<AccessLine>(log, 'request', {
     requestId: 'string',
@@ -277,7 +282,7 @@ export async function createGateway({
     countRefusal: (bound) => void (refused[bound] && (refused[bound].value += 1)),
     endStreams: () => streams.abort(),
     close: async () => {
-      stopFollowing();
+      await stopFollowing();
       await app.close();
     },
   };

@@ -158,7 +158,7 @@ export type {
 } from './ports/index.js';
 export { assertBlobKey, assertBlobOffset, blobTooShort, revisionRefusals, wholeRevisions } from './ports/index.js';
 export type { ChangeFeed, ChangeFeedListener, ChangeLogName } from './ports/index.js';
-export { ChangeFeedListeners, ASSET_CHANGE_TYPES, CHANGE_LOGS } from './ports/index.js';
+export { ChangeFeedListeners, ASSET_CHANGE_TYPES, CHANGE_LOGS, MAX_FEED_IDS } from './ports/index.js';
 
 export { collectGarbage, DEFAULT_GC_GRACE_MS } from './maintenance/collect-garbage.js';
 export type { CollectGarbageOptions, GarbageReport } from './maintenance/collect-garbage.js';

@@ -1,5 +1,6 @@
 // What Switchyard's server processes share: logging, request ids, shutdown
-// signals, operator-command error reporting, duration parsing and metrics.
+// signals, operator-command error reporting, duration parsing, metrics, and the
+// change feed over Redis or NATS (services publish on it; gateways follow it).
 
 export { createLogger, LOG_LEVELS } from './logger.js';
 export { infoLine } from './info-line.js';
@@ -18,5 +19,11 @@ export { z } from 'zod';
 export * from './metrics/index.js';
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export * from './tracing/index.js';
+export { backoffMs, untilUp } from './feed/broker-feed.js';
+export type { BrokerFeed, ConnectionErrorSink } from './feed/broker-feed.js';
+export { decodeRevision, encodeRevision, FEED_CHANNEL_PATTERN, FEED_CHANNEL_PREFIX } from './feed/feed-message.js';
+export type { FeedMessage } from './feed/feed-message.js';
+export { NatsChangeFeed } from './feed/nats-change-feed.js';
+export { RedisChangeFeed } from './feed/redis-change-feed.js';
 export { CALLER_LIFETIME, callerSignal, EndableLifetime } from './caller-lifetime.js';
 export type { CallerLifetime } from './caller-lifetime.js';

@@ -14,13 +14,12 @@ import { routeGrpcJsLogs } from './grpc/grpc-js-logging.js';
 import { bindServer, createGrpcServer, shutdownServer } from './grpc/server.js';
 import { rateLimited, type WorkspaceRateLimiter } from './limits/workspace-rate-limiter.js';
 import { openWorkspaceRateLimiter } from './limits/open-rate-limiter.js';
-import type { Logger } from '@switchyard/runtime';
+import type { BrokerFeed, Logger } from '@switchyard/runtime';
 import { createServiceLogger } from './logger.js';
 import { openStorage, type Storage } from './stores/open-storage.js';
 import { openChangeFeed } from './scale/open-change-feed.js';
 import { openKeyFeed } from './scale/open-key-feed.js';
 import { countRevisionReads } from './scale/revision-reads.js';
-import type { BrokerFeed } from './scale/broker-feed.js';
 import { isExecutable } from './ffmpeg-path.js';
 
 export interface StartServiceOptions {

@@ -72,11 +72,6 @@ export const SERVICE_VARIABLE_DOCS = Object.freeze({
       'sustained calls per second per workspace, per service instance (across all of them with `RATE_LIMIT_STORE=redis`); beyond it 429 with `Retry-After`; `0` = off. File reads are never limited',
   },
   RATE_LIMIT_BURST: { meaning: 'calls a workspace may make at once after a quiet spell', default: 'twice the rate' },
-  EVENTS_URL: {
-    meaning:
-      'a Redis (`redis://`, `rediss://`) or NATS (`nats://`) that carries route and asset changes between service instances, so watchers wake at once instead of polling every `WATCH_POLL_MS`; a lost message delays a change by at most the 30 s safety poll, never loses it',
-    default: 'unset: each instance polls',
-  },
   RATE_LIMIT_STORE: {
     meaning:
       "`redis` counts each workspace's calls in Redis, so the limit holds across every instance: the rate in 1-second windows, the part of the burst above it in a window long enough to add at most a tenth of the rate. While Redis does not answer (within 500 ms), each instance limits on its own again, counted in `switchyard_rate_limit_fallback_total`; no call fails for it",

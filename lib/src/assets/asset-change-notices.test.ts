@@ -22,7 +22,7 @@ test("a core's own writes are told at once with their asset ids; a batch delete 
   ]);
 });
 
-test("another instance's asset revisions on the feed are told without ids; the echo of its own, and route revisions, are not", async (t) => {
+test("another instance's asset revisions on the feed are told with the ids they name; the echo of its own, and route revisions, are not", async (t) => {
   const feed = new LoopbackChangeFeed();
   const notices = new AssetChangeNotices(feed);
   const heard: AssetChangeNotice[] = [];
@@ -32,14 +32,16 @@ test("another instance's asset revisions on the feed are told without ids; the e
   await feed.publish('acme', 4, 'routes');
   await feed.publish('acme', 4, 'assets');
   await feed.publish('other', 1, 'assets');
+  await feed.publish('other', 2, 'assets', ['as_remote']);
   await flush();
   t.deepEqual(heard, [
     { workspace: 'acme', revision: 3, assetIds: ['as_local'] },
     { workspace: 'acme', revision: 4 },
     { workspace: 'other', revision: 1 },
+    { workspace: 'other', revision: 2, assetIds: ['as_remote'] },
   ]);
   stop();
   await feed.publish('acme', 5, 'assets');
   await flush();
-  t.is(heard.length, 3, 'nothing after the last listener left');
+  t.is(heard.length, 4, 'nothing after the last listener left');
 });

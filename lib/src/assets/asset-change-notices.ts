@@ -3,8 +3,8 @@ import type { ChangeFeed } from '../ports/change-feed.js';
 /**
  * A revision of a workspace's assets committed somewhere: by this process
  * (`assetIds` names every asset it changed), or by another instance, heard
- * on the change feed (`assetIds` unset: some assets of the workspace, which
- * ones unknown).
+ * on the change feed (`assetIds` as its message named them; unset: some
+ * assets of the workspace, which ones unknown).
  */
 export interface AssetChangeNotice {
   readonly workspace: string;
@@ -48,8 +48,9 @@ export class AssetChangeNotices implements AssetChangeSource {
     this.#listeners.add(entry);
     if (this.#feed && !this.#unsubscribe)
       this.#unsubscribe = this.#feed.subscribe({
-        revision: (workspace, revision, log) => {
-          if (log === 'assets' && revision > (this.#local.get(workspace) ?? 0)) this.#emit({ workspace, revision });
+        revision: (workspace, revision, log, assetIds) => {
+          if (log !== 'assets' || revision <= (this.#local.get(workspace) ?? 0)) return;
+          this.#emit(assetIds ? { workspace, revision, assetIds } : { workspace, revision });
         },
         state: () => undefined,
       });

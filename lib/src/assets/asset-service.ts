@@ -77,7 +77,7 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
   const { revisions, changed } = revisionFollowers(options.assetStore, { log: 'assets', ...watchConfig, time });
   // Every committed write wakes this process's watchers, is announced to the other instances', and told in process.
   const announcing = announcingAssetStore(options.assetStore, (workspace, revision, assetIds) => {
-    changed(workspace, revision);
+    changed(workspace, revision, assetIds);
     watchConfig.notices?.committed(workspace, revision, assetIds);
   });
   const deps: AssetServiceDeps = Object.freeze({ ...options, assetStore: announcing });

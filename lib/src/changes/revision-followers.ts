@@ -19,8 +19,8 @@ export interface RevisionFollowersOptions {
 /** What a service needs to let its watchers follow one log: the watch they wait on, and what a committed write calls. */
 export interface RevisionFollowers {
   readonly revisions: RevisionWatch;
-  /** A write of `workspace` committed `revision`: this process's watchers wake at once, other instances' through the feed. */
-  changed(workspace: string, revision: number): void;
+  /** A write of `workspace` committed `revision` (changing `ids`, when told): this process's watchers wake at once, other instances' through the feed. */
+  changed(workspace: string, revision: number, ids?: readonly string[]): void;
 }
 
 /** The revision watch and announcer of one log, as the route service and the asset service each hold them. */
@@ -31,12 +31,12 @@ export function revisionFollowers(store: RevisionSource, options: RevisionFollow
   const announcer = feed && new Announcer(feed, DEFAULT_ANNOUNCE_RETRY_MS, time, log);
   return Object.freeze({
     revisions,
-    changed(workspace: string, revision: number): void {
+    changed(workspace: string, revision: number, ids?: readonly string[]): void {
       revisions.committed(workspace, revision);
       // The write has committed and stands: a message that cannot go out is sent again once the feed is back
       // (announcer.ts), and meanwhile other instances' watchers find the change by polling. The feed's adapter
       // counts and logs the failure.
-      announcer?.announce(workspace, revision);
+      announcer?.announce(workspace, revision, ids);
     },
   });
 }

@@ -1,5 +1,5 @@
 import { SwitchyardError } from '../errors.js';
-import type { ChangeFeed, ChangeFeedListener, ChangeLogName } from '../ports/change-feed.js';
+import { MAX_FEED_IDS, type ChangeFeed, type ChangeFeedListener, type ChangeLogName } from '../ports/change-feed.js';
 import { ChangeFeedListeners } from '../ports/change-feed-listeners.js';
 
 /**
@@ -19,10 +19,11 @@ export class LoopbackChangeFeed implements ChangeFeed {
     return this.#listeners.up;
   }
 
-  async publish(workspace: string, revision: number, log: ChangeLogName = 'routes'): Promise<void> {
+  async publish(workspace: string, revision: number, log: ChangeLogName = 'routes', changed?: readonly string[]): Promise<void> {
     if (!this.up) throw new SwitchyardError('unavailable', 'the change feed is closed');
-    // As over a broker, listeners hear of it after the publisher has moved on.
-    queueMicrotask(() => this.#listeners.deliver(workspace, revision, log));
+    // As over a broker: listeners hear of it after the publisher has moved on, with ids only as many as a message carries.
+    const named = changed && changed.length <= MAX_FEED_IDS ? [...changed] : undefined;
+    queueMicrotask(() => this.#listeners.deliver(workspace, revision, log, named));
   }
 
   subscribe(listener: ChangeFeedListener): () => void {

@@ -15,13 +15,16 @@ export class ChangeFeedListeners {
 
   subscribe(listener: ChangeFeedListener): () => void {
     // A fresh object per subscription, so subscribing one listener twice gives two removable entries.
-    const entry: ChangeFeedListener = { revision: (w, r, log) => listener.revision(w, r, log), state: (up) => listener.state(up) };
+    const entry: ChangeFeedListener = {
+      revision: (w, r, log, changed) => listener.revision(w, r, log, changed),
+      state: (up) => listener.state(up),
+    };
     this.#listeners.add(entry);
     return () => void this.#listeners.delete(entry);
   }
 
-  deliver(workspace: string, revision: number, log: ChangeLogName = 'routes'): void {
-    for (const listener of [...this.#listeners]) listener.revision(workspace, revision, log);
+  deliver(workspace: string, revision: number, log: ChangeLogName = 'routes', changed?: readonly string[]): void {
+    for (const listener of [...this.#listeners]) listener.revision(workspace, revision, log, changed);
   }
 
   /** Tells listeners only of changes: a repeated `setUp(true)` (e.g. a second 'ready') is no news. */

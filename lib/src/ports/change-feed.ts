@@ -2,10 +2,17 @@
 export const CHANGE_LOGS = ['routes', 'assets'] as const;
 export type ChangeLogName = (typeof CHANGE_LOGS)[number];
 
+/** The most ids a feed message names: a revision that changed more (a large batch delete) says which ones no longer, and listeners take it as "some". */
+export const MAX_FEED_IDS = 100;
+
 /** What a change feed tells its subscribers. */
 export interface ChangeFeedListener {
-  /** `workspace`'s `log` (its route table, or its assets) reached `revision` (committed), by a write through any instance, this one included. */
-  revision(workspace: string, revision: number, log: ChangeLogName): void;
+  /**
+   * `workspace`'s `log` (its route table, or its assets) reached `revision` (committed), by a write through any
+   * instance, this one included. `changed`, when the publisher named them: the ids that revision changed (an asset
+   * revision's assets); unset, which ones is not said.
+   */
+  revision(workspace: string, revision: number, log: ChangeLogName, changed?: readonly string[]): void;
   /** The feed started (`true`) or stopped (`false`) delivering: while it is down, messages may be lost. */
   state(up: boolean): void;
 }
@@ -34,7 +41,8 @@ export interface ChangeFeedListener {
  *   `state(true)` misses nothing published after that until `state(false)`.
  */
 export interface ChangeFeed {
-  publish(workspace: string, revision: number, log?: ChangeLogName): Promise<void>;
+  /** `changed`: the ids the revision changed, passed on to listeners when the message can carry them (at most MAX_FEED_IDS). */
+  publish(workspace: string, revision: number, log?: ChangeLogName, changed?: readonly string[]): Promise<void>;
   subscribe(listener: ChangeFeedListener): () => void;
   readonly up: boolean;
 }

@@ -28,6 +28,6 @@ export { assertBlobKey } from './blob-key.js';
 export { assertBlobOffset, blobTooShort } from './blob-offset.js';
 export type { UploadStore, UploadRecord, UploadPart, UploadIntent, UploadCommit } from './upload-store.js';
 export type { ChangeFeed, ChangeFeedListener, ChangeLogName } from './change-feed.js';
-export { CHANGE_LOGS } from './change-feed.js';
+export { CHANGE_LOGS, MAX_FEED_IDS } from './change-feed.js';
 export { ChangeFeedListeners } from './change-feed-listeners.js';
 export type { KeyStore, KeyRecord, KeyListQuery, KeyRoll } from './key-store.js';

@@ -37,9 +37,12 @@ export class Announcer {
     this.#timers = timers;
   }
 
-  /** Never rejects: the write has committed and stands, whatever the broker does. */
-  announce(workspace: string, revision: number): void {
-    this.#feed.publish(workspace, revision, this.#log).then(
+  /**
+   * Never rejects: the write has committed and stands, whatever the broker does. `changed` goes out with the
+   * first try only: a revision sent again stands for every unsent one of its workspace, so it names none.
+   */
+  announce(workspace: string, revision: number, changed?: readonly string[]): void {
+    this.#feed.publish(workspace, revision, this.#log, changed).then(
       () => {
         // Out: an older unsent revision of the workspace says nothing more.
         if ((this.#unsent.get(workspace) ?? Number.POSITIVE_INFINITY) <= revision) this.#unsent.delete(workspace);

@@ -1,4 +1,4 @@
-import type { ChangeFeed } from '../ports/change-feed.js';
+import { MAX_FEED_IDS, type ChangeFeed } from '../ports/change-feed.js';
 import { eventually } from './eventually.js';
 import { defineCase, uniqueName, type ConformanceOptions, type RegisterTest } from './conformance.js';
 
@@ -16,7 +16,8 @@ export interface ChangeFeedPair {
 function recorder(feed: ChangeFeed) {
   const heard: string[] = [];
   const unsubscribe = feed.subscribe({
-    revision: (workspace, revision, log) => void heard.push(`${log === 'routes' ? '' : `${log}:`}${workspace}@${revision}`),
+    revision: (workspace, revision, log, changed) =>
+      void heard.push(`${log === 'routes' ? '' : `${log}:`}${workspace}@${revision}${changed ? `[${changed.join(',')}]` : ''}`),
     state: () => undefined,
   });
   /** Resolves once `count` messages were heard, fails after 5 s saying what was. */
@@ -72,6 +73,23 @@ export function changeFeedConformance(test: RegisterTest, options: ConformanceOp
     t.deepEqual([...onB.heard].sort(), [`${workspace}@4`, `${workspace}@5`, `assets:${workspace}@3`].sort());
     onB.unsubscribe();
   });
+
+  defineCase(
+    test,
+    options,
+    `${name}: the ids a revision changed arrive with it, up to MAX_FEED_IDS; more are not named`,
+    async (t, { a, b }) => {
+      const onB = recorder(b);
+      const workspace = uniqueName();
+      const many = Array.from({ length: MAX_FEED_IDS + 1 }, (_, i) => `as_${i}`);
+      await a.publish(workspace, 1, 'assets', ['as_a', 'as_b']);
+      await a.publish(workspace, 2, 'assets', many);
+      await a.publish(workspace, 3, 'routes', ['rt_a']);
+      await onB.until(3);
+      t.deepEqual([...onB.heard].sort(), [`assets:${workspace}@1[as_a,as_b]`, `assets:${workspace}@2`, `${workspace}@3[rt_a]`].sort());
+      onB.unsubscribe();
+    },
+  );
 
   defineCase(test, options, `${name}: a removed listener hears nothing more; the others still do`, async (t, { a, b }) => {
     const removed = recorder(b);

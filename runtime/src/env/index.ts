@@ -17,8 +17,11 @@ export {
   secretVariable,
   metricsPortVariable,
   SHARED_VARIABLES,
+  brokerUrl,
+  eventsConfigFrom,
+  isRedisUrl,
 } from './variables.js';
-export type { MetricsPort } from './variables.js';
+export type { EventsConfig, MetricsPort } from './variables.js';
 export { DOCUMENTED_PROCESSES, schemaDefault } from './variable-docs.js';
 export type { DocumentedProcess, ShownDefault, VariableDoc, VariableDocs } from './variable-docs.js';
 export { SHARED_VARIABLE_DOCS } from './shared-variable-docs.js';

@@ -26,4 +26,9 @@ export const SHARED_VARIABLE_DOCS = Object.freeze({
     meaning: 'the `service.name` of exported spans',
     default: { start: '`switchyard`', service: '`switchyard-service`', gateway: '`switchyard-gateway`' },
   },
+  EVENTS_URL: {
+    meaning:
+      'a Redis (`redis://`, `rediss://`) or NATS (`nats://`) that carries route and asset changes between instances. Services publish and follow it, so watchers wake at once instead of polling every `WATCH_POLL_MS` (a lost message delays a change by at most the 30 s safety poll, never loses it). A gateway in front of services follows their asset changes on it, so a file replaced, deleted or made private through any instance is no longer answered 304 from its validator cache (whose 5 s age then bounds only a lost message)',
+    default: 'unset: each instance polls',
+  },
 } satisfies VariableDocs<typeof SHARED_VARIABLES>);

@@ -97,6 +97,31 @@ export const metricsPortVariable = (fallback: MetricsPort) =>
     .default(fallback);
 
 /** The variables that mean the same to both apps; `switchyard start` reads each once. */
+/** Where changes fan out between instances (EVENTS_URL): the broker's kind and URL. */
+export type EventsConfig = { readonly kind: 'redis'; readonly url: string } | { readonly kind: 'nats'; readonly url: string };
+
+export function isRedisUrl(url: string): boolean {
+  return url.startsWith('redis:') || url.startsWith('rediss:');
+}
+
+/** EVENTS_URL as parsed, or none. */
+export function eventsConfigFrom(url: string | undefined): EventsConfig | undefined {
+  return url === undefined ? undefined : { kind: isRedisUrl(url) ? 'redis' : 'nats', url };
+}
+
+/** A broker URL of one of `protocols` naming a host, or why not. */
+export function brokerUrl(raw: string, protocols: readonly string[], expected: string): string | Refusal {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return no(`is not a URL (expected ${expected})`);
+  }
+  if (!protocols.includes(url.protocol)) return no(`is not ${expected}`);
+  if (!url.hostname) return no('names no host');
+  return raw;
+}
+
 export const SHARED_VARIABLES = Object.freeze({
   HOST: hostVariable('127.0.0.1'),
   PORT: portVariable(8080),
@@ -109,6 +134,10 @@ export const SHARED_VARIABLES = Object.freeze({
     (raw) => (/^[\x21-\x7e]{1,128}$/.test(raw) ? raw : undefined),
     'is not a service name (1-128 printable ASCII characters, no spaces)',
   ).optional(),
+  EVENTS_URL: shownAs(
+    reasonedRule((raw) => brokerUrl(raw, ['redis:', 'rediss:', 'nats:', 'tls:'], 'a redis://, rediss:// or nats:// URL')).optional(),
+    redactUrlPassword,
+  ),
 });
 
 /** A URL as refusals may show it: never with its password (`mysql://user:***@host/db`). */

@@ -2,13 +2,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, Events, type NatsConnection } from 'nats';
 import { ChangeFeedListeners, SwitchyardError, type ChangeFeedListener, type ChangeLogName } from '@switchyard/core';
 import { backoffMs, type BrokerFeed, type ConnectionErrorSink } from './broker-feed.js';
-import { decodeRevision, encodeRevision } from './feed-channel.js';
+import { decodeRevision, encodeRevision } from './feed-message.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * Route and asset changes over core NATS: one subject for every workspace. Once
+ * Route and asset changes over core NATS: one subject for every workspace (a
+ * subject with a `*` follows every deployment's, for a gateway: it only listens). Once
  * connected, the client reconnects for ever (`maxReconnectAttempts: -1`) and
  * subscribes again by itself; the feed is down from its `disconnect` status
  * until a `reconnect` and a flush (a round trip: the server has our
@@ -39,12 +40,12 @@ export class NatsChangeFeed implements BrokerFeed {
     void this.#connect();
   }
 
-  async publish(workspace: string, revision: number, log: ChangeLogName = 'routes'): Promise<void> {
+  async publish(workspace: string, revision: number, log: ChangeLogName = 'routes', changed?: readonly string[]): Promise<void> {
     const connection = this.#connection;
     // Not handed to the client's reconnect buffer, which has no bound: what is published while the
     // feed is down is found by the catch-up reads when it is back, so it fails fast, as over Redis.
     if (!connection || connection.isClosed() || !this.up) throw new SwitchyardError('unavailable', 'not connected to NATS');
-    connection.publish(this.#subject, encoder.encode(encodeRevision(workspace, revision, log)));
+    connection.publish(this.#subject, encoder.encode(encodeRevision(workspace, revision, log, changed)));
   }
 
   subscribe(listener: ChangeFeedListener): () => void {
@@ -83,7 +84,7 @@ export class NatsChangeFeed implements BrokerFeed {
       connection.subscribe(this.#subject, {
         callback: (error, message) => {
           const decoded = error ? undefined : decodeRevision(decoder.decode(message.data));
-          if (decoded) this.#listeners.deliver(decoded.workspace, decoded.revision, decoded.log);
+          if (decoded) this.#listeners.deliver(decoded.workspace, decoded.revision, decoded.log, decoded.changed);
         },
       });
       await this.#confirm(connection);

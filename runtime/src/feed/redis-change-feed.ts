@@ -1,7 +1,10 @@
 import { Redis } from 'ioredis';
 import { ChangeFeedListeners, SwitchyardError, type ChangeFeedListener, type ChangeLogName } from '@switchyard/core';
 import { backoffMs, type BrokerFeed, type ConnectionErrorSink } from './broker-feed.js';
-import { decodeRevision, encodeRevision } from './feed-channel.js';
+import { decodeRevision, encodeRevision } from './feed-message.js';
+
+/** A channel with a `*` is a pattern (a gateway following every deployment's channel): subscribed with PSUBSCRIBE. */
+const isPattern = (channel: string): boolean => channel.includes('*');
 
 /**
  * Route and asset changes over Redis pub/sub: one channel for every workspace, two
@@ -26,10 +29,12 @@ export class RedisChangeFeed implements BrokerFeed {
     for (const connection of [this.#subscriber, this.#publisher]) connection.on('error', onError);
     this.#subscriber.on('ready', () => void this.#subscribe());
     for (const event of ['close', 'end'] as const) this.#subscriber.on(event, () => this.#listeners.setUp(false));
-    this.#subscriber.on('message', (channel: string, text: string) => {
-      const message = channel === this.#channel ? decodeRevision(text) : undefined;
-      if (message) this.#listeners.deliver(message.workspace, message.revision, message.log);
-    });
+    const deliver = (text: string): void => {
+      const message = decodeRevision(text);
+      if (message) this.#listeners.deliver(message.workspace, message.revision, message.log, message.changed);
+    };
+    this.#subscriber.on('message', (channel: string, text: string) => channel === this.#channel && deliver(text));
+    this.#subscriber.on('pmessage', (pattern: string, _channel: string, text: string) => pattern === this.#channel && deliver(text));
   }
 
   get up(): boolean {
@@ -41,9 +46,9 @@ export class RedisChangeFeed implements BrokerFeed {
     for (const connection of [this.#subscriber, this.#publisher]) connection.connect().catch(() => undefined);
   }
 
-  async publish(workspace: string, revision: number, log: ChangeLogName = 'routes'): Promise<void> {
+  async publish(workspace: string, revision: number, log: ChangeLogName = 'routes', changed?: readonly string[]): Promise<void> {
     try {
-      await this.#publisher.publish(this.#channel, encodeRevision(workspace, revision, log));
+      await this.#publisher.publish(this.#channel, encodeRevision(workspace, revision, log, changed));
     } catch (error) {
       throw new SwitchyardError('unavailable', `publishing to Redis failed: ${(error as Error).message}`);
     }
@@ -61,7 +66,8 @@ export class RedisChangeFeed implements BrokerFeed {
 
   async #subscribe(): Promise<void> {
     try {
-      await this.#subscriber.subscribe(this.#channel);
+      if (isPattern(this.#channel)) await this.#subscriber.psubscribe(this.#channel);
+      else await this.#subscriber.subscribe(this.#channel);
     } catch {
       // The connection dropped meanwhile: 'close' follows, then 'ready' and another try.
       return;

@@ -1,6 +1,5 @@
-import { CounterFamily, Gauge, type Logger, type Registry } from '@switchyard/runtime';
+import { CounterFamily, Gauge, type BrokerFeed, type Logger, type Registry } from '@switchyard/runtime';
 import type { ChangeFeed, ChangeFeedListener } from '@switchyard/core';
-import type { BrokerFeed } from './broker-feed.js';
 
 /**
  * The feed as the service runs it: each change of up/down logged (down is a
@@ -47,9 +46,9 @@ export function observedFeed(feed: BrokerFeed, describe: Record<string, string>,
       return feed.up;
     },
     subscribe: (listener: ChangeFeedListener) => feed.subscribe(listener),
-    publish: async (workspace, revision, changeLog) => {
+    publish: async (workspace, revision, changeLog, changed) => {
       try {
-        await feed.publish(workspace, revision, changeLog);
+        await feed.publish(workspace, revision, changeLog, changed);
         published.value += 1;
         failing = false;
       } catch (error) {

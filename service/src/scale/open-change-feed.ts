@@ -1,10 +1,15 @@
-import { redactUrlPassword, type Logger, type Registry } from '@switchyard/runtime';
+import {
+  NatsChangeFeed,
+  RedisChangeFeed,
+  redactUrlPassword,
+  untilUp,
+  type BrokerFeed,
+  type Logger,
+  type Registry,
+} from '@switchyard/runtime';
 import type { DatabaseConfig } from '../stores/storage-config.js';
-import { untilUp, type BrokerFeed } from './broker-feed.js';
 import { feedChannel } from './feed-channel.js';
-import { NatsChangeFeed } from './nats-change-feed.js';
 import { observedFeed } from './observed-feed.js';
-import { RedisChangeFeed } from './redis-change-feed.js';
 import type { EventsConfig } from './scale-config.js';
 
 /** How long start-up waits for the broker: a reachable one answers in milliseconds; an unreachable one must not hold the service. */

@@ -1,10 +1,7 @@
-import { redactUrlPassword, type Logger } from '@switchyard/runtime';
+import { NatsChangeFeed, RedisChangeFeed, redactUrlPassword, untilUp, type BrokerFeed, type Logger } from '@switchyard/runtime';
 import type { DatabaseConfig } from '../stores/storage-config.js';
-import { untilUp, type BrokerFeed } from './broker-feed.js';
 import { CONNECT_WAIT_MS } from './open-change-feed.js';
 import { feedChannel } from './feed-channel.js';
-import { NatsChangeFeed } from './nats-change-feed.js';
-import { RedisChangeFeed } from './redis-change-feed.js';
 import type { EventsConfig } from './scale-config.js';
 
 /**
