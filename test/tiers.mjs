@@ -43,6 +43,7 @@ const HEAVY_TESTS = [
   /^test\/dispatch\/(dispatch|samples)\.test\.ts$/,
   /^test\/docs\/operations-split\.test\.ts$/,
   /^test\/rest\/route-watch\.test\.ts$/, // 1,000 changes through two instances on MySQL: a long file to start early
+  /^test\/rest\/asset-watch-instances\.test\.ts$/, // 500 asset operations through two instances on MySQL
 ];
 
 /**
