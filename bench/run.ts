@@ -16,6 +16,7 @@ import { metricsCost } from './benchmarks/metrics-cost.js';
 import { watchedMatch } from './benchmarks/watched-match.js';
 import { routeSyncLatency } from './benchmarks/route-sync.js';
 import { routeSyncCrossInstance, routeSyncCrossInstanceNats, routeSyncCrossInstancePolling } from './benchmarks/route-sync-cross.js';
+import { assetWatchLatency } from './benchmarks/asset-watch-cross.js';
 import { transformDiv2k, transformHit, transformMiss } from './benchmarks/transform.js';
 import { peerTusUpload } from './benchmarks/peer-tus-upload.js';
 import { peerTransformHit, peerTransformMiss } from './benchmarks/peer-transform.js';
@@ -44,6 +45,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'route-sync-cross-instance': routeSyncCrossInstance,
   'route-sync-cross-instance-nats': routeSyncCrossInstanceNats,
   'route-sync-cross-instance-polling': routeSyncCrossInstancePolling,
+  'asset-watch-latency': assetWatchLatency,
   'transform-miss': transformMiss,
   'transform-hit': transformHit,
   'transform-div2k-jpeg': transformDiv2k,
