@@ -1,6 +1,9 @@
 // The detail panel of one asset: preview, every field, copy and share its
-// url, replace its file, edit it, delete it (after a confirmation).
-import { useRef, useState } from 'preact/hooks';
+// url, replace its file, edit it, delete it (after a confirmation), and its
+// history. It follows changes made elsewhere; deleted elsewhere, it stays
+// open and says so, its actions gone.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { RestAssetChange } from '@switchyard/client/web';
 import { errorText, type Api, type Asset } from '../../lib/api.js';
 import { useOpenings } from '../../lib/hooks.js';
 import { announce, announceError } from '../../lib/announce.js';
@@ -12,6 +15,7 @@ import { Modal } from '../../ui/Modal.js';
 import { ScopeNote } from '../../ui/ScopeNote.js';
 import { familyOf } from '../../lib/asset-types.js';
 import { AssetEditForm } from './AssetEditForm.js';
+import { AssetHistory } from './AssetHistory.js';
 import { DownloadLink } from './DownloadLink.js';
 import { AssetPreview } from './AssetPreview.js';
 import { assetTitle } from './AssetRow.js';
@@ -24,9 +28,22 @@ export interface AssetDetailProps {
   readonly onDeleted: (id: string) => void;
   readonly onClose: () => void;
   readonly fallbackFocus: () => HTMLElement | null;
+  /** The latest change to this asset heard from the watch (made here or elsewhere). */
+  readonly lastChange?: RestAssetChange | null;
+  /** Its deletion, made elsewhere while the panel was open. */
+  readonly deleted?: RestAssetChange | null;
 }
 
-export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbackFocus }: AssetDetailProps) {
+export function AssetDetail({
+  asset,
+  api,
+  onChanged,
+  onDeleted,
+  onClose,
+  fallbackFocus,
+  lastChange = null,
+  deleted = null,
+}: AssetDetailProps) {
   const [confirming, setConfirming] = useState(false);
   const [openings, opened] = useOpenings();
   const [replacing, setReplacing] = useState(false);
@@ -34,13 +51,27 @@ export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbac
   const writeRefused = missingScope('assets:write');
   const replaceInput = useRef<HTMLInputElement>(null);
   const title = assetTitle(asset);
+  const gone = deleted !== null;
+
+  // A new url means a new file (a replace here or elsewhere): the old url is named, as it no longer works.
+  const shownUrl = useRef(asset.url);
+  useEffect(() => {
+    if (asset.url !== shownUrl.current) setReplacedFrom(shownUrl.current);
+    shownUrl.current = asset.url;
+  }, [asset.url]);
+
+  // Deleted while a control of the panel had focus (now disabled or gone): focus goes to the notice, not the page.
+  const goneNotice = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!gone) return;
+    const active = document.activeElement;
+    if (!active || active === document.body || !active.isConnected || active.matches(':disabled')) goneNotice.current?.focus();
+  }, [gone]);
 
   async function replace(file: File) {
     setReplacing(true);
-    const before = asset.url;
     try {
       const replaced = await api.replaceAsset(asset.id, file, { filename: file.name });
-      setReplacedFrom(before);
       onChanged(replaced);
       announce(`File replaced; the asset keeps its id and has a new url.`);
     } catch (error) {
@@ -65,27 +96,36 @@ export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbac
 
   return (
     <Modal title={title} onClose={onClose} variant="sheet" fallbackFocus={fallbackFocus}>
-      <AssetPreview asset={asset} api={api} />
+      {deleted && (
+        <div ref={goneNotice} tabIndex={-1} class="callout callout-warning" role="alert">
+          <p>
+            <strong>This asset was deleted</strong> by <span class="mono">{deleted.actor || 'someone'}</span> at{' '}
+            <time dateTime={deleted.time}>{formatDate(deleted.time)}</time>. Its file and every url and signed link it had no longer work;
+            what it was is shown below.
+          </p>
+        </div>
+      )}
+      {!gone && <AssetPreview asset={asset} api={api} />}
 
       <section class="detail-section" aria-labelledby="url-title">
         <h3 id="url-title">URL</h3>
         <div class="copy-field">
           <input type="text" readOnly value={asset.url} aria-labelledby="url-title" onFocus={(event) => event.currentTarget.select()} />
-          <button type="button" onClick={() => void copyText(asset.url, 'URL')}>
+          <button type="button" disabled={gone} onClick={() => void copyText(asset.url, 'URL')}>
             Copy URL
           </button>
         </div>
         {asset.visibility === 'private' && (
           <p class="help">This asset is private: its plain url answers 403. Share a signed link instead.</p>
         )}
-        {replacedFrom && (
+        {replacedFrom && !gone && (
           <p class="help" role="status">
             Replaced: the new url is above (the old one, <span class="break">{replacedFrom}</span>, no longer works).
           </p>
         )}
       </section>
 
-      <SignLink asset={asset} api={api} />
+      {!gone && <SignLink asset={asset} api={api} />}
 
       <section class="detail-section" aria-labelledby="facts-title">
         <h3 id="facts-title">Details</h3>
@@ -139,7 +179,7 @@ export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbac
         </dl>
       </section>
 
-      <AssetEditForm asset={asset} api={api} onSaved={onChanged} />
+      <AssetEditForm asset={asset} api={api} onSaved={onChanged} disabled={gone} />
 
       <section class="detail-section" aria-labelledby="file-title">
         <h3 id="file-title">File</h3>
@@ -149,7 +189,7 @@ export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbac
             ref={replaceInput}
             class="visually-hidden"
             type="file"
-            disabled={!!writeRefused || replacing}
+            disabled={!!writeRefused || replacing || gone}
             aria-describedby={writeRefused ? 'file-scope' : undefined}
             onChange={(event) => {
               const file = event.currentTarget.files?.[0];
@@ -157,15 +197,15 @@ export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbac
               if (file) void replace(file);
             }}
           />
-          <label for="replace-file" class={`button${writeRefused || replacing ? ' button-disabled' : ''}`}>
+          <label for="replace-file" class={`button${writeRefused || replacing || gone ? ' button-disabled' : ''}`}>
             Replace file
           </label>
           {replacing && <span class="muted">Replacing…</span>}
-          {['image', 'video', 'audio'].includes(familyOf(asset.type)) && <DownloadLink asset={asset} api={api} />}
+          {!gone && ['image', 'video', 'audio'].includes(familyOf(asset.type)) && <DownloadLink asset={asset} api={api} />}
           <button
             type="button"
             class="danger"
-            disabled={!!writeRefused}
+            disabled={!!writeRefused || gone}
             aria-describedby={writeRefused ? 'file-scope' : undefined}
             onClick={() => (opened(), setConfirming(true))}
           >
@@ -175,7 +215,9 @@ export function AssetDetail({ asset, api, onChanged, onDeleted, onClose, fallbac
         <ScopeNote id="file-scope" reason={writeRefused} />
       </section>
 
-      {confirming && (
+      <AssetHistory assetId={asset.id} api={api} lastChange={lastChange} />
+
+      {confirming && !gone && (
         <Confirm key={openings} title={`Delete ${title}?`} confirmLabel="Delete" onConfirm={remove} onClose={() => setConfirming(false)}>
           <p>The file and every url and signed link it had stop working at once. This cannot be undone.</p>
         </Confirm>

@@ -1,6 +1,6 @@
 // Editing an asset's name, label and visibility. Only the fields that
 // changed are sent (PATCH); the server's field errors show at their field.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { errorText, SwitchyardRestError, type Api, type Asset, type AssetChanges } from '../../lib/api.js';
 import { announce, announceError } from '../../lib/announce.js';
 import { missingScope } from '../../lib/session.js';
@@ -12,10 +12,13 @@ export function AssetEditForm({
   asset,
   api,
   onSaved,
+  disabled = false,
 }: {
   readonly asset: Asset;
   readonly api: Api;
   readonly onSaved: (asset: Asset) => void;
+  /** The asset is gone: nothing to save. */
+  readonly disabled?: boolean;
 }) {
   const [name, setName] = useState(asset.name ?? '');
   const [label, setLabel] = useState(asset.label);
@@ -24,11 +27,14 @@ export function AssetEditForm({
   const [busy, setBusy] = useState(false);
   const refused = missingScope('assets:write');
 
-  // Another save (or a replace) brings new values.
+  // Another save, a replace or a change made elsewhere brings new values; a field being edited here keeps its edit.
+  const shown = useRef(asset);
   useEffect(() => {
-    setName(asset.name ?? '');
-    setLabel(asset.label);
-    setVisibility(asset.visibility);
+    const before = shown.current;
+    shown.current = asset;
+    setName((current) => (current === (before.name ?? '') ? (asset.name ?? '') : current));
+    setLabel((current) => (current === before.label ? asset.label : current));
+    setVisibility((current) => (current === before.visibility ? asset.visibility : current));
   }, [asset]);
 
   const changes: AssetChanges = {
@@ -72,7 +78,7 @@ export function AssetEditForm({
   return (
     <form class="detail-section stack" onSubmit={(event) => void save(event)} aria-labelledby="edit-title">
       <h3 id="edit-title">Edit</h3>
-      <fieldset disabled={!!refused || busy} class="stack">
+      <fieldset disabled={!!refused || busy || disabled} class="stack">
         <div class="field">
           <label for="edit-name">Name</label>
           <input

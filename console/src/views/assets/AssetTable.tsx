@@ -1,9 +1,12 @@
 // The asset list as an ARIA table whose rows are virtualized: only the rows
 // in view (and a few around them) are in the DOM, so ten thousand assets cost
 // what forty do. Nearing the end of what is loaded reads the next page.
-import { useEffect, useRef } from 'preact/hooks';
+// Rows that come or go above the view (changes made elsewhere) do not move
+// the rows in view.
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import type { Api, Asset } from '../../lib/api.js';
 import type { AssetListing } from '../../lib/asset-listing.js';
+import { filteredInBrowser } from '../../lib/asset-types.js';
 import { useVirtualizer } from '../../lib/virtual.js';
 import { AssetRow } from './AssetRow.js';
 
@@ -39,6 +42,8 @@ export function AssetTable({ listing, api, selected, onCheck, onCheckAll, onOpen
   useEffect(() => {
     if (!done && !loading && lastShown >= items.length - PREFETCH_ROWS) void listing.loadMore();
   }, [lastShown, items.length, loading, done, listing]);
+
+  useScrollAnchor(scroller, items);
 
   const allChecked = items.length > 0 && items.every((asset) => selected.has(asset.id));
   return (
@@ -104,8 +109,53 @@ export function AssetTable({ listing, api, selected, onCheck, onCheckAll, onOpen
           : done
             ? `${items.length} ${items.length === 1 ? 'asset' : 'assets'}`
             : `${items.length} assets loaded; scroll for more`}
-        {listing.scanned.value > items.length && ` (${listing.scanned.value} read, filtered in the browser)`}
+        {filteredInBrowser(listing.filters.family) &&
+          listing.scanned.value > items.length &&
+          ` (${listing.scanned.value} read, filtered in the browser)`}
       </p>
     </div>
   );
+}
+
+/**
+ * Keeps the first row in view where it is when rows are added or removed
+ * above it: the scroll offset moves by what changed above. At the very top
+ * nothing is held, so new assets show as they come. A held row that is
+ * itself removed hands its place to the next row that stayed.
+ */
+function useScrollAnchor(scroller: { readonly current: HTMLDivElement | null }, items: readonly Asset[]): void {
+  const held = useRef<{ id: string; offset: number } | null>(null);
+  const shown = useRef(items);
+
+  const hold = () => {
+    const element = scroller.current;
+    if (!element) return;
+    const index = Math.floor(element.scrollTop / ROW_HEIGHT);
+    const asset = shown.current[index];
+    held.current = asset ? { id: asset.id, offset: index * ROW_HEIGHT - element.scrollTop } : null;
+  };
+
+  useEffect(() => {
+    const element = scroller.current;
+    if (!element) return;
+    element.addEventListener('scroll', hold, { passive: true });
+    return () => element.removeEventListener('scroll', hold);
+  }, [scroller.current]);
+
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    const previous = shown.current;
+    shown.current = items;
+    const anchor = held.current;
+    if (!element || !anchor || previous === items || element.scrollTop === 0) return hold();
+    const at = new Map(items.map((asset, index) => [asset.id, index]));
+    let index = at.get(anchor.id) ?? -1;
+    for (let i = previous.findIndex((asset) => asset.id === anchor.id) + 1; index < 0 && i > 0 && i < previous.length; i++)
+      index = at.get(previous[i]!.id) ?? -1;
+    if (index >= 0) {
+      const target = index * ROW_HEIGHT - anchor.offset;
+      if (Math.abs(element.scrollTop - target) >= 1) element.scrollTop = target;
+    }
+    hold();
+  }, [items]);
 }

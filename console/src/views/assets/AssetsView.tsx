@@ -1,5 +1,7 @@
 // The assets view: upload, filters, the virtualized list with selection,
-// the detail panel of the asset in the url (?asset=), and batch delete.
+// the detail panel of the asset in the url (?asset=), and batch delete; kept
+// live by the watch stream, so changes made elsewhere show within a second
+// without the list being read again (scroll, selection and panel stay).
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { errorText, type Asset } from '../../lib/api.js';
 import { AssetListing } from '../../lib/asset-listing.js';
@@ -9,7 +11,7 @@ import { useDebounced, useOpenings, useViewApi } from '../../lib/hooks.js';
 import { loadPolicy } from '../../lib/policy.js';
 import { searchParams, setSearchParams } from '../../lib/router.js';
 import { missingScope } from '../../lib/session.js';
-import { onUploaded } from '../../lib/upload-queue.js';
+import { jobs, onUploaded } from '../../lib/upload-queue.js';
 import { Confirm } from '../../ui/Confirm.js';
 import { ScopeNote } from '../../ui/ScopeNote.js';
 import { AssetDetail } from './AssetDetail.js';
@@ -17,9 +19,13 @@ import { AssetFilters, type FilterValues } from './AssetFilters.js';
 import { assetTitle } from './AssetRow.js';
 import { AssetTable } from './AssetTable.js';
 import { BatchResults, type BatchResult } from './BatchResults.js';
+import { createChangeSummary, type SeenChange } from './change-summary.js';
+import { openLiveAssets, type AssetChange } from './live-assets.js';
+import { LocalWrites, trackWrites } from './local-writes.js';
 import { UploadPanel } from './UploadPanel.js';
 
 const BATCH_LIMIT = 1000;
+const STATUS_TEXT = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', refused: 'Not watching' } as const;
 
 function filtersOf(params: URLSearchParams): FilterValues {
   const type = params.get('type') ?? '';
@@ -31,17 +37,24 @@ function filtersOf(params: URLSearchParams): FilterValues {
 }
 
 export function AssetsView() {
-  const { signal, api } = useViewApi();
+  const { signal, api: viewApi } = useViewApi();
+  // This tab's writes are recorded: the watch reports them too, and they are not news here.
+  const writes = useMemo(() => new LocalWrites(), []);
+  const api = useMemo(() => trackWrites(viewApi, writes), [viewApi]);
+  const live = useMemo(() => openLiveAssets(signal), []);
+  useEffect(() => () => live.close(), []);
   const params = searchParams.value;
   const [filters, setFilters] = useState(() => filtersOf(params));
   const settled = useDebounced(filters, 250);
   const heading = useRef<HTMLHeadingElement>(null);
   const focusHeading = () => heading.current;
 
-  // One listing per set of filters; the one left behind is aborted.
+  // One listing per set of filters (and after a watch `reset`); the one left behind is aborted.
+  // Its first page waits for the watch to listen, so no change falls in between.
   const [attempt, setAttempt] = useState(0);
-  const listing = useMemo(() => new AssetListing(settled, signal), [settled.family, settled.label, settled.q, attempt]);
+  const listing = useMemo(() => new AssetListing(settled, signal, live.listening), [settled.family, settled.label, settled.q, attempt]);
   useEffect(() => () => listing.close(), [listing]);
+  useEffect(() => live.onReset(() => setAttempt((n) => n + 1)), []);
 
   // Filters go to the url (replacing, not stacking history entries).
   useEffect(() => {
@@ -75,23 +88,30 @@ export function AssetsView() {
     [listing],
   );
 
-  // --- Selection, with shift-click ranges from the last box clicked.
+  // --- Selection, with shift-click ranges from the last box clicked (by id: rows come and go above it).
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const anchor = useRef<number | null>(null);
+  const anchor = useRef<string | null>(null);
   useEffect(() => setSelected(new Set()), [listing]);
   const onCheck = (index: number, checked: boolean, range: boolean) => {
     const items = listing.items.value;
     const next = new Set(selected);
-    const from = range && anchor.current !== null ? Math.min(anchor.current, index) : index;
-    const to = range && anchor.current !== null ? Math.max(anchor.current, index) : index;
+    const anchorIndex = anchor.current === null ? -1 : items.findIndex((asset) => asset.id === anchor.current);
+    const from = range && anchorIndex >= 0 ? Math.min(anchorIndex, index) : index;
+    const to = range && anchorIndex >= 0 ? Math.max(anchorIndex, index) : index;
     for (let i = from; i <= to; i++) {
       const id = items[i]?.id;
       if (id && checked) next.add(id);
       else if (id) next.delete(id);
     }
-    anchor.current = index;
+    anchor.current = items[index]?.id ?? null;
     setSelected(next);
   };
+  // An asset that left the list (deleted, or no longer matching after a change) leaves the selection.
+  const listed = listing.items.value;
+  useEffect(() => {
+    const present = new Set(listed.map((asset) => asset.id));
+    if ([...selected].some((id) => !present.has(id))) setSelected((current) => new Set([...current].filter((id) => present.has(id))));
+  }, [listed]);
   const onCheckAll = (checked: boolean) => setSelected(checked ? new Set(listing.items.value.map((asset) => asset.id)) : new Set());
 
   // --- The open asset (?asset=id): from the list, or read when the link came from elsewhere.
@@ -126,6 +146,38 @@ export function AssetsView() {
   };
   const closeDetail = () => setOpen('');
 
+  // --- Changes from the watch: into the list in place, into the open panel, and (briefly) to screen readers.
+  const openIdNow = useRef(openId);
+  openIdNow.current = openId;
+  /** The latest change to the open asset (its history reads again), and its deletion made elsewhere. */
+  const [openChange, setOpenChange] = useState<AssetChange | null>(null);
+  const [goneChange, setGoneChange] = useState<AssetChange | null>(null);
+  useEffect(() => {
+    setOpenChange(null);
+    setGoneChange(null);
+  }, [openId]);
+  const summary = useMemo(
+    () => createChangeSummary({ isLocal: (id) => writes.has(id) || jobs.value.some((job) => job.assetId.value === id) }),
+    [],
+  );
+  useEffect(() => () => summary.close(), []);
+  useEffect(
+    () =>
+      live.onChange((change) => {
+        const asset = change.asset as Asset | null;
+        const { changed, was } = listing.place(change.assetId, asset);
+        const isOpen = change.assetId === openIdNow.current;
+        if (isOpen) {
+          setOpenChange(change);
+          if (asset) setOpenAsset((current) => (current?.id === asset.id ? asset : current));
+          else if (!writes.deleting(change.assetId)) setGoneChange(change);
+        }
+        // The open panel says a deletion itself (an alert); other changes are told only when they changed what is shown.
+        if ((changed || isOpen) && !(isOpen && !asset)) summary.add(seenChange(change, asset, was));
+      }),
+    [listing],
+  );
+
   // --- Batch delete.
   const [confirmBatch, setConfirmBatch] = useState(false);
   const [openings, opened] = useOpenings();
@@ -156,14 +208,22 @@ export function AssetsView() {
   }
 
   const items = listing.items.value;
+  const status = live.status.value;
   const empty = listing.done.value && items.length === 0 && !listing.error.value;
   const filtered = settled.family !== '' || settled.label !== '' || settled.q !== '';
 
   return (
     <div class="view assets-view">
-      <h1 ref={heading} tabIndex={-1}>
-        Assets
-      </h1>
+      <div class="view-head">
+        <h1 ref={heading} tabIndex={-1}>
+          Assets
+        </h1>
+        <span class={`live live-${status}`} title={live.problem.value || undefined}>
+          <span class="live-dot" aria-hidden="true" />
+          {STATUS_TEXT[status]}
+          {status === 'live' && ` · revision ${live.revision.value}`}
+        </span>
+      </div>
       <div class="assets-layout">
         <section class="panel list-panel" aria-labelledby="list-title">
           <h2 id="list-title" class="visually-hidden">
@@ -228,6 +288,8 @@ export function AssetsView() {
           key={`${openAsset.id}-${openings}`}
           asset={openAsset}
           api={api}
+          lastChange={openChange}
+          deleted={goneChange}
           fallbackFocus={focusHeading}
           onClose={closeDetail}
           onChanged={(asset) => {
@@ -273,4 +335,26 @@ export function AssetsView() {
       )}
     </div>
   );
+}
+
+/** How a change is told when it is the only one in its second. */
+function seenChange(change: AssetChange, asset: Asset | null, was: Asset | undefined): SeenChange {
+  const title = asset ? assetTitle(asset) : was ? assetTitle(was) : change.assetId;
+  const assetId = change.assetId;
+  switch (change.type) {
+    case 'asset.created':
+      return { kind: 'added', assetId, sentence: `${title} was added elsewhere.` };
+    case 'asset.replaced':
+      return { kind: 'replaced', assetId, sentence: `The file of ${title} was replaced elsewhere.` };
+    case 'asset.deleted':
+      return { kind: 'deleted', assetId, sentence: `${title} was deleted elsewhere.` };
+    default: {
+      const renamed = was && asset && assetTitle(was) !== title;
+      return {
+        kind: 'changed',
+        assetId,
+        sentence: renamed ? `${assetTitle(was)} was renamed to ${title} elsewhere.` : `${title} was changed elsewhere.`,
+      };
+    }
+  }
 }
