@@ -48,8 +48,11 @@ const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const hashes = new Map();
+// Hashes that failed, until dropped: later slabs of theirs must not start a fresh hash.
+const failed = new Map();
 parentPort.on('message', (m) => {
   try {
+    if (failed.has(m.id) && m.op !== 'drop') throw new Error(failed.get(m.id));
     if (m.op === 'update') {
       let hash = hashes.get(m.id);
       if (hash === undefined) hashes.set(m.id, (hash = createHash(m.algorithm)));
@@ -57,20 +60,24 @@ parentPort.on('message', (m) => {
       parentPort.postMessage({ op: 'hashed', id: m.id });
     } else if (m.op === 'copy') {
       const from = hashes.get(m.from);
-      if (from === undefined) throw new Error('the hash copied from is gone');
+      if (from === undefined) throw new Error(failed.get(m.from) || 'the hash copied from is gone');
       hashes.set(m.id, from.copy());
     } else if (m.op === 'digest') {
-      const hash = hashes.get(m.id) ?? createHash(m.algorithm);
+      const hash = hashes.get(m.id) || createHash(m.algorithm);
       hashes.delete(m.id);
       parentPort.postMessage({ op: 'digest', id: m.id, digest: new Uint8Array(hash.digest()) });
     } else if (m.op === 'drop') {
       hashes.delete(m.id);
+      failed.delete(m.id);
     } else if (m.op === 'count') {
-      parentPort.postMessage({ op: 'count', id: m.id, count: hashes.size });
+      parentPort.postMessage({ op: 'count', id: m.id, count: hashes.size + failed.size });
     }
   } catch (error) {
+    const message = String((error && error.message) || error);
     hashes.delete(m.id);
-    parentPort.postMessage({ op: 'failed', id: m.id, message: String((error && error.message) || error) });
+    failed.set(m.id, message);
+    // Only what is answered answers with the failure (the other side counts answers).
+    if (m.op === 'update' || m.op === 'digest') parentPort.postMessage({ op: 'failed', id: m.id, message });
   }
 });
 `;
@@ -94,12 +101,13 @@ class Slot {
   readonly hashes = new Map<number, OffThreadHash>();
   readonly counts = new Map<number, (count: number) => void>();
   dead: SwitchyardError | undefined;
+  /** Messages posted whose answer has not come: the worker keeps the process alive only while some are. */
+  #awaited = 0;
 
   constructor(onDeath: (slot: Slot) => void) {
     this.worker = new Worker(WORKER_SOURCE, { eval: true });
-    // Never what keeps a process alive.
-    this.worker.unref();
     this.worker.on('message', (message: FromWorker) => {
+      if (--this.#awaited === 0) this.worker.unref();
       if (message.op === 'count') {
         this.counts.get(message.id)?.(message.count);
         this.counts.delete(message.id);
@@ -115,9 +123,13 @@ class Slot {
     };
     this.worker.on('error', (error) => die(error.message));
     this.worker.on('exit', (code) => die(`exit code ${code}`));
+    // Idle, never what keeps a process alive (after the listeners: adding one refs the worker's port again).
+    this.worker.unref();
   }
 
   post(message: ToWorker): void {
+    // Each of these is answered once (a failure answers instead); copy and drop are not answered.
+    if ((message.op === 'update' || message.op === 'digest' || message.op === 'count') && this.#awaited++ === 0) this.worker.ref();
     this.worker.postMessage(message);
   }
 }
@@ -291,6 +303,7 @@ class OffThreadHash implements RunningHash {
 
   /** @internal The hash cannot go on (its worker died, or it failed there): its digest and any later use fail with `error`. */
   fail(error: SwitchyardError): void {
+    if (this.#slot && !this.#slot.dead && this.#slot.hashes.has(this.id)) this.#slot.post({ op: 'drop', id: this.id });
     this.#failure ??= error;
     this.#done = true;
     this.#digest?.reject(this.#failure);
