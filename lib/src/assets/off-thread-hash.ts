@@ -28,12 +28,14 @@ export interface RunningHash {
 /**
  * Bytes are copied into shared slabs of this size, one message to the worker
  * each: 256 messages for a 256 MiB upload. The gateway's coalescer hands on
- * chunks of about 1 MiB.
+ * chunks of about 1 MiB. Each slab is posted to its worker once and named by
+ * its index after: posting a SharedArrayBuffer anew for every slab made
+ * postMessage 9 % of the server's samples during uploads (bench/hand-written-parts.md#off-thread-hash).
  */
 const SLAB_BYTES = 1024 * 1024;
 /** Slabs a hash may have at its worker at once before `update` asks to wait (double buffering). */
 const IN_FLIGHT = 2;
-/** Free slabs kept for the next hashes; more are left to the garbage collector. */
+/** Free slabs a worker keeps for its next hashes; more are given up. */
 const SPARE_SLABS = 4;
 /**
  * A hash whose bytes never filled a slab and are at most this many is
@@ -48,6 +50,7 @@ const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const hashes = new Map();
+const slabs = [];
 // Hashes that failed, until dropped: later slabs of theirs must not start a fresh hash.
 const failed = new Map();
 parentPort.on('message', (m) => {
@@ -56,8 +59,8 @@ parentPort.on('message', (m) => {
     if (m.op === 'update') {
       let hash = hashes.get(m.id);
       if (hash === undefined) hashes.set(m.id, (hash = createHash(m.algorithm)));
-      hash.update(new Uint8Array(m.slab, 0, m.length));
-      parentPort.postMessage({ op: 'hashed', id: m.id });
+      hash.update(new Uint8Array(slabs[m.slab], 0, m.length));
+      parentPort.postMessage({ op: 'hashed', id: m.id, slab: m.slab });
     } else if (m.op === 'copy') {
       const from = hashes.get(m.from);
       if (from === undefined) throw new Error(failed.get(m.from) || 'the hash copied from is gone');
@@ -66,6 +69,10 @@ parentPort.on('message', (m) => {
       const hash = hashes.get(m.id) || createHash(m.algorithm);
       hashes.delete(m.id);
       parentPort.postMessage({ op: 'digest', id: m.id, digest: new Uint8Array(hash.digest()) });
+    } else if (m.op === 'slab') {
+      slabs[m.index] = m.slab;
+    } else if (m.op === 'unslab') {
+      slabs[m.index] = undefined;
     } else if (m.op === 'drop') {
       hashes.delete(m.id);
       failed.delete(m.id);
@@ -77,28 +84,41 @@ parentPort.on('message', (m) => {
     hashes.delete(m.id);
     failed.set(m.id, message);
     // Only what is answered answers with the failure (the other side counts answers).
-    if (m.op === 'update' || m.op === 'digest') parentPort.postMessage({ op: 'failed', id: m.id, message });
+    if (m.op === 'update' || m.op === 'digest') parentPort.postMessage({ op: 'failed', id: m.id, message, slab: m.slab });
   }
 });
 `;
 
 type ToWorker =
-  | { op: 'update'; id: number; algorithm: string; slab: SharedArrayBuffer; length: number }
+  | { op: 'update'; id: number; algorithm: string; slab: number; length: number }
+  | { op: 'slab'; id: 0; index: number; slab: SharedArrayBuffer }
+  | { op: 'unslab'; id: 0; index: number }
   | { op: 'copy'; id: number; from: number }
   | { op: 'digest'; id: number; algorithm: string }
   | { op: 'drop'; id: number }
   | { op: 'count'; id: number };
 
 type FromWorker =
-  | { op: 'hashed'; id: number }
+  | { op: 'hashed'; id: number; slab: number }
   | { op: 'digest'; id: number; digest: Uint8Array }
   | { op: 'count'; id: number; count: number }
-  | { op: 'failed'; id: number; message: string };
+  | { op: 'failed'; id: number; message: string; slab?: number };
 
-/** One worker thread and the hashes it holds. */
+/** A slab of a worker's, by its index there. */
+interface Slab {
+  readonly index: number;
+  readonly bytes: Uint8Array;
+}
+
+/** One worker thread, the hashes it holds and the slabs it was given. */
 class Slot {
   readonly worker: Worker;
   readonly hashes = new Map<number, OffThreadHash>();
+  readonly #spare: Slab[] = [];
+  /** Indexes of slabs given up, for the next new ones. */
+  readonly #freeIndexes: number[] = [];
+  /** Every slab the worker holds, by index. */
+  readonly #slabs: (Slab | undefined)[] = [];
   readonly counts = new Map<number, (count: number) => void>();
   dead: SwitchyardError | undefined;
   /** Messages posted whose answer has not come: the worker keeps the process alive only while some are. */
@@ -108,6 +128,11 @@ class Slot {
     this.worker = new Worker(WORKER_SOURCE, { eval: true });
     this.worker.on('message', (message: FromWorker) => {
       if (--this.#awaited === 0) this.worker.unref();
+      // A slab the worker is done with comes back here, whatever became of its hash meanwhile.
+      if (message.op === 'hashed' || (message.op === 'failed' && message.slab !== undefined)) {
+        const slab = this.#slabs[message.slab!];
+        if (slab !== undefined) this.giveSlab(slab);
+      }
       if (message.op === 'count') {
         this.counts.get(message.id)?.(message.count);
         this.counts.delete(message.id);
@@ -127,6 +152,24 @@ class Slot {
     this.worker.unref();
   }
 
+  takeSlab(): Slab {
+    const spare = this.#spare.pop();
+    if (spare !== undefined) return spare;
+    const index = this.#freeIndexes.pop() ?? this.#slabs.length;
+    const shared = new SharedArrayBuffer(SLAB_BYTES);
+    this.post({ op: 'slab', id: 0, index, slab: shared });
+    const slab = { index, bytes: new Uint8Array(shared) };
+    this.#slabs[index] = slab;
+    return slab;
+  }
+
+  giveSlab(slab: Slab): void {
+    if (this.#spare.length < SPARE_SLABS) return void this.#spare.push(slab);
+    this.post({ op: 'unslab', id: 0, index: slab.index });
+    this.#slabs[slab.index] = undefined;
+    this.#freeIndexes.push(slab.index);
+  }
+
   post(message: ToWorker): void {
     // Each of these is answered once (a failure answers instead); copy and drop are not answered.
     if ((message.op === 'update' || message.op === 'digest' || message.op === 'count') && this.#awaited++ === 0) this.worker.ref();
@@ -143,7 +186,6 @@ class Slot {
 export class HashPool {
   readonly #size: number;
   readonly #slots: Slot[] = [];
-  readonly #spare: SharedArrayBuffer[] = [];
   #nextId = 1;
   #closed = false;
 
@@ -195,29 +237,21 @@ export class HashPool {
   nextId(): number {
     return this.#nextId++;
   }
-
-  /** @internal */
-  takeSlab(): SharedArrayBuffer {
-    return this.#spare.pop() ?? new SharedArrayBuffer(SLAB_BYTES);
-  }
-
-  /** @internal */
-  giveSlab(slab: SharedArrayBuffer): void {
-    if (this.#spare.length < SPARE_SLABS) this.#spare.push(slab);
-  }
 }
 
 class OffThreadHash implements RunningHash {
   readonly #pool: HashPool;
   readonly #algorithm: string;
   readonly id: number;
-  /** The worker holding this hash's state, once a slab (or a copy) went to it. */
+  /** The worker whose slabs this hash fills, from its first bytes on. */
   #slot: Slot | undefined;
+  /** Whether the worker holds this hash's state (a slab or a copy went to it); until then it may finish inline. */
+  #posted = false;
   /** The slab being filled, and how much of it is. */
-  #slab: Uint8Array | undefined;
+  #slab: Slab | undefined;
   #filled = 0;
   /** Slabs posted and not yet hashed, oldest first. */
-  readonly #inFlight: SharedArrayBuffer[] = [];
+  readonly #inFlight: Slab[] = [];
   #wake: (() => void) | undefined;
   #digest: { resolve: (digest: Buffer) => void; reject: (error: Error) => void } | undefined;
   #failure: SwitchyardError | undefined;
@@ -233,9 +267,9 @@ class OffThreadHash implements RunningHash {
     this.#usable();
     let at = 0;
     while (at < bytes.length) {
-      this.#slab ??= new Uint8Array(this.#pool.takeSlab());
+      this.#slab ??= (this.#slot ?? this.#attach(this.#pool.slotFor())).takeSlab();
       const length = Math.min(bytes.length - at, SLAB_BYTES - this.#filled);
-      this.#slab.set(bytes.subarray(at, at + length), this.#filled);
+      this.#slab.bytes.set(bytes.subarray(at, at + length), this.#filled);
       this.#filled += length;
       at += length;
       if (this.#filled === SLAB_BYTES) this.#post();
@@ -247,28 +281,29 @@ class OffThreadHash implements RunningHash {
   copy(): RunningHash {
     this.#usable();
     const twin = new OffThreadHash(this.#pool, this.#algorithm);
-    if (this.#slot === undefined) {
+    if (!this.#posted) {
       // All bytes so far are in the slab being filled: the twin starts with a copy of them.
-      if (this.#slab !== undefined) void twin.update(this.#slab.subarray(0, this.#filled));
+      if (this.#slab !== undefined) void twin.update(this.#slab.bytes.subarray(0, this.#filled));
       return twin;
     }
     if (this.#filled > 0) this.#post();
-    twin.#attach(this.#slot);
-    this.#slot.post({ op: 'copy', id: twin.id, from: this.id });
+    const slot = twin.#attach(this.#slot!);
+    twin.#posted = true;
+    slot.post({ op: 'copy', id: twin.id, from: this.id });
     return twin;
   }
 
   async digest(): Promise<Buffer> {
     this.#usable();
     this.#done = true;
-    if (this.#slot === undefined && this.#filled <= INLINE_BYTES) {
+    if (!this.#posted && this.#filled <= INLINE_BYTES) {
       const digest = createHash(this.#algorithm)
-        .update(this.#slab?.subarray(0, this.#filled) ?? new Uint8Array(0))
+        .update(this.#slab?.bytes.subarray(0, this.#filled) ?? new Uint8Array(0))
         .digest();
       this.#release();
       return digest;
     }
-    if (this.#filled > 0 || this.#slot === undefined) this.#post();
+    if (this.#filled > 0 || !this.#posted) this.#post();
     if (this.#failure) throw this.#failure;
     const slot = this.#slot!;
     const digest = new Promise<Buffer>((resolve, reject) => (this.#digest = { resolve, reject }));
@@ -279,7 +314,7 @@ class OffThreadHash implements RunningHash {
   dispose(): void {
     if (this.#done && this.#digest === undefined) return;
     this.#done = true;
-    if (this.#slot && !this.#slot.dead) this.#slot.post({ op: 'drop', id: this.id });
+    if (this.#posted && this.#slot && !this.#slot.dead) this.#slot.post({ op: 'drop', id: this.id });
     this.#digest?.reject(new SwitchyardError('canceled', 'the hash was given up'));
     this.#digest = undefined;
     this.#release();
@@ -288,8 +323,7 @@ class OffThreadHash implements RunningHash {
   /** @internal A message of the worker about this hash. */
   receive(message: FromWorker): void {
     if (message.op === 'hashed') {
-      const slab = this.#inFlight.shift();
-      if (slab) this.#pool.giveSlab(slab);
+      this.#inFlight.shift();
       if (this.#inFlight.length < IN_FLIGHT) this.#wakeUp();
     } else if (message.op === 'digest') {
       const digest = this.#digest;
@@ -303,7 +337,7 @@ class OffThreadHash implements RunningHash {
 
   /** @internal The hash cannot go on (its worker died, or it failed there): its digest and any later use fail with `error`. */
   fail(error: SwitchyardError): void {
-    if (this.#slot && !this.#slot.dead && this.#slot.hashes.has(this.id)) this.#slot.post({ op: 'drop', id: this.id });
+    if (this.#posted && this.#slot && !this.#slot.dead && this.#slot.hashes.has(this.id)) this.#slot.post({ op: 'drop', id: this.id });
     this.#failure ??= error;
     this.#done = true;
     this.#digest?.reject(this.#failure);
@@ -321,9 +355,10 @@ class OffThreadHash implements RunningHash {
   #post(): void {
     const slot = this.#slot ?? this.#attach(this.#pool.slotFor());
     if (slot.dead) return this.fail(slot.dead);
-    const slab = this.#slab?.buffer as SharedArrayBuffer | undefined;
+    this.#posted = true;
+    const slab = this.#slab;
     if (slab !== undefined) {
-      slot.post({ op: 'update', id: this.id, algorithm: this.#algorithm, slab, length: this.#filled });
+      slot.post({ op: 'update', id: this.id, algorithm: this.#algorithm, slab: slab.index, length: this.#filled });
       this.#inFlight.push(slab);
     }
     this.#slab = undefined;
@@ -343,7 +378,7 @@ class OffThreadHash implements RunningHash {
 
   /** Slabs back to the pool and the worker's table; anyone waiting to feed goes on (to find the hash done). */
   #release(): void {
-    if (this.#slab) this.#pool.giveSlab(this.#slab.buffer as SharedArrayBuffer);
+    if (this.#slab && !this.#slot?.dead) this.#slot?.giveSlab(this.#slab);
     this.#slab = undefined;
     this.#filled = 0;
     this.#slot?.hashes.delete(this.id);
