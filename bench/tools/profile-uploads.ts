@@ -29,7 +29,9 @@ try {
       .filter(([, s]) => s >= 0.01)
       .map(([name, s]) => `${name} ${s.toFixed(2)}`)
       .join(', ');
-    console.log(`${kind} ${mib} MiB: ${((mib * 1.048576) / seconds).toFixed(0)} MB/s, server CPU ${(readCpuSeconds(ours.pid) - cpu).toFixed(2)} s (${byThread})`);
+    console.log(
+      `${kind} ${mib} MiB: ${((mib * 1.048576) / seconds).toFixed(0)} MB/s, server CPU ${(readCpuSeconds(ours.pid) - cpu).toFixed(2)} s (${byThread})`,
+    );
   }
 } finally {
   await ours.stop();
