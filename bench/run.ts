@@ -19,6 +19,7 @@ import { routeSyncCrossInstance, routeSyncCrossInstanceNats, routeSyncCrossInsta
 import { assetWatchLatency } from './benchmarks/asset-watch-cross.js';
 import { transformDiv2k, transformHit, transformMiss } from './benchmarks/transform.js';
 import { peerTusUpload } from './benchmarks/peer-tus-upload.js';
+import { readDuringUpload } from './benchmarks/read-during-upload.js';
 import { peerTransformHit, peerTransformMiss } from './benchmarks/peer-transform.js';
 import { peerFileServe } from './benchmarks/peer-file-serve.js';
 import { nginxFileServe } from './benchmarks/peer-nginx.js';
@@ -36,6 +37,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'file-serve': fileServe,
   'upload-throughput': uploadThroughput,
   'tus-upload-throughput': tusUploadThroughput,
+  'read-p99-during-upload': readDuringUpload,
   'grpc-get-asset': grpcGetAssetBench,
   'lib-match-route': matchRoute,
   'mysql-get-asset': getAsset(true),

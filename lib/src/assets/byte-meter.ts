@@ -1,5 +1,5 @@
-import type { Hash } from 'node:crypto';
 import { invalidArgument, SwitchyardError } from '../errors.js';
+import type { RunningHash } from './off-thread-hash.js';
 import type { ByteSource } from './types.js';
 
 /** Node codes and names that mean the sender went away mid-stream. */
@@ -22,7 +22,7 @@ export type AdmitHead = (head: Uint8Array, totalSize: number | undefined) => Pro
 export class ByteMeter {
   readonly #maxBytes: number;
   readonly #headBytes: number;
-  readonly #hash: Hash;
+  readonly #hash: RunningHash;
   readonly #head: Buffer[] = [];
   #headLength = 0;
   #size = 0;
@@ -31,7 +31,7 @@ export class ByteMeter {
 
   readonly #admit: AdmitHead | undefined;
 
-  constructor(maxBytes: number, headBytes: number, hash: Hash, admit?: AdmitHead) {
+  constructor(maxBytes: number, headBytes: number, hash: RunningHash, admit?: AdmitHead) {
     this.#maxBytes = maxBytes;
     this.#headBytes = headBytes;
     this.#hash = hash;
@@ -61,7 +61,9 @@ export class ByteMeter {
         this.#size += bytes.length;
         // Checked before the chunk goes on: the store never sees a byte past the limit.
         if (this.#size > this.#maxBytes) throw tooLarge(this.#maxBytes);
-        this.#hash.update(bytes);
+        // A promise when the hashing worker is behind: the body is read no faster than it is hashed.
+        const hashing = this.#hash.update(bytes);
+        if (hashing) await hashing;
         this.#keepHead(bytes);
         if (held === undefined) {
           atYield = true;
@@ -93,8 +95,14 @@ export class ByteMeter {
     }
   }
 
-  result(): { size: number; sha256: string; head: Uint8Array } {
-    return { size: this.#size, sha256: this.#hash.digest('hex'), head: this.#headCopy() };
+  /** Once the body passed: its size, head and sha256 (awaited from the hashing worker). */
+  async result(): Promise<{ size: number; sha256: string; head: Uint8Array }> {
+    return { size: this.#size, sha256: (await this.#hash.digest()).toString('hex'), head: this.#headCopy() };
+  }
+
+  /** Gives up the hash of a body that is not kept. */
+  dispose(): void {
+    this.#hash.dispose();
   }
 
   #headCopy(): Uint8Array {

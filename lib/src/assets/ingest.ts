@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { invalidArgument, SwitchyardError, toSwitchyardError } from '../errors.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { bodyFailure, ByteMeter, tooLarge, type AdmitHead } from './byte-meter.js';
+import { offThreadSha256 } from './off-thread-hash.js';
 import { linkableBody, type StoredBlobBody } from './stored-blob-body.js';
 import type { ByteSource } from './types.js';
 
@@ -24,8 +24,8 @@ export interface IngestResult {
 }
 
 /**
- * Streams a body into the blob store under `key`, counting, hashing and
- * keeping its head on the way. Memory stays constant: chunks are pulled only
+ * Streams a body into the blob store under `key`, counting, hashing (in a
+ * worker thread: off-thread-hash.ts) and keeping its head on the way. Memory stays constant: chunks are pulled only
  * as fast as the store takes them. On any failure (too large, the body fails
  * or is cancelled, the store fails) nothing stays stored under `key` and the
  * error says why. A body that is a stored blob (`StoredBlobBody`) is only
@@ -36,7 +36,7 @@ export async function ingest(source: ByteSource, blobStore: BlobStore, key: stri
   if (!isByteSource(source)) throw invalidArgument('file', 'a file body is required');
   const stored = linkableBody(source, blobStore);
   if (stored?.sha256 !== undefined) return linkDigested(stored, stored.sha256, key, options);
-  const meter = new ByteMeter(options.maxBytes, options.headBytes, createHash('sha256'), options.admit);
+  const meter = new ByteMeter(options.maxBytes, options.headBytes, offThreadSha256(), options.admit);
   const passed = meter.pass(source);
   const body = stored === undefined ? Readable.from(passed, { objectMode: false }) : undefined;
   try {
@@ -49,15 +49,22 @@ export async function ingest(source: ByteSource, blobStore: BlobStore, key: stri
     }
   } catch (error) {
     body?.destroy();
+    meter.dispose();
     await forget(blobStore, key);
     throw meter.failure ?? toSwitchyardError(error);
   }
   // A store that resolved without taking the whole body broke its contract: do not keep half a file.
   if (!meter.finished) {
+    meter.dispose();
     await forget(blobStore, key);
     throw meter.failure ?? new SwitchyardError('internal', 'the blob store stopped reading before the end of the file');
   }
-  return meter.result();
+  try {
+    return await meter.result();
+  } catch (error) {
+    await forget(blobStore, key);
+    throw toSwitchyardError(error);
+  }
 }
 
 /**

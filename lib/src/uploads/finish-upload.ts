@@ -58,7 +58,7 @@ async function finishedBytes(blobStore: BlobStore, record: UploadRecord, digests
   const only = runs.length === 1 ? runs[0]! : undefined;
   // Linked as it is, the blob must hold the upload's bytes and nothing after them (a cut append's leftovers).
   if (only !== undefined && blobStore.link !== undefined && (await blobStore.stat(only.key).catch(() => undefined))?.size === only.size) {
-    const sha256 = digests?.sha256(record.id, only.key, only.size);
+    const sha256 = await digests?.sha256(record.id, only.key, only.size);
     return new StoredBlobBody({ blobStore, key: only.key, size: only.size, sha256, bytes: runBytes(blobStore, runs) });
   }
   return Readable.from(runBytes(blobStore, runs), { objectMode: false });

@@ -13,6 +13,7 @@ import type { AssetService } from '../assets/types.js';
 import { blobRuns, deleteParts, discardUpload, isRetryable, makeAsset } from './finish-upload.js';
 import { validateIntent, validateLength } from './intent.js';
 import { RunningDigests } from './running-digests.js';
+import type { RunningHash } from '../assets/off-thread-hash.js';
 import { ownsBlob, storePart, type PartTarget } from './store-part.js';
 import type { CreateUploadInput, ResumableUploads, Upload } from './types.js';
 
@@ -392,6 +393,7 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
       renewal.unref?.();
       let committed: UploadRecord | undefined;
       let stored: { size: number; cut: SwitchyardError | undefined };
+      let digest: RunningHash | undefined;
       try {
         // Judged again under the lease, on the upload as it is now: an append that held it may have moved the
         // offset on, or declared the length.
@@ -404,19 +406,24 @@ export function createResumableUploads(options: ResumableUploadDeps): ResumableU
           length === undefined
             ? { maxBytes: maxBytes - offset, tooLarge: () => tooLarge(maxBytes, 'length') }
             : { maxBytes: length - offset, tooLarge: () => pastLength(length) };
-        const digest = target.at === undefined ? undefined : digests.resume(record.id, target.key, target.at);
+        digest = target.at === undefined ? undefined : digests.resume(record.id, target.key, target.at);
         stored = await storePart(blobStore, target, input.body, room, input.checksum, digest);
         const part = stored.size > 0 ? { key: target.key, size: stored.size } : undefined;
         // An empty run is no part: a blob made for it alone goes.
         if (!part && ownsBlob(target)) await blobStore.delete(target.key).catch(() => undefined);
         committed = await commitPart(record, offset, target, { part, length: declared, expiresAt: expiresFrom(now()), holder });
-        if (committed && digest && part) digests.keep(record.id, part.key, target.at! + part.size, digest);
+        if (committed && digest && part) {
+          digests.keep(record.id, part.key, target.at! + part.size, digest);
+          digest = undefined;
+        }
         if (!committed) {
           const latest = await uploadStore.get(record.workspace, record.id);
           if (!latest) throw uploadNotFound(record.id);
           throw offsetMismatch(latest.offset, offset);
         }
       } finally {
+        // A running hash not kept is given up in its worker.
+        digest?.dispose();
         timeSource.clearInterval(renewal);
         if (!committed) await uploadStore.releaseAppend(record.workspace, record.id, holder).catch(() => undefined);
       }

@@ -1,8 +1,9 @@
-import { createHash, timingSafeEqual, type Hash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { invalidArgument, SwitchyardError, toSwitchyardError } from '../errors.js';
 import { bodyFailure } from '../assets/byte-meter.js';
 import { forget } from '../assets/ingest.js';
+import type { RunningHash } from '../assets/off-thread-hash.js';
 import type { ByteSource } from '../assets/types.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { partLost } from './finish-upload.js';
@@ -54,17 +55,17 @@ export async function storePart(
   source: ByteSource,
   limit: PartLimit,
   checksum: UploadChecksum | undefined,
-  /** Takes the run's bytes too (the upload's running sha256), whatever becomes of them. */
-  digest?: Hash,
+  /** Takes the run's bytes too (the upload's running sha256, hashed off the event loop), whatever becomes of them. */
+  digest?: RunningHash,
 ): Promise<StoredPart> {
+  // Inline: an Upload-Checksum covers one PATCH, and is rare (tus-js-client sends none).
   const checked = checksum ? createHash(checksum.algorithm) : undefined;
-  const hashes = [checked, digest].filter((hash) => hash !== undefined);
   const state: { size: number; cut: SwitchyardError | undefined; failure: SwitchyardError | undefined } = {
     size: 0,
     cut: undefined,
     failure: undefined,
   };
-  const body = Readable.from(untilCut(source, state, limit, hashes), { objectMode: false });
+  const body = Readable.from(untilCut(source, state, limit, checked, digest), { objectMode: false });
   const { key, at } = target;
   try {
     await (at === undefined ? blobStore.put(key, body) : blobStore.writeAt!(key, at, body));
@@ -99,7 +100,8 @@ async function* untilCut(
   source: ByteSource,
   state: { size: number; cut: SwitchyardError | undefined; failure: SwitchyardError | undefined },
   limit: PartLimit,
-  hashes: readonly Hash[],
+  checked: ReturnType<typeof createHash> | undefined,
+  digest: RunningHash | undefined,
 ): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of source as AsyncIterable<unknown>) {
@@ -107,7 +109,10 @@ async function* untilCut(
       if (chunk.length === 0) continue;
       if (state.size + chunk.length > limit.maxBytes) throw limit.tooLarge(limit.maxBytes);
       state.size += chunk.length;
-      for (const hash of hashes) hash.update(chunk);
+      checked?.update(chunk);
+      // A promise when the hashing worker is behind: the body is read no faster than it is hashed.
+      const hashing = digest?.update(chunk);
+      if (hashing) await hashing;
       yield chunk;
     }
   } catch (error) {
