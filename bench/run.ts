@@ -17,6 +17,7 @@ import { watchedMatch } from './benchmarks/watched-match.js';
 import { routeSyncLatency } from './benchmarks/route-sync.js';
 import { routeSyncCrossInstance, routeSyncCrossInstanceNats, routeSyncCrossInstancePolling } from './benchmarks/route-sync-cross.js';
 import { assetWatchLatency } from './benchmarks/asset-watch-cross.js';
+import { routeApply5000 } from './benchmarks/route-apply.js';
 import { transformDiv2k, transformHit, transformMiss } from './benchmarks/transform.js';
 import { peerTusUpload } from './benchmarks/peer-tus-upload.js';
 import { readDuringUpload } from './benchmarks/read-during-upload.js';
@@ -48,6 +49,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'route-sync-cross-instance-nats': routeSyncCrossInstanceNats,
   'route-sync-cross-instance-polling': routeSyncCrossInstancePolling,
   'asset-watch-latency': assetWatchLatency,
+  'route-apply-5000': routeApply5000,
   'transform-miss': transformMiss,
   'transform-hit': transformHit,
   'transform-div2k-jpeg': transformDiv2k,
