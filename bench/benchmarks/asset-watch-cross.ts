@@ -54,7 +54,7 @@ export async function assetWatchLatency(): Promise<BenchResult[]> {
     return [
       result('asset-watch-latency-p50', percentile(assetMs, 0.5), percentile(routeMs, 0.5), 'ms', 'lower', { notes }),
       result('asset-watch-latency-p99', percentile(assetMs, 0.99), percentile(routeMs, 0.99), 'ms', 'lower', {
-        goal: 'ratio ≤ 1.5',
+        goal: 'ratio <= 1.5',
         notes,
       }),
     ];

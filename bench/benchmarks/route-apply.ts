@@ -62,7 +62,7 @@ export async function routeApply5000(): Promise<BenchResult[]> {
     const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
     return [
       result('route-apply-5000', median(oursMs), median(bareMs), 'ms', 'lower', {
-        goal: 'ratio ≤ 5',
+        goal: 'ratio <= 5',
         notes: {
           answeredMs: Math.round(median(answeredMs)),
           routes: ROUTES,
