@@ -20,7 +20,7 @@ export type { SignTokenOptions, TokenVerifierOptions, VerifiedTokenCacheOptions 
 export { createCredentialVerifier } from './auth/credential-verifier.js';
 
 export type { ApiKey, ApiKeyWithSecret, CreateKeyInput, KeyListInput, KeyPage, KeyService } from './keys/types.js';
-export { createApiKeys } from './keys/api-keys.js';
+export { createApiKeys, KEY_PURGE_INTERVAL_MS } from './keys/api-keys.js';
 export type { ApiKeyOptions, ApiKeys } from './keys/api-keys.js';
 export { createKeyVerifier, DEFAULT_KEY_CACHE_TTL_MS, KEY_LAST_USED_INTERVAL_MS } from './keys/key-verifier.js';
 export type { KeyVerifier, KeyVerifierOptions } from './keys/key-verifier.js';
