@@ -92,7 +92,7 @@ for (const [name, startBroker] of [
   });
 }
 
-test('redis: `switchyard keys revoke` on the servers\' environment tells the running instances through the broker, as the service does', async (t) => {
+test("redis: `switchyard keys revoke` on the servers' environment tells the running instances through the broker, as the service does", async (t) => {
   const broker = await startRedis();
   t.teardown(() => broker.close());
   const [a, b, dir] = await twoInstances(t, { EVENTS_URL: broker.url });

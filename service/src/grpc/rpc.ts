@@ -13,6 +13,7 @@ import {
   idOnlyTracing,
   infoLine,
   requestIdFrom,
+  KEY_ID_HEADER,
   TRACEPARENT_HEADER,
   type Logger,
   type ServerSpan,
@@ -177,13 +178,19 @@ class CallRecord implements AuthedContext {
    * Justified by grpc-get-asset (bench/hand-written-parts.md#reply-headers).
    */
   sendReplyHeaders(failed: boolean): void {
-    if (failed || this.#idSupplied) this.sendHeaders();
+    if (failed || this.#idSupplied || this.#principal?.keyId !== undefined) this.sendHeaders();
   }
 
-  /** Sends the response headers, carrying the request id. */
+  /**
+   * Sends the response headers, carrying the request id, and the API key's id
+   * when one authenticated the call already (unary replies; streams send
+   * their headers before the caller is verified).
+   */
   sendHeaders(): void {
     const response = new Metadata();
     response.set(REQUEST_ID_KEY, this.requestId);
+    const keyId = this.#principal?.keyId;
+    if (keyId !== undefined) response.set(KEY_ID_HEADER, keyId);
     this.#call.sendMetadata(response);
   }
 
