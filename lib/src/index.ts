@@ -26,7 +26,7 @@ export { createKeyVerifier, DEFAULT_KEY_CACHE_TTL_MS, KEY_LAST_USED_INTERVAL_MS 
 export type { KeyVerifier, KeyVerifierOptions } from './keys/key-verifier.js';
 export { KEY_RETENTION_MS } from './keys/key-service.js';
 export { DEFAULT_KEY_MAX_TTL_MS, MAX_KEY_NAME_LENGTH, MAX_ROLL_GRACE_SECONDS } from './keys/key-input.js';
-export { KEY_SECRET_PREFIX, isWellFormedKeySecret } from './keys/key-secret.js';
+export { KEY_SECRET_PREFIX, isWellFormedKeySecret, keySecretDigest, newKeySecret } from './keys/key-secret.js';
 
 export type {
   Route,

@@ -7,6 +7,7 @@
 import test from 'ava';
 import { createClock } from '@sinonjs/fake-timers';
 import { credentials, Metadata, status as Status, type ServiceError } from '@grpc/grpc-js';
+import { newKeySecret } from '@switchyard/core';
 import { timeSourceOf } from '@switchyard/core/testing';
 import { RouteServiceClient } from '@switchyard/service/gen/switchyard/v1/routes.js';
 import { KeyServiceClient } from '@switchyard/service/gen/switchyard/v1/keys.js';
@@ -204,4 +205,35 @@ test.serial('scopes beyond the creator are refused on REST, Connect and gRPC, fo
     listed.some((key) => key.scopes.includes('assets:write')),
     'no key holds a scope its creator lacked',
   );
+});
+
+/** How often the service has looked a key up by its digest (its store's timed calls). */
+async function digestLookups(): Promise<number> {
+  const text = await stack.metrics.metrics();
+  let total = 0;
+  for (const line of text.split('\n'))
+    if (
+      line.startsWith('switchyard_store_operation_seconds_count{') &&
+      line.includes('store="key"') &&
+      line.includes('operation="findByDigest"')
+    )
+      total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return total;
+}
+
+test.serial('a secret whose checksum does not match is refused on every surface without a database read', async (t) => {
+  const workspace = freshWorkspace('checksum');
+  const live = await createKey(await stack.auth(workspace), HOUR);
+  const lastChecksumCharacter = live.secret.length - 1;
+  const forged = [
+    mistyped(live.secret),
+    `${live.secret.slice(0, lastChecksumCharacter)}${live.secret.endsWith('a') ? 'b' : 'a'}`,
+    `sy_${'A'.repeat(36)}`,
+  ];
+  const before = await digestLookups();
+  for (const secret of forged) t.deepEqual(await outcomes(secret), REFUSED, secret.slice(0, 6));
+  t.is(await digestLookups(), before, 'no lookup for a malformed secret');
+  // A well-formed secret of no key is looked up (and refused alike): the count above is not blind.
+  t.deepEqual(await outcomes(newKeySecret()), REFUSED);
+  t.true((await digestLookups()) > before);
 });
