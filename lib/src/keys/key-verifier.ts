@@ -28,6 +28,7 @@ export interface KeyVerifier extends TokenVerifier {
   forgetAll(): void;
 }
 
+/** Justified by rest-get-asset-key (bench/hand-written-parts.md#cached-key-caller). */
 export function createKeyVerifier(store: KeyStore, options: KeyVerifierOptions): KeyVerifier {
   const cache = new KeyCache<Principal>(options.cacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS, options.cacheMaxEntries ?? 10_000);
   /** When this instance last wrote each key's `lastUsedAt` (epoch ms), so a busy key costs one write a minute. */
