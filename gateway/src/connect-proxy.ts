@@ -128,7 +128,8 @@ function forward(ctx: HandlerContext, streaming = false): CallOptions {
   if (traceparent !== undefined) headers[TRACEPARENT_HEADER] = traceparent;
   const authorization = ctx.values.get(authorizationKey)();
   if (authorization !== undefined) headers['authorization'] = authorization;
-  return { headers, signal: ctx.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS, onHeader: ctx.values.get(keyIdListenerKey) };
+  const keyIdListener = ctx.values.get(keyIdListenerKey);
+  return { headers, signal: ctx.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS, onHeader: keyIdListener, onTrailer: keyIdListener };
 }
 
 /** Runs an upload in one of the slots it shares with REST uploads, or refuses it (`unavailable`) when none is free. */

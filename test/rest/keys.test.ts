@@ -290,6 +290,36 @@ test('the key id is in the call line and the access line, and no secret is in an
     );
   t.is((await accessLine(`rest-${key.id}`))?.['keyId'], key.id, 'REST');
   t.is((await accessLine(`connect-${key.id}`))?.['keyId'], key.id, 'Connect');
+  // An upload is a client stream: its headers go out before the caller is verified, so the trailer names the key.
+  const uploader = await createKey(workspace, ['assets:write']);
+  const form = new FormData();
+  form.set('file', new Blob(['key upload']), 'k.txt');
+  const upload = await fetch(`${stack.url}/v1/assets/upload`, {
+    method: 'POST',
+    headers: { ...bearer(uploader.secret!), 'x-request-id': `upload-${uploader.id}` },
+    body: form,
+  });
+  t.is(upload.status, 201);
+  await upload.arrayBuffer();
+  const created = await fetch(`${stack.url}/v1/uploads`, {
+    method: 'POST',
+    headers: { ...bearer(uploader.secret!), 'tus-resumable': '1.0.0', 'upload-length': '3' },
+  });
+  t.is(created.status, 201);
+  const patch = await fetch(new URL(created.headers.get('location')!, stack.url), {
+    method: 'PATCH',
+    headers: {
+      ...bearer(uploader.secret!),
+      'tus-resumable': '1.0.0',
+      'upload-offset': '0',
+      'content-type': 'application/offset+octet-stream',
+      'x-request-id': `tus-${uploader.id}`,
+    },
+    body: 'abc',
+  });
+  t.is(patch.status, 204);
+  t.is((await accessLine(`upload-${uploader.id}`))?.['keyId'], uploader.id, 'a multipart upload');
+  t.is((await accessLine(`tus-${uploader.id}`))?.['keyId'], uploader.id, 'a tus PATCH');
   const everything = [...stack.serviceLogLines, ...stack.logLines, await stack.metrics.metrics()].join('\n');
   t.false(everything.includes(key.secret!));
   t.false(everything.includes(key.secret!.slice(3)));

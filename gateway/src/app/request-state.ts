@@ -48,8 +48,9 @@ export function keyIdOf(req: IncomingMessage): string | undefined {
 
 /**
  * For the service calls made on behalf of `req`, when it presents an API key:
- * reads the key's id from the service's response headers (KEY_ID_HEADER). No
- * listener for any other request: in process, headers are only made when read.
+ * reads the key's id from the service's response headers, or a client
+ * stream's trailer (KEY_ID_HEADER). No listener for any other request: in
+ * process, headers are only made when read.
  */
 export function keyIdListener(req: IncomingMessage): ((header: Headers) => void) | undefined {
   const state = states.get(req);

@@ -40,7 +40,7 @@ export function createContext(
     readonly gatewayLog: Logger;
     /** This request's span: its trace id goes in log lines, its `traceparent` to the service. */
     readonly span?: ServerSpan | undefined;
-    /** Reads the response headers of the service calls (the API key's id, when a key authenticated them). */
+    /** Reads the response headers and trailers of the service calls (the API key's id, when a key authenticated them). */
     readonly onHeader?: ((header: Headers) => void) | undefined;
   },
 ): RequestContext {
@@ -72,6 +72,8 @@ export function createContext(
         contextValues: createContextValues().set(CALLER_LIFETIME, lifetime),
         timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS,
         onHeader: fields.onHeader,
+        // A client stream (an upload) names the key in its trailer: its headers went out before the caller was verified.
+        onTrailer: fields.onHeader,
       };
     },
   };

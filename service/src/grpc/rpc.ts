@@ -194,6 +194,19 @@ class CallRecord implements AuthedContext {
     this.#call.sendMetadata(response);
   }
 
+  /**
+   * For a client stream, whose headers went out before the caller was
+   * verified: the API key's id in the trailer of its answer, when a key
+   * authenticated it.
+   */
+  keyTrailer(): Metadata | undefined {
+    const keyId = this.#principal?.keyId;
+    if (keyId === undefined) return undefined;
+    const trailer = new Metadata();
+    trailer.set(KEY_ID_HEADER, keyId);
+    return trailer;
+  }
+
   /** Ends the span and logs the outcome; returns the status to send when the call failed. */
   finish(error?: unknown): ReturnType<typeof toGrpcStatus> | undefined {
     const failed = error === undefined ? undefined : toGrpcStatus(error, this.log);
@@ -313,7 +326,7 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
         counted(() => record.authenticate(authenticate).then((context) => run(call, context))).then(
           (response) => {
             record.finish();
-            callback(null, response);
+            callback(null, response, record.keyTrailer());
           },
           (error: unknown) => {
             callback(record.finish(error) ?? null);
