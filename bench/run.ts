@@ -6,7 +6,7 @@
 // lower is better is in each result's `better` (see bench/README.md).
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
-import { createRoute, getAsset, getAssetSplit, listAssets } from './benchmarks/rest.js';
+import { createRoute, getAsset, getAssetKey, getAssetSplit, listAssets } from './benchmarks/rest.js';
 import { uploadThroughput } from './benchmarks/upload.js';
 import { tusUploadThroughput } from './benchmarks/tus-upload.js';
 import { grpcGetAssetBench } from './benchmarks/grpc.js';
@@ -32,6 +32,7 @@ import { formatLine, formatPeerNote, writeResults, type BenchResult } from './ha
 
 const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'rest-get-asset': getAsset(false),
+  'rest-get-asset-key': getAssetKey,
   'rest-create-route': createRoute,
   'rest-list-assets': listAssets,
   'rest-get-asset-split': getAssetSplit,

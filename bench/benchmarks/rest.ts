@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { seedRows } from '../baselines/baseline-store.js';
 import { cpuNotes, type Side } from '../harness/alternate.js';
-import { BENCH_WORKSPACE } from '../harness/tokens.js';
+import { BENCH_WORKSPACE, benchKey } from '../harness/tokens.js';
 import { compareHttp } from '../harness/http-load.js';
 import { createScratchDatabase } from '../harness/mysql-db.js';
 import { result, type BenchResult } from '../harness/results.js';
@@ -49,6 +49,37 @@ export function getAsset(mysql: boolean) {
         result(`${name}-p99`, stats.ours.p99, stats.baseline.p99, 'ms', 'lower'),
       ];
     });
+}
+
+/**
+ * rest-get-asset-key: rest-get-asset's read with an API key (`Bearer sy_…`)
+ * instead of a JWT, against the same read with the JWT on the same server,
+ * alternately: what a key costs over a token (issue 45's goal: ≥ 0.95). Both
+ * sides load one process, so its CPU notes are the same process's.
+ */
+export async function getAssetKey(): Promise<BenchResult[]> {
+  const name = 'rest-get-asset-key';
+  const ws = await createWorkspace(name);
+  try {
+    const ours = await startOurs(ws);
+    try {
+      const assetId = await seedAsset(ours.url, ws.token);
+      const key = await benchKey(ours.url, ws.secret, ['assets:read']);
+      const bearer = { ours: `Bearer ${key}`, baseline: `Bearer ${ws.token}` };
+      const stats = await compareHttp((side) => ({ url: `${ours.url}/v1/assets/${assetId}`, headers: { authorization: bearer[side] } }), {
+        ours: ours.pid,
+        baseline: ours.pid,
+      });
+      return [
+        result(name, stats.ours.rps, stats.baseline.rps, 'req/s', 'higher', { goal: 'ratio >= 0.95', notes: cpuNotes(stats) }),
+        result(`${name}-p99`, stats.ours.p99, stats.baseline.p99, 'ms', 'lower'),
+      ];
+    } finally {
+      await ours.stop();
+    }
+  } finally {
+    await ws.cleanup();
+  }
 }
 
 /** Benchmark 2: POST /v1/routing, every request a distinct route so none is a duplicate. */

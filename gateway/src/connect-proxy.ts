@@ -14,7 +14,7 @@ import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError, type
 import { authorizationOf } from './http/authorization.js';
 import { UNARY_TIMEOUT_MS } from './http/context.js';
 import { REQUEST_ID_HEADER } from './http/request-id.js';
-import { spanOf } from './app/request-state.js';
+import { keyIdListener, spanOf } from './app/request-state.js';
 import { TRACEPARENT_HEADER } from '@switchyard/runtime';
 import { sendError } from './http/respond.js';
 import { CODE_NAME_OF } from './http-status.js';
@@ -29,6 +29,8 @@ const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 const requestIdKey = createContextKey<string>('', { description: 'x-request-id' });
 const traceparentKey = createContextKey<string | undefined>(undefined, { description: 'traceparent' });
+/** Notes the API key's id from the service's answer, for a request that presents a key (request-state.ts). */
+const keyIdListenerKey = createContextKey<((header: Headers) => void) | undefined>(undefined, { description: 'key id listener' });
 /** The caller's Authorization value as `authorizationOf` judged it from the raw request (Connect's headers keep only the first of several). */
 const authorizationKey = createContextKey<() => string | undefined>(() => undefined, { description: 'authorization' });
 
@@ -64,7 +66,8 @@ export function createConnectProxy(
       createContextValues()
         .set(requestIdKey, requestIdOf(req))
         .set(authorizationKey, judgedAuthorization(req))
-        .set(traceparentKey, spanOf(req)?.traceparent),
+        .set(traceparentKey, spanOf(req)?.traceparent)
+        .set(keyIdListenerKey, keyIdListener(req)),
     fallback,
     refuse: sendError,
     onHandlerFailure,
@@ -125,7 +128,8 @@ function forward(ctx: HandlerContext, streaming = false): CallOptions {
   if (traceparent !== undefined) headers[TRACEPARENT_HEADER] = traceparent;
   const authorization = ctx.values.get(authorizationKey)();
   if (authorization !== undefined) headers['authorization'] = authorization;
-  return { headers, signal: ctx.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };
+  const keyIdListener = ctx.values.get(keyIdListenerKey);
+  return { headers, signal: ctx.signal, timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS, onHeader: keyIdListener, onTrailer: keyIdListener };
 }
 
 /** Runs an upload in one of the slots it shares with REST uploads, or refuses it (`unavailable`) when none is free. */

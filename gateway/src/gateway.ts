@@ -12,7 +12,7 @@ import {
   type Registry,
   type Tracing,
 } from '@switchyard/runtime';
-import { keepRequestState } from './app/request-state.js';
+import { keepRequestState, keyIdOf } from './app/request-state.js';
 import { httpRequestMetrics, UNMATCHED_ROUTE } from './app/http-metrics.js';
 import { corsOptions } from './app/cors.js';
 import { errorHandler, replyWithError } from './app/error-reply.js';
@@ -110,6 +110,8 @@ interface AccessLine {
   status: number;
   completed: boolean;
   durationMs: number;
+  /** The API key that authenticated the request (its id, never its secret). */
+  keyId?: string | undefined;
 }
 
 /** The gateway's HTTP surface on Fastify: REST /v1, files under the CDN path, the Connect protocol, health and OpenAPI. */
@@ -141,6 +143,7 @@ export async function createGateway({
     status: 'number',
     completed: 'boolean',
     durationMs: 'number',
+    keyId: 'string',
   });
   const filesPath = filesPathOf(cdnUrl);
   // One bound for REST and Connect uploads alike: both hold a stream to the service and a buffer here.
@@ -195,7 +198,15 @@ export async function createGateway({
       if (!reply.raw.writableFinished) lifetime.end();
       const status = reply.raw.statusCode;
       observe?.(request.method, metricRoute, status, elapsedMs / 1000);
-      span.end({ error: status >= 500 || !reply.raw.writableFinished, attributes: { 'http.response.status_code': status } });
+      const keyId = keyIdOf(request.raw);
+      // A request made with an API key names the key (its id, never its secret) in its span as in its access line.
+      span.end({
+        error: status >= 500 || !reply.raw.writableFinished,
+        attributes:
+          keyId === undefined
+            ? { 'http.response.status_code': status }
+            : { 'http.response.status_code': status, 'switchyard.key_id': keyId },
+      });
       const durationMs = Math.round(elapsedMs * 1000) / 1000;
       accessLine({
         requestId: request.id,
@@ -205,6 +216,7 @@ export async function createGateway({
         status,
         completed: reply.raw.writableFinished,
         durationMs,
+        keyId,
       });
     });
     if (emptyParam) {

@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   'not_found',
   'already_exists',
   'resource_exhausted',
+  'failed_precondition',
   'aborted',
   'out_of_range',
   'canceled',

@@ -20,13 +20,13 @@ export type { SignTokenOptions, TokenVerifierOptions, VerifiedTokenCacheOptions 
 export { createCredentialVerifier } from './auth/credential-verifier.js';
 
 export type { ApiKey, ApiKeyWithSecret, CreateKeyInput, KeyListInput, KeyPage, KeyService } from './keys/types.js';
-export { createApiKeys } from './keys/api-keys.js';
+export { createApiKeys, KEY_PURGE_INTERVAL_MS } from './keys/api-keys.js';
 export type { ApiKeyOptions, ApiKeys } from './keys/api-keys.js';
 export { createKeyVerifier, DEFAULT_KEY_CACHE_TTL_MS, KEY_LAST_USED_INTERVAL_MS } from './keys/key-verifier.js';
 export type { KeyVerifier, KeyVerifierOptions } from './keys/key-verifier.js';
 export { KEY_RETENTION_MS } from './keys/key-service.js';
 export { DEFAULT_KEY_MAX_TTL_MS, MAX_KEY_NAME_LENGTH, MAX_ROLL_GRACE_SECONDS } from './keys/key-input.js';
-export { KEY_SECRET_PREFIX, isWellFormedKeySecret } from './keys/key-secret.js';
+export { KEY_SECRET_PREFIX, isWellFormedKeySecret, keySecretDigest, newKeySecret } from './keys/key-secret.js';
 
 export type {
   Route,

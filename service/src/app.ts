@@ -4,7 +4,15 @@ import { timedStores } from './stores/timed-stores.js';
 import { registerUploadGauge } from './upload-metrics.js';
 import { transformMetrics } from './transform-metrics.js';
 import type { Transport } from '@connectrpc/connect';
-import { createCredentialVerifier, createSwitchyard, sleep, systemTime, type AssetChangeSource, type TimeSource } from '@switchyard/core';
+import {
+  createCredentialVerifier,
+  createSwitchyard,
+  KEY_PURGE_INTERVAL_MS,
+  sleep,
+  systemTime,
+  type AssetChangeSource,
+  type TimeSource,
+} from '@switchyard/core';
 import { resolveUrlSigningKeys } from './url-signing-keys.js';
 import { createInProcessChannel } from './in-process/transport.js';
 import { urlHost, type ServiceConfig } from './config.js';
@@ -111,6 +119,9 @@ export async function startService(config: ServiceConfig, options: StartServiceO
         maxTtlMs: config.keys.maxTtlMs,
         feed: keyFeed,
         onTouchError: (error: unknown) => log.warn({ err: error }, "recording an API key's last use failed"),
+        // Keys revoked or expired more than 30 days ago leave the database (every instance purges; the deletes are idempotent).
+        purgeEveryMs: KEY_PURGE_INTERVAL_MS,
+        onPurgeError: (error: unknown) => log.warn({ err: error }, 'purging old API keys failed; the next purge tries again'),
       },
       uploadExpiryMs: config.uploadExpiryMs,
       fileCache: { maxBytes: config.fileCacheBytes },

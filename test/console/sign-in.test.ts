@@ -148,7 +148,7 @@ test("actions the token's scopes do not allow are disabled, with the reason", as
   }
 });
 
-test('an API key signs in like a token: its workspace and scopes are shown, a reload keeps it; a revoked key is refused with the reason', async (t) => {
+test('an API key signs in like a token: its workspace and scopes are shown, a reload keeps it; a revoked, mistyped or rolled-away key is refused with the reason', async (t) => {
   const workspace = freshWorkspace('apikey');
   const admin = await stack.auth(workspace);
   const create = async () => {
@@ -188,6 +188,32 @@ test('an API key signs in like a token: its workspace and scopes are shown, a re
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByText(/The server refused this key: .*\[401 unauthenticated\]/).waitFor();
     t.is(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
+
+    // A mistyped key, and a rolled key's old secret once its grace is over, are refused the same way.
+    const refused = async (secret: string, what: string) => {
+      await page.getByLabel('Token').fill(secret);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText(/The server refused this key: .*\[401 unauthenticated\]/).waitFor();
+      t.is(await page.getByRole('button', { name: 'Sign out' }).count(), 0, what);
+    };
+    const at = 12;
+    await refused(`${key.secret.slice(0, at)}${key.secret[at] === 'a' ? 'b' : 'a'}${key.secret.slice(at + 1)}`, 'mistyped');
+    const roll = (id: string, graceSeconds: number) =>
+      fetch(`${stack.url}/v1/keys/${id}:roll`, {
+        method: 'POST',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ graceSeconds }),
+      });
+    const graced = await create();
+    t.is((await roll(graced.id, 3600)).status, 200);
+    await signIn(page, graced.secret);
+    await page.getByRole('heading', { name: 'Assets', level: 1 }).waitFor();
+    t.true(await page.getByRole('button', { name: 'Sign out' }).isVisible(), "a rolled key's old secret inside its grace");
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Token').waitFor();
+    const ended = await create();
+    t.is((await roll(ended.id, 0)).status, 200);
+    await refused(ended.secret, "a rolled key's old secret after its grace");
   } finally {
     await tab.close();
   }

@@ -11,6 +11,7 @@ import { KeyServiceClient, type CreateKeyResponse } from '@switchyard/service/ge
 import { RouteServiceClient } from '@switchyard/service/gen/switchyard/v1/routes.js';
 import type { StorageConfig } from '@switchyard/service';
 import { startNats, startRedis, type TestBroker } from '../support/brokers.js';
+import { runCli } from '../support/cli.js';
 import { eventually, quietPeriod } from '../support/eventually.js';
 import { bearer } from './support/clients.js';
 import { startTestService, tempDir, type TestService } from './support/test-service.js';
@@ -21,7 +22,10 @@ interface Instance {
   readonly routes: RouteServiceClient;
 }
 
-async function twoInstances(t: import('ava').ExecutionContext, env: Record<string, string>): Promise<[Instance, Instance]> {
+async function twoInstances(
+  t: import('ava').ExecutionContext,
+  env: Record<string, string>,
+): Promise<[Instance, Instance, { readonly path: string }]> {
   const dir = await tempDir('key-revocation');
   const storage: StorageConfig = {
     database: { kind: 'sqlite', file: join(dir.path, 'switchyard.sqlite') },
@@ -49,7 +53,7 @@ async function twoInstances(t: import('ava').ExecutionContext, env: Record<strin
     }
     await dir.remove();
   });
-  return [a, b];
+  return [a, b, dir];
 }
 
 const unary = <T>(start: (callback: (error: ServiceError | null, value?: T) => void) => unknown): Promise<T> =>
@@ -87,6 +91,29 @@ for (const [name, startBroker] of [
     t.pass();
   });
 }
+
+test("redis: `switchyard keys revoke` on the servers' environment tells the running instances through the broker, as the service does", async (t) => {
+  const broker = await startRedis();
+  t.teardown(() => broker.close());
+  const [a, b, dir] = await twoInstances(t, { EVENTS_URL: broker.url });
+  const admin = await a.service.auth('acme');
+  const key = await keyOn(a, admin);
+  t.is(await listWith(a, key.secret), Status.OK, 'both instances read and cache the key');
+  t.is(await listWith(b, key.secret), Status.OK);
+  const revoked = await runCli(['keys', 'revoke', '--workspace', 'acme', '--id', key.key!.id], {
+    DATA_DIR: dir.path,
+    DATABASE_URL: '',
+    BLOB_STORE: '',
+    EVENTS_URL: broker.url,
+  });
+  t.is(revoked.code, 0, revoked.stderr);
+  t.is(revoked.stdout, `revoked ${key.key!.id}\n`);
+  t.is(revoked.stderr, '', 'the broker took the news');
+  // Neither instance's clock moves: only the command's message can end what they cached.
+  for (const instance of [a, b])
+    await eventually(async () => (await listWith(instance, key.secret)) === Status.UNAUTHENTICATED, { timeout: 20_000 });
+  t.pass();
+});
 
 test('without a broker, the other instance keeps its cached key until the cache ages (5 s on its clock)', async (t) => {
   const [a, b] = await twoInstances(t, {});

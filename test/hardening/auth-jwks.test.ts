@@ -52,6 +52,8 @@ const targets: Targets = {
   uploadId: 'up_00000000000000000000000000',
   spareUploads: [],
   freshUploads: [],
+  keyId: 'key_00000000000000000000000000',
+  spareKeys: [],
 };
 
 async function expectEverywhere(

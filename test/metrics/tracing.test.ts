@@ -142,3 +142,41 @@ test("without a traceparent (or with a malformed one) a new trace begins, the sa
     t.notRegex(String([...traceIds][0]), /^0+$/);
   }
 });
+
+test('a call made with an API key names the key (its id, never its secret) in both spans and both lines', async (t) => {
+  const admin = await mintToken(secret, { workspace: 'tracing-keys' });
+  const created = await fetch(`${api}/v1/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'traced', scopes: ['routes:read'], expiresAt: new Date(Date.now() + 86_400_000).toISOString() }),
+  });
+  t.is(created.status, 201);
+  const key = (await created.json()) as { id: string; secret: string };
+  const traceId = randomBytes(16).toString('hex');
+  const requestId = `trace-${randomBytes(4).toString('hex')}`;
+  const response = await fetch(`${api}/v1/routing`, {
+    headers: {
+      authorization: `Bearer ${key.secret}`,
+      traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      'x-request-id': requestId,
+    },
+  });
+  t.is(response.status, 200);
+  await response.arrayBuffer();
+
+  const spans = await spansOf(traceId, 2);
+  const keyIdOf = (span: OtlpSpan | undefined) => span?.attributes.find((attribute) => attribute.key === 'switchyard.key_id')?.value;
+  t.deepEqual(keyIdOf(spans.find((entry) => entry.span.name === 'GET /v1/routing')?.span), { stringValue: key.id }, 'the gateway span');
+  t.deepEqual(keyIdOf(spans.find((entry) => entry.span.name === 'ListRoutes')?.span), { stringValue: key.id }, 'the service span');
+  const lines = await bothLinesOf(requestId);
+  t.is(lines.find((line) => line['msg'] === 'request')?.['keyId'], key.id, 'the access line');
+  t.is(lines.find((line) => line['msg'] === 'call')?.['keyId'], key.id, 'the call line');
+  const exported = JSON.stringify(received);
+  t.false(exported.includes(key.secret) || app.output.includes(key.secret), 'no secret in the export or the output');
+  t.false(exported.includes(key.secret.slice(3)) || app.output.includes(key.secret.slice(3)));
+
+  // A token's request names no key.
+  const byToken = `trace-${randomBytes(4).toString('hex')}`;
+  await (await fetch(`${api}/v1/routing`, { headers: { authorization: `Bearer ${admin}`, 'x-request-id': byToken } })).arrayBuffer();
+  t.is((await bothLinesOf(byToken)).find((line) => line['msg'] === 'request')?.['keyId'], undefined);
+});

@@ -164,7 +164,9 @@ test('revoke: 204, the key is refused at once on this instance and stays listed,
   t.is(listed.length, 1);
   t.truthy(listed[0]?.revokedAt);
   t.is((await call(`/v1/keys/${key.id}`, { method: 'DELETE', headers: admin })).status, 204, 'again');
-  t.is((await call(`/v1/keys/${key.id}:roll`, { method: 'POST', headers: admin, body: { graceSeconds: 0 } })).status, 400);
+  const roll = await call(`/v1/keys/${key.id}:roll`, { method: 'POST', headers: admin, body: { graceSeconds: 0 } });
+  t.is(roll.status, 400, 'a revoked key cannot be rolled');
+  t.is(roll.json?.['code'], 'failed_precondition');
 });
 
 test('roll: a new secret at once; with no grace the old one is refused, with grace it still works', async (t) => {
@@ -264,12 +266,60 @@ test('a key works on gRPC, and KeyService answers there', async (t) => {
   }
 });
 
-test('the key id is in the call line, and no secret is in any log line, metric or the database', async (t) => {
+test('the key id is in the call line and the access line, and no secret is in any log line, metric or the database', async (t) => {
   const workspace = freshWorkspace();
   const key = await createKey(workspace, ['routes:read']);
-  t.is((await call('/v1/routing', { headers: bearer(key.secret!) })).status, 200);
+  t.is((await call('/v1/routing', { headers: { ...bearer(key.secret!), 'x-request-id': `rest-${key.id}` } })).status, 200);
+  const connect = await fetch(`${stack.url}/switchyard.v1.RouteService/ListRoutes`, {
+    method: 'POST',
+    headers: { ...bearer(key.secret!), 'content-type': 'application/json', 'x-request-id': `connect-${key.id}` },
+    body: '{}',
+  });
+  t.is(connect.status, 200);
+  await connect.arrayBuffer();
   const lines = stack.serviceLogLines.map((line) => JSON.parse(line) as Record<string, unknown>);
   t.true(lines.some((line) => line['method'] === 'ListRoutes' && line['keyId'] === key.id && line['workspace'] === workspace));
+  // The access line is written when the response closes: after the client has read it.
+  const accessLine = (requestId: string) =>
+    eventually(
+      () =>
+        stack.logLines
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .find((line) => line['msg'] === 'request' && line['requestId'] === requestId),
+      { timeout: 10_000 },
+    );
+  t.is((await accessLine(`rest-${key.id}`))?.['keyId'], key.id, 'REST');
+  t.is((await accessLine(`connect-${key.id}`))?.['keyId'], key.id, 'Connect');
+  // An upload is a client stream: its headers go out before the caller is verified, so the trailer names the key.
+  const uploader = await createKey(workspace, ['assets:write']);
+  const form = new FormData();
+  form.set('file', new Blob(['key upload']), 'k.txt');
+  const upload = await fetch(`${stack.url}/v1/assets/upload`, {
+    method: 'POST',
+    headers: { ...bearer(uploader.secret!), 'x-request-id': `upload-${uploader.id}` },
+    body: form,
+  });
+  t.is(upload.status, 201);
+  await upload.arrayBuffer();
+  const created = await fetch(`${stack.url}/v1/uploads`, {
+    method: 'POST',
+    headers: { ...bearer(uploader.secret!), 'tus-resumable': '1.0.0', 'upload-length': '3' },
+  });
+  t.is(created.status, 201);
+  const patch = await fetch(new URL(created.headers.get('location')!, stack.url), {
+    method: 'PATCH',
+    headers: {
+      ...bearer(uploader.secret!),
+      'tus-resumable': '1.0.0',
+      'upload-offset': '0',
+      'content-type': 'application/offset+octet-stream',
+      'x-request-id': `tus-${uploader.id}`,
+    },
+    body: 'abc',
+  });
+  t.is(patch.status, 204);
+  t.is((await accessLine(`upload-${uploader.id}`))?.['keyId'], uploader.id, 'a multipart upload');
+  t.is((await accessLine(`tus-${uploader.id}`))?.['keyId'], uploader.id, 'a tus PATCH');
   const everything = [...stack.serviceLogLines, ...stack.logLines, await stack.metrics.metrics()].join('\n');
   t.false(everything.includes(key.secret!));
   t.false(everything.includes(key.secret!.slice(3)));

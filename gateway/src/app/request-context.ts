@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '@switchyard/runtime';
 import { createContext, type RequestContext } from '../http/context.js';
-import { lifetimeOf, spanOf } from './request-state.js';
+import { keyIdListener, lifetimeOf, spanOf } from './request-state.js';
 
 /** The handler's view of one request (its id, logger, lifetime and call options to the service). */
 export function contextOf(
@@ -16,6 +16,7 @@ export function contextOf(
     params,
     url: request.url,
     span: spanOf(request.raw),
+    onHeader: keyIdListener(request.raw),
     lifetime: lifetimeOf(request.raw, reply.raw),
   });
 }

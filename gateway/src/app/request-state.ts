@@ -1,11 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EndableLifetime, type ServerSpan } from '@switchyard/runtime';
+import { EndableLifetime, KEY_ID_HEADER, type ServerSpan } from '@switchyard/runtime';
 
 /** What the gateway keeps of a request in flight: its span, and its lifetime (ended when the client goes away unanswered). */
 interface RequestState {
   readonly span: ServerSpan;
   readonly lifetime: EndableLifetime;
+  /** The API key the service said authenticated a call made for the request (for the access line and span). */
+  keyId: string | undefined;
 }
+
+/** `Bearer sy_…`: the request presents an API key, whose id only the service can tell. */
+const PRESENTS_KEY = /^bearer\s+sy_/i;
 
 /** By the Node request, which Fastify's handlers and the Connect adapter's share. */
 const states = new WeakMap<IncomingMessage, RequestState>();
@@ -17,7 +22,7 @@ const states = new WeakMap<IncomingMessage, RequestState>();
  */
 export function keepRequestState(req: IncomingMessage, span: ServerSpan): EndableLifetime {
   const lifetime = new EndableLifetime();
-  states.set(req, { span, lifetime });
+  states.set(req, { span, lifetime, keyId: undefined });
   return lifetime;
 }
 
@@ -34,4 +39,25 @@ export function lifetimeOf(req: IncomingMessage, res: ServerResponse): EndableLi
     if (!res.writableFinished) lifetime.end();
   } else res.once('close', () => void (res.writableFinished || lifetime.end()));
   return lifetime;
+}
+
+/** The id of the API key that authenticated `req`'s service calls, once the service has named it. */
+export function keyIdOf(req: IncomingMessage): string | undefined {
+  return states.get(req)?.keyId;
+}
+
+/**
+ * For the service calls made on behalf of `req`, when it presents an API key:
+ * reads the key's id from the service's response headers, or a client
+ * stream's trailer (KEY_ID_HEADER). No listener for any other request: in
+ * process, headers are only made when read.
+ */
+export function keyIdListener(req: IncomingMessage): ((header: Headers) => void) | undefined {
+  const state = states.get(req);
+  const authorization = req.headers.authorization;
+  if (state === undefined || authorization === undefined || !PRESENTS_KEY.test(authorization)) return undefined;
+  return (header) => {
+    const keyId = header.get(KEY_ID_HEADER);
+    if (keyId !== null) state.keyId = keyId;
+  };
 }

@@ -40,6 +40,8 @@ export function createContext(
     readonly gatewayLog: Logger;
     /** This request's span: its trace id goes in log lines, its `traceparent` to the service. */
     readonly span?: ServerSpan | undefined;
+    /** Reads the response headers and trailers of the service calls (the API key's id, when a key authenticated them). */
+    readonly onHeader?: ((header: Headers) => void) | undefined;
   },
 ): RequestContext {
   let log: Logger | undefined;
@@ -65,7 +67,14 @@ export function createContext(
       if (fields.span) headers[TRACEPARENT_HEADER] = fields.span.traceparent;
       const authorization = authorizationOf(req);
       if (authorization !== undefined) headers['authorization'] = authorization;
-      return { headers, contextValues: createContextValues().set(CALLER_LIFETIME, lifetime), timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS };
+      return {
+        headers,
+        contextValues: createContextValues().set(CALLER_LIFETIME, lifetime),
+        timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS,
+        onHeader: fields.onHeader,
+        // A client stream (an upload) names the key in its trailer: its headers went out before the caller was verified.
+        onTrailer: fields.onHeader,
+      };
     },
   };
 }

@@ -135,7 +135,7 @@ export const keyRoutes: FastifyPluginAsyncZod<KeysDeps> = async (app, { clients,
         operationId: 'rollKey',
         summary: 'Give an API key a new secret (scope workspace:admin)',
         description:
-          'The answer holds the new secret, shown only here. The old secret keeps working for `graceSeconds`, then is refused. 400 for a revoked or expired key.',
+          'The answer holds the new secret, shown only here. The old secret keeps working for `graceSeconds`, then is refused. 400 `failed_precondition` for a revoked or expired key (create a new one).',
         params: KeyIdParams,
         body: RollKeyBodySchema,
         response: { 200: KeyWithSecretSchema.describe('The key with its new secret.'), ...errorResponses(400, 404, 413) },

@@ -13,11 +13,11 @@ const START = Date.parse('2025-06-01T12:00:00.000Z');
 const DAY = 86_400_000;
 const admin = createPrincipal('alice', 'acme', SCOPES);
 
-function setup(options: { feed?: LoopbackChangeFeed } = {}) {
+function setup(options: { feed?: LoopbackChangeFeed; purgeEveryMs?: number } = {}) {
   const clock = createClock(START);
   const time = timeSourceOf(clock);
   const store = new MemoryKeyStore();
-  const keys = createApiKeys(store, time, createUlidSource(), { feed: options.feed });
+  const keys = createApiKeys(store, time, createUlidSource(), { feed: options.feed, purgeEveryMs: options.purgeEveryMs });
   return { clock, time, store, keys, ...keys };
 }
 
@@ -118,6 +118,42 @@ test('revoked and expired keys are refused, stay listed for 30 days, then are go
   await refusal(t, service.get(admin, revoked.id), 'not_found');
 });
 
+test('keys revoked or expired more than 30 days ago are deleted by the purge timer, on the given time', async (t) => {
+  const HOUR = 3_600_000;
+  const { service, verifier, store, clock, close } = setup({ purgeEveryMs: HOUR });
+  t.teardown(close);
+  const revoked = await service.create(admin, { name: 'r', scopes: ['routes:read'], expiresAt: inDays(100) });
+  const expiring = await service.create(admin, { name: 'e', scopes: ['routes:read'], expiresAt: inDays(1) });
+  const live = await service.create(admin, { name: 'l', scopes: ['routes:read'], expiresAt: inDays(100) });
+  await service.revoke(admin, revoked.id);
+  const stored = async () => (await Promise.all([revoked, expiring, live].map((key) => store.get('acme', key.id)))).map(Boolean);
+  // 30 days after the revocation, on the hour: still kept (the retention is "more than 30 days").
+  await clock.tickAsync(30 * DAY);
+  t.deepEqual(await stored(), [true, true, true]);
+  t.is((await service.list(admin)).keys.length, 3);
+  await clock.tickAsync(HOUR);
+  t.deepEqual(await stored(), [false, true, true], 'the revoked key is gone from the store, its digest with it');
+  await refusal(t, verifier.verify(revoked.secret), 'unauthenticated');
+  // The expired key's 30 days end a day later (it expired on day 1).
+  await clock.tickAsync(DAY);
+  t.deepEqual(await stored(), [false, false, true]);
+  t.deepEqual(
+    (await service.list(admin)).keys.map((key) => key.id),
+    [live.id],
+  );
+});
+
+test('purge() deletes what the timer would, and nothing without a timer otherwise', async (t) => {
+  const { service, store, clock, keys } = setup();
+  const revoked = await service.create(admin, { name: 'r', scopes: ['routes:read'], expiresAt: inDays(100) });
+  await service.revoke(admin, revoked.id);
+  await clock.tickAsync(31 * DAY);
+  t.truthy(await store.get('acme', revoked.id), 'no timer: kept until asked');
+  t.is(await keys.purge(), 1);
+  t.is(await store.get('acme', revoked.id), undefined);
+  t.is(await keys.purge(), 0);
+});
+
 test('a malformed or unknown secret is refused; a wrong checksum reads nothing', async (t) => {
   const { verifier, store } = setup();
   let reads = 0;
@@ -151,7 +187,7 @@ test('roll: the new secret works at once, the old one until the grace ends, not 
   t.is((await verifier.verify(again.secret)).keyId, key.id);
   for (const grace of [-1, 604_801, 1.5, Number.NaN]) await refusal(t, service.roll(admin, key.id, grace), 'invalid_argument');
   await service.revoke(admin, key.id);
-  await refusal(t, service.roll(admin, key.id, 0), 'invalid_argument');
+  t.regex(await refusal(t, service.roll(admin, key.id, 0), 'failed_precondition'), /revoked: create a new one/);
 });
 
 test('a revocation another instance made is seen once the cache entry ages out (5 s), not before', async (t) => {

@@ -1,7 +1,15 @@
 import type { KeyRecord } from '../ports/key-store.js';
 
-interface Entry {
+/** A key as read for one presented secret: what a later call with the same secret needs, worked out once. */
+export interface CachedKey<P> {
   readonly record: KeyRecord;
+  /** The caller the key makes. */
+  readonly principal: P;
+  /** Whether the secret is the key's current one (else its previous one, valid until `record.previousValidUntil`). */
+  readonly current: boolean;
+}
+
+interface Entry<P> extends CachedKey<P> {
   /** Epoch ms after which the entry no longer answers. */
   readonly until: number;
 }
@@ -13,8 +21,8 @@ interface Entry {
  * long a revocation this instance was not told of goes unseen. When full, the
  * oldest entries make room.
  */
-export class KeyCache {
-  readonly #entries = new Map<string, Entry>();
+export class KeyCache<P> {
+  readonly #entries = new Map<string, Entry<P>>();
   readonly #ttlMs: number;
   readonly #maxEntries: number;
 
@@ -23,15 +31,15 @@ export class KeyCache {
     this.#maxEntries = maxEntries;
   }
 
-  get(digest: string, nowMs: number): KeyRecord | undefined {
+  get(digest: string, nowMs: number): CachedKey<P> | undefined {
     const entry = this.#entries.get(digest);
     if (entry === undefined) return undefined;
-    if (nowMs < entry.until) return entry.record;
+    if (nowMs < entry.until) return entry;
     this.#entries.delete(digest);
     return undefined;
   }
 
-  set(digest: string, record: KeyRecord, nowMs: number): void {
+  set(digest: string, key: CachedKey<P>, nowMs: number): void {
     if (this.#maxEntries <= 0 || this.#ttlMs <= 0) return;
     this.#entries.delete(digest);
     while (this.#entries.size >= this.#maxEntries) {
@@ -39,7 +47,7 @@ export class KeyCache {
       if (oldest === undefined) break;
       this.#entries.delete(oldest);
     }
-    this.#entries.set(digest, { record, until: nowMs + this.#ttlMs });
+    this.#entries.set(digest, { ...key, until: nowMs + this.#ttlMs });
   }
 
   /** Drops every entry of a workspace's keys (one of them changed). */

@@ -1,6 +1,6 @@
 import { requireScope, type Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
-import { invalidArgument, SwitchyardError } from '../errors.js';
+import { SwitchyardError } from '../errors.js';
 import { assertId, type IdSource } from '../ids.js';
 import { bindingOf, decodePageToken, encodePageToken, pageSizeOf } from '../page-tokens.js';
 import type { KeyRecord, KeyStore } from '../ports/key-store.js';
@@ -18,8 +18,12 @@ export interface KeyServiceParts {
   readonly ids: IdSource;
   /** The longest life a key may be given. */
   readonly maxTtlMs: number;
-  /** Told of each key whose secrets changed (revoked or rolled), so every verifier drops what it cached of it. */
-  readonly changed: (record: KeyRecord) => void;
+  /**
+   * Told of each key whose secrets changed (revoked or rolled), so every
+   * verifier drops what it cached of it; the revoke or roll answers once this
+   * settles (the news is on its way to the other instances). Never rejects.
+   */
+  readonly changed: (record: KeyRecord) => Promise<void>;
 }
 
 export function createKeyService(parts: KeyServiceParts): KeyService {
@@ -83,26 +87,36 @@ export function createKeyService(parts: KeyServiceParts): KeyService {
     async revoke(principal, id) {
       await kept(principal, id);
       const record = await store.revoke(principal.workspace, id, clock.now());
-      if (record) parts.changed(record);
+      if (record) await parts.changed(record);
     },
 
     async roll(principal, id, graceSeconds) {
       const grace = rollGraceOf(graceSeconds);
       const current = await kept(principal, id);
       const now = clock.now();
-      if (current.revokedAt !== undefined) throw invalidArgument('id', 'the key is revoked: create a new one');
-      if (current.expiresAt <= now) throw invalidArgument('id', 'the key has expired: create a new one');
+      if (current.revokedAt !== undefined) throw notRollable(id, 'revoked');
+      if (current.expiresAt <= now) throw notRollable(id, 'expired');
       const secret = newKeySecret();
       const record = await store.roll(principal.workspace, id, {
         secretDigest: keySecretDigest(secret),
         previousValidUntil: new Date(now.getTime() + grace * 1000),
       });
       // Revoked meanwhile.
-      if (!record) throw invalidArgument('id', 'the key is revoked: create a new one');
-      parts.changed(record);
+      if (!record) throw notRollable(id, 'revoked');
+      await parts.changed(record);
       return withSecret(record, secret);
     },
   } satisfies KeyService);
+}
+
+/**
+ * A revoked or expired key cannot be rolled: the request is well formed, the
+ * key is in the wrong state for it (`failed_precondition`, not retryable
+ * unchanged; a new key is the way on).
+ */
+function notRollable(id: string, state: 'revoked' | 'expired'): SwitchyardError {
+  const reason = `the key is ${state}: create a new one`;
+  return new SwitchyardError('failed_precondition', `key ${id} cannot be rolled: ${reason}`, [{ field: 'id', reason }]);
 }
 
 function withSecret(record: KeyRecord, secret: string): ApiKeyWithSecret {

@@ -28,8 +28,9 @@ export interface KeyVerifier extends TokenVerifier {
   forgetAll(): void;
 }
 
+/** Justified by rest-get-asset-key (bench/hand-written-parts.md#cached-key-caller). */
 export function createKeyVerifier(store: KeyStore, options: KeyVerifierOptions): KeyVerifier {
-  const cache = new KeyCache(options.cacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS, options.cacheMaxEntries ?? 10_000);
+  const cache = new KeyCache<Principal>(options.cacheTtlMs ?? DEFAULT_KEY_CACHE_TTL_MS, options.cacheMaxEntries ?? 10_000);
   /** When this instance last wrote each key's `lastUsedAt` (epoch ms), so a busy key costs one write a minute. */
   const touched = new Map<string, number>();
 
@@ -45,24 +46,28 @@ export function createKeyVerifier(store: KeyStore, options: KeyVerifierOptions):
 
   return Object.freeze({
     async verify(secret: string): Promise<Principal> {
-      // A mistyped or made-up secret costs no database read.
-      if (typeof secret !== 'string' || !isWellFormedKeySecret(secret)) throw refuse('malformed API key');
+      if (typeof secret !== 'string') throw refuse('malformed API key');
       const digest = keySecretDigest(secret);
       const nowMs = options.clock.now().getTime();
-      let record = cache.get(digest, nowMs);
-      if (record === undefined) {
-        record = await store.findByDigest(digest);
+      let key = cache.get(digest, nowMs);
+      if (key === undefined) {
+        // A mistyped or made-up secret costs no database read. (A cached digest is a stored key's: well formed.)
+        if (!isWellFormedKeySecret(secret)) throw refuse('malformed API key');
+        const record = await store.findByDigest(digest);
         if (record === undefined) throw refuse('unknown API key');
-        cache.set(digest, record, nowMs);
+        // The digests are compared in constant time here, once per read; later calls find the entry by this digest.
+        key = { record, principal: principalOf(record), current: digestsEqual(record.secretDigest, digest) };
+        if (!key.current && !(record.previousDigest !== undefined && digestsEqual(record.previousDigest, digest)))
+          throw refuse('API key secret was rolled');
+        cache.set(digest, key, nowMs);
       }
-      const current = digestsEqual(record.secretDigest, digest);
-      const previous = !current && record.previousDigest !== undefined && digestsEqual(record.previousDigest, digest);
-      if (!current && !(previous && record.previousValidUntil !== undefined && nowMs < record.previousValidUntil.getTime()))
+      const { record } = key;
+      if (!key.current && !(record.previousValidUntil !== undefined && nowMs < record.previousValidUntil.getTime()))
         throw refuse('API key secret was rolled');
       if (record.revokedAt !== undefined) throw refuse('API key revoked');
       if (nowMs >= record.expiresAt.getTime()) throw refuse('API key expired');
       touch(record, nowMs);
-      return principalOf(record);
+      return key.principal;
     },
     forgetWorkspace: (workspace: string) => cache.forgetWorkspace(workspace),
     forgetAll: () => cache.clear(),

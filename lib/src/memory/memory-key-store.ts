@@ -52,6 +52,18 @@ export class MemoryKeyStore implements KeyStore {
     if (record && (record.lastUsedAt === undefined || record.lastUsedAt <= staleBefore)) this.#put({ ...record, lastUsedAt: at });
   }
 
+  async purge(before: Date, limit: number): Promise<number> {
+    let purged = 0;
+    for (const [id, key] of this.#byId) {
+      if (purged >= limit) break;
+      if (key.expiresAt < before || (key.revokedAt !== undefined && key.revokedAt < before)) {
+        this.#byId.delete(id);
+        purged++;
+      }
+    }
+    return purged;
+  }
+
   #holds(key: KeyRecord, digest: string): boolean {
     return key.secretDigest === digest || key.previousDigest === digest;
   }

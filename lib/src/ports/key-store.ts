@@ -40,6 +40,8 @@ export interface KeyRoll {
  *   older), unless the key is revoked; returns the record or undefined.
  * - `touch` sets `lastUsedAt` to `at` only when it is unset or not after
  *   `staleBefore`, so instances together write it at most so often.
+ * - `purge` deletes up to `limit` keys, of any workspace, that expired or
+ *   were revoked before `before`, and returns how many it deleted.
  */
 export interface KeyStore {
   insert(record: KeyRecord): Promise<void>;
@@ -49,4 +51,5 @@ export interface KeyStore {
   revoke(workspace: string, id: string, at: Date): Promise<KeyRecord | undefined>;
   roll(workspace: string, id: string, roll: KeyRoll): Promise<KeyRecord | undefined>;
   touch(id: string, at: Date, staleBefore: Date): Promise<void>;
+  purge(before: Date, limit: number): Promise<number>;
 }

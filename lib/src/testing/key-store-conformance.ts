@@ -149,6 +149,29 @@ export function keyStoreConformance(test: RegisterTest, options: ConformanceOpti
     await store.touch(ids.next('key'), at(0), at(0));
   });
 
+  defineCase(
+    test,
+    options,
+    `${name}: purge deletes keys expired or revoked before a time, of any workspace, up to a limit`,
+    async (t, store) => {
+      // Long before every other case's keys, so a purge here leaves theirs alone.
+      const long = -400 * DAY;
+      const live = sampleKey(uniqueName(), { createdAt: at(long), expiresAt: at(long + 100 * DAY) });
+      const expired = sampleKey(uniqueName(), { createdAt: at(long), expiresAt: at(long + DAY) });
+      const revoked = sampleKey(uniqueName(), { createdAt: at(long), revokedAt: at(long + DAY) });
+      const lately = sampleKey(uniqueName(), { createdAt: at(long), expiresAt: at(long + 3 * DAY) });
+      for (const key of [live, expired, revoked, lately]) await store.insert(key);
+      const before = at(long + 2 * DAY);
+      t.is(await store.purge(before, 1), 1, 'one at most');
+      t.is(await store.purge(before, 10), 1);
+      t.is(await store.purge(before, 10), 0);
+      t.is(await store.get(expired.workspace, expired.id), undefined);
+      t.is(await store.findByDigest(revoked.secretDigest), undefined);
+      t.is((await store.get(live.workspace, live.id))?.id, live.id);
+      t.is((await store.get(lately.workspace, lately.id))?.id, lately.id);
+    },
+  );
+
   if (options.createUnavailable) {
     defineCase(
       test,
@@ -169,6 +192,7 @@ export function keyStoreConformance(test: RegisterTest, options: ConformanceOpti
           'roll',
         );
         await assertRejectsWithCode(t, store.touch(id, at(0), at(0)), 'unavailable', 'touch');
+        await assertRejectsWithCode(t, store.purge(at(0), 1), 'unavailable', 'purge');
       },
       options.createUnavailable,
     );

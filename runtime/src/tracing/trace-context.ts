@@ -2,6 +2,13 @@ import { randomFillSync } from 'node:crypto';
 
 /** The W3C Trace Context header (https://www.w3.org/TR/trace-context/). */
 export const TRACEPARENT_HEADER = 'traceparent';
+/**
+ * The response header in which the service names the API key that
+ * authenticated a unary call (its id, `key_…`, never its secret), so the
+ * gateway can put it in its access line and span as the service does in its
+ * call line.
+ */
+export const KEY_ID_HEADER = 'switchyard-key-id';
 
 export interface TraceParent {
   /** 32 lower-case hex digits, not all zero. */

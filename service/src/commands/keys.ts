@@ -8,11 +8,13 @@ import {
   SCOPES,
   systemTime,
   type ApiKey,
+  type ApiKeys,
   type KeyService,
   type Principal,
 } from '@switchyard/core';
-import { parseCommandArgs, parseDuration, UsageError, type CommandOutput } from '@switchyard/runtime';
+import { createLogger, parseCommandArgs, parseDuration, UsageError, type CommandOutput } from '@switchyard/runtime';
 import { loadServiceConfig } from '../config.js';
+import { openKeyFeed } from '../scale/open-key-feed.js';
 import { openCurrentStorage } from './current-storage.js';
 import { scopesOption, workspaceOption } from './command-options.js';
 
@@ -29,7 +31,9 @@ Manages a workspace's API keys in the database of this environment
     --ttl 30d        lifetime: 30s, 15m, 1h, 7d (required; at most KEY_MAX_TTL, default 365d)
     --created-by S   recorded as the key's creator (default: switchyard-cli)
   list     one line per key: id, state, name, scopes, expiry, last use
-  revoke   refuses the key from now on (other service instances within 5 s)`;
+  revoke   refuses the key from now on; with EVENTS_URL the other service
+           instances are told through its broker at once, else (or while it
+           is unreachable) they refuse the key within 5 s`;
 
 const ADMIN = 'switchyard-cli';
 
@@ -56,26 +60,28 @@ export async function keysCommand(args: readonly string[], env: NodeJS.ProcessEn
   if (createdBy === '') throw new UsageError('--created-by must not be empty');
   // The operator holds every scope: a key made here may have any of them.
   const operator = createPrincipal(createdBy, workspace, SCOPES);
-  const run = async (keys: KeyService): Promise<void> => {
-    if (action === 'create') return create(keys, operator, values, output);
-    if (action === 'list') return list(keys, operator, output);
-    if (!values.id) throw new UsageError(`--id is required\n${KEYS_USAGE}`);
-    await keys.revoke(operator, values.id);
-    output.log(`revoked ${values.id}`);
-  };
   // Validated before the database is opened.
   if (action === 'create') {
     if (!values.name) throw new UsageError(`--name is required\n${KEYS_USAGE}`);
     if (!values.ttl) throw new UsageError(`--ttl is required (keys always expire)\n${KEYS_USAGE}`);
     parseDuration(values.ttl);
   }
+  if (action === 'revoke' && !values.id) throw new UsageError(`--id is required\n${KEYS_USAGE}`);
   const config = loadServiceConfig(env);
   const storage = await openCurrentStorage(config.storage);
+  // Only a revocation is news to the running instances (a new key is read from the database when first used).
+  const feed = action === 'revoke' ? await openKeyFeed(config.scale.events, config.storage.database, createLogger('silent')) : undefined;
   try {
-    const apiKeys = createApiKeys(storage.keyStore, systemTime, createUlidSource(), { maxTtlMs: config.keys.maxTtlMs });
-    await run(apiKeys.service);
-    apiKeys.close();
+    const apiKeys = createApiKeys(storage.keyStore, systemTime, createUlidSource(), { maxTtlMs: config.keys.maxTtlMs, feed });
+    try {
+      if (action === 'create') await create(apiKeys.service, operator, values, output);
+      else if (action === 'list') await list(apiKeys.service, operator, output);
+      else await revoke(apiKeys, operator, values.id ?? '', feed !== undefined, output);
+    } finally {
+      apiKeys.close();
+    }
   } finally {
+    await feed?.close();
     await storage.close();
   }
 }
@@ -91,6 +97,16 @@ async function create(
   const key = await keys.create(operator, { name: values.name ?? '', scopes, expiresAt });
   output.log(key.secret);
   output.error(`created ${key.id} for ${operator.workspace} (${key.scopes.join(' ')}), expires ${key.expiresAt.toISOString()}`);
+}
+
+/** Revokes, then waits until the broker took the news, as the service does: the other instances drop what they cached on hearing it. */
+async function revoke(apiKeys: ApiKeys, operator: Principal, id: string, hasFeed: boolean, output: CommandOutput): Promise<void> {
+  await apiKeys.service.revoke(operator, id);
+  output.log(`revoked ${id}`);
+  const published = await apiKeys.published();
+  if (!hasFeed) output.error('no EVENTS_URL: other service instances refuse the key within 5 s');
+  else if (!published)
+    output.error('the events broker (EVENTS_URL) did not take the revocation: other service instances refuse the key within 5 s');
 }
 
 async function list(keys: KeyService, operator: Principal, output: CommandOutput): Promise<void> {

@@ -11,6 +11,7 @@ export const GRPC_STATUS_OF: Readonly<Record<ErrorCode, Status>> = Object.freeze
   not_found: Status.NOT_FOUND,
   already_exists: Status.ALREADY_EXISTS,
   resource_exhausted: Status.RESOURCE_EXHAUSTED,
+  failed_precondition: Status.FAILED_PRECONDITION,
   aborted: Status.ABORTED,
   out_of_range: Status.OUT_OF_RANGE,
   canceled: Status.CANCELLED,

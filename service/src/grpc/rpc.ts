@@ -13,6 +13,7 @@ import {
   idOnlyTracing,
   infoLine,
   requestIdFrom,
+  KEY_ID_HEADER,
   TRACEPARENT_HEADER,
   type Logger,
   type ServerSpan,
@@ -177,14 +178,33 @@ class CallRecord implements AuthedContext {
    * Justified by grpc-get-asset (bench/hand-written-parts.md#reply-headers).
    */
   sendReplyHeaders(failed: boolean): void {
-    if (failed || this.#idSupplied) this.sendHeaders();
+    if (failed || this.#idSupplied || this.#principal?.keyId !== undefined) this.sendHeaders();
   }
 
-  /** Sends the response headers, carrying the request id. */
+  /**
+   * Sends the response headers, carrying the request id, and the API key's id
+   * when one authenticated the call already (unary replies; streams send
+   * their headers before the caller is verified).
+   */
   sendHeaders(): void {
     const response = new Metadata();
     response.set(REQUEST_ID_KEY, this.requestId);
+    const keyId = this.#principal?.keyId;
+    if (keyId !== undefined) response.set(KEY_ID_HEADER, keyId);
     this.#call.sendMetadata(response);
+  }
+
+  /**
+   * For a client stream, whose headers went out before the caller was
+   * verified: the API key's id in the trailer of its answer, when a key
+   * authenticated it.
+   */
+  keyTrailer(): Metadata | undefined {
+    const keyId = this.#principal?.keyId;
+    if (keyId === undefined) return undefined;
+    const trailer = new Metadata();
+    trailer.set(KEY_ID_HEADER, keyId);
+    return trailer;
   }
 
   /** Ends the span and logs the outcome; returns the status to send when the call failed. */
@@ -306,7 +326,7 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
         counted(() => record.authenticate(authenticate).then((context) => run(call, context))).then(
           (response) => {
             record.finish();
-            callback(null, response);
+            callback(null, response, record.keyTrailer());
           },
           (error: unknown) => {
             callback(record.finish(error) ?? null);

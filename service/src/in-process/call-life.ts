@@ -15,8 +15,20 @@ export class CallLife {
   #state: 'running' | 'cancelled' | 'settled' = 'running';
   #listeners: (() => void)[] = [];
   #reason: unknown;
+  /** The trailer a client-streaming handler answered with, if any (the API key's id). */
+  #trailer: Metadata | undefined;
 
   constructor(readonly metadata: Metadata) {}
+
+  /** The trailer the handler answered with, as the client reads it; empty when it sent none. */
+  responseTrailer(): Headers {
+    return this.#trailer === undefined ? new Headers() : metadataToHeaders(this.#trailer);
+  }
+
+  /** A client-streaming handler's trailer, given with its answer. */
+  sendTrailer(metadata: Metadata | undefined): void {
+    this.#trailer = metadata;
+  }
 
   /** The headers the handler sent, as the client reads them (made when first read). */
   get responseHeader(): Headers {

@@ -193,8 +193,9 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
       const response = new Promise<unknown>((resolve, reject) => {
         failCall = reject;
         const unwatch = watch(life, ends, time);
-        (registered.handler as (call: unknown, callback: Callback) => void)(readableCall(life, requests()), (status, value) => {
+        (registered.handler as (call: unknown, callback: Callback) => void)(readableCall(life, requests()), (status, value, trailer) => {
           unwatch();
+          life.sendTrailer(trailer);
           const reason = life.cancelled ? life.reason : undefined;
           end();
           if (!status) return resolve(value);
@@ -317,7 +318,7 @@ function answer<S extends boolean, M extends DescMethod, T>(
       return life.responseHeader;
     },
     get trailer() {
-      return (trailer ??= new Headers());
+      return (trailer ??= life.responseTrailer());
     },
     message,
   };

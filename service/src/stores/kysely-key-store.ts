@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { isScope, SwitchyardError, type KeyListQuery, type KeyRecord, type KeyRoll, type KeyStore } from '@switchyard/core';
 import { databaseError } from './database-errors.js';
 import type { ApiKeysTable, Database } from './schema.js';
@@ -113,6 +113,19 @@ export class KyselyKeyStore implements KeyStore {
         .where('id', '=', id)
         .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', staleBefore.getTime())]))
         .execute();
+    });
+  }
+
+  async purge(before: Date, limit: number): Promise<number> {
+    return this.#read(async () => {
+      const cutoff = before.getTime();
+      const gone = (eb: ExpressionBuilder<Database, 'api_keys'>) => eb.or([eb('expires_at', '<', cutoff), eb('revoked_at', '<', cutoff)]);
+      // Ids first, then delete them: SQLite's DELETE takes no LIMIT.
+      const rows = await this.#db.selectFrom('api_keys').select('id').where(gone).limit(limit).execute();
+      if (rows.length === 0) return 0;
+      const ids = rows.map((row) => row.id);
+      const result = await this.#db.deleteFrom('api_keys').where('id', 'in', ids).where(gone).executeTakeFirst();
+      return Number(result.numDeletedRows);
     });
   }
 

@@ -38,6 +38,9 @@ import {
 } from './forged-tokens.js';
 import { scaled } from './soak.js';
 import { storedIn } from './stored.js';
+import { keySecretDigest, newKeySecret } from '@switchyard/core';
+import { sampleKey } from '@switchyard/core/testing';
+import { loadServiceConfig, openStorage } from '@switchyard/service';
 
 /** Rounds of the whole matrix: one in `npm test`, more in the soak run (fresh tokens each round). */
 const ROUNDS = scaled(1, 5);
@@ -55,12 +58,14 @@ interface Setup {
 
 /** Spare assets per seed: enough for every successful delete of one test (4 wires × 2 delete operations × 2 passes). */
 const SPARES = 16;
+/** Spare API keys per seed: every successful revoke of one test (4 wires × 2 passes: a token's and a key's). */
+const SPARE_KEYS = 10;
 
 /** What the owner stored; attacks try to overwrite it with other bytes. */
 const OWNER_BYTES = Buffer.from('the owner’s bytes, which no attack may change');
 
-/** Spare resumable uploads per seed, for successful terminations and appends (4 wires, one pass of valid calls per test). */
-const SPARE_UPLOADS = 6;
+/** Spare resumable uploads per seed, for successful terminations and appends (4 wires, two passes of valid calls per test). */
+const SPARE_UPLOADS = 10;
 /** The length of the owner's resumable upload, which holds OWNER_BYTES so far. */
 const OWNER_UPLOAD_LENGTH = 4096;
 
@@ -91,7 +96,82 @@ async function seed(s: Setup, ws: string): Promise<Targets> {
   for (let i = 0; i < SPARE_UPLOADS; i++) spareUploads.push(await createTusUpload(s.deployment.url, auth, OWNER_UPLOAD_LENGTH));
   const freshUploads: string[] = [];
   for (let i = 0; i < SPARE_UPLOADS; i++) freshUploads.push(await createTusUpload(s.deployment.url, auth, 2 * ATTACK_BYTES.length));
-  return { routeId: route.id, matchPath, assetId: asset.id, spares, spareRoutes, uploadId, spareUploads, freshUploads };
+  const keyId = (await createKey(s, auth, ws, ALL_SCOPES)).id;
+  const spareKeys: string[] = [];
+  for (let i = 0; i < SPARE_KEYS; i++) spareKeys.push((await createKey(s, auth, ws, ['routes:read'])).id);
+  return { routeId: route.id, matchPath, assetId: asset.id, spares, spareRoutes, uploadId, spareUploads, freshUploads, keyId, spareKeys };
+}
+
+const ALL_SCOPES = ['routes:read', 'routes:write', 'assets:read', 'assets:write', 'workspace:admin'];
+
+/** An API key of `ws` made over REST by `auth` (a person's token with workspace:admin); its secret is recorded as sent. */
+async function createKey(s: Setup, auth: string, ws: string, scopes: readonly string[]): Promise<{ id: string; secret: string }> {
+  const response = await fetch(`${s.deployment.url}/v1/keys`, {
+    method: 'POST',
+    headers: { authorization: auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `seed ${ws}`, scopes, expiresAt: new Date(Date.now() + 86_400_000).toISOString() }),
+  });
+  const body = (await response.json()) as { id: string; secret: string };
+  if (response.status !== 201) throw new Error(`creating a key: ${response.status} ${JSON.stringify(body)}`);
+  record(s, `Bearer ${body.secret}`);
+  return body;
+}
+
+/**
+ * Forged and dead API keys of `ws` (docs/tokens.md): a wrong checksum or a
+ * mistyped character (refused before any database read), the prefix and a
+ * right checksum with no such key, a revoked key, an expired one (written
+ * straight into the database: a key cannot be made in the past), the old
+ * secret of a key rolled without grace, and live keys sent the wrong way.
+ */
+async function keyAttacks(s: Setup, ws: string): Promise<Attack[]> {
+  const admin = `Bearer ${await s.issuer.token(ws)}`;
+  const live = (await createKey(s, admin, ws, ALL_SCOPES)).secret;
+  const revoked = await createKey(s, admin, ws, ALL_SCOPES);
+  const revoke = await fetch(`${s.deployment.url}/v1/keys/${revoked.id}`, { method: 'DELETE', headers: { authorization: admin } });
+  if (revoke.status !== 204) throw new Error(`revoking a key: ${revoke.status}`);
+  const rolled = await createKey(s, admin, ws, ALL_SCOPES);
+  const roll = await fetch(`${s.deployment.url}/v1/keys/${rolled.id}:roll`, {
+    method: 'POST',
+    headers: { authorization: admin, 'content-type': 'application/json' },
+    body: '{"graceSeconds":0}',
+  });
+  if (roll.status !== 200) throw new Error(`rolling a key: ${roll.status}`);
+  record(s, `Bearer ${((await roll.json()) as { secret: string }).secret}`);
+  const expired = newKeySecret();
+  const writer = await openStorage(loadServiceConfig({ DATA_DIR: s.deployment.dataDir }).storage, { migrate: false });
+  try {
+    const day = 86_400_000;
+    await writer.keyStore.insert(
+      sampleKey(ws, {
+        scopes: ALL_SCOPES as never,
+        createdAt: new Date(Date.now() - 2 * day),
+        expiresAt: new Date(Date.now() - day),
+        secretDigest: keySecretDigest(expired),
+      }),
+    );
+  } finally {
+    await writer.close();
+  }
+  const flip = (secret: string, at: number) => `${secret.slice(0, at)}${secret[at] === 'a' ? 'b' : 'a'}${secret.slice(at + 1)}`;
+  const bearer = (secret: string) => `Bearer ${secret}`;
+  return [
+    { name: 'API key with a wrong checksum', authorization: bearer(flip(live, live.length - 1)) },
+    { name: 'API key mistyped (one character of its random part)', authorization: bearer(flip(live, 10)) },
+    { name: 'API key with the prefix and a right checksum but no such key', authorization: bearer(newKeySecret()) },
+    { name: 'API key of the prefix alone', authorization: 'Bearer sy_' },
+    { name: 'API key revoked', authorization: bearer(revoked.secret) },
+    { name: 'API key expired', authorization: bearer(expired) },
+    { name: "API key's old secret after a roll without grace", authorization: bearer(rolled.secret) },
+    { name: 'API key without its prefix', authorization: bearer(live.slice(3)) },
+    { name: 'API key with its prefix in capitals', authorization: bearer(`SY_${live.slice(3)}`) },
+    { name: 'API key cut short', authorization: bearer(live.slice(0, -1)) },
+    { name: 'API key with a character more', authorization: bearer(`${live}A`) },
+    { name: 'valid API key under another scheme', authorization: `Token ${live}` },
+    { name: 'valid API key without a scheme', authorization: live },
+    { name: 'two API keys in one header', authorization: `Bearer ${live} ${live}` },
+    { name: 'valid API key then a second Authorization header', authorization: [bearer(live), 'Bearer garbage-token-b7f3e1'] },
+  ];
 }
 
 function metadataOf(authorization: string): Metadata {
@@ -187,12 +267,13 @@ export function authAttackSuite(name: Mode): void {
     const s = await setup(name);
     const ws = workspace('auth');
     const targets = await seed(s, ws);
-    const before = await storedIn(s.deployment.dataDir);
     let calls = 0;
     const problems: string[] = [];
     const started = performance.now();
+    const liveKey = (await createKey(s, `Bearer ${await s.issuer.token(ws)}`, ws, ALL_SCOPES)).secret;
+    const before = await storedIn(s.deployment.dataDir);
     for (let round = 0; round < ROUNDS; round++) {
-      const attacks = await authenticationAttacks(s.issuer, ws);
+      const attacks = [...(await authenticationAttacks(s.issuer, ws)), ...(await keyAttacks(s, ws))];
       const cases = attacks.flatMap((attack) =>
         s.wires.surfaces.filter((surface) => canSend(surface, attack.authorization)).map((surface) => ({ attack, surface })),
       );
@@ -203,11 +284,15 @@ export function authAttackSuite(name: Mode): void {
       });
     }
     t.deepEqual(problems, [], `${problems.length} of ${calls} refusals went wrong`);
-    t.deepEqual(await storedIn(s.deployment.dataDir), before, 'no attack stored a record or a byte');
-    // The same calls with a valid token do go through: the refusals above are the attacks', not the calls'.
+    const after = await storedIn(s.deployment.dataDir);
+    // The keys the attacks were made from are the only keys added (each round makes its own), none changed.
+    t.deepEqual({ ...after, keys: after.keys.filter((line) => before.keys.includes(line)) }, before, 'no attack stored a record or a byte');
+    // The same calls with a valid token, and with a valid key, do go through: the refusals above are the attacks', not the calls'.
     const valid = `Bearer ${await s.issuer.token(ws)}`;
     record(s, valid);
     for (const surface of s.wires.surfaces) t.is((await surface.call(valid, targets)).code, 'ok', `${surface.name} with a valid token`);
+    for (const surface of s.wires.surfaces)
+      t.is((await surface.call(`Bearer ${liveKey}`, targets)).code, 'ok', `${surface.name} with a valid API key`);
     t.log(`${name}: ${calls} refused calls (${ROUNDS} round(s)) in ${Math.round(performance.now() - started)} ms`);
   });
 
@@ -215,10 +300,30 @@ export function authAttackSuite(name: Mode): void {
     const s = await setup(name);
     const ws = workspace('scope');
     const targets = await seed(s, ws);
-    const before = await storedIn(s.deployment.dataDir);
     const cases: Array<{ surface: Surface; attack: Attack }> = [];
+    // A key holding every scope but one, per scope: a key's scopes bind it as a token's do.
+    const admin = `Bearer ${await s.issuer.token(ws)}`;
+    const keyWithout = new Map<string, string>();
+    for (const scope of ALL_SCOPES)
+      keyWithout.set(
+        scope,
+        (
+          await createKey(
+            s,
+            admin,
+            ws,
+            ALL_SCOPES.filter((other) => other !== scope),
+          )
+        ).secret,
+      );
+    const before = await storedIn(s.deployment.dataDir);
     for (const surface of s.wires.surfaces) {
-      for (const attack of await scopeAttacks(s.issuer, ws, SCOPE_OF[surface.operation])) cases.push({ surface, attack });
+      const needed = SCOPE_OF[surface.operation];
+      for (const attack of await scopeAttacks(s.issuer, ws, needed)) cases.push({ surface, attack });
+      cases.push({
+        surface,
+        attack: { name: `an API key with every scope but ${needed}`, authorization: `Bearer ${keyWithout.get(needed)}` },
+      });
     }
     const problems: string[] = [];
     await inParallel(cases, async ({ surface, attack }) => {
@@ -280,9 +385,15 @@ export function authAttackSuite(name: Mode): void {
       t.deepEqual(problems, []);
       const after = await storedIn(s.deployment.dataDir);
       t.true(
-        after.routeRows > before.routeRows && after.assetRows > before.assetRows && after.uploads.length > before.uploads.length,
+        after.routeRows > before.routeRows &&
+          after.assetRows > before.assetRows &&
+          after.uploads.length > before.uploads.length &&
+          after.keys.length > before.keys.length,
         'the stranger created in its own workspace',
       );
+      // The owner's keys are as they were: none revoked, none rolled.
+      const ownerKeys = (stored: { keys: readonly string[] }) => stored.keys.filter((line) => line.split(' ')[1] === owner);
+      t.deepEqual(ownerKeys(after), ownerKeys(before), 'the owner’s keys are unchanged');
       // The owner's resumable uploads are where they were: no append landed, no termination took one.
       t.like(
         await tusState(s.deployment.url, ownerAuth, targets.uploadId),

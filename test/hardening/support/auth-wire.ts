@@ -5,7 +5,7 @@
 // on the gateway, and gRPC on the service itself. Requests are written by hand
 // (node:http, node:http2) so that duplicate and non-ASCII header values, which
 // client libraries refuse to send, reach the servers as an attacker sends them.
-import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
+import { create, fromBinary, isMessage, toBinary, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
 import { Agent, request } from 'node:http';
 import { connect as http2Connect, type ClientHttp2Session, type IncomingHttpHeaders as Http2Headers } from 'node:http2';
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
@@ -39,7 +39,13 @@ import {
   SetWorkspacePolicyRequestSchema,
   UpdateAssetRequestSchema,
   UploadAssetRequestSchema,
+  CreateKeyRequestSchema,
+  ListKeysRequestSchema,
+  GetKeyRequestSchema,
+  RevokeKeyRequestSchema,
+  RollKeyRequestSchema,
 } from '@switchyard/proto';
+import { timestampDate, timestampFromDate, TimestampSchema } from '@bufbuild/protobuf/wkt';
 import { GrpcClients } from '../../grpc/support/clients.js';
 import type { AuthValue } from './forged-tokens.js';
 
@@ -75,6 +81,11 @@ export const SCOPE_OF = {
   AppendUpload: 'assets:write',
   GetUpload: 'assets:write',
   TerminateUpload: 'assets:write',
+  CreateKey: 'workspace:admin',
+  ListKeys: 'workspace:admin',
+  GetKey: 'workspace:admin',
+  RevokeKey: 'workspace:admin',
+  RollKey: 'workspace:admin',
 } as const;
 export type Operation = keyof typeof SCOPE_OF;
 const OPERATIONS = Object.keys(SCOPE_OF) as Operation[];
@@ -99,6 +110,8 @@ export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set([
   'SetWorkspacePolicy',
   'BatchDeleteAssets',
   'CreateUpload',
+  'CreateKey',
+  'ListKeys',
 ]);
 
 /** Operations that consume the record they succeed on, and which spares they take: each success moves on to the next. */
@@ -109,6 +122,8 @@ const CONSUMING: ReadonlyMap<Operation, (targets: Targets) => string[]> = new Ma
   ['TerminateUpload', (targets: Targets) => targets.spareUploads],
   // An append that succeeds moves its upload's offset on: the next one aims at another upload still at 0.
   ['AppendUpload', (targets: Targets) => targets.freshUploads],
+  // A revoked key cannot be rolled, nor revoked to any effect again: each successful revoke takes another.
+  ['RevokeKey', (targets: Targets) => targets.spareKeys],
 ]);
 
 /** Operations whose answer is a stream that does not end by itself (a watch): the first message decides. */
@@ -132,6 +147,10 @@ export interface Targets {
   readonly spareUploads: string[];
   /** Uploads of the owner at offset 0 (with room for ATTACK_BYTES): each successful append moves one on. */
   readonly freshUploads: string[];
+  /** An API key of the owner (GetKey, RollKey: a successful roll gives it a new secret nobody uses). */
+  readonly keyId: string;
+  /** API keys of the owner that a successful RevokeKey may take. */
+  readonly spareKeys: string[];
 }
 
 const NO_UPLOAD = 'up_00000000000000000000000000';
@@ -139,6 +158,11 @@ const spareOf = (targets: Targets): string => targets.spares[0] ?? 'as_000000000
 const spareRouteOf = (targets: Targets): string => targets.spareRoutes[0] ?? 'rt_00000000000000000000000000';
 const spareUploadOf = (targets: Targets): string => targets.spareUploads[0] ?? NO_UPLOAD;
 const freshUploadOf = (targets: Targets): string => targets.freshUploads[0] ?? NO_UPLOAD;
+const NO_KEY = 'key_00000000000000000000000000';
+const spareKeyOf = (targets: Targets): string => targets.spareKeys[0] ?? NO_KEY;
+/** What a successful CreateKey asks for: a key of the caller's own workspace, for an hour, with the one scope every caller of CreateKey holds. */
+const ATTACK_KEY = Object.freeze({ name: 'attack', scopes: ['workspace:admin'] });
+const inAnHour = () => new Date(Date.now() + 3_600_000);
 
 /** Targets that name records nobody has: for calls whose authentication is all that matters. */
 export const NOWHERE: Targets = Object.freeze({
@@ -150,6 +174,8 @@ export const NOWHERE: Targets = Object.freeze({
   uploadId: NO_UPLOAD,
   spareUploads: [],
   freshUploads: [],
+  keyId: NO_KEY,
+  spareKeys: [],
 });
 
 /** A call's outcome in the contract's terms: `ok` or a Connect code name, with the HTTP status and body where there was one. */
@@ -511,6 +537,23 @@ function restSurfaces(gatewayUrl: string): Surface[] {
       () => '/v1/workspace/policy',
       () => ({}),
     ),
+    sendJson(
+      'CreateKey',
+      'POST',
+      '/v1/keys',
+      () => '/v1/keys',
+      () => ({ ...ATTACK_KEY, expiresAt: inAnHour().toISOString() }),
+    ),
+    ...get('ListKeys', () => '/v1/keys?pageSize=10'),
+    ...get('GetKey', (t) => `/v1/keys/${t.keyId}`),
+    sendJson('RevokeKey', 'DELETE', '/v1/keys/{id}', (t) => `/v1/keys/${spareKeyOf(t)}`),
+    sendJson(
+      'RollKey',
+      'POST',
+      '/v1/keys/{id}:roll',
+      (t) => `/v1/keys/${t.keyId}:roll`,
+      () => ({ graceSeconds: 0 }),
+    ),
     ...tusSurfaces(gatewayUrl),
   ];
 }
@@ -713,6 +756,16 @@ function messagesOf(
       return unaryCall('UploadService', operation, GetUploadRequestSchema, { id: targets.uploadId });
     case 'TerminateUpload':
       return unaryCall('UploadService', operation, TerminateUploadRequestSchema, { id: spareUploadOf(targets) });
+    case 'CreateKey':
+      return unaryCall('KeyService', operation, CreateKeyRequestSchema, { ...ATTACK_KEY, expiresAt: timestampFromDate(inAnHour()) });
+    case 'ListKeys':
+      return unaryCall('KeyService', operation, ListKeysRequestSchema, { pageSize: 10 });
+    case 'GetKey':
+      return unaryCall('KeyService', operation, GetKeyRequestSchema, { id: targets.keyId });
+    case 'RevokeKey':
+      return unaryCall('KeyService', operation, RevokeKeyRequestSchema, { id: spareKeyOf(targets) });
+    case 'RollKey':
+      return unaryCall('KeyService', operation, RollKeyRequestSchema, { id: targets.keyId, graceSeconds: 0 });
   }
 }
 
@@ -741,10 +794,13 @@ function* envelopes(body: Buffer): Generator<{ flags: number; payload: Buffer }>
   }
 }
 
-/** Connect's JSON for a protobuf init shape: bytes as base64, oneofs flattened. */
+/** Connect's JSON for a protobuf init shape: bytes as base64, oneofs flattened, a Timestamp as its RFC 3339 string. */
 function connectJson(message: MessageInitShape<DescMessage>): unknown {
   const { payload, ...rest } = message as { payload?: { case: string; value: unknown } };
-  if (!payload) return rest;
+  if (!payload)
+    return Object.fromEntries(
+      Object.entries(rest).map(([field, value]) => [field, isMessage(value, TimestampSchema) ? timestampDate(value).toISOString() : value]),
+    );
   return { [payload.case]: Buffer.isBuffer(payload.value) ? payload.value.toString('base64') : payload.value };
 }
 

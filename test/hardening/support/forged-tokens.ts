@@ -255,6 +255,8 @@ export function tokenPieces(value: AuthValue): string[] {
   for (const item of values) {
     const token = item.replace(/^\S+\s+/, '');
     for (const piece of [token, ...token.split(/[.\s,]+/)]) if (piece.length >= 16) pieces.add(piece);
+    // An API key's secret without its prefix is as much a leak.
+    for (const key of token.match(/sy_[0-9A-Za-z]{16,}/g) ?? []) pieces.add(key.slice(3));
     // The marker of the short forged values, with its hyphen: six hex digits alone turn up in random trace and request ids.
     if (/-b7f3e1/.test(item)) pieces.add('-b7f3e1');
   }

@@ -11,6 +11,8 @@ export interface Stored {
   readonly blobKeys: readonly string[];
   /** Files under DATA_DIR but the database and the secret. */
   readonly files: readonly string[];
+  /** API keys, one `id workspace revokedAt secretDigest` line each, sorted: a refused call makes, revokes and rolls none. */
+  readonly keys: readonly string[];
 }
 
 const NOT_BLOBS = /(\.sqlite(-wal|-shm|-journal)?|auth-secret|url-signing-key)$/;
@@ -41,7 +43,17 @@ export async function storedIn(
     const uploads = (await reader.db.selectFrom('resumable_uploads').select(['id', 'upload_offset', 'upload_length', 'parts']).execute())
       .map((row) => `${row.id} ${row.upload_offset}/${row.upload_length ?? '?'} ${row.parts}`)
       .sort();
-    return { assetRows: await count('assets'), routeRows: await count('routes'), uploads, blobKeys: blobKeys.sort(), files: files.sort() };
+    const keys = (await reader.db.selectFrom('api_keys').select(['id', 'workspace', 'revoked_at', 'secret_digest']).execute())
+      .map((row) => `${row.id} ${row.workspace} ${row.revoked_at ?? '-'} ${row.secret_digest}`)
+      .sort();
+    return {
+      assetRows: await count('assets'),
+      routeRows: await count('routes'),
+      uploads,
+      blobKeys: blobKeys.sort(),
+      files: files.sort(),
+      keys,
+    };
   } finally {
     await reader.close();
   }

@@ -11,6 +11,7 @@ import {
   type ValidatorCacheConfig,
 } from '@switchyard/gateway';
 import { startService, loadServiceConfig, type ServiceHandle } from '@switchyard/service';
+import type { TimeSource } from '@switchyard/core';
 import { createLogger, Registry } from '@switchyard/runtime';
 import { mintToken, type Claims } from './tokens.js';
 
@@ -47,7 +48,12 @@ export function testChannel(): 'in-process' | 'grpc' {
 
 export async function startStack(
   env: Record<string, string> = {},
-  options: { channel?: 'in-process' | 'grpc'; fileValidators?: ValidatorCacheConfig } = {},
+  options: {
+    channel?: 'in-process' | 'grpc';
+    fileValidators?: ValidatorCacheConfig;
+    /** The service's clock and timers (the system's by default): API key expiry, graces and caches follow it. */
+    time?: TimeSource;
+  } = {},
 ): Promise<Stack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchyard-rest-'));
   // A given AUTH_SECRET (a deployment several stacks share) is the one tokens are minted with.
@@ -68,6 +74,7 @@ export async function startStack(
   const service = await startService(serviceConfig, {
     logger: createLogger('info', { write: (line: string) => void serviceLogLines.push(line) }),
     metrics,
+    time: options.time,
   });
   const logLines: string[] = [];
   const log = createGatewayLogger('info', { write: (line: string) => void logLines.push(line) });

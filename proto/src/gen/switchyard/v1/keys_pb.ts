@@ -371,8 +371,9 @@ export const KeyService: GenService<{
   },
   /**
    * RollKey gives the key a new secret; the old one keeps working for
-   * grace_seconds (0-604800), then is refused. INVALID_ARGUMENT: a revoked or
-   * expired key, a grace outside the range.
+   * grace_seconds (0-604800), then is refused. FAILED_PRECONDITION: a revoked
+   * or expired key (make a new one); INVALID_ARGUMENT: a grace outside the
+   * range.
    *
    * @generated from rpc switchyard.v1.KeyService.RollKey
    */

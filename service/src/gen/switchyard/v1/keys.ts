@@ -1222,8 +1222,9 @@ export const KeyServiceService = {
   },
   /**
    * RollKey gives the key a new secret; the old one keeps working for
-   * grace_seconds (0-604800), then is refused. INVALID_ARGUMENT: a revoked or
-   * expired key, a grace outside the range.
+   * grace_seconds (0-604800), then is refused. FAILED_PRECONDITION: a revoked
+   * or expired key (make a new one); INVALID_ARGUMENT: a grace outside the
+   * range.
    */
   rollKey: {
     path: "/switchyard.v1.KeyService/RollKey" as const,
@@ -1274,8 +1275,9 @@ export interface KeyServiceServer extends UntypedServiceImplementation {
   revokeKey: handleUnaryCall<RevokeKeyRequest, RevokeKeyResponse>;
   /**
    * RollKey gives the key a new secret; the old one keeps working for
-   * grace_seconds (0-604800), then is refused. INVALID_ARGUMENT: a revoked or
-   * expired key, a grace outside the range.
+   * grace_seconds (0-604800), then is refused. FAILED_PRECONDITION: a revoked
+   * or expired key (make a new one); INVALID_ARGUMENT: a grace outside the
+   * range.
    */
   rollKey: handleUnaryCall<RollKeyRequest, CreateKeyResponse>;
   /**
@@ -1363,8 +1365,9 @@ export interface KeyServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * RollKey gives the key a new secret; the old one keeps working for
-   * grace_seconds (0-604800), then is refused. INVALID_ARGUMENT: a revoked or
-   * expired key, a grace outside the range.
+   * grace_seconds (0-604800), then is refused. FAILED_PRECONDITION: a revoked
+   * or expired key (make a new one); INVALID_ARGUMENT: a grace outside the
+   * range.
    */
   rollKey(
     request: RollKeyRequest,
