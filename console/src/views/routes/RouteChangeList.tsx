@@ -62,7 +62,9 @@ function ChangeText({ change }: { readonly change: RouteChange }) {
   const fields = differences(before, after);
   return (
     <>
-      {before.method} {before.path !== after.path ? <span class="mono">{before.path}</span> : head}
+      <span class="mono">
+        {before.method} {before.path}
+      </span>
       <ul class="diff-fields">
         {fields.map(([name, from, to]) => (
           <li key={name}>
