@@ -109,7 +109,9 @@ test('the history lists the revisions made through the API, newest first, with a
 
     // A revision made elsewhere joins at the top without a reload.
     await ok(rest(workspace, 'DELETE', `/v1/routing/${health.id}`), 204);
-    await revisionItem(page, 4).getByText(/-Deleted GET \/health → health\.deep/).waitFor({ timeout: SHOWN_DEADLINE_MS });
+    await revisionItem(page, 4)
+      .getByText(/-Deleted GET \/health → health\.deep/)
+      .waitFor({ timeout: SHOWN_DEADLINE_MS });
     t.deepEqual(await headings.allTextContents(), ['Revision 4', 'Revision 3', 'Revision 2', 'Revision 1']);
   } finally {
     await tab.close();
@@ -155,7 +157,10 @@ test('Restore this revision shows the plan, then makes the table equal to that r
     // The table moves after the plan: Restore writes nothing and offers a new plan.
     await ok(rest(workspace, 'POST', '/v1/routing', { method: 'GET', path: '/d', handler: 'd.one' }), 201);
     await dialog.getByRole('button', { name: 'Restore', exact: true }).click();
-    await dialog.getByRole('alert').getByText(/The route table moved since this plan was made/).waitFor();
+    await dialog
+      .getByRole('alert')
+      .getByText(/The route table moved since this plan was made/)
+      .waitFor();
     t.is(await revisionOf(workspace), 3, 'nothing written over the move');
     await dialog.getByRole('button', { name: 'Plan again' }).click();
     await dialog.getByText('Against revision 3: 1 to create, 1 to change, 2 to delete, 0 unchanged.').waitFor();
@@ -185,11 +190,17 @@ test('Export downloads the table as a route file that parses back to it', async 
   try {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()]);
     t.is(download.suggestedFilename(), `routes-${workspace}.yaml`);
-    const text = await readFile((await download.path())!, 'utf8');
+    const text = await readFile(await download.path(), 'utf8');
     t.regex(text, /^format: switchyard\.routes\/v1\n/);
     const file = parseRoutesFile('export.yaml', text);
     t.deepEqual(
-      file.routes.map(({ method, path, middleware, handler, owner }) => ({ method, path, middleware: middleware ?? [], handler, owner: owner ?? '' })),
+      file.routes.map(({ method, path, middleware, handler, owner }) => ({
+        method,
+        path,
+        middleware: middleware ?? [],
+        handler,
+        owner: owner ?? '',
+      })),
       await tableOf(workspace),
     );
     await page.getByRole('status').getByText('Exported 2 routes as YAML.').waitFor();
@@ -211,27 +222,28 @@ routes:
 
 test('Import shows the plan of a file (owner and prune), then applies it', async (t) => {
   const workspace = freshWorkspace('import');
-  await ok(rest(workspace, 'POST', '/v1/routing:apply', { owner: 'team-b', routes: [{ method: 'GET', path: '/old', handler: 'old.one' }] }));
+  await ok(
+    rest(workspace, 'POST', '/v1/routing:apply', { owner: 'team-b', routes: [{ method: 'GET', path: '/old', handler: 'old.one' }] }),
+  );
   await ok(rest(workspace, 'POST', '/v1/routing', { method: 'GET', path: '/mine', handler: 'someone.else' }), 201);
   const tab = await openHistory(workspace);
   const { page } = tab;
   try {
     await page.getByRole('button', { name: 'Import…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Import a route file' });
-    await dialog.getByLabel('Route file').setInputFiles({ name: 'users.yaml', mimeType: 'application/yaml', buffer: Buffer.from(IMPORTED) });
+    await dialog
+      .getByLabel('Route file')
+      .setInputFiles({ name: 'users.yaml', mimeType: 'application/yaml', buffer: Buffer.from(IMPORTED) });
     await dialog.getByLabel('Owner', { exact: true }).fill('team-b');
     await dialog.getByLabel(/^Prune/).check();
     await dialog.getByRole('button', { name: 'Show plan' }).click();
     await dialog.getByRole('heading', { name: 'Plan for users.yaml' }).waitFor();
     await dialog.getByText('Against revision 2: 2 to create, 0 to change, 1 to delete, 0 unchanged.').waitFor();
-    t.deepEqual(
-      (await dialog.locator('.route-diff > li').allTextContents()).map((line) => line.trim()).sort(),
-      [
-        '+Create GET /users/:id → users.show (middleware auth) · owner team-b',
-        '+Create POST /users → users.create · owner team-b',
-        '-Delete GET /old → old.one · owner team-b',
-      ],
-    );
+    t.deepEqual((await dialog.locator('.route-diff > li').allTextContents()).map((line) => line.trim()).sort(), [
+      '+Create GET /users/:id → users.show (middleware auth) · owner team-b',
+      '+Create POST /users → users.create · owner team-b',
+      '-Delete GET /old → old.one · owner team-b',
+    ]);
     t.is(await revisionOf(workspace), 2, 'the plan wrote nothing');
     await assertAccessible(t, page, 'the import plan');
 
@@ -267,7 +279,8 @@ test('a file that is not YAML shows its line and column; an entry the service re
     t.is(await input.getAttribute('aria-invalid'), 'true');
     await assertAccessible(t, page, 'the import dialog with a file error');
 
-    const refused = 'format: switchyard.routes/v1\nroutes:\n  - method: GET\n    path: /ok\n    handler: ok\n  - method: GET\n    path: users\n    handler: users.list\n';
+    const refused =
+      'format: switchyard.routes/v1\nroutes:\n  - method: GET\n    path: /ok\n    handler: ok\n  - method: GET\n    path: users\n    handler: users.list\n';
     await input.setInputFiles({ name: 'refused.yaml', mimeType: 'application/yaml', buffer: Buffer.from(refused) });
     await dialog.getByRole('button', { name: 'Show plan' }).click();
     const alert = dialog.getByRole('alert');

@@ -102,7 +102,8 @@ export function HistoryView({ api, revision, fallbackFocus }: HistoryViewProps) 
               <div class="revision-head">
                 <h3 id={`revision-${entry.revision}`}>Revision {entry.revision}</h3>
                 <span class="muted">
-                  <time dateTime={entry.time}>{formatDate(entry.time)}</time> · by {entry.actor || 'an unnamed token'} · {ownersText(entry.owners)}
+                  <time dateTime={entry.time}>{formatDate(entry.time)}</time> · by {entry.actor || 'an unnamed token'} ·{' '}
+                  {ownersText(entry.owners)}
                 </span>
                 {entry.revision !== current && (
                   <button
@@ -127,10 +128,16 @@ export function HistoryView({ api, revision, fallbackFocus }: HistoryViewProps) 
         </button>
       )}
       {restoring !== null && (
-        <Modal key={openings} title={`Restore revision ${restoring}?`} role="alertdialog" onClose={() => setRestoring(null)} fallbackFocus={fallbackFocus}>
+        <Modal
+          key={openings}
+          title={`Restore revision ${restoring}?`}
+          role="alertdialog"
+          onClose={() => setRestoring(null)}
+          fallbackFocus={fallbackFocus}
+        >
           <p>
-            Restoring writes a new revision whose table (every owner's routes) equals revision {restoring}'s. These are the changes it
-            would make:
+            Restoring writes a new revision whose table (every owner's routes) equals revision {restoring}'s. These are the changes it would
+            make:
           </p>
           <PlanPanel
             focusCancel

@@ -22,7 +22,12 @@ export function ImportDialog({ api, onClose, fallbackFocus }: ImportDialogProps)
   const [owner, setOwner] = useState('');
   const [prune, setPrune] = useState(false);
   const [problem, setProblem] = useState<FileProblem | null>(null);
-  const [read, setRead] = useState<{ readonly file: RoutesFile; readonly owner: string; readonly prune: boolean; readonly serial: number } | null>(null);
+  const [read, setRead] = useState<{
+    readonly file: RoutesFile;
+    readonly owner: string;
+    readonly prune: boolean;
+    readonly serial: number;
+  } | null>(null);
   const [serial, setSerial] = useState(0);
   // Any change to what would be applied takes the plan away: it no longer says what Apply does.
   const changed = () => (setRead(null), setProblem(null));
@@ -79,7 +84,12 @@ export function ImportDialog({ api, onClose, fallbackFocus }: ImportDialogProps)
           </p>
         </div>
         <div class="field field-check">
-          <input id={`${ids}-prune`} type="checkbox" checked={prune} onChange={(event) => (setPrune(event.currentTarget.checked), changed())} />
+          <input
+            id={`${ids}-prune`}
+            type="checkbox"
+            checked={prune}
+            onChange={(event) => (setPrune(event.currentTarget.checked), changed())}
+          />
           <label for={`${ids}-prune`}>Prune: delete the owner's routes the file does not name</label>
         </div>
         {problem && (
@@ -126,7 +136,9 @@ function refusal(error: unknown, file: RoutesFile): readonly string[] | undefine
   return [
     `${error.message} [${error.status} ${error.code}]`,
     ...error.details.map((detail) =>
-      detail.field?.startsWith('routes') ? `Line ${lineColumn(place(detail.field))}: ${detail.field} ${detail.reason}` : `${detail.field ?? ''} ${detail.reason}`,
+      detail.field?.startsWith('routes')
+        ? `Line ${lineColumn(place(detail.field))}: ${detail.field} ${detail.reason}`
+        : `${detail.field ?? ''} ${detail.reason}`,
     ),
   ];
 }

@@ -125,8 +125,6 @@ export function counts(plan: RestApplyResult, done = false): string {
 /** A 409 because expectedRevision is no longer the table's. */
 function isStale(error: unknown): error is SwitchyardRestError {
   return (
-    error instanceof SwitchyardRestError &&
-    error.code === 'aborted' &&
-    error.details.some((detail) => detail.field === 'expectedRevision')
+    error instanceof SwitchyardRestError && error.code === 'aborted' && error.details.some((detail) => detail.field === 'expectedRevision')
   );
 }

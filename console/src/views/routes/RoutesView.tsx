@@ -110,7 +110,12 @@ export function RoutesView() {
           <button type="button" disabled={exporting} onClick={() => void download()}>
             Export
           </button>
-          <button type="button" disabled={!!refused} aria-describedby={refused ? 'import-scope' : undefined} onClick={() => setImporting(true)}>
+          <button
+            type="button"
+            disabled={!!refused}
+            aria-describedby={refused ? 'import-scope' : undefined}
+            onClick={() => setImporting(true)}
+          >
             Import…
           </button>
         </div>

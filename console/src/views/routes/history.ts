@@ -16,7 +16,11 @@ export interface Revision {
   readonly actor: string;
   /** The owners its changes were made for, "" (no owner) included. */
   readonly owners: readonly string[];
-  readonly changes: readonly { readonly kind: RestRouteChange['kind']; readonly before: RestRoute | null; readonly after: RestRoute | null }[];
+  readonly changes: readonly {
+    readonly kind: RestRouteChange['kind'];
+    readonly before: RestRoute | null;
+    readonly after: RestRoute | null;
+  }[];
 }
 
 /** The revisions after `from` up to `to`, newest first. */
@@ -25,7 +29,9 @@ export async function readRevisions(api: Api, from: number, to: number, signal?:
   let pageToken = '';
   do {
     signal?.throwIfAborted();
-    const page = await api.listRouteChanges(pageToken ? { pageToken, pageSize: CHANGES_PER_PAGE } : { sinceRevision: from, pageSize: CHANGES_PER_PAGE });
+    const page = await api.listRouteChanges(
+      pageToken ? { pageToken, pageSize: CHANGES_PER_PAGE } : { sinceRevision: from, pageSize: CHANGES_PER_PAGE },
+    );
     changes.push(...page.changes.filter((change) => change.revision <= to));
     const last = page.changes.at(-1)?.revision ?? to;
     pageToken = last < to ? page.nextPageToken : '';
