@@ -1,5 +1,5 @@
 // History routing under the console's base (/console/): /console/assets,
-// /console/routes, /console/workspace. The gateway answers index.html for
+// /console/routes (and its section /console/routes/history), /console/workspace. The gateway answers index.html for
 // any path under /console/, so these urls work as deep links and on reload.
 import { computed, signal } from '@preact/signals';
 
@@ -10,17 +10,24 @@ const BASE = import.meta.env.BASE_URL.replace(/\/$/, '');
 
 export const location$ = signal({ path: window.location.pathname, search: window.location.search });
 
-export const currentView = computed<ViewName>(() => {
+const segments = computed(() => {
   const rest = location$.value.path.startsWith(BASE) ? location$.value.path.slice(BASE.length) : location$.value.path;
-  const first = rest.split('/').filter(Boolean)[0];
+  return rest.split('/').filter(Boolean);
+});
+
+export const currentView = computed<ViewName>(() => {
+  const first = segments.value[0];
   return VIEWS.includes(first as ViewName) ? (first as ViewName) : 'assets';
 });
 
+/** The part of the current view shown (the segment after the view's: "history" in /console/routes/history), "" for its first. */
+export const currentSection = computed(() => segments.value[1] ?? '');
+
 export const searchParams = computed(() => new URLSearchParams(location$.value.search));
 
-export function hrefOf(view: ViewName, params?: URLSearchParams): string {
+export function hrefOf(view: ViewName, params?: URLSearchParams, section = ''): string {
   const query = params && params.size > 0 ? `?${params}` : '';
-  return `${BASE}/${view}${query}`;
+  return `${BASE}/${view}${section ? `/${section}` : ''}${query}`;
 }
 
 export function navigate(href: string, replace = false): void {
@@ -33,7 +40,7 @@ export function navigate(href: string, replace = false): void {
 
 /** Keeps the current view's query (filters, the open asset) in the url without a history entry per keystroke. */
 export function setSearchParams(params: URLSearchParams): void {
-  navigate(hrefOf(currentView.value, params), true);
+  navigate(hrefOf(currentView.value, params, currentSection.value), true);
 }
 
 window.addEventListener('popstate', () => {

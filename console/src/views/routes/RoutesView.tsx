@@ -1,14 +1,26 @@
 // The routes view: the live table, the create/edit form, the match tester,
-// and delete with a confirmation.
+// and delete with a confirmation; its History section (/console/routes/history)
+// with restore; Export and Import of route files (routes as code) in both.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { errorText } from '../../lib/api.js';
 import { announce, announceError } from '../../lib/announce.js';
 import { useOpenings, useViewApi } from '../../lib/hooks.js';
+import { currentSection, hrefOf, navigate } from '../../lib/router.js';
+import { claims, missingScope } from '../../lib/session.js';
 import { Confirm } from '../../ui/Confirm.js';
+import { ScopeNote } from '../../ui/ScopeNote.js';
+import { HistoryView } from './HistoryView.js';
+import { ImportDialog } from './ImportDialog.js';
 import { openLiveTable, type Route } from './live-table.js';
 import { MatchTester } from './MatchTester.js';
 import { RouteForm } from './RouteForm.js';
 import { RoutesTable } from './RoutesTable.js';
+import { exportRoutes } from './routes-as-code.js';
+
+const SECTIONS = [
+  { section: '', title: 'Table' },
+  { section: 'history', title: 'History' },
+] as const;
 
 const STATUS_TEXT = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', refused: 'Not watching' } as const;
 
@@ -25,6 +37,23 @@ export function RoutesView() {
   const openedAt = useRef<number | null>(null);
   if (openedAt.current === null && table.status.value === 'live') openedAt.current = table.revision.value;
   const status = table.status.value;
+  const section = currentSection.value === 'history' ? 'history' : '';
+  const [importing, setImporting] = useState(false);
+  const [exporting, setExporting] = useState(false);
+  const refused = missingScope('routes:write');
+
+  async function download() {
+    setExporting(true);
+    try {
+      const count = await exportRoutes(api, `routes-${claims.value?.workspace ?? 'workspace'}.yaml`);
+      announce(`Exported ${count} route${count === 1 ? '' : 's'} as YAML.`);
+    } catch (error) {
+      const text = errorText(error, 'Exporting the routes');
+      if (text) announceError(text);
+    } finally {
+      setExporting(false);
+    }
+  }
 
   // A route deleted elsewhere while being edited: the form goes back to creating.
   useEffect(() => {
@@ -57,12 +86,59 @@ export function RoutesView() {
           {status === 'live' && ` · revision ${table.revision.value}`}
         </span>
       </div>
-      {table.problem.value && status === 'refused' && <p class="callout callout-error">{table.problem.value}</p>}
-      <div class="routes-grid">
-        <RouteForm api={api} editing={editing} routes={routes} onDone={() => setEditing(null)} />
-        <MatchTester api={api} revision={table.revision.value} />
+      <div class="toolbar routes-toolbar">
+        <nav aria-label="Routes">
+          <ul class="section-nav">
+            {SECTIONS.map(({ section: name, title }) => (
+              <li key={name}>
+                <a
+                  href={hrefOf('routes', undefined, name)}
+                  aria-current={section === name ? 'page' : undefined}
+                  onClick={(event) => {
+                    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+                    event.preventDefault();
+                    navigate(hrefOf('routes', undefined, name));
+                  }}
+                >
+                  {title}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="actions">
+          <button type="button" disabled={exporting} onClick={() => void download()}>
+            Export
+          </button>
+          <button
+            type="button"
+            disabled={!!refused}
+            aria-describedby={refused ? 'import-scope' : undefined}
+            onClick={() => setImporting(true)}
+          >
+            Import…
+          </button>
+        </div>
       </div>
-      <RoutesTable routes={routes} openedAt={openedAt.current} onEdit={setEditing} onDelete={(route) => (opened(), setDeleting(route))} />
+      <ScopeNote id="import-scope" reason={refused} />
+      {table.problem.value && status === 'refused' && <p class="callout callout-error">{table.problem.value}</p>}
+      {section === 'history' ? (
+        <HistoryView api={api} revision={status === 'live' ? table.revision.value : null} fallbackFocus={() => heading.current} />
+      ) : (
+        <>
+          <div class="routes-grid">
+            <RouteForm api={api} editing={editing} routes={routes} onDone={() => setEditing(null)} />
+            <MatchTester api={api} revision={table.revision.value} />
+          </div>
+          <RoutesTable
+            routes={routes}
+            openedAt={openedAt.current}
+            onEdit={setEditing}
+            onDelete={(route) => (opened(), setDeleting(route))}
+          />
+        </>
+      )}
+      {importing && <ImportDialog api={api} onClose={() => setImporting(false)} fallbackFocus={() => heading.current} />}
       {deleting && (
         <Confirm
           key={openings}
