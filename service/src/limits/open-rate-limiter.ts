@@ -32,7 +32,8 @@ export async function openWorkspaceRateLimiter(
   metrics?: Registry,
   time?: TimeSource,
 ): Promise<WorkspaceRateLimiter> {
-  const local = createWorkspaceRateLimiter(limit);
+  // Buckets refill by the injected clock when there is one (tests move it), else by performance.now().
+  const local = createWorkspaceRateLimiter(limit, time && (() => time.now().getTime()));
   if (store.kind === 'memory' || limit.ratePerSecond === 0) return local;
   const redis = await connectLimitsRedis(
     store.url,
