@@ -137,7 +137,10 @@ test("actions the token's scopes do not allow are disabled, with the reason", as
     await page.getByRole('link', { name: 'Routes' }).click();
     await page.getByRole('heading', { name: 'Routes', level: 1 }).waitFor();
     t.true(await page.getByRole('button', { name: 'Create route' }).isDisabled());
-    t.true(await page.getByText('Your token does not carry the routes:write scope.').isVisible());
+    const noRoutesWrite = 'Your token does not carry the routes:write scope.';
+    t.true(await page.locator('#route-scope').getByText(noRoutesWrite).isVisible(), 'the form says why');
+    t.true(await page.getByRole('button', { name: 'Import…' }).isDisabled());
+    t.true(await page.locator('#import-scope').getByText(noRoutesWrite).isVisible(), 'so does Import');
     await assertAccessible(t, page, 'the routes view without routes:write');
 
     await page.getByRole('link', { name: 'Workspace' }).click();
