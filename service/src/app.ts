@@ -11,6 +11,7 @@ import {
   sleep,
   systemTime,
   type AssetChangeSource,
+  type Switchyard,
   type TimeSource,
 } from '@switchyard/core';
 import { resolveUrlSigningKeys } from './url-signing-keys.js';
@@ -92,6 +93,8 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   let feed: BrokerFeed | undefined;
   let keyFeed: BrokerFeed | undefined;
   let limiter: WorkspaceRateLimiter | undefined;
+  /** The core once made: a start that fails after it closes it too (its timers and parser workers must not keep the process alive). */
+  let core: Switchyard | undefined;
   try {
     // Per workspace, per instance or shared through Redis (RATE_LIMIT_STORE): see limits/open-rate-limiter.ts.
     const refusals = options.metrics
@@ -134,6 +137,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       transformObserver: options.metrics ? transformMetrics(options.metrics) : undefined,
       posterFrames: { ffmpegPath: config.ffmpegPath },
     });
+    core = switchyard;
     logFfmpeg(config.ffmpegPath, log);
     // A bearer string is an API key (sy_…) or a JWT: one chain, the same refusals either way.
     const authenticate = rateLimited(
@@ -198,6 +202,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     });
   } catch (error) {
     await health.stop();
+    await core?.close();
     await feed?.close();
     await keyFeed?.close();
     await limiter?.close();

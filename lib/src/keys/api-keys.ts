@@ -121,6 +121,8 @@ export function createApiKeys(store: KeyStore, time: TimeSource, ids: IdSource, 
             .catch((error: unknown) => options.onPurgeError?.(error))
             .finally(() => (purging = false));
         }, purgeEveryMs);
+  // A background chore: it never keeps a process alive (a service that failed to start must still exit).
+  timer?.unref?.();
   return Object.freeze({
     service,
     verifier,
