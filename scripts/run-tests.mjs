@@ -8,6 +8,7 @@
 //   node scripts/run-tests.mjs --tier unit         one tier (repeatable: --tier e2e --tier heavy)
 //   node scripts/run-tests.mjs FILE... [AVA ARGS]  these files only, e.g. test/rest/routes.test.ts --match '*paging*'
 import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { TIERS, testFiles, tierOf } from '../test/tiers.mjs';
@@ -16,6 +17,13 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const AVA = `${ROOT}node_modules/ava/entrypoints/cli.mjs`;
 /** Files at once in the shared pool: its files mostly wait on servers and sockets, so more than the 2 cores. */
 const POOL_CONCURRENCY = Number(process.env.TEST_CONCURRENCY || 3);
+/** How long ava's output may stay open after ava exited before what holds it is killed. */
+const LEFT_BEHIND_GRACE_MS = 5_000;
+/**
+ * Ten minutes without a TAP line from a whole tier: far beyond any file's silent setup (the container build is
+ * about two); an hour for `npm run soak`, whose single tests may run half of one.
+ */
+const SILENCE_LIMIT_MS = Number(process.env.TEST_SILENCE_LIMIT_MS || (process.env.SOAK ? 60 : 10) * 60_000);
 
 /** @returns {{ label: string, files: string[], concurrency?: number, nodeArguments?: string }[]} the ava runs to make, in order */
 function plan(argv) {
@@ -78,20 +86,51 @@ async function runAva({ label, files, concurrency, nodeArguments }) {
     ...(nodeArguments ? [`--node-arguments=${nodeArguments}`] : []),
     ...files,
   ];
-  const ava = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  // Its own process group: when ava ends, whatever it leaves behind (a worker whose test never ended, that
+  // worker's children) is ended with it, and cannot hold ava's stdout open and this run with it.
+  const ava = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
   const failedBefore = counts.failed;
   const lines = createInterface({ input: ava.stdout });
   // Registered up front: readline closes by itself when ava's stdout ends, which may happen
   // before ava's process 'close' event.
   const linesClosed = new Promise((resolve) => lines.once('close', resolve));
+  // A watchdog, not a measure: a pool silent this long is stuck (a test awaiting what never comes, and a
+  // timeout that ava did not report), and the run ends with a failure rather than at CI's limit.
+  let lastLine = Date.now();
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastLine < SILENCE_LIMIT_MS) return;
+    process.stdout.write(`# no test line for ${SILENCE_LIMIT_MS / 60_000} minutes: ava and what it started are killed\n`);
+    clearInterval(watchdog);
+    try {
+      process.kill(-ava.pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }, 10_000);
+  ava.once('exit', () => clearInterval(watchdog));
   lines.on('line', (line) => {
+    lastLine = Date.now();
     process.stdout.write(`${line}\n`);
     noteFile(line);
     count(line);
   });
-  const code = await new Promise((resolve) => ava.on('close', (exit, signal) => resolve(exit ?? (signal ? 1 : 0))));
-  await linesClosed;
-  if (code !== 0 && counts.failed === failedBefore) counts.failed += 1;
+  const code = await new Promise((resolve) => ava.on('exit', (exit, signal) => resolve(exit ?? (signal ? 1 : 0))));
+  // What ava printed last is read to its end, unless something it left behind holds the pipe open.
+  const heldOpen = await Promise.race([linesClosed.then(() => false), sleep(LEFT_BEHIND_GRACE_MS).then(() => true)]);
+  try {
+    process.kill(-ava.pid, 'SIGKILL');
+  } catch {
+    // The group is gone already: nothing was left behind.
+  }
+  if (heldOpen) {
+    process.stdout.write('# ava ended, and processes it started were still running: they were killed\n');
+    lines.close();
+  }
+  if (code !== 0 && counts.failed === failedBefore) {
+    // ava 7's TAP reporter throws on a timeout before printing its line: the run says so rather than nothing.
+    process.stdout.write(`# ava exited with ${code} without a failing test line (a timeout, or a crash): counted as one failure\n`);
+    counts.failed += 1;
+  }
   return code;
 }
 
