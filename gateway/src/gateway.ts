@@ -132,7 +132,7 @@ export async function createGateway({
   const stopFollowing: () => unknown = assetChanges
     ? followAssetChanges(assetChanges, validators)
     : config.events
-      ? followBrokerAssetChanges(config.events, validators, log)
+      ? followBrokerAssetChanges(config.events, validators, log, metrics)
       : () => undefined;
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
   const accessLine = infoLine<AccessLine>(log, 'request', {

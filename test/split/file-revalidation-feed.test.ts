@@ -74,7 +74,7 @@ for (const [kind, startBroker] of [
 
   const upload = async (headers: Record<string, string>): Promise<AssetJson> => {
     const bytes = { bytes: new Uint8Array(randomBytes(2048)), filename: 'bytes.bin', type: 'application/octet-stream' };
-    return json<AssetJson>(await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers, body: form([['file', bytes]]) }));
+    return wrote(json<AssetJson>(await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers, body: form([['file', bytes]]) })));
   };
 
   let requests = 0;
@@ -86,8 +86,23 @@ for (const [kind, startBroker] of [
     return { status: response.status, called: stack.serviceLogLines.some((line) => line.includes(`"requestId":"${id}"`)) };
   };
 
-  /** Revalidated twice on A: the second 304 comes from its cache. */
+  /** Asset writes made in this file's deployment so far: each is one message on the broker. */
+  let writes = 0;
+  const wrote = <T>(result: T): T => ((writes += 1), result);
+  /** Resolves once gateway A has heard every message of the writes made so far (they arrive in order). */
+  const caughtUp = () =>
+    eventually(async () => (await feedMessages()) >= writes, {
+      timeout: HEARD_WITHIN_MS,
+      message: `gateway A hearing ${writes} asset messages`,
+    });
+  const feedMessages = async () => {
+    const found = (await stack.metrics.getMetricsAsJSON()).find((entry) => entry.name === 'switchyard_gateway_asset_feed_messages_total');
+    return Number(found?.values[0]?.value ?? 0);
+  };
+
+  /** Revalidated twice on A once it heard every write so far (an upload's own message would drop what the first kept): the second 304 comes from its cache. */
   const cached = async (t: { is(a: unknown, b: unknown): void; false(a: boolean, m?: string): void }, asset: AssetJson) => {
+    await caughtUp();
     t.is((await revalidate(asset)).status, 304);
     const again = await revalidate(asset);
     t.is(again.status, 304);
@@ -110,6 +125,7 @@ for (const [kind, startBroker] of [
     const viaOther = await upload(headers);
     await cached(t, viaOther);
     t.is((await fetch(`${other.url}/v1/assets/${viaOther.id}`, { method: 'DELETE', headers })).status, 204);
+    writes += 1;
     t.is(await heard(viaOther), 404);
 
     const grpc = createSwitchyardClient({ baseUrl: `http://${stack.service.address}`, token: await stack.token(workspace) });
@@ -117,6 +133,7 @@ for (const [kind, startBroker] of [
     const viaGrpc = await upload(headers);
     await cached(t, viaGrpc);
     await grpc.assets.deleteAsset({ id: viaGrpc.id });
+    writes += 1;
     t.is(await heard(viaGrpc), 404);
   });
 
@@ -133,6 +150,7 @@ for (const [kind, startBroker] of [
       body: JSON.stringify({ visibility: 'private' }),
     });
     t.is(patch.status, 200);
+    writes += 1;
     t.is(await heard(hidden), 403);
     const bytes = { bytes: new Uint8Array(randomBytes(2048)), filename: 'new.bin', type: 'application/octet-stream' };
     const replace = await fetch(`${other.url}/v1/assets/${replaced.id}/replace`, {
@@ -141,7 +159,10 @@ for (const [kind, startBroker] of [
       body: form([['file', bytes]]),
     });
     t.is(replace.status, 200);
+    writes += 1;
     t.is(await heard(replaced), 404, 'the old url of a replaced asset');
+    // Every message so far heard, the replace's last: none of them named the untouched asset.
+    await caughtUp();
     const still = await revalidate(untouched);
     t.is(still.status, 304);
     t.false(still.called, 'a message names the assets it changed: the others stay cached');
@@ -154,6 +175,7 @@ for (const [kind, startBroker] of [
     const ups = stack.logLines.filter((line) => line.includes(FEED_UP)).length;
     await broker.stop();
     t.is((await fetch(`${other.url}/v1/assets/${asset.id}`, { method: 'DELETE', headers })).status, 204);
+    writes += 1;
     await broker.start();
     await feedUps(ups + 1);
     const after = await revalidate(asset);

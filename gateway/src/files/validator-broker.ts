@@ -1,4 +1,5 @@
 import {
+  CounterFamily,
   FEED_CHANNEL_PATTERN,
   NatsChangeFeed,
   RedisChangeFeed,
@@ -6,6 +7,7 @@ import {
   type BrokerFeed,
   type EventsConfig,
   type Logger,
+  type Registry,
 } from '@switchyard/runtime';
 import type { ValidatorCache } from './validator-cache.js';
 
@@ -20,7 +22,18 @@ import type { ValidatorCache } from './validator-cache.js';
  * away, messages are lost: the cache is emptied when it is back, and
  * meanwhile its TTL bounds what goes unseen. Returns the function that stops.
  */
-export function followBrokerAssetChanges(events: EventsConfig, cache: ValidatorCache, log: Logger): () => Promise<void> {
+export function followBrokerAssetChanges(
+  events: EventsConfig,
+  cache: ValidatorCache,
+  log: Logger,
+  metrics?: Registry,
+): () => Promise<void> {
+  const heard =
+    metrics &&
+    new CounterFamily(metrics, {
+      name: 'switchyard_gateway_asset_feed_messages_total',
+      help: 'Asset change messages this gateway heard on the EVENTS_URL broker (each drops the file validators it names).',
+    }).cell({});
   const describe = { events: redactUrlPassword(events.url), channel: FEED_CHANNEL_PATTERN };
   const onError = (error: Error): void => log.debug({ ...describe, err: error }, 'events broker connection error');
   const feed: BrokerFeed =
@@ -31,6 +44,7 @@ export function followBrokerAssetChanges(events: EventsConfig, cache: ValidatorC
   feed.subscribe({
     revision: (_workspace, _revision, changeLog, changed) => {
       if (changeLog !== 'assets') return;
+      if (heard) heard.value += 1;
       if (changed === undefined) return cache.clear();
       for (const id of changed) cache.forget(id);
     },
