@@ -260,14 +260,30 @@ test('service/README.md and gateway/README.md: `npx switchyard service` and `npx
   // A folder of its own, so that the service's ./data is not the one of `npx switchyard start`.
   const dir = join(project, 'split');
   await mkdir(dir, { recursive: true });
-  const ports = { grpc: await freePort(), rest: await freePort() };
-  const addresses = { grpc: `http://127.0.0.1:${ports.grpc}`, rest: `http://127.0.0.1:${ports.rest}` };
-  // The printed defaults (50051, 8080) move to the free ports: in the printed variables, and in the ports the processes bind.
-  const service = await inBackground(SERVICE, dir, { GRPC_PORT: String(ports.grpc), LOG_LEVEL: 'warn' }, addresses);
-  t.is((await service.waitFor(/gRPC service listening on (\S+)/))[1], `127.0.0.1:${ports.grpc}`);
-  const gateway = await inBackground(GATEWAY, dir, { PORT: String(ports.rest), LOG_LEVEL: 'warn' }, addresses);
-  const listening = await gateway.waitFor(/gateway listening on (\S+) \(files at (\S+), service at (\S+),/);
-  t.deepEqual(listening.slice(1), [addresses.rest, `${addresses.rest}/files`, addresses.grpc]);
+  // The printed defaults (50051, 8080) move to free ports: in the printed variables, and in the ports the processes
+  // bind. The gateway's port must be in CDN_URL before it binds, so it is picked, not asked of the kernel at bind
+  // time: a port another test's process takes in between is picked again (up to three times), never a failure of ours.
+  let addresses = { grpc: '', rest: '' };
+  let gateway: Awaited<ReturnType<typeof inBackground>> | undefined;
+  let service: Awaited<ReturnType<typeof inBackground>> | undefined;
+  for (let attempt = 1; ; attempt++) {
+    [gateway, service] = [undefined, undefined];
+    const ports = { grpc: await freePort(), rest: await freePort() };
+    addresses = { grpc: `http://127.0.0.1:${ports.grpc}`, rest: `http://127.0.0.1:${ports.rest}` };
+    try {
+      service = await inBackground(SERVICE, dir, { GRPC_PORT: String(ports.grpc), LOG_LEVEL: 'warn' }, addresses);
+      t.is((await service.waitFor(/gRPC service listening on (\S+)/))[1], `127.0.0.1:${ports.grpc}`);
+      gateway = await inBackground(GATEWAY, dir, { PORT: String(ports.rest), LOG_LEVEL: 'warn' }, addresses);
+      const listening = await gateway.waitFor(/gateway listening on (\S+) \(files at (\S+), service at (\S+),/);
+      t.deepEqual(listening.slice(1), [addresses.rest, `${addresses.rest}/files`, addresses.grpc]);
+      break;
+    } catch (error) {
+      await gateway?.stop();
+      await service?.stop();
+      if (attempt === 3 || !/EADDRINUSE/.test(String(error))) throw error;
+      t.log(`attempt ${attempt}: a picked port was taken before it was bound; picking again`);
+    }
+  }
 
   // The gateway answers 503 until it has reached the service.
   let health = await fetch(`${addresses.rest}/healthz`);
