@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { createRoute, getAsset, getAssetKey, getAssetSplit, listAssets } from './benchmarks/rest.js';
 import { uploadThroughput } from './benchmarks/upload.js';
+import { changeLogCost } from './benchmarks/change-log-cost.js';
 import { tusUploadThroughput } from './benchmarks/tus-upload.js';
 import { grpcGetAssetBench } from './benchmarks/grpc.js';
 import { matchRoute } from './benchmarks/match-route.js';
@@ -38,6 +39,7 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   'rest-get-asset-split': getAssetSplit,
   'file-serve': fileServe,
   'upload-throughput': uploadThroughput,
+  'upload-change-log-cost': changeLogCost,
   'tus-upload-throughput': tusUploadThroughput,
   'read-p99-during-upload': readDuringUpload,
   'grpc-get-asset': grpcGetAssetBench,
