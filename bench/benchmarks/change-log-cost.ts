@@ -158,7 +158,7 @@ async function unloggedInserts(storage: DatabaseStorage): Promise<AssetStore> {
     get: (target, property) => {
       if (property === 'insert') return insert;
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }
