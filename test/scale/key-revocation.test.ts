@@ -1,5 +1,5 @@
 // Issue 45's scale-out check: two services, each behind its own gateway (real gRPC between them), on one MariaDB
-// database with EVENTS_URL (a private Redis). A key is used on gateway B by a load of 50 calls a second, then revoked
+// database with EVENTS_URL (a private Redis, then a private NATS: the revocation travels on either). A key is used on gateway B by a load of 50 calls a second, then revoked
 // through gateway A. Service B runs on frozen fake time, so what it cached of the key never ages out: only the
 // broker's message can make it refuse the key. Asserted on order, not elapsed time: once the revoke has been answered
 // and B has refused the key once, every later call with it fails. (How soon is logged, not asserted.) Then the run's
@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { createClock } from '@sinonjs/fake-timers';
 import { createConnection } from 'mysql2/promise';
 import { timeSourceOf } from '@switchyard/core/testing';
-import { startRedis } from '../support/brokers.js';
+import { startNats, startRedis, type TestBroker } from '../support/brokers.js';
 import { eventually } from '../support/eventually.js';
 import { createTestMysqlDatabase, stillReachable, testNeedingMysql } from '../support/mysql.js';
 import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
@@ -29,90 +29,99 @@ interface Call {
   status?: number;
 }
 
-mysqlTest.serial('a key revoked through gateway A is refused on gateway B, and no call with it succeeds there afterwards', async (t) => {
-  const database = stillReachable(await createTestMysqlDatabase(t));
-  const broker = await startRedis();
-  t.teardown(() => broker.close());
-  const env = { DATABASE_URL: database.url, EVENTS_URL: broker.url, AUTH_SECRET: randomBytes(32).toString('base64url') };
-  // One after the other: both would run the migrations.
-  const a = await startStack(env, { channel: 'grpc' });
-  t.teardown(() => a.stop());
-  // Never ticked: B's key cache never ages out.
-  const b = await startStack(env, { channel: 'grpc', time: timeSourceOf(createClock(Date.now())) });
-  t.teardown(() => b.stop());
+const BROKERS: readonly (readonly [string, () => Promise<TestBroker>])[] = [
+  ['Redis', startRedis],
+  ['NATS', startNats],
+];
 
-  const workspace = freshWorkspace('revoke');
-  const admin = await a.auth(workspace);
-  const created = await fetch(`${a.url}/v1/keys`, {
-    method: 'POST',
-    headers: { ...admin, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'loaded', scopes: ['routes:read'], expiresAt: new Date(Date.now() + 86_400_000).toISOString() }),
-  });
-  t.is(created.status, 201);
-  const key = (await created.json()) as { id: string; secret: string };
-  const withKey = { authorization: `Bearer ${key.secret}` };
+for (const [brokerName, startBroker] of BROKERS)
+  mysqlTest.serial(
+    `${brokerName}: a key revoked through gateway A is refused on gateway B, and no call with it succeeds there afterwards`,
+    async (t) => {
+      const database = stillReachable(await createTestMysqlDatabase(t));
+      const broker = await startBroker();
+      t.teardown(() => broker.close());
+      const env = { DATABASE_URL: database.url, EVENTS_URL: broker.url, AUTH_SECRET: randomBytes(32).toString('base64url') };
+      // One after the other: both would run the migrations.
+      const a = await startStack(env, { channel: 'grpc' });
+      t.teardown(() => a.stop());
+      // Never ticked: B's key cache never ages out.
+      const b = await startStack(env, { channel: 'grpc', time: timeSourceOf(createClock(Date.now())) });
+      t.teardown(() => b.stop());
 
-  // The load: a call every 20 ms on B, each recorded with when it was sent and what it got.
-  const calls: Call[] = [];
-  const inFlight = new Set<Promise<void>>();
-  const send = (): void => {
-    const call: Call = { seq: calls.length, sentAt: performance.now() };
-    calls.push(call);
-    const done = fetch(`${b.url}/v1/routing`, { headers: withKey })
-      .then(async (response) => {
-        await response.arrayBuffer();
-        call.status = response.status;
-      })
-      .catch(() => {
-        call.status = 0;
-      })
-      .finally(() => {
-        call.answeredAt = performance.now();
-        inFlight.delete(done);
+      const workspace = freshWorkspace('revoke');
+      const admin = await a.auth(workspace);
+      const created = await fetch(`${a.url}/v1/keys`, {
+        method: 'POST',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'loaded', scopes: ['routes:read'], expiresAt: new Date(Date.now() + 86_400_000).toISOString() }),
       });
-    inFlight.add(done);
-  };
-  const load = setInterval(send, 1000 / CALLS_PER_SECOND);
-  t.teardown(() => clearInterval(load));
+      t.is(created.status, 201);
+      const key = (await created.json()) as { id: string; secret: string };
+      const withKey = { authorization: `Bearer ${key.secret}` };
 
-  // B serves the key (and has cached it) before the revocation.
-  await eventually(() => calls.some((call) => call.status === 200), { timeout: 20_000 });
-  const revoke = await fetch(`${a.url}/v1/keys/${key.id}`, { method: 'DELETE', headers: admin });
-  t.is(revoke.status, 204);
-  const revokedAt = performance.now();
-  // The first refusal on B of a call sent after the revoke was answered.
-  const firstRefusal = await eventually(
-    () => calls.find((call) => call.sentAt > revokedAt && call.status === 401 && call.answeredAt !== undefined),
-    { timeout: 20_000, interval: 10 },
-  );
-  const refusedAt = firstRefusal.answeredAt!;
-  // Two more seconds of load after that refusal, then the rest answered.
-  await eventually(() => calls.filter((call) => call.sentAt > refusedAt).length >= 2 * CALLS_PER_SECOND, { timeout: 30_000 });
-  clearInterval(load);
-  await Promise.all([...inFlight]);
+      // The load: a call every 20 ms on B, each recorded with when it was sent and what it got.
+      const calls: Call[] = [];
+      const inFlight = new Set<Promise<void>>();
+      const send = (): void => {
+        const call: Call = { seq: calls.length, sentAt: performance.now() };
+        calls.push(call);
+        const done = fetch(`${b.url}/v1/routing`, { headers: withKey })
+          .then(async (response) => {
+            await response.arrayBuffer();
+            call.status = response.status;
+          })
+          .catch(() => {
+            call.status = 0;
+          })
+          .finally(() => {
+            call.answeredAt = performance.now();
+            inFlight.delete(done);
+          });
+        inFlight.add(done);
+      };
+      const load = setInterval(send, 1000 / CALLS_PER_SECOND);
+      t.teardown(() => clearInterval(load));
 
-  const after = calls.filter((call) => call.sentAt > refusedAt);
-  t.true(after.length >= 2 * CALLS_PER_SECOND);
-  t.deepEqual(
-    after.filter((call) => call.status !== 401).map((call) => `#${call.seq}: ${call.status}`),
-    [],
-    'every call sent after B refused the key once is refused',
-  );
-  t.true(
-    calls.some((call) => call.sentAt < revokedAt && call.status === 200),
-    'before the revocation, B served the key from what it had cached',
-  );
-  const between = calls.filter((call) => call.sentAt > revokedAt && call.sentAt <= refusedAt);
-  t.log(
-    `${calls.length} calls on B; ${between.filter((call) => call.status === 200).length} of ${between.length} sent between the revoke's answer and ` +
-      `B's first refusal succeeded; that refusal came ${Math.round(refusedAt - revokedAt)} ms after the revoke's answer`,
-  );
-  // Not the key's expiry, not B's cache ageing (its clock stands still): the broker's message.
-  t.is((await fetch(`${a.url}/v1/routing`, { headers: withKey })).status, 401, 'A refuses it too');
+      // B serves the key (and has cached it) before the revocation.
+      await eventually(() => calls.some((call) => call.status === 200), { timeout: 20_000 });
+      const revoke = await fetch(`${a.url}/v1/keys/${key.id}`, { method: 'DELETE', headers: admin });
+      t.is(revoke.status, 204);
+      const revokedAt = performance.now();
+      // The first refusal on B of a call sent after the revoke was answered.
+      const firstRefusal = await eventually(
+        () => calls.find((call) => call.sentAt > revokedAt && call.status === 401 && call.answeredAt !== undefined),
+        { timeout: 20_000, interval: 10 },
+      );
+      const refusedAt = firstRefusal.answeredAt!;
+      // Two more seconds of load after that refusal, then the rest answered.
+      await eventually(() => calls.filter((call) => call.sentAt > refusedAt).length >= 2 * CALLS_PER_SECOND, { timeout: 30_000 });
+      clearInterval(load);
+      await Promise.all([...inFlight]);
 
-  await noSecretAnywhere(t, [a, b], key.secret);
-  await digestsOnly(t, database.url, key.secret);
-});
+      const after = calls.filter((call) => call.sentAt > refusedAt);
+      t.true(after.length >= 2 * CALLS_PER_SECOND);
+      t.deepEqual(
+        after.filter((call) => call.status !== 401).map((call) => `#${call.seq}: ${call.status}`),
+        [],
+        'every call sent after B refused the key once is refused',
+      );
+      t.true(
+        calls.some((call) => call.sentAt < revokedAt && call.status === 200),
+        'before the revocation, B served the key from what it had cached',
+      );
+      const between = calls.filter((call) => call.sentAt > revokedAt && call.sentAt <= refusedAt);
+      t.log(
+        `${calls.length} calls on B; ${between.filter((call) => call.status === 200).length} of ${between.length} sent between the revoke's answer and ` +
+          `B's first refusal succeeded; that refusal came ${Math.round(refusedAt - revokedAt)} ms after the revoke's answer`,
+      );
+      // Not the key's expiry, not B's cache ageing (its clock stands still): the broker's message.
+      t.is((await fetch(`${a.url}/v1/routing`, { headers: withKey })).status, 401, 'A refuses it too');
+
+      await noSecretAnywhere(t, [a, b], key.secret);
+      await digestsOnly(t, database.url, key.secret);
+    },
+  );
 
 /** No secret (with or without its prefix) in any log line or metric of either stack. */
 async function noSecretAnywhere(t: import('ava').ExecutionContext, stacks: Stack[], secret: string): Promise<void> {
