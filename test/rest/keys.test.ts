@@ -320,6 +320,25 @@ test('the key id is in the call line and the access line, and no secret is in an
   t.is(patch.status, 204);
   t.is((await accessLine(`upload-${uploader.id}`))?.['keyId'], uploader.id, 'a multipart upload');
   t.is((await accessLine(`tus-${uploader.id}`))?.['keyId'], uploader.id, 'a tus PATCH');
+  // A watch is a server stream, open until the client leaves: its access line, written then, names the key too.
+  const watcher = await createKey(workspace, ['assets:read', 'routes:read']);
+  for (const [name, path] of [
+    ['assets', '/v1/assets:watch'],
+    ['routes', '/v1/routing:watch'],
+  ]) {
+    const leave = new AbortController();
+    const watch = await fetch(`${stack.url}${path}`, {
+      headers: { ...bearer(watcher.secret!), 'x-request-id': `watch-${name}-${watcher.id}` },
+      signal: leave.signal,
+    });
+    t.is(watch.status, 200);
+    const reader = watch.body!.getReader();
+    let opening = '';
+    while (!opening.includes('event: synced')) opening += new TextDecoder().decode((await reader.read()).value);
+    leave.abort();
+    await reader.cancel().catch(() => undefined);
+    t.is((await accessLine(`watch-${name}-${watcher.id}`))?.['keyId'], watcher.id, `a watch: ${path}`);
+  }
   const everything = [...stack.serviceLogLines, ...stack.logLines, await stack.metrics.metrics()].join('\n');
   t.false(everything.includes(key.secret!));
   t.false(everything.includes(key.secret!.slice(3)));

@@ -183,8 +183,8 @@ class CallRecord implements AuthedContext {
 
   /**
    * Sends the response headers, carrying the request id, and the API key's id
-   * when one authenticated the call already (unary replies; streams send
-   * their headers before the caller is verified).
+   * when one authenticated the call already (unary replies and server
+   * streams; client streams send their headers before the caller is verified).
    */
   sendHeaders(): void {
     const response = new Metadata();
@@ -358,7 +358,6 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
       const called = calledMethod(method);
       return (call) => {
         const record = new CallRecord(shared, called, call);
-        record.sendHeaders();
         const watching = (context: AuthedContext) => ({
           requestId: context.requestId,
           principal: context.principal,
@@ -370,7 +369,20 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
         endStream(
           call,
           record,
-          counted(() => record.authenticate(authenticate).then((context) => run(call, watching(context)))),
+          // Headers once the caller is verified, so they carry the API key's id: a watch is open until its client
+          // leaves, when no trailer reaches the gateway, whose access line names the key from them.
+          counted(() =>
+            record.authenticate(authenticate).then(
+              (context) => {
+                record.sendHeaders();
+                return run(call, watching(context));
+              },
+              (error: unknown) => {
+                record.sendHeaders();
+                throw error;
+              },
+            ),
+          ),
         );
       };
     },

@@ -17,6 +17,9 @@ export class CallLife {
   #reason: unknown;
   /** The trailer a client-streaming handler answered with, if any (the API key's id). */
   #trailer: Metadata | undefined;
+  #headerSent = false;
+  /** Who waits for the handler's headers (a server stream's caller, as over the wire). */
+  #headerWaiters: (() => void)[] = [];
 
   constructor(readonly metadata: Metadata) {}
 
@@ -44,6 +47,31 @@ export class CallLife {
   sendHeader(metadata: Metadata): void {
     if (this.#responseHeader === undefined) this.#sentMetadata.push(metadata);
     else metadataToHeaders(metadata, this.#responseHeader);
+    this.headerGoesOut();
+  }
+
+  /** The headers are out: sent, or implied by a first message (grpc-js sends empty ones before it). */
+  headerGoesOut(): void {
+    if (this.#headerSent) return;
+    this.#headerSent = true;
+    this.#wakeHeaderWaiters();
+  }
+
+  /**
+   * Resolves once the handler has sent its headers or the call has ended,
+   * as a response's headers arrive over the wire; `undefined` when that has
+   * happened already (a file read's headers go out at once), sparing a turn.
+   */
+  headerSent(): Promise<void> | undefined {
+    if (this.#headerSent || this.#state !== 'running') return undefined;
+    return new Promise((resolve) => this.#headerWaiters.push(resolve));
+  }
+
+  #wakeHeaderWaiters(): void {
+    const waiters = this.#headerWaiters;
+    if (waiters.length === 0) return;
+    this.#headerWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   get cancelled(): boolean {
@@ -69,6 +97,7 @@ export class CallLife {
     const listeners = this.#listeners;
     this.#listeners = [];
     for (const listener of listeners) listener();
+    this.#wakeHeaderWaiters();
   }
 
   /** The handler is done: later aborts change nothing. */
@@ -76,5 +105,6 @@ export class CallLife {
     if (this.#state !== 'running') return;
     this.#state = 'settled';
     this.#listeners = [];
+    this.#wakeHeaderWaiters();
   }
 }

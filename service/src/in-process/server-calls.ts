@@ -98,7 +98,10 @@ export function writableCall(
   const writable = new Writable({
     objectMode: true,
     highWaterMark: 4,
-    write: (message: unknown, _encoding, done) => void sink.deliver(message).then(() => done(), done),
+    write: (message: unknown, _encoding, done) => {
+      life.headerGoesOut();
+      void sink.deliver(message).then(() => done(), done);
+    },
     final: (done) => {
       sink.end();
       done();

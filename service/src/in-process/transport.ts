@@ -216,6 +216,9 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
       (registered.handler as (call: unknown) => void)(
         writableCall(life, serverSide(registered, method.input, create(method.input, first)), output),
       );
+      // A watch sends its headers once the caller is verified (they name the API key): answered then, as over the wire.
+      const headerSent = life.headerSent();
+      if (headerSent !== undefined) await headerSent;
       return answer(
         true,
         method,
