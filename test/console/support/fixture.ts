@@ -8,9 +8,10 @@ import { launchChromium } from './console.js';
 export let stack: Stack;
 export let browser: Browser;
 
-export function useConsoleFixture(test: TestFn): void {
+/** `stackOptions`: what `startStack` takes besides its environment (a file whose server runs on a fake clock). */
+export function useConsoleFixture(test: TestFn, stackOptions?: Parameters<typeof startStack>[1]): void {
   test.before(async () => {
-    [stack, browser] = await Promise.all([startStack(), launchChromium()]);
+    [stack, browser] = await Promise.all([startStack({}, stackOptions), launchChromium()]);
   });
   test.after.always(async () => {
     await browser?.close();
