@@ -1,6 +1,6 @@
 // `switchyard routes export|diff|apply` in process against a real gateway and service (SQLite):
 // what each prints and its exit code (diff: 0 no changes, 2 changes, 1 error).
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -110,6 +110,55 @@ routes:
   t.regex(others.stderr, /already_exists: .*owner "users"/);
 });
 
+test('diff --out saves its plan; apply --plan applies it only to the table it was made from, with the same file and options', async (t) => {
+  const ws = freshWorkspace();
+  const path = await file(TABLE);
+  const plan = join(dir, `plan-${ws}.json`);
+  const diff = await cli(ws, 'diff', path, '--owner', 'users', '--out', plan);
+  t.is(diff.code, 2, diff.stderr);
+  const saved = JSON.parse(await readFile(plan, 'utf8')) as Record<string, unknown>;
+  t.like(saved, { format: 'switchyard.plan/v1', url: stack.url, owner: 'users', prune: false, revision: 0 });
+  t.is(saved['summary'], '2 to create, 0 to update, 0 to delete, 0 unchanged (revision 0)');
+
+  // The same apply with other options, or another file, is not the plan's.
+  const otherOwner = await cli(ws, 'apply', path, '--owner', 'team-b', '--plan', plan);
+  t.is(otherOwner.code, 1);
+  t.regex(otherOwner.stderr, /the plan was made with --owner users; run `switchyard routes diff FILE --out .*` again/);
+  t.regex((await cli(ws, 'apply', path, '--owner', 'users', '--prune', '--plan', plan)).stderr, /the plan was made without --prune/);
+  const edited = await file(`${TABLE}  - { method: GET, path: /extra, handler: extra }\n`);
+  t.regex((await cli(ws, 'apply', edited, '--owner', 'users', '--plan', plan)).stderr, /the file has changed since the plan was made/);
+  // A comment or a reformat is the same file.
+  const reformatted = await file(`# the users team's routes\n${TABLE}`);
+  const applied = await cli(ws, 'apply', reformatted, '--owner', 'users', '--plan', plan);
+  t.is(applied.code, 0, applied.stderr);
+  t.is(applied.stdout.trim().split('\n').at(-1), '2 created, 0 updated, 0 deleted, 0 unchanged (now at revision 1)');
+
+  // A plan made, then someone else changes the table: the plan is stale, and nothing is written.
+  const next = await file(`format: switchyard.routes/v1
+routes:
+  - { method: GET, path: '/users/:id', handler: getUserV2 }
+`);
+  t.is((await cli(ws, 'diff', next, '--owner', 'users', '--prune', '--out', plan)).code, 2);
+  const meanwhile = await fetch(`${stack.url}/v1/routing`, {
+    method: 'POST',
+    headers: { ...(await stack.auth(ws)), 'content-type': 'application/json' },
+    body: JSON.stringify({ method: 'GET', path: '/health', handler: 'health', owner: 'ops' }),
+  });
+  t.is(meanwhile.status, 201);
+  const stale = await cli(ws, 'apply', next, '--owner', 'users', '--prune', '--plan', plan);
+  t.is(stale.code, 1);
+  t.regex(stale.stderr, /^aborted: the routes have changed since the plan in .* was made at revision 1 .*nothing was written/m);
+  t.is((await cli(ws, 'diff', next, '--owner', 'users', '--prune')).code, 2, 'nothing of the stale plan was written');
+  // Told otherwise: a plan made again goes through.
+  t.is((await cli(ws, 'diff', next, '--owner', 'users', '--prune', '--out', plan)).code, 2);
+  t.is((await cli(ws, 'apply', next, '--owner', 'users', '--prune', '--plan', plan)).code, 0);
+  t.is((await cli(ws, 'diff', next, '--owner', 'users', '--prune')).code, 0);
+
+  const notPlan = await file('{"format": "switchyard.routes/v1", "routes": []}', 'json');
+  t.regex((await cli(ws, 'apply', next, '--owner', 'users', '--prune', '--plan', notPlan)).stderr, /not a switchyard\.plan\/v1 plan/);
+  t.regex((await cli(ws, 'apply', next, '--plan', join(dir, 'no-plan.json'))).stderr, /no-plan\.json: cannot be read \(ENOENT\)/);
+});
+
 test('a YAML mistake is reported with its line and column; a bad entry with its place in the file; nothing is written', async (t) => {
   const ws = freshWorkspace();
   const broken = await file('format: switchyard.routes/v1\nroutes:\n  - method: GET\n    path: [/x\n');
@@ -142,6 +191,9 @@ test('a bad command line or environment exits 1 with the usage, never 2', async 
     ['export', '--prune'],
     ['frobnicate'],
     ['diff', 'x.yaml', '--expected-revision', '1'],
+    ['diff', 'x.yaml', '--plan', 'p.json'],
+    ['apply', 'x.yaml', '--out', 'p.json'],
+    ['apply', 'x.yaml', '--plan', 'p.json', '--expected-revision', '1'],
   ]) {
     const run = await cli(ws, ...command);
     t.is(run.code, 1, command.join(' '));

@@ -6,21 +6,24 @@
  * changes).
  */
 import { parseArgs } from 'node:util';
-import { createRestClient, SwitchyardRestError, type RestClient, type RestRoute } from '@switchyard/client';
+import { createRestClient, SwitchyardRestError, type RestApplyResult, type RestClient, type RestRoute } from '@switchyard/client';
 import { CommandExit, type Command, type CommandOutput } from '@switchyard/runtime';
 import { hasChanges, planLines, summaryLine } from './plan-lines.js';
 import { formatRoutesFile, readRoutesFile, RoutesFileError, type RoutesFile } from './routes-file.js';
+import { plannedRevision, savePlan, type PlannedApply } from './saved-plan.js';
 
 export const ROUTES_USAGE = `usage: switchyard routes export [--owner O] [--json]
-       switchyard routes diff FILE [--owner O] [--prune] [--json]
-       switchyard routes apply FILE [--owner O] [--prune] [--dry-run] [--expected-revision N] [--json]
+       switchyard routes diff FILE [--owner O] [--prune] [--out PLAN] [--json]
+       switchyard routes apply FILE [--owner O] [--prune] [--dry-run] [--expected-revision N | --plan PLAN] [--json]
 
 A route file is YAML or JSON: {"format": "switchyard.routes/v1", "routes": [...]}
 (schema: cli/schemas/switchyard.routes.v1.schema.json). Only the owner's routes
 are planned (--owner; none: the routes without an owner); --prune deletes the
 owner's routes the file leaves out. export prints the table (one owner's with
 --owner) as a route file. diff exits 0 when nothing would change, 2 when
-something would, 1 on an error.
+something would, 1 on an error; --out saves its plan, and apply --plan
+applies the same file only to the table the plan was made from (a table
+changed since is refused: run diff again).
 
 Environment: SWITCHYARD_URL (the gateway, e.g. http://127.0.0.1:8080),
 SWITCHYARD_TOKEN (a bearer token with routes:read, and routes:write to apply).`;
@@ -30,6 +33,8 @@ const OPTIONS = {
   prune: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   'expected-revision': { type: 'string' },
+  out: { type: 'string' },
+  plan: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -39,8 +44,8 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositi
 /** Which options each subcommand takes, beyond --json and --help. */
 const ALLOWED: Readonly<Record<string, readonly (keyof Values)[]>> = {
   export: ['owner'],
-  diff: ['owner', 'prune'],
-  apply: ['owner', 'prune', 'dry-run', 'expected-revision'],
+  diff: ['owner', 'prune', 'out'],
+  apply: ['owner', 'prune', 'dry-run', 'expected-revision', 'plan'],
 };
 
 export const routesCommand: Command = async (args, env, output) => {
@@ -53,11 +58,28 @@ export const routesCommand: Command = async (args, env, output) => {
   if (extra.length > 0) fail(`unexpected ${JSON.stringify(extra[0])}`);
   for (const name of Object.keys(values) as (keyof Values)[])
     if (name !== 'json' && !ALLOWED[sub]!.includes(name)) fail(`routes ${sub} takes no --${name}`);
-  const client = clientOf(env);
+  if (values.plan !== undefined && values['expected-revision'] !== undefined) fail('--plan and --expected-revision exclude each other');
+  const { client, url } = clientOf(env);
   try {
     if (sub === 'export') return await exportRoutes(client, values, output);
     const routes = await readRoutesFile(file!);
-    await applyFile(client, routes, sub === 'diff' ? { ...values, 'dry-run': true } : values, sub === 'diff', output);
+    const planned: PlannedApply = { url, owner: values.owner, prune: values.prune === true, file: routes };
+    const expectedRevision =
+      values.plan !== undefined
+        ? await plannedRevision(values.plan, planned)
+        : values['expected-revision'] === undefined
+          ? undefined
+          : revisionOf(values['expected-revision']);
+    const result = await applyFile(
+      client,
+      routes,
+      sub === 'diff' ? { ...values, 'dry-run': true } : values,
+      expectedRevision,
+      values.plan,
+      output,
+    );
+    if (values.out !== undefined) await savePlan(values.out, planned, result.revision, summaryLine(result, false));
+    if (sub === 'diff' && hasChanges(result)) throw new CommandExit(2);
   } catch (error) {
     throw explainFailure(error);
   }
@@ -75,7 +97,14 @@ async function exportRoutes(client: RestClient, values: Values, output: CommandO
   output.log(formatRoutesFile(owned, values.json === true).trimEnd());
 }
 
-async function applyFile(client: RestClient, file: RoutesFile, values: Values, diff: boolean, output: CommandOutput): Promise<void> {
+async function applyFile(
+  client: RestClient,
+  file: RoutesFile,
+  values: Values,
+  expectedRevision: number | undefined,
+  planPath: string | undefined,
+  output: CommandOutput,
+): Promise<RestApplyResult> {
   const dryRun = values['dry-run'] === true;
   let result;
   try {
@@ -84,15 +113,21 @@ async function applyFile(client: RestClient, file: RoutesFile, values: Values, d
       ...(values.owner === undefined ? {} : { owner: values.owner }),
       prune: values.prune === true,
       dryRun,
-      ...(values['expected-revision'] === undefined ? {} : { expectedRevision: revisionOf(values['expected-revision']) }),
+      ...(expectedRevision === undefined ? {} : { expectedRevision }),
     });
   } catch (error) {
+    if (error instanceof SwitchyardRestError && error.code === 'aborted' && planPath !== undefined)
+      throw new CommandExit(
+        1,
+        `aborted: the routes have changed since the plan in ${planPath} was made at revision ${expectedRevision} (${error.message}); ` +
+          'nothing was written: run `switchyard routes diff` again, review, and apply its new plan',
+      );
     if (error instanceof SwitchyardRestError && error.details.length > 0) throw new CommandExit(1, refusal(error, file));
     throw error;
   }
   if (values.json) output.log(JSON.stringify(result, null, 2));
   else for (const line of [...planLines(result), summaryLine(result, !dryRun)]) output.log(line);
-  if (diff && hasChanges(result)) throw new CommandExit(2);
+  return result;
 }
 
 /** The service's refusal, each detail at its place in the file when it names an entry. */
@@ -113,12 +148,12 @@ function parseCommandLine(args: readonly string[]) {
   }
 }
 
-function clientOf(env: NodeJS.ProcessEnv): RestClient {
+function clientOf(env: NodeJS.ProcessEnv): { client: RestClient; url: string } {
   const url = env['SWITCHYARD_URL'];
   if (!url) fail('SWITCHYARD_URL is not set: the gateway to talk to, e.g. http://127.0.0.1:8080');
   if (!/^https?:\/\//.test(url)) fail(`SWITCHYARD_URL is not an http(s) URL: ${JSON.stringify(url)}`);
   const token = env['SWITCHYARD_TOKEN'];
-  return createRestClient({ baseUrl: url, ...(token ? { token } : {}) });
+  return { client: createRestClient({ baseUrl: url, ...(token ? { token } : {}) }), url };
 }
 
 function revisionOf(text: string): number {
