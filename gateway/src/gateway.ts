@@ -158,6 +158,9 @@ export async function createGateway({
     genReqId: requestIdOf,
     requestIdHeader: false,
     return503OnClosing: false,
+    // Fastify's default of 10 s per plugin failed start-ups on a loaded 2-core machine (Swagger UI's static files
+    // are listed at registration); a plugin that never finishes still fails the start, a minute on.
+    pluginTimeout: 60_000,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A path that does not percent-decode names nothing: 404 under the files path (a public link), 400 elsewhere.
     frameworkErrors: (_error, request, reply) =>
