@@ -247,6 +247,13 @@ export const WorkspacePolicySchema = z
       description:
         'JPEG, PNG, WebP and AVIF uploads are stored without EXIF, XMP and IPTC (GPS included), their orientation applied; the stored size and sha256 are those of the rewritten file.',
     }),
+    keepVersions: z.number().int().min(0).max(100).meta({ description: 'Replaced files each asset keeps as versions.' }),
+    retentionDays: z
+      .number()
+      .int()
+      .min(0)
+      .max(365)
+      .meta({ description: 'Days versions and deleted assets are kept before `switchyard gc` purges them; 0 keeps neither.' }),
   })
   .meta({ id: 'WorkspacePolicy' });
 
@@ -263,8 +270,16 @@ export const SetWorkspacePolicyBodySchema = z
         .meta({ description: "At most MAX_UPLOAD_BYTES. Default: the server's maximum." }),
       defaultVisibility: visibility('Default: public.'),
       stripImageMetadata: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Default: false.' }),
+      keepVersions: z
+        .number({ error: 'must be a whole number from 0 to 100' })
+        .optional()
+        .meta({ description: 'Replaced files each asset keeps, 0 to 100. Default: 5.' }),
+      retentionDays: z
+        .number({ error: 'must be a whole number from 0 to 365' })
+        .optional()
+        .meta({ description: 'Days versions and deleted assets are kept, 0 to 365 (0 keeps neither). Default: 7.' }),
     },
-    { error: objectError('allowedTypes, maxUploadBytes, defaultVisibility, stripImageMetadata') },
+    { error: objectError('allowedTypes, maxUploadBytes, defaultVisibility, stripImageMetadata, keepVersions, retentionDays') },
   )
   .meta({ id: 'SetWorkspacePolicyRequest' });
 
@@ -433,6 +448,8 @@ export const WorkspaceUsageSchema = z
   .object({
     assets: z.number().int().min(0).meta({ description: 'Assets in the workspace.' }),
     bytes: z.number().int().min(0).meta({ description: 'Bytes of their current files.' }),
+    versionBytes: z.number().int().min(0).meta({ description: 'Bytes of the versions (replaced files) the assets keep.' }),
+    trashBytes: z.number().int().min(0).meta({ description: "Bytes of the trash: deleted assets' files and their versions." }),
     routes: z.number().int().min(0).meta({ description: 'Route records in the workspace.' }),
   })
   .meta({ id: 'WorkspaceUsage' });
