@@ -129,7 +129,8 @@ test('a trash purge and purge=true leave no blob, row or name in the log; purge=
   t.deepEqual(await listBlobs(blobStore), [], 'no blob of either');
   t.deepEqual((await service.listTrash(alice, {})).assets, [], 'purge=true skipped the trash');
   for (const asset of [one, two]) t.deepEqual(await assetStore.listTrash('ws-alice', { limit: 10 }), [], `no row of ${asset.id}`);
-  const changes = (await service.changesSince(alice, 0, 100)) as { changes: { asset: { name: string } | null; reason?: string }[] };
+  const since = await service.changesSince(alice, 0, 100);
+  const changes = since.reset ? { changes: [] } : since;
   t.false(JSON.stringify(changes).includes('secret'), 'no change names a purged file');
   t.deepEqual(changes.changes.filter((change) => change.reason === 'purge').length, 2, 'each purge is a change');
   t.deepEqual(await service.usage(alice), { assets: 0, bytes: 0, versionBytes: 0, trashBytes: 0, routes: 0 });
