@@ -230,14 +230,36 @@ export function defineServiceSuite(target: StorageTarget): void {
         maxUploadBytes: SUITE_MAX_UPLOAD_BYTES,
         defaultVisibility: 'public',
         stripImageMetadata: false,
+        keepVersions: 5,
+        retentionDays: 7,
       });
       const policy = await svc.clients.asset('setWorkspacePolicy', auth, {
         allowedTypes: ['image/png'],
         maxUploadBytes: 1024,
         defaultVisibility: 'private',
         stripImageMetadata: false,
+        keepVersions: 3,
+        retentionDays: 30,
       });
-      t.deepEqual(policy, { allowedTypes: ['image/png'], maxUploadBytes: 1024, defaultVisibility: 'private', stripImageMetadata: false });
+      t.deepEqual(policy, {
+        allowedTypes: ['image/png'],
+        maxUploadBytes: 1024,
+        defaultVisibility: 'private',
+        stripImageMetadata: false,
+        keepVersions: 3,
+        retentionDays: 30,
+      });
+      for (const retention of [{ keepVersions: 101 }, { retentionDays: 366 }, { keepVersions: -1 }])
+        await rejects(
+          t,
+          svc.clients.asset('setWorkspacePolicy', auth, {
+            allowedTypes: [],
+            defaultVisibility: '',
+            stripImageMetadata: false,
+            ...retention,
+          }),
+          Status.INVALID_ARGUMENT,
+        );
       await rejects(
         t,
         svc.clients.asset('setWorkspacePolicy', auth, {
