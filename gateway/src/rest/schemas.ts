@@ -257,6 +257,9 @@ export const WorkspacePolicySchema = z
   })
   .meta({ id: 'WorkspacePolicy' });
 
+const KEEP_VERSIONS_REASON = 'must be a whole number from 0 to 100';
+const RETENTION_DAYS_REASON = 'must be a whole number from 0 to 365';
+
 export const SetWorkspacePolicyBodySchema = z
   .strictObject(
     {
@@ -270,12 +273,19 @@ export const SetWorkspacePolicyBodySchema = z
         .meta({ description: "At most MAX_UPLOAD_BYTES. Default: the server's maximum." }),
       defaultVisibility: visibility('Default: public.'),
       stripImageMetadata: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Default: false.' }),
+      // Bounded here too: a fraction or a number past int32 cannot even be put on the wire to the service.
       keepVersions: z
-        .number({ error: 'must be a whole number from 0 to 100' })
+        .number({ error: KEEP_VERSIONS_REASON })
+        .int({ error: KEEP_VERSIONS_REASON })
+        .min(0, { error: KEEP_VERSIONS_REASON })
+        .max(100, { error: KEEP_VERSIONS_REASON })
         .optional()
         .meta({ description: 'Replaced files each asset keeps, 0 to 100. Default: 5.' }),
       retentionDays: z
-        .number({ error: 'must be a whole number from 0 to 365' })
+        .number({ error: RETENTION_DAYS_REASON })
+        .int({ error: RETENTION_DAYS_REASON })
+        .min(0, { error: RETENTION_DAYS_REASON })
+        .max(365, { error: RETENTION_DAYS_REASON })
         .optional()
         .meta({ description: 'Days versions and deleted assets are kept, 0 to 365 (0 keeps neither). Default: 7.' }),
     },
