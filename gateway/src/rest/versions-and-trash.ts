@@ -61,9 +61,9 @@ export const retentionRoutes: FastifyPluginAsyncZod<RetentionDeps> = async (app,
     },
     async (request, reply) => {
       const ctx = contextOf(request, reply, log);
-      const messages = clients.assets
-        .readAssetVersion({ id: request.params.id, versionId: request.params.versionId }, ctx.callOptions({ streaming: true }))
-        [Symbol.asyncIterator]();
+      const wanted = { id: request.params.id, versionId: request.params.versionId };
+      const stream = clients.assets.readAssetVersion(wanted, ctx.callOptions({ streaming: true }));
+      const messages = stream[Symbol.asyncIterator]();
       // The first message says what follows; a refusal arrives here, before any header is sent.
       const first = await messages.next();
       const version = first.done ? undefined : first.value.payload;
