@@ -386,16 +386,17 @@ export class KyselyAssetStore implements AssetStore {
         .where('workspace', '=', workspace)
         .groupBy('asset_id')
         .execute();
-      const trashed = new Set(
-        (
-          await this.#db
-            .selectFrom('asset_trash')
-            .select('id')
-            .where('workspace', '=', workspace)
-            .where('id', 'in', versions.length === 0 ? [''] : versions.map((version) => version.asset_id))
-            .execute()
-        ).map((entry) => entry.id),
-      );
+      const trashed = new Set<string>();
+      if (versions.length > 0) {
+        const ids = versions.map((version) => version.asset_id);
+        const rows = await this.#db
+          .selectFrom('asset_trash')
+          .select('id')
+          .where('workspace', '=', workspace)
+          .where('id', 'in', ids)
+          .execute();
+        for (const entry of rows) trashed.add(entry.id);
+      }
       let versionBytes = 0;
       let trashBytes = Number(trash.bytes);
       for (const version of versions) {
