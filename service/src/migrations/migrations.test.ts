@@ -71,6 +71,8 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       'api_keys',
       'asset_changes',
       'asset_revisions',
+      'asset_trash',
+      'asset_versions',
       'assets',
       'resumable_uploads',
       'route_changes',
@@ -124,6 +126,8 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       (await createMigrator(db).migrateTo('0008-asset-changes')).results?.map((result) => [result.migrationName, result.status]),
       [['0008-asset-changes', 'Success']],
     );
+    // Today's store writes the later migrations' columns too; the rows from before 0008 are what is under test.
+    await migrateToLatest(db);
     const store = new KyselyAssetStore(db);
     t.is(await store.revision('before-0008'), 0);
     t.deepEqual(await store.history('before-0008', record.id, { limit: 10 }), [], 'no change logged for what came before');
