@@ -36,6 +36,12 @@ const handlers: AssetServiceServer = {
   setWorkspacePolicy: (_call, callback) => callback(unimplemented, null),
   watchAssets: (call) => call.destroy(unimplemented),
   listAssetChanges: (_call, callback) => callback(unimplemented, null),
+  listAssetVersions: (_call, callback) => callback(unimplemented, null),
+  readAssetVersion: (call) => call.destroy(unimplemented),
+  restoreAssetVersion: (_call, callback) => callback(unimplemented, null),
+  listTrash: (_call, callback) => callback(unimplemented, null),
+  restoreAsset: (_call, callback) => callback(unimplemented, null),
+  purgeAsset: (_call, callback) => callback(unimplemented, null),
 };
 
 const server = new Server();

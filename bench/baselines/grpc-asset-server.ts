@@ -50,6 +50,12 @@ const handlers: AssetServiceServer = {
   setWorkspacePolicy: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
   watchAssets: (call) => call.destroy(refusal(status.UNIMPLEMENTED, 'not in the baseline')),
   listAssetChanges: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  listAssetVersions: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  readAssetVersion: (call) => call.destroy(refusal(status.UNIMPLEMENTED, 'not in the baseline')),
+  restoreAssetVersion: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  listTrash: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  restoreAsset: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
+  purgeAsset: (_call, callback) => callback(refusal(status.UNIMPLEMENTED, 'not in the baseline'), null),
 };
 
 // One asset to read, the same shape as an uploaded 1x1 PNG in ours.

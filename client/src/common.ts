@@ -5,6 +5,7 @@ export type {
   RestAsset,
   RestAssetChange,
   RestAssetChangePage,
+  RestAssetVersion,
   RestCaller,
   RestClient,
   RestClientOptions,
@@ -15,7 +16,11 @@ export type {
   RestRoute,
   RestRouteChange,
   RestRouteChangePage,
+  RestTrashedAsset,
+  RestTrashPage,
   RestUploadSource,
+  RestWorkspacePolicy,
+  RestWorkspaceUsage,
 } from './rest.js';
 export type { ClientOptions, Protocol, TokenSource } from './options.js';
 export { watchRouteTable, RouteWatchRefused } from './route-watch.js';

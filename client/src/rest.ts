@@ -103,6 +103,43 @@ export interface RestAssetChange {
   readonly asset: RestAsset | null;
   /** `asset.replaced` only: the file the replace displaced. */
   readonly previous?: { readonly type: string; readonly size: number; readonly sha256: string };
+  /** Absent for plain writes: `restore` (a version made current, or back from the trash) or `purge`. */
+  readonly reason?: 'restore' | 'purge';
+  /** The version a restore made current, or the versions a purge removed. */
+  readonly versionIds?: readonly string[];
+}
+
+/** A file an asset held before a replace (`GET /v1/assets/{id}/versions`). */
+export interface RestAssetVersion {
+  readonly id: string;
+  readonly type: string;
+  readonly size: number;
+  readonly sha256: string;
+  /** The asset's name while this file was current. */
+  readonly name: string;
+  readonly uploadedAt: string;
+  /** Who uploaded it; `""` for files uploaded before versions were kept. */
+  readonly actor: string;
+  readonly replacedAt: string;
+  readonly width?: number;
+  readonly height?: number;
+  readonly durationMs?: number;
+  readonly pages?: number;
+  readonly placeholder?: string;
+}
+
+/** A deleted asset in the workspace's trash (`GET /v1/trash`). */
+export interface RestTrashedAsset extends RestAsset {
+  readonly deletedAt: string;
+  readonly deletedBy: string;
+  /** When `switchyard gc` purges it. */
+  readonly purgeAt: string;
+}
+
+export interface RestTrashPage {
+  readonly assets: readonly RestTrashedAsset[];
+  /** Empty on the last page. */
+  readonly nextPageToken: string;
 }
 
 export interface RestAssetChangePage {
@@ -123,11 +160,20 @@ export interface RestWorkspacePolicy {
   readonly defaultVisibility: 'public' | 'private';
   /** JPEG, PNG, WebP and AVIF uploads are stored without EXIF, XMP and IPTC, their orientation applied. */
   readonly stripImageMetadata: boolean;
+  /** Replaced files each asset keeps as versions (0-100). */
+  readonly keepVersions: number;
+  /** Days versions and deleted assets are kept (0-365; 0 keeps neither). */
+  readonly retentionDays: number;
 }
 
 export interface RestWorkspaceUsage {
   readonly assets: number;
+  /** Bytes of the assets' current files. */
   readonly bytes: number;
+  /** Bytes of their versions. */
+  readonly versionBytes: number;
+  /** Bytes of the trash (deleted assets' files and versions). */
+  readonly trashBytes: number;
   readonly routes: number;
 }
 
@@ -223,7 +269,19 @@ export interface RestClient {
   listAssets(query?: { pageSize?: number; pageToken?: string; type?: string; label?: string; q?: string }): Promise<RestAssetPage>;
   /** `name`: more than 255 characters is a 400 `invalid_argument`; `""` clears it. */
   updateAsset(id: string, changes: { label?: string; name?: string; visibility?: Visibility }): Promise<RestAsset>;
-  deleteAsset(id: string): Promise<void>;
+  /** To the trash; `purge` (scope workspace:admin) skips it: the asset, its versions and their bytes go at once. */
+  deleteAsset(id: string, options?: { purge?: boolean }): Promise<void>;
+  /** The files replaces kept, newest first. */
+  listAssetVersions(id: string): Promise<{ readonly versions: readonly RestAssetVersion[] }>;
+  /** A version's bytes, as the gateway's `Response` (its body a stream). */
+  getAssetVersionContent(id: string, versionId: string): Promise<Response>;
+  /** Makes a version current again, as a replace. */
+  restoreAssetVersion(id: string, versionId: string): Promise<RestAsset>;
+  listTrash(query?: { pageSize?: number; pageToken?: string }): Promise<RestTrashPage>;
+  /** Back from the trash with its id, name, label, visibility and versions; old signed urls stay refused. */
+  restoreAsset(id: string): Promise<RestAsset>;
+  /** Purges a trashed asset for good. */
+  purgeAsset(id: string): Promise<void>;
   batchDeleteAssets(
     ids: readonly string[],
   ): Promise<{ readonly results: readonly { readonly id: string; readonly code: 'ok' | 'not_found' | 'invalid_argument' }[] }>;
@@ -239,6 +297,8 @@ export interface RestClient {
     maxUploadBytes?: number;
     defaultVisibility?: Visibility;
     stripImageMetadata?: boolean;
+    keepVersions?: number;
+    retentionDays?: number;
   }): Promise<RestWorkspacePolicy>;
   getWorkspaceUsage(): Promise<RestWorkspaceUsage>;
   /** Who the client's own token or API key is; needs no scope. */
@@ -257,15 +317,20 @@ export function createRestClient(options: RestClientOptions): RestClient {
   const base = options.baseUrl.replace(/\/+$/, '');
   const fetchFn = options.fetch ?? fetch;
 
-  async function call<T>(method: string, path: string, body?: BodyInit, contentType?: string): Promise<T> {
+  async function send(method: string, path: string, body?: BodyInit, contentType?: string): Promise<Response> {
     const headers = new Headers();
     if (contentType) headers.set('content-type', contentType);
     if (options.token !== undefined)
       headers.set('authorization', `Bearer ${typeof options.token === 'string' ? options.token : await options.token()}`);
     const response = await fetchFn(`${base}${path}`, { method, headers, body: body ?? null });
+    if (!response.ok) throw await restError(response);
+    return response;
+  }
+
+  async function call<T>(method: string, path: string, body?: BodyInit, contentType?: string): Promise<T> {
+    const response = await send(method, path, body, contentType);
     if (response.status === 204) return undefined as T;
-    if (response.ok) return (await response.json()) as T;
-    throw await restError(response);
+    return (await response.json()) as T;
   }
 
   const json = (value: unknown) => JSON.stringify(value);
@@ -297,7 +362,13 @@ export function createRestClient(options: RestClientOptions): RestClient {
     listAssetChanges: (id, query = {}) => call<RestAssetChangePage>('GET', `/v1/assets/${segment(id)}/history${queryOf(query)}`),
     listAssets: (query = {}) => call<RestAssetPage>('GET', `/v1/assets${queryOf(query)}`),
     updateAsset: (id, changes) => call<RestAsset>('PATCH', `/v1/assets/${segment(id)}`, json(changes), 'application/json'),
-    deleteAsset: (id) => call<void>('DELETE', `/v1/assets/${segment(id)}`),
+    deleteAsset: (id, remove = {}) => call<void>('DELETE', `/v1/assets/${segment(id)}${remove.purge ? '?purge=true' : ''}`),
+    listAssetVersions: (id) => call('GET', `/v1/assets/${segment(id)}/versions`),
+    getAssetVersionContent: (id, versionId) => send('GET', `/v1/assets/${segment(id)}/versions/${segment(versionId)}/content`),
+    restoreAssetVersion: (id, versionId) => call<RestAsset>('POST', `/v1/assets/${segment(id)}/versions/${segment(versionId)}:restore`),
+    listTrash: (query = {}) => call<RestTrashPage>('GET', `/v1/trash${queryOf(query)}`),
+    restoreAsset: (id) => call<RestAsset>('POST', `/v1/trash/${segment(id)}:restore`),
+    purgeAsset: (id) => call<void>('DELETE', `/v1/trash/${segment(id)}`),
     batchDeleteAssets: (ids) => call('POST', '/v1/assets:batchDelete', json({ ids }), 'application/json'),
     createSignedUrl: (id, signed) => call<RestSignedUrl>('POST', `/v1/assets/${segment(id)}/signed-url`, json(signed), 'application/json'),
     revokeSignedUrls: (id) => call<void>('DELETE', `/v1/assets/${segment(id)}/signed-urls`),

@@ -99,6 +99,12 @@ export function createConnectProxy(
         setWorkspacePolicy: (request, ctx) => relay(clients.assets.setWorkspacePolicy(request, forward(ctx))),
         watchAssets: (request, ctx) => relayStream(clients.assets.watchAssets(request, forward(ctx, true))),
         listAssetChanges: (request, ctx) => relay(clients.assets.listAssetChanges(request, forward(ctx))),
+        listAssetVersions: (request, ctx) => relay(clients.assets.listAssetVersions(request, forward(ctx))),
+        readAssetVersion: (request, ctx) => relayStream(clients.assets.readAssetVersion(request, forward(ctx, true))),
+        restoreAssetVersion: (request, ctx) => relay(clients.assets.restoreAssetVersion(request, forward(ctx))),
+        listTrash: (request, ctx) => relay(clients.assets.listTrash(request, forward(ctx))),
+        restoreAsset: (request, ctx) => relay(clients.assets.restoreAsset(request, forward(ctx))),
+        purgeAsset: (request, ctx) => relay(clients.assets.purgeAsset(request, forward(ctx))),
       } satisfies ServiceImpl<typeof AssetService>);
       router.service(FileService, {
         readFile: (request, ctx) => relayStream(clients.files.readFile(request, forward(ctx, true))),

@@ -34,6 +34,7 @@ import { Slots } from './http/slots.js';
 import { openApiPlugin } from './openapi/document.js';
 import { assetRoutes } from './rest/assets.js';
 import { assetChangeRoutes } from './rest/asset-changes.js';
+import { retentionRoutes } from './rest/versions-and-trash.js';
 import { uploadRoutes } from './rest/uploads.js';
 import { healthRoute } from './rest/health.js';
 import { routingRoutes } from './rest/routing.js';
@@ -254,6 +255,7 @@ export async function createGateway({
   await app.register(routesAsCode, { clients, log });
   await app.register(assetRoutes, { clients, maxUploadBytes: config.maxUploadBytes, uploadSlots, log, time });
   await app.register(assetChangeRoutes, { clients, log, closing: streams.signal });
+  await app.register(retentionRoutes, { clients, log });
   await app.register(uploadRoutes, {
     clients,
     maxUploadBytes: config.maxUploadBytes,

@@ -70,6 +70,12 @@ export type {
   WatchAssetsOptions,
   BatchDeleteResult,
   WorkspaceUsage,
+  AssetVersion,
+  VersionFile,
+  TrashedAsset,
+  TrashPage,
+  TrashListInput,
+  DeleteOptions,
   AssetUpdate,
   SignedUrl,
   SignedUrlInput,
@@ -77,7 +83,13 @@ export type {
 } from './assets/types.js';
 export { VISIBILITIES, isVisibility } from './assets/visibility.js';
 export type { Visibility } from './assets/visibility.js';
-export { UNSUPPORTED_MEDIA_TYPE_FIELD } from './assets/workspace-policy.js';
+export {
+  UNSUPPORTED_MEDIA_TYPE_FIELD,
+  DEFAULT_KEEP_VERSIONS,
+  DEFAULT_RETENTION_DAYS,
+  MAX_KEEP_VERSIONS,
+  MAX_RETENTION_DAYS,
+} from './assets/workspace-policy.js';
 export type { WorkspacePolicy, WorkspacePolicyInput, StoredWorkspacePolicy } from './assets/workspace-policy.js';
 export { MAX_SIGNED_URL_SECONDS, MIN_URL_KEY_BYTES, DOWNLOAD_PARAM } from './assets/signed-urls.js';
 export { MAX_NAME_LENGTH, nameKey } from './assets/asset-name.js';
@@ -145,6 +157,14 @@ export type {
   AssetWrite,
   ChangeAuthor,
   ReplacedFile,
+  AssetChangeReason,
+  AssetUsage,
+  AssetVersionRecord,
+  DeleteMode,
+  ExpiredVersionsQuery,
+  KeepVersion,
+  TrashedAssetRecord,
+  TrashQuery,
   BlobStore,
   BlobInfo,
   ByteRange,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { runCli, type CliRun } from '../support/cli.js';
-import { sampleAsset } from '@switchyard/core/testing';
+import { sampleAsset, sampleContent } from '@switchyard/core/testing';
 import { openStorage, type StorageConfig } from '@switchyard/service';
 
 function gc(dataDir: string, ...args: string[]): Promise<CliRun> {
@@ -57,7 +57,7 @@ test('a database without the schema is refused before anything is deleted', asyn
   t.is(run.code, 1);
   t.is(
     run.stderr,
-    'the database schema is not current (pending: 0001-initial, 0002-assets-by-workspace, 0003-asset-visibility-and-policies, 0004-route-revisions, 0005-resumable-uploads, 0006-asset-names, 0007-media-facts, 0008-asset-changes, 0009-route-owners, 0010-api-keys): run switchyard migrate first\n',
+    'the database schema is not current (pending: 0001-initial, 0002-assets-by-workspace, 0003-asset-visibility-and-policies, 0004-route-revisions, 0005-resumable-uploads, 0006-asset-names, 0007-media-facts, 0008-asset-changes, 0009-route-owners, 0010-api-keys, 0011-versions-and-trash): run switchyard migrate first\n',
   );
 });
 
@@ -70,4 +70,46 @@ test('bad arguments exit 2 (a usage error, as every switchyard command) with a m
   const unknown = await gc(dir, '--force');
   t.is(unknown.code, 2);
   t.regex(unknown.stderr, /Unknown option '--force'[\s\S]*usage: switchyard gc/);
+});
+
+test('gc purges a version and a trashed asset past retentionDays with their blobs, and says so; --dry-run only names them', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-gc-cli-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const config: StorageConfig = {
+    database: { kind: 'sqlite', file: join(dir, 'switchyard.sqlite') },
+    blobs: { kind: 'disk', root: join(dir, 'files') },
+  };
+  const storage = await openStorage(config);
+  const monthAgo = { actor: 'test', time: new Date(Date.now() - 30 * 86_400_000) };
+  const kept = sampleAsset('ws');
+  const current = sampleContent('ws');
+  const trashed = sampleAsset('ws');
+  for (const key of [kept.blobKey, current.blobKey, trashed.blobKey])
+    await storage.blobStore.put(key, Readable.from([Buffer.from(key)], { objectMode: false }));
+  await storage.assetStore.insert(kept, monthAgo);
+  await storage.assetStore.insert(trashed, monthAgo);
+  const versionId = 'ver_01hzzzzzzzzzzzzzzzzzzzzzzz';
+  await storage.assetStore.swap('ws', kept.id, 1, current, { keepVersion: { versionId, keep: 5 } }, monthAgo);
+  await storage.assetStore.delete('ws', trashed.id, monthAgo, { trash: true });
+  await storage.close();
+
+  const dry = await gc(dir, '--dry-run', '--grace', '3h');
+  t.is(dry.code, 0, dry.stderr);
+  t.is(
+    dry.stdout,
+    `would purge version ${versionId}\nwould purge trashed asset ${trashed.id}\n` +
+      'scanned 3 blobs, would delete 0 and 1 expired versions and 1 expired trashed assets (grace 10800 s)\n',
+  );
+  const real = await gc(dir, '--grace', '3h');
+  t.is(real.code, 0, real.stderr);
+  t.is(
+    real.stdout,
+    `purged version ${versionId}\npurged trashed asset ${trashed.id}\n` +
+      'scanned 1 blobs, deleted 0 and 1 expired versions and 1 expired trashed assets (grace 10800 s)\n',
+  );
+  const after = await openStorage(config, { migrate: false });
+  t.teardown(() => after.close());
+  const keys: string[] = [];
+  for await (const blob of after.blobStore.list()) keys.push(blob.key);
+  t.deepEqual(keys, [current.blobKey], 'only the current file is left');
 });

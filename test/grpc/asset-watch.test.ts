@@ -111,7 +111,7 @@ test('ListAssetChanges: newest first in pages; a deleted asset keeps its history
   const auth = await a.auth('history');
   const asset = await a.clients.upload(auth, { label: 'v1' }, Buffer.from('v1'));
   for (const label of ['v2', 'v3', 'v4']) await a.clients.asset('updateAsset', auth, { id: asset.id, label });
-  await a.clients.asset('deleteAsset', auth, { id: asset.id });
+  await a.clients.asset('deleteAsset', auth, { id: asset.id, purge: false });
   const page = (pageToken = '') => b.clients.asset('listAssetChanges', auth, { id: asset.id, pageSize: 2, pageToken });
   const pages = [await page()];
   while (pages.at(-1)!.nextPageToken) pages.push(await page(pages.at(-1)!.nextPageToken));

@@ -99,11 +99,17 @@ export function defineServiceSuite(target: StorageTarget): void {
     await rejects(t, svc.clients.asset('updateAsset', auth, { id: a.id, visibility: 'hidden' }), Status.INVALID_ARGUMENT);
     await rejects(t, svc.clients.asset('updateAsset', await svc.auth(ws('lifecycle-other')), { id: a.id, label: 'x' }), Status.NOT_FOUND);
 
-    t.deepEqual(await svc.clients.asset('getWorkspaceUsage', auth, {}), { assets: 3, bytes: a.size + b.size + c.size, routes: 0 });
-    t.deepEqual(await svc.clients.asset('deleteAsset', auth, { id: a.id }), {});
+    t.deepEqual(await svc.clients.asset('getWorkspaceUsage', auth, {}), {
+      assets: 3,
+      bytes: a.size + b.size + c.size,
+      versionBytes: 0,
+      trashBytes: 0,
+      routes: 0,
+    });
+    t.deepEqual(await svc.clients.asset('deleteAsset', auth, { id: a.id, purge: false }), {});
     await rejects(t, svc.clients.getAsset(auth, a.id), Status.NOT_FOUND);
     await rejects(t, svc.clients.readFile({ path: filePath(a) }), Status.NOT_FOUND);
-    await rejects(t, svc.clients.asset('deleteAsset', auth, { id: a.id }), Status.NOT_FOUND);
+    await rejects(t, svc.clients.asset('deleteAsset', auth, { id: a.id, purge: false }), Status.NOT_FOUND);
     const batch = await svc.clients.asset('batchDeleteAssets', auth, { ids: [b.id, a.id, 'nope'] });
     t.deepEqual(batch.results, [
       { id: b.id, code: 'ok' },
@@ -224,14 +230,36 @@ export function defineServiceSuite(target: StorageTarget): void {
         maxUploadBytes: SUITE_MAX_UPLOAD_BYTES,
         defaultVisibility: 'public',
         stripImageMetadata: false,
+        keepVersions: 5,
+        retentionDays: 7,
       });
       const policy = await svc.clients.asset('setWorkspacePolicy', auth, {
         allowedTypes: ['image/png'],
         maxUploadBytes: 1024,
         defaultVisibility: 'private',
         stripImageMetadata: false,
+        keepVersions: 3,
+        retentionDays: 30,
       });
-      t.deepEqual(policy, { allowedTypes: ['image/png'], maxUploadBytes: 1024, defaultVisibility: 'private', stripImageMetadata: false });
+      t.deepEqual(policy, {
+        allowedTypes: ['image/png'],
+        maxUploadBytes: 1024,
+        defaultVisibility: 'private',
+        stripImageMetadata: false,
+        keepVersions: 3,
+        retentionDays: 30,
+      });
+      for (const retention of [{ keepVersions: 101 }, { retentionDays: 366 }, { keepVersions: -1 }])
+        await rejects(
+          t,
+          svc.clients.asset('setWorkspacePolicy', auth, {
+            allowedTypes: [],
+            defaultVisibility: '',
+            stripImageMetadata: false,
+            ...retention,
+          }),
+          Status.INVALID_ARGUMENT,
+        );
       await rejects(
         t,
         svc.clients.asset('setWorkspacePolicy', auth, {

@@ -74,7 +74,7 @@ function defineTwoInstanceTests(target: StorageTarget): void {
     t.is(sha256(stored.bytes), record.sha256, 'the record points at exactly its bytes');
     t.is(stored.bytes.length, record.size);
 
-    // gc with no grace period: every blob but the current one is garbage.
+    // gc with no grace period: every blob but the current one and the kept versions' (keepVersions, 5) is garbage.
     const storage = await openStorage(target.storage, { migrate: false });
     try {
       await collectGarbage({ assetStore: storage.assetStore, blobStore: storage.blobStore, graceMs: 0 });
@@ -82,7 +82,9 @@ function defineTwoInstanceTests(target: StorageTarget): void {
       await storage.close();
     }
     const keys = await blobKeys(target.storage);
-    t.is(keys.length, 1, `exactly the current blob survives: ${keys.join(', ')}`);
+    const versions = await a.clients.asset('listAssetVersions', auth, { id: original.id });
+    t.is(versions.versions.length, 5, 'the default keepVersions');
+    t.is(keys.length, 1 + 5, `exactly the current blob and the versions' survive: ${keys.join(', ')}`);
     const after = await a.clients.readFile({ path: filePath(record) });
     t.is(sha256(after.bytes), record.sha256, 'gc kept the blob the record points at');
   });

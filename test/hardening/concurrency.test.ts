@@ -79,13 +79,18 @@ function defineTests(deployment: Deployment): void {
   }
 
   /** Blob keys and record keys of one workspace, straight from storage. */
-  async function storedFor(workspace: string): Promise<{ rows: { id: string; blob_key: string }[]; blobKeys: string[] }> {
+  async function storedFor(
+    workspace: string,
+  ): Promise<{ rows: { id: string; blob_key: string }[]; keptKeys: string[]; blobKeys: string[] }> {
     const storage = await openStorage(deployment.storage, { migrate: false });
     try {
       const rows = await storage.db.selectFrom('assets').select(['id', 'blob_key']).where('workspace', '=', workspace).execute();
+      // The files replaces kept as versions (keepVersions) hold their blobs too.
+      const versions = await storage.db.selectFrom('asset_versions').select('blob_key').where('workspace', '=', workspace).execute();
+      const keptKeys = [...rows, ...versions].map((row) => row.blob_key).sort();
       const blobKeys: string[] = [];
       for await (const blob of storage.blobStore.list()) if (blob.key.startsWith(`${workspace}/`)) blobKeys.push(blob.key);
-      return { rows, blobKeys: blobKeys.sort() };
+      return { rows, keptKeys, blobKeys: blobKeys.sort() };
     } finally {
       await storage.close();
     }
@@ -168,11 +173,8 @@ function defineTests(deployment: Deployment): void {
           t.is(file.size, record.size);
         }
         const stored = await storedFor(workspace);
-        t.deepEqual(
-          stored.blobKeys,
-          stored.rows.map((row) => row.blob_key),
-          `${when}: exactly the current blob is stored`,
-        );
+        t.deepEqual(stored.blobKeys, stored.keptKeys, `${when}: exactly the current blob and the kept versions' are stored`);
+        t.true(stored.keptKeys.length <= 1 + 5, `${when}: at most the default keepVersions (5) versions`);
       };
       await check('before gc');
       const gc = await runGc(deployment, '--grace', '0');

@@ -211,7 +211,7 @@ async function crashRound(
     const ids = targets.map((tracked) => tracked.id);
     const call =
       ids.length === 1
-        ? service.clients.asset('deleteAsset', auth, { id: ids[0]! })
+        ? service.clients.asset('deleteAsset', auth, { id: ids[0]!, purge: false })
         : service.clients.asset('batchDeleteAssets', auth, { ids });
     const answered = await settle(call.then(() => true));
     for (const tracked of targets) tracked.busy = false;

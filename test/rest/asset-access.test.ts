@@ -238,6 +238,8 @@ for (const [name, deploy, needsMysql] of DEPLOYMENTS) {
       maxUploadBytes: 104_857_600,
       defaultVisibility: 'public',
       stripImageMetadata: false,
+      keepVersions: 5,
+      retentionDays: 7,
     });
     const set = await put(stack, headers, {
       allowedTypes: ['image/*', 'application/pdf', 'image/*'],
@@ -247,13 +249,27 @@ for (const [name, deploy, needsMysql] of DEPLOYMENTS) {
     t.is(set.status, 200);
     t.deepEqual(
       set.body,
-      { allowedTypes: ['image/*', 'application/pdf'], maxUploadBytes: 2048, defaultVisibility: 'private', stripImageMetadata: false },
+      {
+        allowedTypes: ['image/*', 'application/pdf'],
+        maxUploadBytes: 2048,
+        defaultVisibility: 'private',
+        stripImageMetadata: false,
+        keepVersions: 5,
+        retentionDays: 7,
+      },
       'duplicates dropped',
     );
     t.deepEqual(await getJson(stack, headers, '/v1/workspace/policy'), set.body);
     t.deepEqual(
       await getJson(stack, await stack.auth(freshWorkspace()), '/v1/workspace/policy'),
-      { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public', stripImageMetadata: false },
+      {
+        allowedTypes: [],
+        maxUploadBytes: 104_857_600,
+        defaultVisibility: 'public',
+        stripImageMetadata: false,
+        keepVersions: 5,
+        retentionDays: 7,
+      },
       'per workspace',
     );
     for (const body of [
@@ -264,6 +280,9 @@ for (const [name, deploy, needsMysql] of DEPLOYMENTS) {
       { maxUploadBytes: -1 },
       { maxUploadBytes: 1.5 },
       { defaultVisibility: 'hidden' },
+      { keepVersions: 101 },
+      { retentionDays: -1 },
+      { retentionDays: 'week' },
       { quota: 1 },
     ]) {
       const refused = await put(stack, headers, body);
@@ -273,7 +292,14 @@ for (const [name, deploy, needsMysql] of DEPLOYMENTS) {
     t.deepEqual(await getJson(stack, headers, '/v1/workspace/policy'), set.body, 'refusals change nothing');
     t.deepEqual(
       (await put(stack, headers, {})).body,
-      { allowedTypes: [], maxUploadBytes: 104_857_600, defaultVisibility: 'public', stripImageMetadata: false },
+      {
+        allowedTypes: [],
+        maxUploadBytes: 104_857_600,
+        defaultVisibility: 'public',
+        stripImageMetadata: false,
+        keepVersions: 5,
+        retentionDays: 7,
+      },
       'absent fields take their defaults',
     );
     const notAdmin = await stack.auth(workspace, { scope: 'routes:read routes:write assets:read assets:write' });
@@ -297,7 +323,11 @@ for (const [name, deploy, needsMysql] of DEPLOYMENTS) {
       const error = (await refused.json()) as { code: string; message: string; details: { field: string }[] };
       t.is(error.code, 'invalid_argument');
       t.regex(error.message, /image\/gif/);
-      t.deepEqual(await getJson(stack, headers, '/v1/workspace/usage'), { assets: 0, bytes: 0, routes: 0 }, 'no record');
+      t.deepEqual(
+        await getJson(stack, headers, '/v1/workspace/usage'),
+        { assets: 0, bytes: 0, versionBytes: 0, trashBytes: 0, routes: 0 },
+        'no record',
+      );
       t.deepEqual(await storedState(deployment), before, 'no blob, no temp file');
 
       const jpeg = await upload(stack, headers, await fixtureFile('photo.jpg'));

@@ -186,12 +186,13 @@ test('batch delete answers per id, in order; an empty or oversized batch is 400'
   }
 });
 
-test("usage counts the workspace's assets, their bytes and its routes, and follows deletes", async (t) => {
+test("usage counts the workspace's assets, their bytes and its routes, and follows deletes (into the trash)", async (t) => {
   const workspace = freshWorkspace();
   const headers = await stack.auth(workspace);
   const usage = async () =>
     (await (await fetch(`${stack.url}/v1/workspace/usage`, { headers })).json()) as { assets: number; bytes: number; routes: number };
-  t.deepEqual(await usage(), { assets: 0, bytes: 0, routes: 0 });
+  const none = { versionBytes: 0, trashBytes: 0 };
+  t.deepEqual(await usage(), { assets: 0, bytes: 0, ...none, routes: 0 });
   const png = await fixtureFile('image.png');
   const notes = await fixtureFile('notes.txt');
   const a = await upload(headers, 'image.png');
@@ -202,12 +203,12 @@ test("usage counts the workspace's assets, their bytes and its routes, and follo
     body: JSON.stringify({ method: 'GET', path: '/u', handler: 'h' }),
   });
   t.is(route.status, 201);
-  t.deepEqual(await usage(), { assets: 2, bytes: png.bytes.length + notes.bytes.length, routes: 1 });
+  t.deepEqual(await usage(), { assets: 2, bytes: png.bytes.length + notes.bytes.length, ...none, routes: 1 });
   await fetch(`${stack.url}/v1/assets/${a.id}`, { method: 'DELETE', headers });
-  t.deepEqual(await usage(), { assets: 1, bytes: notes.bytes.length, routes: 1 });
+  t.deepEqual(await usage(), { assets: 1, bytes: notes.bytes.length, versionBytes: 0, trashBytes: png.bytes.length, routes: 1 });
   t.deepEqual(
     await (await fetch(`${stack.url}/v1/workspace/usage`, { headers: await stack.auth(freshWorkspace()) })).json(),
-    { assets: 0, bytes: 0, routes: 0 },
+    { assets: 0, bytes: 0, ...none, routes: 0 },
     'another workspace sees its own',
   );
   t.is((await fetch(`${stack.url}/v1/workspace/usage`, { headers: await stack.auth(workspace, { scope: 'routes:read' }) })).status, 403);

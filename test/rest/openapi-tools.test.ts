@@ -135,7 +135,8 @@ test('the generated client type-checks calls to every operation, and refuses wro
 
 test('every documented operation answers with one of its documented statuses', async (t) => {
   const workspace = freshWorkspace();
-  const api = new Api({ baseUrl: stack.url, baseApiParams: { headers: await stack.auth(workspace) } });
+  const headers = await stack.auth(workspace);
+  const api = new Api({ baseUrl: stack.url, baseApiParams: { headers } });
   const png = await fixture('image.png');
   const file = new File([new Uint8Array(png.bytes)], 'pixel.png', { type: 'image/png' });
   const answered = new Map<string, number>();
@@ -188,6 +189,20 @@ test('every documented operation answers with one of its documented statuses', a
   await call('setWorkspacePolicy', () => api.v1['setWorkspacePolicy']!({ allowedTypes: ['image/*'] }));
   await call('getWorkspacePolicy', () => api.v1['getWorkspacePolicy']!());
   await call('listAssetChanges', () => api.v1['listAssetChanges']!(kept.id, { pageSize: 10 }));
+  // Versions and the trash (issue 43): a replace keeps a version; a delete keeps the asset in the trash.
+  await call('replaceAsset', () => api.v1['replaceAsset']!(kept.id, { file }));
+  const versions = (await call('listAssetVersions', () => api.v1['listAssetVersions']!(kept.id))).data as { versions: { id: string }[] };
+  const versionId = versions.versions[0]?.id ?? '';
+  await call('getAssetVersionContent', () => fetch(`${stack.url}/v1/assets/${kept.id}/versions/${versionId}/content`, { headers }));
+  await call('restoreAssetVersion', async () =>
+    fetch(`${stack.url}/v1/assets/${kept.id}/versions/${versionId}:restore`, { method: 'POST', headers }),
+  );
+  const trashed = (await call('uploadAsset', () => api.v1['uploadAsset']!({ file }))).data as { id: string };
+  await call('deleteAsset', () => api.v1['deleteAsset']!(trashed.id));
+  await call('listTrash', () => api.v1['listTrash']!({ pageSize: 10 }));
+  await call('restoreAsset', () => fetch(`${stack.url}/v1/trash/${trashed.id}:restore`, { method: 'POST', headers }));
+  await call('deleteAsset', () => api.v1['deleteAsset']!(trashed.id));
+  await call('purgeAsset', () => api.v1['purgeAsset']!(trashed.id));
   const assetWatch = new AbortController();
   await call('watchAssets', async () => {
     const response = await fetch(`${stack.url}/v1/assets:watch`, { headers: await stack.auth(workspace), signal: assetWatch.signal });

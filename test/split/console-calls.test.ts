@@ -96,7 +96,13 @@ test('usage counts assets, bytes and routes; the policy is saved and read back; 
   await upload(workspace, 'a.txt', new Uint8Array(1536).fill(97));
   await upload(workspace, 'b.txt', new Uint8Array(512).fill(98));
   t.is((await call(workspace, 'POST', '/v1/routing', { method: 'GET', path: '/ping', handler: 'ping' })).status, 201);
-  t.deepEqual(await json(await call(workspace, 'GET', '/v1/workspace/usage')), { assets: 2, bytes: 2048, routes: 1 });
+  t.deepEqual(await json(await call(workspace, 'GET', '/v1/workspace/usage')), {
+    assets: 2,
+    bytes: 2048,
+    versionBytes: 0,
+    trashBytes: 0,
+    routes: 1,
+  });
 
   const policy = { allowedTypes: ['image/*', 'application/pdf'], maxUploadBytes: 5 * 1024 * 1024, defaultVisibility: 'private' };
   const saved = await call(workspace, 'PUT', '/v1/workspace/policy', policy);

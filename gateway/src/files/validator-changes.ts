@@ -11,6 +11,9 @@ const READS = new Set([
   'createSignedUrl',
   'watchAssets',
   'listAssetChanges',
+  'listAssetVersions',
+  'readAssetVersion',
+  'listTrash',
 ]);
 
 type Call = (...args: never[]) => unknown;

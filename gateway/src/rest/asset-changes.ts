@@ -113,5 +113,7 @@ export function assetChangeView(change: AssetChange): AssetChangeView {
     ...(change.previous
       ? { previous: { type: change.previous.type, size: Number(change.previous.size), sha256: change.previous.sha256 } }
       : {}),
+    ...(change.reason === '' ? {} : { reason: change.reason as 'restore' | 'purge' }),
+    ...(change.versionIds.length === 0 ? {} : { versionIds: [...change.versionIds] }),
   };
 }

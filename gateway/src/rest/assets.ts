@@ -34,6 +34,7 @@ import {
   WorkspaceUsageSchema,
   type WorkspacePolicyView,
 } from './schemas.js';
+import { DeleteAssetQuerySchema } from './retention-schemas.js';
 
 export interface AssetDeps {
   readonly clients: ServiceClients;
@@ -104,13 +105,18 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (
         tags: ['assets'],
         operationId: 'deleteAsset',
         summary: 'Delete an asset (scope assets:write)',
-        description: 'Its id and every url it had answer 404 at once; the stored bytes go right after (or to `gc`).',
+        description:
+          "Its id and every url it had answer 404 at once. It stays in the workspace's trash (`GET /v1/trash`) with its versions for the policy's `retentionDays`; with `?purge=true` (scope workspace:admin) or `retentionDays: 0` it and its versions are gone, the stored bytes right after (or to `gc`).",
         params: AssetIdParams,
+        querystring: DeleteAssetQuerySchema,
         response: { 204: z.undefined().describe('Deleted.'), ...errorResponses(400, 404) },
       },
     },
     async (request, reply) => {
-      await clients.assets.deleteAsset({ id: request.params.id }, contextOf(request, reply, log).callOptions());
+      await clients.assets.deleteAsset(
+        { id: request.params.id, purge: request.query.purge === 'true' },
+        contextOf(request, reply, log).callOptions(),
+      );
       return reply.code(204).send();
     },
   );
@@ -225,13 +231,15 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (
       },
     },
     async (request, reply) => {
-      const { allowedTypes, maxUploadBytes, defaultVisibility, stripImageMetadata } = request.body;
+      const { allowedTypes, maxUploadBytes, defaultVisibility, stripImageMetadata, keepVersions, retentionDays } = request.body;
       const policy = await clients.assets.setWorkspacePolicy(
         {
           allowedTypes,
           maxUploadBytes: maxUploadBytes === undefined ? undefined : wholeBigInt(maxUploadBytes),
           defaultVisibility: defaultVisibility ?? '',
           stripImageMetadata: stripImageMetadata ?? false,
+          keepVersions,
+          retentionDays,
         },
         contextOf(request, reply, log).callOptions(),
       );
@@ -251,7 +259,13 @@ export const assetRoutes: FastifyPluginAsyncZod<AssetDeps> = async (
     },
     async (request, reply) => {
       const usage = await clients.assets.getWorkspaceUsage({}, contextOf(request, reply, log).callOptions());
-      return { assets: Number(usage.assets), bytes: Number(usage.bytes), routes: Number(usage.routes) };
+      return {
+        assets: Number(usage.assets),
+        bytes: Number(usage.bytes),
+        versionBytes: Number(usage.versionBytes),
+        trashBytes: Number(usage.trashBytes),
+        routes: Number(usage.routes),
+      };
     },
   );
 
@@ -398,6 +412,8 @@ function policyView(policy: WorkspacePolicy): WorkspacePolicyView {
     maxUploadBytes: Number(policy.maxUploadBytes),
     defaultVisibility: policy.defaultVisibility === 'private' ? 'private' : 'public',
     stripImageMetadata: policy.stripImageMetadata,
+    keepVersions: policy.keepVersions,
+    retentionDays: policy.retentionDays,
   };
 }
 

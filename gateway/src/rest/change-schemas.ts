@@ -23,6 +23,14 @@ export const AssetChangeSchema = z
       .object({ type: z.string(), size: z.number().int().min(0), sha256: z.string() })
       .optional()
       .meta({ description: '`asset.replaced` only: the file the replace displaced.' }),
+    reason: z.enum(['restore', 'purge']).optional().meta({
+      description:
+        'Absent for plain writes. `restore`: an `asset.replaced` that made a version current, or an `asset.created` that brought the asset back from the trash. `purge`: an `asset.deleted` for good, or an `asset.updated` that purged versions.',
+    }),
+    versionIds: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'The version a restore made current, or the versions a purge removed.' }),
   })
   .meta({ id: 'AssetChange' });
 

@@ -247,8 +247,18 @@ export const WorkspacePolicySchema = z
       description:
         'JPEG, PNG, WebP and AVIF uploads are stored without EXIF, XMP and IPTC (GPS included), their orientation applied; the stored size and sha256 are those of the rewritten file.',
     }),
+    keepVersions: z.number().int().min(0).max(100).meta({ description: 'Replaced files each asset keeps as versions.' }),
+    retentionDays: z
+      .number()
+      .int()
+      .min(0)
+      .max(365)
+      .meta({ description: 'Days versions and deleted assets are kept before `switchyard gc` purges them; 0 keeps neither.' }),
   })
   .meta({ id: 'WorkspacePolicy' });
+
+const KEEP_VERSIONS_REASON = 'must be a whole number from 0 to 100';
+const RETENTION_DAYS_REASON = 'must be a whole number from 0 to 365';
 
 export const SetWorkspacePolicyBodySchema = z
   .strictObject(
@@ -263,8 +273,23 @@ export const SetWorkspacePolicyBodySchema = z
         .meta({ description: "At most MAX_UPLOAD_BYTES. Default: the server's maximum." }),
       defaultVisibility: visibility('Default: public.'),
       stripImageMetadata: z.boolean({ error: 'must be true or false' }).optional().meta({ description: 'Default: false.' }),
+      // Bounded here too: a fraction or a number past int32 cannot even be put on the wire to the service.
+      keepVersions: z
+        .number({ error: KEEP_VERSIONS_REASON })
+        .int({ error: KEEP_VERSIONS_REASON })
+        .min(0, { error: KEEP_VERSIONS_REASON })
+        .max(100, { error: KEEP_VERSIONS_REASON })
+        .optional()
+        .meta({ description: 'Replaced files each asset keeps, 0 to 100. Default: 5.' }),
+      retentionDays: z
+        .number({ error: RETENTION_DAYS_REASON })
+        .int({ error: RETENTION_DAYS_REASON })
+        .min(0, { error: RETENTION_DAYS_REASON })
+        .max(365, { error: RETENTION_DAYS_REASON })
+        .optional()
+        .meta({ description: 'Days versions and deleted assets are kept, 0 to 365 (0 keeps neither). Default: 7.' }),
     },
-    { error: objectError('allowedTypes, maxUploadBytes, defaultVisibility, stripImageMetadata') },
+    { error: objectError('allowedTypes, maxUploadBytes, defaultVisibility, stripImageMetadata, keepVersions, retentionDays') },
   )
   .meta({ id: 'SetWorkspacePolicyRequest' });
 
@@ -433,6 +458,8 @@ export const WorkspaceUsageSchema = z
   .object({
     assets: z.number().int().min(0).meta({ description: 'Assets in the workspace.' }),
     bytes: z.number().int().min(0).meta({ description: 'Bytes of their current files.' }),
+    versionBytes: z.number().int().min(0).meta({ description: 'Bytes of the versions (replaced files) the assets keep.' }),
+    trashBytes: z.number().int().min(0).meta({ description: "Bytes of the trash: deleted assets' files and their versions." }),
     routes: z.number().int().min(0).meta({ description: 'Route records in the workspace.' }),
   })
   .meta({ id: 'WorkspaceUsage' });

@@ -14,6 +14,8 @@ export const IDEMPOTENT_READS: ReadonlySet<string> = new Set([
   'switchyard.v1.AssetService/GetWorkspaceUsage',
   'switchyard.v1.AssetService/GetWorkspacePolicy',
   'switchyard.v1.AssetService/ListAssetChanges',
+  'switchyard.v1.AssetService/ListAssetVersions',
+  'switchyard.v1.AssetService/ListTrash',
   'switchyard.v1.RouteService/GetRoute',
   'switchyard.v1.RouteService/MatchRoute',
   'switchyard.v1.RouteService/ListRoutes',

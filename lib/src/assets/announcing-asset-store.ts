@@ -6,7 +6,7 @@ export type AssetRevisionSink = (workspace: string, revision: number, assetIds: 
 
 /**
  * The same store, telling `changed` of each revision a write commits (an
- * insert, swap, update, delete or batch delete that stood), whichever path
+ * insert, swap, update, delete, batch delete, restore or purge that stood), whichever path
  * made it: multipart, gRPC, tus, batch deletes. Writes that made no revision
  * (nothing found, a lost swap) tell nothing. The asset watchers of this
  * process wake on it, and the change feed carries it to the others.
@@ -28,6 +28,26 @@ export function announcingAssetStore(store: AssetStore, changed: AssetRevisionSi
     setFacts: (workspace, id, blobId, facts) => store.setFacts(workspace, id, blobId, facts),
     getPolicy: (workspace) => store.getPolicy(workspace),
     setPolicy: (workspace, policy) => store.setPolicy(workspace, policy),
+    listVersions: (workspace, assetId) => store.listVersions(workspace, assetId),
+    getVersion: (workspace, assetId, versionId) => store.getVersion(workspace, assetId, versionId),
+    listTrash: (workspace, query) => store.listTrash(workspace, query),
+    expiredVersions: (workspace, query) => store.expiredVersions(workspace, query),
+    retainingWorkspaces: () => store.retainingWorkspaces(),
+    async restoreFromTrash(workspace, id, author) {
+      const write = await store.restoreFromTrash(workspace, id, author);
+      told(workspace, write);
+      return write;
+    },
+    async purgeFromTrash(workspace, id, author) {
+      const write = await store.purgeFromTrash(workspace, id, author);
+      told(workspace, write);
+      return write;
+    },
+    async purgeVersions(workspace, assetId, versionIds, author) {
+      const write = await store.purgeVersions(workspace, assetId, versionIds, author);
+      told(workspace, write);
+      return write;
+    },
     async insert(record, author) {
       const write = await store.insert(record, author);
       told(record.workspace, write);
@@ -43,13 +63,13 @@ export function announcingAssetStore(store: AssetStore, changed: AssetRevisionSi
       told(workspace, write);
       return write;
     },
-    async delete(workspace, id, author) {
-      const write = await store.delete(workspace, id, author);
+    async delete(workspace, id, author, mode) {
+      const write = await store.delete(workspace, id, author, mode);
       told(workspace, write);
       return write;
     },
-    async deleteMany(workspace, ids, author) {
-      const writes = await store.deleteMany(workspace, ids, author);
+    async deleteMany(workspace, ids, author, mode) {
+      const writes = await store.deleteMany(workspace, ids, author, mode);
       // One revision for the whole batch.
       const last = writes.at(-1);
       if (last)

@@ -49,6 +49,8 @@ test("the workspace limit applies while the bytes stream; another workspace keep
     maxUploadBytes: 100,
     defaultVisibility: 'public',
     stripImageMetadata: false,
+    keepVersions: 5,
+    retentionDays: 7,
   });
   const error = await t.throwsAsync(service.upload(alice, { body: chunked(Buffer.alloc(101)) }), { instanceOf: SwitchyardError });
   t.is(error?.code, 'resource_exhausted');

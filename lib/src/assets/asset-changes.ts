@@ -19,7 +19,16 @@ interface Deps {
 /** The public view of a logged change: the asset as callers see it (`null` for a delete). */
 export function toAssetChange(change: AssetChangeRecord, cdnUrl: string): AssetChange {
   const { type, revision, actor, assetId } = change;
-  const base = { type, revision, time: new Date(change.time), actor, assetId };
+  const base = {
+    type,
+    revision,
+    time: new Date(change.time),
+    actor,
+    assetId,
+    // Only on restores and purges, so plain changes look as they always did.
+    ...(change.reason === undefined ? {} : { reason: change.reason }),
+    ...(change.versionIds === undefined ? {} : { versionIds: Object.freeze([...change.versionIds]) }),
+  };
   if (change.type === 'asset.deleted') return Object.freeze({ ...base, asset: null });
   const asset = toAsset(change.asset, cdnUrl);
   if (change.type === 'asset.replaced') return Object.freeze({ ...base, asset, previous: Object.freeze({ ...change.previous }) });

@@ -14,6 +14,8 @@ import { openFile } from './open-file.js';
 import { listAssets } from './list-assets.js';
 import { batchDeleteAssets, deleteAsset } from './delete-assets.js';
 import { replaceAsset } from './replace-asset.js';
+import { listVersions, openVersion, restoreVersion } from './asset-versions.js';
+import { listTrash, purgeFromTrash, restoreFromTrash } from './asset-trash.js';
 import { storeContent } from './store-content.js';
 import type { MediaDescriber } from './media/describe-media.js';
 import { toAsset } from './to-asset.js';
@@ -139,17 +141,29 @@ export function createAssetService(options: AssetServiceDeps): AssetService {
 
     list: (principal, input) => listAssets(assetStore, cdnUrl, principal, input),
 
-    delete: (principal, id) => deleteAsset(deps, principal, id),
+    delete: (principal, id, deleteOptions) => deleteAsset(deps, principal, id, deleteOptions),
+
+    listVersions: (principal, id) => listVersions(deps, principal, id),
+
+    openVersion: (principal, id, versionId) => openVersion(deps, principal, id, versionId),
+
+    restoreVersion: (principal, id, versionId) => restoreVersion(deps, principal, id, versionId),
+
+    listTrash: (principal, input) => listTrash(deps, principal, input),
+
+    restoreFromTrash: (principal, id) => restoreFromTrash(deps, principal, id),
+
+    purgeFromTrash: (principal, id) => purgeFromTrash(deps, principal, id),
 
     batchDelete: (principal, ids) => batchDeleteAssets(deps, principal, ids),
 
     async usage(principal) {
       requireScope(principal, 'assets:read');
-      const [{ assets, bytes }, routes] = await Promise.all([
+      const [{ assets, bytes, versionBytes, trashBytes }, routes] = await Promise.all([
         assetStore.usage(principal.workspace),
         deps.routeStore.count(principal.workspace),
       ]);
-      return { assets, bytes, routes };
+      return { assets, bytes, versionBytes, trashBytes, routes };
     },
 
     update: (principal, id, changes) => updateAsset(deps, principal, id, changes),

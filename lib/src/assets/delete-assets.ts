@@ -5,9 +5,11 @@ import { assertId, isId } from '../ids.js';
 import type { AssetStore } from '../ports/asset-store.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import { assetNotFound } from './asset-errors.js';
-import { discardReplacedBlob } from './blob-cleanup.js';
+import type { DeleteMode } from '../ports/asset-retention.js';
+import { discardPurged } from './asset-trash.js';
+import { policyInForce } from './policy-operations.js';
 import { changeAuthor } from './change-author.js';
-import type { BatchDeleteResult } from './types.js';
+import type { BatchDeleteResult, DeleteOptions } from './types.js';
 
 export const MAX_BATCH_DELETE = 1000;
 
@@ -15,20 +17,30 @@ interface Stores {
   readonly assetStore: AssetStore;
   readonly blobStore: BlobStore;
   readonly clock: Clock;
+  readonly maxUploadBytes: number;
 }
 
 /**
  * Deletes an asset. The record goes first, in one write with its change:
  * from then on its id and every url it had are `not_found` (a url resolves
- * through the record). The bytes go next; if that fails they are an orphan
- * for `switchyard gc`.
+ * through the live record). While the policy keeps a trash the record moves
+ * there, bytes and versions kept; else (or with `purge`) the bytes of its
+ * file and versions go next, and if that fails they are orphans for
+ * `switchyard gc`.
  */
-export async function deleteAsset(stores: Stores, principal: Principal, id: string): Promise<void> {
-  requireScope(principal, 'assets:write');
+export async function deleteAsset(stores: Stores, principal: Principal, id: string, options: DeleteOptions = {}): Promise<void> {
+  requireScope(principal, options.purge ? 'workspace:admin' : 'assets:write');
   const assetId = assertId('asset', id);
-  const removed = await stores.assetStore.delete(principal.workspace, assetId, changeAuthor(principal, stores.clock));
+  const mode = options.purge ? { purge: true } : await modeOf(stores, principal.workspace);
+  const removed = await stores.assetStore.delete(principal.workspace, assetId, changeAuthor(principal, stores.clock), mode);
   if (!removed) throw assetNotFound(assetId);
-  await discardReplacedBlob(stores.blobStore, removed.record.blobKey);
+  if (!mode.trash) await discardPurged(stores.blobStore, removed);
+}
+
+/** To the trash while the policy keeps one (`retentionDays` above 0). */
+async function modeOf(stores: Stores, workspace: string): Promise<DeleteMode> {
+  const policy = await policyInForce(stores, workspace);
+  return policy.retentionDays > 0 ? { trash: true } : {};
 }
 
 /**
@@ -40,14 +52,15 @@ export async function batchDeleteAssets(stores: Stores, principal: Principal, id
   requireScope(principal, 'assets:write');
   if (ids.length === 0 || ids.length > MAX_BATCH_DELETE) throw invalidArgument('ids', `must list 1 to ${MAX_BATCH_DELETE} asset ids`);
   const valid = ids.filter(wellFormed);
-  const removed = await stores.assetStore.deleteMany(principal.workspace, valid, changeAuthor(principal, stores.clock));
+  const mode = await modeOf(stores, principal.workspace);
+  const removed = await stores.assetStore.deleteMany(principal.workspace, valid, changeAuthor(principal, stores.clock), mode);
   const unreported = new Set(removed.map((write) => write.record.id));
   const results = ids.map((id): BatchDeleteResult => {
     if (!wellFormed(id)) return { id, code: 'invalid_argument' };
     // An id listed twice is deleted once: the first answer is ok, the second not_found, as if asked one by one.
     return { id, code: unreported.delete(id) ? 'ok' : 'not_found' };
   });
-  for (const write of removed) await discardReplacedBlob(stores.blobStore, write.record.blobKey);
+  if (!mode.trash) for (const write of removed) await discardPurged(stores.blobStore, write);
   return results;
 }
 

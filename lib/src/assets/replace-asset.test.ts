@@ -10,7 +10,7 @@ import { alice, chunked, listBlobs, pathOf, readFixture, setup } from './test-su
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
-test('replace keeps id, label and createdAt; changes type, size, url, sha256, uploadedAt; deletes the old blob', async (t) => {
+test('replace keeps id, label and createdAt; changes type, size, url, sha256, uploadedAt; keeps the old file as a version', async (t) => {
   const { service, blobStore, clock } = setup();
   const png = await readFixture('image.png');
   const pdf = await readFixture('document.pdf');
@@ -30,10 +30,26 @@ test('replace keeps id, label and createdAt; changes type, size, url, sha256, up
   t.is(after.width, undefined, 'dimensions follow the new content');
   t.deepEqual(await service.get(alice, before.id), after);
 
-  const blobs = await listBlobs(blobStore);
-  t.is(blobs.length, 1);
-  t.not(blobs[0]!.key, oldBlob!.key);
-  t.deepEqual(await bytesOf((await blobStore.get(blobs[0]!.key))!), pdf);
+  const blobs = (await listBlobs(blobStore)).map((blob) => blob.key);
+  t.is(blobs.length, 2, 'the new blob, and the old one kept by the version');
+  t.true(blobs.includes(oldBlob!.key));
+  const [version] = await service.listVersions(alice, before.id);
+  t.deepEqual([version?.sha256, version?.type, version?.size, version?.actor], [sha256(png), 'image/png', png.length, 'alice']);
+  t.deepEqual(await bytesOf((await service.openVersion(alice, before.id, version!.id)).body!), png);
+});
+
+test('with retentionDays 0 (or keepVersions 0) a replace deletes the old blob and keeps no version', async (t) => {
+  const { service, blobStore } = setup();
+  for (const policy of [{ retentionDays: 0 }, { keepVersions: 0 }]) {
+    await service.setPolicy(alice, policy);
+    const before = await service.upload(alice, { body: chunked(Buffer.from('old bytes')) });
+    const [oldBlob] = (await listBlobs(blobStore)).filter((blob) => blob.key.includes(before.id));
+    await service.replace(alice, before.id, { body: chunked(Buffer.from('new bytes')) });
+    const blobs = (await listBlobs(blobStore)).filter((blob) => blob.key.includes(before.id));
+    t.is(blobs.length, 1, JSON.stringify(policy));
+    t.not(blobs[0]!.key, oldBlob!.key);
+    t.deepEqual(await service.listVersions(alice, before.id), []);
+  }
 });
 
 test('after a replace the old url is not_found and the new one serves the new bytes', async (t) => {
@@ -91,7 +107,7 @@ class LatentAssetStore extends MemoryAssetStore {
   }
 }
 
-test('50 concurrent replaces: every one succeeds, the record matches the one stored blob, every replaced blob is gone', async (t) => {
+test('50 concurrent replaces: every one succeeds, the record matches its blob, 5 versions keep theirs, every other replaced blob is gone', async (t) => {
   const assetStore = new LatentAssetStore();
   const { service, blobStore } = setup({ assetStore });
   const asset = await service.upload(alice, { body: chunked(Buffer.from('original')) });
@@ -105,9 +121,10 @@ test('50 concurrent replaces: every one succeeds, the record matches the one sto
 
   const record = (await assetStore.get('ws-alice', asset.id)) as AssetRecord;
   t.is(record.version, 51);
-  const blobs = await listBlobs(blobStore);
-  t.is(blobs.length, 1);
-  t.is(blobs[0]!.key, record.blobKey);
+  const versions = await assetStore.listVersions('ws-alice', asset.id);
+  t.is(versions.length, 5, 'the default keepVersions');
+  const blobs = (await listBlobs(blobStore)).map((blob) => blob.key).sort();
+  t.deepEqual(blobs, [record.blobKey, ...versions.map((version) => version.blobKey)].sort(), 'no blob but the current and the versions');
   t.is(record.sha256, sha256(await bytesOf((await blobStore.get(record.blobKey))!)));
   t.true(bodies.some((body) => sha256(body) === record.sha256));
 });

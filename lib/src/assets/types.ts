@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Principal } from '../auth/principal.js';
 import type { ByteRange } from '../ports/blob-store.js';
 import type { AssetChangeType, ReplacedFile } from '../ports/asset-change-log.js';
+import type { AssetChangeReason } from '../ports/asset-retention.js';
 import type { Visibility } from './visibility.js';
 import type { TransformQuery } from './transform/transform-params.js';
 import type { WorkspacePolicy, WorkspacePolicyInput } from './workspace-policy.js';
@@ -172,9 +173,69 @@ export interface BatchDeleteResult {
 /** What a workspace holds. */
 export interface WorkspaceUsage {
   readonly assets: number;
-  /** Bytes of the assets' current files. */
+  /** Bytes of the assets' current files: what `maxUploadBytes` and listings know of. */
   readonly bytes: number;
+  /** Bytes of the live assets' versions (replaced files kept). */
+  readonly versionBytes: number;
+  /** Bytes of the trash: deleted assets' files and their versions. */
+  readonly trashBytes: number;
   readonly routes: number;
+}
+
+/** A file an asset held before a replace, kept until `keepVersions` or `retentionDays` ends it. */
+export interface AssetVersion {
+  /** `ver_…`. */
+  readonly id: string;
+  readonly type: string;
+  readonly size: number;
+  readonly sha256: string;
+  /** The asset's name while this file was current. */
+  readonly name: string;
+  readonly uploadedAt: Date;
+  /** Who uploaded it (the token's `sub`); `""` for files uploaded before versions were kept. */
+  readonly actor: string;
+  /** When a replace made it a version. */
+  readonly replacedAt: Date;
+  readonly width?: number | undefined;
+  readonly height?: number | undefined;
+  readonly durationMs?: number | undefined;
+  readonly pages?: number | undefined;
+  readonly placeholder?: string | undefined;
+}
+
+/** A version's bytes. */
+export interface VersionFile {
+  readonly version: AssetVersion;
+  /** Absent for an empty file. */
+  readonly body?: Readable | undefined;
+}
+
+/** A deleted asset in the workspace's trash. */
+export interface TrashedAsset extends Asset {
+  readonly deletedAt: Date;
+  /** Who deleted it (the token's `sub`). */
+  readonly deletedBy: string;
+  /** When `switchyard gc` purges it: `deletedAt` plus the policy's `retentionDays` as it is now. */
+  readonly purgeAt: Date;
+}
+
+export interface TrashPage {
+  /** Newest id first. */
+  readonly assets: readonly TrashedAsset[];
+  /** Empty on the last page. */
+  readonly nextPageToken: string;
+}
+
+export interface DeleteOptions {
+  /** Skip the trash: the asset, its versions and their bytes go at once (scope workspace:admin). */
+  readonly purge?: boolean | undefined;
+}
+
+/** A page of the trash: every field optional. */
+export interface TrashListInput {
+  /** 1-1000; 0 or unset: 50. */
+  readonly pageSize?: number | undefined;
+  readonly pageToken?: string | undefined;
 }
 
 /** One change of a workspace's assets, as callers see it. */
@@ -190,6 +251,10 @@ export interface AssetChange {
   readonly asset: Asset | null;
   /** `asset.replaced` only: the file the replace displaced. */
   readonly previous?: ReplacedFile | undefined;
+  /** Absent for plain writes: `restore` (of a version, or from the trash) or `purge` (for good, or of versions). */
+  readonly reason?: AssetChangeReason | undefined;
+  /** The version a restore made current, or the versions a purge removed. */
+  readonly versionIds?: readonly string[] | undefined;
 }
 
 /** The changes after a revision, or `reset` when they are no longer kept (list again, then follow from `revision`). */
@@ -242,11 +307,27 @@ export interface AssetService {
   openFile(path: string, options?: OpenFileOptions): Promise<StoredFile>;
   /** A page of the workspace's assets, newest first (see list-assets.ts). */
   list(principal: Principal, input: AssetListInput): Promise<AssetPage>;
-  /** Deletes an asset: its id and urls are `not_found` from then on. */
-  delete(principal: Principal, id: string): Promise<void>;
+  /**
+   * Deletes an asset: its id and urls are `not_found` from then on. It goes
+   * to the trash while the policy's `retentionDays` keep it; with `purge`
+   * (scope workspace:admin) or `retentionDays: 0`, it and its versions are gone.
+   */
+  delete(principal: Principal, id: string, options?: DeleteOptions): Promise<void>;
   /** Deletes 1-1000 assets, with an answer per id. */
   batchDelete(principal: Principal, ids: readonly string[]): Promise<BatchDeleteResult[]>;
-  /** The workspace's asset count, stored bytes and route count. */
+  /** The asset's kept versions, newest first (scope assets:read). */
+  listVersions(principal: Principal, id: string): Promise<AssetVersion[]>;
+  /** A version's bytes (scope assets:read); a version has no public url. */
+  openVersion(principal: Principal, id: string, versionId: string): Promise<VersionFile>;
+  /** Makes a version current again, as a replace: the current file becomes a version (scope assets:write). */
+  restoreVersion(principal: Principal, id: string, versionId: string): Promise<Asset>;
+  /** A page of the workspace's trash (scope assets:read). */
+  listTrash(principal: Principal, input: TrashListInput): Promise<TrashPage>;
+  /** Brings a trashed asset back with its id, name, label, visibility and versions; links signed before stay dead (scope assets:write). */
+  restoreFromTrash(principal: Principal, id: string): Promise<Asset>;
+  /** Removes a trashed asset, its versions and their bytes for good (scope assets:write). */
+  purgeFromTrash(principal: Principal, id: string): Promise<void>;
+  /** The workspace's asset count, stored bytes (current, versions, trash) and route count. */
   usage(principal: Principal): Promise<WorkspaceUsage>;
   /** Changes an asset's label, name or visibility (scope assets:write). */
   update(principal: Principal, id: string, changes: AssetUpdate): Promise<Asset>;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { SwitchyardError } from '../errors.js';
-import { admitType, effectivePolicy, UNSUPPORTED_MEDIA_TYPE_FIELD, validatePolicy } from './workspace-policy.js';
+import { admitType, effectivePolicy, retentionMs, UNSUPPORTED_MEDIA_TYPE_FIELD, validatePolicy, versionsKept } from './workspace-policy.js';
 
 const MAX = 1000;
 
@@ -10,6 +10,8 @@ test('an absent policy allows every type up to the server maximum, public by def
     maxUploadBytes: MAX,
     defaultVisibility: 'public',
     stripImageMetadata: false,
+    keepVersions: 5,
+    retentionDays: 7,
   });
   t.notThrows(() => admitType(effectivePolicy(undefined, MAX), 'application/x-anything'));
 });
@@ -62,6 +64,14 @@ test('validation: media type syntax, limits within the server maximum, visibilit
     { maxUploadBytes: 0.5 },
     { defaultVisibility: 'hidden' },
     { stripImageMetadata: 'yes' },
+    { keepVersions: 101 },
+    { keepVersions: -1 },
+    { keepVersions: 2.5 },
+    { keepVersions: '3' },
+    { retentionDays: 366 },
+    { retentionDays: -1 },
+    { retentionDays: 1.5 },
+    { retentionDays: null },
   ]) {
     t.is(
       t.throws(() => validatePolicy(input as never, MAX), { instanceOf: SwitchyardError })?.code,
@@ -69,4 +79,30 @@ test('validation: media type syntax, limits within the server maximum, visibilit
       JSON.stringify(input).slice(0, 80),
     );
   }
+});
+
+test('retention: keepVersions 0-100 (default 5) and retentionDays 0-365 (default 7), stored only when not the default', (t) => {
+  t.deepEqual(validatePolicy({ keepVersions: 5, retentionDays: 7 }, MAX), { allowedTypes: [], defaultVisibility: 'public' });
+  t.deepEqual(validatePolicy({ keepVersions: 0, retentionDays: 365 }, MAX), {
+    allowedTypes: [],
+    defaultVisibility: 'public',
+    keepVersions: 0,
+    retentionDays: 365,
+  });
+  t.deepEqual(validatePolicy({ keepVersions: 100, retentionDays: 0 }, MAX), {
+    allowedTypes: [],
+    defaultVisibility: 'public',
+    keepVersions: 100,
+    retentionDays: 0,
+  });
+  const stored = effectivePolicy({ allowedTypes: [], defaultVisibility: 'public', keepVersions: 2, retentionDays: 30 }, MAX);
+  t.is(stored.keepVersions, 2);
+  t.is(stored.retentionDays, 30);
+  t.is(versionsKept(stored), 2);
+  t.is(retentionMs(stored), 30 * 86_400_000);
+  t.is(
+    versionsKept(effectivePolicy({ allowedTypes: [], defaultVisibility: 'public', retentionDays: 0 }, MAX)),
+    0,
+    '0 days keeps no version',
+  );
 });

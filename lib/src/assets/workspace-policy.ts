@@ -11,6 +11,10 @@ export interface WorkspacePolicy {
   readonly defaultVisibility: Visibility;
   /** JPEG, PNG, WebP and AVIF uploads are stored without EXIF, XMP and IPTC (GPS included), their orientation applied. */
   readonly stripImageMetadata: boolean;
+  /** Replaced files an asset keeps as versions (0 to 100). */
+  readonly keepVersions: number;
+  /** Days versions and trashed assets are kept (0 to 365); 0 keeps neither. */
+  readonly retentionDays: number;
 }
 
 /** A policy as stored: `maxUploadBytes` absent means "the server's maximum", which follows its configuration. */
@@ -20,6 +24,9 @@ export interface StoredWorkspacePolicy {
   readonly defaultVisibility: Visibility;
   /** Absent: false (policies stored before there was the field). */
   readonly stripImageMetadata?: boolean | undefined;
+  /** Absent: the default (policies stored before there were the fields). */
+  readonly keepVersions?: number | undefined;
+  readonly retentionDays?: number | undefined;
 }
 
 /** What `setPolicy` takes: every field optional, an absent one is its default. */
@@ -28,9 +35,16 @@ export interface WorkspacePolicyInput {
   readonly maxUploadBytes?: number | undefined;
   readonly defaultVisibility?: Visibility | undefined;
   readonly stripImageMetadata?: boolean | undefined;
+  readonly keepVersions?: number | undefined;
+  readonly retentionDays?: number | undefined;
 }
 
 export const MAX_ALLOWED_TYPES = 100;
+
+export const DEFAULT_KEEP_VERSIONS = 5;
+export const MAX_KEEP_VERSIONS = 100;
+export const DEFAULT_RETENTION_DAYS = 7;
+export const MAX_RETENTION_DAYS = 365;
 
 /**
  * Detail field of the refusal of a file whose sniffed type the policy does not
@@ -48,6 +62,8 @@ export function defaultPolicy(serverMaxBytes: number): WorkspacePolicy {
     maxUploadBytes: serverMaxBytes,
     defaultVisibility: 'public',
     stripImageMetadata: false,
+    keepVersions: DEFAULT_KEEP_VERSIONS,
+    retentionDays: DEFAULT_RETENTION_DAYS,
   });
 }
 
@@ -59,6 +75,8 @@ export function effectivePolicy(stored: StoredWorkspacePolicy | undefined, serve
     maxUploadBytes: Math.min(stored.maxUploadBytes ?? serverMaxBytes, serverMaxBytes),
     defaultVisibility: stored.defaultVisibility,
     stripImageMetadata: stored.stripImageMetadata === true,
+    keepVersions: stored.keepVersions ?? DEFAULT_KEEP_VERSIONS,
+    retentionDays: stored.retentionDays ?? DEFAULT_RETENTION_DAYS,
   });
 }
 
@@ -81,13 +99,35 @@ export function validatePolicy(input: WorkspacePolicyInput, serverMaxBytes: numb
   }
   const strip = input.stripImageMetadata ?? false;
   if (typeof strip !== 'boolean') throw invalidArgument('stripImageMetadata', 'must be true or false');
+  const keepVersions = wholeNumber(input.keepVersions, 'keepVersions', DEFAULT_KEEP_VERSIONS, MAX_KEEP_VERSIONS);
+  const retentionDays = wholeNumber(input.retentionDays, 'retentionDays', DEFAULT_RETENTION_DAYS, MAX_RETENTION_DAYS);
   return Object.freeze({
     allowedTypes: Object.freeze([...new Set(allowedTypes)]),
     ...(max === undefined ? {} : { maxUploadBytes: max }),
     defaultVisibility: validateVisibility(input.defaultVisibility, 'defaultVisibility') ?? 'public',
     // Stored only when on: policies stored before the field read as off.
     ...(strip ? { stripImageMetadata: true } : {}),
+    // Stored only when not the default, like stripImageMetadata: older policies read the same.
+    ...(keepVersions === DEFAULT_KEEP_VERSIONS ? {} : { keepVersions }),
+    ...(retentionDays === DEFAULT_RETENTION_DAYS ? {} : { retentionDays }),
   });
+}
+
+function wholeNumber(value: unknown, field: string, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > max)
+    throw invalidArgument(field, `must be a whole number from 0 to ${max}`);
+  return value;
+}
+
+/** Whether a workspace keeps replaced files and deleted assets at all, and how many versions. */
+export function versionsKept(policy: WorkspacePolicy): number {
+  return policy.retentionDays === 0 ? 0 : policy.keepVersions;
+}
+
+/** How long, in milliseconds, versions and trashed assets are kept. */
+export function retentionMs(policy: WorkspacePolicy): number {
+  return policy.retentionDays * 24 * 60 * 60 * 1000;
 }
 
 /** Refuses a sniffed type the policy does not allow (`invalid_argument`, marked for HTTP 415). */

@@ -29,7 +29,7 @@ test('an unreferenced blob older than the grace period goes; referenced and youn
   const clock = createManualClock(Date.now());
   t.deepEqual(
     await collectGarbage({ blobStore, assetStore, clock, graceMs: HOUR }),
-    { scanned: 2, deleted: [], expiredUploads: [], abandoned: [], warnings: [] },
+    { scanned: 2, deleted: [], expiredUploads: [], expiredVersions: [], expiredTrash: [], abandoned: [], warnings: [] },
     'the orphan is still young',
   );
   clock.advance(2 * HOUR);
@@ -37,6 +37,8 @@ test('an unreferenced blob older than the grace period goes; referenced and youn
     scanned: 2,
     deleted: [orphan],
     expiredUploads: [],
+    expiredVersions: [],
+    expiredTrash: [],
     abandoned: [],
     warnings: [],
   });

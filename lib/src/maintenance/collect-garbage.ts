@@ -5,6 +5,7 @@ import type { BlobStore } from '../ports/blob-store.js';
 import { sourceOfVariantKey } from '../assets/transform/variants.js';
 import type { UploadStore } from '../ports/upload-store.js';
 import { sweepExpiredUploads, uploadOfPartKey } from '../uploads/sweep-uploads.js';
+import { expireRetained } from './expire-retained.js';
 
 /** Long enough for any upload to finish and have its record written. */
 export const DEFAULT_GC_GRACE_MS = 60 * 60 * 1000;
@@ -28,6 +29,10 @@ export interface GarbageReport {
   readonly deleted: string[];
   /** Expired resumable uploads removed (in a dry run: that would be), with their stored parts. */
   readonly expiredUploads: string[];
+  /** Versions past their workspace's `keepVersions` or `retentionDays`, purged (in a dry run: that would be), by id. */
+  readonly expiredVersions: string[];
+  /** Trashed assets past their workspace's `retentionDays`, purged (in a dry run: that would be), by id. */
+  readonly expiredTrash: string[];
   /** Partial writes a crash left outside any key (temp files, multipart uploads), removed or, in a dry run, found. */
   readonly abandoned: string[];
   /** What could not be collected, and why (e.g. a store that cannot list its partial writes). */
@@ -35,7 +40,8 @@ export interface GarbageReport {
 }
 
 /**
- * Removes blobs that no asset record points at: those left by a crash between
+ * Purges the versions and trashed assets their workspace's retention no
+ * longer keeps (expire-retained.ts), then removes blobs that no asset record, version or trash entry points at: those left by a crash between
  * writing a blob and switching the record to it, or by a replace that lost its
  * race. Then removes what puts cut short by a crash left outside any key (the
  * disk store's temp files, S3's unfinished multipart uploads). A blob younger than the grace period may belong to an upload whose
@@ -53,6 +59,8 @@ export async function collectGarbage(options: CollectGarbageOptions): Promise<Ga
   const dryRun = options.dryRun === true;
   const { uploadStore } = options;
   const expiredUploads = uploadStore ? await sweepExpiredUploads(uploadStore, options.blobStore, now, dryRun) : [];
+  // Retention first: the blobs of what it purges are gone before the scan (or, if a delete failed, orphans it finds).
+  const expired = await expireRetained(options.assetStore, options.blobStore, options.clock ?? systemClock, dryRun);
   let scanned = 0;
   const deleted: string[] = [];
   for await (const blob of options.blobStore.list()) {
@@ -67,6 +75,8 @@ export async function collectGarbage(options: CollectGarbageOptions): Promise<Ga
     scanned,
     deleted,
     expiredUploads,
+    expiredVersions: expired.versions,
+    expiredTrash: expired.trash,
     abandoned: sweep.removed,
     warnings: sweep.unsupported === undefined ? [] : [sweep.unsupported],
   };

@@ -1,4 +1,5 @@
 import type { AssetRecord } from './asset-store.js';
+import type { AssetChangeReason, AssetVersionRecord } from './asset-retention.js';
 
 /** What happened to an asset: the closed set of change types (CONTRACT.md, "Asset changes"). */
 export const ASSET_CHANGE_TYPES = ['asset.created', 'asset.replaced', 'asset.updated', 'asset.deleted'] as const;
@@ -23,6 +24,15 @@ interface ChangeBase extends ChangeAuthor {
   /** The workspace revision this change brought the assets to; a batch delete's changes share one. */
   readonly revision: number;
   readonly assetId: string;
+  /**
+   * Absent for a plain write. `restore`: an `asset.replaced` that made a
+   * version current again, or an `asset.created` that brought the asset back
+   * from the trash. `purge`: an `asset.deleted` that removed the asset for
+   * good, or an `asset.updated` that purged versions.
+   */
+  readonly reason?: AssetChangeReason | undefined;
+  /** The version a restore made current, or the versions a purge removed. */
+  readonly versionIds?: readonly string[] | undefined;
 }
 
 /** One entry of a workspace's asset change log, as the asset store keeps it. */
@@ -35,6 +45,8 @@ export type AssetChangeRecord =
 export interface AssetWrite {
   readonly record: AssetRecord;
   readonly change: AssetChangeRecord;
+  /** Versions the write removed (trimmed past `keep`, or purged with the asset): their blobs are the caller's to delete. */
+  readonly droppedVersions?: readonly AssetVersionRecord[] | undefined;
 }
 
 /** Which of an asset's changes `history` returns: newest first, below a revision, at most `limit`. */

@@ -2,6 +2,15 @@ import type { Visibility } from '../assets/visibility.js';
 import type { StoredWorkspacePolicy } from '../assets/workspace-policy.js';
 import type { MediaFacts, StoredFacts } from '../assets/media/media-facts.js';
 import type { AssetChangeRecord, AssetHistoryQuery, AssetWrite, ChangeAuthor } from './asset-change-log.js';
+import type {
+  AssetUsage,
+  AssetVersionRecord,
+  DeleteMode,
+  ExpiredVersionsQuery,
+  KeepVersion,
+  TrashedAssetRecord,
+  TrashQuery,
+} from './asset-retention.js';
 
 /** What describes the current file behind an asset; replaced as one unit. Its media facts (`width`, `durationMs`, …) are absent keys where unknown. */
 export interface AssetContent extends MediaFacts {
@@ -45,6 +54,14 @@ export interface AssetChanges {
 export interface SwapAttributes {
   readonly visibility?: Visibility | undefined;
   readonly name?: string | undefined;
+  /** Keep the displaced file as a version; absent, it is kept by nobody (the caller deletes its blob). */
+  readonly keepVersion?: KeepVersion | undefined;
+  /**
+   * The content is this version of the asset, made current again: the
+   * version leaves the asset's versions in the same write, which fails
+   * (`undefined`) when it is not there; the change says `reason: 'restore'`.
+   */
+  readonly restoreVersion?: string | undefined;
 }
 
 /** Which records `listForFacts` returns: every workspace's, ascending id, described by an older describer than `belowVersion`. */
@@ -121,9 +138,35 @@ export interface AssetListQuery {
  *   workspace, leaving content and version alone, and returns the record as
  *   written; `undefined` (changing nothing) for an unknown id or another
  *   workspace's.
+ * - Versions (asset-retention.ts): a `swap` with `keepVersion` keeps the
+ *   displaced file (its content, name, uploader and the swap's time as
+ *   `replacedAt`) as that version and drops the asset's versions past the
+ *   `keep` newest (newest: latest `replacedAt`, then highest id), answering
+ *   them as `droppedVersions`. A swap with `restoreVersion` takes that
+ *   version out of the asset's versions and makes the uploader the version's.
+ *   `listVersions` answers a live asset's versions newest first (`[]` for a
+ *   trashed or unknown asset); `getVersion` one of them.
+ * - Trash: `delete`/`deleteMany` with `{ trash: true }` move the records,
+ *   versions and all, to the trash (`asset.deleted`); `getByBlobId`, `get`
+ *   and `list` no longer find them. `listTrash` answers them by descending
+ *   id; `restoreFromTrash` moves one back with its `linkEpoch` raised by one
+ *   (links signed before stay dead), logging `asset.created` with `reason:
+ *   'restore'`; `purgeFromTrash` removes one and its versions for good, and
+ *   `delete` with `{ purge: true }` a live one (`asset.deleted`, `reason:
+ *   'purge'`, `droppedVersions` its versions): both clear the asset's name
+ *   from the bodies of its earlier kept changes in the same write. Without
+ *   a mode, `delete` removes the record and its versions (`droppedVersions`).
+ * - `expiredVersions` answers versions of a workspace's live assets made
+ *   before `replacedBefore` or past their asset's `keep` newest;
+ *   `purgeVersions` removes the listed versions of one live asset in one
+ *   revision (`asset.updated`, `reason: 'purge'`, `versionIds`), answering
+ *   `undefined` when none was there. `retainingWorkspaces` names every
+ *   workspace holding versions or trash.
+ * - `hasBlobKey` counts the blobs of versions and trashed assets as pointed at.
  * - `getPolicy` returns what `setPolicy` last stored for the workspace
  *   (`maxUploadBytes` absent when it was absent), else `undefined`.
- * - `usage` counts a workspace's records and the bytes of their current files.
+ * - `usage` counts a workspace's live records and the bytes of their current
+ *   files, of their versions, and of the trash (files and versions).
  * - `listForFacts` returns records of every workspace whose `factsVersion`
  *   (absent: 0) is below `belowVersion`, in ascending id order, only those
  *   above `after` when given, at most `limit`.
@@ -151,12 +194,20 @@ export interface AssetStore {
   update(workspace: string, id: string, changes: AssetChanges, author: ChangeAuthor): Promise<AssetWrite | undefined>;
   hasBlobKey(blobKey: string): Promise<boolean>;
   list(workspace: string, query: AssetListQuery): Promise<AssetRecord[]>;
-  delete(workspace: string, id: string, author: ChangeAuthor): Promise<AssetWrite | undefined>;
-  deleteMany(workspace: string, ids: readonly string[], author: ChangeAuthor): Promise<AssetWrite[]>;
+  delete(workspace: string, id: string, author: ChangeAuthor, mode?: DeleteMode): Promise<AssetWrite | undefined>;
+  deleteMany(workspace: string, ids: readonly string[], author: ChangeAuthor, mode?: DeleteMode): Promise<AssetWrite[]>;
+  listVersions(workspace: string, assetId: string): Promise<AssetVersionRecord[]>;
+  getVersion(workspace: string, assetId: string, versionId: string): Promise<AssetVersionRecord | undefined>;
+  listTrash(workspace: string, query: TrashQuery): Promise<TrashedAssetRecord[]>;
+  restoreFromTrash(workspace: string, id: string, author: ChangeAuthor): Promise<AssetWrite | undefined>;
+  purgeFromTrash(workspace: string, id: string, author: ChangeAuthor): Promise<AssetWrite | undefined>;
+  expiredVersions(workspace: string, query: ExpiredVersionsQuery): Promise<AssetVersionRecord[]>;
+  purgeVersions(workspace: string, assetId: string, versionIds: readonly string[], author: ChangeAuthor): Promise<AssetWrite | undefined>;
+  retainingWorkspaces(): Promise<string[]>;
   revision(workspace: string): Promise<number>;
   changesSince(workspace: string, revision: number, limit: number): Promise<AssetChangeRecord[] | undefined>;
   history(workspace: string, assetId: string, query: AssetHistoryQuery): Promise<AssetChangeRecord[]>;
-  usage(workspace: string): Promise<{ readonly assets: number; readonly bytes: number }>;
+  usage(workspace: string): Promise<AssetUsage>;
   listForFacts(query: FactsQuery): Promise<AssetRecord[]>;
   setFacts(workspace: string, id: string, blobId: string, facts: StoredFacts): Promise<AssetRecord | undefined>;
   getPolicy(workspace: string): Promise<StoredWorkspacePolicy | undefined>;

@@ -22,6 +22,16 @@ export type {
   ReplacedFile,
 } from './asset-change-log.js';
 export { ASSET_CHANGE_TYPES } from './asset-change-log.js';
+export type {
+  AssetChangeReason,
+  AssetUsage,
+  AssetVersionRecord,
+  DeleteMode,
+  ExpiredVersionsQuery,
+  KeepVersion,
+  TrashedAssetRecord,
+  TrashQuery,
+} from './asset-retention.js';
 export type { BlobStore, BlobInfo, ByteRange, ReadOptions, AbandonedWrites } from './blob-store.js';
 export type { TokenVerifier } from './token-verifier.js';
 export { assertBlobKey } from './blob-key.js';

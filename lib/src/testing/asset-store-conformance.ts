@@ -14,6 +14,7 @@ import type { Check } from './assertions.js';
 import { assetNameCases } from './asset-name-conformance.js';
 import { assetFactsCases } from './asset-facts-conformance.js';
 import { assetChangeLogCases } from './asset-change-log-conformance.js';
+import { assetRetentionCases } from './asset-retention-conformance.js';
 import { by, ids, sampleAsset, sampleContent, swapped, view } from './asset-samples.js';
 
 export { sampleAsset, sampleContent } from './asset-samples.js';
@@ -30,6 +31,7 @@ export function assetStoreConformance(test: RegisterTest, options: AssetStoreCon
     defineCase(test, options, `AssetStore ${title}`, body);
 
   assetChangeLogCases(test, options, define, () => options.createWithHistory(SMALL_ASSET_HISTORY));
+  assetRetentionCases(define);
 
   define('list pages a workspace newest first, by id, with type and label filters', async (t, store) => {
     const workspace = uniqueName();
@@ -70,16 +72,17 @@ export function assetStoreConformance(test: RegisterTest, options: AssetStoreCon
 
   define("usage counts a workspace's records and the bytes of their current files", async (t, store) => {
     const workspace = uniqueName();
-    t.deepEqual(await store.usage(workspace), { assets: 0, bytes: 0 }, 'an empty workspace');
+    const none = { versionBytes: 0, trashBytes: 0 };
+    t.deepEqual(await store.usage(workspace), { assets: 0, bytes: 0, ...none }, 'an empty workspace');
     const first = sampleAsset(workspace, { ...sampleContent(workspace, { size: 1000 }) });
     await store.insert(first, by);
     await store.insert(sampleAsset(workspace, { ...sampleContent(workspace, { size: 2 ** 33 }) }), by);
     await store.insert(sampleAsset(uniqueName(), { ...sampleContent(workspace, { size: 7 }) }), by);
-    t.deepEqual(await store.usage(workspace), { assets: 2, bytes: 1000 + 2 ** 33 }, 'sizes past 32 bits add up');
+    t.deepEqual(await store.usage(workspace), { assets: 2, bytes: 1000 + 2 ** 33, ...none }, 'sizes past 32 bits add up');
     await store.swap(workspace, first.id, first.version, sampleContent(workspace, { size: 10 }), {}, by);
-    t.deepEqual(await store.usage(workspace), { assets: 2, bytes: 10 + 2 ** 33 }, 'a replace counts its new file');
+    t.deepEqual(await store.usage(workspace), { assets: 2, bytes: 10 + 2 ** 33, ...none }, 'a replace counts its new file');
     await store.delete(workspace, first.id, by);
-    t.deepEqual(await store.usage(workspace), { assets: 1, bytes: 2 ** 33 });
+    t.deepEqual(await store.usage(workspace), { assets: 1, bytes: 2 ** 33, ...none });
   });
 
   define('insert then get returns every field, times to the millisecond', async (t, store) => {
@@ -271,6 +274,12 @@ export function assetStoreConformance(test: RegisterTest, options: AssetStoreCon
         await assertRejectsWithCode(t, store.revision(workspace), 'unavailable', 'revision');
         await assertRejectsWithCode(t, store.changesSince(workspace, 0, 10), 'unavailable', 'changesSince');
         await assertRejectsWithCode(t, store.history(workspace, record.id, { limit: 10 }), 'unavailable', 'history');
+        await assertRejectsWithCode(t, store.listVersions(workspace, record.id), 'unavailable', 'listVersions');
+        await assertRejectsWithCode(t, store.listTrash(workspace, { limit: 10 }), 'unavailable', 'listTrash');
+        await assertRejectsWithCode(t, store.restoreFromTrash(workspace, record.id, by), 'unavailable', 'restoreFromTrash');
+        await assertRejectsWithCode(t, store.purgeFromTrash(workspace, record.id, by), 'unavailable', 'purgeFromTrash');
+        await assertRejectsWithCode(t, store.retainingWorkspaces(), 'unavailable', 'retainingWorkspaces');
+        await assertRejectsWithCode(t, store.usage(workspace), 'unavailable', 'usage');
       },
       options.createUnavailable,
     );

@@ -27,8 +27,26 @@ import type {
   WatchAssetsRequest,
   ListAssetChangesRequest,
   ListAssetChangesResponse,
+  ListAssetVersionsRequest,
+  ListAssetVersionsResponse,
+  ReadAssetVersionRequest,
+  ReadAssetVersionResponse,
+  RestoreAssetVersionRequest,
+  ListTrashRequest,
+  ListTrashResponse,
+  RestoreAssetRequest,
+  PurgeAssetRequest,
+  PurgeAssetResponse,
 } from '../gen/switchyard/v1/assets.js';
-import { assetChangeToMessage, assetToMessage, assetWatchEventToMessage, optional } from './convert.js';
+import {
+  assetChangeToMessage,
+  assetToMessage,
+  assetVersionToMessage,
+  assetWatchEventToMessage,
+  optional,
+  trashedAssetToMessage,
+} from './convert.js';
+import { streamChunks } from './file-handlers.js';
 import { writeEvents } from './event-stream.js';
 import type { Rpc } from './rpc.js';
 import { readUploadStream, type UploadStream } from './upload-stream.js';
@@ -96,7 +114,7 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
     }),
 
     deleteAsset: rpc.unary<DeleteAssetRequest, DeleteAssetResponse>('DeleteAsset', async (request, { principal }) => {
-      await assets.delete(principal, request.id);
+      await assets.delete(principal, request.id, { purge: request.purge });
       return {};
     }),
 
@@ -144,6 +162,8 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
         maxUploadBytes: request.maxUploadBytes === undefined ? undefined : Number(request.maxUploadBytes),
         defaultVisibility: optional(request.defaultVisibility) as Visibility | undefined,
         stripImageMetadata: request.stripImageMetadata,
+        keepVersions: request.keepVersions,
+        retentionDays: request.retentionDays,
       });
       return policyToMessage(policy);
     }),
@@ -162,6 +182,40 @@ export function assetHandlers(assets: AssetService, rpc: Rpc, options: AssetHand
       const page = await assets.history(principal, request.id, { pageSize: request.pageSize, pageToken: request.pageToken });
       return { changes: page.changes.map(assetChangeToMessage), nextPageToken: page.nextPageToken };
     }),
+
+    listAssetVersions: rpc.unary<ListAssetVersionsRequest, ListAssetVersionsResponse>(
+      'ListAssetVersions',
+      async (request, { principal }) => ({
+        versions: (await assets.listVersions(principal, request.id)).map(assetVersionToMessage),
+      }),
+    ),
+
+    readAssetVersion: rpc.serverStream<ReadAssetVersionRequest, ReadAssetVersionResponse>(
+      'ReadAssetVersion',
+      async (call, { principal }) => {
+        const file = await assets.openVersion(principal, call.request.id, call.request.versionId);
+        call.write({ version: assetVersionToMessage(file.version) });
+        if (file.body) await streamChunks(file.body, call);
+      },
+    ),
+
+    restoreAssetVersion: rpc.unary<RestoreAssetVersionRequest, Asset>('RestoreAssetVersion', async (request, { principal }) =>
+      assetToMessage(await assets.restoreVersion(principal, request.id, request.versionId)),
+    ),
+
+    listTrash: rpc.unary<ListTrashRequest, ListTrashResponse>('ListTrash', async (request, { principal }) => {
+      const page = await assets.listTrash(principal, { pageSize: request.pageSize, pageToken: request.pageToken });
+      return { assets: page.assets.map(trashedAssetToMessage), nextPageToken: page.nextPageToken };
+    }),
+
+    restoreAsset: rpc.unary<RestoreAssetRequest, Asset>('RestoreAsset', async (request, { principal }) =>
+      assetToMessage(await assets.restoreFromTrash(principal, request.id)),
+    ),
+
+    purgeAsset: rpc.unary<PurgeAssetRequest, PurgeAssetResponse>('PurgeAsset', async (request, { principal }) => {
+      await assets.purgeFromTrash(principal, request.id);
+      return {};
+    }),
   };
 }
 
@@ -171,6 +225,8 @@ function policyToMessage(policy: Policy): WorkspacePolicy {
     maxUploadBytes: policy.maxUploadBytes,
     defaultVisibility: policy.defaultVisibility,
     stripImageMetadata: policy.stripImageMetadata,
+    keepVersions: policy.keepVersions,
+    retentionDays: policy.retentionDays,
   };
 }
 

@@ -2,6 +2,8 @@ import {
   invalidArgument,
   type Asset,
   type AssetChange,
+  type AssetVersion,
+  type TrashedAsset,
   type AssetWatchEvent,
   type StoredFile,
   type ByteRange,
@@ -15,6 +17,8 @@ import type {
   Asset as AssetMessage,
   AssetChange as AssetChangeMessage,
   AssetWatchEvent as AssetWatchEventMessage,
+  AssetVersion as AssetVersionMessage,
+  TrashedAsset as TrashedAssetMessage,
 } from '../gen/switchyard/v1/assets.js';
 import type { FileInfo, ReadFileRequest } from '../gen/switchyard/v1/files.js';
 import type {
@@ -113,6 +117,35 @@ export function assetChangeToMessage(change: AssetChange): AssetChangeMessage {
     assetId: change.assetId,
     asset: change.asset ? assetToMessage(change.asset) : undefined,
     previous: change.previous && { ...change.previous },
+    reason: change.reason ?? '',
+    versionIds: [...(change.versionIds ?? [])],
+  };
+}
+
+export function assetVersionToMessage(version: AssetVersion): AssetVersionMessage {
+  return {
+    id: version.id,
+    type: version.type,
+    size: version.size,
+    sha256: version.sha256,
+    name: version.name,
+    uploadedAt: version.uploadedAt,
+    actor: version.actor,
+    replacedAt: version.replacedAt,
+    width: version.width,
+    height: version.height,
+    durationMs: version.durationMs,
+    pages: version.pages,
+    placeholder: version.placeholder,
+  };
+}
+
+export function trashedAssetToMessage(trashed: TrashedAsset): TrashedAssetMessage {
+  return {
+    asset: assetToMessage(trashed),
+    deletedAt: trashed.deletedAt,
+    deletedBy: trashed.deletedBy,
+    purgeAt: trashed.purgeAt,
   };
 }
 

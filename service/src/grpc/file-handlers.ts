@@ -46,9 +46,9 @@ export function fileHandlers(assets: AssetService, rpc: Rpc): FileServiceServer 
 }
 
 /** Writes the bytes in bounded messages, waiting for `drain` whenever the client is slower than the store. */
-async function streamChunks(
+export async function streamChunks<Req, Res extends { chunk?: Buffer | undefined }>(
   body: AsyncIterable<Buffer> & { destroy(): void },
-  call: ServerWritableStream<ReadFileRequest, ReadFileResponse>,
+  call: ServerWritableStream<Req, Res>,
 ): Promise<void> {
   const stop = new AbortController();
   const onCancel = (): void => stop.abort();
@@ -57,7 +57,7 @@ async function streamChunks(
     for await (const block of body) {
       for (let offset = 0; offset < block.length; offset += FILE_CHUNK_BYTES) {
         if (call.cancelled) return;
-        const ok = call.write({ chunk: block.subarray(offset, offset + FILE_CHUNK_BYTES) });
+        const ok = call.write({ chunk: block.subarray(offset, offset + FILE_CHUNK_BYTES) } as Res);
         if (!ok) await once(call, 'drain', { signal: stop.signal });
       }
     }

@@ -1,5 +1,13 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { AssetChangeDraft, AssetChangeRecord, AssetHistoryQuery, AssetRecord, ChangeAuthor, ReplacedFile } from '@switchyard/core';
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type {
+  AssetChangeDraft,
+  AssetChangeReason,
+  AssetChangeRecord,
+  AssetHistoryQuery,
+  AssetRecord,
+  ChangeAuthor,
+  ReplacedFile,
+} from '@switchyard/core';
 import { preparedStatement } from './prepared-query.js';
 import { revisionReader } from './workspace-revision.js';
 import type { AssetChangesTable, Database } from './schema.js';
@@ -24,6 +32,7 @@ const CHANGE_COLUMNS = [
   'time',
   'record',
   'previous',
+  'detail',
 ] as const satisfies readonly (keyof AssetChangesTable)[];
 
 /** The asset change log on MySQL or SQLite: written inside the asset store's write transactions, read outside them. */
@@ -104,7 +113,7 @@ export class KyselyAssetChangeLog {
   }
 }
 
-function rowOf(workspace: string, seq: number, change: AssetChangeRecord): AssetChangesTable {
+function rowOf(workspace: string, seq: number, change: AssetChangeRecord): Insertable<AssetChangesTable> & { detail: string | null } {
   return {
     workspace,
     revision: change.revision,
@@ -115,11 +124,54 @@ function rowOf(workspace: string, seq: number, change: AssetChangeRecord): Asset
     time: change.time.getTime(),
     record: change.asset === undefined ? null : JSON.stringify(recordJson(change.asset)),
     previous: change.type === 'asset.replaced' ? JSON.stringify(fileOf(change.previous)) : null,
+    detail: change.reason === undefined ? null : JSON.stringify({ reason: change.reason, versionIds: change.versionIds }),
   };
 }
 
+/** Why a change was made (restore, purge) and the versions it names, from `detail`; nothing for plain writes. */
+function detailOf(row: Selectable<AssetChangesTable>): Pick<AssetChangeRecord, 'reason' | 'versionIds'> {
+  if (row.detail === null || row.detail === undefined) return {};
+  const detail = JSON.parse(row.detail) as { reason?: AssetChangeReason; versionIds?: string[] };
+  return {
+    ...(detail.reason === undefined ? {} : { reason: detail.reason }),
+    ...(detail.versionIds === undefined ? {} : { versionIds: Object.freeze([...detail.versionIds]) }),
+  };
+}
+
+/**
+ * Clears a purged asset's name from the bodies of its kept changes, inside
+ * the purge's transaction: the log then holds no name of it beyond the
+ * purge. Bounded by the history kept per workspace.
+ */
+export async function redactAssetChanges(trx: Transaction<Database>, workspace: string, assetId: string): Promise<void> {
+  const rows = await trx
+    .selectFrom('asset_changes')
+    .select(['revision', 'seq', 'record'])
+    .where('workspace', '=', workspace)
+    .where('asset_id', '=', assetId)
+    .where('record', 'is not', null)
+    .execute();
+  for (const row of rows) {
+    const record = JSON.parse(row.record!) as Record<string, unknown>;
+    if (record.name === '') continue;
+    await trx
+      .updateTable('asset_changes')
+      .set({ record: JSON.stringify({ ...record, name: '' }) })
+      .where('workspace', '=', workspace)
+      .where('revision', '=', row.revision)
+      .where('seq', '=', row.seq)
+      .execute();
+  }
+}
+
 function changeOf(row: Selectable<AssetChangesTable>): AssetChangeRecord {
-  const base = { revision: Number(row.revision), time: new Date(Number(row.time)), actor: row.actor, assetId: row.asset_id };
+  const base = {
+    revision: Number(row.revision),
+    time: new Date(Number(row.time)),
+    actor: row.actor,
+    assetId: row.asset_id,
+    ...detailOf(row),
+  };
   const asset = row.record === null ? undefined : recordFromJson(row.record);
   switch (row.type) {
     case 'asset.deleted':

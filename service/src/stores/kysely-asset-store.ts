@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import {
   DEFAULT_ASSET_HISTORY,
   isVisibility,
@@ -14,6 +14,12 @@ import {
   type AssetListQuery,
   type AssetRecord,
   type AssetStore,
+  type AssetUsage,
+  type AssetVersionRecord,
+  type DeleteMode,
+  type ExpiredVersionsQuery,
+  type TrashedAssetRecord,
+  type TrashQuery,
   type FactsQuery,
   type StoredFacts,
   type StoredWorkspacePolicy,
@@ -22,9 +28,9 @@ import {
 import { databaseError } from './database-errors.js';
 import { preparedRowsQuery } from './prepared-query.js';
 import { dialectOf } from './database.js';
-import type { AssetsTable, Database, WorkspacePoliciesTable } from './schema.js';
+import type { AssetsTable, AssetTrashTable, AssetVersionsTable, Database, WorkspacePoliciesTable } from './schema.js';
 import { prefixRange } from './name-prefix.js';
-import { KyselyAssetChangeLog } from './kysely-asset-change-log.js';
+import { KyselyAssetChangeLog, redactAssetChanges } from './kysely-asset-change-log.js';
 import { isDeadlock, revisionRaiser } from './workspace-revision.js';
 
 type AssetRow = Selectable<AssetsTable>;
@@ -69,7 +75,33 @@ class NothingToWrite extends Error {}
 interface Work {
   readonly records: readonly AssetRecord[];
   readonly drafts: readonly AssetChangeDraft[];
+  /** Versions removed with each record, by its place in `records`. */
+  readonly dropped?: readonly (readonly AssetVersionRecord[])[] | undefined;
 }
+
+/** Every column of a kept version. */
+const VERSION_COLUMNS = [
+  'id',
+  'workspace',
+  'asset_id',
+  'blob_id',
+  'blob_key',
+  'type',
+  'size',
+  'sha256',
+  'width',
+  'height',
+  'duration_ms',
+  'pages',
+  'placeholder',
+  'facts_version',
+  'uploaded_at',
+  'uploaded_by',
+  'name',
+  'replaced_at',
+] as const satisfies readonly (keyof AssetVersionsTable)[];
+
+const TRASH_COLUMNS = [...ASSET_COLUMNS, 'uploaded_by', 'deleted_at', 'deleted_by'] as const satisfies readonly (keyof AssetTrashTable)[];
 
 /**
  * AssetStore on MySQL or SQLite; `swap` is a compare-and-set on the version
@@ -109,9 +141,9 @@ export class KyselyAssetStore implements AssetStore {
   }
 
   async insert(record: AssetRecord, author: ChangeAuthor): Promise<AssetWrite> {
-    const row = assetRow(record);
+    const row = { ...assetRow(record), uploaded_by: author.actor };
     // The record as a read would answer it, without reading it back.
-    const stored = toRecord(row);
+    const stored = toRecord(row as Selectable<AssetsTable>);
     const [written] = await this.#write(
       record.workspace,
       author,
@@ -150,20 +182,50 @@ export class KyselyAssetStore implements AssetStore {
     attributes: SwapAttributes,
     author: ChangeAuthor,
   ): Promise<AssetWrite | undefined> {
-    const { visibility, name } = attributes;
+    const { visibility, name, keepVersion, restoreVersion } = attributes;
     const [written] = await this.#write(
       workspace,
       author,
       async (trx) => {
         // The displaced file, for the change: read under the workspace's revision lock, so no logged write moves it meanwhile.
-        const current = await this.#selectIn(trx, workspace, id);
+        const currentRow = await trx
+          .selectFrom('assets')
+          .select([...ASSET_COLUMNS, 'uploaded_by'])
+          .where('id', '=', id)
+          .where('workspace', '=', workspace)
+          .executeTakeFirst();
+        const current = currentRow && toRecord(currentRow);
         if (current === undefined || current.version !== expectedVersion) return undefined;
+        let uploadedBy = author.actor;
+        if (restoreVersion !== undefined) {
+          const restored = await this.#versionIn(trx, workspace, id, restoreVersion);
+          if (restored === undefined) return undefined;
+          await trx.deleteFrom('asset_versions').where('id', '=', restoreVersion).execute();
+          uploadedBy = restored.actor;
+        }
+        let dropped: AssetVersionRecord[] = [];
+        if (keepVersion) {
+          await trx
+            .insertInto('asset_versions')
+            .values({
+              ...contentColumns(current),
+              id: keepVersion.versionId,
+              workspace,
+              asset_id: id,
+              name: current.name,
+              uploaded_by: currentRow!.uploaded_by,
+              replaced_at: author.time.getTime(),
+            })
+            .execute();
+          dropped = await this.#trimVersions(trx, workspace, id, keepVersion.keep);
+        }
         const result = await trx
           .updateTable('assets')
           .set((eb) => ({
             ...contentColumns(content),
             ...(visibility === undefined ? {} : { visibility }),
             ...(name === undefined ? {} : nameColumns(name)),
+            uploaded_by: uploadedBy,
             version: eb('version', '+', 1),
           }))
           .where('id', '=', id)
@@ -174,7 +236,12 @@ export class KyselyAssetStore implements AssetStore {
         // Read back inside the transaction: the record returned and logged is exactly the one this swap wrote.
         const record = (await this.#selectIn(trx, workspace, id))!;
         const previous = { type: current.type, size: current.size, sha256: current.sha256 };
-        return { records: [record], drafts: [{ type: 'asset.replaced', assetId: id, asset: record, previous }] };
+        const why = restoreVersion === undefined ? {} : { reason: 'restore' as const, versionIds: [restoreVersion] };
+        return {
+          records: [record],
+          drafts: [{ type: 'asset.replaced', assetId: id, asset: record, previous, ...why }],
+          dropped: [dropped],
+        };
       },
       (error) => new SwitchyardError('already_exists', 'blob id already belongs to an asset', [], { cause: error }),
     );
@@ -217,6 +284,8 @@ export class KyselyAssetStore implements AssetStore {
       max_upload_bytes: policy.maxUploadBytes ?? null,
       default_visibility: policy.defaultVisibility,
       strip_image_metadata: policy.stripImageMetadata ? 1 : 0,
+      keep_versions: policy.keepVersions ?? null,
+      retention_days: policy.retentionDays ?? null,
     };
     try {
       // An upsert in each dialect's words; the last writer wins whole.
@@ -240,8 +309,11 @@ export class KyselyAssetStore implements AssetStore {
 
   async hasBlobKey(blobKey: string): Promise<boolean> {
     try {
-      const row = await this.#db.selectFrom('assets').select('id').where('blob_key', '=', blobKey).limit(1).executeTakeFirst();
-      return row !== undefined;
+      for (const table of ['assets', 'asset_trash', 'asset_versions'] as const) {
+        const row = await this.#db.selectFrom(table).select('id').where('blob_key', '=', blobKey).limit(1).executeTakeFirst();
+        if (row !== undefined) return true;
+      }
+      return false;
     } catch (error) {
       throw databaseError(error);
     }
@@ -289,7 +361,7 @@ export class KyselyAssetStore implements AssetStore {
     return run;
   }
 
-  async usage(workspace: string): Promise<{ readonly assets: number; readonly bytes: number }> {
+  async usage(workspace: string): Promise<AssetUsage> {
     try {
       const row = await this.#db
         .selectFrom('assets')
@@ -299,7 +371,39 @@ export class KyselyAssetStore implements AssetStore {
         ])
         .where('workspace', '=', workspace)
         .executeTakeFirstOrThrow();
-      return { assets: Number(row.assets), bytes: Number(row.bytes) };
+      const trash = await this.#db
+        .selectFrom('asset_trash')
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string | bigint>('size'), eb.lit(0)).as('bytes'))
+        .where('workspace', '=', workspace)
+        .executeTakeFirstOrThrow();
+      // Versions are the trash's when their asset is in it.
+      const versions = await this.#db
+        .selectFrom('asset_versions')
+        .select((eb) => [
+          eb.fn.coalesce(eb.fn.sum<number | string | bigint>('size'), eb.lit(0)).as('bytes'),
+          eb.ref('asset_id').as('asset_id'),
+        ])
+        .where('workspace', '=', workspace)
+        .groupBy('asset_id')
+        .execute();
+      const trashed = new Set<string>();
+      if (versions.length > 0) {
+        const ids = versions.map((version) => version.asset_id);
+        const rows = await this.#db
+          .selectFrom('asset_trash')
+          .select('id')
+          .where('workspace', '=', workspace)
+          .where('id', 'in', ids)
+          .execute();
+        for (const entry of rows) trashed.add(entry.id);
+      }
+      let versionBytes = 0;
+      let trashBytes = Number(trash.bytes);
+      for (const version of versions) {
+        if (trashed.has(version.asset_id)) trashBytes += Number(version.bytes);
+        else versionBytes += Number(version.bytes);
+      }
+      return { assets: Number(row.assets), bytes: Number(row.bytes), versionBytes, trashBytes };
     } catch (error) {
       throw databaseError(error);
     }
@@ -343,31 +447,247 @@ export class KyselyAssetStore implements AssetStore {
     }
   }
 
-  async delete(workspace: string, id: string, author: ChangeAuthor): Promise<AssetWrite | undefined> {
-    return (await this.deleteMany(workspace, [id], author))[0];
+  async delete(workspace: string, id: string, author: ChangeAuthor, mode: DeleteMode = {}): Promise<AssetWrite | undefined> {
+    return (await this.deleteMany(workspace, [id], author, mode))[0];
   }
 
-  async deleteMany(workspace: string, ids: readonly string[], author: ChangeAuthor): Promise<AssetWrite[]> {
+  async deleteMany(workspace: string, ids: readonly string[], author: ChangeAuthor, mode: DeleteMode = {}): Promise<AssetWrite[]> {
     const wanted = [...new Set(ids)];
     if (wanted.length === 0) return [];
     return this.#write(workspace, author, async (trx) => {
       const rows = await trx
         .selectFrom('assets')
-        .select(ASSET_COLUMNS)
+        .select([...ASSET_COLUMNS, 'uploaded_by'])
         .where('workspace', '=', workspace)
         .where('id', 'in', wanted)
         .execute();
       if (rows.length === 0) return undefined;
       const found = new Map(rows.map((row) => [row.id, toRecord(row)]));
-      await trx
-        .deleteFrom('assets')
-        .where('workspace', '=', workspace)
-        .where('id', 'in', [...found.keys()])
-        .execute();
+      const foundIds = [...found.keys()];
+      if (mode.trash) {
+        const deleted = { deleted_at: author.time.getTime(), deleted_by: author.actor };
+        await trx
+          .insertInto('asset_trash')
+          .values(rows.map((row) => ({ ...row, name_lower: nameKey(row.name), ...deleted })))
+          .execute();
+      }
+      await trx.deleteFrom('assets').where('workspace', '=', workspace).where('id', 'in', foundIds).execute();
       // In the order listed, each once.
       const records = wanted.flatMap((id) => found.get(id) ?? []);
-      return { records, drafts: records.map((record) => ({ type: 'asset.deleted', assetId: record.id })) };
+      const dropped = mode.trash ? [] : await this.#dropVersionsOf(trx, workspace, foundIds);
+      if (mode.purge && !mode.trash) for (const id of foundIds) await redactAssetChanges(trx, workspace, id);
+      const why = mode.purge && !mode.trash ? { reason: 'purge' as const } : {};
+      return {
+        records,
+        drafts: records.map((record) => ({ type: 'asset.deleted', assetId: record.id, ...why })),
+        dropped: records.map((record) => dropped.filter((version) => version.assetId === record.id)),
+      };
     });
+  }
+
+  async listVersions(workspace: string, assetId: string): Promise<AssetVersionRecord[]> {
+    try {
+      // A trashed asset's versions are not listed: the asset is not there.
+      const live = await this.get(workspace, assetId);
+      if (!live) return [];
+      const rows = await this.#db
+        .selectFrom('asset_versions')
+        .select(VERSION_COLUMNS)
+        .where('workspace', '=', workspace)
+        .where('asset_id', '=', assetId)
+        .orderBy('replaced_at', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map(toVersion);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async getVersion(workspace: string, assetId: string, versionId: string): Promise<AssetVersionRecord | undefined> {
+    try {
+      if (!(await this.get(workspace, assetId))) return undefined;
+      const row = await this.#db
+        .selectFrom('asset_versions')
+        .select(VERSION_COLUMNS)
+        .where('id', '=', versionId)
+        .where('workspace', '=', workspace)
+        .where('asset_id', '=', assetId)
+        .executeTakeFirst();
+      return row && toVersion(row);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async listTrash(workspace: string, query: TrashQuery): Promise<TrashedAssetRecord[]> {
+    try {
+      let select = this.#db.selectFrom('asset_trash').select(TRASH_COLUMNS).where('workspace', '=', workspace);
+      if (query.before !== undefined) select = select.where('id', '<', query.before);
+      if (query.deletedBefore !== undefined) select = select.where('deleted_at', '<', query.deletedBefore.getTime());
+      const rows = await select.orderBy('id', 'desc').limit(query.limit).execute();
+      return rows.map(toTrashed);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async restoreFromTrash(workspace: string, id: string, author: ChangeAuthor): Promise<AssetWrite | undefined> {
+    const [written] = await this.#write(workspace, author, async (trx) => {
+      const row = await trx
+        .selectFrom('asset_trash')
+        .select(TRASH_COLUMNS)
+        .where('id', '=', id)
+        .where('workspace', '=', workspace)
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      const { deleted_at: _at, deleted_by: _by, ...assetColumns } = row;
+      // A new link epoch: links signed before the delete stay dead.
+      const back = { ...assetColumns, name_lower: nameKey(row.name), link_epoch: Number(row.link_epoch) + 1 };
+      await trx.deleteFrom('asset_trash').where('id', '=', id).execute();
+      await trx.insertInto('assets').values(back).execute();
+      const record = toRecord(back);
+      return { records: [record], drafts: [{ type: 'asset.created', assetId: id, asset: record, reason: 'restore' }] };
+    });
+    return written;
+  }
+
+  async purgeFromTrash(workspace: string, id: string, author: ChangeAuthor): Promise<AssetWrite | undefined> {
+    const [written] = await this.#write(workspace, author, async (trx) => {
+      const row = await trx
+        .selectFrom('asset_trash')
+        .select(TRASH_COLUMNS)
+        .where('id', '=', id)
+        .where('workspace', '=', workspace)
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      await trx.deleteFrom('asset_trash').where('id', '=', id).execute();
+      const dropped = await this.#dropVersionsOf(trx, workspace, [id]);
+      await redactAssetChanges(trx, workspace, id);
+      return { records: [toRecord(row)], drafts: [{ type: 'asset.deleted', assetId: id, reason: 'purge' }], dropped: [dropped] };
+    });
+    return written;
+  }
+
+  /** Ranked in SQL (a window function, in MariaDB 10.2+ and SQLite 3.25+): past `keep` of their asset, or too old. */
+  async expiredVersions(workspace: string, query: ExpiredVersionsQuery): Promise<AssetVersionRecord[]> {
+    try {
+      const ranked = this.#db
+        .selectFrom('asset_versions as v')
+        .innerJoin('assets as a', (join) => join.onRef('a.id', '=', 'v.asset_id').onRef('a.workspace', '=', 'v.workspace'))
+        .select(VERSION_COLUMNS.map((column) => `v.${column}` as const))
+        .select(sql<number>`row_number() over (partition by v.asset_id order by v.replaced_at desc, v.id desc)`.as('rank'))
+        .where('v.workspace', '=', workspace);
+      const rows = await this.#db
+        .selectFrom(ranked.as('r'))
+        .selectAll()
+        .where((eb) => eb.or([eb('r.rank', '>', query.keep), eb('r.replaced_at', '<', query.replacedBefore.getTime())]))
+        .orderBy('r.asset_id')
+        .orderBy('r.replaced_at')
+        .limit(query.limit)
+        .execute();
+      return rows.map(toVersion);
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async purgeVersions(
+    workspace: string,
+    assetId: string,
+    versionIds: readonly string[],
+    author: ChangeAuthor,
+  ): Promise<AssetWrite | undefined> {
+    if (versionIds.length === 0) return undefined;
+    const [written] = await this.#write(workspace, author, async (trx) => {
+      const record = await this.#selectIn(trx, workspace, assetId);
+      if (record === undefined) return undefined;
+      const rows = await trx
+        .selectFrom('asset_versions')
+        .select(VERSION_COLUMNS)
+        .where('workspace', '=', workspace)
+        .where('asset_id', '=', assetId)
+        .where('id', 'in', [...versionIds])
+        .execute();
+      if (rows.length === 0) return undefined;
+      const dropped = rows.map(toVersion);
+      await trx
+        .deleteFrom('asset_versions')
+        .where(
+          'id',
+          'in',
+          dropped.map((version) => version.id),
+        )
+        .execute();
+      const ids = dropped.map((version) => version.id);
+      return {
+        records: [record],
+        drafts: [{ type: 'asset.updated', assetId, asset: record, reason: 'purge', versionIds: ids }],
+        dropped: [dropped],
+      };
+    });
+    return written;
+  }
+
+  async retainingWorkspaces(): Promise<string[]> {
+    try {
+      const trash = await this.#db.selectFrom('asset_trash').select('workspace').distinct().execute();
+      const versions = await this.#db.selectFrom('asset_versions').select('workspace').distinct().execute();
+      return [...new Set([...trash, ...versions].map((row) => row.workspace))].sort();
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  async #versionIn(trx: Transaction<Database>, workspace: string, assetId: string, id: string): Promise<AssetVersionRecord | undefined> {
+    const row = await trx
+      .selectFrom('asset_versions')
+      .select(VERSION_COLUMNS)
+      .where('id', '=', id)
+      .where('workspace', '=', workspace)
+      .where('asset_id', '=', assetId)
+      .executeTakeFirst();
+    return row && toVersion(row);
+  }
+
+  /** Removes an asset's versions past the `keep` newest; answers them. */
+  async #trimVersions(trx: Transaction<Database>, workspace: string, assetId: string, keep: number): Promise<AssetVersionRecord[]> {
+    const rows = await trx
+      .selectFrom('asset_versions')
+      .select(VERSION_COLUMNS)
+      .where('workspace', '=', workspace)
+      .where('asset_id', '=', assetId)
+      .orderBy('replaced_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    const dropped = rows.slice(keep).map(toVersion);
+    if (dropped.length > 0)
+      await trx
+        .deleteFrom('asset_versions')
+        .where(
+          'id',
+          'in',
+          dropped.map((version) => version.id),
+        )
+        .execute();
+    return dropped;
+  }
+
+  /** Removes every version of the assets; answers them. */
+  async #dropVersionsOf(trx: Transaction<Database>, workspace: string, assetIds: readonly string[]): Promise<AssetVersionRecord[]> {
+    const rows = await trx
+      .selectFrom('asset_versions')
+      .select(VERSION_COLUMNS)
+      .where('workspace', '=', workspace)
+      .where('asset_id', 'in', [...assetIds])
+      .execute();
+    if (rows.length > 0)
+      await trx
+        .deleteFrom('asset_versions')
+        .where('workspace', '=', workspace)
+        .where('asset_id', 'in', [...assetIds])
+        .execute();
+    return rows.map(toVersion);
   }
 
   async revision(workspace: string): Promise<number> {
@@ -422,7 +742,10 @@ export class KyselyAssetStore implements AssetStore {
           const done = await work(trx);
           if (done === undefined) throw new NothingToWrite();
           const changes = await this.#log.append(trx, workspace, revision, author, done.drafts);
-          return done.records.map((record, i) => ({ record, change: changes[i]! }));
+          return done.records.map((record, i) => {
+            const dropped = done.dropped?.[i] ?? [];
+            return dropped.length > 0 ? { record, change: changes[i]!, droppedVersions: dropped } : { record, change: changes[i]! };
+          });
         });
       } catch (error) {
         if (error instanceof NothingToWrite) return [];
@@ -433,8 +756,8 @@ export class KyselyAssetStore implements AssetStore {
   }
 }
 
-/** A record's row in `assets`. */
-export function assetRow(record: AssetRecord): AssetsTable {
+/** A record's row in `assets` (its uploader unknown: ''). */
+export function assetRow(record: AssetRecord): Insertable<AssetsTable> {
   return {
     id: record.id,
     workspace: record.workspace,
@@ -539,6 +862,34 @@ function recordOf(values: readonly unknown[]): AssetRecord {
   return Object.freeze(record);
 }
 
+function toVersion(row: Pick<Selectable<AssetVersionsTable>, (typeof VERSION_COLUMNS)[number]>): AssetVersionRecord {
+  const version = {
+    id: row.id,
+    workspace: row.workspace,
+    assetId: row.asset_id,
+    blobId: row.blob_id,
+    blobKey: row.blob_key,
+    type: row.type,
+    size: Number(row.size),
+    sha256: row.sha256,
+    uploadedAt: new Date(Number(row.uploaded_at)),
+    name: row.name,
+    actor: row.uploaded_by,
+    replacedAt: new Date(Number(row.replaced_at)),
+    ...(row.width === null ? {} : { width: Number(row.width) }),
+    ...(row.height === null ? {} : { height: Number(row.height) }),
+    ...(row.duration_ms === null ? {} : { durationMs: Number(row.duration_ms) }),
+    ...(row.pages === null ? {} : { pages: Number(row.pages) }),
+    ...(row.placeholder === null ? {} : { placeholder: row.placeholder }),
+    ...(Number(row.facts_version) > 0 ? { factsVersion: Number(row.facts_version) } : {}),
+  };
+  return Object.freeze(version);
+}
+
+function toTrashed(row: Pick<Selectable<AssetTrashTable>, (typeof TRASH_COLUMNS)[number]>): TrashedAssetRecord {
+  return Object.freeze({ ...toRecord(row), deletedAt: new Date(Number(row.deleted_at)), deletedBy: row.deleted_by });
+}
+
 function toPolicy(row: Selectable<WorkspacePoliciesTable>): StoredWorkspacePolicy {
   const allowedTypes: unknown = JSON.parse(row.allowed_types);
   return Object.freeze({
@@ -547,5 +898,7 @@ function toPolicy(row: Selectable<WorkspacePoliciesTable>): StoredWorkspacePolic
     defaultVisibility: isVisibility(row.default_visibility) ? row.default_visibility : 'public',
     // Stored only when on, as validatePolicy returns it.
     ...(Number(row.strip_image_metadata) === 1 ? { stripImageMetadata: true } : {}),
+    ...(row.keep_versions === null ? {} : { keepVersions: Number(row.keep_versions) }),
+    ...(row.retention_days === null ? {} : { retentionDays: Number(row.retention_days) }),
   });
 }

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * Table types for Kysely, shared by both dialects.
  *
@@ -49,6 +51,41 @@ export interface RouteChangesTable {
   owner: string;
 }
 
+/** The columns of a file: the current one (assets, asset_trash) or a kept one (asset_versions). */
+interface FileColumns {
+  blob_id: string;
+  blob_key: string;
+  type: string;
+  size: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  duration_ms: number | null;
+  pages: number | null;
+  placeholder: string | null;
+  facts_version: number;
+  uploaded_at: number;
+  /** Who uploaded the file (a token's `sub`); '' for files from before 0011. */
+  uploaded_by: Generated<string>;
+}
+
+/** A replaced file kept as a version of its asset (live or trashed). */
+export interface AssetVersionsTable extends FileColumns {
+  id: string;
+  workspace: string;
+  asset_id: string;
+  /** The asset's name while the file was current. */
+  name: string;
+  replaced_at: number;
+}
+
+/** A deleted asset: its `assets` row, and who deleted it when. */
+export interface AssetTrashTable extends Omit<AssetsTable, 'uploaded_by'> {
+  uploaded_by: Generated<string>;
+  deleted_at: number;
+  deleted_by: string;
+}
+
 export interface AssetsTable {
   id: string;
   workspace: string;
@@ -75,6 +112,8 @@ export interface AssetsTable {
   placeholder: string | null;
   /** MEDIA_FACTS_VERSION of the describer that read them; 0: none did. */
   facts_version: number;
+  /** Who uploaded the current file; '' for files from before 0011 (not part of the record: versions name it). */
+  uploaded_by: Generated<string>;
 }
 
 /** Each workspace's asset revision (absent: 0). */
@@ -98,6 +137,8 @@ export interface AssetChangesTable {
   record: string | null;
   /** A replace's displaced file, JSON `{type, size, sha256}`; NULL otherwise. */
   previous: string | null;
+  /** JSON `{reason, versionIds?}` for restores and purges; NULL otherwise (and before 0011). */
+  detail: Generated<string | null>;
 }
 
 export interface WorkspacePoliciesTable {
@@ -109,6 +150,9 @@ export interface WorkspacePoliciesTable {
   default_visibility: string;
   /** 1: uploaded images are stored without EXIF, XMP and IPTC. */
   strip_image_metadata: number;
+  /** NULL: the default (before 0011, or set to it). */
+  keep_versions: Generated<number | null>;
+  retention_days: Generated<number | null>;
 }
 
 export interface ResumableUploadsTable {
@@ -156,6 +200,8 @@ export interface Database {
   assets: AssetsTable;
   asset_revisions: AssetRevisionsTable;
   asset_changes: AssetChangesTable;
+  asset_versions: AssetVersionsTable;
+  asset_trash: AssetTrashTable;
   workspace_policies: WorkspacePoliciesTable;
   resumable_uploads: ResumableUploadsTable;
   api_keys: ApiKeysTable;

@@ -18,6 +18,9 @@ import {
   type DeleteAssetResponse,
   type ListAssetsResponse,
   type ListAssetChangesResponse,
+  type ListAssetVersionsResponse,
+  type ListTrashResponse,
+  type PurgeAssetResponse,
   type RevokeSignedUrlsResponse,
   type SignedUrl,
   type WorkspacePolicy,
@@ -72,6 +75,11 @@ interface AssetReplies {
   getWorkspacePolicy: WorkspacePolicy;
   setWorkspacePolicy: WorkspacePolicy;
   listAssetChanges: ListAssetChangesResponse;
+  listAssetVersions: ListAssetVersionsResponse;
+  restoreAssetVersion: Asset;
+  listTrash: ListTrashResponse;
+  restoreAsset: Asset;
+  purgeAsset: PurgeAssetResponse;
 }
 type UnaryAssetMethod = keyof AssetReplies;
 

@@ -157,11 +157,11 @@ export async function runGc(deployment: Deployment, ...args: string[]): Promise<
 export interface Audit {
   readonly assetRows: number;
   readonly routeRows: number;
-  /** Blob keys the records point at. */
+  /** Blob keys the records, their versions and the trash point at. */
   readonly referencedKeys: readonly string[];
   /** Every key the blob store lists. */
   readonly blobKeys: readonly string[];
-  /** Records whose blob is missing, or whose bytes disagree with the record's size or sha256. */
+  /** Records, versions and trash entries whose blob is missing, or whose bytes disagree with their size or sha256. */
   readonly broken: readonly string[];
   /** Files under the disk store's root that are not blobs (temp files of writes a crash cut short). */
   readonly strayFiles: readonly string[];
@@ -172,7 +172,13 @@ export interface Audit {
 export async function audit(deployment: Deployment): Promise<Audit> {
   const storage = await openStorage(deployment.storage, { migrate: false });
   try {
-    const rows = await storage.db.selectFrom('assets').select(['id', 'blob_key', 'size', 'sha256']).execute();
+    const live = await storage.db.selectFrom('assets').select(['id', 'blob_key', 'size', 'sha256']).execute();
+    // Versions and trashed assets keep their blobs too (issue 43): each must still have its bytes.
+    const kept = [
+      ...(await storage.db.selectFrom('asset_versions').select(['id', 'blob_key', 'size', 'sha256']).execute()),
+      ...(await storage.db.selectFrom('asset_trash').select(['id', 'blob_key', 'size', 'sha256']).execute()),
+    ];
+    const rows = [...live, ...kept];
     const routeRows = Number(
       (
         await storage.db
@@ -208,7 +214,7 @@ export async function audit(deployment: Deployment): Promise<Audit> {
       blobs.kind === 'disk' ? (await filesUnder(blobs.root)).filter((path) => !blobKeys.includes(path.split('\\').join('/'))) : [];
     const pendingMultipart = deployment.s3 ? await multipartFolders(deployment.s3) : [];
     return {
-      assetRows: rows.length,
+      assetRows: live.length,
       routeRows,
       referencedKeys: rows.map((row) => row.blob_key).sort(),
       blobKeys: blobKeys.sort(),

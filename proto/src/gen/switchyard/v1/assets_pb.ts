@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file switchyard/v1/assets.proto.
  */
 export const file_switchyard_v1_assets: GenFile = /*@__PURE__*/
-  fileDesc("Chpzd2l0Y2h5YXJkL3YxL2Fzc2V0cy5wcm90bxINc3dpdGNoeWFyZC52MSKOAwoFQXNzZXQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRzaXplGAMgASgDEgsKA3VybBgEIAEoCRIvCgt1cGxvYWRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGFiZWwYBiABKAkSDgoGc2hhMjU2GAcgASgJEhIKBXdpZHRoGAggASgNSACIAQESEwoGaGVpZ2h0GAkgASgNSAGIAQESLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKdmlzaWJpbGl0eRgLIAEoCRIMCgRuYW1lGAwgASgJEhgKC2R1cmF0aW9uX21zGA0gASgNSAKIAQESEgoFcGFnZXMYDiABKA1IA4gBARIYCgtwbGFjZWhvbGRlchgPIAEoCUgEiAEBQggKBl93aWR0aEIJCgdfaGVpZ2h0Qg4KDF9kdXJhdGlvbl9tc0IICgZfcGFnZXNCDgoMX3BsYWNlaG9sZGVyIlwKDlVwbG9hZE1ldGFkYXRhEg0KBWxhYmVsGAEgASgJEhAKCGZpbGVuYW1lGAIgASgJEhUKDWRlY2xhcmVkX3R5cGUYAyABKAkSEgoKdmlzaWJpbGl0eRgEIAEoCSKcAQoSVXBsb2FkQXNzZXRSZXF1ZXN0EjEKCG1ldGFkYXRhGAEgASgLMh0uc3dpdGNoeWFyZC52MS5VcGxvYWRNZXRhZGF0YUgAEg8KBWNodW5rGAIgASgMSAASGAoOdHJhaWxpbmdfbGFiZWwYAyABKAlIABIdChN0cmFpbGluZ192aXNpYmlsaXR5GAQgASgJSABCCQoHcGF5bG9hZCJaCg9SZXBsYWNlTWV0YWRhdGESCgoCaWQYASABKAkSEAoIZmlsZW5hbWUYAiABKAkSFQoNZGVjbGFyZWRfdHlwZRgDIAEoCRISCgp2aXNpYmlsaXR5GAQgASgJIoQBChNSZXBsYWNlQXNzZXRSZXF1ZXN0EjIKCG1ldGFkYXRhGAEgASgLMh4uc3dpdGNoeWFyZC52MS5SZXBsYWNlTWV0YWRhdGFIABIPCgVjaHVuaxgCIAEoDEgAEh0KE3RyYWlsaW5nX3Zpc2liaWxpdHkYAyABKAlIAEIJCgdwYXlsb2FkIh0KD0dldEFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSJxChFMaXN0QXNzZXRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIMCgR0eXBlGAMgASgJEhIKBWxhYmVsGAQgASgJSACIAQESCQoBcRgFIAEoCUIICgZfbGFiZWwiUwoSTGlzdEFzc2V0c1Jlc3BvbnNlEiQKBmFzc2V0cxgBIAMoCzIULnN3aXRjaHlhcmQudjEuQXNzZXQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIiAKEkRlbGV0ZUFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSIVChNEZWxldGVBc3NldFJlc3BvbnNlIicKGEJhdGNoRGVsZXRlQXNzZXRzUmVxdWVzdBILCgNpZHMYASADKAkiTgoZQmF0Y2hEZWxldGVBc3NldHNSZXNwb25zZRIxCgdyZXN1bHRzGAEgAygLMiAuc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZVJlc3VsdCItChFCYXRjaERlbGV0ZVJlc3VsdBIKCgJpZBgBIAEoCRIMCgRjb2RlGAIgASgJIhoKGEdldFdvcmtzcGFjZVVzYWdlUmVxdWVzdCI/Cg5Xb3Jrc3BhY2VVc2FnZRIOCgZhc3NldHMYASABKAMSDQoFYnl0ZXMYAiABKAMSDgoGcm91dGVzGAMgASgDIoIBChJVcGRhdGVBc3NldFJlcXVlc3QSCgoCaWQYASABKAkSEgoFbGFiZWwYAiABKAlIAIgBARIXCgp2aXNpYmlsaXR5GAMgASgJSAGIAQESEQoEbmFtZRgEIAEoCUgCiAEBQggKBl9sYWJlbEINCgtfdmlzaWJpbGl0eUIHCgVfbmFtZSJqChZDcmVhdGVTaWduZWRVcmxSZXF1ZXN0EgoKAmlkGAEgASgJEhIKCmV4cGlyZXNfaW4YAiABKAMSMAoJdHJhbnNmb3JtGAMgASgLMh0uc3dpdGNoeWFyZC52MS5JbWFnZVRyYW5zZm9ybSKqAQoOSW1hZ2VUcmFuc2Zvcm0SDgoBdxgBIAEoDUgAiAEBEg4KAWgYAiABKA1IAYgBARIQCgNmaXQYAyABKAlIAogBARITCgZmb3JtYXQYBCABKAlIA4gBARIOCgFxGAUgASgNSASIAQESEgoFZnJhbWUYBiABKA1IBYgBAUIECgJfd0IECgJfaEIGCgRfZml0QgkKB19mb3JtYXRCBAoCX3FCCAoGX2ZyYW1lIkgKCVNpZ25lZFVybBILCgN1cmwYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJQoXUmV2b2tlU2lnbmVkVXJsc1JlcXVlc3QSCgoCaWQYASABKAkiGgoYUmV2b2tlU2lnbmVkVXJsc1Jlc3BvbnNlIhsKGUdldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QioAEKGVNldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QSFQoNYWxsb3dlZF90eXBlcxgBIAMoCRIdChBtYXhfdXBsb2FkX2J5dGVzGAIgASgDSACIAQESGgoSZGVmYXVsdF92aXNpYmlsaXR5GAMgASgJEhwKFHN0cmlwX2ltYWdlX21ldGFkYXRhGAQgASgIQhMKEV9tYXhfdXBsb2FkX2J5dGVzInwKD1dvcmtzcGFjZVBvbGljeRIVCg1hbGxvd2VkX3R5cGVzGAEgAygJEhgKEG1heF91cGxvYWRfYnl0ZXMYAiABKAMSGgoSZGVmYXVsdF92aXNpYmlsaXR5GAMgASgJEhwKFHN0cmlwX2ltYWdlX21ldGFkYXRhGAQgASgIIkQKEldhdGNoQXNzZXRzUmVxdWVzdBIbCg5zaW5jZV9yZXZpc2lvbhgBIAEoA0gAiAEBQhEKD19zaW5jZV9yZXZpc2lvbiL3AQoPQXNzZXRXYXRjaEV2ZW50EhAKCHJldmlzaW9uGAEgASgDEiwKBmNoYW5nZRgCIAEoCzIaLnN3aXRjaHlhcmQudjEuQXNzZXRDaGFuZ2VIABIxCgZzeW5jZWQYAyABKAsyHy5zd2l0Y2h5YXJkLnYxLkFzc2V0V2F0Y2hTeW5jZWRIABIvCgVyZXNldBgEIAEoCzIeLnN3aXRjaHlhcmQudjEuQXNzZXRXYXRjaFJlc2V0SAASNwoJaGVhcnRiZWF0GAUgASgLMiIuc3dpdGNoeWFyZC52MS5Bc3NldFdhdGNoSGVhcnRiZWF0SABCBwoFZXZlbnQiEgoQQXNzZXRXYXRjaFN5bmNlZCIRCg9Bc3NldFdhdGNoUmVzZXQiFQoTQXNzZXRXYXRjaEhlYXJ0YmVhdCLMAQoLQXNzZXRDaGFuZ2USDAoEdHlwZRgBIAEoCRIQCghyZXZpc2lvbhgCIAEoAxIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVhY3RvchgEIAEoCRIQCghhc3NldF9pZBgFIAEoCRIjCgVhc3NldBgGIAEoCzIULnN3aXRjaHlhcmQudjEuQXNzZXQSLQoIcHJldmlvdXMYByABKAsyGy5zd2l0Y2h5YXJkLnYxLlJlcGxhY2VkRmlsZSI6CgxSZXBsYWNlZEZpbGUSDAoEdHlwZRgBIAEoCRIMCgRzaXplGAIgASgDEg4KBnNoYTI1NhgDIAEoCSJMChdMaXN0QXNzZXRDaGFuZ2VzUmVxdWVzdBIKCgJpZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJgChhMaXN0QXNzZXRDaGFuZ2VzUmVzcG9uc2USKwoHY2hhbmdlcxgBIAMoCzIaLnN3aXRjaHlhcmQudjEuQXNzZXRDaGFuZ2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJMs4JCgxBc3NldFNlcnZpY2USSAoLVXBsb2FkQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLlVwbG9hZEFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQoARJKCgxSZXBsYWNlQXNzZXQSIi5zd2l0Y2h5YXJkLnYxLlJlcGxhY2VBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0KAESQAoIR2V0QXNzZXQSHi5zd2l0Y2h5YXJkLnYxLkdldEFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSUQoKTGlzdEFzc2V0cxIgLnN3aXRjaHlhcmQudjEuTGlzdEFzc2V0c1JlcXVlc3QaIS5zd2l0Y2h5YXJkLnYxLkxpc3RBc3NldHNSZXNwb25zZRJUCgtEZWxldGVBc3NldBIhLnN3aXRjaHlhcmQudjEuRGVsZXRlQXNzZXRSZXF1ZXN0GiIuc3dpdGNoeWFyZC52MS5EZWxldGVBc3NldFJlc3BvbnNlEmYKEUJhdGNoRGVsZXRlQXNzZXRzEicuc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZUFzc2V0c1JlcXVlc3QaKC5zd2l0Y2h5YXJkLnYxLkJhdGNoRGVsZXRlQXNzZXRzUmVzcG9uc2USWwoRR2V0V29ya3NwYWNlVXNhZ2USJy5zd2l0Y2h5YXJkLnYxLkdldFdvcmtzcGFjZVVzYWdlUmVxdWVzdBodLnN3aXRjaHlhcmQudjEuV29ya3NwYWNlVXNhZ2USRgoLVXBkYXRlQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLlVwZGF0ZUFzc2V0UmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSUgoPQ3JlYXRlU2lnbmVkVXJsEiUuc3dpdGNoeWFyZC52MS5DcmVhdGVTaWduZWRVcmxSZXF1ZXN0Ghguc3dpdGNoeWFyZC52MS5TaWduZWRVcmwSYwoQUmV2b2tlU2lnbmVkVXJscxImLnN3aXRjaHlhcmQudjEuUmV2b2tlU2lnbmVkVXJsc1JlcXVlc3QaJy5zd2l0Y2h5YXJkLnYxLlJldm9rZVNpZ25lZFVybHNSZXNwb25zZRJeChJHZXRXb3Jrc3BhY2VQb2xpY3kSKC5zd2l0Y2h5YXJkLnYxLkdldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QaHi5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVBvbGljeRJeChJTZXRXb3Jrc3BhY2VQb2xpY3kSKC5zd2l0Y2h5YXJkLnYxLlNldFdvcmtzcGFjZVBvbGljeVJlcXVlc3QaHi5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVBvbGljeRJSCgtXYXRjaEFzc2V0cxIhLnN3aXRjaHlhcmQudjEuV2F0Y2hBc3NldHNSZXF1ZXN0Gh4uc3dpdGNoeWFyZC52MS5Bc3NldFdhdGNoRXZlbnQwARJjChBMaXN0QXNzZXRDaGFuZ2VzEiYuc3dpdGNoeWFyZC52MS5MaXN0QXNzZXRDaGFuZ2VzUmVxdWVzdBonLnN3aXRjaHlhcmQudjEuTGlzdEFzc2V0Q2hhbmdlc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Chpzd2l0Y2h5YXJkL3YxL2Fzc2V0cy5wcm90bxINc3dpdGNoeWFyZC52MSKOAwoFQXNzZXQSCgoCaWQYASABKAkSDAoEdHlwZRgCIAEoCRIMCgRzaXplGAMgASgDEgsKA3VybBgEIAEoCRIvCgt1cGxvYWRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGFiZWwYBiABKAkSDgoGc2hhMjU2GAcgASgJEhIKBXdpZHRoGAggASgNSACIAQESEwoGaGVpZ2h0GAkgASgNSAGIAQESLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKdmlzaWJpbGl0eRgLIAEoCRIMCgRuYW1lGAwgASgJEhgKC2R1cmF0aW9uX21zGA0gASgNSAKIAQESEgoFcGFnZXMYDiABKA1IA4gBARIYCgtwbGFjZWhvbGRlchgPIAEoCUgEiAEBQggKBl93aWR0aEIJCgdfaGVpZ2h0Qg4KDF9kdXJhdGlvbl9tc0IICgZfcGFnZXNCDgoMX3BsYWNlaG9sZGVyIlwKDlVwbG9hZE1ldGFkYXRhEg0KBWxhYmVsGAEgASgJEhAKCGZpbGVuYW1lGAIgASgJEhUKDWRlY2xhcmVkX3R5cGUYAyABKAkSEgoKdmlzaWJpbGl0eRgEIAEoCSKcAQoSVXBsb2FkQXNzZXRSZXF1ZXN0EjEKCG1ldGFkYXRhGAEgASgLMh0uc3dpdGNoeWFyZC52MS5VcGxvYWRNZXRhZGF0YUgAEg8KBWNodW5rGAIgASgMSAASGAoOdHJhaWxpbmdfbGFiZWwYAyABKAlIABIdChN0cmFpbGluZ192aXNpYmlsaXR5GAQgASgJSABCCQoHcGF5bG9hZCJaCg9SZXBsYWNlTWV0YWRhdGESCgoCaWQYASABKAkSEAoIZmlsZW5hbWUYAiABKAkSFQoNZGVjbGFyZWRfdHlwZRgDIAEoCRISCgp2aXNpYmlsaXR5GAQgASgJIoQBChNSZXBsYWNlQXNzZXRSZXF1ZXN0EjIKCG1ldGFkYXRhGAEgASgLMh4uc3dpdGNoeWFyZC52MS5SZXBsYWNlTWV0YWRhdGFIABIPCgVjaHVuaxgCIAEoDEgAEh0KE3RyYWlsaW5nX3Zpc2liaWxpdHkYAyABKAlIAEIJCgdwYXlsb2FkIh0KD0dldEFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCSJxChFMaXN0QXNzZXRzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIMCgR0eXBlGAMgASgJEhIKBWxhYmVsGAQgASgJSACIAQESCQoBcRgFIAEoCUIICgZfbGFiZWwiUwoSTGlzdEFzc2V0c1Jlc3BvbnNlEiQKBmFzc2V0cxgBIAMoCzIULnN3aXRjaHlhcmQudjEuQXNzZXQSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIi8KEkRlbGV0ZUFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCRINCgVwdXJnZRgCIAEoCCIVChNEZWxldGVBc3NldFJlc3BvbnNlIicKGEJhdGNoRGVsZXRlQXNzZXRzUmVxdWVzdBILCgNpZHMYASADKAkiTgoZQmF0Y2hEZWxldGVBc3NldHNSZXNwb25zZRIxCgdyZXN1bHRzGAEgAygLMiAuc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZVJlc3VsdCItChFCYXRjaERlbGV0ZVJlc3VsdBIKCgJpZBgBIAEoCRIMCgRjb2RlGAIgASgJIhoKGEdldFdvcmtzcGFjZVVzYWdlUmVxdWVzdCJrCg5Xb3Jrc3BhY2VVc2FnZRIOCgZhc3NldHMYASABKAMSDQoFYnl0ZXMYAiABKAMSDgoGcm91dGVzGAMgASgDEhUKDXZlcnNpb25fYnl0ZXMYBCABKAMSEwoLdHJhc2hfYnl0ZXMYBSABKAMiggEKElVwZGF0ZUFzc2V0UmVxdWVzdBIKCgJpZBgBIAEoCRISCgVsYWJlbBgCIAEoCUgAiAEBEhcKCnZpc2liaWxpdHkYAyABKAlIAYgBARIRCgRuYW1lGAQgASgJSAKIAQFCCAoGX2xhYmVsQg0KC192aXNpYmlsaXR5QgcKBV9uYW1lImoKFkNyZWF0ZVNpZ25lZFVybFJlcXVlc3QSCgoCaWQYASABKAkSEgoKZXhwaXJlc19pbhgCIAEoAxIwCgl0cmFuc2Zvcm0YAyABKAsyHS5zd2l0Y2h5YXJkLnYxLkltYWdlVHJhbnNmb3JtIqoBCg5JbWFnZVRyYW5zZm9ybRIOCgF3GAEgASgNSACIAQESDgoBaBgCIAEoDUgBiAEBEhAKA2ZpdBgDIAEoCUgCiAEBEhMKBmZvcm1hdBgEIAEoCUgDiAEBEg4KAXEYBSABKA1IBIgBARISCgVmcmFtZRgGIAEoDUgFiAEBQgQKAl93QgQKAl9oQgYKBF9maXRCCQoHX2Zvcm1hdEIECgJfcUIICgZfZnJhbWUiSAoJU2lnbmVkVXJsEgsKA3VybBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIlChdSZXZva2VTaWduZWRVcmxzUmVxdWVzdBIKCgJpZBgBIAEoCSIaChhSZXZva2VTaWduZWRVcmxzUmVzcG9uc2UiGwoZR2V0V29ya3NwYWNlUG9saWN5UmVxdWVzdCL+AQoZU2V0V29ya3NwYWNlUG9saWN5UmVxdWVzdBIVCg1hbGxvd2VkX3R5cGVzGAEgAygJEh0KEG1heF91cGxvYWRfYnl0ZXMYAiABKANIAIgBARIaChJkZWZhdWx0X3Zpc2liaWxpdHkYAyABKAkSHAoUc3RyaXBfaW1hZ2VfbWV0YWRhdGEYBCABKAgSGgoNa2VlcF92ZXJzaW9ucxgFIAEoBUgBiAEBEhsKDnJldGVudGlvbl9kYXlzGAYgASgFSAKIAQFCEwoRX21heF91cGxvYWRfYnl0ZXNCEAoOX2tlZXBfdmVyc2lvbnNCEQoPX3JldGVudGlvbl9kYXlzIqsBCg9Xb3Jrc3BhY2VQb2xpY3kSFQoNYWxsb3dlZF90eXBlcxgBIAMoCRIYChBtYXhfdXBsb2FkX2J5dGVzGAIgASgDEhoKEmRlZmF1bHRfdmlzaWJpbGl0eRgDIAEoCRIcChRzdHJpcF9pbWFnZV9tZXRhZGF0YRgEIAEoCBIVCg1rZWVwX3ZlcnNpb25zGAUgASgFEhYKDnJldGVudGlvbl9kYXlzGAYgASgFIkQKEldhdGNoQXNzZXRzUmVxdWVzdBIbCg5zaW5jZV9yZXZpc2lvbhgBIAEoA0gAiAEBQhEKD19zaW5jZV9yZXZpc2lvbiL3AQoPQXNzZXRXYXRjaEV2ZW50EhAKCHJldmlzaW9uGAEgASgDEiwKBmNoYW5nZRgCIAEoCzIaLnN3aXRjaHlhcmQudjEuQXNzZXRDaGFuZ2VIABIxCgZzeW5jZWQYAyABKAsyHy5zd2l0Y2h5YXJkLnYxLkFzc2V0V2F0Y2hTeW5jZWRIABIvCgVyZXNldBgEIAEoCzIeLnN3aXRjaHlhcmQudjEuQXNzZXRXYXRjaFJlc2V0SAASNwoJaGVhcnRiZWF0GAUgASgLMiIuc3dpdGNoeWFyZC52MS5Bc3NldFdhdGNoSGVhcnRiZWF0SABCBwoFZXZlbnQiEgoQQXNzZXRXYXRjaFN5bmNlZCIRCg9Bc3NldFdhdGNoUmVzZXQiFQoTQXNzZXRXYXRjaEhlYXJ0YmVhdCLxAQoLQXNzZXRDaGFuZ2USDAoEdHlwZRgBIAEoCRIQCghyZXZpc2lvbhgCIAEoAxIoCgR0aW1lGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVhY3RvchgEIAEoCRIQCghhc3NldF9pZBgFIAEoCRIjCgVhc3NldBgGIAEoCzIULnN3aXRjaHlhcmQudjEuQXNzZXQSLQoIcHJldmlvdXMYByABKAsyGy5zd2l0Y2h5YXJkLnYxLlJlcGxhY2VkRmlsZRIOCgZyZWFzb24YCCABKAkSEwoLdmVyc2lvbl9pZHMYCSADKAkiOgoMUmVwbGFjZWRGaWxlEgwKBHR5cGUYASABKAkSDAoEc2l6ZRgCIAEoAxIOCgZzaGEyNTYYAyABKAkiTAoXTGlzdEFzc2V0Q2hhbmdlc1JlcXVlc3QSCgoCaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkiYAoYTGlzdEFzc2V0Q2hhbmdlc1Jlc3BvbnNlEisKB2NoYW5nZXMYASADKAsyGi5zd2l0Y2h5YXJkLnYxLkFzc2V0Q2hhbmdlEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSL1AgoMQXNzZXRWZXJzaW9uEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSDAoEc2l6ZRgDIAEoAxIOCgZzaGEyNTYYBCABKAkSDAoEbmFtZRgFIAEoCRIvCgt1cGxvYWRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFYWN0b3IYByABKAkSLwoLcmVwbGFjZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKBXdpZHRoGAkgASgNSACIAQESEwoGaGVpZ2h0GAogASgNSAGIAQESGAoLZHVyYXRpb25fbXMYCyABKA1IAogBARISCgVwYWdlcxgMIAEoDUgDiAEBEhgKC3BsYWNlaG9sZGVyGA0gASgJSASIAQFCCAoGX3dpZHRoQgkKB19oZWlnaHRCDgoMX2R1cmF0aW9uX21zQggKBl9wYWdlc0IOCgxfcGxhY2Vob2xkZXIiJgoYTGlzdEFzc2V0VmVyc2lvbnNSZXF1ZXN0EgoKAmlkGAEgASgJIkoKGUxpc3RBc3NldFZlcnNpb25zUmVzcG9uc2USLQoIdmVyc2lvbnMYASADKAsyGy5zd2l0Y2h5YXJkLnYxLkFzc2V0VmVyc2lvbiI5ChdSZWFkQXNzZXRWZXJzaW9uUmVxdWVzdBIKCgJpZBgBIAEoCRISCgp2ZXJzaW9uX2lkGAIgASgJImYKGFJlYWRBc3NldFZlcnNpb25SZXNwb25zZRIuCgd2ZXJzaW9uGAEgASgLMhsuc3dpdGNoeWFyZC52MS5Bc3NldFZlcnNpb25IABIPCgVjaHVuaxgCIAEoDEgAQgkKB3BheWxvYWQiPAoaUmVzdG9yZUFzc2V0VmVyc2lvblJlcXVlc3QSCgoCaWQYASABKAkSEgoKdmVyc2lvbl9pZBgCIAEoCSI5ChBMaXN0VHJhc2hSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIqUBCgxUcmFzaGVkQXNzZXQSIwoFYXNzZXQYASABKAsyFC5zd2l0Y2h5YXJkLnYxLkFzc2V0Ei4KCmRlbGV0ZWRfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmRlbGV0ZWRfYnkYAyABKAkSLAoIcHVyZ2VfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlkKEUxpc3RUcmFzaFJlc3BvbnNlEisKBmFzc2V0cxgBIAMoCzIbLnN3aXRjaHlhcmQudjEuVHJhc2hlZEFzc2V0EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIhChNSZXN0b3JlQXNzZXRSZXF1ZXN0EgoKAmlkGAEgASgJIh8KEVB1cmdlQXNzZXRSZXF1ZXN0EgoKAmlkGAEgASgJIhQKElB1cmdlQXNzZXRSZXNwb25zZTLiDQoMQXNzZXRTZXJ2aWNlEkgKC1VwbG9hZEFzc2V0EiEuc3dpdGNoeWFyZC52MS5VcGxvYWRBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0KAESSgoMUmVwbGFjZUFzc2V0EiIuc3dpdGNoeWFyZC52MS5SZXBsYWNlQXNzZXRSZXF1ZXN0GhQuc3dpdGNoeWFyZC52MS5Bc3NldCgBEkAKCEdldEFzc2V0Eh4uc3dpdGNoeWFyZC52MS5HZXRBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0ElEKCkxpc3RBc3NldHMSIC5zd2l0Y2h5YXJkLnYxLkxpc3RBc3NldHNSZXF1ZXN0GiEuc3dpdGNoeWFyZC52MS5MaXN0QXNzZXRzUmVzcG9uc2USVAoLRGVsZXRlQXNzZXQSIS5zd2l0Y2h5YXJkLnYxLkRlbGV0ZUFzc2V0UmVxdWVzdBoiLnN3aXRjaHlhcmQudjEuRGVsZXRlQXNzZXRSZXNwb25zZRJmChFCYXRjaERlbGV0ZUFzc2V0cxInLnN3aXRjaHlhcmQudjEuQmF0Y2hEZWxldGVBc3NldHNSZXF1ZXN0Giguc3dpdGNoeWFyZC52MS5CYXRjaERlbGV0ZUFzc2V0c1Jlc3BvbnNlElsKEUdldFdvcmtzcGFjZVVzYWdlEicuc3dpdGNoeWFyZC52MS5HZXRXb3Jrc3BhY2VVc2FnZVJlcXVlc3QaHS5zd2l0Y2h5YXJkLnYxLldvcmtzcGFjZVVzYWdlEkYKC1VwZGF0ZUFzc2V0EiEuc3dpdGNoeWFyZC52MS5VcGRhdGVBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0ElIKD0NyZWF0ZVNpZ25lZFVybBIlLnN3aXRjaHlhcmQudjEuQ3JlYXRlU2lnbmVkVXJsUmVxdWVzdBoYLnN3aXRjaHlhcmQudjEuU2lnbmVkVXJsEmMKEFJldm9rZVNpZ25lZFVybHMSJi5zd2l0Y2h5YXJkLnYxLlJldm9rZVNpZ25lZFVybHNSZXF1ZXN0Gicuc3dpdGNoeWFyZC52MS5SZXZva2VTaWduZWRVcmxzUmVzcG9uc2USXgoSR2V0V29ya3NwYWNlUG9saWN5Eiguc3dpdGNoeWFyZC52MS5HZXRXb3Jrc3BhY2VQb2xpY3lSZXF1ZXN0Gh4uc3dpdGNoeWFyZC52MS5Xb3Jrc3BhY2VQb2xpY3kSXgoSU2V0V29ya3NwYWNlUG9saWN5Eiguc3dpdGNoeWFyZC52MS5TZXRXb3Jrc3BhY2VQb2xpY3lSZXF1ZXN0Gh4uc3dpdGNoeWFyZC52MS5Xb3Jrc3BhY2VQb2xpY3kSUgoLV2F0Y2hBc3NldHMSIS5zd2l0Y2h5YXJkLnYxLldhdGNoQXNzZXRzUmVxdWVzdBoeLnN3aXRjaHlhcmQudjEuQXNzZXRXYXRjaEV2ZW50MAESYwoQTGlzdEFzc2V0Q2hhbmdlcxImLnN3aXRjaHlhcmQudjEuTGlzdEFzc2V0Q2hhbmdlc1JlcXVlc3QaJy5zd2l0Y2h5YXJkLnYxLkxpc3RBc3NldENoYW5nZXNSZXNwb25zZRJmChFMaXN0QXNzZXRWZXJzaW9ucxInLnN3aXRjaHlhcmQudjEuTGlzdEFzc2V0VmVyc2lvbnNSZXF1ZXN0Giguc3dpdGNoeWFyZC52MS5MaXN0QXNzZXRWZXJzaW9uc1Jlc3BvbnNlEmUKEFJlYWRBc3NldFZlcnNpb24SJi5zd2l0Y2h5YXJkLnYxLlJlYWRBc3NldFZlcnNpb25SZXF1ZXN0Gicuc3dpdGNoeWFyZC52MS5SZWFkQXNzZXRWZXJzaW9uUmVzcG9uc2UwARJWChNSZXN0b3JlQXNzZXRWZXJzaW9uEikuc3dpdGNoeWFyZC52MS5SZXN0b3JlQXNzZXRWZXJzaW9uUmVxdWVzdBoULnN3aXRjaHlhcmQudjEuQXNzZXQSTgoJTGlzdFRyYXNoEh8uc3dpdGNoeWFyZC52MS5MaXN0VHJhc2hSZXF1ZXN0GiAuc3dpdGNoeWFyZC52MS5MaXN0VHJhc2hSZXNwb25zZRJICgxSZXN0b3JlQXNzZXQSIi5zd2l0Y2h5YXJkLnYxLlJlc3RvcmVBc3NldFJlcXVlc3QaFC5zd2l0Y2h5YXJkLnYxLkFzc2V0ElEKClB1cmdlQXNzZXQSIC5zd2l0Y2h5YXJkLnYxLlB1cmdlQXNzZXRSZXF1ZXN0GiEuc3dpdGNoeWFyZC52MS5QdXJnZUFzc2V0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * An asset record.
@@ -422,6 +422,14 @@ export type DeleteAssetRequest = Message<"switchyard.v1.DeleteAssetRequest"> & {
    * @generated from field: string id = 1;
    */
   id: string;
+
+  /**
+   * Skip the trash: the asset, its versions and their bytes go at once
+   * (scope workspace:admin), for erasure requests.
+   *
+   * @generated from field: bool purge = 2;
+   */
+  purge: boolean;
 };
 
 /**
@@ -543,6 +551,20 @@ export type WorkspaceUsage = Message<"switchyard.v1.WorkspaceUsage"> & {
    * @generated from field: int64 routes = 3;
    */
   routes: bigint;
+
+  /**
+   * Bytes of the versions (replaced files) the assets keep.
+   *
+   * @generated from field: int64 version_bytes = 4;
+   */
+  versionBytes: bigint;
+
+  /**
+   * Bytes of the trash: deleted assets' files and their versions.
+   *
+   * @generated from field: int64 trash_bytes = 5;
+   */
+  trashBytes: bigint;
 };
 
 /**
@@ -777,6 +799,21 @@ export type SetWorkspacePolicyRequest = Message<"switchyard.v1.SetWorkspacePolic
    * @generated from field: bool strip_image_metadata = 4;
    */
   stripImageMetadata: boolean;
+
+  /**
+   * Replaced files each asset keeps as versions, 0-100; unset: 5.
+   *
+   * @generated from field: optional int32 keep_versions = 5;
+   */
+  keepVersions?: number | undefined;
+
+  /**
+   * Days versions and deleted assets are kept, 0-365 (0 keeps neither);
+   * unset: 7.
+   *
+   * @generated from field: optional int32 retention_days = 6;
+   */
+  retentionDays?: number | undefined;
 };
 
 /**
@@ -813,6 +850,16 @@ export type WorkspacePolicy = Message<"switchyard.v1.WorkspacePolicy"> & {
    * @generated from field: bool strip_image_metadata = 4;
    */
   stripImageMetadata: boolean;
+
+  /**
+   * @generated from field: int32 keep_versions = 5;
+   */
+  keepVersions: number;
+
+  /**
+   * @generated from field: int32 retention_days = 6;
+   */
+  retentionDays: number;
 };
 
 /**
@@ -991,6 +1038,23 @@ export type AssetChange = Message<"switchyard.v1.AssetChange"> & {
    * @generated from field: switchyard.v1.ReplacedFile previous = 7;
    */
   previous?: ReplacedFile | undefined;
+
+  /**
+   * Empty for a plain write; "restore" (an asset.replaced that made a version
+   * current, an asset.created that brought an asset back from the trash) or
+   * "purge" (an asset.deleted for good, an asset.updated that purged
+   * versions).
+   *
+   * @generated from field: string reason = 8;
+   */
+  reason: string;
+
+  /**
+   * The version a restore made current, or the versions a purge removed.
+   *
+   * @generated from field: repeated string version_ids = 9;
+   */
+  versionIds: string[];
 };
 
 /**
@@ -1089,6 +1153,361 @@ export const ListAssetChangesResponseSchema: GenMessage<ListAssetChangesResponse
   messageDesc(file_switchyard_v1_assets, 32);
 
 /**
+ * A file an asset held before a replace.
+ *
+ * @generated from message switchyard.v1.AssetVersion
+ */
+export type AssetVersion = Message<"switchyard.v1.AssetVersion"> & {
+  /**
+   * "ver_…".
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * @generated from field: int64 size = 3;
+   */
+  size: bigint;
+
+  /**
+   * Lower-case hex SHA-256 of its bytes.
+   *
+   * @generated from field: string sha256 = 4;
+   */
+  sha256: string;
+
+  /**
+   * The asset's name while this file was current.
+   *
+   * @generated from field: string name = 5;
+   */
+  name: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp uploaded_at = 6;
+   */
+  uploadedAt?: Timestamp | undefined;
+
+  /**
+   * Who uploaded it (a token's `sub`); empty for files uploaded before
+   * versions were kept.
+   *
+   * @generated from field: string actor = 7;
+   */
+  actor: string;
+
+  /**
+   * When a replace made it a version.
+   *
+   * @generated from field: google.protobuf.Timestamp replaced_at = 8;
+   */
+  replacedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional uint32 width = 9;
+   */
+  width?: number | undefined;
+
+  /**
+   * @generated from field: optional uint32 height = 10;
+   */
+  height?: number | undefined;
+
+  /**
+   * @generated from field: optional uint32 duration_ms = 11;
+   */
+  durationMs?: number | undefined;
+
+  /**
+   * @generated from field: optional uint32 pages = 12;
+   */
+  pages?: number | undefined;
+
+  /**
+   * @generated from field: optional string placeholder = 13;
+   */
+  placeholder?: string | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.AssetVersion.
+ * Use `create(AssetVersionSchema)` to create a new message.
+ */
+export const AssetVersionSchema: GenMessage<AssetVersion> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 33);
+
+/**
+ * @generated from message switchyard.v1.ListAssetVersionsRequest
+ */
+export type ListAssetVersionsRequest = Message<"switchyard.v1.ListAssetVersionsRequest"> & {
+  /**
+   * Asset id ("as_…").
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ListAssetVersionsRequest.
+ * Use `create(ListAssetVersionsRequestSchema)` to create a new message.
+ */
+export const ListAssetVersionsRequestSchema: GenMessage<ListAssetVersionsRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 34);
+
+/**
+ * @generated from message switchyard.v1.ListAssetVersionsResponse
+ */
+export type ListAssetVersionsResponse = Message<"switchyard.v1.ListAssetVersionsResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated switchyard.v1.AssetVersion versions = 1;
+   */
+  versions: AssetVersion[];
+};
+
+/**
+ * Describes the message switchyard.v1.ListAssetVersionsResponse.
+ * Use `create(ListAssetVersionsResponseSchema)` to create a new message.
+ */
+export const ListAssetVersionsResponseSchema: GenMessage<ListAssetVersionsResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 35);
+
+/**
+ * @generated from message switchyard.v1.ReadAssetVersionRequest
+ */
+export type ReadAssetVersionRequest = Message<"switchyard.v1.ReadAssetVersionRequest"> & {
+  /**
+   * Asset id ("as_…").
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Version id ("ver_…").
+   *
+   * @generated from field: string version_id = 2;
+   */
+  versionId: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ReadAssetVersionRequest.
+ * Use `create(ReadAssetVersionRequestSchema)` to create a new message.
+ */
+export const ReadAssetVersionRequestSchema: GenMessage<ReadAssetVersionRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 36);
+
+/**
+ * @generated from message switchyard.v1.ReadAssetVersionResponse
+ */
+export type ReadAssetVersionResponse = Message<"switchyard.v1.ReadAssetVersionResponse"> & {
+  /**
+   * @generated from oneof switchyard.v1.ReadAssetVersionResponse.payload
+   */
+  payload: {
+    /**
+     * First message.
+     *
+     * @generated from field: switchyard.v1.AssetVersion version = 1;
+     */
+    value: AssetVersion;
+    case: "version";
+  } | {
+    /**
+     * Every later message: the next bytes.
+     *
+     * @generated from field: bytes chunk = 2;
+     */
+    value: Uint8Array;
+    case: "chunk";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message switchyard.v1.ReadAssetVersionResponse.
+ * Use `create(ReadAssetVersionResponseSchema)` to create a new message.
+ */
+export const ReadAssetVersionResponseSchema: GenMessage<ReadAssetVersionResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 37);
+
+/**
+ * @generated from message switchyard.v1.RestoreAssetVersionRequest
+ */
+export type RestoreAssetVersionRequest = Message<"switchyard.v1.RestoreAssetVersionRequest"> & {
+  /**
+   * Asset id ("as_…").
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Version id ("ver_…").
+   *
+   * @generated from field: string version_id = 2;
+   */
+  versionId: string;
+};
+
+/**
+ * Describes the message switchyard.v1.RestoreAssetVersionRequest.
+ * Use `create(RestoreAssetVersionRequestSchema)` to create a new message.
+ */
+export const RestoreAssetVersionRequestSchema: GenMessage<RestoreAssetVersionRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 38);
+
+/**
+ * @generated from message switchyard.v1.ListTrashRequest
+ */
+export type ListTrashRequest = Message<"switchyard.v1.ListTrashRequest"> & {
+  /**
+   * Assets per page, 1-1000; 0 means the default, 50.
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page; empty for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ListTrashRequest.
+ * Use `create(ListTrashRequestSchema)` to create a new message.
+ */
+export const ListTrashRequestSchema: GenMessage<ListTrashRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 39);
+
+/**
+ * A deleted asset in the trash.
+ *
+ * @generated from message switchyard.v1.TrashedAsset
+ */
+export type TrashedAsset = Message<"switchyard.v1.TrashedAsset"> & {
+  /**
+   * The asset as it was deleted.
+   *
+   * @generated from field: switchyard.v1.Asset asset = 1;
+   */
+  asset?: Asset | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp deleted_at = 2;
+   */
+  deletedAt?: Timestamp | undefined;
+
+  /**
+   * Who deleted it (a token's `sub`).
+   *
+   * @generated from field: string deleted_by = 3;
+   */
+  deletedBy: string;
+
+  /**
+   * When `switchyard gc` purges it: deleted_at plus the policy's
+   * retention_days as it is now.
+   *
+   * @generated from field: google.protobuf.Timestamp purge_at = 4;
+   */
+  purgeAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message switchyard.v1.TrashedAsset.
+ * Use `create(TrashedAssetSchema)` to create a new message.
+ */
+export const TrashedAssetSchema: GenMessage<TrashedAsset> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 40);
+
+/**
+ * @generated from message switchyard.v1.ListTrashResponse
+ */
+export type ListTrashResponse = Message<"switchyard.v1.ListTrashResponse"> & {
+  /**
+   * @generated from field: repeated switchyard.v1.TrashedAsset assets = 1;
+   */
+  assets: TrashedAsset[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message switchyard.v1.ListTrashResponse.
+ * Use `create(ListTrashResponseSchema)` to create a new message.
+ */
+export const ListTrashResponseSchema: GenMessage<ListTrashResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 41);
+
+/**
+ * @generated from message switchyard.v1.RestoreAssetRequest
+ */
+export type RestoreAssetRequest = Message<"switchyard.v1.RestoreAssetRequest"> & {
+  /**
+   * Asset id ("as_…").
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message switchyard.v1.RestoreAssetRequest.
+ * Use `create(RestoreAssetRequestSchema)` to create a new message.
+ */
+export const RestoreAssetRequestSchema: GenMessage<RestoreAssetRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 42);
+
+/**
+ * @generated from message switchyard.v1.PurgeAssetRequest
+ */
+export type PurgeAssetRequest = Message<"switchyard.v1.PurgeAssetRequest"> & {
+  /**
+   * Asset id ("as_…").
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message switchyard.v1.PurgeAssetRequest.
+ * Use `create(PurgeAssetRequestSchema)` to create a new message.
+ */
+export const PurgeAssetRequestSchema: GenMessage<PurgeAssetRequest> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 43);
+
+/**
+ * @generated from message switchyard.v1.PurgeAssetResponse
+ */
+export type PurgeAssetResponse = Message<"switchyard.v1.PurgeAssetResponse"> & {
+};
+
+/**
+ * Describes the message switchyard.v1.PurgeAssetResponse.
+ * Use `create(PurgeAssetResponseSchema)` to create a new message.
+ */
+export const PurgeAssetResponseSchema: GenMessage<PurgeAssetResponse> = /*@__PURE__*/
+  messageDesc(file_switchyard_v1_assets, 44);
+
+/**
  * AssetService stores uploaded files per workspace and serves their metadata.
  * The media type is sniffed from the bytes; client-supplied names and types are
  * never trusted for it. The client's file name becomes the asset's `name`.
@@ -1155,8 +1574,11 @@ export const AssetService: GenService<{
   },
   /**
    * DeleteAsset removes an asset: its id and every url it had are NOT_FOUND
-   * from then on. Scope: assets:write. INVALID_ARGUMENT: malformed id.
-   * NOT_FOUND: no such asset in this workspace.
+   * from then on. It is kept in the workspace's trash (with its versions)
+   * while the policy's retention_days keep it; with `purge` (scope
+   * workspace:admin) or retention_days 0 it and its versions are gone at
+   * once. Scope: assets:write. INVALID_ARGUMENT: malformed id. NOT_FOUND: no
+   * such asset in this workspace.
    *
    * @generated from rpc switchyard.v1.AssetService.DeleteAsset
    */
@@ -1281,6 +1703,82 @@ export const AssetService: GenService<{
     methodKind: "unary";
     input: typeof ListAssetChangesRequestSchema;
     output: typeof ListAssetChangesResponseSchema;
+  },
+  /**
+   * ListAssetVersions lists the files an asset's replaces kept (at most the
+   * policy's keep_versions, for retention_days), newest first. Scope:
+   * assets:read. INVALID_ARGUMENT: malformed id. NOT_FOUND: no such asset in
+   * this workspace (a trashed one included).
+   *
+   * @generated from rpc switchyard.v1.AssetService.ListAssetVersions
+   */
+  listAssetVersions: {
+    methodKind: "unary";
+    input: typeof ListAssetVersionsRequestSchema;
+    output: typeof ListAssetVersionsResponseSchema;
+  },
+  /**
+   * ReadAssetVersion streams a version's bytes: first `version`, then
+   * `chunk`s. A version has no public url. Scope: assets:read.
+   * INVALID_ARGUMENT: malformed id or version_id. NOT_FOUND: no such asset or
+   * version.
+   *
+   * @generated from rpc switchyard.v1.AssetService.ReadAssetVersion
+   */
+  readAssetVersion: {
+    methodKind: "server_streaming";
+    input: typeof ReadAssetVersionRequestSchema;
+    output: typeof ReadAssetVersionResponseSchema;
+  },
+  /**
+   * RestoreAssetVersion makes a version current again, as a replace: the
+   * current file becomes a version, and the asset.replaced change says
+   * `reason: "restore"`. Scope: assets:write. INVALID_ARGUMENT: malformed id
+   * or version_id. NOT_FOUND: no such asset or version.
+   *
+   * @generated from rpc switchyard.v1.AssetService.RestoreAssetVersion
+   */
+  restoreAssetVersion: {
+    methodKind: "unary";
+    input: typeof RestoreAssetVersionRequestSchema;
+    output: typeof AssetSchema;
+  },
+  /**
+   * ListTrash pages through the workspace's deleted assets, newest id first.
+   * Scope: assets:read. INVALID_ARGUMENT: page_size outside 1-1000, a page
+   * token that is not from this listing.
+   *
+   * @generated from rpc switchyard.v1.AssetService.ListTrash
+   */
+  listTrash: {
+    methodKind: "unary";
+    input: typeof ListTrashRequestSchema;
+    output: typeof ListTrashResponseSchema;
+  },
+  /**
+   * RestoreAsset brings an asset back from the trash with its id, name,
+   * label, visibility and versions; signed urls made before its delete stay
+   * refused. Scope: assets:write. INVALID_ARGUMENT: malformed id. NOT_FOUND:
+   * not in this workspace's trash.
+   *
+   * @generated from rpc switchyard.v1.AssetService.RestoreAsset
+   */
+  restoreAsset: {
+    methodKind: "unary";
+    input: typeof RestoreAssetRequestSchema;
+    output: typeof AssetSchema;
+  },
+  /**
+   * PurgeAsset removes an asset from the trash for good, with its versions
+   * and their bytes. Scope: assets:write. INVALID_ARGUMENT: malformed id.
+   * NOT_FOUND: not in this workspace's trash.
+   *
+   * @generated from rpc switchyard.v1.AssetService.PurgeAsset
+   */
+  purgeAsset: {
+    methodKind: "unary";
+    input: typeof PurgeAssetRequestSchema;
+    output: typeof PurgeAssetResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_switchyard_v1_assets, 0);

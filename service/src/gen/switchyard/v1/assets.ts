@@ -191,6 +191,11 @@ export interface ListAssetsResponse {
 export interface DeleteAssetRequest {
   /** Asset id ("as_…"). */
   id: string;
+  /**
+   * Skip the trash: the asset, its versions and their bytes go at once
+   * (scope workspace:admin), for erasure requests.
+   */
+  purge: boolean;
 }
 
 export interface DeleteAssetResponse {
@@ -222,6 +227,10 @@ export interface WorkspaceUsage {
   bytes: number;
   /** Route records in the workspace. */
   routes: number;
+  /** Bytes of the versions (replaced files) the assets keep. */
+  versionBytes: number;
+  /** Bytes of the trash: deleted assets' files and their versions. */
+  trashBytes: number;
 }
 
 export interface UpdateAssetRequest {
@@ -307,6 +316,15 @@ export interface SetWorkspacePolicyRequest {
    * included), their orientation applied; default false.
    */
   stripImageMetadata: boolean;
+  /** Replaced files each asset keeps as versions, 0-100; unset: 5. */
+  keepVersions?:
+    | number
+    | undefined;
+  /**
+   * Days versions and deleted assets are kept, 0-365 (0 keeps neither);
+   * unset: 7.
+   */
+  retentionDays?: number | undefined;
 }
 
 /** The rules uploads to a workspace are held to. */
@@ -316,6 +334,8 @@ export interface WorkspacePolicy {
   maxUploadBytes: number;
   defaultVisibility: string;
   stripImageMetadata: boolean;
+  keepVersions: number;
+  retentionDays: number;
 }
 
 export interface WatchAssetsRequest {
@@ -373,7 +393,18 @@ export interface AssetChange {
     | Asset
     | undefined;
   /** asset.replaced only: the file the replace displaced. */
-  previous?: ReplacedFile | undefined;
+  previous?:
+    | ReplacedFile
+    | undefined;
+  /**
+   * Empty for a plain write; "restore" (an asset.replaced that made a version
+   * current, an asset.created that brought an asset back from the trash) or
+   * "purge" (an asset.deleted for good, an asset.updated that purged
+   * versions).
+   */
+  reason: string;
+  /** The version a restore made current, or the versions a purge removed. */
+  versionIds: string[];
 }
 
 /** The file behind an asset before a replace. */
@@ -397,6 +428,108 @@ export interface ListAssetChangesResponse {
   changes: AssetChange[];
   /** Empty on the last page. */
   nextPageToken: string;
+}
+
+/** A file an asset held before a replace. */
+export interface AssetVersion {
+  /** "ver_…". */
+  id: string;
+  type: string;
+  size: number;
+  /** Lower-case hex SHA-256 of its bytes. */
+  sha256: string;
+  /** The asset's name while this file was current. */
+  name: string;
+  uploadedAt?:
+    | Date
+    | undefined;
+  /**
+   * Who uploaded it (a token's `sub`); empty for files uploaded before
+   * versions were kept.
+   */
+  actor: string;
+  /** When a replace made it a version. */
+  replacedAt?: Date | undefined;
+  width?: number | undefined;
+  height?: number | undefined;
+  durationMs?: number | undefined;
+  pages?: number | undefined;
+  placeholder?: string | undefined;
+}
+
+export interface ListAssetVersionsRequest {
+  /** Asset id ("as_…"). */
+  id: string;
+}
+
+export interface ListAssetVersionsResponse {
+  /** Newest first. */
+  versions: AssetVersion[];
+}
+
+export interface ReadAssetVersionRequest {
+  /** Asset id ("as_…"). */
+  id: string;
+  /** Version id ("ver_…"). */
+  versionId: string;
+}
+
+export interface ReadAssetVersionResponse {
+  /** First message. */
+  version?:
+    | AssetVersion
+    | undefined;
+  /** Every later message: the next bytes. */
+  chunk?: Buffer | undefined;
+}
+
+export interface RestoreAssetVersionRequest {
+  /** Asset id ("as_…"). */
+  id: string;
+  /** Version id ("ver_…"). */
+  versionId: string;
+}
+
+export interface ListTrashRequest {
+  /** Assets per page, 1-1000; 0 means the default, 50. */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first page. */
+  pageToken: string;
+}
+
+/** A deleted asset in the trash. */
+export interface TrashedAsset {
+  /** The asset as it was deleted. */
+  asset?: Asset | undefined;
+  deletedAt?:
+    | Date
+    | undefined;
+  /** Who deleted it (a token's `sub`). */
+  deletedBy: string;
+  /**
+   * When `switchyard gc` purges it: deleted_at plus the policy's
+   * retention_days as it is now.
+   */
+  purgeAt?: Date | undefined;
+}
+
+export interface ListTrashResponse {
+  assets: TrashedAsset[];
+  /** Empty on the last page. */
+  nextPageToken: string;
+}
+
+export interface RestoreAssetRequest {
+  /** Asset id ("as_…"). */
+  id: string;
+}
+
+export interface PurgeAssetRequest {
+  /** Asset id ("as_…"). */
+  id: string;
+}
+
+export interface PurgeAssetResponse {
 }
 
 function createBaseAsset(): Asset {
@@ -1494,13 +1627,16 @@ export const ListAssetsResponse: MessageFns<ListAssetsResponse> = {
 };
 
 function createBaseDeleteAssetRequest(): DeleteAssetRequest {
-  return { id: "" };
+  return { id: "", purge: false };
 }
 
 export const DeleteAssetRequest: MessageFns<DeleteAssetRequest> = {
   encode(message: DeleteAssetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
+    }
+    if (message.purge !== false) {
+      writer.uint32(16).bool(message.purge);
     }
     return writer;
   },
@@ -1526,6 +1662,14 @@ export const DeleteAssetRequest: MessageFns<DeleteAssetRequest> = {
             message.id = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.purge = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1539,13 +1683,19 @@ export const DeleteAssetRequest: MessageFns<DeleteAssetRequest> = {
   },
 
   fromJSON(object: any): DeleteAssetRequest {
-    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      purge: isSet(object.purge) ? globalThis.Boolean(object.purge) : false,
+    };
   },
 
   toJSON(message: DeleteAssetRequest): unknown {
     const obj: any = {};
     if (message.id !== "") {
       obj.id = message.id;
+    }
+    if (message.purge !== false) {
+      obj.purge = message.purge;
     }
     return obj;
   },
@@ -1556,6 +1706,7 @@ export const DeleteAssetRequest: MessageFns<DeleteAssetRequest> = {
   fromPartial<I extends Exact<DeepPartial<DeleteAssetRequest>, I>>(object: I): DeleteAssetRequest {
     const message = createBaseDeleteAssetRequest();
     message.id = object.id ?? "";
+    message.purge = object.purge ?? false;
     return message;
   },
 };
@@ -1888,7 +2039,7 @@ export const GetWorkspaceUsageRequest: MessageFns<GetWorkspaceUsageRequest> = {
 };
 
 function createBaseWorkspaceUsage(): WorkspaceUsage {
-  return { assets: 0, bytes: 0, routes: 0 };
+  return { assets: 0, bytes: 0, routes: 0, versionBytes: 0, trashBytes: 0 };
 }
 
 export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
@@ -1901,6 +2052,12 @@ export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
     }
     if (message.routes !== 0) {
       writer.uint32(24).int64(message.routes);
+    }
+    if (message.versionBytes !== 0) {
+      writer.uint32(32).int64(message.versionBytes);
+    }
+    if (message.trashBytes !== 0) {
+      writer.uint32(40).int64(message.trashBytes);
     }
     return writer;
   },
@@ -1942,6 +2099,22 @@ export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
             message.routes = longToNumber(reader.int64());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.versionBytes = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.trashBytes = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1959,6 +2132,16 @@ export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
       assets: isSet(object.assets) ? globalThis.Number(object.assets) : 0,
       bytes: isSet(object.bytes) ? globalThis.Number(object.bytes) : 0,
       routes: isSet(object.routes) ? globalThis.Number(object.routes) : 0,
+      versionBytes: isSet(object.versionBytes)
+        ? globalThis.Number(object.versionBytes)
+        : isSet(object.version_bytes)
+        ? globalThis.Number(object.version_bytes)
+        : 0,
+      trashBytes: isSet(object.trashBytes)
+        ? globalThis.Number(object.trashBytes)
+        : isSet(object.trash_bytes)
+        ? globalThis.Number(object.trash_bytes)
+        : 0,
     };
   },
 
@@ -1973,6 +2156,12 @@ export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
     if (message.routes !== 0) {
       obj.routes = Math.round(message.routes);
     }
+    if (message.versionBytes !== 0) {
+      obj.versionBytes = Math.round(message.versionBytes);
+    }
+    if (message.trashBytes !== 0) {
+      obj.trashBytes = Math.round(message.trashBytes);
+    }
     return obj;
   },
 
@@ -1984,6 +2173,8 @@ export const WorkspaceUsage: MessageFns<WorkspaceUsage> = {
     message.assets = object.assets ?? 0;
     message.bytes = object.bytes ?? 0;
     message.routes = object.routes ?? 0;
+    message.versionBytes = object.versionBytes ?? 0;
+    message.trashBytes = object.trashBytes ?? 0;
     return message;
   },
 };
@@ -2622,7 +2813,14 @@ export const GetWorkspacePolicyRequest: MessageFns<GetWorkspacePolicyRequest> = 
 };
 
 function createBaseSetWorkspacePolicyRequest(): SetWorkspacePolicyRequest {
-  return { allowedTypes: [], maxUploadBytes: undefined, defaultVisibility: "", stripImageMetadata: false };
+  return {
+    allowedTypes: [],
+    maxUploadBytes: undefined,
+    defaultVisibility: "",
+    stripImageMetadata: false,
+    keepVersions: undefined,
+    retentionDays: undefined,
+  };
 }
 
 export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = {
@@ -2638,6 +2836,12 @@ export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = 
     }
     if (message.stripImageMetadata !== false) {
       writer.uint32(32).bool(message.stripImageMetadata);
+    }
+    if (message.keepVersions !== undefined) {
+      writer.uint32(40).int32(message.keepVersions);
+    }
+    if (message.retentionDays !== undefined) {
+      writer.uint32(48).int32(message.retentionDays);
     }
     return writer;
   },
@@ -2687,6 +2891,22 @@ export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = 
             message.stripImageMetadata = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.keepVersions = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.retentionDays = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2721,6 +2941,16 @@ export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = 
         : isSet(object.strip_image_metadata)
         ? globalThis.Boolean(object.strip_image_metadata)
         : false,
+      keepVersions: isSet(object.keepVersions)
+        ? globalThis.Number(object.keepVersions)
+        : isSet(object.keep_versions)
+        ? globalThis.Number(object.keep_versions)
+        : undefined,
+      retentionDays: isSet(object.retentionDays)
+        ? globalThis.Number(object.retentionDays)
+        : isSet(object.retention_days)
+        ? globalThis.Number(object.retention_days)
+        : undefined,
     };
   },
 
@@ -2738,6 +2968,12 @@ export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = 
     if (message.stripImageMetadata !== false) {
       obj.stripImageMetadata = message.stripImageMetadata;
     }
+    if (message.keepVersions !== undefined) {
+      obj.keepVersions = Math.round(message.keepVersions);
+    }
+    if (message.retentionDays !== undefined) {
+      obj.retentionDays = Math.round(message.retentionDays);
+    }
     return obj;
   },
 
@@ -2750,12 +2986,21 @@ export const SetWorkspacePolicyRequest: MessageFns<SetWorkspacePolicyRequest> = 
     message.maxUploadBytes = object.maxUploadBytes ?? undefined;
     message.defaultVisibility = object.defaultVisibility ?? "";
     message.stripImageMetadata = object.stripImageMetadata ?? false;
+    message.keepVersions = object.keepVersions ?? undefined;
+    message.retentionDays = object.retentionDays ?? undefined;
     return message;
   },
 };
 
 function createBaseWorkspacePolicy(): WorkspacePolicy {
-  return { allowedTypes: [], maxUploadBytes: 0, defaultVisibility: "", stripImageMetadata: false };
+  return {
+    allowedTypes: [],
+    maxUploadBytes: 0,
+    defaultVisibility: "",
+    stripImageMetadata: false,
+    keepVersions: 0,
+    retentionDays: 0,
+  };
 }
 
 export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
@@ -2771,6 +3016,12 @@ export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
     }
     if (message.stripImageMetadata !== false) {
       writer.uint32(32).bool(message.stripImageMetadata);
+    }
+    if (message.keepVersions !== 0) {
+      writer.uint32(40).int32(message.keepVersions);
+    }
+    if (message.retentionDays !== 0) {
+      writer.uint32(48).int32(message.retentionDays);
     }
     return writer;
   },
@@ -2820,6 +3071,22 @@ export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
             message.stripImageMetadata = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.keepVersions = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.retentionDays = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2854,6 +3121,16 @@ export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
         : isSet(object.strip_image_metadata)
         ? globalThis.Boolean(object.strip_image_metadata)
         : false,
+      keepVersions: isSet(object.keepVersions)
+        ? globalThis.Number(object.keepVersions)
+        : isSet(object.keep_versions)
+        ? globalThis.Number(object.keep_versions)
+        : 0,
+      retentionDays: isSet(object.retentionDays)
+        ? globalThis.Number(object.retentionDays)
+        : isSet(object.retention_days)
+        ? globalThis.Number(object.retention_days)
+        : 0,
     };
   },
 
@@ -2871,6 +3148,12 @@ export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
     if (message.stripImageMetadata !== false) {
       obj.stripImageMetadata = message.stripImageMetadata;
     }
+    if (message.keepVersions !== 0) {
+      obj.keepVersions = Math.round(message.keepVersions);
+    }
+    if (message.retentionDays !== 0) {
+      obj.retentionDays = Math.round(message.retentionDays);
+    }
     return obj;
   },
 
@@ -2883,6 +3166,8 @@ export const WorkspacePolicy: MessageFns<WorkspacePolicy> = {
     message.maxUploadBytes = object.maxUploadBytes ?? 0;
     message.defaultVisibility = object.defaultVisibility ?? "";
     message.stripImageMetadata = object.stripImageMetadata ?? false;
+    message.keepVersions = object.keepVersions ?? 0;
+    message.retentionDays = object.retentionDays ?? 0;
     return message;
   },
 };
@@ -3258,7 +3543,17 @@ export const AssetWatchHeartbeat: MessageFns<AssetWatchHeartbeat> = {
 };
 
 function createBaseAssetChange(): AssetChange {
-  return { type: "", revision: 0, time: undefined, actor: "", assetId: "", asset: undefined, previous: undefined };
+  return {
+    type: "",
+    revision: 0,
+    time: undefined,
+    actor: "",
+    assetId: "",
+    asset: undefined,
+    previous: undefined,
+    reason: "",
+    versionIds: [],
+  };
 }
 
 export const AssetChange: MessageFns<AssetChange> = {
@@ -3283,6 +3578,12 @@ export const AssetChange: MessageFns<AssetChange> = {
     }
     if (message.previous !== undefined) {
       ReplacedFile.encode(message.previous, writer.uint32(58).fork()).join();
+    }
+    if (message.reason !== "") {
+      writer.uint32(66).string(message.reason);
+    }
+    for (const v of message.versionIds) {
+      writer.uint32(74).string(v!);
     }
     return writer;
   },
@@ -3356,6 +3657,22 @@ export const AssetChange: MessageFns<AssetChange> = {
             message.previous = ReplacedFile.decode(reader, reader.uint32());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.versionIds.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3381,6 +3698,12 @@ export const AssetChange: MessageFns<AssetChange> = {
         : "",
       asset: isSet(object.asset) ? Asset.fromJSON(object.asset) : undefined,
       previous: isSet(object.previous) ? ReplacedFile.fromJSON(object.previous) : undefined,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      versionIds: globalThis.Array.isArray(object?.versionIds)
+        ? object.versionIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.version_ids)
+        ? object.version_ids.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -3407,6 +3730,12 @@ export const AssetChange: MessageFns<AssetChange> = {
     if (message.previous !== undefined) {
       obj.previous = ReplacedFile.toJSON(message.previous);
     }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.versionIds?.length) {
+      obj.versionIds = message.versionIds;
+    }
     return obj;
   },
 
@@ -3424,6 +3753,8 @@ export const AssetChange: MessageFns<AssetChange> = {
     message.previous = (object.previous !== undefined && object.previous !== null)
       ? ReplacedFile.fromPartial(object.previous)
       : undefined;
+    message.reason = object.reason ?? "";
+    message.versionIds = object.versionIds?.map((e) => e) || [];
     return message;
   },
 };
@@ -3727,6 +4058,1193 @@ export const ListAssetChangesResponse: MessageFns<ListAssetChangesResponse> = {
   },
 };
 
+function createBaseAssetVersion(): AssetVersion {
+  return {
+    id: "",
+    type: "",
+    size: 0,
+    sha256: "",
+    name: "",
+    uploadedAt: undefined,
+    actor: "",
+    replacedAt: undefined,
+    width: undefined,
+    height: undefined,
+    durationMs: undefined,
+    pages: undefined,
+    placeholder: undefined,
+  };
+}
+
+export const AssetVersion: MessageFns<AssetVersion> = {
+  encode(message: AssetVersion, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.type !== "") {
+      writer.uint32(18).string(message.type);
+    }
+    if (message.size !== 0) {
+      writer.uint32(24).int64(message.size);
+    }
+    if (message.sha256 !== "") {
+      writer.uint32(34).string(message.sha256);
+    }
+    if (message.name !== "") {
+      writer.uint32(42).string(message.name);
+    }
+    if (message.uploadedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.uploadedAt), writer.uint32(50).fork()).join();
+    }
+    if (message.actor !== "") {
+      writer.uint32(58).string(message.actor);
+    }
+    if (message.replacedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.replacedAt), writer.uint32(66).fork()).join();
+    }
+    if (message.width !== undefined) {
+      writer.uint32(72).uint32(message.width);
+    }
+    if (message.height !== undefined) {
+      writer.uint32(80).uint32(message.height);
+    }
+    if (message.durationMs !== undefined) {
+      writer.uint32(88).uint32(message.durationMs);
+    }
+    if (message.pages !== undefined) {
+      writer.uint32(96).uint32(message.pages);
+    }
+    if (message.placeholder !== undefined) {
+      writer.uint32(106).string(message.placeholder);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AssetVersion {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAssetVersion();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.size = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sha256 = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.uploadedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.actor = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.replacedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.width = reader.uint32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.height = reader.uint32();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.durationMs = reader.uint32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.pages = reader.uint32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.placeholder = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AssetVersion {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      size: isSet(object.size) ? globalThis.Number(object.size) : 0,
+      sha256: isSet(object.sha256) ? globalThis.String(object.sha256) : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      uploadedAt: isSet(object.uploadedAt)
+        ? fromJsonTimestamp(object.uploadedAt)
+        : isSet(object.uploaded_at)
+        ? fromJsonTimestamp(object.uploaded_at)
+        : undefined,
+      actor: isSet(object.actor) ? globalThis.String(object.actor) : "",
+      replacedAt: isSet(object.replacedAt)
+        ? fromJsonTimestamp(object.replacedAt)
+        : isSet(object.replaced_at)
+        ? fromJsonTimestamp(object.replaced_at)
+        : undefined,
+      width: isSet(object.width) ? globalThis.Number(object.width) : undefined,
+      height: isSet(object.height) ? globalThis.Number(object.height) : undefined,
+      durationMs: isSet(object.durationMs)
+        ? globalThis.Number(object.durationMs)
+        : isSet(object.duration_ms)
+        ? globalThis.Number(object.duration_ms)
+        : undefined,
+      pages: isSet(object.pages) ? globalThis.Number(object.pages) : undefined,
+      placeholder: isSet(object.placeholder) ? globalThis.String(object.placeholder) : undefined,
+    };
+  },
+
+  toJSON(message: AssetVersion): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.size !== 0) {
+      obj.size = Math.round(message.size);
+    }
+    if (message.sha256 !== "") {
+      obj.sha256 = message.sha256;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.uploadedAt !== undefined) {
+      obj.uploadedAt = message.uploadedAt.toISOString();
+    }
+    if (message.actor !== "") {
+      obj.actor = message.actor;
+    }
+    if (message.replacedAt !== undefined) {
+      obj.replacedAt = message.replacedAt.toISOString();
+    }
+    if (message.width !== undefined) {
+      obj.width = Math.round(message.width);
+    }
+    if (message.height !== undefined) {
+      obj.height = Math.round(message.height);
+    }
+    if (message.durationMs !== undefined) {
+      obj.durationMs = Math.round(message.durationMs);
+    }
+    if (message.pages !== undefined) {
+      obj.pages = Math.round(message.pages);
+    }
+    if (message.placeholder !== undefined) {
+      obj.placeholder = message.placeholder;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AssetVersion>, I>>(base?: I): AssetVersion {
+    return AssetVersion.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AssetVersion>, I>>(object: I): AssetVersion {
+    const message = createBaseAssetVersion();
+    message.id = object.id ?? "";
+    message.type = object.type ?? "";
+    message.size = object.size ?? 0;
+    message.sha256 = object.sha256 ?? "";
+    message.name = object.name ?? "";
+    message.uploadedAt = object.uploadedAt ?? undefined;
+    message.actor = object.actor ?? "";
+    message.replacedAt = object.replacedAt ?? undefined;
+    message.width = object.width ?? undefined;
+    message.height = object.height ?? undefined;
+    message.durationMs = object.durationMs ?? undefined;
+    message.pages = object.pages ?? undefined;
+    message.placeholder = object.placeholder ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListAssetVersionsRequest(): ListAssetVersionsRequest {
+  return { id: "" };
+}
+
+export const ListAssetVersionsRequest: MessageFns<ListAssetVersionsRequest> = {
+  encode(message: ListAssetVersionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAssetVersionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAssetVersionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAssetVersionsRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: ListAssetVersionsRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAssetVersionsRequest>, I>>(base?: I): ListAssetVersionsRequest {
+    return ListAssetVersionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAssetVersionsRequest>, I>>(object: I): ListAssetVersionsRequest {
+    const message = createBaseListAssetVersionsRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseListAssetVersionsResponse(): ListAssetVersionsResponse {
+  return { versions: [] };
+}
+
+export const ListAssetVersionsResponse: MessageFns<ListAssetVersionsResponse> = {
+  encode(message: ListAssetVersionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.versions) {
+      AssetVersion.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAssetVersionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListAssetVersionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.versions.push(AssetVersion.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListAssetVersionsResponse {
+    return {
+      versions: globalThis.Array.isArray(object?.versions)
+        ? object.versions.map((e: any) => AssetVersion.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ListAssetVersionsResponse): unknown {
+    const obj: any = {};
+    if (message.versions?.length) {
+      obj.versions = message.versions.map((e) => AssetVersion.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListAssetVersionsResponse>, I>>(base?: I): ListAssetVersionsResponse {
+    return ListAssetVersionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListAssetVersionsResponse>, I>>(object: I): ListAssetVersionsResponse {
+    const message = createBaseListAssetVersionsResponse();
+    message.versions = object.versions?.map((e) => AssetVersion.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseReadAssetVersionRequest(): ReadAssetVersionRequest {
+  return { id: "", versionId: "" };
+}
+
+export const ReadAssetVersionRequest: MessageFns<ReadAssetVersionRequest> = {
+  encode(message: ReadAssetVersionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.versionId !== "") {
+      writer.uint32(18).string(message.versionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadAssetVersionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadAssetVersionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.versionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReadAssetVersionRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      versionId: isSet(object.versionId)
+        ? globalThis.String(object.versionId)
+        : isSet(object.version_id)
+        ? globalThis.String(object.version_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ReadAssetVersionRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.versionId !== "") {
+      obj.versionId = message.versionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReadAssetVersionRequest>, I>>(base?: I): ReadAssetVersionRequest {
+    return ReadAssetVersionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReadAssetVersionRequest>, I>>(object: I): ReadAssetVersionRequest {
+    const message = createBaseReadAssetVersionRequest();
+    message.id = object.id ?? "";
+    message.versionId = object.versionId ?? "";
+    return message;
+  },
+};
+
+function createBaseReadAssetVersionResponse(): ReadAssetVersionResponse {
+  return { version: undefined, chunk: undefined };
+}
+
+export const ReadAssetVersionResponse: MessageFns<ReadAssetVersionResponse> = {
+  encode(message: ReadAssetVersionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== undefined) {
+      AssetVersion.encode(message.version, writer.uint32(10).fork()).join();
+    }
+    if (message.chunk !== undefined) {
+      writer.uint32(18).bytes(message.chunk);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReadAssetVersionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReadAssetVersionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.version = AssetVersion.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.chunk = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReadAssetVersionResponse {
+    return {
+      version: isSet(object.version) ? AssetVersion.fromJSON(object.version) : undefined,
+      chunk: isSet(object.chunk) ? Buffer.from(bytesFromBase64(object.chunk)) : undefined,
+    };
+  },
+
+  toJSON(message: ReadAssetVersionResponse): unknown {
+    const obj: any = {};
+    if (message.version !== undefined) {
+      obj.version = AssetVersion.toJSON(message.version);
+    }
+    if (message.chunk !== undefined) {
+      obj.chunk = base64FromBytes(message.chunk);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReadAssetVersionResponse>, I>>(base?: I): ReadAssetVersionResponse {
+    return ReadAssetVersionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReadAssetVersionResponse>, I>>(object: I): ReadAssetVersionResponse {
+    const message = createBaseReadAssetVersionResponse();
+    message.version = (object.version !== undefined && object.version !== null)
+      ? AssetVersion.fromPartial(object.version)
+      : undefined;
+    message.chunk = object.chunk ?? undefined;
+    return message;
+  },
+};
+
+function createBaseRestoreAssetVersionRequest(): RestoreAssetVersionRequest {
+  return { id: "", versionId: "" };
+}
+
+export const RestoreAssetVersionRequest: MessageFns<RestoreAssetVersionRequest> = {
+  encode(message: RestoreAssetVersionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.versionId !== "") {
+      writer.uint32(18).string(message.versionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestoreAssetVersionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestoreAssetVersionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.versionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestoreAssetVersionRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      versionId: isSet(object.versionId)
+        ? globalThis.String(object.versionId)
+        : isSet(object.version_id)
+        ? globalThis.String(object.version_id)
+        : "",
+    };
+  },
+
+  toJSON(message: RestoreAssetVersionRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.versionId !== "") {
+      obj.versionId = message.versionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RestoreAssetVersionRequest>, I>>(base?: I): RestoreAssetVersionRequest {
+    return RestoreAssetVersionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RestoreAssetVersionRequest>, I>>(object: I): RestoreAssetVersionRequest {
+    const message = createBaseRestoreAssetVersionRequest();
+    message.id = object.id ?? "";
+    message.versionId = object.versionId ?? "";
+    return message;
+  },
+};
+
+function createBaseListTrashRequest(): ListTrashRequest {
+  return { pageSize: 0, pageToken: "" };
+}
+
+export const ListTrashRequest: MessageFns<ListTrashRequest> = {
+  encode(message: ListTrashRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTrashRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTrashRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTrashRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListTrashRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTrashRequest>, I>>(base?: I): ListTrashRequest {
+    return ListTrashRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTrashRequest>, I>>(object: I): ListTrashRequest {
+    const message = createBaseListTrashRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseTrashedAsset(): TrashedAsset {
+  return { asset: undefined, deletedAt: undefined, deletedBy: "", purgeAt: undefined };
+}
+
+export const TrashedAsset: MessageFns<TrashedAsset> = {
+  encode(message: TrashedAsset, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.asset !== undefined) {
+      Asset.encode(message.asset, writer.uint32(10).fork()).join();
+    }
+    if (message.deletedAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.deletedAt), writer.uint32(18).fork()).join();
+    }
+    if (message.deletedBy !== "") {
+      writer.uint32(26).string(message.deletedBy);
+    }
+    if (message.purgeAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.purgeAt), writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TrashedAsset {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTrashedAsset();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.asset = Asset.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.deletedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.deletedBy = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.purgeAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): TrashedAsset {
+    return {
+      asset: isSet(object.asset) ? Asset.fromJSON(object.asset) : undefined,
+      deletedAt: isSet(object.deletedAt)
+        ? fromJsonTimestamp(object.deletedAt)
+        : isSet(object.deleted_at)
+        ? fromJsonTimestamp(object.deleted_at)
+        : undefined,
+      deletedBy: isSet(object.deletedBy)
+        ? globalThis.String(object.deletedBy)
+        : isSet(object.deleted_by)
+        ? globalThis.String(object.deleted_by)
+        : "",
+      purgeAt: isSet(object.purgeAt)
+        ? fromJsonTimestamp(object.purgeAt)
+        : isSet(object.purge_at)
+        ? fromJsonTimestamp(object.purge_at)
+        : undefined,
+    };
+  },
+
+  toJSON(message: TrashedAsset): unknown {
+    const obj: any = {};
+    if (message.asset !== undefined) {
+      obj.asset = Asset.toJSON(message.asset);
+    }
+    if (message.deletedAt !== undefined) {
+      obj.deletedAt = message.deletedAt.toISOString();
+    }
+    if (message.deletedBy !== "") {
+      obj.deletedBy = message.deletedBy;
+    }
+    if (message.purgeAt !== undefined) {
+      obj.purgeAt = message.purgeAt.toISOString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<TrashedAsset>, I>>(base?: I): TrashedAsset {
+    return TrashedAsset.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<TrashedAsset>, I>>(object: I): TrashedAsset {
+    const message = createBaseTrashedAsset();
+    message.asset = (object.asset !== undefined && object.asset !== null) ? Asset.fromPartial(object.asset) : undefined;
+    message.deletedAt = object.deletedAt ?? undefined;
+    message.deletedBy = object.deletedBy ?? "";
+    message.purgeAt = object.purgeAt ?? undefined;
+    return message;
+  },
+};
+
+function createBaseListTrashResponse(): ListTrashResponse {
+  return { assets: [], nextPageToken: "" };
+}
+
+export const ListTrashResponse: MessageFns<ListTrashResponse> = {
+  encode(message: ListTrashResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.assets) {
+      TrashedAsset.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListTrashResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListTrashResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.assets.push(TrashedAsset.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListTrashResponse {
+    return {
+      assets: globalThis.Array.isArray(object?.assets) ? object.assets.map((e: any) => TrashedAsset.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListTrashResponse): unknown {
+    const obj: any = {};
+    if (message.assets?.length) {
+      obj.assets = message.assets.map((e) => TrashedAsset.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListTrashResponse>, I>>(base?: I): ListTrashResponse {
+    return ListTrashResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListTrashResponse>, I>>(object: I): ListTrashResponse {
+    const message = createBaseListTrashResponse();
+    message.assets = object.assets?.map((e) => TrashedAsset.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseRestoreAssetRequest(): RestoreAssetRequest {
+  return { id: "" };
+}
+
+export const RestoreAssetRequest: MessageFns<RestoreAssetRequest> = {
+  encode(message: RestoreAssetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RestoreAssetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRestoreAssetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RestoreAssetRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: RestoreAssetRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RestoreAssetRequest>, I>>(base?: I): RestoreAssetRequest {
+    return RestoreAssetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RestoreAssetRequest>, I>>(object: I): RestoreAssetRequest {
+    const message = createBaseRestoreAssetRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBasePurgeAssetRequest(): PurgeAssetRequest {
+  return { id: "" };
+}
+
+export const PurgeAssetRequest: MessageFns<PurgeAssetRequest> = {
+  encode(message: PurgeAssetRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PurgeAssetRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePurgeAssetRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PurgeAssetRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: PurgeAssetRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PurgeAssetRequest>, I>>(base?: I): PurgeAssetRequest {
+    return PurgeAssetRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PurgeAssetRequest>, I>>(object: I): PurgeAssetRequest {
+    const message = createBasePurgeAssetRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBasePurgeAssetResponse(): PurgeAssetResponse {
+  return {};
+}
+
+export const PurgeAssetResponse: MessageFns<PurgeAssetResponse> = {
+  encode(_: PurgeAssetResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PurgeAssetResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePurgeAssetResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): PurgeAssetResponse {
+    return {};
+  },
+
+  toJSON(_: PurgeAssetResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PurgeAssetResponse>, I>>(base?: I): PurgeAssetResponse {
+    return PurgeAssetResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PurgeAssetResponse>, I>>(_: I): PurgeAssetResponse {
+    const message = createBasePurgeAssetResponse();
+    return message;
+  },
+};
+
 /**
  * AssetService stores uploaded files per workspace and serves their metadata.
  * The media type is sniffed from the bytes; client-supplied names and types are
@@ -3801,8 +5319,11 @@ export const AssetServiceService = {
   },
   /**
    * DeleteAsset removes an asset: its id and every url it had are NOT_FOUND
-   * from then on. Scope: assets:write. INVALID_ARGUMENT: malformed id.
-   * NOT_FOUND: no such asset in this workspace.
+   * from then on. It is kept in the workspace's trash (with its versions)
+   * while the policy's retention_days keep it; with `purge` (scope
+   * workspace:admin) or retention_days 0 it and its versions are gone at
+   * once. Scope: assets:write. INVALID_ARGUMENT: malformed id. NOT_FOUND: no
+   * such asset in this workspace.
    */
   deleteAsset: {
     path: "/switchyard.v1.AssetService/DeleteAsset" as const,
@@ -3958,6 +5479,99 @@ export const AssetServiceService = {
       Buffer.from(ListAssetChangesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListAssetChangesResponse => ListAssetChangesResponse.decode(value),
   },
+  /**
+   * ListAssetVersions lists the files an asset's replaces kept (at most the
+   * policy's keep_versions, for retention_days), newest first. Scope:
+   * assets:read. INVALID_ARGUMENT: malformed id. NOT_FOUND: no such asset in
+   * this workspace (a trashed one included).
+   */
+  listAssetVersions: {
+    path: "/switchyard.v1.AssetService/ListAssetVersions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListAssetVersionsRequest): Buffer =>
+      Buffer.from(ListAssetVersionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAssetVersionsRequest => ListAssetVersionsRequest.decode(value),
+    responseSerialize: (value: ListAssetVersionsResponse): Buffer =>
+      Buffer.from(ListAssetVersionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAssetVersionsResponse => ListAssetVersionsResponse.decode(value),
+  },
+  /**
+   * ReadAssetVersion streams a version's bytes: first `version`, then
+   * `chunk`s. A version has no public url. Scope: assets:read.
+   * INVALID_ARGUMENT: malformed id or version_id. NOT_FOUND: no such asset or
+   * version.
+   */
+  readAssetVersion: {
+    path: "/switchyard.v1.AssetService/ReadAssetVersion" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: ReadAssetVersionRequest): Buffer =>
+      Buffer.from(ReadAssetVersionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReadAssetVersionRequest => ReadAssetVersionRequest.decode(value),
+    responseSerialize: (value: ReadAssetVersionResponse): Buffer =>
+      Buffer.from(ReadAssetVersionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReadAssetVersionResponse => ReadAssetVersionResponse.decode(value),
+  },
+  /**
+   * RestoreAssetVersion makes a version current again, as a replace: the
+   * current file becomes a version, and the asset.replaced change says
+   * `reason: "restore"`. Scope: assets:write. INVALID_ARGUMENT: malformed id
+   * or version_id. NOT_FOUND: no such asset or version.
+   */
+  restoreAssetVersion: {
+    path: "/switchyard.v1.AssetService/RestoreAssetVersion" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RestoreAssetVersionRequest): Buffer =>
+      Buffer.from(RestoreAssetVersionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RestoreAssetVersionRequest => RestoreAssetVersionRequest.decode(value),
+    responseSerialize: (value: Asset): Buffer => Buffer.from(Asset.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Asset => Asset.decode(value),
+  },
+  /**
+   * ListTrash pages through the workspace's deleted assets, newest id first.
+   * Scope: assets:read. INVALID_ARGUMENT: page_size outside 1-1000, a page
+   * token that is not from this listing.
+   */
+  listTrash: {
+    path: "/switchyard.v1.AssetService/ListTrash" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListTrashRequest): Buffer => Buffer.from(ListTrashRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListTrashRequest => ListTrashRequest.decode(value),
+    responseSerialize: (value: ListTrashResponse): Buffer => Buffer.from(ListTrashResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListTrashResponse => ListTrashResponse.decode(value),
+  },
+  /**
+   * RestoreAsset brings an asset back from the trash with its id, name,
+   * label, visibility and versions; signed urls made before its delete stay
+   * refused. Scope: assets:write. INVALID_ARGUMENT: malformed id. NOT_FOUND:
+   * not in this workspace's trash.
+   */
+  restoreAsset: {
+    path: "/switchyard.v1.AssetService/RestoreAsset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RestoreAssetRequest): Buffer => Buffer.from(RestoreAssetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RestoreAssetRequest => RestoreAssetRequest.decode(value),
+    responseSerialize: (value: Asset): Buffer => Buffer.from(Asset.encode(value).finish()),
+    responseDeserialize: (value: Buffer): Asset => Asset.decode(value),
+  },
+  /**
+   * PurgeAsset removes an asset from the trash for good, with its versions
+   * and their bytes. Scope: assets:write. INVALID_ARGUMENT: malformed id.
+   * NOT_FOUND: not in this workspace's trash.
+   */
+  purgeAsset: {
+    path: "/switchyard.v1.AssetService/PurgeAsset" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: PurgeAssetRequest): Buffer => Buffer.from(PurgeAssetRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PurgeAssetRequest => PurgeAssetRequest.decode(value),
+    responseSerialize: (value: PurgeAssetResponse): Buffer => Buffer.from(PurgeAssetResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PurgeAssetResponse => PurgeAssetResponse.decode(value),
+  },
 } as const;
 
 export interface AssetServiceServer extends UntypedServiceImplementation {
@@ -3992,8 +5606,11 @@ export interface AssetServiceServer extends UntypedServiceImplementation {
   listAssets: handleUnaryCall<ListAssetsRequest, ListAssetsResponse>;
   /**
    * DeleteAsset removes an asset: its id and every url it had are NOT_FOUND
-   * from then on. Scope: assets:write. INVALID_ARGUMENT: malformed id.
-   * NOT_FOUND: no such asset in this workspace.
+   * from then on. It is kept in the workspace's trash (with its versions)
+   * while the policy's retention_days keep it; with `purge` (scope
+   * workspace:admin) or retention_days 0 it and its versions are gone at
+   * once. Scope: assets:write. INVALID_ARGUMENT: malformed id. NOT_FOUND: no
+   * such asset in this workspace.
    */
   deleteAsset: handleUnaryCall<DeleteAssetRequest, DeleteAssetResponse>;
   /**
@@ -4059,6 +5676,46 @@ export interface AssetServiceServer extends UntypedServiceImplementation {
    * change of it in this workspace.
    */
   listAssetChanges: handleUnaryCall<ListAssetChangesRequest, ListAssetChangesResponse>;
+  /**
+   * ListAssetVersions lists the files an asset's replaces kept (at most the
+   * policy's keep_versions, for retention_days), newest first. Scope:
+   * assets:read. INVALID_ARGUMENT: malformed id. NOT_FOUND: no such asset in
+   * this workspace (a trashed one included).
+   */
+  listAssetVersions: handleUnaryCall<ListAssetVersionsRequest, ListAssetVersionsResponse>;
+  /**
+   * ReadAssetVersion streams a version's bytes: first `version`, then
+   * `chunk`s. A version has no public url. Scope: assets:read.
+   * INVALID_ARGUMENT: malformed id or version_id. NOT_FOUND: no such asset or
+   * version.
+   */
+  readAssetVersion: handleServerStreamingCall<ReadAssetVersionRequest, ReadAssetVersionResponse>;
+  /**
+   * RestoreAssetVersion makes a version current again, as a replace: the
+   * current file becomes a version, and the asset.replaced change says
+   * `reason: "restore"`. Scope: assets:write. INVALID_ARGUMENT: malformed id
+   * or version_id. NOT_FOUND: no such asset or version.
+   */
+  restoreAssetVersion: handleUnaryCall<RestoreAssetVersionRequest, Asset>;
+  /**
+   * ListTrash pages through the workspace's deleted assets, newest id first.
+   * Scope: assets:read. INVALID_ARGUMENT: page_size outside 1-1000, a page
+   * token that is not from this listing.
+   */
+  listTrash: handleUnaryCall<ListTrashRequest, ListTrashResponse>;
+  /**
+   * RestoreAsset brings an asset back from the trash with its id, name,
+   * label, visibility and versions; signed urls made before its delete stay
+   * refused. Scope: assets:write. INVALID_ARGUMENT: malformed id. NOT_FOUND:
+   * not in this workspace's trash.
+   */
+  restoreAsset: handleUnaryCall<RestoreAssetRequest, Asset>;
+  /**
+   * PurgeAsset removes an asset from the trash for good, with its versions
+   * and their bytes. Scope: assets:write. INVALID_ARGUMENT: malformed id.
+   * NOT_FOUND: not in this workspace's trash.
+   */
+  purgeAsset: handleUnaryCall<PurgeAssetRequest, PurgeAssetResponse>;
 }
 
 export interface AssetServiceClient extends Client {
@@ -4148,8 +5805,11 @@ export interface AssetServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * DeleteAsset removes an asset: its id and every url it had are NOT_FOUND
-   * from then on. Scope: assets:write. INVALID_ARGUMENT: malformed id.
-   * NOT_FOUND: no such asset in this workspace.
+   * from then on. It is kept in the workspace's trash (with its versions)
+   * while the policy's retention_days keep it; with `purge` (scope
+   * workspace:admin) or retention_days 0 it and its versions are gone at
+   * once. Scope: assets:write. INVALID_ARGUMENT: malformed id. NOT_FOUND: no
+   * such asset in this workspace.
    */
   deleteAsset(
     request: DeleteAssetRequest,
@@ -4345,6 +6005,124 @@ export interface AssetServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListAssetChangesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListAssetVersions lists the files an asset's replaces kept (at most the
+   * policy's keep_versions, for retention_days), newest first. Scope:
+   * assets:read. INVALID_ARGUMENT: malformed id. NOT_FOUND: no such asset in
+   * this workspace (a trashed one included).
+   */
+  listAssetVersions(
+    request: ListAssetVersionsRequest,
+    callback: (error: ServiceError | null, response: ListAssetVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listAssetVersions(
+    request: ListAssetVersionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListAssetVersionsResponse) => void,
+  ): ClientUnaryCall;
+  listAssetVersions(
+    request: ListAssetVersionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListAssetVersionsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * ReadAssetVersion streams a version's bytes: first `version`, then
+   * `chunk`s. A version has no public url. Scope: assets:read.
+   * INVALID_ARGUMENT: malformed id or version_id. NOT_FOUND: no such asset or
+   * version.
+   */
+  readAssetVersion(
+    request: ReadAssetVersionRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ReadAssetVersionResponse>;
+  readAssetVersion(
+    request: ReadAssetVersionRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<ReadAssetVersionResponse>;
+  /**
+   * RestoreAssetVersion makes a version current again, as a replace: the
+   * current file becomes a version, and the asset.replaced change says
+   * `reason: "restore"`. Scope: assets:write. INVALID_ARGUMENT: malformed id
+   * or version_id. NOT_FOUND: no such asset or version.
+   */
+  restoreAssetVersion(
+    request: RestoreAssetVersionRequest,
+    callback: (error: ServiceError | null, response: Asset) => void,
+  ): ClientUnaryCall;
+  restoreAssetVersion(
+    request: RestoreAssetVersionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Asset) => void,
+  ): ClientUnaryCall;
+  restoreAssetVersion(
+    request: RestoreAssetVersionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Asset) => void,
+  ): ClientUnaryCall;
+  /**
+   * ListTrash pages through the workspace's deleted assets, newest id first.
+   * Scope: assets:read. INVALID_ARGUMENT: page_size outside 1-1000, a page
+   * token that is not from this listing.
+   */
+  listTrash(
+    request: ListTrashRequest,
+    callback: (error: ServiceError | null, response: ListTrashResponse) => void,
+  ): ClientUnaryCall;
+  listTrash(
+    request: ListTrashRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListTrashResponse) => void,
+  ): ClientUnaryCall;
+  listTrash(
+    request: ListTrashRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListTrashResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * RestoreAsset brings an asset back from the trash with its id, name,
+   * label, visibility and versions; signed urls made before its delete stay
+   * refused. Scope: assets:write. INVALID_ARGUMENT: malformed id. NOT_FOUND:
+   * not in this workspace's trash.
+   */
+  restoreAsset(
+    request: RestoreAssetRequest,
+    callback: (error: ServiceError | null, response: Asset) => void,
+  ): ClientUnaryCall;
+  restoreAsset(
+    request: RestoreAssetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: Asset) => void,
+  ): ClientUnaryCall;
+  restoreAsset(
+    request: RestoreAssetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: Asset) => void,
+  ): ClientUnaryCall;
+  /**
+   * PurgeAsset removes an asset from the trash for good, with its versions
+   * and their bytes. Scope: assets:write. INVALID_ARGUMENT: malformed id.
+   * NOT_FOUND: not in this workspace's trash.
+   */
+  purgeAsset(
+    request: PurgeAssetRequest,
+    callback: (error: ServiceError | null, response: PurgeAssetResponse) => void,
+  ): ClientUnaryCall;
+  purgeAsset(
+    request: PurgeAssetRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: PurgeAssetResponse) => void,
+  ): ClientUnaryCall;
+  purgeAsset(
+    request: PurgeAssetRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: PurgeAssetResponse) => void,
   ): ClientUnaryCall;
 }
 
