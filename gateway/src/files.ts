@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { isNotModified, needsValidators, preconditionFails, rangeStillValid } from './files/conditional.js';
 import { DOWNLOAD, IMMUTABLE, PRIVATE_FILE, safetyHeaders } from './files/file-headers.js';
@@ -92,7 +92,8 @@ async function serveFile(clients: ServiceClients, validators: ValidatorCache, ct
   const cacheKey = `${fileName}?${query}#${transform?.format ?? ''}`;
   // A download's answers carry the asset's name, which is read afresh.
   const keep: Keep | undefined = download ? undefined : { validators, assetId, key: cacheKey, token: validators.begin() };
-  const cached = keep && validators.get(assetId, cacheKey);
+  // A GET with a body is answered once that body is read, as the service call lets it be: its malformed rest is a 400, never after a 200.
+  const cached = keep && !hasBody(ctx.req) ? validators.get(assetId, cacheKey) : undefined;
   if (cached !== undefined) {
     // Every change heard (files/validator-cache.ts): what is kept is the service's answer; else it may only confirm a revalidation.
     if (validators.coverage !== 'partial') {
@@ -109,6 +110,12 @@ async function serveFile(clients: ServiceClients, validators: ValidatorCache, ct
   if (isSettled(ctx.res)) return;
   const range = answerKnown(ctx, meta, head, rangeHeader, download, undefined);
   if (range !== undefined) await streamFile(clients, ctx, file, range, download, keep);
+}
+
+/** Whether a body follows the request's headers (chunked, or a length above 0). */
+function hasBody(req: IncomingMessage): boolean {
+  const { headers } = req;
+  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 }
 
 /** Where a file read keeps what it learns (files/validator-cache.ts), `token` taken before it began. */
