@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { isNotModified, needsValidators, preconditionFails, rangeStillValid } from './files/conditional.js';
 import { DOWNLOAD, IMMUTABLE, PRIVATE_FILE, safetyHeaders } from './files/file-headers.js';
@@ -89,24 +89,70 @@ async function serveFile(clients: ServiceClients, validators: ValidatorCache, ct
   // Range means nothing to HEAD (RFC 9110 §14.2).
   const rangeHeader = head ? undefined : ctx.req.headers.range;
 
-  // Most GETs take one call; HEAD, conditional and range requests first learn the file's size and validators.
-  if (!head && rangeHeader === undefined && !needsValidators(ctx.req)) return streamFile(clients, ctx, file, 'whole', download);
-  // A revalidation of a public file seen lately is answered from its cached validators (files/validator-cache.ts);
-  // a download's 304 carries the asset's name, which is read afresh.
   const cacheKey = `${fileName}?${query}#${transform?.format ?? ''}`;
-  const cacheable = !download && ctx.req.headers['if-match'] === undefined && ctx.req.headers['if-unmodified-since'] === undefined;
-  const cached = cacheable ? validators.get(assetId, cacheKey) : undefined;
-  if (cached !== undefined && isNotModified(ctx.req, cached)) return sendNotModified(ctx.res, cached, false);
-  const token = validators.begin();
+  // A download's answers carry the asset's name, which is read afresh.
+  const keep: Keep | undefined = download ? undefined : { validators, assetId, key: cacheKey, token: validators.begin() };
+  // A GET with a body is answered once that body is read, as the service call lets it be: its malformed rest is a 400, never after a 200.
+  const cached = keep && !hasBody(ctx.req) ? validators.get(assetId, cacheKey) : undefined;
+  if (cached !== undefined) {
+    // Every change heard (files/validator-cache.ts): what is kept is the service's answer; else it may only confirm a revalidation.
+    if (validators.coverage !== 'partial') {
+      const range = answerKnown(ctx, cached, head, rangeHeader, false, validators.bytesOf(assetId, cacheKey, cached));
+      return range === undefined ? undefined : streamFile(clients, ctx, file, range, false, keep);
+    }
+    const unconditional = ctx.req.headers['if-match'] === undefined && ctx.req.headers['if-unmodified-since'] === undefined;
+    if (unconditional && isNotModified(ctx.req, cached)) return sendNotModified(ctx.res, cached, false);
+  }
+  // Most GETs take one call; HEAD, conditional and range requests first learn the file's size and validators.
+  if (!head && rangeHeader === undefined && !needsValidators(ctx.req)) return streamFile(clients, ctx, file, 'whole', download, keep);
   const meta = await readMeta(clients, ctx, file);
-  if (cacheable) validators.put(token, assetId, cacheKey, meta);
+  if (keep) validators.put(keep.token, assetId, cacheKey, meta);
   if (isSettled(ctx.res)) return;
+  const range = answerKnown(ctx, meta, head, rangeHeader, download, undefined);
+  if (range !== undefined) await streamFile(clients, ctx, file, range, download, keep);
+}
+
+/** Whether a body follows the request's headers (chunked, or a length above 0). */
+function hasBody(req: IncomingMessage): boolean {
+  const { headers } = req;
+  return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+}
+
+/** Where a file read keeps what it learns (files/validator-cache.ts), `token` taken before it began. */
+interface Keep {
+  readonly validators: ValidatorCache;
+  readonly assetId: string;
+  readonly key: string;
+  readonly token: number;
+}
+
+/**
+ * Answers a request from the file's validators, and from its `bytes` when
+ * given: 412, 304, HEAD, 416, or the body whole or in part. Returns the range
+ * to stream from the service when the body is needed and not at hand.
+ */
+function answerKnown(
+  ctx: RequestContext,
+  meta: FileMeta,
+  head: boolean,
+  rangeHeader: string | undefined,
+  download: boolean,
+  bytes: Buffer | undefined,
+): Exclude<ByteRange, 'unsatisfiable'> | undefined {
   if (preconditionFails(ctx.req, meta)) throw preconditionFailed(meta);
-  if (isNotModified(ctx.req, meta)) return sendNotModified(ctx.res, meta, download);
+  if (isNotModified(ctx.req, meta)) return void sendNotModified(ctx.res, meta, download);
   if (head) return void ctx.res.writeHead(200, { ...fileHeaders(meta, download), 'content-length': meta.size }).end();
   const range = rangeStillValid(ctx.req, meta) ? rangeOf(rangeHeader, meta.size) : 'whole';
   if (range === 'unsatisfiable') throw unsatisfiable(meta.size);
-  await streamFile(clients, ctx, file, range, download);
+  if (bytes === undefined) return range;
+  if (range === 'whole') return void ctx.res.writeHead(200, { ...fileHeaders(meta, download), 'content-length': meta.size }).end(bytes);
+  const headers = {
+    ...fileHeaders(meta, download),
+    'content-length': range.end - range.start + 1,
+    'content-range': `bytes ${range.start}-${range.end}/${meta.size}`,
+  };
+  ctx.res.writeHead(206, headers).end(bytes.subarray(range.start, range.end + 1));
+  return undefined;
 }
 
 interface FileRef {
@@ -157,18 +203,25 @@ function transformOf(ctx: RequestContext): TransformMessage | undefined {
   return transform;
 }
 
-/** Streams the file or its range; `download` names it in an attachment. */
+/**
+ * Streams the file or its range; `download` names it in an attachment. With
+ * `keep`, while every change is heard, its validators are kept, and a small
+ * file read whole its bytes too.
+ */
 async function streamFile(
   clients: ServiceClients,
   ctx: RequestContext,
   file: FileRef,
   range: Exclude<ByteRange, 'unsatisfiable'>,
   download: boolean,
+  keep?: Keep,
 ): Promise<void> {
   const request = range === 'whole' ? file : { ...file, rangeStart: BigInt(range.start), rangeEnd: BigInt(range.end) };
   const { res } = ctx;
   let expected = -1;
   let sent = 0;
+  let kept: FileMeta | undefined;
+  let chunks: Uint8Array[] | undefined;
   try {
     for await (const message of clients.files.readFile(request, ctx.callOptions({ streaming: true }))) {
       // Answered meanwhile (a malformed rest of the request): stop reading the file.
@@ -186,8 +239,13 @@ async function streamFile(
           ...(partial ? { 'content-range': `bytes ${start}-${end}/${meta.size}` } : {}),
         };
         res.writeHead(partial ? 206 : 200, headers);
+        if (keep && meta.visibility === 'public' && keep.validators.coverage !== 'partial') {
+          kept = meta;
+          if (!partial && keep.validators.keepsBytesOf(meta.size)) chunks = [];
+        }
       } else if (message.payload.case === 'chunk' && expected >= 0) {
         sent += message.payload.value.length;
+        chunks?.push(message.payload.value);
         if (!res.write(message.payload.value)) await once(res, 'drain', { signal: ctx.signal });
       }
     }
@@ -202,6 +260,7 @@ async function streamFile(
   // Fewer bytes than announced: cut the connection so the client cannot take a short file for a whole one.
   if (expected < 0 || sent !== expected) return void res.destroy();
   res.end();
+  if (keep && kept) keep.validators.put(keep.token, keep.assetId, keep.key, kept, chunks && Buffer.concat(chunks, sent));
 }
 
 async function readMeta(clients: ServiceClients, ctx: RequestContext, file: FileRef): Promise<FileMeta> {

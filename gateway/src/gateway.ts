@@ -73,6 +73,12 @@ export interface GatewayParts {
    * through the broker of EVENTS_URL when set, and within the cache's TTL at the latest.
    */
   readonly assetChanges?: AssetChangeSource | undefined;
+  /**
+   * `assetChanges` are every change to the service's assets: no other process
+   * writes its database (SQLite, owned by the process). File answers are then
+   * kept without an age (files/validator-cache.ts, coverage 'complete').
+   */
+  readonly assetChangesComplete?: boolean | undefined;
   /** The clock and timers of the linger after early answers, the validators' ages, the tus HEAD's wait for a restarting service and uploads' chunk hold (the system's by default). */
   readonly time?: TimeSource | undefined;
 }
@@ -125,16 +131,20 @@ export async function createGateway({
   tracing = idOnlyTracing(),
   fileValidators,
   assetChanges,
+  assetChangesComplete = false,
   time,
 }: GatewayParts): Promise<Gateway> {
   // Every change this gateway relays drops the validators it makes stale.
   const validators = new ValidatorCache(fileValidators, time);
   const clients = assetChanges ? serviceClients : watchChanges(serviceClients, validators);
-  const stopFollowing: () => unknown = assetChanges
-    ? followAssetChanges(assetChanges, validators)
-    : config.events
-      ? followBrokerAssetChanges(config.events, validators, log, metrics)
-      : () => undefined;
+  const stopLocal = assetChanges ? followAssetChanges(assetChanges, validators) : () => undefined;
+  // Other instances' changes come from the broker, whose state says whether they are all heard.
+  const stopBroker =
+    assetChanges && assetChangesComplete
+      ? (validators.setCoverage('complete'), () => undefined)
+      : config.events
+        ? followBrokerAssetChanges(config.events, validators, log, metrics)
+        : () => undefined;
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
   const accessLine = infoLine<AccessLine>(log, 'request', {
     requestId: 'string',
@@ -299,7 +309,8 @@ export async function createGateway({
     countRefusal: (bound) => void (refused[bound] && (refused[bound].value += 1)),
     endStreams: () => streams.abort(),
     close: async () => {
-      await stopFollowing();
+      stopLocal();
+      await stopBroker();
       await app.close();
     },
   };

@@ -26,12 +26,19 @@ export interface GatewayHandle {
  * in one process with it). Both give the gateway the same clients.
  */
 export type ServiceChannel =
-  | { readonly serviceUrl: string; readonly inProcess?: undefined; readonly assetChanges?: undefined }
+  | {
+      readonly serviceUrl: string;
+      readonly inProcess?: undefined;
+      readonly assetChanges?: undefined;
+      readonly assetChangesComplete?: undefined;
+    }
   | {
       readonly inProcess: Transport;
       readonly serviceUrl?: undefined;
       /** The service's asset changes (`ServiceHandle.assetChanges`): file validators are dropped the moment a change commits. */
       readonly assetChanges?: AssetChangeSource | undefined;
+      /** No other process writes the service's database (SQLite): `assetChanges` are every change (GatewayParts). */
+      readonly assetChangesComplete?: boolean | undefined;
     };
 
 export type StartGatewayOptions = ServiceChannel & {
@@ -65,6 +72,7 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
     tracing: options.tracing,
     fileValidators: options.fileValidators,
     assetChanges: options.assetChanges,
+    assetChangesComplete: options.assetChangesComplete,
     time: options.time,
   });
   listener.setHandler(gateway.handle);

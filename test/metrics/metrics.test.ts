@@ -203,7 +203,9 @@ test('after a known mix of calls, the counts match what was sent, by route templ
     t.is(response.status, 201);
     urls.push(((await response.json()) as { url: string }).url);
   }
-  for (const url of [urls[0]!, urls[1]!, urls[0]!]) t.is((await fetch(url)).status, 200);
+  // Three different file urls (the last with a query of its own): a url read again may be answered from the gateway's memory
+  // (gateway/src/files/validator-cache.ts), with no service call to count below.
+  for (const url of [urls[0]!, urls[1]!, `${urls[0]!}?again`]) t.is((await fetch(url)).status, 200);
 
   // A request is observed when its response closes, which may come a moment after the client has read it.
   const requestsSent = 3 + 1 + 1 + 1 + 1 + 2 + 3;

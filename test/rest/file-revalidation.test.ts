@@ -12,6 +12,7 @@ import { form, json } from './support/http.js';
 import { tusUpload } from './support/tus.js';
 import { createSwitchyardClient } from '@switchyard/client';
 import { testWhen } from '../support/conditional-test.js';
+import { eventually } from '../support/eventually.js';
 import { freshWorkspace, startStack, testChannel, type Stack } from './support/stack.js';
 
 /** Long enough that no change below is seen through the TTL instead of its invalidation, however slow the machine. */
@@ -200,5 +201,107 @@ allInOne(
     await cached(t, kept);
     await grpc.assets.updateAsset({ id: elsewhere.id.replace(/.$/, '0'), label: 'x' }).catch(() => undefined);
     t.false((await revalidate(kept.url, etagOf(kept))).called, 'a change to nothing, or to another asset, keeps the others cached');
+  },
+);
+
+/** A GET under a request id of its own: its status, body, and whether the service was asked. */
+async function getFile(url: string, on: Stack = stack, headers: Record<string, string> = {}, method = 'GET') {
+  const id = `get-${process.pid}-${++requests}`;
+  const response = await fetch(url, { method, headers: { ...headers, 'x-request-id': id } });
+  const body = Buffer.from(await response.arrayBuffer());
+  return {
+    status: response.status,
+    body,
+    headers: response.headers,
+    called: on.serviceLogLines.some((line) => line.includes(`"requestId":"${id}"`)),
+  };
+}
+
+allInOne(
+  'in one process: GETs, ranges and HEADs answered from memory; a delete, a replace and private over the gRPC port or another gateway end them at once',
+  async (t) => {
+    const workspace = freshWorkspace();
+    const headers = await stack.auth(workspace);
+    const grpc = createSwitchyardClient({ baseUrl: `http://${stack.service.address}`, token: await stack.token(workspace) });
+    t.teardown(() => grpc.close());
+    const listener = await listen('127.0.0.1', 0);
+    const config = loadGatewayConfig({ HOST: '127.0.0.1', PORT: String(listener.port), CONSOLE: 'off' });
+    const second = await startGateway(
+      { ...config, cdnUrl: stack.cdnUrl },
+      { inProcess: stack.service.inProcess, log: createGatewayLogger('warn', { write: () => {} }), listener, shutdownTimeoutMs: 2_000 },
+    );
+    t.teardown(() => second.close());
+    const uploadBytes = async () => {
+      const bytes = randomBytes(2048);
+      const response = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers, body: form([['file', file(bytes)]]) });
+      return { asset: await json<AssetJson>(response), bytes };
+    };
+    /** The first GET reads the service; a later one comes from memory, the same bytes. */
+    const fromMemory = async ({ asset, bytes }: { asset: AssetJson; bytes: Buffer }) => {
+      const first = await getFile(asset.url);
+      t.is(first.status, 200);
+      t.true(first.body.equals(bytes));
+      // Kept once the service's stream ends, which may be after the client has every byte.
+      const again = await eventually(
+        async () => {
+          const answer = await getFile(asset.url);
+          return answer.called ? undefined : answer;
+        },
+        { timeout: 10_000, interval: 20, message: `a GET of ${asset.id} answered from memory` },
+      );
+      t.is(again.status, 200);
+      t.true(again.body.equals(bytes));
+      t.is(again.headers.get('etag'), `"${asset.sha256}"`);
+    };
+
+    const kept = await uploadBytes();
+    await fromMemory(kept);
+    const range = await getFile(kept.asset.url, stack, { range: 'bytes=10-19' });
+    t.is(range.status, 206);
+    t.false(range.called);
+    t.true(range.body.equals(kept.bytes.subarray(10, 20)));
+    t.is(range.headers.get('content-range'), 'bytes 10-19/2048');
+    const head = await getFile(kept.asset.url, stack, {}, 'HEAD');
+    t.is(head.status, 200);
+    t.false(head.called);
+    t.is(head.headers.get('content-length'), '2048');
+    const unsatisfiable = await getFile(kept.asset.url, stack, { range: 'bytes=4096-' });
+    t.is(unsatisfiable.status, 416);
+    const stale = await getFile(kept.asset.url, stack, { 'if-match': '"not-it"' });
+    t.is(stale.status, 412);
+    t.is(stale.headers.get('content-type'), 'application/json; charset=utf-8', 'the error shape of every refusal');
+
+    const deleted = await uploadBytes();
+    await fromMemory(deleted);
+    await grpc.assets.deleteAsset({ id: deleted.asset.id });
+    t.is((await getFile(deleted.asset.url)).status, 404, 'deleted over gRPC');
+
+    const replaced = await uploadBytes();
+    await fromMemory(replaced);
+    const newBytes = randomBytes(2048);
+    const after = await grpc.replaceAsset(replaced.asset.id, new Uint8Array(newBytes));
+    t.is((await getFile(replaced.asset.url)).status, 404, 'the old url of an asset replaced over gRPC');
+    const fresh = await getFile(after.url);
+    t.is(fresh.status, 200);
+    t.true(fresh.body.equals(newBytes), 'the new bytes');
+
+    const hidden = await uploadBytes();
+    await fromMemory(hidden);
+    const patched = await fetch(`${second.url}/v1/assets/${hidden.asset.id}`, {
+      method: 'PATCH',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ visibility: 'private' }),
+    });
+    t.is(patched.status, 200);
+    t.is((await getFile(hidden.asset.url)).status, 403, 'made private through another gateway');
+
+    const elsewhere = await uploadBytes();
+    await fromMemory(elsewhere);
+    t.is((await fetch(`${second.url}/v1/assets/${elsewhere.asset.id}`, { method: 'DELETE', headers })).status, 204);
+    t.is((await getFile(elsewhere.asset.url)).status, 404, 'deleted through another gateway');
+
+    const untouched = await getFile(kept.asset.url);
+    t.is(untouched.status, 200);
+    t.false(untouched.called, 'changes to other assets keep this one in memory');
   },
 );

@@ -3,7 +3,9 @@
 // or replaced through another gateway or the service's gRPC port stops being
 // answered 304 from its validator cache once the change's message arrives,
 // though the cache's TTL here is ten minutes; a change made while the broker
-// was away counts once it is back (the cache is emptied then).
+// was away counts once it is back (the cache is emptied then). While the feed
+// is up, a public file's GETs are answered from A's memory too, until a change
+// to its asset is heard.
 import { randomBytes } from 'node:crypto';
 import test from 'ava';
 import { createSwitchyardClient } from '@switchyard/client';
@@ -167,6 +169,78 @@ for (const [kind, startBroker] of [
     t.is(still.status, 304);
     t.false(still.called, 'a message names the assets it changed: the others stay cached');
   });
+
+  /** A GET on gateway A under a request id of its own: its status, body, and whether the service was asked. */
+  const getFile = async (url: string) => {
+    const id = `feed-get-${kind}-${process.pid}-${++requests}`;
+    const response = await fetch(url, { headers: { 'x-request-id': id } });
+    const body = Buffer.from(await response.arrayBuffer());
+    return { status: response.status, body, called: stack.serviceLogLines.some((line) => line.includes(`"requestId":"${id}"`)) };
+  };
+  const uploadBytes = async (headers: Record<string, string>) => {
+    const bytes = randomBytes(2048);
+    const file = { bytes: new Uint8Array(bytes), filename: 'bytes.bin', type: 'application/octet-stream' };
+    const response = await fetch(`${stack.url}/v1/assets/upload`, { method: 'POST', headers, body: form([['file', file]]) });
+    return { asset: wrote(await json<AssetJson>(response)), bytes };
+  };
+  /** Once A heard every write so far, a GET reads the service and a later one comes from A's memory, the same bytes. */
+  const fromMemory = async (
+    t: { is(a: unknown, b: unknown): void; true(a: boolean, m?: string): void },
+    { asset, bytes }: { asset: AssetJson; bytes: Buffer },
+  ) => {
+    await caughtUp();
+    t.is((await getFile(asset.url)).status, 200);
+    // A's answer is kept once the service's stream ends, which may be after the client has every byte.
+    const again = await eventually(
+      async () => {
+        const answer = await getFile(asset.url);
+        return answer.called ? undefined : answer;
+      },
+      { timeout: HEARD_WITHIN_MS, interval: 20, message: `a GET of ${asset.id} answered from gateway A's memory` },
+    );
+    t.is(again.status, 200);
+    t.true(again.body.equals(bytes));
+  };
+  /** A's answer to a GET once the change's message has been heard: the first GET the service answers. */
+  const heardGet = (url: string) =>
+    eventually(
+      async () => {
+        const answer = await getFile(url);
+        return answer.called ? answer : undefined;
+      },
+      { timeout: HEARD_WITHIN_MS, interval: 20, message: `gateway A asks the service about ${url} again` },
+    );
+
+  test.serial(
+    `${kind}: GETs from memory end once a delete, a replace or private made elsewhere is heard (404, the new bytes, 403)`,
+    async (t) => {
+      const workspace = freshWorkspace();
+      const headers = await stack.auth(workspace);
+      const grpc = createSwitchyardClient({ baseUrl: `http://${stack.service.address}`, token: await stack.token(workspace) });
+      t.teardown(() => grpc.close());
+
+      const deleted = await uploadBytes(headers);
+      await fromMemory(t, deleted);
+      t.is((await fetch(`${other.url}/v1/assets/${deleted.asset.id}`, { method: 'DELETE', headers })).status, 204);
+      writes += 1;
+      t.is((await heardGet(deleted.asset.url)).status, 404, 'deleted through another gateway');
+
+      const replaced = await uploadBytes(headers);
+      await fromMemory(t, replaced);
+      const newBytes = randomBytes(2048);
+      const after = wrote(await grpc.replaceAsset(replaced.asset.id, new Uint8Array(newBytes)));
+      t.is((await heardGet(replaced.asset.url)).status, 404, 'the old url of an asset replaced over gRPC');
+      const fresh = await getFile(after.url);
+      t.is(fresh.status, 200);
+      t.true(fresh.body.equals(newBytes), 'the new bytes');
+
+      const hidden = await uploadBytes(headers);
+      await fromMemory(t, hidden);
+      await grpc.assets.updateAsset({ id: hidden.asset.id, visibility: 'private' });
+      writes += 1;
+      t.is((await heardGet(hidden.asset.url)).status, 403, 'made private over gRPC');
+    },
+  );
 
   test.serial(`${kind}: a delete made while the broker was away counts once the feed is back`, async (t) => {
     const headers = await stack.auth(freshWorkspace());

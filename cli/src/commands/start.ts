@@ -46,7 +46,16 @@ export async function startCommand(args: readonly string[], env: NodeJS.ProcessE
     service = await startService(serviceConfig, { logger: createServiceLogger(serviceConfig.logLevel), metrics, tracing });
     gateway = await startGateway(
       { ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl },
-      { inProcess: service.inProcess, assetChanges: service.assetChanges, log: gatewayLog, listener, metrics, tracing },
+      {
+        inProcess: service.inProcess,
+        assetChanges: service.assetChanges,
+        // A SQLite database is this process's alone: its changes are every change.
+        assetChangesComplete: serviceConfig.storage.database.kind === 'sqlite',
+        log: gatewayLog,
+        listener,
+        metrics,
+        tracing,
+      },
     );
     metricsServer = metricsOn && (await serveMetrics(metricsOn.registry, gatewayConfig.host, metricsOn.port));
   } catch (error) {

@@ -19,8 +19,10 @@ import type { ValidatorCache } from './validator-cache.js';
  * deployment's channel (`switchyard.routes.*`): the gateway does not know the
  * services' database, and a change of another deployment on the same broker
  * costs only revalidations asked of the service again. While the broker is
- * away, messages are lost: the cache is emptied when it is back, and
- * meanwhile its TTL bounds what goes unseen. Returns the function that stops.
+ * away, messages are lost: the cache answers only revalidations, each
+ * believed for its TTL, and is emptied when the broker is back; while the
+ * subscription holds, it answers GETs, HEADs and ranges too (coverage 'feed').
+ * Returns the function that stops.
  */
 export function followBrokerAssetChanges(
   events: EventsConfig,
@@ -49,9 +51,10 @@ export function followBrokerAssetChanges(
       for (const id of changed) cache.forget(id);
     },
     state: (up) => {
+      // Whatever changed before the subscription held (or while it was down) was not heard: the cache starts afresh either way.
+      cache.setCoverage(up ? 'feed' : 'partial');
+      cache.clear();
       if (up) {
-        // Whatever changed before the subscription held (or while it was down) was not heard.
-        cache.clear();
         log.info(describe, "events feed up: file validators follow every instance's asset changes");
       } else if (wasUp)
         log.warn(describe, 'events feed down: file validators of changes made elsewhere expire within their TTL until it is back');

@@ -28,7 +28,7 @@ export const SHARED_VARIABLE_DOCS = Object.freeze({
   },
   EVENTS_URL: {
     meaning:
-      'a Redis (`redis://`, `rediss://`) or NATS (`nats://`) that carries route and asset changes between instances. Services publish and follow it, so watchers wake at once instead of polling every `WATCH_POLL_MS` (a lost message delays a change by at most the 30 s safety poll, never loses it). A gateway in front of services follows their asset changes on it, so a file replaced, deleted or made private through any instance is no longer answered 304 from its validator cache (whose 5 s age then bounds only a lost message)',
+      "a Redis (`redis://`, `rediss://`) or NATS (`nats://`) that carries route and asset changes between instances. Services publish and follow it, so watchers wake at once instead of polling every `WATCH_POLL_MS` (a lost message delays a change by at most the 30 s safety poll, never loses it). A gateway in front of services follows their asset changes on it, so a file replaced, deleted or made private through any instance is no longer answered from its memory (304s; while the feed is up GETs, HEADs and ranges too, small files' bytes included) a moment after the change (a 5 s age then bounds only a lost message; while the feed is down, only 304s are answered, within that age)",
     default: 'unset: each instance polls',
   },
 } satisfies VariableDocs<typeof SHARED_VARIABLES>);

@@ -82,7 +82,12 @@ export async function startStack(
   const channel =
     (options.channel ?? testChannel()) === 'grpc'
       ? { serviceUrl: `http://${service.address}` }
-      : { inProcess: service.inProcess, assetChanges: service.assetChanges };
+      : {
+          inProcess: service.inProcess,
+          assetChanges: service.assetChanges,
+          // As `npm start` does: a SQLite database is this process's alone.
+          assetChangesComplete: serviceConfig.storage.database.kind === 'sqlite',
+        };
   const gateway = await startGateway(
     { ...gatewayConfig, cdnUrl: serviceConfig.cdnUrl },
     { ...channel, log, listener, shutdownTimeoutMs: 2_000, metrics, fileValidators: options.fileValidators },
