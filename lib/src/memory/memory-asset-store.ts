@@ -11,6 +11,8 @@ import type {
 import { dropUndefined, type StoredFacts } from '../assets/media/media-facts.js';
 import { nameKey } from '../assets/asset-name.js';
 import type { StoredWorkspacePolicy } from '../assets/workspace-policy.js';
+import type { MemoryOutbox } from './memory-outbox.js';
+import { assetChangeEvent } from '../webhooks/webhook-events.js';
 import type { AssetChangeDraft, AssetChangeRecord, AssetHistoryQuery, AssetWrite, ChangeAuthor } from '../ports/asset-change-log.js';
 
 /** Revisions of a workspace's assets kept in its change log (watchers further behind are told to list again). */
@@ -29,8 +31,11 @@ export class MemoryAssetStore implements AssetStore {
   readonly #logs = new Map<string, WorkspaceLog>();
   readonly #history: number;
 
-  constructor(options: { history?: number } = {}) {
+  readonly #outbox: MemoryOutbox | undefined;
+
+  constructor(options: { history?: number; outbox?: MemoryOutbox } = {}) {
     this.#history = options.history ?? DEFAULT_ASSET_HISTORY;
+    this.#outbox = options.outbox;
   }
 
   async insert(record: AssetRecord, author: ChangeAuthor): Promise<AssetWrite> {
@@ -197,6 +202,10 @@ export class MemoryAssetStore implements AssetStore {
       Object.freeze({ ...change, revision, actor: author.actor, time: new Date(author.time.getTime()) } as AssetChangeRecord),
     );
     log.changes.push(...logged);
+    this.#outbox?.enqueue(
+      workspace,
+      logged.map((change) => assetChangeEvent(workspace, change)),
+    );
     const oldest = log.changes.findIndex((change) => change.revision > revision - this.#history);
     if (oldest > 0) log.changes.splice(0, oldest);
     return logged;
