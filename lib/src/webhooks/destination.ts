@@ -24,7 +24,6 @@ const NON_PUBLIC: readonly (readonly [string, number, 'ipv4' | 'ipv6'])[] = [
   ['240.0.0.0', 4, 'ipv4'],
   ['::', 128, 'ipv6'],
   ['::1', 128, 'ipv6'],
-  ['::ffff:0:0', 96, 'ipv6'],
   ['64:ff9b::', 96, 'ipv6'],
   ['64:ff9b:1::', 48, 'ipv6'],
   ['100::', 64, 'ipv6'],
