@@ -123,6 +123,8 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       blobStore: stores.blobStore,
       uploadStore: stores.uploadStore,
       keyStore: stores.keyStore,
+      webhookStore: storage.webhookStore,
+      webhooks: config.webhooks,
       keys: {
         maxTtlMs: config.keys.maxTtlMs,
         feed: keyFeed,
