@@ -8,7 +8,7 @@ import { KyselyRouteStore } from '../stores/kysely-route-store.js';
 import { KyselyWebhookStore } from '../stores/kysely-webhook-store.js';
 import type { Database } from '../stores/schema.js';
 import { createHttpWebhookSender } from './http-webhook-sender.js';
-import { signedBy, startReceiver } from './loopback-receiver.test-support.js';
+import { signedBy, startReceiver } from '../../../test/support/webhook-receiver.js';
 
 const START = Date.parse('2026-04-01T00:00:00.000Z');
 const settings = webhookSettingsOf({ retrySchedule: '1s,2s', timeoutMs: 1000, allowedNetworks: '127.0.0.0/8' });

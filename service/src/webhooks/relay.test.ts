@@ -18,7 +18,7 @@ import {
 } from '@switchyard/core';
 import { sampleAsset, sampleRoute, timeSourceOf } from '@switchyard/core/testing';
 import { createHttpWebhookSender } from './http-webhook-sender.js';
-import { signedBy, startReceiver } from './loopback-receiver.test-support.js';
+import { signedBy, startReceiver } from '../../../test/support/webhook-receiver.js';
 
 const START = Date.parse('2026-03-01T10:00:00.000Z');
 const admin = createPrincipal('alice', 'acme', SCOPES);
