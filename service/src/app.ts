@@ -169,7 +169,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       throw error;
     });
     const address = `${urlHost(config.host)}:${port}`;
-    relay = startWebhookRelay(storage.webhookStore, config.webhooks, log, time, options.webhookResolver);
+    relay = startWebhookRelay(storage.webhookStore, config.webhooks, log, time, options.webhookResolver, options.metrics);
     log.info({ address, storage: describeStorage(config) }, 'gRPC service listening');
 
     let closing: Promise<void> | undefined;

@@ -108,6 +108,13 @@ test('changes made over REST reach the receiver signed, in order, exactly as log
       ],
     );
     t.is((await client.listDeliveries(everything.id, { status: 'failed' })).deliveries.length, 0);
+    const metrics = await stack.metrics.metrics();
+    t.regex(metrics, /switchyard_webhook_attempts_total\{status="succeeded"\} [1-9]/);
+    t.regex(metrics, /switchyard_webhook_attempts_total\{status="pending"\} [1-9]/);
+    t.regex(metrics, /switchyard_webhook_delivery_latency_seconds_count [1-9]/);
+    t.regex(metrics, /switchyard_webhook_oldest_due_seconds \d/);
+    t.notRegex(metrics, new RegExp(everything.secret.slice('whsec_'.length).replace(/[+/]/g, '.')), 'no secret in the metrics');
+    t.false(stack.serviceLogLines.some((line) => line.includes(everything.secret.slice('whsec_'.length))), 'nor in the logs');
   } finally {
     await receiver.close();
   }

@@ -1,5 +1,6 @@
 import { createWebhookRelay, type HostResolver, type TimeSource, type WebhookSettings, type WebhookStore } from '@switchyard/core';
-import type { Logger } from '@switchyard/runtime';
+import type { Logger, Registry } from '@switchyard/runtime';
+import { webhookMetrics } from './webhook-metrics.js';
 import { createHttpWebhookSender } from './http-webhook-sender.js';
 
 export interface RelayHandle {
@@ -18,14 +19,18 @@ export function startWebhookRelay(
   log: Logger,
   time: TimeSource,
   resolve?: HostResolver,
+  metrics?: Registry,
 ): RelayHandle {
+  const count = metrics ? webhookMetrics(metrics, store, () => time.now()) : undefined;
   const sender = createHttpWebhookSender({ addresses: settings.addresses, resolve, timers: time });
   const relay = createWebhookRelay({
     store,
     sender,
     time,
     settings,
-    onAttempt: ({ delivery, attempt, status }) => {
+    onAttempt: (report) => {
+      count?.(report);
+      const { delivery, attempt, status } = report;
       if (status === 'failed')
         log.warn(
           { webhookId: delivery.endpoint.id, deliveryId: delivery.delivery.id, statusCode: attempt.statusCode, error: attempt.error },
