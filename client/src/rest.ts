@@ -289,10 +289,17 @@ export interface RestClient {
   /** A new secret; the old one works for `graceSeconds` more. */
   rollKey(id: string, graceSeconds: number): Promise<RestKey & { readonly secret: string }>;
   /** A webhook endpoint; the answer holds its secret, this once. */
-  createWebhook(webhook: { url: string; events: readonly string[]; description?: string }): Promise<RestWebhook & { readonly secret: string }>;
+  createWebhook(webhook: {
+    url: string;
+    events: readonly string[];
+    description?: string;
+  }): Promise<RestWebhook & { readonly secret: string }>;
   listWebhooks(): Promise<{ readonly webhooks: readonly RestWebhook[] }>;
   getWebhook(id: string): Promise<RestWebhook>;
-  updateWebhook(id: string, changes: { url?: string; events?: readonly string[]; description?: string; enabled?: boolean }): Promise<RestWebhook>;
+  updateWebhook(
+    id: string,
+    changes: { url?: string; events?: readonly string[]; description?: string; enabled?: boolean },
+  ): Promise<RestWebhook>;
   deleteWebhook(id: string): Promise<void>;
   /** A new secret; the old one signs beside it for 24 h. */
   rotateWebhookSecret(id: string): Promise<{ readonly secret: string }>;

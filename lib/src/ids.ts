@@ -6,7 +6,16 @@ import { SwitchyardError } from './errors.js';
  * Ids are opaque to callers: a kind prefix and a lower-case ULID, so they are
  * URL-safe, sort by creation time and say what they name (`rt_…`, `as_…`).
  */
-export const ID_PREFIXES = Object.freeze({ route: 'rt', asset: 'as', blob: 'bl', upload: 'up', key: 'key', webhook: 'wh', delivery: 'dlv', message: 'msg' });
+export const ID_PREFIXES = Object.freeze({
+  route: 'rt',
+  asset: 'as',
+  blob: 'bl',
+  upload: 'up',
+  key: 'key',
+  webhook: 'wh',
+  delivery: 'dlv',
+  message: 'msg',
+});
 export type IdKind = keyof typeof ID_PREFIXES;
 
 /** Where new ids come from. Must never return the same id twice. */

@@ -87,7 +87,7 @@ export const SERVICE_VARIABLE_DOCS = Object.freeze({
   },
   WEBHOOK_RETRY_SCHEDULE: {
     meaning:
-      'the waits between a webhook delivery\'s attempts, comma separated (`ms`, `s`, `m`, `h`, `d`; each at most 7 days): the first attempt is at once, one more after each wait, then the delivery is `failed`; read at start',
+      "the waits between a webhook delivery's attempts, comma separated (`ms`, `s`, `m`, `h`, `d`; each at most 7 days): the first attempt is at once, one more after each wait, then the delivery is `failed`; read at start",
     default: '`5s,5m,30m,2h,5h,10h,14h,20h,24h`',
   },
   WEBHOOK_TIMEOUT_MS: {

@@ -26,7 +26,12 @@ export const WEBHOOK_VARIABLES = Object.freeze({
   WEBHOOK_RETRY_SCHEDULE: reasonedRule(refusing((raw) => (parseRetrySchedule(raw), raw)))
     .optional()
     .default(DEFAULT_WEBHOOK_RETRY_SCHEDULE),
-  WEBHOOK_TIMEOUT_MS: wholeNumberVariable(DEFAULT_WEBHOOK_TIMEOUT_MS, 100, 300_000, 'is not a whole number of milliseconds from 100 to 300000'),
+  WEBHOOK_TIMEOUT_MS: wholeNumberVariable(
+    DEFAULT_WEBHOOK_TIMEOUT_MS,
+    100,
+    300_000,
+    'is not a whole number of milliseconds from 100 to 300000',
+  ),
   WEBHOOK_ALLOWED_NETWORKS: reasonedRule(
     refusing((raw) => {
       for (const entry of raw.split(',')) if (entry.trim() !== '') parseCidr(entry);

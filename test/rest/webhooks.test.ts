@@ -30,12 +30,21 @@ async function refusal(promise: Promise<unknown>): Promise<{ status: number; cod
   return { status: error.status, code: error.code, fields: error.details.map((detail) => detail.field) };
 }
 
-const png = new Uint8Array(Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e0a3a3e10000000049454e44ae426082', 'hex'));
+const png = new Uint8Array(
+  Buffer.from(
+    '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e0a3a3e10000000049454e44ae426082',
+    'hex',
+  ),
+);
 
 test('endpoints: created with a secret shown once, listed and read without it; bad input is a clear 400; workspace:admin only', async (t) => {
   const workspace = freshWorkspace();
   const client = await clientOf(workspace);
-  const created = await client.createWebhook({ url: 'http://127.0.0.1:9/hooks', events: ['asset.*', 'route.deleted'], description: 'index' });
+  const created = await client.createWebhook({
+    url: 'http://127.0.0.1:9/hooks',
+    events: ['asset.*', 'route.deleted'],
+    description: 'index',
+  });
   t.regex(created.secret, /^whsec_[A-Za-z0-9+/]{32}$/);
   t.like(created, { url: 'http://127.0.0.1:9/hooks', events: ['asset.*', 'route.deleted'], description: 'index', enabled: true });
   const read = await client.getWebhook(created.id);
@@ -52,12 +61,20 @@ test('endpoints: created with a secret shown once, listed and read without it; b
     [{ url: 'http://127.0.0.1:9/', events: ['asset.exploded'] }, 'events[0]'],
     [{ url: 'http://127.0.0.1:9/', events: [] }, 'events'],
   ] as const)
-    t.deepEqual(await refusal(client.createWebhook(body)), { status: 400, code: 'invalid_argument', fields: [field] }, JSON.stringify(body));
+    t.deepEqual(
+      await refusal(client.createWebhook(body)),
+      { status: 400, code: 'invalid_argument', fields: [field] },
+      JSON.stringify(body),
+    );
   t.is((await refusal(client.updateWebhook(created.id, { url: 'http://[::1]/' }))).status, 400);
   t.is((await refusal(client.recoverDeliveries(created.id, 'yesterday'))).status, 400);
   t.is((await refusal(client.getWebhook('wh_00000000000000000000000000'))).status, 404);
   t.is((await refusal(client.getWebhook('nope'))).status, 400);
-  t.is((await refusal((await clientOf(freshWorkspace())).getWebhook(created.id))).status, 404, "another workspace's endpoint does not exist");
+  t.is(
+    (await refusal((await clientOf(freshWorkspace())).getWebhook(created.id))).status,
+    404,
+    "another workspace's endpoint does not exist",
+  );
   t.is((await refusal((await clientOf(workspace, 'assets:read assets:write')).listWebhooks())).status, 403);
   t.deepEqual((await client.listWebhooks()).webhooks.length, 1, 'nothing stored by the refusals');
   await client.deleteWebhook(created.id);
@@ -81,7 +98,10 @@ test('changes made over REST reach the receiver signed, in order, exactly as log
     // Healthy deliveries go in commit order; the one answered 503 comes again after its wait, wherever that falls.
     t.is(bodies[0]!.type, 'asset.created');
     t.deepEqual(
-      bodies.slice(1).filter((body) => body.type !== 'asset.created').map((body) => body.type),
+      bodies
+        .slice(1)
+        .filter((body) => body.type !== 'asset.created')
+        .map((body) => body.type),
       ['route.created', 'asset.updated', 'route.deleted', 'asset.deleted'],
     );
     const retried = receiver.received.slice(1).filter((request) => (JSON.parse(request.body) as { type: string }).type === 'asset.created');
@@ -114,7 +134,10 @@ test('changes made over REST reach the receiver signed, in order, exactly as log
     t.regex(metrics, /switchyard_webhook_delivery_latency_seconds_count [1-9]/);
     t.regex(metrics, /switchyard_webhook_oldest_due_seconds \d/);
     t.notRegex(metrics, new RegExp(everything.secret.slice('whsec_'.length).replace(/[+/]/g, '.')), 'no secret in the metrics');
-    t.false(stack.serviceLogLines.some((line) => line.includes(everything.secret.slice('whsec_'.length))), 'nor in the logs');
+    t.false(
+      stack.serviceLogLines.some((line) => line.includes(everything.secret.slice('whsec_'.length))),
+      'nor in the logs',
+    );
   } finally {
     await receiver.close();
   }
@@ -130,11 +153,17 @@ test('test events, rotation signing with both secrets, 410 disabling, recovery a
     t.like(queued, { eventType: 'webhook.test', status: 'pending' });
     await eventually(() => receiver.received.length >= 1, { timeout: 30_000, message: 'the test event' });
     t.deepEqual(signedBy(receiver.received[0]!, [secret, endpoint.secret]), [true, true], 'both secrets sign for 24 h');
-    t.deepEqual(JSON.parse(receiver.received[0]!.body).data, { workspace: JSON.parse(receiver.received[0]!.body).data.workspace, webhookId: endpoint.id });
+    t.deepEqual(JSON.parse(receiver.received[0]!.body).data, {
+      workspace: JSON.parse(receiver.received[0]!.body).data.workspace,
+      webhookId: endpoint.id,
+    });
 
     receiver.answerNext({ status: 410 });
     await client.createRoute({ method: 'GET', path: '/gone', handler: 'h' });
-    await eventually(async () => !(await client.getWebhook(endpoint.id)).enabled, { timeout: 30_000, message: '410 disables the endpoint' });
+    await eventually(async () => !(await client.getWebhook(endpoint.id)).enabled, {
+      timeout: 30_000,
+      message: '410 disables the endpoint',
+    });
     await client.createRoute({ method: 'GET', path: '/while-disabled', handler: 'h' });
     const failed = await eventually(
       async () => {
@@ -143,12 +172,18 @@ test('test events, rotation signing with both secrets, 410 disabling, recovery a
       },
       { timeout: 10_000, message: 'both kept as failed' },
     );
-    t.deepEqual(failed.deliveries.map((delivery) => delivery.eventType), ['route.created', 'route.created']);
+    t.deepEqual(
+      failed.deliveries.map((delivery) => delivery.eventType),
+      ['route.created', 'route.created'],
+    );
     await client.updateWebhook(endpoint.id, { enabled: true });
     t.deepEqual(await client.recoverDeliveries(endpoint.id, new Date(Date.now() - 3600_000).toISOString()), { queued: 2 });
     await eventually(() => receiver.received.length >= 4, { timeout: 30_000, message: 'both recovered' });
     t.deepEqual(
-      receiver.received.slice(2).map((request) => (JSON.parse(request.body) as { data: { route: { path: string } } }).data.route.path).sort(),
+      receiver.received
+        .slice(2)
+        .map((request) => (JSON.parse(request.body) as { data: { route: { path: string } } }).data.route.path)
+        .sort(),
       ['/gone', '/while-disabled'],
     );
     await client.resendDelivery(endpoint.id, queued.id);

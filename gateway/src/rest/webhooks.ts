@@ -35,7 +35,8 @@ const DeliveriesQuerySchema = PageQuerySchema.extend({
 
 /** Webhook endpoints and their delivery log (scope workspace:admin). */
 export const webhookRoutes: FastifyPluginAsyncZod<WebhooksDeps> = async (app, { clients, log }) => {
-  const call = (request: Parameters<typeof contextOf>[0], reply: Parameters<typeof contextOf>[1]) => contextOf(request, reply, log).callOptions();
+  const call = (request: Parameters<typeof contextOf>[0], reply: Parameters<typeof contextOf>[1]) =>
+    contextOf(request, reply, log).callOptions();
 
   app.post(
     '/v1/webhooks',
@@ -54,7 +55,11 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhooksDeps> = async (app, { 
       const { url, events, description } = request.body;
       const created = await clients.webhooks.createWebhook({ url, events, description: description ?? '' }, call(request, reply));
       const view = { ...webhookView(created.webhook), secret: created.secret };
-      return reply.code(201).header('location', `/v1/webhooks/${encodeURIComponent(view.id)}`).header('cache-control', 'no-store').send(view);
+      return reply
+        .code(201)
+        .header('location', `/v1/webhooks/${encodeURIComponent(view.id)}`)
+        .header('cache-control', 'no-store')
+        .send(view);
     },
   );
 
@@ -134,8 +139,9 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhooksDeps> = async (app, { 
       schema: {
         tags: TAGS,
         operationId: 'rotateWebhookSecret',
-        summary: "Give a webhook endpoint a new signing secret (scope workspace:admin)",
-        description: 'The answer holds the new secret, shown only here. The old one keeps signing beside it (two `v1,` signatures) for 24 h.',
+        summary: 'Give a webhook endpoint a new signing secret (scope workspace:admin)',
+        description:
+          'The answer holds the new secret, shown only here. The old one keeps signing beside it (two `v1,` signatures) for 24 h.',
         params: WebhookIdParams,
         response: { 200: WebhookSecretSchema.describe('The new secret.'), ...errorResponses(400, 404) },
       },
@@ -196,7 +202,12 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhooksDeps> = async (app, { 
     },
     async (request, reply) => {
       const page = await clients.webhooks.listDeliveries(
-        { id: request.params.id, status: request.query.status ?? '', pageSize: request.query.pageSize ?? 0, pageToken: request.query.pageToken ?? '' },
+        {
+          id: request.params.id,
+          status: request.query.status ?? '',
+          pageSize: request.query.pageSize ?? 0,
+          pageToken: request.query.pageToken ?? '',
+        },
         call(request, reply),
       );
       return { deliveries: page.deliveries.map(deliveryView), nextPageToken: page.nextPageToken };

@@ -1,6 +1,14 @@
 import type { Client, Transport } from '@connectrpc/connect';
 import type { TimeSource } from '@switchyard/core';
-import { AssetService, FileService, Health as HealthService, KeyService, RouteService, UploadService, WebhookService } from '@switchyard/proto';
+import {
+  AssetService,
+  FileService,
+  Health as HealthService,
+  KeyService,
+  RouteService,
+  UploadService,
+  WebhookService,
+} from '@switchyard/proto';
 import { Refusal, type Logger, type Registry } from '@switchyard/runtime';
 import { isSingleAddress, parseServiceTargets, type LookupAll } from './address-list.js';
 import { connectBalanced } from './balanced-connection.js';

@@ -133,7 +133,12 @@ export class MemoryWebhookStore implements WebhookStore {
   async recover(workspace: string, webhookId: string, since: Date, now: Date): Promise<number> {
     let queued = 0;
     for (const delivery of this.#deliveries.values())
-      if (delivery.workspace === workspace && delivery.webhookId === webhookId && delivery.status === 'failed' && delivery.message.createdAt >= since) {
+      if (
+        delivery.workspace === workspace &&
+        delivery.webhookId === webhookId &&
+        delivery.status === 'failed' &&
+        delivery.message.createdAt >= since
+      ) {
         this.#deliveries.set(delivery.id, Object.freeze({ ...delivery, status: 'pending', tries: 0, nextAttemptAt: now }));
         queued++;
       }

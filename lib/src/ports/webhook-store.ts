@@ -20,7 +20,10 @@ export interface WebhookEndpointRecord {
 
 /** What an update may change; absent fields stay. */
 export type WebhookEndpointChanges = Partial<
-  Pick<WebhookEndpointRecord, 'url' | 'events' | 'description' | 'enabled' | 'secret' | 'previousSecret' | 'previousSecretUntil' | 'failingSince'>
+  Pick<
+    WebhookEndpointRecord,
+    'url' | 'events' | 'description' | 'enabled' | 'secret' | 'previousSecret' | 'previousSecretUntil' | 'failingSince'
+  >
 > & { readonly updatedAt: Date };
 
 /** One event to deliver, as the outbox writes it: its body is exactly what is sent. */

@@ -130,6 +130,10 @@ export async function resolveDestination(url: URL, policy: AddressPolicy, resolv
   const answers = literal === undefined ? await resolve(url.hostname) : [{ address: literal, family: isIP(literal) }];
   if (answers.length === 0) throw new SwitchyardError('unavailable', `${url.hostname} did not resolve`);
   const refused = answers.find((answer) => !policy.allows(answer.address));
-  if (refused) throw new SwitchyardError('permission_denied', `destination refused: ${url.hostname} resolves to ${refused.address}, not a public address`);
+  if (refused)
+    throw new SwitchyardError(
+      'permission_denied',
+      `destination refused: ${url.hostname} resolves to ${refused.address}, not a public address`,
+    );
   return answers[0]!;
 }

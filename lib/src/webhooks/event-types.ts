@@ -38,7 +38,10 @@ export function eventFiltersOf(input: unknown, field = 'events'): readonly strin
   input.forEach((entry: unknown, i) => {
     const name = `${field}[${i}]`;
     if (typeof entry !== 'string' || !isFilter(entry))
-      details.push({ field: name, reason: `unknown event type or pattern ${JSON.stringify(entry)}; known: ${WEBHOOK_EVENT_TYPES.join(', ')}, asset.*, route.*, *` });
+      details.push({
+        field: name,
+        reason: `unknown event type or pattern ${JSON.stringify(entry)}; known: ${WEBHOOK_EVENT_TYPES.join(', ')}, asset.*, route.*, *`,
+      });
     else if (seen.has(entry)) details.push({ field: name, reason: `${entry} is listed twice` });
     else seen.add(entry);
   });

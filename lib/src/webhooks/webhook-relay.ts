@@ -121,13 +121,15 @@ export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
   /** Keeps the endpoint's run of failures, and disables it on a 410 or after DISABLE_AFTER_FAILING_MS of failures. */
   const settleEndpoint = async (endpoint: ClaimedDelivery['endpoint'], succeeded: boolean, gone: boolean, now: Date) => {
     if (succeeded) {
-      if (endpoint.failingSince !== undefined) await store.updateEndpoint(endpoint.workspace, endpoint.id, { failingSince: undefined, updatedAt: now });
+      if (endpoint.failingSince !== undefined)
+        await store.updateEndpoint(endpoint.workspace, endpoint.id, { failingSince: undefined, updatedAt: now });
       return;
     }
     const failingSince = endpoint.failingSince ?? now;
     if (gone || failingTooLong(failingSince, now))
       await store.updateEndpoint(endpoint.workspace, endpoint.id, { enabled: false, failingSince, updatedAt: now });
-    else if (endpoint.failingSince === undefined) await store.updateEndpoint(endpoint.workspace, endpoint.id, { failingSince, updatedAt: now });
+    else if (endpoint.failingSince === undefined)
+      await store.updateEndpoint(endpoint.workspace, endpoint.id, { failingSince, updatedAt: now });
   };
 
   const tick = (): void => {

@@ -97,7 +97,10 @@ test('update, rotate (the old secret kept 24 h), test, deliveries, resend, recov
   const next = await service.listDeliveries(admin, made.id, { pageSize: 1, pageToken: page.nextPageToken });
   t.is(next.deliveries[0]?.id, sent.id);
   t.is(next.nextPageToken, '');
-  t.deepEqual(await code(service.listDeliveries(admin, made.id, { pageToken: page.nextPageToken, status: 'failed' })), ['invalid_argument', 'pageToken']);
+  t.deepEqual(await code(service.listDeliveries(admin, made.id, { pageToken: page.nextPageToken, status: 'failed' })), [
+    'invalid_argument',
+    'pageToken',
+  ]);
 
   await service.update(admin, made.id, { enabled: false });
   t.deepEqual(

@@ -3,7 +3,13 @@ import type { Clock } from '../clock.js';
 import { invalidArgument, SwitchyardError } from '../errors.js';
 import { assertId, type IdSource } from '../ids.js';
 import { bindingOf, decodePageToken, encodePageToken, pageSizeOf } from '../page-tokens.js';
-import { DELIVERY_STATUSES, type DeliveryRecord, type DeliveryStatus, type WebhookEndpointRecord, type WebhookStore } from '../ports/webhook-store.js';
+import {
+  DELIVERY_STATUSES,
+  type DeliveryRecord,
+  type DeliveryStatus,
+  type WebhookEndpointRecord,
+  type WebhookStore,
+} from '../ports/webhook-store.js';
 import { webhookUrlOf } from './destination.js';
 import { eventFiltersOf } from './event-types.js';
 import { testEvent } from './webhook-events.js';
@@ -172,21 +178,22 @@ export function toDelivery(record: DeliveryRecord): DeliveryView {
 
 function descriptionOf(input: unknown): string {
   if (typeof input !== 'string') throw invalidArgument('description', 'must be text');
-  if (input.length > MAX_WEBHOOK_DESCRIPTION_LENGTH) throw invalidArgument('description', `at most ${MAX_WEBHOOK_DESCRIPTION_LENGTH} characters`);
+  if (input.length > MAX_WEBHOOK_DESCRIPTION_LENGTH)
+    throw invalidArgument('description', `at most ${MAX_WEBHOOK_DESCRIPTION_LENGTH} characters`);
   return input;
 }
 
 function statusOf(input: string | undefined): DeliveryStatus | undefined {
   if (input === undefined || input === '') return undefined;
-  if (!(DELIVERY_STATUSES as readonly string[]).includes(input))
-    throw invalidArgument('status', `one of ${DELIVERY_STATUSES.join(', ')}`);
+  if (!(DELIVERY_STATUSES as readonly string[]).includes(input)) throw invalidArgument('status', `one of ${DELIVERY_STATUSES.join(', ')}`);
   return input as DeliveryStatus;
 }
 
 /** `since` as an RFC 3339 time, not in the future. */
 function sinceOf(input: unknown, now: Date): Date {
   const time = typeof input === 'string' && input !== '' ? new Date(input) : input instanceof Date ? input : undefined;
-  if (time === undefined || Number.isNaN(time.getTime())) throw invalidArgument('since', 'an RFC 3339 time such as 2026-01-31T12:00:00Z is required');
+  if (time === undefined || Number.isNaN(time.getTime()))
+    throw invalidArgument('since', 'an RFC 3339 time such as 2026-01-31T12:00:00Z is required');
   if (time > now) throw invalidArgument('since', 'is in the future');
   return time;
 }

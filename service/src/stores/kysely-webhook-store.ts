@@ -27,6 +27,9 @@ type EndpointRow = Selectable<WebhookEndpointsTable>;
 type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 type Executor = Kysely<Database> | Transaction<Database>;
 
+/** Outbox rows per INSERT. */
+const ROWS_PER_STATEMENT = 500;
+
 /** Due deliveries read per claim beyond its limit, so endpoints at their cap do not starve the others. */
 const CLAIM_OVERREAD = 4;
 
@@ -54,8 +57,17 @@ export class KyselyWebhookStore implements WebhookStore {
     if (rows.length === 0) return;
     const { messages, deliveries } = outboxRows(workspace, rows.map(endpointOf), drafts, this.#ids);
     if (messages.length === 0) return;
-    await trx.insertInto('webhook_messages').values(messages.map(messageRow)).execute();
-    await trx.insertInto('webhook_deliveries').values(deliveries.map(deliveryRow)).execute();
+    // In runs, so a 5,000-route apply to several endpoints stays within a statement's placeholders.
+    for (let start = 0; start < messages.length; start += ROWS_PER_STATEMENT)
+      await trx
+        .insertInto('webhook_messages')
+        .values(messages.slice(start, start + ROWS_PER_STATEMENT).map(messageRow))
+        .execute();
+    for (let start = 0; start < deliveries.length; start += ROWS_PER_STATEMENT)
+      await trx
+        .insertInto('webhook_deliveries')
+        .values(deliveries.slice(start, start + ROWS_PER_STATEMENT).map(deliveryRow))
+        .execute();
   }
 
   async insertEndpoint(record: WebhookEndpointRecord): Promise<void> {
@@ -92,7 +104,12 @@ export class KyselyWebhookStore implements WebhookStore {
         if ('previousSecret' in changes) set.previous_secret = changes.previousSecret ?? null;
         if ('previousSecretUntil' in changes) set.previous_secret_until = changes.previousSecretUntil?.getTime() ?? null;
         if ('failingSince' in changes) set.failing_since = changes.failingSince?.getTime() ?? null;
-        const result = await trx.updateTable('webhook_endpoints').set(set).where('id', '=', id).where('workspace', '=', workspace).executeTakeFirst();
+        const result = await trx
+          .updateTable('webhook_endpoints')
+          .set(set)
+          .where('id', '=', id)
+          .where('workspace', '=', workspace)
+          .executeTakeFirst();
         if (result.numUpdatedRows === 0n) return undefined;
         if (changes.enabled === false)
           await trx
@@ -126,7 +143,11 @@ export class KyselyWebhookStore implements WebhookStore {
             .deleteFrom('webhook_messages')
             .where('id', 'in', chunk)
             .where(({ not, exists, selectFrom }) =>
-              not(exists(selectFrom('webhook_deliveries as other').select('other.id').whereRef('other.message_id', '=', 'webhook_messages.id'))),
+              not(
+                exists(
+                  selectFrom('webhook_deliveries as other').select('other.id').whereRef('other.message_id', '=', 'webhook_messages.id'),
+                ),
+              ),
             )
             .execute();
         }
@@ -178,7 +199,11 @@ export class KyselyWebhookStore implements WebhookStore {
           chosen.push(row.id);
         }
         if (chosen.length === 0) return [];
-        await trx.updateTable('webhook_deliveries').set({ next_attempt_at: query.leaseUntil.getTime() }).where('id', 'in', chosen).execute();
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({ next_attempt_at: query.leaseUntil.getTime() })
+          .where('id', 'in', chosen)
+          .execute();
         const records = await this.#deliveries(trx, trx.selectFrom('webhook_deliveries').selectAll().where('id', 'in', chosen).execute());
         const byId = new Map(records.map((record) => [record.id, record]));
         return chosen.map((id) => {
@@ -237,7 +262,11 @@ export class KyselyWebhookStore implements WebhookStore {
 
   async listDeliveries(workspace: string, webhookId: string, query: DeliveryListQuery): Promise<DeliveryRecord[]> {
     return this.#run(async () => {
-      let select = this.#db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).where('workspace', '=', workspace);
+      let select = this.#db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('webhook_id', '=', webhookId)
+        .where('workspace', '=', workspace);
       if (query.status !== undefined) select = select.where('status', '=', query.status);
       if (query.before !== undefined) select = select.where('id', '<', query.before);
       return this.#deliveries(this.#db, select.orderBy('id', 'desc').limit(query.limit).execute());
@@ -381,7 +410,13 @@ function messageRow(message: WebhookMessage): WebhookMessagesTable {
 }
 
 function messageFromRow(row: Selectable<WebhookMessagesTable>): WebhookMessage {
-  return Object.freeze({ id: row.id, workspace: row.workspace, type: row.type, body: row.body, createdAt: new Date(Number(row.created_at)) });
+  return Object.freeze({
+    id: row.id,
+    workspace: row.workspace,
+    type: row.type,
+    body: row.body,
+    createdAt: new Date(Number(row.created_at)),
+  });
 }
 
 function deliveryRow(delivery: DeliveryRecord): WebhookDeliveriesTable {

@@ -1,7 +1,13 @@
 // The record stores on MySQL (MariaDB): the library's conformance suites, in a database of their own.
 import test from 'ava';
 import type { Kysely } from 'kysely';
-import { assetStoreConformance, keyStoreConformance, routeStoreConformance, uploadStoreConformance, webhookStoreConformance } from '@switchyard/core/testing';
+import {
+  assetStoreConformance,
+  keyStoreConformance,
+  routeStoreConformance,
+  uploadStoreConformance,
+  webhookStoreConformance,
+} from '@switchyard/core/testing';
 import { migrateToLatest } from '../migrations/index.js';
 import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
 import { openDatabase } from './database.js';
@@ -57,8 +63,11 @@ if (!database) {
     name: 'mysql',
     create: async () => {
       const webhooks = new KyselyWebhookStore(db);
-      return { store: { webhooks, assets: new KyselyAssetStore(db, { outbox: webhooks }), routes: new KyselyRouteStore(db, { outbox: webhooks }) } };
+      return {
+        store: { webhooks, assets: new KyselyAssetStore(db, { outbox: webhooks }), routes: new KyselyRouteStore(db, { outbox: webhooks }) },
+      };
     },
   });
-  test('mysql: a write whose transaction fails after the outbox wrote leaves no change and no delivery', (t) => rolledBackWritesQueueNothing(t, db));
+  test('mysql: a write whose transaction fails after the outbox wrote leaves no change and no delivery', (t) =>
+    rolledBackWritesQueueNothing(t, db));
 }

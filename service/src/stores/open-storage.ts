@@ -1,5 +1,13 @@
 import { sql, type Kysely } from 'kysely';
-import { SwitchyardError, type AssetStore, type BlobStore, type KeyStore, type RouteStore, type UploadStore, type WebhookStore } from '@switchyard/core';
+import {
+  SwitchyardError,
+  type AssetStore,
+  type BlobStore,
+  type KeyStore,
+  type RouteStore,
+  type UploadStore,
+  type WebhookStore,
+} from '@switchyard/core';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from './database.js';
 import { DiskBlobStore } from './disk-blob-store.js';

@@ -4,7 +4,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import { assetStoreConformance, keyStoreConformance, routeStoreConformance, uploadStoreConformance, webhookStoreConformance } from '@switchyard/core/testing';
+import {
+  assetStoreConformance,
+  keyStoreConformance,
+  routeStoreConformance,
+  uploadStoreConformance,
+  webhookStoreConformance,
+} from '@switchyard/core/testing';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from './database.js';
 import { KyselyAssetStore } from './kysely-asset-store.js';
@@ -42,7 +48,10 @@ webhookStoreConformance(test, {
   name: 'sqlite',
   create: async () => {
     const webhooks = new KyselyWebhookStore(db);
-    return { store: { webhooks, assets: new KyselyAssetStore(db, { outbox: webhooks }), routes: new KyselyRouteStore(db, { outbox: webhooks }) } };
+    return {
+      store: { webhooks, assets: new KyselyAssetStore(db, { outbox: webhooks }), routes: new KyselyRouteStore(db, { outbox: webhooks }) },
+    };
   },
 });
-test('sqlite: a write whose transaction fails after the outbox wrote leaves no change and no delivery', (t) => rolledBackWritesQueueNothing(t, db));
+test('sqlite: a write whose transaction fails after the outbox wrote leaves no change and no delivery', (t) =>
+  rolledBackWritesQueueNothing(t, db));

@@ -37,7 +37,15 @@ export async function rolledBackWritesQueueNothing(t: ExecutionContext, db: Kyse
   t.is(await new KyselyRouteStore(db).get(workspace, route.id), undefined, 'the route rolled back');
   t.deepEqual(await webhooks.listDeliveries(workspace, endpoint.id, { limit: 10 }), [], 'and so did their deliveries');
   const countMessages = async () =>
-    Number((await db.selectFrom('webhook_messages').select((eb) => eb.fn.countAll().as('n')).where('workspace', '=', workspace).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db
+          .selectFrom('webhook_messages')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('workspace', '=', workspace)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   t.is(await countMessages(), 0);
 
   await new KyselyAssetStore(db, { outbox: webhooks }).insert(asset, author);

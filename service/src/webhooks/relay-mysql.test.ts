@@ -20,6 +20,8 @@ if (!database) {
     await db.destroy();
     await database.drop();
   });
-  test.serial('mysql: the deliveries a dead instance had claimed are sent by another once its claims lapse', (t) => claimsOfADeadInstanceResume(t, db));
+  test.serial('mysql: the deliveries a dead instance had claimed are sent by another once its claims lapse', (t) =>
+    claimsOfADeadInstanceResume(t, db),
+  );
   test.serial('mysql: two relays on one database send each delivery once', (t) => twoInstancesSendEachDeliveryOnce(t, db, 100));
 }

@@ -23,5 +23,7 @@ test.after.always(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-test.serial('sqlite: the deliveries a dead instance had claimed are sent by another once its claims lapse', (t) => claimsOfADeadInstanceResume(t, db));
+test.serial('sqlite: the deliveries a dead instance had claimed are sent by another once its claims lapse', (t) =>
+  claimsOfADeadInstanceResume(t, db),
+);
 test.serial('sqlite: two relays on one database send each delivery once', (t) => twoInstancesSendEachDeliveryOnce(t, db, 30));

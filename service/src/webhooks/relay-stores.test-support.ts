@@ -65,8 +65,14 @@ export async function claimsOfADeadInstanceResume(t: ExecutionContext, db: Kysel
     t.is(new Set(receiver.received.map((request) => request.headers['webhook-id'])).size, 4);
     for (const request of receiver.received) t.deepEqual(signedBy(request, [endpoint.secret]), [true]);
     const log = await alive.store.listDeliveries(workspace, endpoint.id, { limit: 10 });
-    t.deepEqual(log.map((delivery) => delivery.status), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
-    t.deepEqual(log.map((delivery) => delivery.attempts.length), [1, 1, 1, 1]);
+    t.deepEqual(
+      log.map((delivery) => delivery.status),
+      ['succeeded', 'succeeded', 'succeeded', 'succeeded'],
+    );
+    t.deepEqual(
+      log.map((delivery) => delivery.attempts.length),
+      [1, 1, 1, 1],
+    );
   } finally {
     await dead.close();
     await alive.close();

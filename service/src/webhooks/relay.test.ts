@@ -47,7 +47,11 @@ test('each committed change reaches the endpoint once, in order, exactly as stor
     await s.assets.update('acme', asset.id, { name: 'renamed.png' }, s.author());
     const route = sampleRoute('acme');
     await s.routes.insert(route, s.author());
-    await t.throwsAsync(s.routes.insert({ ...sampleRoute('acme'), path: route.path, shape: route.shape }, s.author()), undefined, 'a refused write is never delivered');
+    await t.throwsAsync(
+      s.routes.insert({ ...sampleRoute('acme'), path: route.path, shape: route.shape }, s.author()),
+      undefined,
+      'a refused write is never delivered',
+    );
     await s.assets.delete('acme', asset.id, s.author());
     await s.routes.delete('acme', route.id, s.author());
     const stored = (await s.store.listDeliveries('acme', endpoint.id, { limit: 100 })).reverse();
@@ -74,7 +78,12 @@ test('each committed change reaches the endpoint once, in order, exactly as stor
     const body = JSON.parse(receiver.received[1]!.body) as { timestamp: string; data: Record<string, unknown> };
     t.is(body.timestamp, new Date(START).toISOString());
     t.like(body.data, { workspace: 'acme', revision: 2, actor: 'alice', asset: { id: asset.id, name: 'renamed.png' } });
-    t.deepEqual((JSON.parse(receiver.received[3]!.body) as { data: unknown }).data, { workspace: 'acme', revision: 3, actor: 'alice', id: asset.id });
+    t.deepEqual((JSON.parse(receiver.received[3]!.body) as { data: unknown }).data, {
+      workspace: 'acme',
+      revision: 3,
+      actor: 'alice',
+      id: asset.id,
+    });
     const log = await s.webhooks.listDeliveries(admin, endpoint.id, { status: 'succeeded' });
     t.is(log.deliveries.length, 5);
     t.like(log.deliveries[0]!.attempts[0], { statusCode: 200, error: '', response: 'ok' });
@@ -107,7 +116,11 @@ test('a receiver down, then answering 500, then up: retried on the schedule with
     t.is(await s.relay.runOnce(), 1);
     t.is(receiver.received.length, 2);
     t.is(receiver.received[0]!.headers['webhook-id'], receiver.received[1]!.headers['webhook-id'], 'the same webhook-id on every attempt');
-    t.not(receiver.received[0]!.headers['webhook-timestamp'], receiver.received[1]!.headers['webhook-timestamp'], 'each attempt signed at its own time');
+    t.not(
+      receiver.received[0]!.headers['webhook-timestamp'],
+      receiver.received[1]!.headers['webhook-timestamp'],
+      'each attempt signed at its own time',
+    );
     for (const request of receiver.received) t.deepEqual(signedBy(request, [endpoint.secret]), [true]);
     const [delivery] = (await s.webhooks.listDeliveries(admin, endpoint.id)).deliveries;
     t.is(delivery?.status, 'succeeded');
@@ -134,7 +147,12 @@ test('a hang past the timeout, 429 with Retry-After, then the schedule spent: fa
   try {
     const endpoint = await s.webhooks.create(admin, { url: receiver.url, events: ['route.created'] });
     await s.routes.insert(sampleRoute('acme'), s.author());
-    receiver.answerNext('hang', { status: 429, headers: { 'retry-after': '3' } }, { status: 503 }, { status: 302, headers: { location: receiver.url } });
+    receiver.answerNext(
+      'hang',
+      { status: 429, headers: { 'retry-after': '3' } },
+      { status: 503 },
+      { status: 302, headers: { location: receiver.url } },
+    );
     const hung = s.relay.runOnce();
     await receiver.until(1);
     s.fake.tick(1000);
@@ -150,7 +168,10 @@ test('a hang past the timeout, 429 with Retry-After, then the schedule spent: fa
     t.is(receiver.received.length, 4);
     const [delivery] = (await s.webhooks.listDeliveries(admin, endpoint.id)).deliveries;
     t.is(delivery?.status, 'failed');
-    t.deepEqual(delivery?.attempts.map((attempt) => attempt.statusCode), [0, 429, 503, 302]);
+    t.deepEqual(
+      delivery?.attempts.map((attempt) => attempt.statusCode),
+      [0, 429, 503, 302],
+    );
     t.is(delivery?.attempts[0]?.error, 'no answer within 1000 ms');
     s.fake.tick(60_000);
     t.is(await s.relay.runOnce(), 0);

@@ -37,7 +37,8 @@ export function startWebhookRelay(
           'webhook delivery failed after its last attempt',
         );
     },
-    onError: (error: unknown) => log.warn({ err: error }, 'the webhook relay could not read or record deliveries; it tries again at its next poll'),
+    onError: (error: unknown) =>
+      log.warn({ err: error }, 'the webhook relay could not read or record deliveries; it tries again at its next poll'),
   });
   relay.start();
   return {
