@@ -153,10 +153,8 @@ test('test events, rotation signing with both secrets, 410 disabling, recovery a
     t.like(queued, { eventType: 'webhook.test', status: 'pending' });
     await eventually(() => receiver.received.length >= 1, { timeout: 30_000, message: 'the test event' });
     t.deepEqual(signedBy(receiver.received[0]!, [secret, endpoint.secret]), [true, true], 'both secrets sign for 24 h');
-    t.deepEqual(JSON.parse(receiver.received[0]!.body).data, {
-      workspace: JSON.parse(receiver.received[0]!.body).data.workspace,
-      webhookId: endpoint.id,
-    });
+    const tested = JSON.parse(receiver.received[0]!.body) as { data: { workspace: string; webhookId: string } };
+    t.deepEqual(tested.data, { workspace: tested.data.workspace, webhookId: endpoint.id });
 
     receiver.answerNext({ status: 410 });
     await client.createRoute({ method: 'GET', path: '/gone', handler: 'h' });
