@@ -247,7 +247,8 @@ test('after a rotation both secrets sign for 24 h, then only the new one', async
   }
 });
 
-test('a name that resolves to a private or metadata address is refused before any socket is opened', async (t) => {
+// Serial: the socket channel is process-wide, and no other test of this file may open sockets meanwhile.
+test.serial('a name that resolves to a private or metadata address is refused before any socket is opened', async (t) => {
   const names: Record<string, string> = { 'inside.test': '10.0.0.1', 'metadata.test': '169.254.169.254' };
   const s = setup(async (host) => [{ address: names[host] ?? '127.0.0.1', family: 4 }]);
   const sockets: unknown[] = [];
