@@ -24,6 +24,7 @@ const SERVICE_TESTS = [
   /^service\/src\/migrations\/migrations\.test\.ts$/, // MySQL
   /^service\/src\/stores\/(asset-name-index|kysely-asset-change-log|kysely-route-store|mysql-stores|open-storage)\.test\.ts$/, // MySQL
   /^service\/src\/stores\/s3-[a-z-]+\.test\.ts$/, // s3rver
+  /^service\/src\/webhooks\/relay-mysql\.test\.ts$/, // MySQL
 ];
 
 /**

@@ -199,6 +199,43 @@ export interface RestKey {
   readonly secret?: string;
 }
 
+/** A webhook endpoint (`/v1/webhooks`, scope workspace:admin); `secret` only in the answer of create. */
+export interface RestWebhook {
+  readonly id: string;
+  readonly url: string;
+  /** Event types or patterns (`asset.*`, `route.deleted`, `*`). */
+  readonly events: readonly string[];
+  readonly description: string;
+  readonly enabled: boolean;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly secret?: string;
+}
+
+/** One try at a delivery. */
+export interface RestDeliveryAttempt {
+  readonly at: string;
+  /** 0 when there was no answer. */
+  readonly statusCode: number;
+  readonly durationMs: number;
+  readonly error: string;
+  /** At most 1 KiB of the answer. */
+  readonly response: string;
+}
+
+/** One event for one endpoint, with its attempts. */
+export interface RestDelivery {
+  readonly id: string;
+  readonly webhookId: string;
+  /** The `webhook-id` header of every attempt. */
+  readonly messageId: string;
+  readonly eventType: string;
+  readonly status: 'pending' | 'succeeded' | 'failed';
+  readonly attempts: readonly RestDeliveryAttempt[];
+  readonly nextAttemptAt: string | null;
+  readonly createdAt: string;
+}
+
 type Visibility = 'public' | 'private';
 
 export interface RestMatch {
@@ -311,6 +348,30 @@ export interface RestClient {
   revokeKey(id: string): Promise<void>;
   /** A new secret; the old one works for `graceSeconds` more. */
   rollKey(id: string, graceSeconds: number): Promise<RestKey & { readonly secret: string }>;
+  /** A webhook endpoint; the answer holds its secret, this once. */
+  createWebhook(webhook: {
+    url: string;
+    events: readonly string[];
+    description?: string;
+  }): Promise<RestWebhook & { readonly secret: string }>;
+  listWebhooks(): Promise<{ readonly webhooks: readonly RestWebhook[] }>;
+  getWebhook(id: string): Promise<RestWebhook>;
+  updateWebhook(
+    id: string,
+    changes: { url?: string; events?: readonly string[]; description?: string; enabled?: boolean },
+  ): Promise<RestWebhook>;
+  deleteWebhook(id: string): Promise<void>;
+  /** A new secret; the old one signs beside it for 24 h. */
+  rotateWebhookSecret(id: string): Promise<{ readonly secret: string }>;
+  /** Queues a `webhook.test` delivery. */
+  testWebhook(id: string): Promise<RestDelivery>;
+  listDeliveries(
+    id: string,
+    query?: { status?: 'pending' | 'succeeded' | 'failed'; pageSize?: number; pageToken?: string },
+  ): Promise<{ readonly deliveries: readonly RestDelivery[]; readonly nextPageToken: string }>;
+  resendDelivery(id: string, deliveryId: string): Promise<void>;
+  /** Queues again every failed delivery since `since` (RFC 3339). */
+  recoverDeliveries(id: string, since: string): Promise<{ readonly queued: number }>;
 }
 
 export function createRestClient(options: RestClientOptions): RestClient {
@@ -380,6 +441,18 @@ export function createRestClient(options: RestClientOptions): RestClient {
     listKeys: (query = {}) => call('GET', `/v1/keys${queryOf(query)}`),
     revokeKey: (id) => call<void>('DELETE', `/v1/keys/${segment(id)}`),
     rollKey: (id, graceSeconds) => call('POST', `/v1/keys/${segment(id)}:roll`, json({ graceSeconds }), 'application/json'),
+    createWebhook: (webhook) => call('POST', '/v1/webhooks', json(webhook), 'application/json'),
+    listWebhooks: () => call('GET', '/v1/webhooks'),
+    getWebhook: (id) => call<RestWebhook>('GET', `/v1/webhooks/${segment(id)}`),
+    updateWebhook: (id, changes) => call<RestWebhook>('PATCH', `/v1/webhooks/${segment(id)}`, json(changes), 'application/json'),
+    deleteWebhook: (id) => call<void>('DELETE', `/v1/webhooks/${segment(id)}`),
+    rotateWebhookSecret: (id) => call('POST', `/v1/webhooks/${segment(id)}:rotateSecret`),
+    testWebhook: (id) => call<RestDelivery>('POST', `/v1/webhooks/${segment(id)}:test`),
+    listDeliveries: (id, query = {}) => call('GET', `/v1/webhooks/${segment(id)}/deliveries${queryOf(query)}`),
+    resendDelivery: async (id, deliveryId) => {
+      await call('POST', `/v1/webhooks/${segment(id)}/deliveries/${segment(deliveryId)}:resend`);
+    },
+    recoverDeliveries: (id, since) => call('POST', `/v1/webhooks/${segment(id)}:recover`, json({ since }), 'application/json'),
   } satisfies RestClient);
 }
 

@@ -8,7 +8,7 @@ import {
   type HandlerContext,
   type ServiceImpl,
 } from '@connectrpc/connect';
-import { AssetService, FileService, KeyService, RouteService, UploadService } from '@switchyard/proto';
+import { AssetService, FileService, KeyService, RouteService, UploadService, WebhookService } from '@switchyard/proto';
 import { connectAdapter, type ConnectEndpoints, type NodeHandler } from './connect-adapter.js';
 import { SERVICE_ERROR_DETAILS_KEY, SERVICE_RETRY_AFTER_MS_KEY, toApiError, type ApiError } from './http/api-error.js';
 import { authorizationOf } from './http/authorization.js';
@@ -123,6 +123,18 @@ export function createConnectProxy(
         rollKey: (request, ctx) => relay(clients.keys.rollKey(request, forward(ctx))),
         getCaller: (request, ctx) => relay(clients.keys.getCaller(request, forward(ctx))),
       } satisfies ServiceImpl<typeof KeyService>);
+      router.service(WebhookService, {
+        createWebhook: (request, ctx) => relay(clients.webhooks.createWebhook(request, forward(ctx))),
+        listWebhooks: (request, ctx) => relay(clients.webhooks.listWebhooks(request, forward(ctx))),
+        getWebhook: (request, ctx) => relay(clients.webhooks.getWebhook(request, forward(ctx))),
+        updateWebhook: (request, ctx) => relay(clients.webhooks.updateWebhook(request, forward(ctx))),
+        deleteWebhook: (request, ctx) => relay(clients.webhooks.deleteWebhook(request, forward(ctx))),
+        rotateWebhookSecret: (request, ctx) => relay(clients.webhooks.rotateWebhookSecret(request, forward(ctx))),
+        testWebhook: (request, ctx) => relay(clients.webhooks.testWebhook(request, forward(ctx))),
+        listDeliveries: (request, ctx) => relay(clients.webhooks.listDeliveries(request, forward(ctx))),
+        resendDelivery: (request, ctx) => relay(clients.webhooks.resendDelivery(request, forward(ctx))),
+        recoverDeliveries: (request, ctx) => relay(clients.webhooks.recoverDeliveries(request, forward(ctx))),
+      } satisfies ServiceImpl<typeof WebhookService>);
     },
   });
 }

@@ -40,6 +40,7 @@ import { healthRoute } from './rest/health.js';
 import { routingRoutes } from './rest/routing.js';
 import { routesAsCode } from './rest/routes-as-code.js';
 import { keyRoutes } from './rest/keys.js';
+import { webhookRoutes } from './rest/webhooks.js';
 import type { ServiceClients } from './service/clients.js';
 import { ValidatorCache, type ValidatorCacheConfig } from './files/validator-cache.js';
 import { watchChanges } from './files/validator-changes.js';
@@ -275,6 +276,7 @@ export async function createGateway({
     time,
   });
   await app.register(keyRoutes, { clients, log });
+  await app.register(webhookRoutes, { clients, log });
   await app.register(healthRoute, { clients, log });
   await app.register(fileRoutes, { clients, filesPath, log, validators });
   if (config.console) await app.register(consoleRoutes, { root: consoleRoot, cdnUrl, log });

@@ -6,7 +6,17 @@ import { SwitchyardError } from './errors.js';
  * Ids are opaque to callers: a kind prefix and a lower-case ULID, so they are
  * URL-safe, sort by creation time and say what they name (`rt_…`, `as_…`).
  */
-export const ID_PREFIXES = Object.freeze({ route: 'rt', asset: 'as', blob: 'bl', upload: 'up', key: 'key', version: 'ver' });
+export const ID_PREFIXES = Object.freeze({
+  route: 'rt',
+  asset: 'as',
+  blob: 'bl',
+  upload: 'up',
+  key: 'key',
+  version: 'ver',
+  webhook: 'wh',
+  delivery: 'dlv',
+  message: 'msg',
+});
 export type IdKind = keyof typeof ID_PREFIXES;
 
 /** Where new ids come from. Must never return the same id twice. */
@@ -22,6 +32,9 @@ const ID_PATTERNS: Readonly<Record<IdKind, RegExp>> = Object.freeze({
   upload: new RegExp(`^up_${ULID_BODY}$`),
   key: new RegExp(`^key_${ULID_BODY}$`),
   version: new RegExp(`^ver_${ULID_BODY}$`),
+  webhook: new RegExp(`^wh_${ULID_BODY}$`),
+  delivery: new RegExp(`^dlv_${ULID_BODY}$`),
+  message: new RegExp(`^msg_${ULID_BODY}$`),
 });
 
 export function createUlidSource(): IdSource {

@@ -192,8 +192,26 @@ export {
   MemoryUploadStore,
   MemoryKeyStore,
   LoopbackChangeFeed,
+  MemoryWebhookStore,
   memoryAdapters,
 } from './memory/index.js';
+export type { MemoryOutbox } from './memory/index.js';
+export * from './webhooks/index.js';
+export type {
+  AttemptOutcome,
+  ClaimQuery,
+  ClaimedDelivery,
+  DeliveryAttempt,
+  DeliveryListQuery,
+  DeliveryRecord,
+  DeliveryStatus,
+  WebhookEndpointChanges,
+  WebhookEndpointRecord,
+  WebhookEventDraft,
+  WebhookMessage,
+  WebhookStore,
+} from './ports/index.js';
+export { DELIVERY_STATUSES } from './ports/index.js';
 export { DEFAULT_ROUTE_HISTORY } from './memory/memory-route-store.js';
 export { DEFAULT_ASSET_HISTORY } from './memory/memory-asset-store.js';
 export { DEFAULT_CHANGES_LIMIT } from './assets/asset-changes.js';

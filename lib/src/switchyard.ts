@@ -28,6 +28,10 @@ import { DEFAULT_POSTER_FRAMES, type PosterFrameConfig } from './assets/transfor
 import type { KeyStore } from './ports/key-store.js';
 import { createApiKeys, type ApiKeyOptions } from './keys/api-keys.js';
 import type { KeyService } from './keys/types.js';
+import type { WebhookStore } from './ports/webhook-store.js';
+import { createWebhookService } from './webhooks/webhook-service.js';
+import { webhookSettingsOf, type WebhookSettings } from './webhooks/webhook-settings.js';
+import type { WebhookService } from './webhooks/types.js';
 import type { KeyVerifier } from './keys/key-verifier.js';
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 104_857_600;
@@ -42,6 +46,14 @@ export interface SwitchyardOptions {
   readonly keyStore?: KeyStore | undefined;
   /** API keys: their longest life, how long a read key is trusted, the feed revocations travel on. */
   readonly keys?: ApiKeyOptions | undefined;
+  /**
+   * Webhook endpoints and their outbox; without one, `webhooks` is absent. The
+   * route and asset stores must write its deliveries in their transactions
+   * (memoryAdapters and the service's storage do).
+   */
+  readonly webhookStore?: WebhookStore | undefined;
+  /** How deliveries are made (webhookSettingsOf: the retry schedule, timeout, allowed networks); the contract's defaults otherwise. */
+  readonly webhooks?: WebhookSettings | undefined;
   /** How long an unfinished resumable upload lives after its last append (ms, default one day). */
   readonly uploadExpiryMs?: number | undefined;
   /** Public base URL of stored files, e.g. `https://cdn.example.com/files`. */
@@ -120,6 +132,8 @@ export interface Switchyard {
   readonly keys: KeyService | undefined;
   /** Turns `sy_…` secrets into principals, when a `keyStore` was given: chain it with the token verifier (createCredentialVerifier). */
   readonly keyVerifier: KeyVerifier | undefined;
+  /** Webhook endpoints and their delivery log, when a `webhookStore` was given (the relay that sends runs beside, createWebhookRelay). */
+  readonly webhooks: WebhookService | undefined;
   /** Ends the media parsers' worker threads (idle ones end by themselves after 30 s, and none keeps the process alive). */
   close(): Promise<void>;
 }
@@ -212,6 +226,9 @@ export function createSwitchyard(options: SwitchyardOptions): Switchyard {
       : undefined,
     keys: apiKeys?.service,
     keyVerifier: apiKeys?.verifier,
+    webhooks: options.webhookStore
+      ? createWebhookService({ store: options.webhookStore, clock: time, ids, settings: options.webhooks ?? webhookSettingsOf() })
+      : undefined,
     close: () => {
       apiKeys?.close();
       return describer.close();

@@ -7,4 +7,5 @@ export * from './gen/switchyard/v1/assets_pb.js';
 export * from './gen/switchyard/v1/files_pb.js';
 export * from './gen/switchyard/v1/uploads_pb.js';
 export * from './gen/switchyard/v1/keys_pb.js';
+export * from './gen/switchyard/v1/webhooks_pb.js';
 export * from './gen/grpc/health/v1/health_pb.js';

@@ -13,6 +13,7 @@ import {
   type AssetChangeSource,
   type Switchyard,
   type TimeSource,
+  type HostResolver,
 } from '@switchyard/core';
 import { resolveUrlSigningKeys } from './url-signing-keys.js';
 import { createInProcessChannel } from './in-process/transport.js';
@@ -30,6 +31,7 @@ import { openChangeFeed } from './scale/open-change-feed.js';
 import { openKeyFeed } from './scale/open-key-feed.js';
 import { countRevisionReads } from './scale/revision-reads.js';
 import { isExecutable } from './ffmpeg-path.js';
+import { startWebhookRelay, type RelayHandle } from './webhooks/start-relay.js';
 
 export interface StartServiceOptions {
   readonly logger?: Logger | undefined;
@@ -49,6 +51,8 @@ export interface StartServiceOptions {
   readonly tracing?: Tracing | undefined;
   /** The clock and timers of the core (leases, deadlines, polls), the health checks, the shared rate limit and upload streams' idle timeout (the system's by default). */
   readonly time?: TimeSource | undefined;
+  /** How webhook destinations' host names are resolved (the system's by default; tests map names to any address). */
+  readonly webhookResolver?: HostResolver | undefined;
 }
 
 export interface ServiceHandle {
@@ -93,6 +97,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
   let feed: BrokerFeed | undefined;
   let keyFeed: BrokerFeed | undefined;
   let limiter: WorkspaceRateLimiter | undefined;
+  let relay: RelayHandle | undefined;
   /** The core once made: a start that fails after it closes it too (its timers and parser workers must not keep the process alive). */
   let core: Switchyard | undefined;
   try {
@@ -118,6 +123,8 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       blobStore: stores.blobStore,
       uploadStore: stores.uploadStore,
       keyStore: stores.keyStore,
+      webhookStore: storage.webhookStore,
+      webhooks: config.webhooks,
       keys: {
         maxTtlMs: config.keys.maxTtlMs,
         feed: keyFeed,
@@ -162,6 +169,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       throw error;
     });
     const address = `${urlHost(config.host)}:${port}`;
+    relay = startWebhookRelay(storage.webhookStore, config.webhooks, log, time, options.webhookResolver, options.metrics);
     log.info({ address, storage: describeStorage(config) }, 'gRPC service listening');
 
     let closing: Promise<void> | undefined;
@@ -186,6 +194,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
       }
       // Cut-off handlers are cancelled; let them clean up before their storage goes away.
       await settled();
+      await relay?.close();
       await switchyard.close();
       await feed?.close();
       await keyFeed?.close();
@@ -202,6 +211,7 @@ export async function startService(config: ServiceConfig, options: StartServiceO
     });
   } catch (error) {
     await health.stop();
+    await relay?.close();
     await core?.close();
     await feed?.close();
     await keyFeed?.close();

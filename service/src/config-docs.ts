@@ -85,4 +85,18 @@ export const SERVICE_VARIABLE_DOCS = Object.freeze({
       'the longest life an API key may be given (`expiresAt` at most this far ahead): `90d`, `12h`, `30m` or whole seconds, from a minute to 3650 days; read at start',
     default: '`365d`',
   },
+  WEBHOOK_RETRY_SCHEDULE: {
+    meaning:
+      "the waits between a webhook delivery's attempts, comma separated (`ms`, `s`, `m`, `h`, `d`; each at most 7 days): the first attempt is at once, one more after each wait, then the delivery is `failed`; read at start",
+    default: '`5s,5m,30m,2h,5h,10h,14h,20h,24h`',
+  },
+  WEBHOOK_TIMEOUT_MS: {
+    meaning: 'an attempt without a 2xx answer by then failed (100 to 300000)',
+    default: '`15000`',
+  },
+  WEBHOOK_ALLOWED_NETWORKS: {
+    meaning:
+      'CIDRs (comma separated) a webhook destination may resolve to besides public addresses, for example `127.0.0.0/8` in tests; loopback, private and link-local addresses are refused otherwise',
+    default: 'unset',
+  },
 } satisfies VariableDocs<typeof serviceEnv.shape>);

@@ -37,6 +37,8 @@ import { SERVICE_LIMIT_VARIABLES, serviceLimitsFrom, type ServiceLimits } from '
 import { parseUrlSigningKeys, type ConfiguredUrlKey } from './url-signing-keys.js';
 import { resolveFfmpeg } from './ffmpeg-path.js';
 import { KEY_VARIABLES, keysConfigFrom, type KeysConfig } from './keys-config.js';
+import { WEBHOOK_VARIABLES, webhookSettingsFrom } from './webhooks-config.js';
+import type { WebhookSettings } from '@switchyard/core';
 import { DEFAULT_STORAGE_TIMEOUT_MS, type BlobStoreConfig, type DatabaseConfig, type StorageConfig } from './stores/storage-config.js';
 
 export type AuthConfig =
@@ -77,6 +79,8 @@ export interface ServiceConfig {
   readonly scale: ScaleConfig;
   /** KEY_MAX_TTL: what API keys are held to (keys-config.ts). */
   readonly keys: KeysConfig;
+  /** WEBHOOK_RETRY_SCHEDULE, WEBHOOK_TIMEOUT_MS and WEBHOOK_ALLOWED_NETWORKS (webhooks-config.ts). */
+  readonly webhooks: WebhookSettings;
 }
 
 export const DEFAULTS = Object.freeze({
@@ -162,6 +166,7 @@ export const serviceEnv = envSchema(
     ...SERVICE_LIMIT_VARIABLES,
     ...SCALE_VARIABLES,
     ...KEY_VARIABLES,
+    ...WEBHOOK_VARIABLES,
   },
   (values, refuse) => {
     if (values['BLOB_STORE'] === 's3' && values['S3_BUCKET'] === undefined)
@@ -256,6 +261,7 @@ export function serviceConfigFrom(env: ServiceEnv): ServiceConfig {
     ffmpegPath: resolveFfmpeg(env.FFMPEG_PATH, env.PATH),
     scale: scaleConfigFrom(env),
     keys: keysConfigFrom(env),
+    webhooks: webhookSettingsFrom(env),
   });
 }
 

@@ -87,6 +87,16 @@ test('buf curl --list-methods through reflection lists every method of our servi
     'switchyard.v1.UploadService/CreateUpload',
     'switchyard.v1.UploadService/GetUpload',
     'switchyard.v1.UploadService/TerminateUpload',
+    'switchyard.v1.WebhookService/CreateWebhook',
+    'switchyard.v1.WebhookService/DeleteWebhook',
+    'switchyard.v1.WebhookService/GetWebhook',
+    'switchyard.v1.WebhookService/ListDeliveries',
+    'switchyard.v1.WebhookService/ListWebhooks',
+    'switchyard.v1.WebhookService/RecoverDeliveries',
+    'switchyard.v1.WebhookService/ResendDelivery',
+    'switchyard.v1.WebhookService/RotateWebhookSecret',
+    'switchyard.v1.WebhookService/TestWebhook',
+    'switchyard.v1.WebhookService/UpdateWebhook',
   ]);
 });
 

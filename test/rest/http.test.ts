@@ -155,6 +155,13 @@ test('GET /v1/openapi.json serves an OpenAPI 3.1 document of the real paths, wit
     '/v1/trash',
     '/v1/trash/{id}',
     '/v1/trash/{id}:restore',
+    '/v1/webhooks',
+    '/v1/webhooks/{id}',
+    '/v1/webhooks/{id}/deliveries',
+    '/v1/webhooks/{id}/deliveries/{deliveryId}:resend',
+    '/v1/webhooks/{id}:recover',
+    '/v1/webhooks/{id}:rotateSecret',
+    '/v1/webhooks/{id}:test',
     '/v1/workspace/policy',
     '/v1/workspace/usage',
   ]);

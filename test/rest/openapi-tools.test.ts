@@ -218,6 +218,28 @@ test('every documented operation answers with one of its documented statuses', a
   await call('rollKey', () => api.v1['rollKey']!(key.id, ':roll', { graceSeconds: 0 }));
   await call('revokeKey', () => api.v1['revokeKey']!(key.id));
   await call('getCaller', () => api.v1['getCaller']!());
+  // Webhooks by plain requests: the generator's argument order for custom methods is its own business.
+  const auth = await stack.auth(workspace);
+  const rest = (method: string, path: string, body?: unknown) =>
+    fetch(`${stack.url}${path}`, {
+      method,
+      headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const created = await rest('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hooks', events: ['route.*'] });
+  await call('createWebhook', async () => created);
+  const hook = (await created.json()) as { id: string };
+  await call('listWebhooks', () => rest('GET', '/v1/webhooks'));
+  await call('getWebhook', () => rest('GET', `/v1/webhooks/${hook.id}`));
+  await call('updateWebhook', () => rest('PATCH', `/v1/webhooks/${hook.id}`, { description: 'docs', enabled: false }));
+  await call('rotateWebhookSecret', () => rest('POST', `/v1/webhooks/${hook.id}:rotateSecret`));
+  const tested = await rest('POST', `/v1/webhooks/${hook.id}:test`);
+  await call('testWebhook', async () => tested);
+  const delivery = (await tested.json()) as { id: string };
+  await call('listDeliveries', () => rest('GET', `/v1/webhooks/${hook.id}/deliveries?status=failed&pageSize=5`));
+  await call('recoverDeliveries', () => rest('POST', `/v1/webhooks/${hook.id}:recover`, { since: '2020-01-01T00:00:00Z' }));
+  await call('resendDelivery', () => rest('POST', `/v1/webhooks/${hook.id}/deliveries/${delivery.id}:resend`));
+  await call('deleteWebhook', () => rest('DELETE', `/v1/webhooks/${hook.id}`));
 
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {

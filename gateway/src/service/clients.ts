@@ -1,6 +1,14 @@
 import type { Client, Transport } from '@connectrpc/connect';
 import type { TimeSource } from '@switchyard/core';
-import { AssetService, FileService, Health as HealthService, KeyService, RouteService, UploadService } from '@switchyard/proto';
+import {
+  AssetService,
+  FileService,
+  Health as HealthService,
+  KeyService,
+  RouteService,
+  UploadService,
+  WebhookService,
+} from '@switchyard/proto';
 import { Refusal, type Logger, type Registry } from '@switchyard/runtime';
 import { isSingleAddress, parseServiceTargets, type LookupAll } from './address-list.js';
 import { connectBalanced } from './balanced-connection.js';
@@ -14,6 +22,7 @@ export interface ServiceClients {
   readonly files: Client<typeof FileService>;
   readonly uploads: Client<typeof UploadService>;
   readonly keys: Client<typeof KeyService>;
+  readonly webhooks: Client<typeof WebhookService>;
   readonly health: Client<typeof HealthService>;
   /** Closes the connections; calls still running fail. */
   close(): void;
@@ -56,6 +65,7 @@ function clientsOver(transport: Transport, close: () => void): ServiceClients {
     files: createLeanClient(FileService, transport),
     uploads: createLeanClient(UploadService, transport),
     keys: createLeanClient(KeyService, transport),
+    webhooks: createLeanClient(WebhookService, transport),
     health: createLeanClient(HealthService, transport),
     close,
   });

@@ -1,8 +1,8 @@
 import test from 'ava';
-import { AssetService, FileService, Health, KeyService, RouteService, UploadService } from '@switchyard/proto';
+import { AssetService, FileService, Health, KeyService, RouteService, UploadService, WebhookService } from '@switchyard/proto';
 import { IDEMPOTENT_READS, isIdempotentRead } from './idempotent-reads.js';
 
-const SERVICES = [AssetService, FileService, RouteService, UploadService, KeyService, Health];
+const SERVICES = [AssetService, FileService, RouteService, UploadService, KeyService, WebhookService, Health];
 const methods = SERVICES.flatMap((service) => service.methods);
 
 test('every name listed is a unary method of the services the gateway calls', (t) => {

@@ -24,6 +24,9 @@ export const IDEMPOTENT_READS: ReadonlySet<string> = new Set([
   'switchyard.v1.KeyService/GetKey',
   'switchyard.v1.KeyService/ListKeys',
   'switchyard.v1.KeyService/GetCaller',
+  'switchyard.v1.WebhookService/GetWebhook',
+  'switchyard.v1.WebhookService/ListWebhooks',
+  'switchyard.v1.WebhookService/ListDeliveries',
   'grpc.health.v1.Health/Check',
   'grpc.health.v1.Health/List',
 ]);

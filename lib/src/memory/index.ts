@@ -4,8 +4,10 @@ import { MemoryRouteStore } from './memory-route-store.js';
 import { MemoryUploadStore } from './memory-upload-store.js';
 import { MemoryKeyStore } from './memory-key-store.js';
 import { LoopbackChangeFeed } from './loopback-change-feed.js';
+import { MemoryWebhookStore } from './memory-webhook-store.js';
 
-export { MemoryAssetStore, MemoryBlobStore, MemoryRouteStore, MemoryUploadStore, MemoryKeyStore, LoopbackChangeFeed };
+export { MemoryAssetStore, MemoryBlobStore, MemoryRouteStore, MemoryUploadStore, MemoryKeyStore, LoopbackChangeFeed, MemoryWebhookStore };
+export type { MemoryOutbox } from './memory-outbox.js';
 
 /** One fresh set of in-memory stores, ready to spread into `createSwitchyard`. */
 export function memoryAdapters(): {
@@ -14,10 +16,14 @@ export function memoryAdapters(): {
   blobStore: MemoryBlobStore;
   uploadStore: MemoryUploadStore;
   keyStore: MemoryKeyStore;
+  webhookStore: MemoryWebhookStore;
 } {
+  // The stores write their changes' webhook deliveries in the same step as the change.
+  const webhookStore = new MemoryWebhookStore();
   return {
-    routeStore: new MemoryRouteStore(),
-    assetStore: new MemoryAssetStore(),
+    routeStore: new MemoryRouteStore({ outbox: webhookStore }),
+    assetStore: new MemoryAssetStore({ outbox: webhookStore }),
+    webhookStore,
     blobStore: new MemoryBlobStore(),
     uploadStore: new MemoryUploadStore(),
     keyStore: new MemoryKeyStore(),

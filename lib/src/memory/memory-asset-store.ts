@@ -11,6 +11,8 @@ import type {
 import { dropUndefined, type StoredFacts } from '../assets/media/media-facts.js';
 import { nameKey } from '../assets/asset-name.js';
 import type { StoredWorkspacePolicy } from '../assets/workspace-policy.js';
+import type { MemoryOutbox } from './memory-outbox.js';
+import { assetChangeEvent } from '../webhooks/webhook-events.js';
 import type { AssetChangeDraft, AssetChangeRecord, AssetHistoryQuery, AssetWrite, ChangeAuthor } from '../ports/asset-change-log.js';
 import type {
   AssetUsage,
@@ -42,8 +44,11 @@ export class MemoryAssetStore implements AssetStore {
   readonly #versions = new Map<string, AssetVersionRecord[]>();
   readonly #trash = new Map<string, TrashedAssetRecord>();
 
-  constructor(options: { history?: number } = {}) {
+  readonly #outbox: MemoryOutbox | undefined;
+
+  constructor(options: { history?: number; outbox?: MemoryOutbox } = {}) {
     this.#history = options.history ?? DEFAULT_ASSET_HISTORY;
+    this.#outbox = options.outbox;
   }
 
   async insert(record: AssetRecord, author: ChangeAuthor): Promise<AssetWrite> {
@@ -360,6 +365,10 @@ export class MemoryAssetStore implements AssetStore {
       Object.freeze({ ...change, revision, actor: author.actor, time: new Date(author.time.getTime()) } as AssetChangeRecord),
     );
     log.changes.push(...logged);
+    this.#outbox?.enqueue(
+      workspace,
+      logged.map((change) => assetChangeEvent(workspace, change)),
+    );
     const oldest = log.changes.findIndex((change) => change.revision > revision - this.#history);
     if (oldest > 0) log.changes.splice(0, oldest);
     return logged;

@@ -1,4 +1,6 @@
 import { SwitchyardError } from '../errors.js';
+import { routeChangeEvent } from '../webhooks/webhook-events.js';
+import type { MemoryOutbox } from './memory-outbox.js';
 import type {
   NewRouteRecord,
   RouteChange,
@@ -17,6 +19,7 @@ import { wholeRevisions } from '../ports/whole-revisions.js';
 export const DEFAULT_ROUTE_HISTORY = 10_000;
 
 interface WorkspaceRoutes {
+  readonly workspace: string;
   readonly byId: Map<string, RouteRecord>;
   /** `method shape` → route id. */
   readonly shapes: Map<string, string>;
@@ -31,8 +34,11 @@ export class MemoryRouteStore implements RouteStore {
   readonly #ids = new Set<string>();
   readonly #history: number;
 
-  constructor(options: { history?: number } = {}) {
+  readonly #outbox: MemoryOutbox | undefined;
+
+  constructor(options: { history?: number; outbox?: MemoryOutbox } = {}) {
     this.#history = options.history ?? DEFAULT_ROUTE_HISTORY;
+    this.#outbox = options.outbox;
   }
 
   async insert(record: NewRouteRecord, origin?: RouteWriteOrigin): Promise<RouteRecord> {
@@ -174,7 +180,7 @@ export class MemoryRouteStore implements RouteStore {
 
   #routes(workspace: string): WorkspaceRoutes {
     let routes = this.#workspaces.get(workspace);
-    if (!routes) this.#workspaces.set(workspace, (routes = { byId: new Map(), shapes: new Map(), revision: 0, changes: [] }));
+    if (!routes) this.#workspaces.set(workspace, (routes = { workspace, byId: new Map(), shapes: new Map(), revision: 0, changes: [] }));
     return routes;
   }
 
@@ -187,6 +193,10 @@ export class MemoryRouteStore implements RouteStore {
   #log(routes: WorkspaceRoutes, changes: readonly RouteChange[]): void {
     routes.revision = changes[0]!.revision;
     routes.changes.push(...changes);
+    this.#outbox?.enqueue(
+      routes.workspace,
+      changes.map((change) => routeChangeEvent(routes.workspace, change)),
+    );
     const kept = routes.changes.findIndex((change) => change.revision > routes.revision - this.#history);
     if (kept > 0) routes.changes.splice(0, kept);
   }

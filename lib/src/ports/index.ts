@@ -41,3 +41,18 @@ export type { ChangeFeed, ChangeFeedListener, ChangeLogName } from './change-fee
 export { CHANGE_LOGS, MAX_FEED_IDS } from './change-feed.js';
 export { ChangeFeedListeners } from './change-feed-listeners.js';
 export type { KeyStore, KeyRecord, KeyListQuery, KeyRoll } from './key-store.js';
+export type {
+  AttemptOutcome,
+  ClaimQuery,
+  ClaimedDelivery,
+  DeliveryAttempt,
+  DeliveryListQuery,
+  DeliveryRecord,
+  DeliveryStatus,
+  WebhookEndpointChanges,
+  WebhookEndpointRecord,
+  WebhookEventDraft,
+  WebhookMessage,
+  WebhookStore,
+} from './webhook-store.js';
+export { DELIVERY_STATUSES } from './webhook-store.js';

@@ -6,6 +6,8 @@ export { assetStoreConformance, sampleAsset, sampleContent, SMALL_ASSET_HISTORY 
 export type { AssetStoreConformanceOptions } from './asset-store-conformance.js';
 export { uploadStoreConformance, sampleUpload } from './upload-store-conformance.js';
 export { keyStoreConformance, sampleKey } from './key-store-conformance.js';
+export { webhookStoreConformance, sampleEndpoint } from './webhook-store-conformance.js';
+export type { WebhookStores } from './webhook-store-conformance.js';
 export { blobStoreConformance, UNSAFE_BLOB_KEYS } from './blob-store-conformance.js';
 export type { ConformanceOptions, RegisterTest, StoreHandle } from './conformance.js';
 export type { Check } from './assertions.js';

@@ -9,6 +9,7 @@ export const SERVICE_NAMES = [
   'switchyard.v1.FileService',
   'switchyard.v1.UploadService',
   'switchyard.v1.KeyService',
+  'switchyard.v1.WebhookService',
 ] as const;
 
 export interface HealthMonitorOptions {

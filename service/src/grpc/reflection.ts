@@ -8,6 +8,7 @@ import {
   file_switchyard_v1_keys,
   file_switchyard_v1_routes,
   file_switchyard_v1_uploads,
+  file_switchyard_v1_webhooks,
 } from '@switchyard/proto';
 
 /**
@@ -25,6 +26,7 @@ export function createReflectionService(): ReflectionService {
     file_switchyard_v1_files,
     file_switchyard_v1_uploads,
     file_switchyard_v1_keys,
+    file_switchyard_v1_webhooks,
     file_grpc_health_v1_health,
   ];
   const fileDescriptorProtos = withImports(served).map((file) => Buffer.from(toBinary(FileDescriptorProtoSchema, file.proto)));

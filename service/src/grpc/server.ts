@@ -8,6 +8,8 @@ import { RouteServiceService } from '../gen/switchyard/v1/routes.js';
 import { UploadServiceService } from '../gen/switchyard/v1/uploads.js';
 import { KeyServiceService } from '../gen/switchyard/v1/keys.js';
 import { keyHandlers } from './key-handlers.js';
+import { webhookHandlers } from './webhook-handlers.js';
+import { WebhookServiceService } from '../gen/switchyard/v1/webhooks.js';
 import { uploadHandlers } from './upload-handlers.js';
 import type { Logger, Tracing } from '@switchyard/runtime';
 import { assetHandlers } from './asset-handlers.js';
@@ -92,6 +94,7 @@ export function createGrpcServer(parts: GrpcServerParts): GrpcServer {
     );
   // Without a key store, KeyService answers UNIMPLEMENTED from its handlers (keys are optional in the core).
   add(KeyServiceService, keyHandlers(parts.switchyard.keys, rpc));
+  add(WebhookServiceService, webhookHandlers(parts.switchyard.webhooks, rpc));
   parts.health.implementation.addToServer(handlers.recorder(server));
   createReflectionService().addToServer(server);
   return { server, handlers, settled: () => rpc.settled(), endStreams: () => rpc.endStreams() };

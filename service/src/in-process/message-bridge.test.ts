@@ -2,12 +2,13 @@ import test from 'ava';
 import fc from 'fast-check';
 import { create, fromBinary, toBinary, type DescMessage, type DescService, type MessageShape } from '@bufbuild/protobuf';
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { AssetService, FileService, KeyService, RouteService, UploadService } from '@switchyard/proto';
+import { AssetService, FileService, KeyService, RouteService, UploadService, WebhookService } from '@switchyard/proto';
 import { AssetServiceService } from '../gen/switchyard/v1/assets.js';
 import { FileServiceService } from '../gen/switchyard/v1/files.js';
 import { RouteServiceService } from '../gen/switchyard/v1/routes.js';
 import { UploadServiceService } from '../gen/switchyard/v1/uploads.js';
 import { KeyServiceService } from '../gen/switchyard/v1/keys.js';
+import { WebhookServiceService } from '../gen/switchyard/v1/webhooks.js';
 import { withFastChunks } from '../grpc/chunk-encoding.js';
 import { bridgeRequest, bridgeResponse } from './message-bridge.js';
 import { messageOf, type Side } from './message-arbitraries.test-support.js';
@@ -20,6 +21,7 @@ const methods = (
     [RouteService, RouteServiceService],
     [UploadService, UploadServiceService],
     [KeyService, KeyServiceService],
+    [WebhookService, WebhookServiceService],
   ] as [DescService, ServiceDefinition][]
 ).flatMap(([service, definition]) =>
   service.methods.map((method) => {

@@ -13,6 +13,7 @@ import * as assetChanges from './0008-asset-changes.js';
 import * as routeOwners from './0009-route-owners.js';
 import * as apiKeys from './0010-api-keys.js';
 import * as versionsAndTrash from './0011-versions-and-trash.js';
+import * as webhooks from './0012-webhooks.js';
 
 /**
  * Every migration, by name, in order. A static list rather than a folder scan,
@@ -31,6 +32,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0009-route-owners': routeOwners,
   '0010-api-keys': apiKeys,
   '0011-versions-and-trash': versionsAndTrash,
+  '0012-webhooks': webhooks,
 });
 
 export const migrationProvider: MigrationProvider = Object.freeze({

@@ -64,6 +64,7 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       '0009-route-owners',
       '0010-api-keys',
       '0011-versions-and-trash',
+      '0012-webhooks',
     ]);
     t.deepEqual(await migrateToLatest(db), []);
     const tables = (await db.introspection.getTables()).map((table) => table.name).sort();
@@ -78,6 +79,10 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       'route_changes',
       'route_revisions',
       'routes',
+      'webhook_attempts',
+      'webhook_deliveries',
+      'webhook_endpoints',
+      'webhook_messages',
       'workspace_policies',
     ]);
   });
@@ -172,7 +177,13 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       .insertInto('route_changes')
       .values(logged.map((change) => ({ workspace: 'old', ...change })))
       .execute();
-    t.deepEqual(await migrateToLatest(db), ['0008-asset-changes', '0009-route-owners', '0010-api-keys', '0011-versions-and-trash']);
+    t.deepEqual(await migrateToLatest(db), [
+      '0008-asset-changes',
+      '0009-route-owners',
+      '0010-api-keys',
+      '0011-versions-and-trash',
+      '0012-webhooks',
+    ]);
     const store = new KyselyRouteStore(db);
     t.is((await store.get('old', b))?.owner, '', 'routes from before have no owner');
     const changes = (await store.changesSince('old', 0, 10)) ?? [];
@@ -225,6 +236,7 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       '0009-route-owners',
       '0010-api-keys',
       '0011-versions-and-trash',
+      '0012-webhooks',
     ]);
     const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM routes`.execute(db);
     t.is(Number(rows[0]?.n), 0);

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import {
+  assetChangeEvent,
   DEFAULT_ASSET_HISTORY,
   isVisibility,
   nameKey,
@@ -25,6 +26,7 @@ import {
   type StoredWorkspacePolicy,
   type SwapAttributes,
 } from '@switchyard/core';
+import type { KyselyOutbox } from './kysely-outbox.js';
 import { databaseError } from './database-errors.js';
 import { preparedRowsQuery } from './prepared-query.js';
 import { dialectOf } from './database.js';
@@ -123,8 +125,11 @@ export class KyselyAssetStore implements AssetStore {
    */
   readonly #listShapes = new Map<string, ListRun>();
 
-  constructor(db: Kysely<Database>, options: { history?: number | undefined } = {}) {
+  readonly #outbox: KyselyOutbox | undefined;
+
+  constructor(db: Kysely<Database>, options: { history?: number | undefined; outbox?: KyselyOutbox | undefined } = {}) {
     this.#db = db;
+    this.#outbox = options.outbox;
     this.#log = new KyselyAssetChangeLog(db, options.history ?? DEFAULT_ASSET_HISTORY);
     this.#raiseRevision = revisionRaiser(db, 'asset_revisions');
     this.#selectById = preparedRowsQuery(
@@ -742,6 +747,12 @@ export class KyselyAssetStore implements AssetStore {
           const done = await work(trx);
           if (done === undefined) throw new NothingToWrite();
           const changes = await this.#log.append(trx, workspace, revision, author, done.drafts);
+          if (this.#outbox)
+            await this.#outbox.enqueue(
+              trx,
+              workspace,
+              changes.map((change) => assetChangeEvent(workspace, change)),
+            );
           return done.records.map((record, i) => {
             const dropped = done.dropped?.[i] ?? [];
             return dropped.length > 0 ? { record, change: changes[i]!, droppedVersions: dropped } : { record, change: changes[i]! };

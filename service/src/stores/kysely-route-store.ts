@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import {
+  routeChangeEvent,
   DEFAULT_ROUTE_HISTORY,
   SwitchyardError,
   type NewRouteRecord,
@@ -14,6 +15,7 @@ import {
   revisionRefusals,
   wholeRevisions,
 } from '@switchyard/core';
+import type { KyselyOutbox } from './kysely-outbox.js';
 import { databaseError } from './database-errors.js';
 import { dialectOf } from './database.js';
 import { preparedStatement } from './prepared-query.js';
@@ -87,7 +89,10 @@ export class KyselyRouteStore implements RouteStore {
   readonly #insertChange;
   readonly #trimChanges;
 
-  constructor(db: Kysely<Database>, options: { history?: number } = {}) {
+  readonly #outbox: KyselyOutbox | undefined;
+
+  constructor(db: Kysely<Database>, options: { history?: number | undefined; outbox?: KyselyOutbox | undefined } = {}) {
+    this.#outbox = options.outbox;
     this.#db = db;
     this.#history = options.history ?? DEFAULT_ROUTE_HISTORY;
     this.#mysql = dialectOf(db) === 'mysql';
@@ -363,6 +368,12 @@ export class KyselyRouteStore implements RouteStore {
           const rows = changes.map((change, seq) => changeRow(workspace, seq, change));
           if (rows.length === 1) await this.#insertChange(trx, ...CHANGE_COLUMNS.map((column) => rows[0]![column]));
           else for (const chunk of chunks(rows)) await trx.insertInto('route_changes').values(chunk).execute();
+          if (this.#outbox)
+            await this.#outbox.enqueue(
+              trx,
+              workspace,
+              changes.map((change) => routeChangeEvent(workspace, change)),
+            );
           if (revision > this.#history && revision % TRIM_EVERY === 0) await this.#trimChanges(trx, workspace, revision - this.#history);
           return changes;
         });

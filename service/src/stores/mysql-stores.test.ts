@@ -1,7 +1,13 @@
 // The record stores on MySQL (MariaDB): the library's conformance suites, in a database of their own.
 import test from 'ava';
 import type { Kysely } from 'kysely';
-import { assetStoreConformance, keyStoreConformance, routeStoreConformance, uploadStoreConformance } from '@switchyard/core/testing';
+import {
+  assetStoreConformance,
+  keyStoreConformance,
+  routeStoreConformance,
+  uploadStoreConformance,
+  webhookStoreConformance,
+} from '@switchyard/core/testing';
 import { migrateToLatest } from '../migrations/index.js';
 import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
 import { openDatabase } from './database.js';
@@ -9,6 +15,8 @@ import { KyselyAssetStore } from './kysely-asset-store.js';
 import { KyselyKeyStore } from './kysely-key-store.js';
 import { KyselyRouteStore } from './kysely-route-store.js';
 import { KyselyUploadStore } from './kysely-upload-store.js';
+import { KyselyWebhookStore } from './kysely-webhook-store.js';
+import { rolledBackWritesQueueNothing } from './webhook-outbox.test-support.js';
 import type { Database } from './schema.js';
 
 /** Nothing listens on port 1: connections are refused at once. */
@@ -51,4 +59,15 @@ if (!database) {
     create: async () => ({ store: new KyselyKeyStore(db) }),
     createUnavailable: unreachable((closed) => new KyselyKeyStore(closed)),
   });
+  webhookStoreConformance(test, {
+    name: 'mysql',
+    create: async () => {
+      const webhooks = new KyselyWebhookStore(db);
+      return {
+        store: { webhooks, assets: new KyselyAssetStore(db, { outbox: webhooks }), routes: new KyselyRouteStore(db, { outbox: webhooks }) },
+      };
+    },
+  });
+  test('mysql: a write whose transaction fails after the outbox wrote leaves no change and no delivery', (t) =>
+    rolledBackWritesQueueNothing(t, db));
 }

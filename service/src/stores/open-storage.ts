@@ -1,5 +1,13 @@
 import { sql, type Kysely } from 'kysely';
-import { SwitchyardError, type AssetStore, type BlobStore, type KeyStore, type RouteStore, type UploadStore } from '@switchyard/core';
+import {
+  SwitchyardError,
+  type AssetStore,
+  type BlobStore,
+  type KeyStore,
+  type RouteStore,
+  type UploadStore,
+  type WebhookStore,
+} from '@switchyard/core';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from './database.js';
 import { DiskBlobStore } from './disk-blob-store.js';
@@ -7,6 +15,7 @@ import { KyselyAssetStore } from './kysely-asset-store.js';
 import { KyselyKeyStore } from './kysely-key-store.js';
 import { KyselyRouteStore } from './kysely-route-store.js';
 import { KyselyUploadStore } from './kysely-upload-store.js';
+import { KyselyWebhookStore } from './kysely-webhook-store.js';
 import { S3BlobStore } from './s3-blob-store.js';
 import type { Database } from './schema.js';
 import type { BlobStoreConfig, StorageConfig } from './storage-config.js';
@@ -20,6 +29,8 @@ export interface Storage {
   readonly uploadStore: UploadStore;
   /** Workspace API keys (digests only), in the same database. */
   readonly keyStore: KeyStore;
+  /** Webhook endpoints and the outbox the asset and route stores write in their transactions. */
+  readonly webhookStore: WebhookStore;
   /** Resolves when the database and the blob store both answer; else throws `unavailable`. */
   check(): Promise<void>;
   /** Ends the database pool and the blob store's client. Idempotent. */
@@ -48,10 +59,12 @@ export async function openStorage(config: StorageConfig, options: OpenStorageOpt
   }
 
   let closing: Promise<void> | undefined;
+  const webhookStore = new KyselyWebhookStore(db);
   return Object.freeze({
     db,
-    routeStore: new KyselyRouteStore(db, { history: config.routeHistory }),
-    assetStore: new KyselyAssetStore(db, { history: config.assetHistory }),
+    routeStore: new KyselyRouteStore(db, { history: config.routeHistory, outbox: webhookStore }),
+    assetStore: new KyselyAssetStore(db, { history: config.assetHistory, outbox: webhookStore }),
+    webhookStore,
     uploadStore: new KyselyUploadStore(db),
     keyStore: new KyselyKeyStore(db),
     blobStore: blobs.store,

@@ -193,6 +193,55 @@ export interface ApiKeysTable {
   previous_valid_until: number | null;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  workspace: string;
+  url: string;
+  /** JSON array of event types and patterns. */
+  events: string;
+  description: string;
+  /** 1 or 0. */
+  enabled: number;
+  created_at: number;
+  updated_at: number;
+  /** `whsec_…`: it signs, so it is kept; never logged or answered after create and rotate. */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  failing_since: number | null;
+}
+
+export interface WebhookMessagesTable {
+  id: string;
+  workspace: string;
+  type: string;
+  /** The exact JSON body sent. */
+  body: string;
+  created_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  workspace: string;
+  webhook_id: string;
+  message_id: string;
+  status: string;
+  tries: number;
+  /** Due (pending) or leased until (claimed); null once final. */
+  next_attempt_at: number | null;
+  created_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  seq: number;
+  at: number;
+  status_code: number;
+  duration_ms: number;
+  error: string;
+  response: string;
+}
+
 export interface Database {
   routes: RoutesTable;
   route_revisions: RouteRevisionsTable;
@@ -205,4 +254,8 @@ export interface Database {
   workspace_policies: WorkspacePoliciesTable;
   resumable_uploads: ResumableUploadsTable;
   api_keys: ApiKeysTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_messages: WebhookMessagesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

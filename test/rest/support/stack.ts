@@ -66,6 +66,8 @@ export async function startStack(
     DATA_DIR: dataDir,
     AUTH_SECRET: secret,
     LOG_LEVEL: 'info',
+    // Tests send traffic only to loopback: their webhook receivers listen there.
+    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
     ...env,
   };
   const serviceConfig = loadServiceConfig(fullEnv);

@@ -1,0 +1,173 @@
+import type { TimeSource, TimerHandle } from '../clock.js';
+import type { ClaimedDelivery, DeliveryAttempt, WebhookStore } from '../ports/webhook-store.js';
+import { afterAttempt, failingTooLong } from './delivery-rules.js';
+import { signWebhook } from './signature.js';
+import type { WebhookSender } from './webhook-sender.js';
+import type { WebhookSettings } from './webhook-settings.js';
+
+/** A claim stays with its instance this long past the attempt's timeout; after that (a crash) any instance takes it again. */
+export const CLAIM_MARGIN_MS = 30_000;
+
+/** What the relay tells its watcher (metrics) after each attempt. */
+export interface AttemptReport {
+  readonly delivery: ClaimedDelivery;
+  readonly attempt: DeliveryAttempt;
+  readonly status: 'pending' | 'succeeded' | 'failed';
+}
+
+export interface WebhookRelayOptions {
+  readonly store: WebhookStore;
+  readonly sender: WebhookSender;
+  readonly time: TimeSource;
+  readonly settings: WebhookSettings;
+  /** Sends in flight at once, over all endpoints (16). */
+  readonly maxInFlight?: number;
+  /** Sends in flight at once to one endpoint (1: a healthy endpoint hears its events in order). */
+  readonly perEndpoint?: number;
+  /** How often the store is asked for due deliveries when nothing woke the relay (1 s). */
+  readonly pollMs?: number;
+  readonly onAttempt?: (report: AttemptReport) => void;
+  /** A store failure in the background loop; the loop goes on at the next poll. */
+  readonly onError?: (error: unknown) => void;
+}
+
+export interface WebhookRelay {
+  /** Polls on the injected timers until `close`. */
+  start(): void;
+  /** Claims what is due now and sends it; answers once those sends are recorded, with how many there were. */
+  runOnce(): Promise<number>;
+  /** Stops polling and waits for the sends in flight. */
+  close(): Promise<void>;
+}
+
+/**
+ * Sends due deliveries from the outbox. Every attempt is recorded (time,
+ * status, duration, error, the start of the answer) before the next is
+ * planned; a crash between the send and the record sends it again after the
+ * claim lapses (at least once). A slow endpoint holds at most `perEndpoint`
+ * of the `maxInFlight` sends.
+ */
+export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
+  const { store, sender, time, settings } = options;
+  const maxInFlight = options.maxInFlight ?? 16;
+  const perEndpoint = options.perEndpoint ?? 1;
+  const pollMs = options.pollMs ?? 1000;
+  const busy = new Map<string, number>();
+  const inFlight = new Set<Promise<void>>();
+  let timer: TimerHandle | undefined;
+  let running = false;
+  let closed = false;
+
+  const claimAndSend = async (): Promise<Promise<void>[]> => {
+    const room = maxInFlight - inFlight.size;
+    if (room <= 0 || closed) return [];
+    const now = time.now();
+    const leaseUntil = new Date(now.getTime() + settings.timeoutMs + CLAIM_MARGIN_MS);
+    const claimed = await store.claimDue({ now, leaseUntil, limit: room, perEndpoint, busy });
+    return claimed.map((claim) => {
+      busy.set(claim.endpoint.id, (busy.get(claim.endpoint.id) ?? 0) + 1);
+      const sending = sendOne(claim, leaseUntil)
+        .catch((error: unknown) => options.onError?.(error))
+        .finally(() => {
+          inFlight.delete(sending);
+          const left = (busy.get(claim.endpoint.id) ?? 1) - 1;
+          if (left === 0) busy.delete(claim.endpoint.id);
+          else busy.set(claim.endpoint.id, left);
+          if (running) schedule(0);
+        });
+      inFlight.add(sending);
+      return sending;
+    });
+  };
+
+  const sendOne = async ({ delivery, endpoint }: ClaimedDelivery, leaseUntil: Date): Promise<void> => {
+    const started = time.now();
+    const secrets = [endpoint.secret];
+    if (endpoint.previousSecret !== undefined && endpoint.previousSecretUntil !== undefined && endpoint.previousSecretUntil > started)
+      secrets.push(endpoint.previousSecret);
+    const signed = signWebhook(delivery.message.id, Math.floor(started.getTime() / 1000), delivery.message.body, secrets);
+    let statusCode = 0;
+    let retryAfter: string | undefined;
+    let response = '';
+    let error = '';
+    try {
+      const answer = await sender.send({
+        url: endpoint.url,
+        headers: { ...signed, 'content-type': 'application/json', 'user-agent': 'Switchyard-Webhooks/1' },
+        body: delivery.message.body,
+        timeoutMs: settings.timeoutMs,
+      });
+      ({ statusCode, retryAfter } = answer);
+      response = answer.body;
+      if (statusCode < 200 || statusCode >= 300) error = `answered ${statusCode}`;
+    } catch (failure) {
+      error = failure instanceof Error ? failure.message : String(failure);
+    }
+    const finished = time.now();
+    const attempt: DeliveryAttempt = Object.freeze({
+      at: started,
+      statusCode,
+      durationMs: Math.max(0, finished.getTime() - started.getTime()),
+      error,
+      response,
+    });
+    const verdict = afterAttempt({ statusCode, retryAfter }, delivery.tries, settings.retrySchedule, finished);
+    const recorded = await store.recordAttempt(delivery.id, leaseUntil, attempt, verdict);
+    if (!recorded) return;
+    options.onAttempt?.({ delivery: { delivery, endpoint }, attempt, status: verdict.status });
+    await settleEndpoint(endpoint, verdict.succeeded, verdict.disableEndpoint, finished);
+  };
+
+  /** Keeps the endpoint's run of failures, and disables it on a 410 or after DISABLE_AFTER_FAILING_MS of failures. */
+  const settleEndpoint = async (endpoint: ClaimedDelivery['endpoint'], succeeded: boolean, gone: boolean, now: Date) => {
+    if (succeeded) {
+      if (endpoint.failingSince !== undefined)
+        await store.updateEndpoint(endpoint.workspace, endpoint.id, { failingSince: undefined, updatedAt: now });
+      return;
+    }
+    const failingSince = endpoint.failingSince ?? now;
+    if (gone || failingTooLong(failingSince, now))
+      await store.updateEndpoint(endpoint.workspace, endpoint.id, { enabled: false, failingSince, updatedAt: now });
+    else if (endpoint.failingSince === undefined)
+      await store.updateEndpoint(endpoint.workspace, endpoint.id, { failingSince, updatedAt: now });
+  };
+
+  const tick = (): void => {
+    timer = undefined;
+    claimAndSend()
+      .catch((error: unknown) => options.onError?.(error))
+      .finally(() => {
+        if (running && timer === undefined) schedule(pollMs);
+      });
+  };
+
+  const schedule = (ms: number): void => {
+    if (!running) return;
+    if (timer !== undefined) {
+      if (ms > 0) return;
+      time.clearTimeout(timer);
+    }
+    timer = time.setTimeout(tick, ms);
+    timer.unref?.();
+  };
+
+  return Object.freeze({
+    start() {
+      if (running || closed) return;
+      running = true;
+      schedule(0);
+    },
+    async runOnce() {
+      const sends = await claimAndSend();
+      await Promise.all(sends);
+      return sends.length;
+    },
+    async close() {
+      running = false;
+      closed = true;
+      time.clearTimeout(timer);
+      timer = undefined;
+      await Promise.allSettled([...inFlight]);
+    },
+  });
+}

@@ -1,0 +1,8 @@
+import type { Transaction } from 'kysely';
+import type { WebhookEventDraft } from '@switchyard/core';
+import type { Database } from './schema.js';
+
+/** Where the asset and route stores write a change's webhook events, inside the change's transaction (KyselyWebhookStore). */
+export interface KyselyOutbox {
+  enqueue(trx: Transaction<Database>, workspace: string, drafts: readonly WebhookEventDraft[]): Promise<void>;
+}
