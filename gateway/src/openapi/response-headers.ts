@@ -13,7 +13,7 @@ const retryAfter = {
 const allow = { Allow: { required: true, description: 'The methods the path takes.', schema: { type: 'string' } } };
 
 /** The operations whose 201 names what they made in `Location`. */
-const CREATING: ReadonlySet<string> = new Set(['createRoute', 'uploadAsset', 'createKey']);
+const CREATING: ReadonlySet<string> = new Set(['createRoute', 'uploadAsset', 'createKey', 'createWebhook']);
 
 /** The headers of one response of one operation, beyond the body's content type. */
 export function RESPONSE_HEADERS(operationId: string, status: number): Record<string, unknown> | undefined {
