@@ -80,7 +80,10 @@ test('every command of the curl walk-through in docs/getting-started.md works as
   t.regex(output, /"code":"invalid_argument","message":"w: must be one of 16, 32/, 'a size not in the list');
   t.regex(output, /"label":"contract".*"visibility":"private"/);
   t.regex(output, /^403\n200\n204\n403$/m, 'private without a signature, signed, revoked, the signed url after the revocation');
-  t.regex(output, /\{"allowedTypes":\["image\/\*"\],"maxUploadBytes":10485760,"defaultVisibility":"public","stripImageMetadata":false\}/);
+  t.regex(
+    output,
+    /\{"allowedTypes":\["image\/\*"\],"maxUploadBytes":10485760,"defaultVisibility":"public","stripImageMetadata":false,"keepVersions":5,"retentionDays":7\}/,
+  );
   t.regex(output, /"code":"invalid_argument","message":"files of type application\/pdf are not allowed in this workspace/);
   t.regex(output, /"code":"unauthenticated"/);
   t.regex(output, /"code":"invalid_argument"/);
