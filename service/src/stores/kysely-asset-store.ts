@@ -33,7 +33,7 @@ import { dialectOf } from './database.js';
 import type { AssetsTable, AssetTrashTable, AssetVersionsTable, Database, WorkspacePoliciesTable } from './schema.js';
 import { prefixRange } from './name-prefix.js';
 import { KyselyAssetChangeLog, redactAssetChanges } from './kysely-asset-change-log.js';
-import { isDeadlock, revisionRaiser } from './workspace-revision.js';
+import { retryingDeadlocks, revisionRaiser } from './workspace-revision.js';
 
 type AssetRow = Selectable<AssetsTable>;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -66,9 +66,6 @@ const ASSET_COLUMNS = [
 const LIMIT_SENTINEL = -0x5e17;
 
 type ListRun = (...params: readonly unknown[]) => Promise<{ rows: readonly (readonly unknown[])[] }>;
-
-/** A MySQL deadlock victim (two first writes of a new workspace) is retried this often before `aborted`. */
-const DEADLOCK_RETRIES = 5;
 
 /** Thrown inside a write transaction to roll it back when it finds nothing to write; never escapes. */
 class NothingToWrite extends Error {}
@@ -539,17 +536,11 @@ export class KyselyAssetStore implements AssetStore {
 
   async restoreFromTrash(workspace: string, id: string, author: ChangeAuthor): Promise<AssetWrite | undefined> {
     const [written] = await this.#write(workspace, author, async (trx) => {
-      const row = await trx
-        .selectFrom('asset_trash')
-        .select(TRASH_COLUMNS)
-        .where('id', '=', id)
-        .where('workspace', '=', workspace)
-        .executeTakeFirst();
+      const row = await takeFromTrash(trx, workspace, id);
       if (row === undefined) return undefined;
       const { deleted_at: _at, deleted_by: _by, ...assetColumns } = row;
       // A new link epoch: links signed before the delete stay dead.
       const back = { ...assetColumns, name_lower: nameKey(row.name), link_epoch: Number(row.link_epoch) + 1 };
-      await trx.deleteFrom('asset_trash').where('id', '=', id).execute();
       await trx.insertInto('assets').values(back).execute();
       const record = toRecord(back);
       return { records: [record], drafts: [{ type: 'asset.created', assetId: id, asset: record, reason: 'restore' }] };
@@ -559,14 +550,8 @@ export class KyselyAssetStore implements AssetStore {
 
   async purgeFromTrash(workspace: string, id: string, author: ChangeAuthor): Promise<AssetWrite | undefined> {
     const [written] = await this.#write(workspace, author, async (trx) => {
-      const row = await trx
-        .selectFrom('asset_trash')
-        .select(TRASH_COLUMNS)
-        .where('id', '=', id)
-        .where('workspace', '=', workspace)
-        .executeTakeFirst();
+      const row = await takeFromTrash(trx, workspace, id);
       if (row === undefined) return undefined;
-      await trx.deleteFrom('asset_trash').where('id', '=', id).execute();
       const dropped = await this.#dropVersionsOf(trx, workspace, [id]);
       await redactAssetChanges(trx, workspace, id);
       return { records: [toRecord(row)], drafts: [{ type: 'asset.deleted', assetId: id, reason: 'purge' }], dropped: [dropped] };
@@ -740,9 +725,9 @@ export class KyselyAssetStore implements AssetStore {
     work: (trx: Transaction<Database>) => Promise<Work | undefined>,
     duplicate?: (error: unknown) => SwitchyardError,
   ): Promise<AssetWrite[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#db.transaction().execute(async (trx) => {
+    try {
+      return await retryingDeadlocks(() =>
+        this.#db.transaction().execute(async (trx) => {
           const revision = await this.#raiseRevision(trx, workspace);
           const done = await work(trx);
           if (done === undefined) throw new NothingToWrite();
@@ -757,12 +742,11 @@ export class KyselyAssetStore implements AssetStore {
             const dropped = done.dropped?.[i] ?? [];
             return dropped.length > 0 ? { record, change: changes[i]!, droppedVersions: dropped } : { record, change: changes[i]! };
           });
-        });
-      } catch (error) {
-        if (error instanceof NothingToWrite) return [];
-        if (isDeadlock(error) && attempt < DEADLOCK_RETRIES) continue;
-        throw databaseError(error, duplicate && (() => duplicate(error)));
-      }
+        }),
+      );
+    } catch (error) {
+      if (error instanceof NothingToWrite) return [];
+      throw databaseError(error, duplicate && (() => duplicate(error)));
     }
   }
 }
@@ -895,6 +879,18 @@ function toVersion(row: Pick<Selectable<AssetVersionsTable>, (typeof VERSION_COL
     ...(Number(row.facts_version) > 0 ? { factsVersion: Number(row.facts_version) } : {}),
   };
   return Object.freeze(version);
+}
+
+/** The trash entry `id` of `workspace`, removed from the trash, or `undefined` when it is not there. */
+async function takeFromTrash(trx: Transaction<Database>, workspace: string, id: string) {
+  const row = await trx
+    .selectFrom('asset_trash')
+    .select(TRASH_COLUMNS)
+    .where('id', '=', id)
+    .where('workspace', '=', workspace)
+    .executeTakeFirst();
+  if (row !== undefined) await trx.deleteFrom('asset_trash').where('id', '=', id).execute();
+  return row;
 }
 
 function toTrashed(row: Pick<Selectable<AssetTrashTable>, (typeof TRASH_COLUMNS)[number]>): TrashedAssetRecord {

@@ -20,10 +20,8 @@ import { databaseError } from './database-errors.js';
 import { dialectOf } from './database.js';
 import { preparedStatement } from './prepared-query.js';
 import type { Database, RouteChangesTable, RoutesTable } from './schema.js';
+import { retryingDeadlocks } from './workspace-revision.js';
 import { changeRow, COLUMNS, factsOf, freeze, frozenChange, toChange, toRecord, toRow, type RouteRow } from './kysely-route-rows.js';
-
-/** A MySQL deadlock victim (two first writes of a new workspace) is retried this often before `aborted`. */
-const DEADLOCK_RETRIES = 5;
 
 /**
  * The change log is trimmed on one write in this many, not on every write past
@@ -359,9 +357,9 @@ export class KyselyRouteStore implements RouteStore {
     work: (trx: Transaction<Database>, revision: number) => Promise<RouteChange[] | undefined>,
     duplicate?: (error: unknown) => SwitchyardError,
   ): Promise<RouteChange[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#db.transaction().execute(async (trx) => {
+    try {
+      return await retryingDeadlocks(() =>
+        this.#db.transaction().execute(async (trx) => {
           const revision = await this.#raise(trx, workspace);
           const changes = await work(trx, revision);
           if (changes === undefined) throw new NothingToWrite();
@@ -376,12 +374,11 @@ export class KyselyRouteStore implements RouteStore {
             );
           if (revision > this.#history && revision % TRIM_EVERY === 0) await this.#trimChanges(trx, workspace, revision - this.#history);
           return changes;
-        });
-      } catch (error) {
-        if (error instanceof NothingToWrite) return [];
-        if (isDeadlock(error) && attempt < DEADLOCK_RETRIES) continue;
-        throw databaseError(error, duplicate && (() => duplicate(error)));
-      }
+        }),
+      );
+    } catch (error) {
+      if (error instanceof NothingToWrite) return [];
+      throw databaseError(error, duplicate && (() => duplicate(error)));
     }
   }
 
@@ -407,10 +404,6 @@ function chunks<T>(items: readonly T[]): T[][] {
 /** An object of `columns` from values in the same order. */
 function rowOf<const C extends readonly string[]>(columns: C, values: readonly unknown[]): Record<C[number], never> {
   return Object.fromEntries(columns.map((column, i) => [column, values[i]])) as Record<C[number], never>;
-}
-
-function isDeadlock(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'ER_LOCK_DEADLOCK';
 }
 
 /** Both dialects name the violated key in the message: the shape key's name and column both say "shape". */

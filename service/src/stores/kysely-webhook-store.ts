@@ -20,12 +20,10 @@ import {
   type WebhookStore,
 } from '@switchyard/core';
 import { dialectOf } from './database.js';
+import { preparedStatement } from './prepared-query.js';
 import { databaseError } from './database-errors.js';
-import { isDeadlock } from './workspace-revision.js';
+import { retryingDeadlocks } from './workspace-revision.js';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookMessagesTable } from './schema.js';
-
-/** How often a transaction MySQL picked as a deadlock's victim is run again before `aborted`. */
-const DEADLOCK_RETRIES = 5;
 
 type EndpointRow = Selectable<WebhookEndpointsTable>;
 type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -48,16 +46,22 @@ export class KyselyWebhookStore implements WebhookStore {
   readonly #db: Kysely<Database>;
   readonly #ids: IdSource;
   readonly #mysql: boolean;
+  /** Prepared once: every asset and route write asks it, inside its transaction. */
+  readonly #endpointsOf;
 
   constructor(db: Kysely<Database>, options: { ids?: IdSource } = {}) {
     this.#db = db;
     this.#ids = options.ids ?? createUlidSource();
     this.#mysql = dialectOf(db) === 'mysql';
+    this.#endpointsOf = preparedStatement<Database, EndpointRow, [string]>(
+      (workspace) => db.selectFrom('webhook_endpoints').selectAll().where('workspace', '=', workspace),
+      ['\0workspace'],
+    );
   }
 
   /** The outbox's write, inside the change's transaction: nothing when no endpoint of the workspace hears these events. */
   async enqueue(trx: Transaction<Database>, workspace: string, drafts: readonly WebhookEventDraft[]): Promise<void> {
-    const rows = await trx.selectFrom('webhook_endpoints').selectAll().where('workspace', '=', workspace).execute();
+    const { rows } = await this.#endpointsOf(trx, workspace);
     if (rows.length === 0) return;
     const { messages, deliveries } = outboxRows(workspace, rows.map(endpointOf), drafts, this.#ids);
     if (messages.length === 0) return;
@@ -367,19 +371,15 @@ export class KyselyWebhookStore implements WebhookStore {
   }
 
   /**
-   * Runs `work`, once more (up to DEADLOCK_RETRIES) when MySQL chose it as a
-   * deadlock's victim: every write here is one transaction, rolled back
-   * whole, and a claim's row locks meet the outbox inserts of changes
-   * committing beside it (seen as a lost claim in the conformance suite).
+   * Runs `work` (one transaction), again when MySQL chose it as a deadlock's
+   * victim: a claim's row locks meet the outbox inserts of changes committing
+   * beside it (seen as a lost claim in the conformance suite).
    */
   async #run<T>(work: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await work();
-      } catch (error) {
-        if (isDeadlock(error) && attempt < DEADLOCK_RETRIES) continue;
-        throw databaseError(error);
-      }
+    try {
+      return await retryingDeadlocks(work);
+    } catch (error) {
+      throw databaseError(error);
     }
   }
 }

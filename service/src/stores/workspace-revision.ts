@@ -59,3 +59,21 @@ export function revisionReader(db: Kysely<Database>, table: RevisionTable): (on:
 export function isDeadlock(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'ER_LOCK_DEADLOCK';
 }
+
+/** How often a transaction MySQL picked as a deadlock's victim runs in all before its error stands. */
+const DEADLOCK_ATTEMPTS = 5;
+
+/**
+ * Runs `transaction` (one transaction, rolled back whole when it fails) again
+ * when MySQL chose it as a deadlock's victim, up to DEADLOCK_ATTEMPTS times;
+ * any other error, and the last deadlock, is thrown as it came.
+ */
+export async function retryingDeadlocks<T>(transaction: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction();
+    } catch (error) {
+      if (!isDeadlock(error) || attempt >= DEADLOCK_ATTEMPTS) throw error;
+    }
+  }
+}
