@@ -62,6 +62,14 @@ async function healthy(url: string): Promise<boolean> {
   return (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200;
 }
 
+/** True once the server drains: new connections refused, or answered with `connection: close`. */
+async function drainingSeen(url: string): Promise<boolean> {
+  const response = await fetch(`${url}/healthz`).catch(() => undefined);
+  if (response === undefined) return true;
+  await response.arrayBuffer().catch(() => undefined);
+  return response.headers.get('connection') === 'close';
+}
+
 async function upload(baseUrl: string, token: string, bytes: Uint8Array<ArrayBuffer>, filename: string) {
   const response = await fetch(`${baseUrl}/v1/assets/upload`, {
     method: 'POST',
@@ -151,13 +159,18 @@ containerTest(
     t.false(firstChunk.done);
     chunks.push(firstChunk.value!);
     // The server's own shutdown deadline (10 s) runs from SIGTERM: the rest is read as soon as the
-    // server says it is stopping, seen through a followed log rather than a podman call per look.
+    // server shows it is stopping. Its log says so, but a followed `podman logs` can lag seconds
+    // behind under load; a /healthz probe sees it at once (refused, or answered `connection: close`).
     const output = first.follow();
     await output.until(/listening/);
     let stopping = false;
     void output.until(/shutting down/).then(() => (stopping = true));
     const stopped = podman(['stop', '--time', '60', first.name], { timeout: 120_000 });
-    await eventually(() => stopping, { timeout: 30_000, interval: 10, message: 'the server logging SIGTERM' });
+    await eventually(async () => stopping || (await drainingSeen(url)), {
+      timeout: 30_000,
+      interval: 10,
+      message: 'the server stopping on SIGTERM',
+    });
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
