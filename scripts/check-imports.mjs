@@ -23,7 +23,7 @@ const isTestFile = (path) => /\.test\.ts$|test-support\.ts$|\/fixtures\//.test(p
 
 function* sourceFiles(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (['node_modules', 'dist', '.tmp', 'results'].includes(entry.name)) continue;
+    if (['node_modules', 'dist', '.tmp', 'results', 'test-build'].includes(entry.name)) continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* sourceFiles(path);
     else if (/\.(ts|tsx|mts|mjs|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) yield path;

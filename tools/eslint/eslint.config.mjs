@@ -8,8 +8,8 @@ import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  // Generated code, build output, benchmark results; JavaScript files are in no tsconfig, so no types to check them with.
-  globalIgnores(['**/gen/**', '**/dist/**', '**/node_modules/**', 'bench/results/**', '**/*.js', '**/*.mjs', '**/*.cjs']),
+  // Generated code, build output (test-build/: the compiled test tree), benchmark results; JavaScript files are in no tsconfig, so no types to check them with.
+  globalIgnores(['**/gen/**', '**/dist/**', '**/node_modules/**', 'test-build/**', 'bench/results/**', '**/*.js', '**/*.mjs', '**/*.cjs']),
   {
     files: ['**/*.ts', '**/*.tsx'],
     extends: [js.configs.recommended, tseslint.configs.recommendedTypeChecked],
