@@ -41,6 +41,7 @@ const HEAVY_TESTS = [
   /^test\/hardening\/(crash|slow-clients|concurrency|fuzz-[a-z]+)\.test\.ts$/,
   /^test\/split\/hardening-(slow-clients|fuzz-rest)\.test\.ts$/,
   /^test\/rest\/tus(-crash|-mysql-s3)?\.test\.ts$/,
+  /^test\/rest\/webhook-crash\.test\.ts$/, // SIGKILLs a service mid-delivery three times, and waits for its claims to lapse
   /^test\/dispatch\/(dispatch|samples)\.test\.ts$/,
   /^test\/docs\/operations-split\.test\.ts$/,
   /^test\/rest\/route-watch\.test\.ts$/, // 1,000 changes through two instances on MySQL: a long file to start early
