@@ -742,13 +742,14 @@ export class KyselyAssetStore implements AssetStore {
   ): Promise<AssetWrite[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#db.transaction().execute(async (trx) => {
+        let due = false;
+        const written = await this.#db.transaction().execute(async (trx) => {
           const revision = await this.#raiseRevision(trx, workspace);
           const done = await work(trx);
           if (done === undefined) throw new NothingToWrite();
           const changes = await this.#log.append(trx, workspace, revision, author, done.drafts);
           if (this.#outbox)
-            await this.#outbox.enqueue(
+            due = await this.#outbox.enqueue(
               trx,
               workspace,
               changes.map((change) => assetChangeEvent(workspace, change)),
@@ -758,6 +759,8 @@ export class KyselyAssetStore implements AssetStore {
             return dropped.length > 0 ? { record, change: changes[i]!, droppedVersions: dropped } : { record, change: changes[i]! };
           });
         });
+        if (due) this.#outbox?.committed();
+        return written;
       } catch (error) {
         if (error instanceof NothingToWrite) return [];
         if (isDeadlock(error) && attempt < DEADLOCK_RETRIES) continue;

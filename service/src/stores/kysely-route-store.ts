@@ -361,7 +361,8 @@ export class KyselyRouteStore implements RouteStore {
   ): Promise<RouteChange[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#db.transaction().execute(async (trx) => {
+        let due = false;
+        const written = await this.#db.transaction().execute(async (trx) => {
           const revision = await this.#raise(trx, workspace);
           const changes = await work(trx, revision);
           if (changes === undefined) throw new NothingToWrite();
@@ -369,7 +370,7 @@ export class KyselyRouteStore implements RouteStore {
           if (rows.length === 1) await this.#insertChange(trx, ...CHANGE_COLUMNS.map((column) => rows[0]![column]));
           else for (const chunk of chunks(rows)) await trx.insertInto('route_changes').values(chunk).execute();
           if (this.#outbox)
-            await this.#outbox.enqueue(
+            due = await this.#outbox.enqueue(
               trx,
               workspace,
               changes.map((change) => routeChangeEvent(workspace, change)),
@@ -377,6 +378,8 @@ export class KyselyRouteStore implements RouteStore {
           if (revision > this.#history && revision % TRIM_EVERY === 0) await this.#trimChanges(trx, workspace, revision - this.#history);
           return changes;
         });
+        if (due) this.#outbox?.committed();
+        return written;
       } catch (error) {
         if (error instanceof NothingToWrite) return [];
         if (isDeadlock(error) && attempt < DEADLOCK_RETRIES) continue;
