@@ -6,7 +6,7 @@ import test from 'ava';
 import type { Page } from 'playwright-core';
 import { freshWorkspace } from '../rest/support/stack.js';
 import { eventually } from '../support/eventually.js';
-import { signedBy, startReceiver, type Received } from '../support/webhook-receiver.js';
+import { acceptedByStandardWebhooks, signedBy, startReceiver, type Received } from '../support/webhook-receiver.js';
 import { browser, stack, useConsoleFixture } from './support/fixture.js';
 import { assertAccessible, openConsole, uploadThroughApi } from './support/console.js';
 
@@ -88,8 +88,10 @@ test('add with the secret shown once, send a test, read its attempts; disable, e
     await receiver.until(3);
     t.is(typeOf(receiver.received[2]!), 'webhook.test');
     t.is(receiver.received[2]!.headers['webhook-id'], receiver.received[0]!.headers['webhook-id']);
-    for (const received of receiver.received)
+    for (const received of receiver.received) {
       t.deepEqual(signedBy(received, [secret]), [true], 'every delivery is signed with the secret shown');
+      t.true(acceptedByStandardWebhooks(received, secret), 'standardwebhooks verifies every delivery');
+    }
 
     // Settings: a refused URL is named at its field; new filters are saved.
     const settings = page.getByRole('region', { name: 'Settings of transcoder' });

@@ -8,7 +8,7 @@ import { createRestClient } from '@switchyard/client';
 import { createGatewayLogger, listen, loadGatewayConfig, startGateway } from '@switchyard/gateway';
 import { eventually } from '../support/eventually.js';
 import { freePort } from '../support/free-port.js';
-import { signedBy, startReceiver } from '../support/webhook-receiver.js';
+import { acceptedByStandardWebhooks, signedBy, startReceiver } from '../support/webhook-receiver.js';
 import { tempDir } from '../grpc/support/test-service.js';
 import { Child, cleanEnv } from './support/processes.js';
 import { mintToken } from './support/tokens.js';
@@ -105,7 +105,10 @@ test('SIGKILL of the service mid-delivery, three times: every change is delivere
       held.map(() => 2),
       'each delivery held when its service was killed was sent again, once',
     );
-    for (const received of receiver.received) t.deepEqual(signedBy(received, [endpoint.secret]), [true], 'every delivery is signed');
+    for (const received of receiver.received) {
+      t.deepEqual(signedBy(received, [endpoint.secret]), [true], 'every delivery is signed');
+      t.true(acceptedByStandardWebhooks(received, endpoint.secret), 'standardwebhooks verifies every delivery');
+    }
     const types = receiver.received.map((received) => (JSON.parse(received.body) as { type: string }).type);
     t.is(new Set(types).size, 2, 'asset.created and route.created');
   } finally {
