@@ -28,6 +28,7 @@ import { nginxFileServe } from './benchmarks/peer-nginx.js';
 import { consoleBench } from './benchmarks/console.js';
 import { posterFrameMiss, uploadThroughputVideo } from './benchmarks/media.js';
 import { dispatchBench } from './benchmarks/dispatch.js';
+import { webhookBench } from './benchmarks/webhooks.js';
 import { plan } from './harness/plan.js';
 import { formatLine, formatPeerNote, writeResults, type BenchResult } from './harness/results.js';
 
@@ -61,6 +62,8 @@ const BENCHMARKS: Record<string, () => Promise<BenchResult[]>> = {
   console: consoleBench,
   'dispatch-fastify': dispatchBench('fastify'),
   'dispatch-fetch': dispatchBench('fetch'),
+  // Reports webhook-latency-p99 too, from the same servers.
+  'webhook-delivery': webhookBench,
   // The peers users would install instead (issue 31): bench/README.md, "Peers".
   'peer-tus-upload': peerTusUpload,
   'peer-transform-miss': peerTransformMiss,

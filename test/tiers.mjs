@@ -41,6 +41,8 @@ const HEAVY_TESTS = [
   /^test\/hardening\/(crash|slow-clients|concurrency|fuzz-[a-z]+)\.test\.ts$/,
   /^test\/split\/hardening-(slow-clients|fuzz-rest)\.test\.ts$/,
   /^test\/rest\/tus(-crash|-mysql-s3)?\.test\.ts$/,
+  /^test\/rest\/webhook-(crash|faults)\.test\.ts$/, // SIGKILLs a service mid-delivery three times; a receiver down for 30 s
+  /^test\/rest\/webhooks-instances\.test\.ts$/, // 500 changes through two instances on MySQL, to two endpoints
   /^test\/dispatch\/(dispatch|samples)\.test\.ts$/,
   /^test\/docs\/operations-split\.test\.ts$/,
   /^test\/rest\/route-watch\.test\.ts$/, // 1,000 changes through two instances on MySQL: a long file to start early

@@ -27,6 +27,7 @@ const RUN_UNDER_HEADING = [
   { page: 'docs/uploads.md', heading: 'tus at /v1/uploads', by: 'test/rest/doc-samples.test.ts' },
   { page: 'docs/webhooks.md', heading: 'Events and payloads', by: 'test/docs/webhook-samples.test.ts' },
   { page: 'docs/webhooks.md', heading: 'Signatures (Standard Webhooks 1.0)', by: 'test/docs/webhook-samples.test.ts' },
+  { page: 'docs/webhooks.md', heading: 'Receivers in Node', by: 'test/docs/webhook-samples.test.ts' },
 ];
 
 /** Not run by a test yet: page, the sample's first line, and why. */

@@ -10,7 +10,7 @@ import {
   type Webhook,
 } from '@switchyard/service/gen/switchyard/v1/webhooks.js';
 import { eventually } from '@switchyard/core/testing';
-import { signedBy, startReceiver } from '../support/webhook-receiver.js';
+import { acceptedByStandardWebhooks, signedBy, startReceiver } from '../support/webhook-receiver.js';
 import { freshWorkspace, startStack, type Stack } from '../rest/support/stack.js';
 
 let stack: Stack;
@@ -86,6 +86,7 @@ test('WebhookService: create, read, update, test and deliveries; refusals with t
     t.is(queued.value?.eventType, 'webhook.test');
     await eventually(() => receiver.received.length >= 1, { timeout: 30_000, message: 'the test event' });
     t.deepEqual(signedBy(receiver.received[0]!, [secret]), [true]);
+    t.true(acceptedByStandardWebhooks(receiver.received[0]!, secret), 'standardwebhooks verifies it');
     const log = await eventually(
       async () => {
         const page = await call<ListDeliveriesResponse>(

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { createRestClient, SwitchyardRestError, type RestClient } from '@switchyard/client';
 import { eventually } from '@switchyard/core/testing';
-import { signedBy, startReceiver } from '../support/webhook-receiver.js';
+import { acceptedByStandardWebhooks, signedBy, startReceiver } from '../support/webhook-receiver.js';
 import { freshWorkspace, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -108,7 +108,10 @@ test('changes made over REST reach the receiver signed, in order, exactly as log
     t.is(retried.length, 1);
     t.is(retried[0]!.headers['webhook-id'], receiver.received[0]!.headers['webhook-id'], 'the same webhook-id on the retry');
     t.is(retried[0]!.body, receiver.received[0]!.body, 'and the same body');
-    for (const request of receiver.received) t.deepEqual(signedBy(request, [everything.secret]), [true]);
+    for (const request of receiver.received) {
+      t.deepEqual(signedBy(request, [everything.secret]), [true]);
+      t.true(acceptedByStandardWebhooks(request, everything.secret), 'standardwebhooks verifies it');
+    }
     t.like(bodies[0]!.data, { workspace, revision: 1, asset: { id: asset.id, name: 'dot.png', type: 'image/png' } });
     const ofType = (type: string) => bodies.find((body) => body.type === type)!.data;
     t.like(ofType('route.created'), { workspace, revision: 1, route: { id: route.id, path: '/users/:id', handler: 'users.get' } });
@@ -153,6 +156,8 @@ test('test events, rotation signing with both secrets, 410 disabling, recovery a
     t.like(queued, { eventType: 'webhook.test', status: 'pending' });
     await eventually(() => receiver.received.length >= 1, { timeout: 30_000, message: 'the test event' });
     t.deepEqual(signedBy(receiver.received[0]!, [secret, endpoint.secret]), [true, true], 'both secrets sign for 24 h');
+    t.true(acceptedByStandardWebhooks(receiver.received[0]!, secret), 'standardwebhooks verifies it with the new secret');
+    t.true(acceptedByStandardWebhooks(receiver.received[0]!, endpoint.secret), 'and with the old one');
     const tested = JSON.parse(receiver.received[0]!.body) as { data: { workspace: string; webhookId: string } };
     t.deepEqual(tested.data, { workspace: tested.data.workspace, webhookId: endpoint.id });
 

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 /** One request as the receiver got it: headers and the raw body, unparsed. */
 export interface Received {
@@ -73,4 +74,21 @@ export function signedBy(received: Received, secrets: readonly string[]): boolea
       .digest();
     return signatures.some((signature) => signature.length === expected.length && timingSafeEqual(signature, expected));
   });
+}
+
+/**
+ * Whether the `standardwebhooks` package (a Standard Webhooks verifier nobody
+ * here wrote) accepts `received` under `secret`. It also checks the
+ * timestamp against the real clock (5 minutes either way): for tests whose
+ * server runs on real time; those on a fake clock use `signedBy`.
+ */
+export function acceptedByStandardWebhooks(received: Received, secret: string): boolean {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(received.headers)) if (typeof value === 'string') headers[name] = value;
+  try {
+    new Webhook(secret).verify(received.body, headers);
+    return true;
+  } catch {
+    return false;
+  }
 }

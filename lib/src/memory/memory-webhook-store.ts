@@ -12,6 +12,7 @@ import type {
   WebhookEventDraft,
   WebhookStore,
 } from '../ports/webhook-store.js';
+import { DueSignal } from '../webhooks/due-signal.js';
 import { messageOf, newDelivery, outboxRows } from '../webhooks/outbox-rows.js';
 
 /**
@@ -24,6 +25,7 @@ export class MemoryWebhookStore implements WebhookStore {
   /** In creation order. */
   readonly #deliveries = new Map<string, DeliveryRecord>();
   readonly #ids: IdSource;
+  readonly #due = new DueSignal();
 
   constructor(options: { ids?: IdSource } = {}) {
     this.#ids = options.ids ?? createUlidSource();
@@ -33,7 +35,14 @@ export class MemoryWebhookStore implements WebhookStore {
   enqueue(workspace: string, drafts: readonly WebhookEventDraft[]): void {
     const endpoints = [...this.#endpoints.values()].filter((endpoint) => endpoint.workspace === workspace);
     if (endpoints.length === 0) return;
-    for (const delivery of outboxRows(workspace, endpoints, drafts, this.#ids).deliveries) this.#deliveries.set(delivery.id, delivery);
+    const { deliveries } = outboxRows(workspace, endpoints, drafts, this.#ids);
+    for (const delivery of deliveries) this.#deliveries.set(delivery.id, delivery);
+    // The listener only schedules the relay: it reads these after the store's write has returned.
+    if (deliveries.some((delivery) => delivery.status === 'pending')) this.#due.notify();
+  }
+
+  onDue(listener: () => void): () => void {
+    return this.#due.subscribe(listener);
   }
 
   async insertEndpoint(record: WebhookEndpointRecord): Promise<void> {
@@ -73,6 +82,7 @@ export class MemoryWebhookStore implements WebhookStore {
     const current = this.#endpoints.get(endpoint.id) ?? endpoint;
     const delivery = newDelivery(current, messageOf(endpoint.workspace, draft, this.#ids), this.#ids);
     this.#deliveries.set(delivery.id, delivery);
+    if (delivery.status === 'pending') this.#due.notify();
     return delivery;
   }
 
@@ -127,6 +137,7 @@ export class MemoryWebhookStore implements WebhookStore {
     const delivery = await this.getDelivery(workspace, webhookId, id);
     if (!delivery) return false;
     this.#deliveries.set(id, Object.freeze({ ...delivery, status: 'pending', tries: 0, nextAttemptAt: now }));
+    this.#due.notify();
     return true;
   }
 
@@ -142,6 +153,7 @@ export class MemoryWebhookStore implements WebhookStore {
         this.#deliveries.set(delivery.id, Object.freeze({ ...delivery, status: 'pending', tries: 0, nextAttemptAt: now }));
         queued++;
       }
+    if (queued > 0) this.#due.notify();
     return queued;
   }
 

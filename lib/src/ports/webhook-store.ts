@@ -128,6 +128,10 @@ export interface DeliveryListQuery {
  *   pending and due at `now` with no tries; `recover` does so for every
  *   failed delivery created at or after `since`, answering how many.
  * - `oldestDue` answers the due time of the oldest pending delivery, if any.
+ * - `onDue`, where a store has it, tells its listener after a write of this
+ *   process made deliveries due now has committed (enqueue's change, a test,
+ *   a requeue, a recovery): the relay then sends at once instead of at its
+ *   next poll. Writes of other processes are found by polling.
  */
 export interface WebhookStore {
   insertEndpoint(record: WebhookEndpointRecord): Promise<void>;
@@ -143,4 +147,5 @@ export interface WebhookStore {
   requeue(workspace: string, webhookId: string, id: string, now: Date): Promise<boolean>;
   recover(workspace: string, webhookId: string, since: Date, now: Date): Promise<number>;
   oldestDue(): Promise<Date | undefined>;
+  onDue?(listener: () => void): () => void;
 }

@@ -24,6 +24,7 @@ export type { AttemptResult, AttemptVerdict } from './delivery-rules.js';
 export { RESPONSE_EXCERPT_BYTES } from './webhook-sender.js';
 export type { WebhookAnswer, WebhookRequest, WebhookSender } from './webhook-sender.js';
 export { CLAIM_MARGIN_MS, createWebhookRelay } from './webhook-relay.js';
+export { DueSignal } from './due-signal.js';
 export type { AttemptReport, WebhookRelay, WebhookRelayOptions } from './webhook-relay.js';
 export {
   MAX_WEBHOOKS_PER_WORKSPACE,

@@ -32,8 +32,10 @@ export interface WebhookRelayOptions {
 }
 
 export interface WebhookRelay {
-  /** Polls on the injected timers until `close`. */
+  /** Polls on the injected timers until `close`, and sends at once when the store tells of deliveries due (`onDue`). */
   start(): void;
+  /** Looks for due deliveries now rather than at the next poll (after one in progress, if any). */
+  wake(): void;
   /** Claims what is due now and sends it; answers once those sends are recorded, with how many there were. */
   runOnce(): Promise<number>;
   /** Stops polling and waits for the sends in flight. */
@@ -57,6 +59,10 @@ export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
   let timer: TimerHandle | undefined;
   let running = false;
   let closed = false;
+  /** A claim is being made: a wake meanwhile runs another after it, never beside it (two would break `perEndpoint`). */
+  let ticking = false;
+  let wakeAgain = false;
+  let stopListening: (() => void) | undefined;
 
   const claimAndSend = async (): Promise<Promise<void>[]> => {
     const room = maxInFlight - inFlight.size;
@@ -73,7 +79,7 @@ export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
           const left = (busy.get(claim.endpoint.id) ?? 1) - 1;
           if (left === 0) busy.delete(claim.endpoint.id);
           else busy.set(claim.endpoint.id, left);
-          if (running) schedule(0);
+          wake();
         });
       inFlight.add(sending);
       return sending;
@@ -134,11 +140,22 @@ export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
 
   const tick = (): void => {
     timer = undefined;
+    ticking = true;
     claimAndSend()
       .catch((error: unknown) => options.onError?.(error))
       .finally(() => {
-        if (running && timer === undefined) schedule(pollMs);
+        ticking = false;
+        if (wakeAgain) {
+          wakeAgain = false;
+          schedule(0);
+        } else if (running && timer === undefined) schedule(pollMs);
       });
+  };
+
+  const wake = (): void => {
+    if (!running) return;
+    if (ticking) wakeAgain = true;
+    else schedule(0);
   };
 
   const schedule = (ms: number): void => {
@@ -155,8 +172,10 @@ export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
     start() {
       if (running || closed) return;
       running = true;
+      stopListening = store.onDue?.(wake);
       schedule(0);
     },
+    wake,
     async runOnce() {
       const sends = await claimAndSend();
       await Promise.all(sends);
@@ -165,6 +184,7 @@ export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
     async close() {
       running = false;
       closed = true;
+      stopListening?.();
       time.clearTimeout(timer);
       timer = undefined;
       await Promise.allSettled([...inFlight]);

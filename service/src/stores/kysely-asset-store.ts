@@ -726,14 +726,16 @@ export class KyselyAssetStore implements AssetStore {
     duplicate?: (error: unknown) => SwitchyardError,
   ): Promise<AssetWrite[]> {
     try {
-      return await retryingDeadlocks(() =>
+      /** Whether the committed write made webhook deliveries due: the relay is woken only after the commit. */
+      let due = false;
+      const written = await retryingDeadlocks(() =>
         this.#db.transaction().execute(async (trx) => {
           const revision = await this.#raiseRevision(trx, workspace);
           const done = await work(trx);
           if (done === undefined) throw new NothingToWrite();
           const changes = await this.#log.append(trx, workspace, revision, author, done.drafts);
           if (this.#outbox)
-            await this.#outbox.enqueue(
+            due = await this.#outbox.enqueue(
               trx,
               workspace,
               changes.map((change) => assetChangeEvent(workspace, change)),
@@ -744,6 +746,8 @@ export class KyselyAssetStore implements AssetStore {
           });
         }),
       );
+      if (due) this.#outbox?.committed();
+      return written;
     } catch (error) {
       if (error instanceof NothingToWrite) return [];
       throw databaseError(error, duplicate && (() => duplicate(error)));

@@ -4,5 +4,8 @@ import type { Database } from './schema.js';
 
 /** Where the asset and route stores write a change's webhook events, inside the change's transaction (KyselyWebhookStore). */
 export interface KyselyOutbox {
-  enqueue(trx: Transaction<Database>, workspace: string, drafts: readonly WebhookEventDraft[]): Promise<void>;
+  /** Answers whether it wrote deliveries due now: the store then calls `committed` once its transaction has committed. */
+  enqueue(trx: Transaction<Database>, workspace: string, drafts: readonly WebhookEventDraft[]): Promise<boolean>;
+  /** Wakes this process's relay for the deliveries just committed (never before the commit: it would find nothing). */
+  committed(): void;
 }

@@ -358,7 +358,9 @@ export class KyselyRouteStore implements RouteStore {
     duplicate?: (error: unknown) => SwitchyardError,
   ): Promise<RouteChange[]> {
     try {
-      return await retryingDeadlocks(() =>
+      /** Whether the committed write made webhook deliveries due: the relay is woken only after the commit. */
+      let due = false;
+      const written = await retryingDeadlocks(() =>
         this.#db.transaction().execute(async (trx) => {
           const revision = await this.#raise(trx, workspace);
           const changes = await work(trx, revision);
@@ -367,7 +369,7 @@ export class KyselyRouteStore implements RouteStore {
           if (rows.length === 1) await this.#insertChange(trx, ...CHANGE_COLUMNS.map((column) => rows[0]![column]));
           else for (const chunk of chunks(rows)) await trx.insertInto('route_changes').values(chunk).execute();
           if (this.#outbox)
-            await this.#outbox.enqueue(
+            due = await this.#outbox.enqueue(
               trx,
               workspace,
               changes.map((change) => routeChangeEvent(workspace, change)),
@@ -376,6 +378,8 @@ export class KyselyRouteStore implements RouteStore {
           return changes;
         }),
       );
+      if (due) this.#outbox?.committed();
+      return written;
     } catch (error) {
       if (error instanceof NothingToWrite) return [];
       throw databaseError(error, duplicate && (() => duplicate(error)));

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import {
   createUlidSource,
+  DueSignal,
   outboxRows,
   messageOf,
   newDelivery,
@@ -48,6 +49,7 @@ export class KyselyWebhookStore implements WebhookStore {
   readonly #mysql: boolean;
   /** Prepared once: every asset and route write asks it, inside its transaction. */
   readonly #endpointsOf;
+  readonly #due = new DueSignal();
 
   constructor(db: Kysely<Database>, options: { ids?: IdSource } = {}) {
     this.#db = db;
@@ -60,11 +62,11 @@ export class KyselyWebhookStore implements WebhookStore {
   }
 
   /** The outbox's write, inside the change's transaction: nothing when no endpoint of the workspace hears these events. */
-  async enqueue(trx: Transaction<Database>, workspace: string, drafts: readonly WebhookEventDraft[]): Promise<void> {
+  async enqueue(trx: Transaction<Database>, workspace: string, drafts: readonly WebhookEventDraft[]): Promise<boolean> {
     const { rows } = await this.#endpointsOf(trx, workspace);
-    if (rows.length === 0) return;
+    if (rows.length === 0) return false;
     const { messages, deliveries } = outboxRows(workspace, rows.map(endpointOf), drafts, this.#ids);
-    if (messages.length === 0) return;
+    if (messages.length === 0) return false;
     // In runs, so a 5,000-route apply to several endpoints stays within a statement's placeholders.
     for (let start = 0; start < messages.length; start += ROWS_PER_STATEMENT)
       await trx
@@ -76,6 +78,15 @@ export class KyselyWebhookStore implements WebhookStore {
         .insertInto('webhook_deliveries')
         .values(deliveries.slice(start, start + ROWS_PER_STATEMENT).map(deliveryRow))
         .execute();
+    return deliveries.some((delivery) => delivery.status === 'pending');
+  }
+
+  committed(): void {
+    this.#due.notify();
+  }
+
+  onDue(listener: () => void): () => void {
+    return this.#due.subscribe(listener);
   }
 
   async insertEndpoint(record: WebhookEndpointRecord): Promise<void> {
@@ -174,7 +185,10 @@ export class KyselyWebhookStore implements WebhookStore {
         await trx.insertInto('webhook_deliveries').values(deliveryRow(delivery)).execute();
         return delivery;
       }),
-    );
+    ).then((delivery) => {
+      if (delivery.status === 'pending') this.#due.notify();
+      return delivery;
+    });
   }
 
   async claimDue(query: ClaimQuery): Promise<ClaimedDelivery[]> {
@@ -290,7 +304,9 @@ export class KyselyWebhookStore implements WebhookStore {
         .where('workspace', '=', workspace)
         .where('webhook_id', '=', webhookId)
         .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
+      if (result.numUpdatedRows === 0n) return false;
+      this.#due.notify();
+      return true;
     });
   }
 
@@ -304,7 +320,9 @@ export class KyselyWebhookStore implements WebhookStore {
         .where('status', '=', 'failed')
         .where('created_at', '>=', since.getTime())
         .executeTakeFirst();
-      return Number(result.numUpdatedRows);
+      const queued = Number(result.numUpdatedRows);
+      if (queued > 0) this.#due.notify();
+      return queued;
     });
   }
 

@@ -10,10 +10,15 @@ import type { Database } from './schema.js';
 
 /** The outbox's own rows, then a failure later in the same transaction: the change must roll back with them. */
 class FailingAfterOutbox implements KyselyOutbox {
+  /** Wakes asked for: a rolled-back write must ask none. */
+  wakes = 0;
   constructor(readonly inner: KyselyWebhookStore) {}
-  async enqueue(trx: Transaction<Database>, workspace: string, drafts: readonly WebhookEventDraft[]): Promise<void> {
+  async enqueue(trx: Transaction<Database>, workspace: string, drafts: readonly WebhookEventDraft[]): Promise<boolean> {
     await this.inner.enqueue(trx, workspace, drafts);
     throw new Error('the transaction fails after the outbox wrote');
+  }
+  committed(): void {
+    this.wakes += 1;
   }
 }
 
@@ -36,6 +41,7 @@ export async function rolledBackWritesQueueNothing(t: ExecutionContext, db: Kyse
   t.is(await new KyselyAssetStore(db).get(workspace, asset.id), undefined, 'the asset rolled back');
   t.is(await new KyselyRouteStore(db).get(workspace, route.id), undefined, 'the route rolled back');
   t.deepEqual(await webhooks.listDeliveries(workspace, endpoint.id, { limit: 10 }), [], 'and so did their deliveries');
+  t.is(failing.wakes, 0, 'and no relay was woken for them');
   const countMessages = async () =>
     Number(
       (

@@ -5,7 +5,7 @@ import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from '../stores/database.js';
 import type { Database } from '../stores/schema.js';
-import { claimsOfADeadInstanceResume, twoInstancesSendEachDeliveryOnce } from './relay-stores.test-support.js';
+import { aLocalCommitWakesTheRelay, claimsOfADeadInstanceResume, twoInstancesSendEachDeliveryOnce } from './relay-stores.test-support.js';
 
 const database = await createTestMysqlDatabase();
 
@@ -24,4 +24,5 @@ if (!database) {
     claimsOfADeadInstanceResume(t, db),
   );
   test.serial('mysql: two relays on one database send each delivery once', (t) => twoInstancesSendEachDeliveryOnce(t, db, 100));
+  test.serial('mysql: a change committed in this process wakes the relay before its poll', (t) => aLocalCommitWakesTheRelay(t, db));
 }

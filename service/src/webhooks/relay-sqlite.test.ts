@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import { migrateToLatest } from '../migrations/index.js';
 import { openDatabase } from '../stores/database.js';
 import type { Database } from '../stores/schema.js';
-import { claimsOfADeadInstanceResume, twoInstancesSendEachDeliveryOnce } from './relay-stores.test-support.js';
+import { aLocalCommitWakesTheRelay, claimsOfADeadInstanceResume, twoInstancesSendEachDeliveryOnce } from './relay-stores.test-support.js';
 
 let dir: string;
 let db: Kysely<Database>;
@@ -27,3 +27,4 @@ test.serial('sqlite: the deliveries a dead instance had claimed are sent by anot
   claimsOfADeadInstanceResume(t, db),
 );
 test.serial('sqlite: two relays on one database send each delivery once', (t) => twoInstancesSendEachDeliveryOnce(t, db, 30));
+test.serial('sqlite: a change committed in this process wakes the relay before its poll', (t) => aLocalCommitWakesTheRelay(t, db));

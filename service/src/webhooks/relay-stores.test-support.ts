@@ -2,7 +2,7 @@ import type { ExecutionContext } from 'ava';
 import type { Kysely } from 'kysely';
 import { createClock } from '@sinonjs/fake-timers';
 import { SCOPES, createPrincipal, createUlidSource, createWebhookRelay, createWebhookService, webhookSettingsOf } from '@switchyard/core';
-import { sampleAsset, sampleRoute, timeSourceOf, uniqueName } from '@switchyard/core/testing';
+import { eventually, sampleAsset, sampleRoute, timeSourceOf, uniqueName } from '@switchyard/core/testing';
 import { KyselyAssetStore } from '../stores/kysely-asset-store.js';
 import { KyselyRouteStore } from '../stores/kysely-route-store.js';
 import { KyselyWebhookStore } from '../stores/kysely-webhook-store.js';
@@ -100,6 +100,44 @@ export async function twoInstancesSendEachDeliveryOnce(t: ExecutionContext, db: 
   } finally {
     await a.close();
     await b.close();
+    await receiver.close();
+  }
+}
+
+/**
+ * A change committed in this process wakes its relay: the change is sent on a
+ * 0 ms timer of the fake clock, which never reaches the relay's poll (1 s),
+ * so nothing but the store's signal can have sent it.
+ */
+export async function aLocalCommitWakesTheRelay(t: ExecutionContext, db: Kysely<Database>): Promise<void> {
+  const receiver = await startReceiver();
+  const one = instance(db);
+  try {
+    const workspace = uniqueName();
+    const admin = createPrincipal('alice', workspace, SCOPES);
+    const webhooks = createWebhookService({ store: one.store, clock: one.time, ids: createUlidSource(), settings });
+    await webhooks.create(admin, { url: receiver.url, events: ['*'] });
+    const assets = new KyselyAssetStore(db, { outbox: one.store });
+    const routes = new KyselyRouteStore(db, { outbox: one.store });
+    one.relay.start();
+    await one.fake.tickAsync(0);
+    const author = () => ({ actor: 'a', time: one.time.now() });
+    const arrived = (count: number) =>
+      eventually(() => receiver.received.length >= count, { timeout: 20_000, message: `delivery ${count} without a poll` });
+
+    await assets.insert(sampleAsset(workspace), author());
+    await one.fake.tickAsync(0);
+    await arrived(1);
+    await routes.insert(sampleRoute(workspace), author());
+    await one.fake.tickAsync(0);
+    await arrived(2);
+    t.is(one.fake.now, START, 'the clock never moved: no poll ran');
+    t.deepEqual(
+      receiver.received.map((request) => (JSON.parse(request.body) as { type: string }).type),
+      ['asset.created', 'route.created'],
+    );
+  } finally {
+    await one.close();
     await receiver.close();
   }
 }

@@ -16,7 +16,7 @@ import {
   webhookSettingsOf,
   type HostResolver,
 } from '@switchyard/core';
-import { sampleAsset, sampleRoute, timeSourceOf } from '@switchyard/core/testing';
+import { eventually, sampleAsset, sampleRoute, timeSourceOf } from '@switchyard/core/testing';
 import { createHttpWebhookSender } from './http-webhook-sender.js';
 import { signedBy, startReceiver } from '../../../test/support/webhook-receiver.js';
 
@@ -280,5 +280,41 @@ test.serial('a name that resolves to a private or metadata address is refused be
   } finally {
     unsubscribe('net.client.socket', onSocket);
     await s.close();
+  }
+});
+
+test('on memory, a commit, a test event and a resend each wake the started relay at once: the clock never reaches its poll', async (t) => {
+  const receiver = await startReceiver();
+  const s = setup();
+  try {
+    const endpoint = await s.webhooks.create(admin, { url: receiver.url, events: ['asset.*'] });
+    s.relay.start();
+    await s.fake.tickAsync(0);
+    const arrived = (count: number) =>
+      eventually(() => receiver.received.length >= count, { timeout: 20_000, message: `delivery ${count} without a poll` });
+
+    await s.assets.insert(sampleAsset('acme'), s.author());
+    await s.fake.tickAsync(0);
+    await arrived(1);
+    const testDelivery = await s.webhooks.test(admin, endpoint.id);
+    await s.fake.tickAsync(0);
+    await arrived(2);
+    // The test delivery is recorded once its send ends; the resend waits for that, then wakes the relay again.
+    await eventually(async () => (await s.webhooks.listDeliveries(admin, endpoint.id, { status: 'succeeded' })).deliveries.length === 2, {
+      timeout: 20_000,
+      message: 'both recorded',
+    });
+    await s.webhooks.resend(admin, endpoint.id, testDelivery.id);
+    await s.fake.tickAsync(0);
+    await arrived(3);
+    t.is(s.fake.now, START, 'the clock never moved: no poll ran');
+    t.deepEqual(
+      receiver.received.map((request) => (JSON.parse(request.body) as { type: string }).type),
+      ['asset.created', 'webhook.test', 'webhook.test'],
+    );
+    t.is(receiver.received[2]!.headers['webhook-id'], receiver.received[1]!.headers['webhook-id']);
+  } finally {
+    await s.close();
+    await receiver.close();
   }
 });
