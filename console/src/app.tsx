@@ -1,7 +1,7 @@
 // The shell: sign-in until there is a token, then the header (workspace,
 // scopes, navigation, sign out) and the current view. Assets is loaded with
-// the app; Routes and Workspace are fetched when first opened (the budget of
-// the first load is for sign-in and assets).
+// the app; Routes, Trash and Workspace are fetched when first opened (the
+// budget of the first load is for sign-in and assets).
 import { useEffect, useRef } from 'preact/hooks';
 import { Announcer } from './ui/Announcer.js';
 import { Lazy } from './ui/Lazy.js';
@@ -12,9 +12,11 @@ import { currentView, hrefOf, navigate, type ViewName } from './lib/router.js';
 import { dismissNotice, notice } from './lib/announce.js';
 
 const loadRoutes = () => import('./views/routes/RoutesView.js').then((module) => module.RoutesView);
+const loadTrash = () => import('./views/trash/TrashView.js').then((module) => module.TrashView);
 const loadWorkspace = () => import('./views/workspace/WorkspaceView.js').then((module) => module.WorkspaceView);
+const LAZY_VIEWS = { routes: loadRoutes, trash: loadTrash, workspace: loadWorkspace } as const;
 
-const TITLES: Record<ViewName, string> = { assets: 'Assets', routes: 'Routes', workspace: 'Workspace' };
+const TITLES: Record<ViewName, string> = { assets: 'Assets', routes: 'Routes', trash: 'Trash', workspace: 'Workspace' };
 
 export function App() {
   const signedIn = token.value !== null && claims.value !== null;
@@ -94,7 +96,7 @@ function SignedIn({ view }: { readonly view: ViewName }) {
         </div>
       </header>
       <main id="main" ref={mainRef} class="content">
-        {view === 'assets' ? <AssetsView /> : <Lazy key={view} load={view === 'routes' ? loadRoutes : loadWorkspace} />}
+        {view === 'assets' ? <AssetsView /> : <Lazy key={view} load={LAZY_VIEWS[view]} />}
       </main>
     </div>
   );
