@@ -164,6 +164,28 @@ test('the Trash view lists deleted assets; Restore brings one back with its id; 
   }
 });
 
+test('the Trash view follows changes made elsewhere: a delete joins it, a restore and a purge leave it', async (t) => {
+  const workspace = freshWorkspace('trash-live');
+  const first = await uploadThroughApi(stack, workspace, { name: 'first.txt', bytes: text('first\n'), type: 'text/plain' });
+  const second = await uploadThroughApi(stack, workspace, { name: 'second.txt', bytes: text('second\n'), type: 'text/plain' });
+  const tab = await openConsole(browser, stack, workspace, { path: 'trash' });
+  const { page } = tab;
+  try {
+    await page.getByText('The trash is empty.').waitFor();
+    const row = (name: string) => page.getByRole('table', { name: 'Deleted assets' }).getByRole('rowheader', { name, exact: true });
+    for (const asset of [first, second]) t.is((await api(workspace, 'DELETE', `/v1/assets/${asset.id}`)).status, 204);
+    await row('first.txt').waitFor();
+    await row('second.txt').waitFor();
+    t.is((await api(workspace, 'POST', `/v1/trash/${first.id}:restore`)).status, 200);
+    await row('first.txt').waitFor({ state: 'detached' });
+    t.is((await api(workspace, 'DELETE', `/v1/trash/${second.id}`)).status, 204);
+    await page.getByText('The trash is empty.').waitFor();
+    await assertAccessible(t, page, 'the trash view after changes made elsewhere');
+  } finally {
+    await tab.close();
+  }
+});
+
 test('the Trash view without assets:write: Restore and Purge disabled, the reason shown', async (t) => {
   const workspace = freshWorkspace('trash-read');
   const asset = await uploadThroughApi(stack, workspace, { name: 'gone.txt', bytes: text('gone\n'), type: 'text/plain' });

@@ -1,7 +1,9 @@
 // The trash view (GET /v1/trash): the workspace's deleted assets, newest
 // first, with who deleted them and when gc purges them; Restore brings one
-// back with its id, Purge removes it for good after a confirmation.
-import { useEffect, useRef, useState } from 'preact/hooks';
+// back with its id, Purge removes it for good after a confirmation. The asset
+// watch keeps it current: a delete made anywhere joins it, a restore or purge
+// made anywhere (gc's too) leaves it.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { RestTrashedAsset } from '@switchyard/client/web';
 import { errorText } from '../../lib/api.js';
 import { announce, announceError } from '../../lib/announce.js';
@@ -10,14 +12,21 @@ import { useOpenings, useViewApi } from '../../lib/hooks.js';
 import { missingScope } from '../../lib/session.js';
 import { Confirm } from '../../ui/Confirm.js';
 import { ScopeNote } from '../../ui/ScopeNote.js';
+import { openLiveAssets } from '../assets/live-assets.js';
 
 const PAGE_SIZE = 50;
 
 /** What the console calls an asset: its name, or its id when it has none. */
 const titleOf = (asset: RestTrashedAsset): string => asset.name || asset.id;
 
+/** The entries of a page read again joined with those shown (later pages stay), newest id first as the server lists them. */
+function merged(page: readonly RestTrashedAsset[], shown: readonly RestTrashedAsset[]): RestTrashedAsset[] {
+  const fresh = new Set(page.map((entry) => entry.id));
+  return [...page, ...shown.filter((entry) => !fresh.has(entry.id))].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
 export function TrashView() {
-  const { api } = useViewApi();
+  const { signal, api } = useViewApi();
   const readRefused = missingScope('assets:read');
   const writeRefused = missingScope('assets:write');
   const [entries, setEntries] = useState<readonly RestTrashedAsset[] | undefined>(undefined);
@@ -32,11 +41,8 @@ export function TrashView() {
     setReading(true);
     try {
       const page = await api.listTrash({ pageSize: PAGE_SIZE, ...(pageToken ? { pageToken } : {}) });
-      setEntries((shown) => {
-        if (!pageToken || !shown) return page.assets;
-        const known = new Set(shown.map((entry) => entry.id));
-        return [...shown, ...page.assets.filter((entry) => !known.has(entry.id))];
-      });
+      setEntries((shown) => (shown ? merged(page.assets, shown) : page.assets));
+      // After the first page read again (a change heard), "Show more" may read a page shown already: the merge drops repeats.
       setNextPageToken(page.nextPageToken);
       setProblem('');
     } catch (error) {
@@ -45,9 +51,26 @@ export function TrashView() {
       setReading(false);
     }
   }
-  useEffect(() => void (readRefused ? undefined : read()), []);
-
   const forget = (id: string) => setEntries((shown) => shown?.filter((entry) => entry.id !== id));
+
+  const live = useMemo(() => (readRefused ? undefined : openLiveAssets(signal)), []);
+  useEffect(() => {
+    if (!live) return;
+    const offChange = live.onChange((change) => {
+      // Out of the trash: restored (created again) or purged (deleted for good).
+      if (change.reason === 'restore' || change.reason === 'purge') forget(change.assetId);
+      // Into it: read the first page again (the entry carries who deleted it and when it is purged).
+      if (change.type === 'asset.deleted' && change.reason !== 'purge') void read();
+    });
+    const offReset = live.onReset(() => void read());
+    // Read once the watch listens, so no delete between the two is missed.
+    void live.listening.then(() => read());
+    return () => {
+      offChange();
+      offReset();
+      live.close();
+    };
+  }, []);
 
   async function restore(entry: RestTrashedAsset) {
     try {
