@@ -38,7 +38,7 @@ const HEAVY_TESTS = [
   /^test\/container\//, // builds the container image and runs it under podman
   /^test\/packages\//,
   /^test\/scale\//,
-  /^test\/hardening\/(crash|slow-clients|concurrency|fuzz-[a-z]+)\.test\.ts$/,
+  /^test\/hardening\/(crash|crash-versions-and-trash|slow-clients|concurrency|fuzz-[a-z]+)\.test\.ts$/,
   /^test\/split\/hardening-(slow-clients|fuzz-rest)\.test\.ts$/,
   /^test\/rest\/tus(-crash|-mysql-s3)?\.test\.ts$/,
   /^test\/rest\/webhook-(crash|faults)\.test\.ts$/, // SIGKILLs a service mid-delivery three times; a receiver down for 30 s

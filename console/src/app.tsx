@@ -1,6 +1,6 @@
 // The shell: sign-in until there is a token, then the header (workspace,
 // scopes, navigation, sign out) and the current view. Assets is loaded with
-// the app; Routes, Webhooks and Workspace are fetched when first opened (the
+// the app; Routes, Trash, Webhooks and Workspace are fetched when first opened (the
 // budget of the first load is for sign-in and assets).
 import { useEffect, useRef } from 'preact/hooks';
 import { Announcer } from './ui/Announcer.js';
@@ -12,11 +12,18 @@ import { currentView, hrefOf, navigate, type ViewName } from './lib/router.js';
 import { dismissNotice, notice } from './lib/announce.js';
 
 const loadRoutes = () => import('./views/routes/RoutesView.js').then((module) => module.RoutesView);
+const loadTrash = () => import('./views/trash/TrashView.js').then((module) => module.TrashView);
 const loadWebhooks = () => import('./views/webhooks/WebhooksView.js').then((module) => module.WebhooksView);
 const loadWorkspace = () => import('./views/workspace/WorkspaceView.js').then((module) => module.WorkspaceView);
-const LAZY_VIEWS = { routes: loadRoutes, webhooks: loadWebhooks, workspace: loadWorkspace } as const;
+const LAZY_VIEWS = { routes: loadRoutes, trash: loadTrash, webhooks: loadWebhooks, workspace: loadWorkspace } as const;
 
-const TITLES: Record<ViewName, string> = { assets: 'Assets', routes: 'Routes', webhooks: 'Webhooks', workspace: 'Workspace' };
+const TITLES: Record<ViewName, string> = {
+  assets: 'Assets',
+  routes: 'Routes',
+  trash: 'Trash',
+  webhooks: 'Webhooks',
+  workspace: 'Workspace',
+};
 
 export function App() {
   const signedIn = token.value !== null && claims.value !== null;

@@ -54,6 +54,10 @@ const targets: Targets = {
   freshUploads: [],
   keyId: 'key_00000000000000000000000000',
   spareKeys: [],
+  versionedAssetId: 'as_00000000000000000000000000',
+  versionId: 'ver_00000000000000000000000000',
+  spareVersions: [],
+  trashed: [],
 };
 
 async function expectEverywhere(

@@ -156,6 +156,50 @@ test('batch delete answers per id; the listing pages through the rest newest fir
   t.deepEqual(listed, kept.reverse());
 });
 
+test('versions and trash as the console calls them: list and restore a version, the usage split, the retention saved, the trash listed, restored and purged', async (t) => {
+  const workspace = freshWorkspace('versions');
+  const first = new Uint8Array(1536).fill(97);
+  const asset = await upload(workspace, 'v1.txt', first);
+  const replaced = await fetch(`${stack.url}/v1/assets/${asset.id}/replace`, {
+    method: 'POST',
+    headers: await stack.auth(workspace),
+    body: form([['file', { bytes: Buffer.from(new Uint8Array(512).fill(98)), filename: 'v2.txt', type: 'application/octet-stream' }]]),
+  });
+  t.is(replaced.status, 200);
+  const { versions } = await json<{ versions: { id: string; sha256: string; name: string }[] }>(
+    await call(workspace, 'GET', `/v1/assets/${asset.id}/versions`),
+  );
+  t.deepEqual(
+    versions.map((version) => [version.name, version.sha256]),
+    [['v1.txt', asset.sha256]],
+  );
+  const trashed = await upload(workspace, 'gone.txt', new Uint8Array(1024).fill(99));
+  t.is((await call(workspace, 'DELETE', `/v1/assets/${trashed.id}`)).status, 204);
+  t.like(await json(await call(workspace, 'GET', '/v1/workspace/usage')), { assets: 1, bytes: 512, versionBytes: 1536, trashBytes: 1024 });
+
+  const restored = await call(workspace, 'POST', `/v1/assets/${asset.id}/versions/${versions[0]!.id}:restore`);
+  t.is(restored.status, 200);
+  t.is((await json<Asset>(restored)).sha256, asset.sha256);
+
+  const retention = { keepVersions: 2, retentionDays: 30, stripImageMetadata: true };
+  t.is((await call(workspace, 'PUT', '/v1/workspace/policy', retention)).status, 200);
+  t.like(await json(await call(workspace, 'GET', '/v1/workspace/policy')), retention);
+
+  const trash = await json<{ assets: { id: string; deletedBy: string; purgeAt: string }[] }>(
+    await call(workspace, 'GET', '/v1/trash?pageSize=50'),
+  );
+  t.deepEqual(
+    trash.assets.map((entry) => entry.id),
+    [trashed.id],
+  );
+  t.is((await call(workspace, 'POST', `/v1/trash/${trashed.id}:restore`)).status, 200);
+  t.is((await call(workspace, 'GET', `/v1/assets/${trashed.id}`)).status, 200, 'back with its id');
+  t.is((await call(workspace, 'DELETE', `/v1/assets/${trashed.id}`)).status, 204);
+  t.is((await call(workspace, 'DELETE', `/v1/trash/${trashed.id}`)).status, 204);
+  t.deepEqual((await json<{ assets: unknown[] }>(await call(workspace, 'GET', '/v1/trash'))).assets, []);
+  t.is((await call(workspace, 'POST', `/v1/trash/${trashed.id}:restore`)).status, 404, 'purged for good');
+});
+
 test('tus: an upload resumes from the offset HEAD reports; the policy refuses a file too large (413) and a type it does not allow (415)', async (t) => {
   const workspace = freshWorkspace('tus');
   const tus = { ...(await stack.auth(workspace)), 'tus-resumable': '1.0.0' };

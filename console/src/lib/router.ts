@@ -1,10 +1,10 @@
 // History routing under the console's base (/console/): /console/assets,
-// /console/routes (and its section /console/routes/history), /console/webhooks, /console/workspace. The gateway answers index.html for
-// any path under /console/, so these urls work as deep links and on reload.
+// /console/routes (and its section /console/routes/history), /console/trash, /console/webhooks, /console/workspace. The gateway
+// answers index.html for any path under /console/, so these urls work as deep links and on reload.
 import { computed, signal } from '@preact/signals';
 
-export type ViewName = 'assets' | 'routes' | 'webhooks' | 'workspace';
-const VIEWS: readonly ViewName[] = ['assets', 'routes', 'webhooks', 'workspace'];
+export type ViewName = 'assets' | 'routes' | 'trash' | 'webhooks' | 'workspace';
+const VIEWS: readonly ViewName[] = ['assets', 'routes', 'trash', 'webhooks', 'workspace'];
 
 const BASE = import.meta.env.BASE_URL.replace(/\/$/, '');
 

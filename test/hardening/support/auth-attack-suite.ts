@@ -57,7 +57,11 @@ interface Setup {
 }
 
 /** Spare assets per seed: enough for every successful delete of one test (4 wires × 2 delete operations × 2 passes). */
-const SPARES = 16;
+const SPARES = 26;
+/** Versions per seed that restores may take (4 wires × 2 passes of valid calls in one test). */
+const SPARE_VERSIONS = 10;
+/** Trashed assets per seed that restores and purges may take (two operations, 4 wires × 2 passes each). */
+const SPARE_TRASHED = 18;
 /** Spare API keys per seed: every successful revoke of one test (4 wires × 2 passes: a token's and a key's). */
 const SPARE_KEYS = 10;
 
@@ -99,7 +103,49 @@ async function seed(s: Setup, ws: string): Promise<Targets> {
   const keyId = (await createKey(s, auth, ws, ALL_SCOPES)).id;
   const spareKeys: string[] = [];
   for (let i = 0; i < SPARE_KEYS; i++) spareKeys.push((await createKey(s, auth, ws, ['routes:read'])).id);
-  return { routeId: route.id, matchPath, assetId: asset.id, spares, spareRoutes, uploadId, spareUploads, freshUploads, keyId, spareKeys };
+  // Versions (each asset replaced once keeps its first file as one) and trashed assets.
+  const versioned = async () => {
+    const { id } = await s.wires.clients.upload(metadataOf(auth), { label: 'versioned', filename: 'v1.txt' }, OWNER_BYTES);
+    await s.wires.clients.replace(metadataOf(auth), { id, filename: 'v2.txt' }, Buffer.from('the owner’s second file'));
+    const { versions } = await restJson<{ versions: { id: string }[] }>(s, auth, 'GET', `/v1/assets/${id}/versions`);
+    return { id, versionId: versions[0]!.id };
+  };
+  const { id: versionedAssetId, versionId } = await versioned();
+  const spareVersions: string[] = [];
+  for (let i = 0; i < SPARE_VERSIONS; i++) {
+    const spare = await versioned();
+    spareVersions.push(`${spare.id}/${spare.versionId}`);
+  }
+  const trashed: string[] = [];
+  for (let i = 0; i < SPARE_TRASHED; i++) {
+    const { id } = await s.wires.clients.upload(metadataOf(auth), { label: 'trashed', filename: 'trashed.txt' }, OWNER_BYTES);
+    await restJson(s, auth, 'DELETE', `/v1/assets/${id}`);
+    trashed.push(id);
+  }
+  return {
+    routeId: route.id,
+    matchPath,
+    assetId: asset.id,
+    spares,
+    spareRoutes,
+    uploadId,
+    spareUploads,
+    freshUploads,
+    keyId,
+    spareKeys,
+    versionedAssetId,
+    versionId,
+    spareVersions,
+    trashed,
+  };
+}
+
+/** A REST call of the seed that must succeed; its JSON body, if any. */
+async function restJson<T>(s: Setup, auth: string, method: string, path: string): Promise<T> {
+  const response = await fetch(`${s.deployment.url}${path}`, { method, headers: { authorization: auth } });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`seeding: ${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 const ALL_SCOPES = ['routes:read', 'routes:write', 'assets:read', 'assets:write', 'workspace:admin'];
@@ -412,6 +458,25 @@ export function authAttackSuite(name: Mode): void {
       );
       // The owner's records are as they were: the replaces never landed.
       t.deepEqual((await grpcGet.call(ownerAuth, targets)).value, original, 'the owner’s asset is unchanged');
+      // The owner's versions and trash are as they were: no restore or purge landed.
+      const inTrash = (await restJson<{ assets: { id: string }[] }>(s, ownerAuth, 'GET', '/v1/trash?pageSize=1000')).assets.map(
+        (x) => x.id,
+      );
+      t.deepEqual(
+        targets.trashed.filter((id) => !inTrash.includes(id)),
+        [],
+        'the owner’s trash is unchanged',
+      );
+      for (const [id, versionId] of [
+        [targets.versionedAssetId, targets.versionId],
+        ...targets.spareVersions.map((pair) => pair.split('/')),
+      ]) {
+        const { versions } = await restJson<{ versions: { id: string }[] }>(s, ownerAuth, 'GET', `/v1/assets/${id!}/versions`);
+        t.true(
+          versions.some((version) => version.id === versionId),
+          `the owner’s version ${versionId!} is still a version`,
+        );
+      }
       const match = await s.wires.surfaces.find((x) => x.transport === 'grpc' && x.operation === 'MatchRoute')!.call(ownerAuth, targets);
       t.is((match.value?.['route'] as { id?: string } | undefined)?.id, targets.routeId, 'the owner still matches its own route');
       // The stranger's own route on the same path matches for the stranger only.

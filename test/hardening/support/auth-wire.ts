@@ -28,6 +28,12 @@ import {
   ListAssetChangesRequestSchema,
   CreateSignedUrlRequestSchema,
   DeleteAssetRequestSchema,
+  ListAssetVersionsRequestSchema,
+  ReadAssetVersionRequestSchema,
+  RestoreAssetVersionRequestSchema,
+  ListTrashRequestSchema,
+  RestoreAssetRequestSchema,
+  PurgeAssetRequestSchema,
   GetAssetRequestSchema,
   GetRouteRequestSchema,
   GetWorkspacePolicyRequestSchema,
@@ -86,6 +92,14 @@ export const SCOPE_OF = {
   GetKey: 'workspace:admin',
   RevokeKey: 'workspace:admin',
   RollKey: 'workspace:admin',
+  ListAssetVersions: 'assets:read',
+  ReadAssetVersion: 'assets:read',
+  RestoreAssetVersion: 'assets:write',
+  ListTrash: 'assets:read',
+  RestoreAsset: 'assets:write',
+  PurgeAsset: 'assets:write',
+  // DeleteAsset with `purge` (REST `?purge=true`): skipping the trash is for workspace:admin alone.
+  DeleteAssetPurge: 'workspace:admin',
 } as const;
 export type Operation = keyof typeof SCOPE_OF;
 const OPERATIONS = Object.keys(SCOPE_OF) as Operation[];
@@ -112,6 +126,7 @@ export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set([
   'CreateUpload',
   'CreateKey',
   'ListKeys',
+  'ListTrash',
 ]);
 
 /** Operations that consume the record they succeed on, and which spares they take: each success moves on to the next. */
@@ -124,10 +139,15 @@ const CONSUMING: ReadonlyMap<Operation, (targets: Targets) => string[]> = new Ma
   ['AppendUpload', (targets: Targets) => targets.freshUploads],
   // A revoked key cannot be rolled, nor revoked to any effect again: each successful revoke takes another.
   ['RevokeKey', (targets: Targets) => targets.spareKeys],
+  ['DeleteAssetPurge', (targets: Targets) => targets.spares],
+  // A restored version is current, no longer a version; a restored or purged asset is out of the trash.
+  ['RestoreAssetVersion', (targets: Targets) => targets.spareVersions],
+  ['RestoreAsset', (targets: Targets) => targets.trashed],
+  ['PurgeAsset', (targets: Targets) => targets.trashed],
 ]);
 
-/** Operations whose answer is a stream that does not end by itself (a watch): the first message decides. */
-const STREAMING_ANSWER: ReadonlySet<Operation> = new Set(['WatchRoutes', 'WatchAssets']);
+/** Operations whose answer is a stream (a watch, which does not end by itself; a version's bytes): the first message decides. */
+const STREAMING_ANSWER: ReadonlySet<Operation> = new Set(['WatchRoutes', 'WatchAssets', 'ReadAssetVersion']);
 
 /**
  * What the records an operation is aimed at: a route, a path it matches, an
@@ -151,6 +171,13 @@ export interface Targets {
   readonly keyId: string;
   /** API keys of the owner that a successful RevokeKey may take. */
   readonly spareKeys: string[];
+  /** An asset of the owner with a version (`versionId`) that no call restores (ListAssetVersions, ReadAssetVersion). */
+  readonly versionedAssetId: string;
+  readonly versionId: string;
+  /** `assetId/versionId` pairs of the owner's versions that a successful RestoreAssetVersion may take. */
+  readonly spareVersions: string[];
+  /** Assets in the owner's trash that a successful RestoreAsset or PurgeAsset may take. */
+  readonly trashed: string[];
 }
 
 const NO_UPLOAD = 'up_00000000000000000000000000';
@@ -160,6 +187,13 @@ const spareUploadOf = (targets: Targets): string => targets.spareUploads[0] ?? N
 const freshUploadOf = (targets: Targets): string => targets.freshUploads[0] ?? NO_UPLOAD;
 const NO_KEY = 'key_00000000000000000000000000';
 const spareKeyOf = (targets: Targets): string => targets.spareKeys[0] ?? NO_KEY;
+const NO_VERSION = 'ver_00000000000000000000000000';
+/** The next spare version as `{ id, versionId }`. */
+const spareVersionOf = (targets: Targets): { id: string; versionId: string } => {
+  const [id, versionId] = (targets.spareVersions[0] ?? `as_00000000000000000000000000/${NO_VERSION}`).split('/');
+  return { id: id!, versionId: versionId! };
+};
+const trashedOf = (targets: Targets): string => targets.trashed[0] ?? 'as_00000000000000000000000000';
 /** What a successful CreateKey asks for: a key of the caller's own workspace, for an hour, with the one scope every caller of CreateKey holds. */
 const ATTACK_KEY = Object.freeze({ name: 'attack', scopes: ['workspace:admin'] });
 const inAnHour = () => new Date(Date.now() + 3_600_000);
@@ -176,6 +210,10 @@ export const NOWHERE: Targets = Object.freeze({
   freshUploads: [],
   keyId: NO_KEY,
   spareKeys: [],
+  versionedAssetId: 'as_00000000000000000000000000',
+  versionId: NO_VERSION,
+  spareVersions: [],
+  trashed: [],
 });
 
 /** A call's outcome in the contract's terms: `ok` or a Connect code name, with the HTTP status and body where there was one. */
@@ -554,6 +592,29 @@ function restSurfaces(gatewayUrl: string): Surface[] {
       (t) => `/v1/keys/${t.keyId}:roll`,
       () => ({ graceSeconds: 0 }),
     ),
+    // Versions and trash (issue 43).
+    ...get('ListAssetVersions', (t) => `/v1/assets/${t.versionedAssetId}/versions`),
+    {
+      // The bytes, not JSON (and no HEAD: the route has none).
+      transport: 'rest',
+      operation: 'ReadAssetVersion',
+      name: 'GET /v1/assets/{id}/versions/{versionId}/content',
+      call: async (authorization, targets, extra) => {
+        const path = `/v1/assets/${targets.versionedAssetId}/versions/${targets.versionId}/content`;
+        const answer = await httpCall(gatewayUrl, 'GET', withQuery(path, extra), withAuth({}, authorization, extra));
+        if (answer.status === 200)
+          return { code: 'ok', status: 200, message: '', raw: `${JSON.stringify(answer.headers)} ${answer.body.toString('latin1')}` };
+        return restOutcome(answer, false);
+      },
+    },
+    sendJson('RestoreAssetVersion', 'POST', '/v1/assets/{id}/versions/{versionId}:restore', (t) => {
+      const { id, versionId } = spareVersionOf(t);
+      return `/v1/assets/${id}/versions/${versionId}:restore`;
+    }),
+    ...get('ListTrash', () => '/v1/trash?pageSize=10'),
+    sendJson('RestoreAsset', 'POST', '/v1/trash/{id}:restore', (t) => `/v1/trash/${trashedOf(t)}:restore`),
+    sendJson('PurgeAsset', 'DELETE', '/v1/trash/{id}', (t) => `/v1/trash/${trashedOf(t)}`),
+    sendJson('DeleteAssetPurge', 'DELETE', '/v1/assets/{id}?purge=true', (t) => `/v1/assets/${spareOf(t)}?purge=true`),
     ...tusSurfaces(gatewayUrl),
   ];
 }
@@ -766,6 +827,25 @@ function messagesOf(
       return unaryCall('KeyService', operation, RevokeKeyRequestSchema, { id: spareKeyOf(targets) });
     case 'RollKey':
       return unaryCall('KeyService', operation, RollKeyRequestSchema, { id: targets.keyId, graceSeconds: 0 });
+    case 'ListAssetVersions':
+      return assetCall(operation, ListAssetVersionsRequestSchema, { id: targets.versionedAssetId });
+    case 'ReadAssetVersion':
+      return assetCall(operation, ReadAssetVersionRequestSchema, { id: targets.versionedAssetId, versionId: targets.versionId });
+    case 'RestoreAssetVersion':
+      return assetCall(operation, RestoreAssetVersionRequestSchema, spareVersionOf(targets));
+    case 'ListTrash':
+      return assetCall(operation, ListTrashRequestSchema, { pageSize: 10 });
+    case 'RestoreAsset':
+      return assetCall(operation, RestoreAssetRequestSchema, { id: trashedOf(targets) });
+    case 'PurgeAsset':
+      return assetCall(operation, PurgeAssetRequestSchema, { id: trashedOf(targets) });
+    case 'DeleteAssetPurge':
+      return {
+        schema: DeleteAssetRequestSchema,
+        messages: [{ id: spareOf(targets), purge: true }],
+        streaming: false,
+        path: '/switchyard.v1.AssetService/DeleteAsset',
+      };
   }
 }
 

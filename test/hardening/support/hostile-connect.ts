@@ -15,6 +15,12 @@ import {
   UpdateRouteRequestSchema,
   WatchRoutesRequestSchema,
   DeleteAssetRequestSchema,
+  ListAssetVersionsRequestSchema,
+  ReadAssetVersionRequestSchema,
+  RestoreAssetVersionRequestSchema,
+  ListTrashRequestSchema,
+  RestoreAssetRequestSchema,
+  PurgeAssetRequestSchema,
   GetAssetRequestSchema,
   GetRouteRequestSchema,
   ListAssetsRequestSchema,
@@ -110,6 +116,7 @@ export function rpcs(targets: Targets): Rpc[] {
     { maxLength: 5 },
   );
   const rawId = rawStringBytes.map((bytes) => rawStringField(1, bytes));
+  const versionId = fc.oneof(nastyString, fc.constantFrom('ver_00000000000000000000000000', 'ver_', `${targets.assetId}`, ''));
   const uploadId = fc.oneof(
     nastyString,
     fc.constantFrom(
@@ -260,7 +267,47 @@ export function rpcs(targets: Targets): Rpc[] {
       path: '/switchyard.v1.AssetService/DeleteAsset',
       streaming: false,
       message: fc.oneof(
-        id.map((value) => bin(DeleteAssetRequestSchema, { id: value })),
+        fc.record({ id, purge: fc.boolean() }).map((r) => bin(DeleteAssetRequestSchema, r)),
+        rawId,
+      ),
+    },
+    // Versions and trash (issue 43).
+    {
+      path: '/switchyard.v1.AssetService/ListAssetVersions',
+      streaming: false,
+      message: fc.oneof(
+        id.map((value) => bin(ListAssetVersionsRequestSchema, { id: value })),
+        rawId,
+      ),
+    },
+    {
+      path: '/switchyard.v1.AssetService/ReadAssetVersion',
+      streaming: false,
+      message: fc.record({ id, versionId }).map((r) => bin(ReadAssetVersionRequestSchema, r)),
+    },
+    {
+      path: '/switchyard.v1.AssetService/RestoreAssetVersion',
+      streaming: false,
+      message: fc.record({ id, versionId }).map((r) => bin(RestoreAssetVersionRequestSchema, r)),
+    },
+    {
+      path: '/switchyard.v1.AssetService/ListTrash',
+      streaming: false,
+      message: fc.record({ pageSize: fc.integer(), pageToken: nastyString }).map((r) => bin(ListTrashRequestSchema, r)),
+    },
+    {
+      path: '/switchyard.v1.AssetService/RestoreAsset',
+      streaming: false,
+      message: fc.oneof(
+        id.map((value) => bin(RestoreAssetRequestSchema, { id: value })),
+        rawId,
+      ),
+    },
+    {
+      path: '/switchyard.v1.AssetService/PurgeAsset',
+      streaming: false,
+      message: fc.oneof(
+        id.map((value) => bin(PurgeAssetRequestSchema, { id: value })),
         rawId,
       ),
     },
@@ -295,6 +342,8 @@ export function rpcs(targets: Targets): Rpc[] {
           allowedTypes: fc.array(fc.oneof(fc.constantFrom('image/*', 'text/plain'), nastyString), { maxLength: 120 }),
           maxUploadBytes: fc.option(bigint, { nil: undefined }),
           defaultVisibility: visibility,
+          keepVersions: fc.option(fc.oneof(fc.integer(), fc.constantFrom(0, 100, 101, -1)), { nil: undefined }),
+          retentionDays: fc.option(fc.oneof(fc.integer(), fc.constantFrom(0, 365, 366, -1)), { nil: undefined }),
         })
         .map((r) => bin(SetWorkspacePolicyRequestSchema, r)),
     },

@@ -354,6 +354,16 @@ function hostilePath(targets: Targets): fc.Arbitrary<string> {
     ),
     segment.map((s) => `/v1/assets/${s}/signed-url`),
     segment.map((s) => `/v1/assets/${s}/signed-urls`),
+    // Versions and trash (issue 43).
+    segment.map((s) => `/v1/assets/${s}/versions`),
+    segment.map((s) => `/v1/assets/${assetId}/versions/${s}/content`),
+    segment.map((s) => `/v1/assets/${s}/versions/ver_00000000000000000000000000/content`),
+    segment.map((s) => `/v1/assets/${assetId}/versions/${s}:restore`),
+    segment.map((s) => `/v1/trash/${s}`),
+    segment.map((s) => `/v1/trash/${s}:restore`),
+    segment.map((s) => `/v1/trash?pageSize=${s}`),
+    segment.map((s) => `/v1/trash?pageToken=${s}`),
+    segment.map((s) => `/v1/assets/${assetId}?purge=${s}`),
     fc.constantFrom(
       '/v1/workspace/policy',
       '/v1/workspace/usage',

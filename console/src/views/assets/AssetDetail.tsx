@@ -1,6 +1,6 @@
 // The detail panel of one asset: preview, every field, copy and share its
-// url, replace its file, edit it, delete it (after a confirmation), and its
-// history. It follows changes made elsewhere; deleted elsewhere, it stays
+// url, replace its file, edit it, delete it (after a confirmation), its
+// versions (with restore) and its history. It follows changes made elsewhere; deleted elsewhere, it stays
 // open and says so, its actions gone.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RestAssetChange } from '@switchyard/client/web';
@@ -16,6 +16,7 @@ import { ScopeNote } from '../../ui/ScopeNote.js';
 import { familyOf } from '../../lib/asset-types.js';
 import { AssetEditForm } from './AssetEditForm.js';
 import { AssetHistory } from './AssetHistory.js';
+import { AssetVersions } from './AssetVersions.js';
 import { DownloadLink } from './DownloadLink.js';
 import { AssetPreview } from './AssetPreview.js';
 import { assetTitle } from './AssetRow.js';
@@ -215,11 +216,23 @@ export function AssetDetail({
         <ScopeNote id="file-scope" reason={writeRefused} />
       </section>
 
+      <AssetVersions
+        assetId={asset.id}
+        api={api}
+        lastChange={lastChange}
+        currentSha256={asset.sha256}
+        disabled={gone}
+        onRestored={onChanged}
+      />
+
       <AssetHistory assetId={asset.id} api={api} lastChange={lastChange} />
 
       {confirming && !gone && (
         <Confirm key={openings} title={`Delete ${title}?`} confirmLabel="Delete" onConfirm={remove} onClose={() => setConfirming(false)}>
-          <p>The file and every url and signed link it had stop working at once. This cannot be undone.</p>
+          <p>
+            The file and every url and signed link it had stop working at once. It stays in the Trash for the workspace's retention (none at
+            0 days), where it can be restored; its signed links stay dead.
+          </p>
         </Confirm>
       )}
     </Modal>

@@ -98,12 +98,15 @@ export function AssetHistory({ assetId, api, lastChange }: AssetHistoryProps) {
 function describe(change: RestAssetChange, before: RestAssetChange | undefined): string {
   switch (change.type) {
     case 'asset.created':
-      return 'Uploaded';
+      return change.reason === 'restore' ? 'Restored from the trash' : 'Uploaded';
     case 'asset.deleted':
-      return 'Deleted';
-    case 'asset.replaced':
-      return change.previous ? `File replaced (was ${change.previous.type}, ${formatBytes(change.previous.size)})` : 'File replaced';
+      return change.reason === 'purge' ? 'Purged' : 'Deleted';
+    case 'asset.replaced': {
+      const what = change.reason === 'restore' ? 'Version restored' : 'File replaced';
+      return change.previous ? `${what} (was ${change.previous.type}, ${formatBytes(change.previous.size)})` : what;
+    }
     default: {
+      if (change.reason === 'purge') return `Old versions purged (${change.versionIds?.length ?? 0})`;
       const after = change.asset as Asset | null;
       const prior = before?.asset as Asset | null | undefined;
       if (!after || !prior) return 'Changed';

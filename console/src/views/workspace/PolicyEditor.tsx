@@ -1,6 +1,8 @@
 // The upload policy, for workspace:admin: allowed types, the largest file,
-// the default visibility (PUT /v1/workspace/policy). Field errors from the
-// server show at their field.
+// the default visibility, and the retention of versions and trash (PUT
+// /v1/workspace/policy). A PUT replaces the whole policy, so the fields this
+// form does not show are sent back as read. Field errors from the server show
+// at their field.
 import { useEffect, useState } from 'preact/hooks';
 import { errorText, SwitchyardRestError, type Api } from '../../lib/api.js';
 import { announce, announceError } from '../../lib/announce.js';
@@ -8,7 +10,8 @@ import { formatBytes } from '../../lib/format.js';
 import { loadPolicy, policyState, setKnownPolicy } from '../../lib/policy.js';
 import { missingScope } from '../../lib/session.js';
 
-type Field = 'allowedTypes' | 'maxUploadBytes' | 'defaultVisibility';
+const FIELDS = ['allowedTypes', 'maxUploadBytes', 'defaultVisibility', 'keepVersions', 'retentionDays'] as const;
+type Field = (typeof FIELDS)[number];
 const MIB = 1024 * 1024;
 
 export function PolicyEditor({ api }: { readonly api: Api }) {
@@ -17,6 +20,8 @@ export function PolicyEditor({ api }: { readonly api: Api }) {
   const [types, setTypes] = useState('');
   const [maxMib, setMaxMib] = useState('');
   const [visibility, setVisibility] = useState<'public' | 'private'>('public');
+  const [keepVersions, setKeepVersions] = useState('');
+  const [retentionDays, setRetentionDays] = useState('');
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
   const [busy, setBusy] = useState(false);
 
@@ -26,6 +31,8 @@ export function PolicyEditor({ api }: { readonly api: Api }) {
     setTypes(state.policy.allowedTypes.join('\n'));
     setMaxMib(String(Math.round((state.policy.maxUploadBytes / MIB) * 100) / 100));
     setVisibility(state.policy.defaultVisibility);
+    setKeepVersions(String(state.policy.keepVersions));
+    setRetentionDays(String(state.policy.retentionDays));
   }, [state]);
 
   if (refused) {
@@ -42,6 +49,11 @@ export function PolicyEditor({ api }: { readonly api: Api }) {
     setErrors({});
     const mib = Number(maxMib);
     if (!Number.isFinite(mib) || mib < 0) return setErrors({ maxUploadBytes: 'must be a number of MiB, 0 or more' });
+    const kept = wholeNumber(keepVersions);
+    const days = wholeNumber(retentionDays);
+    if (kept === undefined) return setErrors({ keepVersions: 'must be a whole number, 0 to 100' });
+    if (days === undefined) return setErrors({ retentionDays: 'must be a whole number of days, 0 to 365' });
+    if (state.kind !== 'known') return;
     setBusy(true);
     try {
       const saved = await api.setWorkspacePolicy({
@@ -51,6 +63,9 @@ export function PolicyEditor({ api }: { readonly api: Api }) {
           .filter(Boolean),
         maxUploadBytes: Math.round(mib * MIB),
         defaultVisibility: visibility,
+        stripImageMetadata: state.policy.stripImageMetadata,
+        keepVersions: kept,
+        retentionDays: days,
       });
       setKnownPolicy(saved);
       announce('Policy saved.');
@@ -58,7 +73,7 @@ export function PolicyEditor({ api }: { readonly api: Api }) {
       if (error instanceof SwitchyardRestError) {
         const found: Partial<Record<Field, string>> = {};
         for (const detail of error.details) {
-          const field = (['allowedTypes', 'maxUploadBytes', 'defaultVisibility'] as const).find(
+          const field = FIELDS.find(
             (name) => detail.field === name || detail.field.startsWith(`${name}[`) || detail.field.startsWith(`${name}.`),
           );
           if (field) found[field] = detail.reason;
@@ -136,6 +151,42 @@ export function PolicyEditor({ api }: { readonly api: Api }) {
           </span>
           {message('defaultVisibility')}
         </div>
+        <div class="field">
+          <label for="policy-keep-versions">Versions kept per asset</label>
+          <input
+            id="policy-keep-versions"
+            type="number"
+            min={0}
+            max={100}
+            step={1}
+            inputMode="numeric"
+            value={keepVersions}
+            onInput={(event) => setKeepVersions(event.currentTarget.value)}
+            {...described('keepVersions', 'policy-keep-versions-help')}
+          />
+          <span id="policy-keep-versions-help" class="help">
+            0 to 100: the files replaces leave behind, newest kept; 0 deletes a replaced file at once.
+          </span>
+          {message('keepVersions')}
+        </div>
+        <div class="field">
+          <label for="policy-retention-days">Retention (days)</label>
+          <input
+            id="policy-retention-days"
+            type="number"
+            min={0}
+            max={365}
+            step={1}
+            inputMode="numeric"
+            value={retentionDays}
+            onInput={(event) => setRetentionDays(event.currentTarget.value)}
+            {...described('retentionDays', 'policy-retention-days-help')}
+          />
+          <span id="policy-retention-days-help" class="help">
+            0 to 365: how long versions and deleted assets are kept before gc purges them; 0 keeps neither.
+          </span>
+          {message('retentionDays')}
+        </div>
         <div class="actions">
           <button type="submit" class="primary">
             Save policy
@@ -144,4 +195,10 @@ export function PolicyEditor({ api }: { readonly api: Api }) {
       </fieldset>
     </form>
   );
+}
+
+/** A whole number typed in a field, or undefined (the server checks the range). */
+function wholeNumber(typed: string): number | undefined {
+  const value = Number(typed.trim());
+  return typed.trim() !== '' && Number.isInteger(value) ? value : undefined;
 }

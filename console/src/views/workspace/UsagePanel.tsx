@@ -1,4 +1,6 @@
-// What the workspace holds: assets, bytes, routes (GET /v1/workspace/usage).
+// What the workspace holds (GET /v1/workspace/usage): assets, the bytes of
+// their current files, routes, and apart from those the bytes of the versions
+// replaces kept and of the trash (each stored, and counted, in full).
 import { useEffect, useState } from 'preact/hooks';
 import { errorText, type Api, type WorkspaceUsage } from '../../lib/api.js';
 import { formatBytes } from '../../lib/format.js';
@@ -34,7 +36,21 @@ export function UsagePanel({ api }: { readonly api: Api }) {
             <dt>Routes</dt>
             <dd>{usage.routes.toLocaleString()}</dd>
           </div>
+          <div>
+            <dt>Versions</dt>
+            <dd>{formatBytes(usage.versionBytes)}</dd>
+          </div>
+          <div>
+            <dt>Trash</dt>
+            <dd>{formatBytes(usage.trashBytes)}</dd>
+          </div>
         </dl>
+      )}
+      {usage && (
+        <p class="help">
+          Stored counts current files only: replaced files kept as versions, and the trash, are counted apart until the retention purges
+          them.
+        </p>
       )}
     </section>
   );
