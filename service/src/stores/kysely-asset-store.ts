@@ -732,12 +732,7 @@ export class KyselyAssetStore implements AssetStore {
           const done = await work(trx);
           if (done === undefined) throw new NothingToWrite();
           const changes = await this.#log.append(trx, workspace, revision, author, done.drafts);
-          if (this.#outbox)
-            await this.#outbox.enqueue(
-              trx,
-              workspace,
-              changes.map((change) => assetChangeEvent(workspace, change)),
-            );
+          if (this.#outbox) await this.#outbox.enqueue(trx, workspace, () => changes.map((change) => assetChangeEvent(workspace, change)));
           return done.records.map((record, i) => {
             const dropped = done.dropped?.[i] ?? [];
             return dropped.length > 0 ? { record, change: changes[i]!, droppedVersions: dropped } : { record, change: changes[i]! };

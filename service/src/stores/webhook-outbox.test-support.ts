@@ -11,7 +11,7 @@ import type { Database } from './schema.js';
 /** The outbox's own rows, then a failure later in the same transaction: the change must roll back with them. */
 class FailingAfterOutbox implements KyselyOutbox {
   constructor(readonly inner: KyselyWebhookStore) {}
-  async enqueue(trx: Transaction<Database>, workspace: string, drafts: readonly WebhookEventDraft[]): Promise<void> {
+  async enqueue(trx: Transaction<Database>, workspace: string, drafts: () => readonly WebhookEventDraft[]): Promise<void> {
     await this.inner.enqueue(trx, workspace, drafts);
     throw new Error('the transaction fails after the outbox wrote');
   }
