@@ -32,7 +32,7 @@ export async function relayEvents<Event>(
 ): Promise<void> {
   let started = false;
   // The events that come in one turn of the event loop (a revision of 5,000 routes read at once) go out in one
-  // write, not one each: the response is corked at the first and uncorked once the turn's work is done.
+  // write, not one each: the response is corked at the first and uncorked once the turn's work is done (route-apply-5000).
   let corked = false;
   const uncork = () => {
     if (!corked) return;

@@ -85,7 +85,7 @@ export function routeMatchView(match: MatchRouteResponse): RouteMatchView {
 /** `2024-05-01T12:00:00.000Z`. */
 export function isoTime(timestamp: Timestamp | undefined, field: string): string {
   if (timestamp === undefined) throw new ApiError('internal', 'internal error', [], { cause: new Error(`the service sent no ${field}`) });
-  // The routes of one apply (and of one revision in a watch) share their times: 10,000 conversions of one instant become one.
+  // The routes of one apply (and of one revision in a watch) share their times: 10,000 conversions of one instant become one (route-apply-5000).
   if (timestamp.seconds !== lastTime.seconds || timestamp.nanos !== lastTime.nanos)
     lastTime = { seconds: timestamp.seconds, nanos: timestamp.nanos, iso: timestampDate(timestamp).toISOString() };
   return lastTime.iso;
