@@ -14,7 +14,7 @@ const KEPT_STATEMENTS = 8;
  * compiles is an error here, not a misplaced value.
  * Justified by route-apply-5000 (bench/hand-written-parts.md#bulk-insert).
  */
-export function bulkInsert<Table extends keyof Database & string>(
+export function bulkInsert<Table extends keyof Database>(
   table: Table,
   columns: readonly (keyof Database[Table] & string)[],
 ): (on: Kysely<Database>, rows: readonly (readonly unknown[])[]) => Promise<void> {
