@@ -21,9 +21,14 @@ export const COLUMNS = [
 ] as const;
 export type RouteRow = Pick<Selectable<RoutesTable>, (typeof COLUMNS)[number]>;
 
-/** A change as callers get it: its records frozen, as every record this store answers. */
+/**
+ * A change as callers get it: its records frozen, as every record this store
+ * answers. The change itself is one the store just made, frozen where it is
+ * when its records already are (a created route's is).
+ */
 export function frozenChange(change: RouteChange): RouteChange {
   const before = change.before && freeze(change.before);
+  if (before === change.before && (change.after === undefined || freeze(change.after) === change.after)) return Object.freeze(change);
   if (change.kind === 'delete') return Object.freeze({ ...change, before });
   if (change.kind === 'create') return Object.freeze({ ...change, after: freeze(change.after) });
   return Object.freeze({ ...change, before, after: freeze(change.after) });
