@@ -43,7 +43,14 @@ export const routesAsCode: FastifyPluginAsyncZod<RoutesAsCodeDeps> = async (app,
       const { routes, owner = '', prune = false, expectedRevision, dryRun = false } = request.body;
       const result = await clients.routes.applyRoutes(
         {
-          routes: routes.map(({ middleware = [], owner: entryOwner = '', ...route }) => ({ ...route, middleware, owner: entryOwner })),
+          // Field by field, not with rest and spread: V8 copies a rest object slowly, and an apply names up to 10,000 (route-apply-5000).
+          routes: routes.map((route) => ({
+            method: route.method,
+            path: route.path,
+            middleware: route.middleware ?? [],
+            handler: route.handler,
+            owner: route.owner ?? '',
+          })),
           owner,
           prune,
           dryRun,

@@ -31,6 +31,14 @@ export async function relayEvents<Event>(
   signal: AbortSignal,
 ): Promise<void> {
   let started = false;
+  // The events that come in one turn of the event loop (a revision of 5,000 routes read at once) go out in one
+  // write, not one each: the response is corked at the first and uncorked once the turn's work is done (route-apply-5000).
+  let corked = false;
+  const uncork = () => {
+    if (!corked) return;
+    corked = false;
+    res.uncork();
+  };
   try {
     for await (const event of events) {
       if (!started) {
@@ -38,7 +46,15 @@ export async function relayEvents<Event>(
         res.write(`retry: ${RETRY_MS}\n\n`);
         started = true;
       }
-      if (!res.write(encode(event))) await once(res, 'drain', { signal });
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(uncork);
+      }
+      if (!res.write(encode(event))) {
+        uncork();
+        await once(res, 'drain', { signal });
+      }
     }
   } catch (error) {
     if (signal.aborted) return void res.end();
@@ -46,5 +62,6 @@ export async function relayEvents<Event>(
     const failure = toApiError(error);
     res.write(sseFrame('error', undefined, { code: failure.code, message: failure.message }));
   }
+  uncork();
   res.end();
 }

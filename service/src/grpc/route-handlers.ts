@@ -68,8 +68,14 @@ export function routeHandlers(routes: RouteService, rpc: Rpc): RouteServiceServe
     applyRoutes: rpc.unary<ApplyRoutesRequest, ApplyRoutesResponse>('ApplyRoutes', async (request, { principal }) =>
       applyResultToMessage(
         await routes.apply(principal, {
-          // An entry's empty owner is a left-out one (the apply's).
-          routes: request.routes.map(({ owner, ...route }) => ({ ...route, owner: owner === '' ? undefined : owner })),
+          // An entry's empty owner is a left-out one (the apply's). Field by field: a rest copy is slow for 10,000 entries.
+          routes: request.routes.map((route) => ({
+            method: route.method,
+            path: route.path,
+            middleware: route.middleware,
+            handler: route.handler,
+            owner: route.owner === '' ? undefined : route.owner,
+          })),
           owner: request.owner,
           prune: request.prune,
           expectedRevision: request.expectedRevision,

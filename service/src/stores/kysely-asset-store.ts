@@ -735,11 +735,7 @@ export class KyselyAssetStore implements AssetStore {
           if (done === undefined) throw new NothingToWrite();
           const changes = await this.#log.append(trx, workspace, revision, author, done.drafts);
           if (this.#outbox)
-            due = await this.#outbox.enqueue(
-              trx,
-              workspace,
-              changes.map((change) => assetChangeEvent(workspace, change)),
-            );
+            due = await this.#outbox.enqueue(trx, workspace, () => changes.map((change) => assetChangeEvent(workspace, change)));
           return done.records.map((record, i) => {
             const dropped = done.dropped?.[i] ?? [];
             return dropped.length > 0 ? { record, change: changes[i]!, droppedVersions: dropped } : { record, change: changes[i]! };

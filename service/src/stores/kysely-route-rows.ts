@@ -21,9 +21,14 @@ export const COLUMNS = [
 ] as const;
 export type RouteRow = Pick<Selectable<RoutesTable>, (typeof COLUMNS)[number]>;
 
-/** A change as callers get it: its records frozen, as every record this store answers. */
+/**
+ * A change as callers get it: its records frozen, as every record this store
+ * answers. The change itself is one the store just made, frozen where it is
+ * when its records already are (a created route's is).
+ */
 export function frozenChange(change: RouteChange): RouteChange {
   const before = change.before && freeze(change.before);
+  if (before === change.before && (change.after === undefined || freeze(change.after) === change.after)) return Object.freeze(change);
   if (change.kind === 'delete') return Object.freeze({ ...change, before });
   if (change.kind === 'create') return Object.freeze({ ...change, after: freeze(change.after) });
   return Object.freeze({ ...change, before, after: freeze(change.after) });
@@ -72,9 +77,21 @@ export function changeRow(workspace: string, seq: number, change: RouteChange): 
   };
 }
 
-/** A record as the change log keeps it: its row, as JSON, without the hash (derived from the shape). */
+/** A record as the change log keeps it: its row, as JSON, without the hash (derived from the shape, so not computed here). */
 function loggedRow(record: RouteRecord): string {
-  const { shape_hash: _hash, ...row } = toRow(record);
+  const row: Omit<RoutesTable, 'shape_hash'> = {
+    id: record.id,
+    workspace: record.workspace,
+    method: record.method,
+    path: record.path,
+    shape: record.shape,
+    middleware: JSON.stringify(record.middleware),
+    handler: record.handler,
+    owner: record.owner,
+    created_at: record.createdAt.getTime(),
+    updated_at: record.updatedAt.getTime(),
+    revision: record.revision,
+  };
   return JSON.stringify(row);
 }
 
@@ -99,23 +116,26 @@ function loggedRecord(json: string): RouteRecord {
   return freeze(toRecord({ ...row, owner: row.owner ?? '' }));
 }
 
+/** A row as a record, frozen as made (freeze then keeps it, not copying a record no one else holds). */
 export function toRecord(row: RouteRow): RouteRecord {
-  return {
+  return Object.freeze({
     id: row.id,
     workspace: row.workspace,
     method: row.method,
     path: row.path,
     shape: row.shape,
-    middleware: parseMiddleware(row.middleware),
+    middleware: Object.freeze(parseMiddleware(row.middleware)),
     handler: row.handler,
     owner: row.owner,
     createdAt: new Date(Number(row.created_at)),
     updatedAt: new Date(Number(row.updated_at)),
     revision: Number(row.revision),
-  };
+  });
 }
 
+/** The record, frozen: a copy, unless it already is (a revision's records pass here more than once). */
 export function freeze(record: RouteRecord): RouteRecord {
+  if (Object.isFrozen(record) && Object.isFrozen(record.middleware)) return record;
   return Object.freeze({ ...record, middleware: Object.freeze([...record.middleware]) });
 }
 

@@ -18,6 +18,7 @@ import {
 import type { KyselyOutbox } from './kysely-outbox.js';
 import { databaseError } from './database-errors.js';
 import { dialectOf } from './database.js';
+import { bulkInsert } from './bulk-insert.js';
 import { preparedStatement } from './prepared-query.js';
 import type { Database, RouteChangesTable, RoutesTable } from './schema.js';
 import { retryingDeadlocks } from './workspace-revision.js';
@@ -86,6 +87,8 @@ export class KyselyRouteStore implements RouteStore {
   readonly #insertRoute;
   readonly #insertChange;
   readonly #trimChanges;
+  readonly #insertRoutes = bulkInsert('routes', ROUTE_COLUMNS);
+  readonly #insertChanges = bulkInsert('route_changes', CHANGE_COLUMNS);
 
   readonly #outbox: KyselyOutbox | undefined;
 
@@ -192,8 +195,12 @@ export class KyselyRouteStore implements RouteStore {
           await trx.updateTable('routes').set(columns).where('id', '=', id).execute();
           updated.push(stored);
         }
-        const created = write.create.map((record): RouteRecord => ({ ...record, revision }));
-        for (const records of chunks(created)) await trx.insertInto('routes').values(records.map(toRow)).execute();
+        const created = write.create.map((record) => freeze({ ...record, revision }));
+        for (const records of chunks(created))
+          await this.#insertRoutes(
+            trx,
+            records.map((record) => valuesOf(ROUTE_COLUMNS, toRow(record))),
+          );
         const facts = (record: RouteRecord) => ({ ...factsOf(record, write.origin), revision });
         return [
           ...write.delete.map(
@@ -367,13 +374,14 @@ export class KyselyRouteStore implements RouteStore {
           if (changes === undefined) throw new NothingToWrite();
           const rows = changes.map((change, seq) => changeRow(workspace, seq, change));
           if (rows.length === 1) await this.#insertChange(trx, ...CHANGE_COLUMNS.map((column) => rows[0]![column]));
-          else for (const chunk of chunks(rows)) await trx.insertInto('route_changes').values(chunk).execute();
+          else
+            for (const chunk of chunks(rows))
+              await this.#insertChanges(
+                trx,
+                chunk.map((row) => valuesOf(CHANGE_COLUMNS, row)),
+              );
           if (this.#outbox)
-            due = await this.#outbox.enqueue(
-              trx,
-              workspace,
-              changes.map((change) => routeChangeEvent(workspace, change)),
-            );
+            due = await this.#outbox.enqueue(trx, workspace, () => changes.map((change) => routeChangeEvent(workspace, change)));
           if (revision > this.#history && revision % TRIM_EVERY === 0) await this.#trimChanges(trx, workspace, revision - this.#history);
           return changes;
         }),
@@ -403,6 +411,11 @@ function chunks<T>(items: readonly T[]): T[][] {
   const runs: T[][] = [];
   for (let start = 0; start < items.length; start += ROWS_PER_STATEMENT) runs.push(items.slice(start, start + ROWS_PER_STATEMENT));
   return runs;
+}
+
+/** A row's values in the order of `columns`. */
+function valuesOf<Row>(columns: readonly (keyof Row)[], row: Row): unknown[] {
+  return columns.map((column) => row[column]);
 }
 
 /** An object of `columns` from values in the same order. */

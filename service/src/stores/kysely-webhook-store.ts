@@ -62,10 +62,10 @@ export class KyselyWebhookStore implements WebhookStore {
   }
 
   /** The outbox's write, inside the change's transaction: nothing when no endpoint of the workspace hears these events. */
-  async enqueue(trx: Transaction<Database>, workspace: string, drafts: readonly WebhookEventDraft[]): Promise<boolean> {
+  async enqueue(trx: Transaction<Database>, workspace: string, drafts: () => readonly WebhookEventDraft[]): Promise<boolean> {
     const { rows } = await this.#endpointsOf(trx, workspace);
     if (rows.length === 0) return false;
-    const { messages, deliveries } = outboxRows(workspace, rows.map(endpointOf), drafts, this.#ids);
+    const { messages, deliveries } = outboxRows(workspace, rows.map(endpointOf), drafts(), this.#ids);
     if (messages.length === 0) return false;
     // In runs, so a 5,000-route apply to several endpoints stays within a statement's placeholders.
     for (let start = 0; start < messages.length; start += ROWS_PER_STATEMENT)

@@ -13,7 +13,7 @@ class FailingAfterOutbox implements KyselyOutbox {
   /** Wakes asked for: a rolled-back write must ask none. */
   wakes = 0;
   constructor(readonly inner: KyselyWebhookStore) {}
-  async enqueue(trx: Transaction<Database>, workspace: string, drafts: readonly WebhookEventDraft[]): Promise<boolean> {
+  async enqueue(trx: Transaction<Database>, workspace: string, drafts: () => readonly WebhookEventDraft[]): Promise<boolean> {
     await this.inner.enqueue(trx, workspace, drafts);
     throw new Error('the transaction fails after the outbox wrote');
   }
