@@ -4,6 +4,11 @@ import { testWhen, type ConditionalTest } from './conditional-test.js';
 
 /** The machine's MariaDB, unless MYSQL_URL says otherwise. */
 export const DEFAULT_MYSQL_URL = 'mysql://root@127.0.0.1:3306/test';
+/**
+ * A stopped server refuses at once; this bounds only a server that answers slowly. Under a loaded CI
+ * machine MariaDB's greeting took over 3 s (ETIMEDOUT in a test's setup, not in what it tested).
+ */
+const CONNECT_TIMEOUT_MS = 15_000;
 
 export interface TestMysqlDatabase {
   /** A mysql:// URL naming the fresh database. */
@@ -75,7 +80,7 @@ export async function createTestMysqlDatabase(t?: Teardown): Promise<TestMysqlDa
   let dropping: Promise<void> | undefined;
   const drop = () =>
     (dropping ??= (async () => {
-      const connection = await createConnection({ uri: serverUrl.href, connectTimeout: 3_000 });
+      const connection = await createConnection({ uri: serverUrl.href, connectTimeout: CONNECT_TIMEOUT_MS });
       try {
         await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
       } finally {
@@ -94,7 +99,7 @@ function mysqlServerUrl(): URL {
 async function connectToServer(): Promise<Connection | undefined> {
   const serverUrl = mysqlServerUrl();
   try {
-    return await createConnection({ uri: serverUrl.href, connectTimeout: 3_000 });
+    return await createConnection({ uri: serverUrl.href, connectTimeout: CONNECT_TIMEOUT_MS });
   } catch (error) {
     if (process.env['REQUIRE_MYSQL'] === '1') {
       throw new Error(`REQUIRE_MYSQL=1 but MySQL at ${redacted(serverUrl)} is unreachable: ${(error as Error).message}`, { cause: error });
