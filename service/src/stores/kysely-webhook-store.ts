@@ -1,6 +1,8 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import {
+  claimRuns,
   createUlidSource,
+  runLengthOf,
   DueSignal,
   outboxRows,
   messageOf,
@@ -202,7 +204,7 @@ export class KyselyWebhookStore implements WebhookStore {
           .where('next_attempt_at', '<=', query.now.getTime())
           .orderBy('next_attempt_at')
           .orderBy('id')
-          .limit(query.limit * CLAIM_OVERREAD);
+          .limit(query.limit * runLengthOf(query) * CLAIM_OVERREAD);
         if (this.#mysql) select = select.forUpdate().skipLocked();
         const due = await select.execute();
         if (due.length === 0) return [];
@@ -210,16 +212,9 @@ export class KyselyWebhookStore implements WebhookStore {
         const wanted = [...new Set(due.map((row) => row.webhook_id))];
         for (const row of await trx.selectFrom('webhook_endpoints').selectAll().where('id', 'in', wanted).execute())
           endpoints.set(row.id, endpointOf(row));
-        const taken = new Map(query.busy);
+        const runs = claimRuns(query);
         const chosen: string[] = [];
-        for (const row of due) {
-          if (chosen.length >= query.limit) break;
-          const endpoint = endpoints.get(row.webhook_id);
-          const count = taken.get(row.webhook_id) ?? 0;
-          if (!endpoint?.enabled || count >= query.perEndpoint) continue;
-          taken.set(row.webhook_id, count + 1);
-          chosen.push(row.id);
-        }
+        for (const row of due) if (endpoints.get(row.webhook_id)?.enabled && runs.take(row.webhook_id)) chosen.push(row.id);
         if (chosen.length === 0) return [];
         await trx
           .updateTable('webhook_deliveries')
@@ -267,6 +262,20 @@ export class KyselyWebhookStore implements WebhookStore {
         return true;
       }),
     );
+  }
+
+  async releaseClaims(ids: readonly string[], leaseUntil: Date, now: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.#run(async () => {
+      const result = await this.#db
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: now.getTime() })
+        .where('id', 'in', [...ids])
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '=', leaseUntil.getTime())
+        .executeTakeFirst();
+      if (result.numUpdatedRows > 0n) this.#due.notify();
+    });
   }
 
   async getDelivery(workspace: string, webhookId: string, id: string): Promise<DeliveryRecord | undefined> {
