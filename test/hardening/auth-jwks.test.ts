@@ -58,6 +58,9 @@ const targets: Targets = {
   versionId: 'ver_00000000000000000000000000',
   spareVersions: [],
   trashed: [],
+  webhookId: 'wh_00000000000000000000000000',
+  deliveryId: 'dlv_00000000000000000000000000',
+  spareWebhooks: [],
 };
 
 async function expectEverywhere(

@@ -32,6 +32,8 @@ test.before(async () => {
     assetId: asset.id,
     filePath: file.path,
     uploadId: 'up_00000000000000000000000000',
+    webhookId: 'wh_00000000000000000000000000',
+    deliveryId: 'dlv_00000000000000000000000000',
   };
 });
 test.after.always(async () => stack?.stop());

@@ -12,6 +12,7 @@ import type {
   WebhookEventDraft,
   WebhookStore,
 } from '../ports/webhook-store.js';
+import { claimRuns } from '../webhooks/claim-runs.js';
 import { DueSignal } from '../webhooks/due-signal.js';
 import { messageOf, newDelivery, outboxRows } from '../webhooks/outbox-rows.js';
 
@@ -90,14 +91,11 @@ export class MemoryWebhookStore implements WebhookStore {
     const due = [...this.#deliveries.values()]
       .filter((delivery) => delivery.status === 'pending' && delivery.nextAttemptAt! <= query.now)
       .sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime() || (a.id < b.id ? -1 : 1));
-    const taken = new Map(query.busy);
+    const runs = claimRuns(query);
     const claimed: ClaimedDelivery[] = [];
     for (const delivery of due) {
-      if (claimed.length >= query.limit) break;
       const endpoint = this.#endpoints.get(delivery.webhookId);
-      const count = taken.get(delivery.webhookId) ?? 0;
-      if (!endpoint || count >= query.perEndpoint) continue;
-      taken.set(delivery.webhookId, count + 1);
+      if (!endpoint || !runs.take(delivery.webhookId)) continue;
       const leased = Object.freeze({ ...delivery, nextAttemptAt: query.leaseUntil });
       this.#deliveries.set(delivery.id, leased);
       claimed.push({ delivery: leased, endpoint });
@@ -113,6 +111,14 @@ export class MemoryWebhookStore implements WebhookStore {
       Object.freeze({ ...delivery, ...outcome, attempts: Object.freeze([...delivery.attempts, Object.freeze({ ...attempt })]) }),
     );
     return true;
+  }
+
+  async releaseClaims(ids: readonly string[], leaseUntil: Date, now: Date): Promise<void> {
+    for (const id of ids) {
+      const delivery = this.#deliveries.get(id);
+      if (delivery?.status === 'pending' && delivery.nextAttemptAt?.getTime() === leaseUntil.getTime())
+        this.#deliveries.set(id, Object.freeze({ ...delivery, nextAttemptAt: now }));
+    }
   }
 
   async getDelivery(workspace: string, webhookId: string, id: string): Promise<DeliveryRecord | undefined> {

@@ -85,10 +85,16 @@ export interface ClaimQuery {
   /** The claimed deliveries are due again (to any instance) at this time, should this one never finish them. */
   readonly leaseUntil: Date;
   readonly limit: number;
-  /** At most this many per endpoint, counting `busy`. */
+  /** At most this many runs per endpoint, counting `busy`. */
   readonly perEndpoint: number;
-  /** Endpoint id → deliveries this instance is sending to it now. */
+  /** Endpoint id → runs this instance is sending to it now. */
   readonly busy: ReadonlyMap<string, number>;
+  /**
+   * Deliveries per run (1 when unset): a run is up to this many due
+   * deliveries of one endpoint, in due order, sent one after another. `limit`
+   * counts runs.
+   */
+  readonly run?: number;
 }
 
 /** What an attempt settled: the delivery's state after it. */
@@ -121,6 +127,8 @@ export interface DeliveryListQuery {
  *   `limit` and `perEndpoint`, and moves their `nextAttemptAt` to
  *   `leaseUntil`; one delivery is claimed by one caller at a time (on MySQL
  *   with `FOR UPDATE SKIP LOCKED`). A claim whose lease ran out is due again.
+ * - `releaseClaims` makes the named deliveries due at `now` again, those
+ *   still pending and leased until `leaseUntil` (claimed, then not sent).
  * - `recordAttempt` appends the attempt and sets the outcome, only while the
  *   delivery is pending and leased until `leaseUntil` (else a later claim
  *   owns it and the call changes nothing, answering false).
@@ -142,6 +150,7 @@ export interface WebhookStore {
   addDelivery(endpoint: WebhookEndpointRecord, draft: WebhookEventDraft): Promise<DeliveryRecord>;
   claimDue(query: ClaimQuery): Promise<ClaimedDelivery[]>;
   recordAttempt(id: string, leaseUntil: Date, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean>;
+  releaseClaims(ids: readonly string[], leaseUntil: Date, now: Date): Promise<void>;
   getDelivery(workspace: string, webhookId: string, id: string): Promise<DeliveryRecord | undefined>;
   listDeliveries(workspace: string, webhookId: string, query: DeliveryListQuery): Promise<DeliveryRecord[]>;
   requeue(workspace: string, webhookId: string, id: string, now: Date): Promise<boolean>;

@@ -365,6 +365,35 @@ export function webhookStoreConformance(test: RegisterTest, options: Conformance
         [a2.id, later.id],
         'a lapsed claim and a newly due delivery, oldest due first',
       );
+
+      // Runs: one run takes an endpoint's due deliveries in due order, up to its length; `limit` counts runs.
+      const runLease = when(130_000);
+      t.deepEqual(
+        mine(await webhooks.claimDue({ now: when(90_000), leaseUntil: runLease, limit: 1, perEndpoint: 1, busy: new Map(), run: 5 })),
+        [a2.id, later.id],
+        'one run of the endpoint, in order',
+      );
+      await webhooks.releaseClaims([a2.id, later.id], when(129_999), when(90_001));
+      t.deepEqual(
+        mine(await webhooks.claimDue({ now: when(90_001), leaseUntil: when(131_000), limit: 10, perEndpoint: 5, busy: new Map() })),
+        [],
+        'a release under another lease changes nothing',
+      );
+      await webhooks.releaseClaims([later.id], runLease, when(90_002));
+      t.deepEqual(
+        mine(await webhooks.claimDue({ now: when(90_002), leaseUntil: when(132_000), limit: 10, perEndpoint: 5, busy: new Map(), run: 5 })),
+        [later.id],
+        'a released claim is due again at once; the rest of its run stays claimed',
+      );
+      t.true(
+        await webhooks.recordAttempt(
+          a2.id,
+          runLease,
+          { at: when(90_003), statusCode: 204, durationMs: 1, error: '', response: '' },
+          { status: 'succeeded', tries: 1, nextAttemptAt: undefined },
+        ),
+        'the rest of the run is still recorded under the run’s lease',
+      );
     },
   );
 }

@@ -25,6 +25,8 @@ export { RESPONSE_EXCERPT_BYTES } from './webhook-sender.js';
 export type { WebhookAnswer, WebhookRequest, WebhookSender } from './webhook-sender.js';
 export { CLAIM_MARGIN_MS, createWebhookRelay } from './webhook-relay.js';
 export { DueSignal } from './due-signal.js';
+export { claimRuns, runLengthOf } from './claim-runs.js';
+export type { ClaimRuns } from './claim-runs.js';
 export type { AttemptReport, WebhookRelay, WebhookRelayOptions } from './webhook-relay.js';
 export {
   MAX_WEBHOOKS_PER_WORKSPACE,

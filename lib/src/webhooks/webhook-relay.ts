@@ -24,6 +24,11 @@ export interface WebhookRelayOptions {
   readonly maxInFlight?: number;
   /** Sends in flight at once to one endpoint (1: a healthy endpoint hears its events in order). */
   readonly perEndpoint?: number;
+  /**
+   * Due deliveries of one endpoint claimed at once and sent one after another,
+   * each recorded before the next goes out (25): one claim, not one per delivery.
+   */
+  readonly run?: number;
   /** How often the store is asked for due deliveries when nothing woke the relay (1 s). */
   readonly pollMs?: number;
   readonly onAttempt?: (report: AttemptReport) => void;
@@ -47,15 +52,18 @@ export interface WebhookRelay {
  * status, duration, error, the start of the answer) before the next is
  * planned; a crash between the send and the record sends it again after the
  * claim lapses (at least once). A slow endpoint holds at most `perEndpoint`
- * of the `maxInFlight` sends.
+ * of the `maxInFlight` sends. One claim takes a run of an endpoint's due
+ * deliveries, sent in order, one at a time: a crash leaves the unsent rest
+ * claimed until the lease lapses, never sent.
  */
 export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
   const { store, sender, time, settings } = options;
   const maxInFlight = options.maxInFlight ?? 16;
   const perEndpoint = options.perEndpoint ?? 1;
+  const run = options.run ?? 25;
   const pollMs = options.pollMs ?? 1000;
   const busy = new Map<string, number>();
-  const inFlight = new Set<Promise<void>>();
+  const inFlight = new Set<Promise<unknown>>();
   let timer: TimerHandle | undefined;
   let running = false;
   let closed = false;
@@ -64,21 +72,26 @@ export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
   let wakeAgain = false;
   let stopListening: (() => void) | undefined;
 
-  const claimAndSend = async (): Promise<Promise<void>[]> => {
+  /** Claims what is due and starts its runs; each promise answers how many deliveries its run sent. */
+  const claimAndSend = async (): Promise<Promise<number>[]> => {
     const room = maxInFlight - inFlight.size;
     if (room <= 0 || closed) return [];
     const now = time.now();
     const leaseUntil = new Date(now.getTime() + settings.timeoutMs + CLAIM_MARGIN_MS);
-    const claimed = await store.claimDue({ now, leaseUntil, limit: room, perEndpoint, busy });
-    return claimed.map((claim) => {
-      busy.set(claim.endpoint.id, (busy.get(claim.endpoint.id) ?? 0) + 1);
-      const sending = sendOne(claim, leaseUntil)
-        .catch((error: unknown) => options.onError?.(error))
+    const claimed = await store.claimDue({ now, leaseUntil, limit: room, perEndpoint, busy, run });
+    return runsOf(claimed, run).map((claims) => {
+      const endpointId = claims[0]!.endpoint.id;
+      busy.set(endpointId, (busy.get(endpointId) ?? 0) + 1);
+      const sending = sendRun(claims, leaseUntil)
+        .catch((error: unknown) => {
+          options.onError?.(error);
+          return 0;
+        })
         .finally(() => {
           inFlight.delete(sending);
-          const left = (busy.get(claim.endpoint.id) ?? 1) - 1;
-          if (left === 0) busy.delete(claim.endpoint.id);
-          else busy.set(claim.endpoint.id, left);
+          const left = (busy.get(endpointId) ?? 1) - 1;
+          if (left === 0) busy.delete(endpointId);
+          else busy.set(endpointId, left);
           wake();
         });
       inFlight.add(sending);
@@ -86,7 +99,39 @@ export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
     });
   };
 
-  const sendOne = async ({ delivery, endpoint }: ClaimedDelivery, leaseUntil: Date): Promise<void> => {
+  /**
+   * Sends one endpoint's run in order, each recorded before the next goes
+   * out. The rest goes back to the queue when the lease could run out during
+   * the next send, when a record finds the delivery no longer this claim's
+   * (disabled, deleted, sent again meanwhile: the endpoint changed), when the
+   * endpoint is disabled, and on close.
+   */
+  const sendRun = async (claims: readonly ClaimedDelivery[], leaseUntil: Date): Promise<number> => {
+    let endpoint = claims[0]!.endpoint;
+    const releaseFrom = async (index: number) => {
+      await store.releaseClaims(
+        claims.slice(index).map((claim) => claim.delivery.id),
+        leaseUntil,
+        time.now(),
+      );
+    };
+    for (const [index, { delivery }] of claims.entries()) {
+      if (closed || !endpoint.enabled || time.now().getTime() + settings.timeoutMs > leaseUntil.getTime()) {
+        await releaseFrom(index);
+        return index;
+      }
+      const settled = await sendOne({ delivery, endpoint }, leaseUntil);
+      if (settled === undefined) {
+        await releaseFrom(index + 1);
+        return index + 1;
+      }
+      endpoint = settled;
+    }
+    return claims.length;
+  };
+
+  /** Sends and records one delivery; the endpoint as the attempt left it, or undefined when the record found the claim gone. */
+  const sendOne = async ({ delivery, endpoint }: ClaimedDelivery, leaseUntil: Date): Promise<ClaimedDelivery['endpoint'] | undefined> => {
     const started = time.now();
     const secrets = [endpoint.secret];
     if (endpoint.previousSecret !== undefined && endpoint.previousSecretUntil !== undefined && endpoint.previousSecretUntil > started)
@@ -119,23 +164,47 @@ export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
     });
     const verdict = afterAttempt({ statusCode, retryAfter }, delivery.tries, settings.retrySchedule, finished);
     const recorded = await store.recordAttempt(delivery.id, leaseUntil, attempt, verdict);
-    if (!recorded) return;
+    if (!recorded) return undefined;
     options.onAttempt?.({ delivery: { delivery, endpoint }, attempt, status: verdict.status });
-    await settleEndpoint(endpoint, verdict.succeeded, verdict.disableEndpoint, finished);
+    return settleEndpoint(endpoint, verdict.succeeded, verdict.disableEndpoint, finished);
   };
 
-  /** Keeps the endpoint's run of failures, and disables it on a 410 or after DISABLE_AFTER_FAILING_MS of failures. */
-  const settleEndpoint = async (endpoint: ClaimedDelivery['endpoint'], succeeded: boolean, gone: boolean, now: Date) => {
+  /**
+   * Keeps the endpoint's run of failures, and disables it on a 410 or after
+   * DISABLE_AFTER_FAILING_MS of failures; answers the endpoint as it now is,
+   * for the next delivery of the run.
+   */
+  const settleEndpoint = async (
+    endpoint: ClaimedDelivery['endpoint'],
+    succeeded: boolean,
+    gone: boolean,
+    now: Date,
+  ): Promise<ClaimedDelivery['endpoint']> => {
     if (succeeded) {
-      if (endpoint.failingSince !== undefined)
-        await store.updateEndpoint(endpoint.workspace, endpoint.id, { failingSince: undefined, updatedAt: now });
-      return;
+      if (endpoint.failingSince === undefined) return endpoint;
+      await store.updateEndpoint(endpoint.workspace, endpoint.id, { failingSince: undefined, updatedAt: now });
+      return { ...endpoint, failingSince: undefined };
     }
     const failingSince = endpoint.failingSince ?? now;
-    if (gone || failingTooLong(failingSince, now))
+    if (gone || failingTooLong(failingSince, now)) {
       await store.updateEndpoint(endpoint.workspace, endpoint.id, { enabled: false, failingSince, updatedAt: now });
-    else if (endpoint.failingSince === undefined)
-      await store.updateEndpoint(endpoint.workspace, endpoint.id, { failingSince, updatedAt: now });
+      return { ...endpoint, enabled: false, failingSince };
+    }
+    if (endpoint.failingSince === undefined) await store.updateEndpoint(endpoint.workspace, endpoint.id, { failingSince, updatedAt: now });
+    return { ...endpoint, failingSince };
+  };
+
+  /** Cuts a claim into its runs: each endpoint's deliveries, in the order claimed, `run` at a time (as claimRuns counted them). */
+  const runsOf = (claimed: readonly ClaimedDelivery[], length: number): ClaimedDelivery[][] => {
+    const byEndpoint = new Map<string, ClaimedDelivery[][]>();
+    for (const claim of claimed) {
+      const runs = byEndpoint.get(claim.endpoint.id) ?? [];
+      const last = runs.at(-1);
+      if (last !== undefined && last.length < length) last.push(claim);
+      else runs.push([claim]);
+      byEndpoint.set(claim.endpoint.id, runs);
+    }
+    return [...byEndpoint.values()].flat();
   };
 
   const tick = (): void => {
@@ -177,9 +246,8 @@ export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
     },
     wake,
     async runOnce() {
-      const sends = await claimAndSend();
-      await Promise.all(sends);
-      return sends.length;
+      const sent = await Promise.all(await claimAndSend());
+      return sent.reduce((sum, count) => sum + count, 0);
     },
     async close() {
       running = false;

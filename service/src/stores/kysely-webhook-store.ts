@@ -1,6 +1,8 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import {
+  claimRuns,
   createUlidSource,
+  runLengthOf,
   DueSignal,
   outboxRows,
   messageOf,
@@ -193,80 +195,92 @@ export class KyselyWebhookStore implements WebhookStore {
 
   async claimDue(query: ClaimQuery): Promise<ClaimedDelivery[]> {
     if (query.limit <= 0) return [];
+    // A claim lost to a power cut only makes its deliveries due again: no flush needed either.
     return this.#run(() =>
-      this.#db.transaction().execute(async (trx) => {
-        let select = trx
-          .selectFrom('webhook_deliveries')
-          .select(['id', 'webhook_id'])
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', query.now.getTime())
-          .orderBy('next_attempt_at')
-          .orderBy('id')
-          .limit(query.limit * CLAIM_OVERREAD);
-        if (this.#mysql) select = select.forUpdate().skipLocked();
-        const due = await select.execute();
-        if (due.length === 0) return [];
-        const endpoints = new Map<string, WebhookEndpointRecord>();
-        const wanted = [...new Set(due.map((row) => row.webhook_id))];
-        for (const row of await trx.selectFrom('webhook_endpoints').selectAll().where('id', 'in', wanted).execute())
-          endpoints.set(row.id, endpointOf(row));
-        const taken = new Map(query.busy);
-        const chosen: string[] = [];
-        for (const row of due) {
-          if (chosen.length >= query.limit) break;
-          const endpoint = endpoints.get(row.webhook_id);
-          const count = taken.get(row.webhook_id) ?? 0;
-          if (!endpoint?.enabled || count >= query.perEndpoint) continue;
-          taken.set(row.webhook_id, count + 1);
-          chosen.push(row.id);
-        }
-        if (chosen.length === 0) return [];
-        await trx
-          .updateTable('webhook_deliveries')
-          .set({ next_attempt_at: query.leaseUntil.getTime() })
-          .where('id', 'in', chosen)
-          .execute();
-        const records = await this.#deliveries(trx, trx.selectFrom('webhook_deliveries').selectAll().where('id', 'in', chosen).execute());
-        const byId = new Map(records.map((record) => [record.id, record]));
-        return chosen.map((id) => {
-          const delivery = byId.get(id)!;
-          return { delivery, endpoint: endpoints.get(delivery.webhookId)! };
-        });
-      }),
+      this.#killSafe((db) =>
+        db.transaction().execute(async (trx) => {
+          let select = trx
+            .selectFrom('webhook_deliveries')
+            .select(['id', 'webhook_id'])
+            .where('status', '=', 'pending')
+            .where('next_attempt_at', '<=', query.now.getTime())
+            .orderBy('next_attempt_at')
+            .orderBy('id')
+            .limit(query.limit * runLengthOf(query) * CLAIM_OVERREAD);
+          if (this.#mysql) select = select.forUpdate().skipLocked();
+          const due = await select.execute();
+          if (due.length === 0) return [];
+          const endpoints = new Map<string, WebhookEndpointRecord>();
+          const wanted = [...new Set(due.map((row) => row.webhook_id))];
+          for (const row of await trx.selectFrom('webhook_endpoints').selectAll().where('id', 'in', wanted).execute())
+            endpoints.set(row.id, endpointOf(row));
+          const runs = claimRuns(query);
+          const chosen: string[] = [];
+          for (const row of due) if (endpoints.get(row.webhook_id)?.enabled && runs.take(row.webhook_id)) chosen.push(row.id);
+          if (chosen.length === 0) return [];
+          await trx
+            .updateTable('webhook_deliveries')
+            .set({ next_attempt_at: query.leaseUntil.getTime() })
+            .where('id', 'in', chosen)
+            .execute();
+          const records = await this.#deliveries(trx, trx.selectFrom('webhook_deliveries').selectAll().where('id', 'in', chosen).execute());
+          const byId = new Map(records.map((record) => [record.id, record]));
+          return chosen.map((id) => {
+            const delivery = byId.get(id)!;
+            return { delivery, endpoint: endpoints.get(delivery.webhookId)! };
+          });
+        }),
+      ),
     );
   }
 
   async recordAttempt(id: string, leaseUntil: Date, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
     return this.#run(() =>
-      this.#db.transaction().execute(async (trx) => {
-        const result = await trx
-          .updateTable('webhook_deliveries')
-          .set({ status: outcome.status, tries: outcome.tries, next_attempt_at: outcome.nextAttemptAt?.getTime() ?? null })
-          .where('id', '=', id)
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '=', leaseUntil.getTime())
-          .executeTakeFirst();
-        if (result.numUpdatedRows === 0n) return false;
-        const last = await trx
-          .selectFrom('webhook_attempts')
-          .select((eb) => eb.fn.max('seq').as('seq'))
-          .where('delivery_id', '=', id)
-          .executeTakeFirst();
-        await trx
-          .insertInto('webhook_attempts')
-          .values({
-            delivery_id: id,
-            seq: last?.seq === null || last?.seq === undefined ? 0 : Number(last.seq) + 1,
-            at: attempt.at.getTime(),
-            status_code: attempt.statusCode,
-            duration_ms: Math.min(attempt.durationMs, 2_147_483_647),
-            error: attempt.error.slice(0, 1024),
-            response: attempt.response,
-          })
-          .execute();
-        return true;
-      }),
+      this.#killSafe((db) =>
+        db.transaction().execute(async (trx) => {
+          const result = await trx
+            .updateTable('webhook_deliveries')
+            .set({ status: outcome.status, tries: outcome.tries, next_attempt_at: outcome.nextAttemptAt?.getTime() ?? null })
+            .where('id', '=', id)
+            .where('status', '=', 'pending')
+            .where('next_attempt_at', '=', leaseUntil.getTime())
+            .executeTakeFirst();
+          if (result.numUpdatedRows === 0n) return false;
+          const last = await trx
+            .selectFrom('webhook_attempts')
+            .select((eb) => eb.fn.max('seq').as('seq'))
+            .where('delivery_id', '=', id)
+            .executeTakeFirst();
+          await trx
+            .insertInto('webhook_attempts')
+            .values({
+              delivery_id: id,
+              seq: last?.seq === null || last?.seq === undefined ? 0 : Number(last.seq) + 1,
+              at: attempt.at.getTime(),
+              status_code: attempt.statusCode,
+              duration_ms: Math.min(attempt.durationMs, 2_147_483_647),
+              error: attempt.error.slice(0, 1024),
+              response: attempt.response,
+            })
+            .execute();
+          return true;
+        }),
+      ),
     );
+  }
+
+  async releaseClaims(ids: readonly string[], leaseUntil: Date, now: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await this.#run(async () => {
+      const result = await this.#db
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: now.getTime() })
+        .where('id', 'in', [...ids])
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '=', leaseUntil.getTime())
+        .executeTakeFirst();
+      if (result.numUpdatedRows > 0n) this.#due.notify();
+    });
   }
 
   async getDelivery(workspace: string, webhookId: string, id: string): Promise<DeliveryRecord | undefined> {
@@ -386,6 +400,27 @@ export class KyselyWebhookStore implements WebhookStore {
         attempts: Object.freeze(attempts.get(row.id) ?? []),
       }),
     );
+  }
+
+  /**
+   * Runs `work` on one connection whose commits, on SQLite, are not fsynced
+   * (synchronous = NORMAL, then FULL again): a claim or an attempt's record
+   * then costs no disk flush. Both survive the service being killed (the WAL
+   * is written before the commit returns); a power cut may lose the last
+   * few, whose deliveries are then due and sent again (at least once still;
+   * the outbox rows themselves are written with their change, flushed). On
+   * MySQL, as is.
+   */
+  async #killSafe<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (this.#mysql) return work(this.#db);
+    return this.#db.connection().execute(async (db) => {
+      await sql`PRAGMA synchronous = NORMAL`.execute(db);
+      try {
+        return await work(db);
+      } finally {
+        await sql`PRAGMA synchronous = FULL`.execute(db);
+      }
+    });
   }
 
   /**

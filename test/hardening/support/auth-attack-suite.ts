@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { inProcessDeployment, processDeployment, type AuthDeployment } from './auth-deployments.js';
 import {
   ATTACK_BYTES,
+  ATTACK_WEBHOOK,
   createTusUpload,
   SCOPE_OF,
   tusState,
@@ -64,6 +65,8 @@ const SPARE_VERSIONS = 10;
 const SPARE_TRASHED = 18;
 /** Spare API keys per seed: every successful revoke of one test (4 wires × 2 passes: a token's and a key's). */
 const SPARE_KEYS = 10;
+/** Spare webhook endpoints per seed: every successful DeleteWebhook of one test (4 wires × 2 passes). */
+const SPARE_WEBHOOKS = 10;
 
 /** What the owner stored; attacks try to overwrite it with other bytes. */
 const OWNER_BYTES = Buffer.from('the owner’s bytes, which no attack may change');
@@ -122,6 +125,12 @@ async function seed(s: Setup, ws: string): Promise<Targets> {
     await restJson(s, auth, 'DELETE', `/v1/assets/${id}`);
     trashed.push(id);
   }
+  // A webhook endpoint with one delivery (a test event) to resend, and endpoints that deletes may take.
+  const webhook = () => restJson<{ id: string }>(s, auth, 'POST', '/v1/webhooks', ATTACK_WEBHOOK);
+  const webhookId = (await webhook()).id;
+  const { id: deliveryId } = await restJson<{ id: string }>(s, auth, 'POST', `/v1/webhooks/${webhookId}:test`);
+  const spareWebhooks: string[] = [];
+  for (let i = 0; i < SPARE_WEBHOOKS; i++) spareWebhooks.push((await webhook()).id);
   return {
     routeId: route.id,
     matchPath,
@@ -137,12 +146,19 @@ async function seed(s: Setup, ws: string): Promise<Targets> {
     versionId,
     spareVersions,
     trashed,
+    webhookId,
+    deliveryId,
+    spareWebhooks,
   };
 }
 
 /** A REST call of the seed that must succeed; its JSON body, if any. */
-async function restJson<T>(s: Setup, auth: string, method: string, path: string): Promise<T> {
-  const response = await fetch(`${s.deployment.url}${path}`, { method, headers: { authorization: auth } });
+async function restJson<T>(s: Setup, auth: string, method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${s.deployment.url}${path}`, {
+    method,
+    headers: { authorization: auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`seeding: ${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
   return (text ? JSON.parse(text) : undefined) as T;
@@ -440,6 +456,11 @@ export function authAttackSuite(name: Mode): void {
       // The owner's keys are as they were: none revoked, none rolled.
       const ownerKeys = (stored: { keys: readonly string[] }) => stored.keys.filter((line) => line.split(' ')[1] === owner);
       t.deepEqual(ownerKeys(after), ownerKeys(before), 'the owner’s keys are unchanged');
+      // The owner's webhooks are as they were: none updated, rotated or deleted, and no delivery queued for them.
+      const ownerWebhooks = (stored: { webhooks: readonly string[] }) => stored.webhooks.filter((line) => line.split(' ')[1] === owner);
+      t.deepEqual(ownerWebhooks(after), ownerWebhooks(before), 'the owner’s webhooks are unchanged');
+      const { deliveries } = await restJson<{ deliveries: unknown[] }>(s, ownerAuth, 'GET', `/v1/webhooks/${targets.webhookId}/deliveries`);
+      t.is(deliveries.length, 1, 'the owner’s webhook has its one test delivery, and no other');
       // The owner's resumable uploads are where they were: no append landed, no termination took one.
       t.like(
         await tusState(s.deployment.url, ownerAuth, targets.uploadId),

@@ -22,7 +22,14 @@ export interface AuthDeployment {
 }
 
 /** These tests send bursts from one workspace; the rate limit is someone else's test. */
-const COMMON = { HOST: '127.0.0.1', GRPC_PORT: '0', RATE_LIMIT_PER_SECOND: '0', LOG_LEVEL: 'debug' } as const;
+const COMMON = {
+  HOST: '127.0.0.1',
+  GRPC_PORT: '0',
+  RATE_LIMIT_PER_SECOND: '0',
+  LOG_LEVEL: 'debug',
+  // The webhooks the attacks create and aim at point at loopback, as every test's do.
+  WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+} as const;
 
 /** Service and gateway in this process over the in-process channel (as `npm start`), logging at debug level into arrays. `auth` is AUTH_SECRET or AUTH_JWKS_URL. */
 export async function inProcessDeployment(

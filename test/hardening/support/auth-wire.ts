@@ -34,6 +34,16 @@ import {
   ListTrashRequestSchema,
   RestoreAssetRequestSchema,
   PurgeAssetRequestSchema,
+  CreateWebhookRequestSchema,
+  ListWebhooksRequestSchema,
+  GetWebhookRequestSchema,
+  UpdateWebhookRequestSchema,
+  DeleteWebhookRequestSchema,
+  RotateWebhookSecretRequestSchema,
+  TestWebhookRequestSchema,
+  ListDeliveriesRequestSchema,
+  ResendDeliveryRequestSchema,
+  RecoverDeliveriesRequestSchema,
   GetAssetRequestSchema,
   GetRouteRequestSchema,
   GetWorkspacePolicyRequestSchema,
@@ -100,6 +110,17 @@ export const SCOPE_OF = {
   PurgeAsset: 'assets:write',
   // DeleteAsset with `purge` (REST `?purge=true`): skipping the trash is for workspace:admin alone.
   DeleteAssetPurge: 'workspace:admin',
+  // Webhooks (issue 42): every call is the workspace admin's.
+  CreateWebhook: 'workspace:admin',
+  ListWebhooks: 'workspace:admin',
+  GetWebhook: 'workspace:admin',
+  UpdateWebhook: 'workspace:admin',
+  DeleteWebhook: 'workspace:admin',
+  RotateWebhookSecret: 'workspace:admin',
+  TestWebhook: 'workspace:admin',
+  ListDeliveries: 'workspace:admin',
+  ResendDelivery: 'workspace:admin',
+  RecoverDeliveries: 'workspace:admin',
 } as const;
 export type Operation = keyof typeof SCOPE_OF;
 const OPERATIONS = Object.keys(SCOPE_OF) as Operation[];
@@ -127,6 +148,8 @@ export const WORKSPACE_WIDE: ReadonlySet<Operation> = new Set([
   'CreateKey',
   'ListKeys',
   'ListTrash',
+  'CreateWebhook',
+  'ListWebhooks',
 ]);
 
 /** Operations that consume the record they succeed on, and which spares they take: each success moves on to the next. */
@@ -144,6 +167,7 @@ const CONSUMING: ReadonlyMap<Operation, (targets: Targets) => string[]> = new Ma
   ['RestoreAssetVersion', (targets: Targets) => targets.spareVersions],
   ['RestoreAsset', (targets: Targets) => targets.trashed],
   ['PurgeAsset', (targets: Targets) => targets.trashed],
+  ['DeleteWebhook', (targets: Targets) => targets.spareWebhooks],
 ]);
 
 /** Operations whose answer is a stream (a watch, which does not end by itself; a version's bytes): the first message decides. */
@@ -178,6 +202,12 @@ export interface Targets {
   readonly spareVersions: string[];
   /** Assets in the owner's trash that a successful RestoreAsset or PurgeAsset may take. */
   readonly trashed: string[];
+  /** A webhook endpoint of the owner (a successful rotate gives it a secret nobody uses; a test or resend queues a delivery). */
+  readonly webhookId: string;
+  /** A delivery of `webhookId` that ResendDelivery queues again. */
+  readonly deliveryId: string;
+  /** Webhook endpoints of the owner that a successful DeleteWebhook may take. */
+  readonly spareWebhooks: string[];
 }
 
 const NO_UPLOAD = 'up_00000000000000000000000000';
@@ -194,6 +224,15 @@ const spareVersionOf = (targets: Targets): { id: string; versionId: string } => 
   return { id: id!, versionId: versionId! };
 };
 const trashedOf = (targets: Targets): string => targets.trashed[0] ?? 'as_00000000000000000000000000';
+const NO_WEBHOOK = 'wh_00000000000000000000000000';
+const spareWebhookOf = (targets: Targets): string => targets.spareWebhooks[0] ?? NO_WEBHOOK;
+/**
+ * What a successful CreateWebhook asks for: an endpoint on a loopback port
+ * nothing listens on (tests name no other address), for an event no test makes.
+ */
+export const ATTACK_WEBHOOK = Object.freeze({ url: 'http://127.0.0.1:9/attack', events: ['route.deleted'], description: 'attack' });
+/** RecoverDeliveries' `since`: an hour ago. */
+const anHourAgo = () => new Date(Date.now() - 3_600_000);
 /** What a successful CreateKey asks for: a key of the caller's own workspace, for an hour, with the one scope every caller of CreateKey holds. */
 const ATTACK_KEY = Object.freeze({ name: 'attack', scopes: ['workspace:admin'] });
 const inAnHour = () => new Date(Date.now() + 3_600_000);
@@ -214,6 +253,9 @@ export const NOWHERE: Targets = Object.freeze({
   versionId: NO_VERSION,
   spareVersions: [],
   trashed: [],
+  webhookId: NO_WEBHOOK,
+  deliveryId: 'dlv_00000000000000000000000000',
+  spareWebhooks: [],
 });
 
 /** A call's outcome in the contract's terms: `ok` or a Connect code name, with the HTTP status and body where there was one. */
@@ -615,6 +657,40 @@ function restSurfaces(gatewayUrl: string): Surface[] {
     sendJson('RestoreAsset', 'POST', '/v1/trash/{id}:restore', (t) => `/v1/trash/${trashedOf(t)}:restore`),
     sendJson('PurgeAsset', 'DELETE', '/v1/trash/{id}', (t) => `/v1/trash/${trashedOf(t)}`),
     sendJson('DeleteAssetPurge', 'DELETE', '/v1/assets/{id}?purge=true', (t) => `/v1/assets/${spareOf(t)}?purge=true`),
+    // Webhooks (issue 42).
+    sendJson(
+      'CreateWebhook',
+      'POST',
+      '/v1/webhooks',
+      () => '/v1/webhooks',
+      () => ATTACK_WEBHOOK,
+    ),
+    ...get('ListWebhooks', () => '/v1/webhooks'),
+    ...get('GetWebhook', (t) => `/v1/webhooks/${t.webhookId}`),
+    sendJson(
+      'UpdateWebhook',
+      'PATCH',
+      '/v1/webhooks/{id}',
+      (t) => `/v1/webhooks/${t.webhookId}`,
+      () => ({ description: 'owner' }),
+    ),
+    sendJson('DeleteWebhook', 'DELETE', '/v1/webhooks/{id}', (t) => `/v1/webhooks/${spareWebhookOf(t)}`),
+    sendJson('RotateWebhookSecret', 'POST', '/v1/webhooks/{id}:rotateSecret', (t) => `/v1/webhooks/${t.webhookId}:rotateSecret`),
+    sendJson('TestWebhook', 'POST', '/v1/webhooks/{id}:test', (t) => `/v1/webhooks/${t.webhookId}:test`),
+    ...get('ListDeliveries', (t) => `/v1/webhooks/${t.webhookId}/deliveries?pageSize=10`),
+    sendJson(
+      'ResendDelivery',
+      'POST',
+      '/v1/webhooks/{id}/deliveries/{deliveryId}:resend',
+      (t) => `/v1/webhooks/${t.webhookId}/deliveries/${t.deliveryId}:resend`,
+    ),
+    sendJson(
+      'RecoverDeliveries',
+      'POST',
+      '/v1/webhooks/{id}:recover',
+      (t) => `/v1/webhooks/${t.webhookId}:recover`,
+      () => ({ since: anHourAgo().toISOString() }),
+    ),
     ...tusSurfaces(gatewayUrl),
   ];
 }
@@ -846,7 +922,31 @@ function messagesOf(
         streaming: false,
         path: '/switchyard.v1.AssetService/DeleteAsset',
       };
+    case 'CreateWebhook':
+      return webhookCall(operation, CreateWebhookRequestSchema, ATTACK_WEBHOOK);
+    case 'ListWebhooks':
+      return webhookCall(operation, ListWebhooksRequestSchema, {});
+    case 'GetWebhook':
+      return webhookCall(operation, GetWebhookRequestSchema, { id: targets.webhookId });
+    case 'UpdateWebhook':
+      return webhookCall(operation, UpdateWebhookRequestSchema, { id: targets.webhookId, description: 'owner' });
+    case 'DeleteWebhook':
+      return webhookCall(operation, DeleteWebhookRequestSchema, { id: spareWebhookOf(targets) });
+    case 'RotateWebhookSecret':
+      return webhookCall(operation, RotateWebhookSecretRequestSchema, { id: targets.webhookId });
+    case 'TestWebhook':
+      return webhookCall(operation, TestWebhookRequestSchema, { id: targets.webhookId });
+    case 'ListDeliveries':
+      return webhookCall(operation, ListDeliveriesRequestSchema, { id: targets.webhookId, pageSize: 10 });
+    case 'ResendDelivery':
+      return webhookCall(operation, ResendDeliveryRequestSchema, { id: targets.webhookId, deliveryId: targets.deliveryId });
+    case 'RecoverDeliveries':
+      return webhookCall(operation, RecoverDeliveriesRequestSchema, { id: targets.webhookId, since: timestampFromDate(anHourAgo()) });
   }
+}
+
+function webhookCall<S extends DescMessage>(operation: Operation, schema: S, message: MessageInitShape<S>) {
+  return unaryCall('WebhookService', operation, schema, message);
 }
 
 function assetCall<S extends DescMessage>(operation: Operation, schema: S, message: MessageInitShape<S>) {

@@ -21,6 +21,16 @@ import {
   ListTrashRequestSchema,
   RestoreAssetRequestSchema,
   PurgeAssetRequestSchema,
+  CreateWebhookRequestSchema,
+  ListWebhooksRequestSchema,
+  GetWebhookRequestSchema,
+  UpdateWebhookRequestSchema,
+  DeleteWebhookRequestSchema,
+  RotateWebhookSecretRequestSchema,
+  TestWebhookRequestSchema,
+  ListDeliveriesRequestSchema,
+  ResendDeliveryRequestSchema,
+  RecoverDeliveriesRequestSchema,
   GetAssetRequestSchema,
   GetRouteRequestSchema,
   ListAssetsRequestSchema,
@@ -32,7 +42,7 @@ import {
   UpdateAssetRequestSchema,
   UploadAssetRequestSchema,
 } from '@switchyard/proto';
-import { type HostileRequest, type Targets, nastyString } from './hostile-http.js';
+import { type HostileRequest, type Targets, hostileWebhookEvents, hostileWebhookUrl, nastyString } from './hostile-http.js';
 
 const bin = <S extends DescMessage>(schema: S, init: MessageInitShape<S>): Buffer => Buffer.from(toBinary(schema, create(schema, init)));
 
@@ -116,6 +126,38 @@ export function rpcs(targets: Targets): Rpc[] {
     { maxLength: 5 },
   );
   const rawId = rawStringBytes.map((bytes) => rawStringField(1, bytes));
+  const webhookId = fc.oneof(
+    nastyString,
+    fc.constantFrom(
+      targets.webhookId,
+      targets.webhookId,
+      `${targets.webhookId}\u0000`,
+      targets.webhookId.toUpperCase(),
+      targets.assetId,
+      'wh_',
+      '',
+    ),
+  );
+  const deliveryId = fc.oneof(
+    nastyString,
+    fc.constantFrom(
+      targets.deliveryId,
+      targets.deliveryId,
+      targets.deliveryId.slice(0, -1),
+      targets.webhookId,
+      'dlv_00000000000000000000000000',
+      '',
+    ),
+  );
+  const since = fc.option(fc.record({ seconds: fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), nanos: fc.integer() }), {
+    nil: undefined,
+  });
+  /** A request whose one field is the endpoint's id (field 1). */
+  const webhookIdOnly = (schema: DescMessage) =>
+    fc.oneof(
+      webhookId.map((value) => bin(schema, { id: value })),
+      rawId,
+    );
   const versionId = fc.oneof(nastyString, fc.constantFrom('ver_00000000000000000000000000', 'ver_', `${targets.assetId}`, ''));
   const uploadId = fc.oneof(
     nastyString,
@@ -270,6 +312,64 @@ export function rpcs(targets: Targets): Rpc[] {
         fc.record({ id, purge: fc.boolean() }).map((r) => bin(DeleteAssetRequestSchema, r)),
         rawId,
       ),
+    },
+    // Webhooks (issue 42).
+    {
+      path: '/switchyard.v1.WebhookService/CreateWebhook',
+      streaming: false,
+      message: fc
+        .record({ url: hostileWebhookUrl, events: hostileWebhookEvents, description: nastyString })
+        .map((r) => bin(CreateWebhookRequestSchema, r)),
+    },
+    { path: '/switchyard.v1.WebhookService/ListWebhooks', streaming: false, message: fc.constant(bin(ListWebhooksRequestSchema, {})) },
+    { path: '/switchyard.v1.WebhookService/GetWebhook', streaming: false, message: webhookIdOnly(GetWebhookRequestSchema) },
+    {
+      path: '/switchyard.v1.WebhookService/UpdateWebhook',
+      streaming: false,
+      message: fc
+        .record(
+          {
+            id: webhookId,
+            url: fc.option(hostileWebhookUrl, { nil: undefined }),
+            events: hostileWebhookEvents,
+            setEvents: fc.boolean(),
+            description: fc.option(nastyString, { nil: undefined }),
+            enabled: fc.option(fc.boolean(), { nil: undefined }),
+          },
+          { requiredKeys: ['id'] },
+        )
+        .map((r) => bin(UpdateWebhookRequestSchema, r)),
+    },
+    { path: '/switchyard.v1.WebhookService/DeleteWebhook', streaming: false, message: webhookIdOnly(DeleteWebhookRequestSchema) },
+    {
+      path: '/switchyard.v1.WebhookService/RotateWebhookSecret',
+      streaming: false,
+      message: webhookIdOnly(RotateWebhookSecretRequestSchema),
+    },
+    { path: '/switchyard.v1.WebhookService/TestWebhook', streaming: false, message: webhookIdOnly(TestWebhookRequestSchema) },
+    {
+      path: '/switchyard.v1.WebhookService/ListDeliveries',
+      streaming: false,
+      message: fc
+        .record({
+          id: webhookId,
+          status: fc.oneof(fc.constantFrom('pending', 'succeeded', 'failed', 'PENDING', ''), nastyString),
+          pageSize: fc.oneof(fc.integer(), fc.constantFrom(0, 1, 1000, 1001, -1)),
+          pageToken: nastyString,
+        })
+        .map((r) => bin(ListDeliveriesRequestSchema, r)),
+    },
+    {
+      path: '/switchyard.v1.WebhookService/ResendDelivery',
+      streaming: false,
+      message: fc.record({ id: webhookId, deliveryId }).map((r) => bin(ResendDeliveryRequestSchema, r)),
+    },
+    {
+      path: '/switchyard.v1.WebhookService/RecoverDeliveries',
+      streaming: false,
+      message: fc
+        .record({ id: webhookId, since })
+        .map((r) => bin(RecoverDeliveriesRequestSchema, { id: r.id, ...(r.since === undefined ? {} : { since: r.since }) })),
     },
     // Versions and trash (issue 43).
     {

@@ -10,6 +10,9 @@ export interface Targets {
   readonly filePath: string;
   /** An unfinished resumable upload (`up_…`) of SEEDED_UPLOAD_LENGTH bytes, at /v1/uploads/<id>. */
   readonly uploadId: string;
+  /** A webhook endpoint (`wh_…`, at a loopback port nothing listens on) and one of its deliveries (`dlv_…`). */
+  readonly webhookId: string;
+  readonly deliveryId: string;
 }
 
 /** The length of the seeded resumable upload: below every fuzzed stack's upload limit. */
@@ -182,6 +185,39 @@ export const routeBody: fc.Arbitrary<Buffer> = fc.oneof(
   fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
 );
 
+/**
+ * Webhook URLs a fuzzer may send: loopback ones (tests name no other address,
+ * nor a host name to resolve) that pass or fail the service's checks, and
+ * hostile text under a loopback origin.
+ */
+export const hostileWebhookUrl: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    'http://127.0.0.1:9/fuzz',
+    'https://127.0.0.1:9/fuzz',
+    'http://user:secret@127.0.0.1:9/fuzz',
+    'ftp://127.0.0.1/fuzz',
+    'file:///etc/passwd',
+    'javascript:alert(1)',
+    'http://127.0.0.1:0/',
+    'http://127.0.0.1:99999/',
+    'http://127.1:9/fuzz',
+    'http://2130706433:9/fuzz',
+    '',
+  ),
+  nastyString.map((s) => `http://127.0.0.1:9/${encodeURIComponent(s)}`),
+  nastyString.map((s) => `http://127.0.0.1:9/?q=${s}`),
+);
+
+/** Webhook event lists: known types, patterns, unknown and hostile ones. */
+export const hostileWebhookEvents: fc.Arbitrary<string[]> = fc.array(
+  fc.oneof(
+    fc.constantFrom('asset.created', 'route.deleted', 'asset.*', 'route.*', '*', 'webhook.test', 'asset.', '.*', '**', 'ASSET.CREATED', ''),
+    fc.string({ maxLength: 40 }),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+  ),
+  { maxLength: 60 },
+);
+
 /** Plausible values of the asset lifecycle's bodies (PATCH, signed-url, policy, batch delete), so some get past the shape checks. */
 const goodishApiFields = fc.record(
   {
@@ -208,6 +244,16 @@ const goodishApiFields = fc.record(
     defaultVisibility: fc.oneof(fc.constantFrom('public', 'private', 'x'), nastyString),
     ids: fc.oneof(
       fc.array(fc.oneof(fc.constantFrom('as_00000000000000000000000000', 'as_x', ''), nastyString), { maxLength: 1_100 }),
+      wrongValue,
+    ),
+    // Webhooks' fields (issue 42).
+    url: fc.oneof(hostileWebhookUrl, wrongValue),
+    events: fc.oneof(hostileWebhookEvents, wrongValue),
+    description: fc.oneof(fc.constantFrom('', 'a'.repeat(500), 'a'.repeat(501)), nastyString, wrongValue),
+    enabled: fc.oneof(fc.boolean(), wrongValue),
+    since: fc.oneof(
+      fc.constantFrom('2026-01-01T00:00:00Z', '2999-01-01T00:00:00Z', 'yesterday', '', '1970-01-01T00:00:00Z', '2026-02-30T00:00:00Z'),
+      nastyString,
       wrongValue,
     ),
   },
@@ -245,7 +291,7 @@ const jsonContentType = fc.oneof(
 
 /** Path segments that try to escape, confuse a decoder or hide a real id. */
 export function hostileSegment(targets: Targets): fc.Arbitrary<string> {
-  const real = [targets.routeId, targets.assetId, targets.uploadId];
+  const real = [targets.routeId, targets.assetId, targets.uploadId, targets.webhookId, targets.deliveryId];
   return fc.oneof(
     fc.constantFrom(
       '..',
@@ -364,6 +410,17 @@ function hostilePath(targets: Targets): fc.Arbitrary<string> {
     segment.map((s) => `/v1/trash?pageSize=${s}`),
     segment.map((s) => `/v1/trash?pageToken=${s}`),
     segment.map((s) => `/v1/assets/${assetId}?purge=${s}`),
+    // Webhooks (issue 42).
+    segment.map((s) => `/v1/webhooks/${s}`),
+    segment.map((s) => `/v1/webhooks/${s}:rotateSecret`),
+    segment.map((s) => `/v1/webhooks/${s}:test`),
+    segment.map((s) => `/v1/webhooks/${s}:recover`),
+    segment.map((s) => `/v1/webhooks/${s}/deliveries`),
+    segment.map((s) => `/v1/webhooks/${targets.webhookId}/deliveries?status=${s}`),
+    segment.map((s) => `/v1/webhooks/${targets.webhookId}/deliveries?pageSize=${s}`),
+    segment.map((s) => `/v1/webhooks/${targets.webhookId}/deliveries?pageToken=${s}`),
+    segment.map((s) => `/v1/webhooks/${targets.webhookId}/deliveries/${s}:resend`),
+    segment.map((s) => `/v1/webhooks/${s}/deliveries/${targets.deliveryId}:resend`),
     fc.constantFrom(
       '/v1/workspace/policy',
       '/v1/workspace/usage',
@@ -761,6 +818,10 @@ export function hostileRequest(targets: Targets): fc.Arbitrary<HostileRequest> {
         fc.constant(['PATCH', `/v1/routing/${targets.routeId}`] as const),
         hostileSegment(targets).map((s) => ['PATCH', `/v1/routing/${s}`] as const),
         fc.constant(['POST', '/v1/assets:batchDelete'] as const),
+        fc.constant(['POST', '/v1/webhooks'] as const),
+        fc.constant(['PATCH', `/v1/webhooks/${targets.webhookId}`] as const),
+        hostileSegment(targets).map((s) => ['PATCH', `/v1/webhooks/${s}`] as const),
+        fc.constant(['POST', `/v1/webhooks/${targets.webhookId}:recover`] as const),
       ),
       body: apiBody,
       type: fc.option(jsonContentType, { nil: undefined }),

@@ -13,6 +13,10 @@ export interface Stored {
   readonly files: readonly string[];
   /** API keys, one `id workspace revokedAt secretDigest` line each, sorted: a refused call makes, revokes and rolls none. */
   readonly keys: readonly string[];
+  /** Webhook endpoints, one `id workspace url events description enabled updatedAt secret previousSecret` line each, sorted. */
+  readonly webhooks: readonly string[];
+  /** Webhook deliveries: a refused call queues none (the relay changes their status, never their number). */
+  readonly deliveryRows: number;
 }
 
 const NOT_BLOBS = /(\.sqlite(-wal|-shm|-journal)?|auth-secret|url-signing-key)$/;
@@ -24,7 +28,7 @@ export async function storedIn(
 ): Promise<Stored> {
   const reader = await openStorage(storage, { migrate: false });
   try {
-    const count = async (table: 'assets' | 'routes') =>
+    const count = async (table: 'assets' | 'routes' | 'webhook_deliveries') =>
       Number(
         (
           await reader.db
@@ -46,6 +50,27 @@ export async function storedIn(
     const keys = (await reader.db.selectFrom('api_keys').select(['id', 'workspace', 'revoked_at', 'secret_digest']).execute())
       .map((row) => `${row.id} ${row.workspace} ${row.revoked_at ?? '-'} ${row.secret_digest}`)
       .sort();
+    // Not failing_since: the relay sets it as deliveries fail, whoever asked.
+    const webhooks = (
+      await reader.db
+        .selectFrom('webhook_endpoints')
+        .select(['id', 'workspace', 'url', 'events', 'description', 'enabled', 'updated_at', 'secret', 'previous_secret'])
+        .execute()
+    )
+      .map((row) =>
+        [
+          row.id,
+          row.workspace,
+          row.url,
+          row.events,
+          row.description,
+          row.enabled,
+          row.updated_at,
+          row.secret,
+          row.previous_secret ?? '-',
+        ].join(' '),
+      )
+      .sort();
     return {
       assetRows: await count('assets'),
       routeRows: await count('routes'),
@@ -53,6 +78,8 @@ export async function storedIn(
       blobKeys: blobKeys.sort(),
       files: files.sort(),
       keys,
+      webhooks,
+      deliveryRows: await count('webhook_deliveries'),
     };
   } finally {
     await reader.close();
