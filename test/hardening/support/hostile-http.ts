@@ -185,6 +185,9 @@ export const routeBody: fc.Arbitrary<Buffer> = fc.oneof(
   fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
 );
 
+/** A UTF-16 surrogate without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 /**
  * Webhook URLs a fuzzer may send: loopback ones (tests name no other address,
  * nor a host name to resolve) that pass or fail the service's checks, and
@@ -204,7 +207,8 @@ export const hostileWebhookUrl: fc.Arbitrary<string> = fc.oneof(
     'http://2130706433:9/fuzz',
     '',
   ),
-  nastyString.map((s) => `http://127.0.0.1:9/${encodeURIComponent(s)}`),
+  // A lone surrogate cannot be percent-encoded (encodeURIComponent throws): U+FFFD stands in for it.
+  nastyString.map((s) => `http://127.0.0.1:9/${encodeURIComponent(s.replace(LONE_SURROGATE, '\uFFFD'))}`),
   nastyString.map((s) => `http://127.0.0.1:9/?q=${s}`),
 );
 
