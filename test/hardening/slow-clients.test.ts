@@ -63,7 +63,7 @@ async function assertNothingStored(t: import('ava').ExecutionContext, s: Stack):
   const stored = await storedIn(s.dataDir);
   t.deepEqual(
     { ...stored, files: stored.files.filter((file) => !file.endsWith('/')) },
-    { assetRows: 0, routeRows: 0, uploads: [], blobKeys: [], files: [], keys: [] },
+    { assetRows: 0, routeRows: 0, uploads: [], blobKeys: [], files: [], keys: [], webhooks: [], deliveryRows: 0 },
   );
 }
 
