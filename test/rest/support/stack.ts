@@ -66,8 +66,9 @@ export async function startStack(
     DATA_DIR: dataDir,
     AUTH_SECRET: secret,
     LOG_LEVEL: 'info',
-    // Tests send traffic only to loopback: their webhook receivers listen there.
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+    // Tests send traffic only to loopback, and their webhook receivers listen on 127.0.0.1: the rest
+    // of 127.0.0.0/8 stands for the non-public addresses an endpoint may not name.
+    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32',
     ...env,
   };
   const serviceConfig = loadServiceConfig(fullEnv);
