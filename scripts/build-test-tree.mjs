@@ -18,8 +18,8 @@ import { dirname, join, relative } from 'node:path';
 const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 export const TEST_BUILD = join(ROOT, 'test-build');
 const PACKAGES = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).workspaces;
-/** Folders whose TypeScript is transpiled; everything else in the tree is linked. */
-const COMPILED = [...PACKAGES.map((dir) => `${dir}/src`), 'test'];
+/** Folders whose TypeScript is transpiled (the tests import the scripts' and the bench's); everything else is linked. */
+const COMPILED = [...PACKAGES.map((dir) => `${dir}/src`), 'test', 'bench', 'scripts'];
 /** Never linked or walked. */
 const SKIPPED = new Set(['.git', 'node_modules', 'test-build']);
 
@@ -52,14 +52,21 @@ function holdsTypeScript(dir) {
  * without TypeScript linked whole (a test listing its fixtures sees files, not links).
  */
 function walkCompiled(dir, sources) {
+  // A folder linked whole by an earlier tree (before it held TypeScript, or before it was compiled)
+  // is unlinked first: esbuild would otherwise write through the link into the repository.
+  if (isLink(join(TEST_BUILD, dir))) rmSync(join(TEST_BUILD, dir));
   for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
     if (SKIPPED.has(entry.name)) continue;
     const path = `${dir}/${entry.name}`;
     if (entry.isDirectory()) {
       if (holdsTypeScript(path)) walkCompiled(path, sources);
       else link(path);
-    } else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) sources.push(path);
-    else link(path);
+    } else {
+      // A .ts is linked too, beside its .js: a test that hands its own source (or a fixture's) to a
+      // child process on tsx names the .ts.
+      if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) sources.push(path);
+      link(path);
+    }
   }
 }
 
@@ -73,6 +80,18 @@ function linkAround(dir) {
     if (COMPILED.includes(path)) continue;
     if (entry.isDirectory() && COMPILED.some((compiled) => compiled.startsWith(`${path}/`))) linkAround(path);
     else link(path);
+  }
+}
+
+/**
+ * test-build/node_modules: the repository's own, entry by entry (a test that names
+ * `node_modules/.bin/buf` under its root finds it), but for the workspace packages, which
+ * writeManifest links to their transpiled selves.
+ */
+function linkDependencies() {
+  const ours = new Set(PACKAGES.map((dir) => JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')).name.split('/')[0]));
+  for (const entry of readdirSync(join(ROOT, 'node_modules'))) {
+    if (!ours.has(entry)) link(`node_modules/${entry}`);
   }
 }
 
@@ -103,6 +122,7 @@ export async function buildTestTree() {
   if (existsSync(TEST_BUILD) && !existsSync(join(TEST_BUILD, 'node_modules'))) rmSync(TEST_BUILD, { recursive: true, force: true });
   mkdirSync(TEST_BUILD, { recursive: true });
   linkAround('');
+  linkDependencies();
   const sources = [];
   for (const dir of COMPILED) if (existsSync(join(ROOT, dir))) walkCompiled(dir, sources);
   for (const dir of PACKAGES) writeManifest(dir);

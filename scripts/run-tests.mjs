@@ -8,8 +8,8 @@
 //   node scripts/run-tests.mjs --tier unit         one tier (repeatable: --tier e2e --tier heavy)
 //   node scripts/run-tests.mjs FILE... [AVA ARGS]  these files only, e.g. test/rest/routes.test.ts --match '*paging*'
 //
-// The unit tier runs from the compiled test tree (scripts/build-test-tree.mjs: plain JavaScript,
-// no loader), built or refreshed first; the other tiers and chosen files run on tsx.
+// Every run is from the compiled test tree (scripts/build-test-tree.mjs: plain JavaScript, no
+// loader), built or refreshed first.
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -30,7 +30,7 @@ const LEFT_BEHIND_GRACE_MS = 5_000;
 const SILENCE_LIMIT_MS = Number(process.env.TEST_SILENCE_LIMIT_MS || (process.env.SOAK ? 60 : 10) * 60_000);
 
 /**
- * @returns {{ label: string, files: string[], concurrency?: number, nodeArguments?: string, compiled?: boolean }[]}
+ * @returns {{ label: string, files: string[], concurrency?: number, nodeArguments?: string }[]}
  *   the ava runs to make, in order
  */
 function plan(argv) {
@@ -50,7 +50,7 @@ function plan(argv) {
   const filesOf = (...names) => all.filter((file) => names.includes(tierOf(file)) && chosen.includes(tierOf(file)));
   const runs = [
     // Preloaded guard: a unit test that starts a process fails and says which tier it belongs to.
-    { label: 'unit', files: filesOf('unit'), nodeArguments: '--import=./test/support/unit-tier-guard.mjs', compiled: true },
+    { label: 'unit', files: filesOf('unit'), nodeArguments: '--import=./test/support/unit-tier-guard.mjs' },
     // Heavy files first (ava.config.mjs sorts them so): the longest work starts first.
     { label: 'e2e and heavy', files: filesOf('e2e', 'heavy'), concurrency: POOL_CONCURRENCY },
     { label: 'timing, one file at a time', files: filesOf('timing'), concurrency: 1 },
@@ -83,20 +83,20 @@ function count(line) {
 }
 
 /** Runs ava once; resolves its exit code. A crash that printed no failing test line counts as one failure. */
-async function runAva({ label, files, concurrency, nodeArguments, compiled }) {
+async function runAva({ label, files, concurrency, nodeArguments }) {
   const at = ((Date.now() - started) / 1000).toFixed(0);
   process.stdout.write(`# ${label}: ${files.length} file${files.length === 1 ? '' : 's'} (${at} s in)\n`);
-  if (compiled) {
-    const built = await buildTestTree();
-    process.stdout.write(`# test-build: ${built.transpiled} of ${built.sources} TypeScript files transpiled\n`);
-  }
+  const built = await buildTestTree();
+  process.stdout.write(`# test-build: ${built.transpiled} of ${built.sources} TypeScript files transpiled\n`);
   const args = [
     AVA,
     '--tap',
-    ...(compiled ? ['--config', 'ava.compiled.config.mjs'] : []),
+    '--config',
+    'ava.compiled.config.mjs',
     ...(concurrency ? ['--concurrency', String(concurrency)] : []),
     ...(nodeArguments ? [`--node-arguments=${nodeArguments}`] : []),
-    ...(compiled ? files.map((file) => `test-build/${file.replace(/\.tsx?$/, '.js')}`) : files),
+    // A test file's compiled twin; other arguments (--match and its pattern) pass as they are.
+    ...files.map((arg) => (/\.tsx?$/.test(arg) ? `test-build/${arg.replace(/^\.\//, '').replace(/\.tsx?$/, '.js')}` : arg)),
   ];
   // Its own process group: when ava ends, whatever it leaves behind (a worker whose test never ended, that
   // worker's children) is ended with it, and cannot hold ava's stdout open and this run with it.

@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { generateApi } from 'swagger-typescript-api';
+import { tsImport } from 'tsx/esm/api';
 import { fixture } from './support/fixtures.js';
 import { freshWorkspace, startStack, type Stack } from './support/stack.js';
 import { run } from '../support/run.js';
@@ -43,7 +44,8 @@ test.before(async () => {
       },
     }),
   );
-  Api = ((await import(join(workDir, 'api.ts'))) as { Api: typeof Api }).Api;
+  // Through tsx's API: the generated client is TypeScript, and this file may run as compiled JavaScript.
+  Api = ((await tsImport(join(workDir, 'api.ts'), import.meta.url)) as { Api: typeof Api }).Api;
 });
 test.after.always(async () => {
   await stack?.stop();

@@ -4,11 +4,11 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { main } from 'switchyard';
 
-/** The repository root: child processes run from here. */
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { ROOT } from './root.js';
+
+export { ROOT };
 
 /** The compiled CLI, as `npm start` and the published package run it (`npm run build` makes it; `npm test` builds first). */
 export const CLI_BIN = 'cli/dist/bin.js';

@@ -6,9 +6,9 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { ROOT } from '../../support/root.js';
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CONTAINERS_CONF = process.env['CONTAINERS_CONF'] || fileURLToPath(new URL('../containers.conf', import.meta.url));
 const env = { ...process.env, CONTAINERS_CONF };
 
