@@ -12,7 +12,7 @@
 // loader), built or refreshed first.
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { TIERS, testFiles, tierOf } from '../test/tiers.mjs';
 import { buildTestTree } from './build-test-tree.mjs';
@@ -146,8 +146,15 @@ async function runAva({ label, files, concurrency, nodeArguments }) {
   return code;
 }
 
+/** Resolves when file `path` exists: what CI runs beside the first tiers says so when it ends, and must not run beside the timing tier. */
+async function whenExists(path) {
+  if (!existsSync(path)) process.stdout.write(`# the timing tier waits for ${path} (TEST_TIMING_AFTER): what runs beside the tests to end\n`);
+  while (!existsSync(path)) await sleep(1_000);
+}
+
 let exitCode = 0;
 for (const run of plan(process.argv.slice(2))) {
+  if (run.label.startsWith('timing') && process.env.TEST_TIMING_AFTER) await whenExists(process.env.TEST_TIMING_AFTER);
   const code = await runAva(run);
   if (code !== 0) exitCode = code;
 }
