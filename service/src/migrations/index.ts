@@ -1,4 +1,5 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { withoutQueryTimeout } from '../stores/mysql-query-timeout.js';
 import { SwitchyardError } from '@switchyard/core';
 import { isUnavailableError } from '../stores/database-errors.js';
 import type { Database } from '../stores/schema.js';
@@ -50,7 +51,8 @@ export function createMigrator(db: Kysely<Database>): Migrator {
  * migration: `unavailable` when the database cannot be reached, else `internal`.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  const { error, results = [] } = await createMigrator(db).migrateToLatest();
+  // Unbounded by the per-query timeout (mysql-query-timeout.ts): a long ALTER, or a wait for the lock while another process migrates.
+  const { error, results = [] } = await withoutQueryTimeout(() => createMigrator(db).migrateToLatest());
   if (error !== undefined) {
     const failed = results.find((result) => result.status === 'Error')?.migrationName;
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a thrown non-Error (usually a string): String() is all we know of it

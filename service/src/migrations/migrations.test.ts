@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { isSwitchyardError } from '@switchyard/core';
-import { sampleAsset, sampleRoute } from '@switchyard/core/testing';
+import { eventually, quietPeriod, sampleAsset, sampleRoute } from '@switchyard/core/testing';
 import { openDatabase } from '../stores/database.js';
 import { assetRow, KyselyAssetStore } from '../stores/kysely-asset-store.js';
 import { KyselyRouteStore } from '../stores/kysely-route-store.js';
@@ -242,6 +242,44 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
     t.is(Number(rows[0]?.n), 0);
   });
 }
+
+/** Kysely's MySQL migration lock (its MysqlAdapter): a GET_LOCK name, one for the whole server. */
+const KYSELY_MIGRATION_LOCK = 'ea586330-2c93-47c8-908d-981d9d270f9d';
+
+(mysqlAvailable ? test : test.skip)(
+  'mysql: migrations are free of the per-query timeout: they wait for the lock another process holds, while other queries still time out',
+  async (t) => {
+    const database = await createTestMysqlDatabase();
+    if (!database) throw new Error('MySQL went away');
+    const timeoutMs = 200;
+    const db = openDatabase({ kind: 'mysql', url: database.url, timeoutMs });
+    const holder = openDatabase({ kind: 'mysql', url: database.url });
+    try {
+      await holder.connection().execute(async (connection) => {
+        await sql`SELECT GET_LOCK(${KYSELY_MIGRATION_LOCK}, 60)`.execute(connection);
+        const migrated = migrateToLatest(db);
+        // The migration waits for the lock (another process migrating), for longer than a query may take.
+        await eventually(
+          async () => {
+            const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST
+            WHERE DB = ${database.name} AND ID <> CONNECTION_ID() AND INFO LIKE ${`%get_lock%${KYSELY_MIGRATION_LOCK}%`}`.execute(holder);
+            return Number(rows[0]?.n) === 1;
+          },
+          { timeout: 30_000, message: 'the migration waiting for the lock' },
+        );
+        await quietPeriod(timeoutMs * 3);
+        await sql`SELECT RELEASE_LOCK(${KYSELY_MIGRATION_LOCK})`.execute(connection);
+        t.is((await migrated).length, 12, 'every migration applied once the lock was free');
+      });
+      const error = await t.throwsAsync(sql`SELECT SLEEP(2)`.execute(db));
+      t.is((error as { code?: unknown } | undefined)?.code, 'PROTOCOL_SEQUENCE_TIMEOUT', 'an ordinary query still times out');
+    } finally {
+      await holder.destroy();
+      await db.destroy();
+      await database.drop();
+    }
+  },
+);
 
 test('a migration that cannot reach its database fails with one clear unavailable error', async (t) => {
   const db = openDatabase({ kind: 'mysql', url: 'mysql://root@127.0.0.1:1/switchyard' });

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MysqlPool, MysqlPoolConnection, MysqlQueryResult } from 'kysely';
 import type { Pool, PoolConnection } from 'mysql2';
 import { wantsArrayRows } from './array-rows.js';
@@ -20,10 +21,22 @@ export function withQueryTimeout(pool: Pool, timeoutMs: number): MysqlPool {
   };
 }
 
+const unbounded = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `work` with its queries free of the per-query timeout: schema migrations, whose ALTER TABLE on
+ * a large table may run for minutes, and whose lock a second process starting at the same time waits
+ * for (Kysely's migrator waits on MySQL's GET_LOCK). Everything else keeps failing fast.
+ */
+export function withoutQueryTimeout<T>(work: () => Promise<T>): Promise<T> {
+  return unbounded.run(true, work);
+}
+
 function timed(connection: PoolConnection, timeoutMs: number): MysqlPoolConnection {
   const query = (sql: string, parameters: unknown[], callback?: (error: unknown, result: MysqlQueryResult) => void) => {
     if (callback === undefined) return connection.query(sql, parameters) as unknown as ReturnType<MysqlPoolConnection['query']>;
-    connection.query({ sql, values: parameters, timeout: timeoutMs, rowsAsArray: wantsArrayRows(sql) }, (error, result) => {
+    const timeout = unbounded.getStore() === true ? undefined : timeoutMs;
+    connection.query({ sql, values: parameters, timeout, rowsAsArray: wantsArrayRows(sql) }, (error, result) => {
       if ((error as { code?: unknown } | null)?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') connection.destroy();
       callback(error, result as MysqlQueryResult);
     });
