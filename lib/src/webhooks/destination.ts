@@ -117,7 +117,34 @@ export interface ResolvedAddress {
 /** Resolves a host name; injected so tests can map names to any address without a DNS server. */
 export type HostResolver = (host: string) => Promise<readonly ResolvedAddress[]>;
 
-export const systemResolver: HostResolver = (host) => lookup(host, { all: true, verbatim: true });
+/**
+ * How many of the system's lookups may run at once. `dns.lookup` is getaddrinfo on libuv's thread
+ * pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), which file reads and writes share: a
+ * name whose DNS server stalls holds its thread for the resolver's whole timeout (up to about 30 s),
+ * and endpoints named that way must not take every thread from the files being served.
+ */
+export const SYSTEM_LOOKUPS_AT_ONCE = 2;
+
+/** `resolve` with at most `limit` resolutions running at once; the others wait their turn, in order. */
+export function resolvingAtMost(limit: number, resolve: HostResolver): HostResolver {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (host) => {
+    if (running >= limit) await new Promise<void>((resume) => waiting.push(resume));
+    else running += 1;
+    try {
+      return await resolve(host);
+    } finally {
+      // The slot passes straight to the next in line (running stays the same), or is freed.
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
+    }
+  };
+}
+
+/** getaddrinfo (so /etc/hosts and nsswitch count), at most SYSTEM_LOOKUPS_AT_ONCE at a time. */
+export const systemResolver: HostResolver = resolvingAtMost(SYSTEM_LOOKUPS_AT_ONCE, (host) => lookup(host, { all: true, verbatim: true }));
 
 /**
  * The address to connect to for `url`: resolved once, then checked, so the

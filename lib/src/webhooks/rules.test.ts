@@ -1,7 +1,7 @@
 import test from 'ava';
 import { SwitchyardError } from '../errors.js';
 import { afterAttempt, DISABLE_AFTER_FAILING_MS, failingTooLong, retryAfterMs } from './delivery-rules.js';
-import { createAddressPolicy, parseCidr, resolveDestination, webhookUrlOf } from './destination.js';
+import { createAddressPolicy, parseCidr, resolveDestination, resolvingAtMost, webhookUrlOf, type ResolvedAddress } from './destination.js';
 import { eventFiltersOf, matchesEvent } from './event-types.js';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE, parseRetrySchedule } from './retry-schedule.js';
 import { webhookSettingsOf } from './webhook-settings.js';
@@ -157,4 +157,36 @@ test('after an attempt: 2xx succeeds, 410 fails and disables, others wait the sc
   t.false(failingTooLong(undefined, now));
   t.false(failingTooLong(new Date(now.getTime() - DISABLE_AFTER_FAILING_MS + 1), now));
   t.true(failingTooLong(new Date(now.getTime() - DISABLE_AFTER_FAILING_MS), now));
+});
+
+test('system lookups run at most two at a time, the rest in order; a failed lookup frees its place', async (t) => {
+  const started: string[] = [];
+  const pending = new Map<string, { answer: () => void; fail: () => void }>();
+  const resolve = resolvingAtMost(2, (host) => {
+    started.push(host);
+    return new Promise<readonly ResolvedAddress[]>((answer, fail) =>
+      pending.set(host, { answer: () => answer([{ address: '127.0.0.1', family: 4 }]), fail: () => fail(new Error(`${host} timed out`)) }),
+    );
+  });
+  const turn = () => new Promise((next) => setImmediate(next));
+  const calls = ['a', 'b', 'c', 'd', 'e'].map((host) => resolve(host));
+  await turn();
+  t.deepEqual(started, ['a', 'b'], 'two lookups at once, the others wait');
+  pending.get('b')!.fail();
+  await t.throwsAsync(calls[1]!, { message: 'b timed out' });
+  await turn();
+  t.deepEqual(started, ['a', 'b', 'c'], "the failed lookup's place goes to the next in line");
+  pending.get('a')!.answer();
+  pending.get('c')!.answer();
+  t.deepEqual(await calls[0], [{ address: '127.0.0.1', family: 4 }]);
+  await turn();
+  t.deepEqual(started, ['a', 'b', 'c', 'd', 'e']);
+  pending.get('d')!.answer();
+  pending.get('e')!.answer();
+  t.is((await Promise.all([calls[2], calls[3], calls[4]])).length, 3);
+  const after = resolve('f');
+  await turn();
+  t.deepEqual(started.at(-1), 'f', 'with both places free, a new lookup starts at once');
+  pending.get('f')!.answer();
+  await after;
 });
