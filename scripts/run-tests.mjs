@@ -148,7 +148,8 @@ async function runAva({ label, files, concurrency, nodeArguments }) {
 
 /** Resolves when file `path` exists: what CI runs beside the first tiers says so when it ends, and must not run beside the timing tier. */
 async function whenExists(path) {
-  if (!existsSync(path)) process.stdout.write(`# the timing tier waits for ${path} (TEST_TIMING_AFTER): what runs beside the tests to end\n`);
+  if (!existsSync(path))
+    process.stdout.write(`# the timing tier waits for ${path} (TEST_TIMING_AFTER): what runs beside the tests to end\n`);
   while (!existsSync(path)) await sleep(1_000);
 }
 
