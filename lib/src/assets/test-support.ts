@@ -5,6 +5,8 @@ import { VariantMaker } from './transform/variants.js';
 import { DEFAULT_TRANSFORM_SIZES } from './transform/transform-params.js';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createPrincipal, SCOPES, type Principal } from '../auth/principal.js';
 import { MemoryAssetStore } from '../memory/memory-asset-store.js';
 import { MemoryBlobStore } from '../memory/memory-blob-store.js';
@@ -22,6 +24,21 @@ import { DEFAULT_MEDIA_FACTS, MediaDescriber, type DescribeObserver, type MediaF
 import { DEFAULT_POSTER_FRAMES, type PosterFrameConfig } from './transform/poster-frame.js';
 
 export const CDN_URL = 'https://cdn.example.test/files';
+
+// A real collector, so that memory measured in a test is live memory, not garbage awaiting collection.
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+/**
+ * Memory after full collections: twice, since array buffers freed by one are swept concurrently and
+ * the next waits for that. `live` is the heap plus the buffers outside it.
+ */
+export function memoryAfterGc(): { readonly live: number; readonly rss: number } {
+  collectGarbage();
+  collectGarbage();
+  const { heapUsed, arrayBuffers, rss } = process.memoryUsage();
+  return { live: heapUsed + arrayBuffers, rss };
+}
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
 
 /** Every fixture with the type sniffing must report for it. */

@@ -1,27 +1,15 @@
 import test from 'ava';
 import { Readable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { BlobInfo, BlobStore } from '../ports/blob-store.js';
-import { alice, setup } from './test-support.js';
-
-// A real collection before each sample, so the numbers measure live memory, not garbage awaiting GC.
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
+import { alice, memoryAfterGc, setup } from './test-support.js';
 
 const TOTAL = 200 * 1024 * 1024;
 const CHUNK = 64 * 1024;
 const SAMPLE_EVERY = 8 * 1024 * 1024;
 const BUDGET = 32 * 1024 * 1024;
 
-function liveBytes(): number {
-  // Twice: array buffers freed by one collection are swept concurrently, and the next one waits for that.
-  collectGarbage();
-  collectGarbage();
-  const { heapUsed, arrayBuffers } = process.memoryUsage();
-  // Buffers live outside the V8 heap: count them too, or buffering chunks would go unseen.
-  return heapUsed + arrayBuffers;
-}
+/** Live memory: buffers outside the V8 heap count too, or buffering chunks would go unseen. */
+const liveBytes = (): number => memoryAfterGc().live;
 
 /** Takes bytes and throws them away, measuring memory as they pass. */
 class DiscardingBlobStore implements BlobStore {
