@@ -40,8 +40,27 @@ export const migrationProvider: MigrationProvider = Object.freeze({
   getMigrations: async () => ({ ...MIGRATIONS }),
 });
 
+/**
+ * Kysely's migrator, every step of it free of the per-query timeout (mysql-query-timeout.ts): a long
+ * ALTER, or the wait for the lock while another process migrates, is not a stalled database.
+ */
+class UnboundedMigrator extends Migrator {
+  override migrateToLatest(): ReturnType<Migrator['migrateToLatest']> {
+    return withoutQueryTimeout(() => super.migrateToLatest());
+  }
+  override migrateTo(target: Parameters<Migrator['migrateTo']>[0]): ReturnType<Migrator['migrateTo']> {
+    return withoutQueryTimeout(() => super.migrateTo(target));
+  }
+  override migrateUp(): ReturnType<Migrator['migrateUp']> {
+    return withoutQueryTimeout(() => super.migrateUp());
+  }
+  override migrateDown(): ReturnType<Migrator['migrateDown']> {
+    return withoutQueryTimeout(() => super.migrateDown());
+  }
+}
+
 export function createMigrator(db: Kysely<Database>): Migrator {
-  return new Migrator({ db, provider: migrationProvider });
+  return new UnboundedMigrator({ db, provider: migrationProvider });
 }
 
 /**
@@ -51,8 +70,7 @@ export function createMigrator(db: Kysely<Database>): Migrator {
  * migration: `unavailable` when the database cannot be reached, else `internal`.
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
-  // Unbounded by the per-query timeout (mysql-query-timeout.ts): a long ALTER, or a wait for the lock while another process migrates.
-  const { error, results = [] } = await withoutQueryTimeout(() => createMigrator(db).migrateToLatest());
+  const { error, results = [] } = await createMigrator(db).migrateToLatest();
   if (error !== undefined) {
     const failed = results.find((result) => result.status === 'Error')?.migrationName;
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a thrown non-Error (usually a string): String() is all we know of it
