@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
 import {
   claimRuns,
   createUlidSource,
@@ -32,6 +32,13 @@ type EndpointRow = Selectable<WebhookEndpointsTable>;
 type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 type Executor = Kysely<Database> | Transaction<Database>;
 
+/** The columns of an attempt's row, in the order recordAttempt's prepared insert takes them. */
+const ATTEMPT_COLUMNS = ['delivery_id', 'seq', 'at', 'status_code', 'duration_ms', 'error', 'response'] as const;
+
+/** #killSafe's pragmas, compiled once (they run around every claim and attempt record on SQLite). */
+const SYNCHRONOUS_NORMAL = CompiledQuery.raw('PRAGMA synchronous = NORMAL');
+const SYNCHRONOUS_FULL = CompiledQuery.raw('PRAGMA synchronous = FULL');
+
 /** Outbox rows per INSERT. */
 const ROWS_PER_STATEMENT = 500;
 
@@ -51,6 +58,10 @@ export class KyselyWebhookStore implements WebhookStore {
   readonly #mysql: boolean;
   /** Prepared once: every asset and route write asks it, inside its transaction. */
   readonly #endpointsOf;
+  /** recordAttempt's statements, prepared once: the relay runs them for every delivery it sends (webhook-delivery). */
+  readonly #markAttempted;
+  readonly #lastAttemptSeq;
+  readonly #insertAttempt;
   readonly #due = new DueSignal();
 
   constructor(db: Kysely<Database>, options: { ids?: IdSource } = {}) {
@@ -60,6 +71,37 @@ export class KyselyWebhookStore implements WebhookStore {
     this.#endpointsOf = preparedStatement<Database, EndpointRow, [string]>(
       (workspace) => db.selectFrom('webhook_endpoints').selectAll().where('workspace', '=', workspace),
       ['\0workspace'],
+    );
+    this.#markAttempted = preparedStatement<Database, unknown, [string, number, number | null, string, string, number]>(
+      (status, tries, nextAttemptAt, id, pending, leaseUntil) =>
+        db
+          .updateTable('webhook_deliveries')
+          .set({ status, tries, next_attempt_at: nextAttemptAt })
+          .where('id', '=', id)
+          .where('status', '=', pending)
+          .where('next_attempt_at', '=', leaseUntil),
+      // Sentinels (prepared-query.ts): values no other parameter has, strings in the numbers' places too.
+      ['\0status', '\0tries', '\0next', '\0id', '\0pending', '\0lease'] as unknown as [
+        string,
+        number,
+        number | null,
+        string,
+        string,
+        number,
+      ],
+    );
+    this.#lastAttemptSeq = preparedStatement<Database, { seq: number | null }, [string]>(
+      (id) =>
+        db
+          .selectFrom('webhook_attempts')
+          .select((eb) => eb.fn.max('seq').as('seq'))
+          .where('delivery_id', '=', id),
+      ['\0id'],
+    );
+    this.#insertAttempt = preparedStatement<Database, unknown, unknown[]>(
+      (...values) =>
+        db.insertInto('webhook_attempts').values(Object.fromEntries(ATTEMPT_COLUMNS.map((column, i) => [column, values[i]])) as never),
+      ATTEMPT_COLUMNS.map((column) => `\0${column}`),
     );
   }
 
@@ -238,31 +280,27 @@ export class KyselyWebhookStore implements WebhookStore {
     return this.#run(() =>
       this.#killSafe((db) =>
         db.transaction().execute(async (trx) => {
-          const result = await trx
-            .updateTable('webhook_deliveries')
-            .set({ status: outcome.status, tries: outcome.tries, next_attempt_at: outcome.nextAttemptAt?.getTime() ?? null })
-            .where('id', '=', id)
-            .where('status', '=', 'pending')
-            .where('next_attempt_at', '=', leaseUntil.getTime())
-            .executeTakeFirst();
-          if (result.numUpdatedRows === 0n) return false;
-          const last = await trx
-            .selectFrom('webhook_attempts')
-            .select((eb) => eb.fn.max('seq').as('seq'))
-            .where('delivery_id', '=', id)
-            .executeTakeFirst();
-          await trx
-            .insertInto('webhook_attempts')
-            .values({
-              delivery_id: id,
-              seq: last?.seq === null || last?.seq === undefined ? 0 : Number(last.seq) + 1,
-              at: attempt.at.getTime(),
-              status_code: attempt.statusCode,
-              duration_ms: Math.min(attempt.durationMs, 2_147_483_647),
-              error: attempt.error.slice(0, 1024),
-              response: attempt.response,
-            })
-            .execute();
+          const result = await this.#markAttempted(
+            trx,
+            outcome.status,
+            outcome.tries,
+            outcome.nextAttemptAt?.getTime() ?? null,
+            id,
+            'pending',
+            leaseUntil.getTime(),
+          );
+          if (!result.numAffectedRows) return false;
+          const last = (await this.#lastAttemptSeq(trx, id)).rows[0]?.seq;
+          const row: Record<(typeof ATTEMPT_COLUMNS)[number], unknown> = {
+            delivery_id: id,
+            seq: last === null || last === undefined ? 0 : Number(last) + 1,
+            at: attempt.at.getTime(),
+            status_code: attempt.statusCode,
+            duration_ms: Math.min(attempt.durationMs, 2_147_483_647),
+            error: attempt.error.slice(0, 1024),
+            response: attempt.response,
+          };
+          await this.#insertAttempt(trx, ...ATTEMPT_COLUMNS.map((column) => row[column]));
           return true;
         }),
       ),
@@ -414,11 +452,11 @@ export class KyselyWebhookStore implements WebhookStore {
   async #killSafe<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
     if (this.#mysql) return work(this.#db);
     return this.#db.connection().execute(async (db) => {
-      await sql`PRAGMA synchronous = NORMAL`.execute(db);
+      await db.executeQuery(SYNCHRONOUS_NORMAL);
       try {
         return await work(db);
       } finally {
-        await sql`PRAGMA synchronous = FULL`.execute(db);
+        await db.executeQuery(SYNCHRONOUS_FULL);
       }
     });
   }
