@@ -190,3 +190,18 @@ test('system lookups run at most two at a time, the rest in order; a failed look
   pending.get('f')!.answer();
   await after;
 });
+
+test('an address policy judges the same address the same way, also after more addresses than it remembers', (t) => {
+  const policy = createAddressPolicy(['127.0.0.0/8']);
+  for (let round = 0; round < 2; round++) {
+    for (let i = 0; i < 1_100; i++) {
+      const octets = `${Math.floor(i / 256)}.${i % 256}`;
+      t.false(policy.allows(`10.0.${octets}`), `10.0.${octets}`);
+      t.true(policy.allows(`127.1.${octets}`), `127.1.${octets}`);
+      t.true(policy.allows(`8.8.${octets}`), `8.8.${octets}`);
+    }
+  }
+  t.false(policy.allows('::ffff:10.0.0.1'));
+  t.true(policy.allows('::ffff:127.0.0.1'));
+  t.false(policy.allows('not an address'));
+});
