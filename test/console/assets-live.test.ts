@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import type { Page } from 'playwright-core';
 import { freshWorkspace } from '../rest/support/stack.js';
 import { browser, stack, useConsoleFixture } from './support/fixture.js';
-import { assertAccessible, openConsole, rowOf, uploadThroughApi } from './support/console.js';
+import { assertAccessible, focusedTagOnceOn, openConsole, rowOf, uploadThroughApi } from './support/console.js';
 
 /** Generous: it catches a change never shown; how soon one is shown (docs/console.md: within a second) is for the benchmarks. */
 const SHOWN_DEADLINE_MS = 20_000;
@@ -184,7 +184,7 @@ test('a delete made elsewhere of the asset open in the panel: the panel stays an
 
     await page.keyboard.press('Escape');
     await panel.waitFor({ state: 'detached' });
-    t.is(await page.evaluate(() => document.activeElement?.tagName), 'H1', 'focus goes to the heading: the opener is gone');
+    t.is(await focusedTagOnceOn(page, 'H1'), 'H1', 'focus goes to the heading: the opener is gone');
     t.true(await page.getByRole('checkbox', { name: name(21), exact: true }).isChecked(), 'the selection is kept');
     t.true(await page.getByRole('checkbox', { name: name(23), exact: true }).isChecked());
     t.true(await page.getByText('2 selected').isVisible());

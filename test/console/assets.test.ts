@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { freshWorkspace } from '../rest/support/stack.js';
 import { browser, stack, useConsoleFixture } from './support/fixture.js';
 import { FIXTURES_DIR } from '../rest/support/fixtures.js';
-import { assertAccessible, openConsole, rowOf, titleOf, uploadThroughApi } from './support/console.js';
+import { assertAccessible, focusedTagOnceOn, openConsole, rowOf, titleOf, uploadThroughApi } from './support/console.js';
 
 useConsoleFixture(test);
 
@@ -162,7 +162,7 @@ test('the detail panel: preview, Copy URL, Sign link (opens in a fresh context),
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('heading', { name: 'No assets yet' }).waitFor();
     t.is((await fetch(`${stack.url}/v1/assets/${asset.id}`, { headers: await stack.auth(workspace) })).status, 404);
-    t.is(await page.evaluate(() => document.activeElement?.tagName), 'H1', 'focus goes to the heading when its opener is gone');
+    t.is(await focusedTagOnceOn(page, 'H1'), 'H1', 'focus goes to the heading when its opener is gone');
   } finally {
     await tab.close();
   }

@@ -92,3 +92,13 @@ export function titleOf(asset: { id: string; name?: string }): string {
 export function rowOf(page: Page, title: string) {
   return page.getByRole('row').filter({ has: page.getByRole('checkbox', { name: title, exact: true }) });
 }
+
+/**
+ * The tag of the focused element once focus is on a `tag`: the console moves focus in the frame
+ * after the render that closes a dialog, so it settles after the dialog is gone. Answers what
+ * holds focus when it never gets there within `timeout`, for the test's assertion to show.
+ */
+export async function focusedTagOnceOn(page: Page, tag: string, timeout = 20_000): Promise<string | undefined> {
+  await page.waitForFunction((wanted) => document.activeElement?.tagName === wanted, tag, { timeout }).catch(() => undefined);
+  return page.evaluate(() => document.activeElement?.tagName);
+}
