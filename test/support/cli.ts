@@ -5,7 +5,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { main } from 'switchyard';
-
 import { ROOT } from './root.js';
 
 export { ROOT };
