@@ -7,6 +7,7 @@ import { SwitchyardError } from '@switchyard/core';
 import type { Database } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import { allowDirectReads } from './prepared-query.js';
+import { allowDirectWrites } from './sqlite-write-now.js';
 import { withQueryTimeout } from './mysql-query-timeout.js';
 import { DEFAULT_STORAGE_TIMEOUT_MS, type DatabaseConfig } from './storage-config.js';
 
@@ -46,6 +47,7 @@ function openSqlite(file: string): Kysely<Database> {
   // No plugins: prepared reads may then skip Kysely's executor (allowDirectReads).
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   allowDirectReads(db, cached.readNow);
+  allowDirectWrites(db, database);
   return db;
 }
 

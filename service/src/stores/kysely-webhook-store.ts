@@ -1,4 +1,4 @@
-import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, type Transaction } from 'kysely';
 import {
   claimRuns,
   createUlidSource,
@@ -23,6 +23,7 @@ import {
   type WebhookStore,
 } from '@switchyard/core';
 import { dialectOf } from './database.js';
+import { directWriterOf, relaxedCommits, type WriteNow } from './sqlite-write-now.js';
 import { preparedStatement } from './prepared-query.js';
 import { databaseError } from './database-errors.js';
 import { retryingDeadlocks } from './workspace-revision.js';
@@ -35,9 +36,16 @@ type Executor = Kysely<Database> | Transaction<Database>;
 /** The columns of an attempt's row, in the order recordAttempt's prepared insert takes them. */
 const ATTEMPT_COLUMNS = ['delivery_id', 'seq', 'at', 'status_code', 'duration_ms', 'error', 'response'] as const;
 
-/** #killSafe's pragmas, compiled once (they run around every claim and attempt record on SQLite). */
-const SYNCHRONOUS_NORMAL = CompiledQuery.raw('PRAGMA synchronous = NORMAL');
-const SYNCHRONOUS_FULL = CompiledQuery.raw('PRAGMA synchronous = FULL');
+/**
+ * recordAttempt on SQLite, run directly (sqlite-write-now.ts): the delivery
+ * marked if this claim still holds it, then its attempt appended after the
+ * last one (seq 0 for the first).
+ */
+const MARK_ATTEMPTED_SQL =
+  'update "webhook_deliveries" set "status" = ?, "tries" = ?, "next_attempt_at" = ? where "id" = ? and "status" = \'pending\' and "next_attempt_at" = ?';
+const APPEND_ATTEMPT_SQL =
+  'insert into "webhook_attempts" ("delivery_id", "seq", "at", "status_code", "duration_ms", "error", "response") ' +
+  'select ?, coalesce(max("seq") + 1, 0), ?, ?, ?, ?, ? from "webhook_attempts" where "delivery_id" = ?';
 
 /** Outbox rows per INSERT. */
 const ROWS_PER_STATEMENT = 500;
@@ -58,16 +66,19 @@ export class KyselyWebhookStore implements WebhookStore {
   readonly #mysql: boolean;
   /** Prepared once: every asset and route write asks it, inside its transaction. */
   readonly #endpointsOf;
-  /** recordAttempt's statements, prepared once: the relay runs them for every delivery it sends (webhook-delivery). */
+  /** recordAttempt's statements on MySQL, prepared once: the relay runs them for every delivery it sends (webhook-delivery). */
   readonly #markAttempted;
   readonly #lastAttemptSeq;
   readonly #insertAttempt;
+  /** SQLite's direct path for recordAttempt; undefined on MySQL. */
+  readonly #writeNow: WriteNow | undefined;
   readonly #due = new DueSignal();
 
   constructor(db: Kysely<Database>, options: { ids?: IdSource } = {}) {
     this.#db = db;
     this.#ids = options.ids ?? createUlidSource();
     this.#mysql = dialectOf(db) === 'mysql';
+    this.#writeNow = directWriterOf(db);
     this.#endpointsOf = preparedStatement<Database, EndpointRow, [string]>(
       (workspace) => db.selectFrom('webhook_endpoints').selectAll().where('workspace', '=', workspace),
       ['\0workspace'],
@@ -239,7 +250,7 @@ export class KyselyWebhookStore implements WebhookStore {
     if (query.limit <= 0) return [];
     // A claim lost to a power cut only makes its deliveries due again: no flush needed either.
     return this.#run(() =>
-      this.#killSafe((db) =>
+      relaxedCommits(this.#db, (db) =>
         db.transaction().execute(async (trx) => {
           let select = trx
             .selectFrom('webhook_deliveries')
@@ -277,33 +288,50 @@ export class KyselyWebhookStore implements WebhookStore {
   }
 
   async recordAttempt(id: string, leaseUntil: Date, attempt: DeliveryAttempt, outcome: AttemptOutcome): Promise<boolean> {
-    return this.#run(() =>
-      this.#killSafe((db) =>
-        db.transaction().execute(async (trx) => {
-          const result = await this.#markAttempted(
-            trx,
+    const writeNow = this.#writeNow;
+    // A record lost to a power cut sends the delivery again: no flush (relaxedCommits).
+    if (writeNow !== undefined)
+      return this.#run(() =>
+        writeNow((prepare) => {
+          const marked = prepare(MARK_ATTEMPTED_SQL).run(
             outcome.status,
             outcome.tries,
             outcome.nextAttemptAt?.getTime() ?? null,
             id,
-            'pending',
             leaseUntil.getTime(),
           );
-          if (!result.numAffectedRows) return false;
-          const last = (await this.#lastAttemptSeq(trx, id)).rows[0]?.seq;
-          const row: Record<(typeof ATTEMPT_COLUMNS)[number], unknown> = {
-            delivery_id: id,
-            seq: last === null || last === undefined ? 0 : Number(last) + 1,
-            at: attempt.at.getTime(),
-            status_code: attempt.statusCode,
-            duration_ms: Math.min(attempt.durationMs, 2_147_483_647),
-            error: attempt.error.slice(0, 1024),
-            response: attempt.response,
-          };
-          await this.#insertAttempt(trx, ...ATTEMPT_COLUMNS.map((column) => row[column]));
+          if (marked.changes === 0) return false;
+          const { at, statusCode, durationMs, error, response } = attempt;
+          prepare(APPEND_ATTEMPT_SQL).run(id, at.getTime(), statusCode, boundedDuration(durationMs), error.slice(0, 1024), response, id);
           return true;
         }),
-      ),
+      );
+    // MySQL: the same statements through Kysely, flushed as the server is configured.
+    return this.#run(() =>
+      this.#db.transaction().execute(async (trx) => {
+        const result = await this.#markAttempted(
+          trx,
+          outcome.status,
+          outcome.tries,
+          outcome.nextAttemptAt?.getTime() ?? null,
+          id,
+          'pending',
+          leaseUntil.getTime(),
+        );
+        if (!result.numAffectedRows) return false;
+        const last = (await this.#lastAttemptSeq(trx, id)).rows[0]?.seq;
+        const row: Record<(typeof ATTEMPT_COLUMNS)[number], unknown> = {
+          delivery_id: id,
+          seq: last === null || last === undefined ? 0 : Number(last) + 1,
+          at: attempt.at.getTime(),
+          status_code: attempt.statusCode,
+          duration_ms: boundedDuration(attempt.durationMs),
+          error: attempt.error.slice(0, 1024),
+          response: attempt.response,
+        };
+        await this.#insertAttempt(trx, ...ATTEMPT_COLUMNS.map((column) => row[column]));
+        return true;
+      }),
     );
   }
 
@@ -449,18 +477,6 @@ export class KyselyWebhookStore implements WebhookStore {
    * the outbox rows themselves are written with their change, flushed). On
    * MySQL, as is.
    */
-  async #killSafe<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
-    if (this.#mysql) return work(this.#db);
-    return this.#db.connection().execute(async (db) => {
-      await db.executeQuery(SYNCHRONOUS_NORMAL);
-      try {
-        return await work(db);
-      } finally {
-        await db.executeQuery(SYNCHRONOUS_FULL);
-      }
-    });
-  }
-
   /**
    * Runs `work` (one transaction), again when MySQL chose it as a deadlock's
    * victim: a claim's row locks meet the outbox inserts of changes committing
@@ -535,3 +551,6 @@ function deliveryRow(delivery: DeliveryRecord): WebhookDeliveriesTable {
     created_at: delivery.message.createdAt.getTime(),
   };
 }
+
+/** An attempt's duration as its INTEGER column holds it. */
+const boundedDuration = (durationMs: number): number => Math.min(durationMs, 2_147_483_647);
