@@ -26,7 +26,7 @@ export interface WebhookRelayOptions {
   readonly perEndpoint?: number;
   /**
    * Due deliveries of one endpoint claimed at once and sent one after another,
-   * each recorded before the next goes out (25): one claim, not one per delivery.
+   * each recorded before the next goes out (50): one claim, not one per delivery.
    */
   readonly run?: number;
   /** How often the store is asked for due deliveries when nothing woke the relay (1 s). */
@@ -60,7 +60,7 @@ export function createWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
   const { store, sender, time, settings } = options;
   const maxInFlight = options.maxInFlight ?? 16;
   const perEndpoint = options.perEndpoint ?? 1;
-  const run = options.run ?? 25;
+  const run = options.run ?? 50;
   const pollMs = options.pollMs ?? 1000;
   const busy = new Map<string, number>();
   const inFlight = new Set<Promise<unknown>>();
