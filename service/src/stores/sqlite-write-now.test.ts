@@ -5,7 +5,7 @@ import test from 'ava';
 import { sql, type Kysely } from 'kysely';
 import { openDatabase } from './database.js';
 import type { Database } from './schema.js';
-import { directWriterOf } from './sqlite-write-now.js';
+import { directWriterOf, relaxedCommits } from './sqlite-write-now.js';
 
 async function withSqlite(run: (db: Kysely<Database>) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'write-now-'));
@@ -77,8 +77,28 @@ test('a direct write waits for a Kysely transaction open on the connection, and 
   });
 });
 
-test('MySQL has no direct path', (t) => {
+test('relaxedCommits runs Kysely work with synchronous = NORMAL on the held connection, and sets FULL again after, also when the work fails', async (t) => {
+  await withSqlite(async (db) => {
+    for (let run = 0; run < 3; run++) {
+      const during = await relaxedCommits(db, async (connection) => {
+        await connection.transaction().execute((trx) => sql`insert into t (n) values (${run})`.execute(trx));
+        return synchronous(connection);
+      });
+      t.is(during, 1, `run ${run}: NORMAL while the work ran`);
+      t.is(await synchronous(db), 2, `run ${run}: FULL after`);
+    }
+    await t.throwsAsync(
+      relaxedCommits(db, async () => Promise.reject(new Error('failed'))),
+      { message: 'failed' },
+    );
+    t.is(await synchronous(db), 2);
+    t.deepEqual(await numbers(db), [0, 1, 2]);
+  });
+});
+
+test('MySQL has no direct path, and relaxedCommits runs its work on the database as it is', async (t) => {
   const db = openDatabase({ kind: 'mysql', url: 'mysql://root@127.0.0.1:1/none', timeoutMs: 100 });
   t.is(directWriterOf(db), undefined);
-  return db.destroy();
+  t.is(await relaxedCommits(db, async (given) => given === db), true);
+  await db.destroy();
 });
