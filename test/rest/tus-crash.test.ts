@@ -1,45 +1,20 @@
 // A SIGKILL of the service mid-upload loses only the append in flight: the client resumes after the restart.
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { createGatewayLogger, listen, loadGatewayConfig, startGateway } from '@switchyard/gateway';
-import { tempDir } from '../grpc/support/test-service.js';
 import { sha256 } from './support/fixtures.js';
 import { json } from './support/http.js';
-import { Child, cleanEnv } from './support/processes.js';
+import { startKillableDeployment } from './support/killable-service.js';
 import { mintToken } from './support/tokens.js';
 import { startCuttingProxy, tusUpload } from './support/tus.js';
-import { freePort } from '../support/free-port.js';
 
 const MiB = 1024 * 1024;
 
 test('SIGKILL of the service mid-upload: after its restart the upload resumes, having lost no more than the append in flight', async (t) => {
-  const dir = await tempDir('tus-crash');
-  const secret = randomBytes(32).toString('base64url');
-  const grpcPort = await freePort();
-  const env = cleanEnv({
-    HOST: '127.0.0.1',
-    GRPC_PORT: String(grpcPort),
-    DATA_DIR: dir.path,
-    AUTH_SECRET: secret,
-    CDN_URL: 'http://cdn.test/files',
-    METRICS_PORT: 'off',
-    LOG_LEVEL: 'warn',
-  });
-  const startService = async (): Promise<Child> => {
-    const child = new Child(['service'], env);
-    await child.waitFor(/listening/);
-    return child;
-  };
-  let service = await startService();
-  const listener = await listen('127.0.0.1', 0);
-  const gateway = await startGateway(
-    { ...loadGatewayConfig({ HOST: '127.0.0.1', PORT: String(listener.port) }), cdnUrl: 'http://cdn.test/files' },
-    { serviceUrl: `http://127.0.0.1:${grpcPort}`, listener, log: createGatewayLogger('error'), shutdownTimeoutMs: 2_000 },
-  );
-  const proxy = await startCuttingProxy(gateway.url, []);
+  const deployment = await startKillableDeployment('tus-crash');
+  const proxy = await startCuttingProxy(deployment.gatewayUrl, []);
   try {
     const workspace = `ws-${randomBytes(4).toString('hex')}`;
-    const headers = { authorization: `Bearer ${await mintToken(secret, { workspace })}` };
+    const headers = { authorization: `Bearer ${await mintToken(deployment.secret, { workspace })}` };
     const file = randomBytes(64 * MiB);
     const chunkSize = 8 * MiB;
     let killed: Promise<void> | undefined;
@@ -55,11 +30,7 @@ test('SIGKILL of the service mid-upload: after its restart the upload resumes, h
       },
       onProgress: (sent) => {
         if (killed === undefined && sent > 36 * MiB) {
-          killed = (async () => {
-            service.process.kill('SIGKILL');
-            await service.exited;
-            service = await startService();
-          })();
+          killed = deployment.killAndRestart();
         }
       },
     });
@@ -81,12 +52,10 @@ test('SIGKILL of the service mid-upload: after its restart the upload resumes, h
       ),
       'after the restart the service reports at least what it had acknowledged',
     );
-    const asset = await json(await fetch(`${gateway.url}/v1/assets/${result.assetId}`, { headers }));
+    const asset = await json(await fetch(`${deployment.gatewayUrl}/v1/assets/${result.assetId}`, { headers }));
     t.is(asset['sha256'], sha256(file));
   } finally {
     await proxy.close();
-    await gateway.close();
-    await service.stop();
-    await dir.remove();
+    await deployment.close();
   }
 });

@@ -5,49 +5,25 @@
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { createRestClient } from '@switchyard/client';
-import { createGatewayLogger, listen, loadGatewayConfig, startGateway } from '@switchyard/gateway';
 import { eventually } from '../support/eventually.js';
-import { freePort } from '../support/free-port.js';
 import { acceptedByStandardWebhooks, signedBy, startReceiver } from '../support/webhook-receiver.js';
-import { tempDir } from '../grpc/support/test-service.js';
-import { Child, cleanEnv } from './support/processes.js';
+import { startKillableDeployment } from './support/killable-service.js';
 import { mintToken } from './support/tokens.js';
 
 const KILLS = 3;
 const CHANGES_PER_ROUND = 6;
 
 test('SIGKILL of the service mid-delivery, three times: every change is delivered, with at most one extra delivery per kill', async (t) => {
-  const dir = await tempDir('webhook-crash');
-  const secret = randomBytes(32).toString('base64url');
-  const grpcPort = await freePort();
-  const env = cleanEnv({
-    HOST: '127.0.0.1',
-    GRPC_PORT: String(grpcPort),
-    DATA_DIR: dir.path,
-    AUTH_SECRET: secret,
-    CDN_URL: 'http://cdn.test/files',
-    METRICS_PORT: 'off',
-    LOG_LEVEL: 'warn',
+  const deployment = await startKillableDeployment('webhook-crash', {
     WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
     WEBHOOK_RETRY_SCHEDULE: '1s,2s,4s,8s,16s,32s',
     // A killed instance's claim lapses this long plus 30 s after it was taken; then the restarted one sends it again.
     WEBHOOK_TIMEOUT_MS: '2000',
   });
-  const startService = async (): Promise<Child> => {
-    const child = new Child(['service'], env);
-    await child.waitFor(/listening/);
-    return child;
-  };
-  let service = await startService();
-  const listener = await listen('127.0.0.1', 0);
-  const gateway = await startGateway(
-    { ...loadGatewayConfig({ HOST: '127.0.0.1', PORT: String(listener.port) }), cdnUrl: 'http://cdn.test/files' },
-    { serviceUrl: `http://127.0.0.1:${grpcPort}`, listener, log: createGatewayLogger('error'), shutdownTimeoutMs: 2_000 },
-  );
   const receiver = await startReceiver();
   try {
     const workspace = `ws-${randomBytes(4).toString('hex')}`;
-    const client = createRestClient({ baseUrl: gateway.url, token: await mintToken(secret, { workspace }) });
+    const client = createRestClient({ baseUrl: deployment.gatewayUrl, token: await mintToken(deployment.secret, { workspace }) });
     const endpoint = await client.createWebhook({ url: receiver.url, events: ['*'] });
     let changes = 0;
     const held: string[] = [];
@@ -76,9 +52,7 @@ test('SIGKILL of the service mid-delivery, three times: every change is delivere
       await makeChanges(kill);
       await receiver.until(before + 1);
       held.push(String(receiver.received[before]!.headers['webhook-id']));
-      service.process.kill('SIGKILL');
-      await service.exited;
-      service = await startService();
+      await deployment.killAndRestart();
     }
     await makeChanges(KILLS + 1);
 
@@ -113,8 +87,6 @@ test('SIGKILL of the service mid-delivery, three times: every change is delivere
     t.is(new Set(types).size, 2, 'asset.created and route.created');
   } finally {
     await receiver.close();
-    await gateway.close();
-    await service.stop();
-    await dir.remove();
+    await deployment.close();
   }
 });
