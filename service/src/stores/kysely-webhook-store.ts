@@ -469,15 +469,6 @@ export class KyselyWebhookStore implements WebhookStore {
   }
 
   /**
-   * Runs `work` on one connection whose commits, on SQLite, are not fsynced
-   * (synchronous = NORMAL, then FULL again): a claim or an attempt's record
-   * then costs no disk flush. Both survive the service being killed (the WAL
-   * is written before the commit returns); a power cut may lose the last
-   * few, whose deliveries are then due and sent again (at least once still;
-   * the outbox rows themselves are written with their change, flushed). On
-   * MySQL, as is.
-   */
-  /**
    * Runs `work` (one transaction), again when MySQL chose it as a deadlock's
    * victim: a claim's row locks meet the outbox inserts of changes committing
    * beside it (seen as a lost claim in the conformance suite).

@@ -22,8 +22,10 @@ export function allowDirectWrites<DB>(db: Kysely<DB>, database: SqliteDatabase.D
  * Runs `work` on `db`'s connection, held for it alone, with SQLite's commits
  * made without waiting for the disk (`synchronous = NORMAL`), then restores
  * `FULL`: for records whose loss in a power cut only repeats work (a webhook
- * delivery claimed or recorded is sent again). Elsewhere (MySQL) `work` runs
- * on `db` as it is.
+ * delivery claimed or recorded is sent again; the outbox rows themselves are
+ * written with their change, flushed). Such commits survive the process being
+ * killed: the WAL is written before the commit returns. Elsewhere (MySQL)
+ * `work` runs on `db` as it is.
  */
 export function relaxedCommits<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
   const database = databases.get(db);
@@ -58,5 +60,7 @@ export function directWriterOf<DB>(db: Kysely<DB>): WriteNow | undefined {
     if (statement === undefined) statements.set(sql, (statement = database.prepare(sql)));
     return statement;
   };
-  return (work) => relaxedCommits(db, async () => database.transaction(() => work(prepare))());
+  // One transaction function for every write: better-sqlite3 wraps `fn` in BEGIN and COMMIT (ROLLBACK when it throws).
+  const inTransaction = database.transaction((work: (prepare: PrepareNow) => unknown) => work(prepare));
+  return <T>(work: (prepare: PrepareNow) => T) => relaxedCommits(db, async () => inTransaction(work) as T);
 }
