@@ -12,6 +12,7 @@ import {
   type Registry,
   type Tracing,
 } from '@switchyard/runtime';
+import { KeyIdMemo } from './app/key-id-memo.js';
 import { keepRequestState, keyIdOf } from './app/request-state.js';
 import { httpRequestMetrics, UNMATCHED_ROUTE } from './app/http-metrics.js';
 import { corsOptions } from './app/cors.js';
@@ -147,6 +148,7 @@ export async function createGateway({
         ? followBrokerAssetChanges(config.events, validators, log, metrics)
         : () => undefined;
   const observe = metrics ? httpRequestMetrics(metrics) : undefined;
+  const keyIdMemo = new KeyIdMemo();
   const accessLine = infoLine<AccessLine>(log, 'request', {
     requestId: 'string',
     traceId: 'string',
@@ -204,7 +206,7 @@ export async function createGateway({
       'http.route': route,
       'url.path': path,
     });
-    const lifetime = keepRequestState(request.raw, span);
+    const lifetime = keepRequestState(request.raw, span, keyIdMemo);
     reply.headers(API_HEADERS);
     // One access line per request; never headers, never the query (a token pasted into a URL stays out of the logs).
     reply.raw.once('close', () => {
@@ -213,7 +215,7 @@ export async function createGateway({
       if (!reply.raw.writableFinished) lifetime.end();
       const status = reply.raw.statusCode;
       observe?.(request.method, metricRoute, status, elapsedMs / 1000);
-      const keyId = keyIdOf(request.raw);
+      const keyId = keyIdOf(request.raw, status);
       // A request made with an API key names the key (its id, never its secret) in its span as in its access line.
       span.end({
         error: status >= 500 || !reply.raw.writableFinished,

@@ -55,6 +55,16 @@ async function createKey(workspace: string, scopes: string[], admin?: Record<str
 
 const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
 
+/** The gateway's access line of a request, by its id; written when the response closes, after the client has read it. */
+const accessLine = (requestId: string) =>
+  eventually(
+    () =>
+      stack.logLines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line['msg'] === 'request' && line['requestId'] === requestId),
+    { timeout: 10_000 },
+  );
+
 test('create answers 201 with the secret once; get and list never show it', async (t) => {
   const workspace = freshWorkspace();
   const admin = await stack.auth(workspace, { subject: 'alice' });
@@ -157,9 +167,13 @@ test('revoke: 204, the key is refused at once on this instance and stays listed,
   const key = await createKey(workspace, ['routes:read'], admin);
   t.is((await call('/v1/routing', { headers: bearer(key.secret!) })).status, 200);
   t.is((await call(`/v1/keys/${key.id}`, { method: 'DELETE', headers: admin })).status, 204);
-  const refused = await call('/v1/routing', { headers: bearer(key.secret!) });
+  const refused = await call('/v1/routing', { headers: { ...bearer(key.secret!), 'x-request-id': `revoked-${key.id}` } });
   t.is(refused.status, 401);
   t.is(refused.json?.['code'], 'unauthenticated');
+  // The gateway knew the secret's key from the call before; a refused key is not named as the one that authenticated.
+  const refusedLine = await accessLine(`revoked-${key.id}`);
+  t.is(refusedLine?.['status'], 401);
+  t.false(refusedLine !== undefined && 'keyId' in refusedLine, 'no key id on the refused call');
   const listed = (await call('/v1/keys', { headers: admin })).json?.['keys'] as KeyJson[];
   t.is(listed.length, 1);
   t.truthy(listed[0]?.revokedAt);
@@ -279,16 +293,10 @@ test('the key id is in the call line and the access line, and no secret is in an
   await connect.arrayBuffer();
   const lines = stack.serviceLogLines.map((line) => JSON.parse(line) as Record<string, unknown>);
   t.true(lines.some((line) => line['method'] === 'ListRoutes' && line['keyId'] === key.id && line['workspace'] === workspace));
-  // The access line is written when the response closes: after the client has read it.
-  const accessLine = (requestId: string) =>
-    eventually(
-      () =>
-        stack.logLines
-          .map((line) => JSON.parse(line) as Record<string, unknown>)
-          .find((line) => line['msg'] === 'request' && line['requestId'] === requestId),
-      { timeout: 10_000 },
-    );
   t.is((await accessLine(`rest-${key.id}`))?.['keyId'], key.id, 'REST');
+  // Once the service has named a secret's key, the gateway remembers it rather than reading the service's headers again.
+  t.is((await call('/v1/routing', { headers: { ...bearer(key.secret!), 'x-request-id': `rest-again-${key.id}` } })).status, 200);
+  t.is((await accessLine(`rest-again-${key.id}`))?.['keyId'], key.id, 'REST, the same secret again');
   t.is((await accessLine(`connect-${key.id}`))?.['keyId'], key.id, 'Connect');
   // An upload is a client stream: its headers go out before the caller is verified, so the trailer names the key.
   const uploader = await createKey(workspace, ['assets:write']);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EndableLifetime, KEY_ID_HEADER, type ServerSpan } from '@switchyard/runtime';
+import type { KeyIdMemo } from './key-id-memo.js';
 
 /** What the gateway keeps of a request in flight: its span, and its lifetime (ended when the client goes away unanswered). */
 interface RequestState {
@@ -7,6 +8,10 @@ interface RequestState {
   readonly lifetime: EndableLifetime;
   /** The API key the service said authenticated a call made for the request (for the access line and span). */
   keyId: string | undefined;
+  /** The key the request's secret belongs to, as the service named it for an earlier request (the memo's). */
+  rememberedKeyId: string | undefined;
+  /** The gateway's memo of which key each recent secret belongs to. */
+  readonly memo: KeyIdMemo | undefined;
 }
 
 /** `Bearer sy_…`: the request presents an API key, whose id only the service can tell. */
@@ -20,9 +25,9 @@ const states = new WeakMap<IncomingMessage, RequestState>();
  * response closes unfinished (the gateway's onRequest hook does, in the close
  * listener it has for the access log anyway).
  */
-export function keepRequestState(req: IncomingMessage, span: ServerSpan): EndableLifetime {
+export function keepRequestState(req: IncomingMessage, span: ServerSpan, memo?: KeyIdMemo): EndableLifetime {
   const lifetime = new EndableLifetime();
-  states.set(req, { span, lifetime, keyId: undefined });
+  states.set(req, { span, lifetime, keyId: undefined, rememberedKeyId: undefined, memo });
   return lifetime;
 }
 
@@ -41,23 +46,37 @@ export function lifetimeOf(req: IncomingMessage, res: ServerResponse): EndableLi
   return lifetime;
 }
 
-/** The id of the API key that authenticated `req`'s service calls, once the service has named it. */
-export function keyIdOf(req: IncomingMessage): string | undefined {
-  return states.get(req)?.keyId;
+/**
+ * The id of the API key that authenticated `req`'s service calls, once the
+ * service has named it: for this request, or (from the memo) for an earlier
+ * one with the same secret, except when the answer is 401, the key refused.
+ */
+export function keyIdOf(req: IncomingMessage, status: number): string | undefined {
+  const state = states.get(req);
+  if (state === undefined) return undefined;
+  return state.keyId ?? (status === 401 ? undefined : state.rememberedKeyId);
 }
 
 /**
- * For the service calls made on behalf of `req`, when it presents an API key:
- * reads the key's id from the service's response headers, or a client
- * stream's trailer (KEY_ID_HEADER). No listener for any other request: in
- * process, headers are only made when read.
+ * For the service calls made on behalf of `req`, when it presents an API key
+ * the memo does not name: reads the key's id from the service's response
+ * headers, or a client stream's trailer (KEY_ID_HEADER), and remembers it.
+ * No listener for any other request: in process, headers are only made when
+ * read.
  */
 export function keyIdListener(req: IncomingMessage): ((header: Headers) => void) | undefined {
   const state = states.get(req);
   const authorization = req.headers.authorization;
   if (state === undefined || authorization === undefined || !PRESENTS_KEY.test(authorization)) return undefined;
+  const remembered = state.memo?.get(authorization);
+  if (remembered !== undefined) {
+    state.rememberedKeyId = remembered;
+    return undefined;
+  }
   return (header) => {
     const keyId = header.get(KEY_ID_HEADER);
-    if (keyId !== null) state.keyId = keyId;
+    if (keyId === null) return;
+    state.keyId = keyId;
+    state.memo?.remember(authorization, keyId);
   };
 }
