@@ -23,13 +23,12 @@ export function sseEncoder(): (event: RouteEvent) => string {
         inSnapshot = true;
         return sseFrame('reset', undefined, { revision });
       case 'upsert':
-        return sseFrame('upsert', inSnapshot || event.moreInRevision ? undefined : revision, {
-          revision,
-          route: routeView(value),
-          ...more(event),
-        });
+        // `moreInRevision` only where true, so a revision of one change reads as before; literals, not spreads (route-apply-5000).
+        if (event.moreInRevision) return sseFrame('upsert', undefined, { revision, route: routeView(value), moreInRevision: true });
+        return sseFrame('upsert', inSnapshot ? undefined : revision, { revision, route: routeView(value) });
       case 'deletedId':
-        return sseFrame('delete', event.moreInRevision ? undefined : revision, { revision, id: value, ...more(event) });
+        if (event.moreInRevision) return sseFrame('delete', undefined, { revision, id: value, moreInRevision: true });
+        return sseFrame('delete', revision, { revision, id: value });
       case 'synced':
         inSnapshot = false;
         return sseFrame('synced', revision, { revision });
@@ -39,11 +38,6 @@ export function sseEncoder(): (event: RouteEvent) => string {
         return '';
     }
   };
-}
-
-/** `moreInRevision` only where it is true, so a revision of one change reads as before. */
-function more(event: RouteEvent): { moreInRevision?: true } {
-  return event.moreInRevision ? { moreInRevision: true } : {};
 }
 
 /** Relays a route watch to an HTTP response as Server-Sent Events (see `relayEvents`). */

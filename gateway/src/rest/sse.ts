@@ -9,6 +9,9 @@ const SSE_HEADERS = Object.freeze({
   'x-accel-buffering': 'no',
 });
 
+/** What a watch may hold unsent for a client that reads slowly before it waits for the client (per stream). */
+export const SSE_BUFFER_BYTES = 1024 * 1024;
+
 /** How long a client waits before reconnecting after the stream ends (the SSE `retry` field). */
 const RETRY_MS = 1_000;
 
@@ -51,7 +54,9 @@ export async function relayEvents<Event>(
         res.cork();
         process.nextTick(uncork);
       }
-      if (!res.write(encode(event))) {
+      // Past the socket's high-water mark the write is still taken; the watch waits only past SSE_BUFFER_BYTES, so a
+      // burst (a 5,000-route revision, about 1.5 MB) is not sent in 16 KiB steps each waiting for a drain (route-apply-5000).
+      if (!res.write(encode(event)) && res.writableLength > SSE_BUFFER_BYTES) {
         uncork();
         await once(res, 'drain', { signal });
       }

@@ -81,8 +81,31 @@ function revisionWrite(
   return {
     workspace,
     delete: plan.delete.map((record) => record.id),
-    update: plan.update.map(({ current, desired }) => ({ id: current.id, update: { ...definitionOf(desired), updatedAt: now } })),
-    create: plan.create.map((desired) => ({ id: ids.next('route'), workspace, ...definitionOf(desired), createdAt: now, updatedAt: now })),
+    // Literals, not spreads of definitionOf: V8 copies a spread with added properties slowly (route-apply-5000).
+    update: plan.update.map(({ current, desired }) => ({
+      id: current.id,
+      update: {
+        method: desired.method,
+        path: desired.pattern.source,
+        shape: desired.pattern.shape,
+        middleware: desired.middleware,
+        handler: desired.handler,
+        owner: desired.owner,
+        updatedAt: now,
+      },
+    })),
+    create: plan.create.map((desired) => ({
+      id: ids.next('route'),
+      workspace,
+      method: desired.method,
+      path: desired.pattern.source,
+      shape: desired.pattern.shape,
+      middleware: desired.middleware,
+      handler: desired.handler,
+      owner: desired.owner,
+      createdAt: now,
+      updatedAt: now,
+    })),
     origin,
   };
 }

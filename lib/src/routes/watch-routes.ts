@@ -42,10 +42,15 @@ export async function* watchRoutes(deps: WatchDeps, principal: Principal, option
     // The store never splits a revision between reads: the next change tells whether this one ends its revision.
     for (const [i, change] of pending.entries()) {
       revision = change.revision;
-      const more = pending[i + 1]?.revision === revision ? { moreInRevision: true } : {};
-      yield change.kind === 'delete'
-        ? { type: 'delete', revision, id: change.id, ...more }
-        : { type: 'upsert', revision, route: toRoute(change.after), ...more };
+      // `moreInRevision` only where true, so a revision of one change reads as before; literals, not spreads (route-apply-5000).
+      if (pending[i + 1]?.revision === revision)
+        yield change.kind === 'delete'
+          ? { type: 'delete', revision, id: change.id, moreInRevision: true }
+          : { type: 'upsert', revision, route: toRoute(change.after), moreInRevision: true };
+      else
+        yield change.kind === 'delete'
+          ? { type: 'delete', revision, id: change.id }
+          : { type: 'upsert', revision, route: toRoute(change.after) };
     }
     // A full batch: more are waiting; else wait for the next change, or send a heartbeat.
     if (pending.length < CHANGE_BATCH) {

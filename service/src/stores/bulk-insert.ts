@@ -1,4 +1,5 @@
 import type { CompiledQuery, Kysely } from 'kysely';
+import { BINARY_PARAMETERS } from './binary-parameters.js';
 import type { Database } from './schema.js';
 
 /** Row counts whose statement is kept; a write of another count compiles its own (and keeps it, up to this many). */
@@ -11,12 +12,15 @@ const KEPT_STATEMENTS = 8;
  * statement, not building a query tree of one node per value (6,000 for 500
  * routes) and compiling it again for every run of rows. The sentinels check
  * that Kysely's parameters are the rows in order, so a change in how it
- * compiles is an error here, not a misplaced value.
+ * compiles is an error here, not a misplaced value. With `binaryParameters`,
+ * MySQL gets the values as a prepared statement's (binary-parameters.ts): for
+ * rows with long text, such as JSON.
  * Justified by route-apply-5000 (bench/hand-written-parts.md#bulk-insert).
  */
 export function bulkInsert<Table extends keyof Database>(
   table: Table,
   columns: readonly (keyof Database[Table] & string)[],
+  options: { readonly binaryParameters?: boolean } = {},
 ): (on: Kysely<Database>, rows: readonly (readonly unknown[])[]) => Promise<void> {
   const kept = new Map<number, CompiledQuery>();
   const statementOf = (on: Kysely<Database>, count: number): CompiledQuery => {
@@ -32,9 +36,10 @@ export function bulkInsert<Table extends keyof Database>(
     const expected = sentinels.flat();
     if (compiled.parameters.length !== expected.length || compiled.parameters.some((parameter, i) => parameter !== expected[i]))
       throw new Error(`bulkInsert: Kysely's parameters of ${table} are not its rows in order`);
+    const statement = options.binaryParameters ? { ...compiled, sql: `${BINARY_PARAMETERS}${compiled.sql}` } : compiled;
     if (kept.size >= KEPT_STATEMENTS) kept.clear();
-    kept.set(count, compiled);
-    return compiled;
+    kept.set(count, statement);
+    return statement;
   };
   return async (on, rows) => {
     if (rows.length === 0) return;

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { MysqlPool, MysqlPoolConnection, MysqlQueryResult } from 'kysely';
 import type { Pool, PoolConnection } from 'mysql2';
 import { wantsArrayRows } from './array-rows.js';
+import { wantsBinaryParameters } from './binary-parameters.js';
 
 /**
  * A mysql2 pool for Kysely whose queries give up after `timeoutMs`. mysql2
@@ -11,7 +12,8 @@ import { wantsArrayRows } from './array-rows.js';
  * out connection is destroyed, so the pool replaces it and calls fail fast
  * (`PROTOCOL_SEQUENCE_TIMEOUT`, mapped to `unavailable`) until the database
  * answers again, then recover without a restart. A query marked for array
- * rows (array-rows.ts) gets them from mysql2's `rowsAsArray`.
+ * rows (array-rows.ts) gets them from mysql2's `rowsAsArray`; one marked for
+ * binary parameters (binary-parameters.ts) runs as a prepared statement.
  */
 export function withQueryTimeout(pool: Pool, timeoutMs: number): MysqlPool {
   return {
@@ -36,10 +38,12 @@ function timed(connection: PoolConnection, timeoutMs: number): MysqlPoolConnecti
   const query = (sql: string, parameters: unknown[], callback?: (error: unknown, result: MysqlQueryResult) => void) => {
     if (callback === undefined) return connection.query(sql, parameters) as unknown as ReturnType<MysqlPoolConnection['query']>;
     const timeout = unbounded.getStore() === true ? undefined : timeoutMs;
-    connection.query({ sql, values: parameters, timeout, rowsAsArray: wantsArrayRows(sql) }, (error, result) => {
+    const done = (error: unknown, result: unknown) => {
       if ((error as { code?: unknown } | null)?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') connection.destroy();
       callback(error, result as MysqlQueryResult);
-    });
+    };
+    if (wantsBinaryParameters(sql)) connection.execute({ sql, values: parameters, timeout }, done);
+    else connection.query({ sql, values: parameters, timeout, rowsAsArray: wantsArrayRows(sql) }, done);
     return undefined;
   };
   return { query: query as MysqlPoolConnection['query'], release: () => connection.release() };
