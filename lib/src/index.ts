@@ -139,6 +139,7 @@ export type {
   RouteRecordUpdate,
   RouteChange,
   RouteCursor,
+  RouteScope,
   RouteStore,
   RouteWriteOrigin,
   RouteRevisionWrite,

@@ -5,6 +5,7 @@ import type {
   NewRouteRecord,
   RouteChange,
   RouteCursor,
+  RouteScope,
   RouteRecord,
   RouteRecordUpdate,
   RouteRevisionWrite,
@@ -164,6 +165,18 @@ export class MemoryRouteStore implements RouteStore {
 
   async snapshot(workspace: string): Promise<{ readonly revision: number; readonly records: RouteRecord[] }> {
     return { revision: await this.revision(workspace), records: await this.list(workspace) };
+  }
+
+  async scopedSnapshot(workspace: string, scope: RouteScope): Promise<{ readonly revision: number; readonly records: RouteRecord[] }> {
+    const routes = this.#workspaces.get(workspace);
+    if (routes === undefined) return { revision: 0, records: [] };
+    const found = new Map<string, RouteRecord>();
+    for (const record of routes.byId.values()) if (record.owner === scope.owner) found.set(record.id, record);
+    for (const { method, shape } of scope.keys) {
+      const id = routes.shapes.get(shapeKey({ method, shape }));
+      if (id !== undefined) found.set(id, routes.byId.get(id)!);
+    }
+    return { revision: routes.revision, records: [...found.values()] };
   }
 
   async changesSince(workspace: string, revision: number, limit: number): Promise<RouteChange[] | undefined> {

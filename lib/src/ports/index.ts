@@ -2,6 +2,7 @@ export type {
   NewRouteRecord,
   RouteChange,
   RouteCursor,
+  RouteScope,
   RouteRecord,
   RouteRecordUpdate,
   RouteRevisionWrite,

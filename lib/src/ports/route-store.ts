@@ -80,6 +80,14 @@ export interface RouteRevisionWritten {
   readonly changes: readonly RouteChange[];
 }
 
+/** What an apply of one owner plans against (`RouteStore.scopedSnapshot`). */
+export interface RouteScope {
+  /** `""`: the routes without an owner. */
+  readonly owner: string;
+  /** The method and shape of every desired route. */
+  readonly keys: readonly { readonly method: string; readonly shape: string }[];
+}
+
 /** Where a page of `page` starts: after this record (oldest-first order is createdAt, then id). */
 export interface RouteCursor {
   readonly createdAt: Date;
@@ -122,6 +130,10 @@ export interface RouteCursor {
  *   `page` the next `limit` of them after a cursor.
  * - `revision` is the workspace's current revision (0 before its first write).
  * - `snapshot` reads the records and the revision they are the table of, consistently.
+ * - `scopedSnapshot` (optional) reads, as consistently, only what an apply of
+ *   `scope.owner` plans against: every record of the owner and every record
+ *   at one of `scope.keys` (method and shape), whoever owns it, in no
+ *   particular order. A store without it gives an apply its whole table.
  * - `changesSince(workspace, revision, limit)` returns the changes after
  *   `revision` in order (revision, then their order inside it), whole
  *   revisions only: at most `limit` changes unless the first revision alone
@@ -143,5 +155,6 @@ export interface RouteStore {
   count(workspace: string): Promise<number>;
   revision(workspace: string): Promise<number>;
   snapshot(workspace: string): Promise<{ readonly revision: number; readonly records: RouteRecord[] }>;
+  scopedSnapshot?(workspace: string, scope: RouteScope): Promise<{ readonly revision: number; readonly records: RouteRecord[] }>;
   changesSince(workspace: string, revision: number, limit: number): Promise<RouteChange[] | undefined>;
 }

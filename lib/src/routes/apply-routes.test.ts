@@ -3,7 +3,7 @@ import { createPrincipal } from '../auth/principal.js';
 import { SwitchyardError } from '../errors.js';
 import { createUlidSource } from '../ids.js';
 import { MemoryRouteStore } from '../memory/memory-route-store.js';
-import type { NewRouteRecord, RouteRecord } from '../ports/route-store.js';
+import type { NewRouteRecord, RouteRecord, RouteScope } from '../ports/route-store.js';
 import { MAX_APPLY_ATTEMPTS } from './apply-routes.js';
 import { createRouteService } from './route-service.js';
 import type { ApplyRoutesResult, RouteEvent } from './types.js';
@@ -15,13 +15,22 @@ const ids = createUlidSource();
 
 /**
  * The memory store, with other writers: `meanwhile` runs right after each
- * snapshot is read, as a write from another instance landing between an
- * apply's read and its write would.
+ * snapshot is read (the whole table for a rollback, the scoped one for an
+ * apply), as a write from another instance landing between a read and the
+ * write would.
  */
 class BusyStore extends MemoryRouteStore {
   meanwhile: ((store: MemoryRouteStore) => Promise<void>) | undefined;
   override async snapshot(workspace: string): Promise<{ readonly revision: number; readonly records: RouteRecord[] }> {
     const table = await super.snapshot(workspace);
+    await this.meanwhile?.(this);
+    return table;
+  }
+  override async scopedSnapshot(
+    workspace: string,
+    scope: RouteScope,
+  ): Promise<{ readonly revision: number; readonly records: RouteRecord[] }> {
+    const table = await super.scopedSnapshot(workspace, scope);
     await this.meanwhile?.(this);
     return table;
   }

@@ -31,13 +31,20 @@ export interface ApplyDeps {
 export async function applyRoutes(deps: ApplyDeps, principal: Principal, input: ApplyRoutesInput): Promise<ApplyRoutesResult> {
   requireScope(principal, 'routes:write');
   const request = validateApplyRoutes(input);
-  return writePlanned(deps, principal, request, (records) => planApply(records, request.routes, request));
+  // The plan needs only the owner's routes and those at the desired shapes (for the collision check): a store
+  // that can read just those spares reading every other owner's (route-apply-5000).
+  const { store } = deps;
+  const scope = { owner: request.owner, keys: request.routes.map((route) => ({ method: route.method, shape: route.pattern.shape })) };
+  const read = store.scopedSnapshot ? (workspace: string) => store.scopedSnapshot!(workspace, scope) : undefined;
+  return writePlanned(deps, principal, { ...request, read }, (records) => planApply(records, request.routes, request));
 }
 
 /** How a planned write runs: against the caller's revision, or planned again (a few times) when the table moves. */
 export interface PlannedWriteOptions {
   readonly expectedRevision: number | undefined;
   readonly dryRun: boolean;
+  /** Reads what the plan is made against, consistently with its revision; the whole table (`snapshot`) when left out. */
+  readonly read?: ((workspace: string) => Promise<{ readonly revision: number; readonly records: RouteRecord[] }>) | undefined;
 }
 
 /**
@@ -53,7 +60,7 @@ export async function writePlanned(
 ): Promise<ApplyRoutesResult> {
   const { workspace } = principal;
   for (let attempt = 1; ; attempt++) {
-    const table = await deps.store.snapshot(workspace);
+    const table = await (options.read ? options.read(workspace) : deps.store.snapshot(workspace));
     if (options.expectedRevision !== undefined && options.expectedRevision !== table.revision)
       throw revisionRefusals.stale(options.expectedRevision, table.revision);
     const planned = plan(table.records);

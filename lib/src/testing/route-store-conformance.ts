@@ -289,6 +289,54 @@ export function routeStoreConformance(test: RegisterTest, options: ConformanceOp
     t.deepEqual(await store.page(uniqueName(), undefined, 2), []);
   });
 
+  define("scopedSnapshot is the owner's records and those at the scope's keys, whoever owns them, with the revision", async (t, store) => {
+    const workspace = uniqueName();
+    const mine = await store.insert(sampleRoute(workspace, { owner: 'team-a', path: '/a/:id', shape: '/a/:' }));
+    const alsoMine = await store.insert(sampleRoute(workspace, { owner: 'team-a', method: 'POST', path: '/a', shape: '/a' }));
+    const theirsAtAKey = await store.insert(sampleRoute(workspace, { owner: 'team-b', path: '/b/:id', shape: '/b/:' }));
+    await store.insert(sampleRoute(workspace, { owner: 'team-b', path: '/c/:id', shape: '/c/:' }));
+    await store.insert(sampleRoute(workspace, { owner: 'team-b', method: 'PUT', path: '/a/:id', shape: '/a/:' }));
+    await store.insert(sampleRoute(workspace, { owner: '', path: '/d', shape: '/d' }));
+    await store.insert(sampleRoute(uniqueName(), { owner: 'team-a', path: '/e', shape: '/e' }));
+    const scope = {
+      owner: 'team-a',
+      // '/b/:' for GET is team-b's; '/a/:' for DELETE and '/x' are no one's; the PUT route at '/a/:' is not asked for.
+      keys: [
+        { method: 'GET', shape: '/b/:' },
+        { method: 'DELETE', shape: '/a/:' },
+        { method: 'GET', shape: '/x' },
+      ],
+    };
+    const expected = [mine, alsoMine, theirsAtAKey].map((record) => record.id).sort();
+    if (store.scopedSnapshot === undefined) {
+      // A store without it gives an apply its whole table, which must hold the same.
+      const whole = await store.snapshot(workspace);
+      t.deepEqual(
+        whole.records
+          .map((record) => record.id)
+          .filter((id) => expected.includes(id))
+          .sort(),
+        expected,
+      );
+      return;
+    }
+    const scoped = await store.scopedSnapshot(workspace, scope);
+    t.is(scoped.revision, 6);
+    t.deepEqual(scoped.records.map((record) => record.id).sort(), expected);
+    assertSameRoute(
+      t,
+      scoped.records.find((record) => record.id === theirsAtAKey.id),
+      theirsAtAKey,
+      'a record read in full',
+    );
+    t.deepEqual(await store.scopedSnapshot(uniqueName(), scope), { revision: 0, records: [] }, 'an unknown workspace');
+    t.deepEqual(
+      (await store.scopedSnapshot(workspace, { owner: '', keys: [] })).records.map((record) => record.owner),
+      [''],
+      'no keys: the owner only',
+    );
+  });
+
   define('stored records do not change when the caller mutates its objects', async (t, store) => {
     const workspace = uniqueName();
     const record = sampleRoute(workspace, { middleware: ['a', 'b'] });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { SwitchyardError, type RouteChange, type RouteRecord, type RouteRecordUpdate, type RouteWriteOrigin } from '@switchyard/core';
 import type { RouteChangesTable, RoutesTable } from './schema.js';
@@ -43,7 +43,7 @@ export function toRow(record: RouteRecord): RoutesTable {
     method: record.method,
     path: record.path,
     shape: record.shape,
-    shape_hash: createHash('sha256').update(record.shape).digest('hex'),
+    shape_hash: shapeHash(record.shape),
     middleware: JSON.stringify(record.middleware),
     handler: record.handler,
     owner: record.owner,
@@ -51,6 +51,14 @@ export function toRow(record: RouteRecord): RoutesTable {
     updated_at: record.updatedAt.getTime(),
     revision: record.revision,
   };
+}
+
+/** Node's one-shot hash (20.12 and later), about twice as fast as a Hash object for a string this short. */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
+/** The column the unique key of method and shape uses: the shape's SHA-256, hex (a shape may be longer than an index allows). */
+export function shapeHash(shape: string): string {
+  return oneShotHash ? oneShotHash('sha256', shape, 'hex') : crypto.createHash('sha256').update(shape).digest('hex');
 }
 
 /** The facts a change records of a write of `record`: its revision, owner, and who wrote it when. */

@@ -10,6 +10,7 @@ import {
   type RouteRecordUpdate,
   type RouteRevisionWrite,
   type RouteRevisionWritten,
+  type RouteScope,
   type RouteStore,
   type RouteWriteOrigin,
   revisionRefusals,
@@ -28,6 +29,7 @@ import {
   factsOf,
   freeze,
   frozenChange,
+  shapeHash,
   storedRecord,
   toChange,
   toRecord,
@@ -311,6 +313,45 @@ export class KyselyRouteStore implements RouteStore {
         const revision = await this.#revisionIn(trx, workspace);
         const rows = await this.#listed(trx, workspace);
         return { revision, records: rows.map((row) => freeze(toRecord(row))) };
+      });
+    } catch (error) {
+      throw databaseError(error);
+    }
+  }
+
+  /**
+   * The owner's routes and those at the scope's keys, in one transaction with
+   * the revision: one query by owner and one by shape hash per
+   * ROWS_PER_STATEMENT keys (on the unique key, with the keys' methods), so an
+   * apply reads neither every other owner's routes nor their rows' text.
+   */
+  async scopedSnapshot(workspace: string, scope: RouteScope): Promise<{ readonly revision: number; readonly records: RouteRecord[] }> {
+    try {
+      return await this.#db.transaction().execute(async (trx) => {
+        const revision = await this.#revisionIn(trx, workspace);
+        const found = new Map<string, RouteRecord>();
+        const owned = await trx
+          .selectFrom('routes')
+          .select(COLUMNS)
+          .where('workspace', '=', workspace)
+          .where('owner', '=', scope.owner)
+          .execute();
+        for (const row of owned) found.set(row.id, toRecord(row));
+        const wanted = new Set(scope.keys.map(({ method, shape }) => `${method} ${shape}`));
+        const methods = [...new Set(scope.keys.map(({ method }) => method))];
+        const hashes = [...new Set(scope.keys.map(({ shape }) => shapeHash(shape)))];
+        for (const chunk of chunks(hashes)) {
+          const rows = await trx
+            .selectFrom('routes')
+            .select(COLUMNS)
+            .where('workspace', '=', workspace)
+            .where('method', 'in', methods)
+            .where('shape_hash', 'in', chunk)
+            .execute();
+          // A hash names a shape, but only the method and shape together are a desired route's.
+          for (const row of rows) if (!found.has(row.id) && wanted.has(`${row.method} ${row.shape}`)) found.set(row.id, toRecord(row));
+        }
+        return { revision, records: [...found.values()] };
       });
     } catch (error) {
       throw databaseError(error);
