@@ -34,13 +34,16 @@ export async function relayEvents<Event>(
   signal: AbortSignal,
 ): Promise<void> {
   let started = false;
-  // The events that come in one turn of the event loop (a revision of 5,000 routes read at once) go out in one
-  // write, not one each: the response is corked at the first and uncorked once the turn's work is done (route-apply-5000).
-  let corked = false;
-  const uncork = () => {
-    if (!corked) return;
-    corked = false;
-    res.uncork();
+  // The events that come in one turn of the event loop (a revision of 5,000 routes read at once) go out as one
+  // string in one write, not one write each: joined here and written once the turn's work is done (route-apply-5000).
+  let unsent = '';
+  let flushQueued = false;
+  const flush = (): boolean => {
+    flushQueued = false;
+    if (unsent === '') return true;
+    const text = unsent;
+    unsent = '';
+    return res.write(text);
   };
   try {
     for await (const event of events) {
@@ -49,24 +52,22 @@ export async function relayEvents<Event>(
         res.write(`retry: ${RETRY_MS}\n\n`);
         started = true;
       }
-      if (!corked) {
-        corked = true;
-        res.cork();
-        process.nextTick(uncork);
+      unsent += encode(event);
+      if (!flushQueued) {
+        flushQueued = true;
+        process.nextTick(flush);
       }
-      // Past the socket's high-water mark the write is still taken; the watch waits only past SSE_BUFFER_BYTES, so a
+      // Past the socket's high-water mark a write is still taken; the watch waits only past SSE_BUFFER_BYTES, so a
       // burst (a 5,000-route revision, about 1.5 MB) is not sent in 16 KiB steps each waiting for a drain (route-apply-5000).
-      if (!res.write(encode(event)) && res.writableLength > SSE_BUFFER_BYTES) {
-        uncork();
-        await once(res, 'drain', { signal });
-      }
+      if (res.writableLength + unsent.length > SSE_BUFFER_BYTES && !flush()) await once(res, 'drain', { signal });
     }
   } catch (error) {
     if (signal.aborted) return void res.end();
     if (!started) throw error;
+    flush();
     const failure = toApiError(error);
     res.write(sseFrame('error', undefined, { code: failure.code, message: failure.message }));
   }
-  uncork();
+  flush();
   res.end();
 }

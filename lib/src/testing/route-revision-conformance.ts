@@ -185,6 +185,11 @@ export function routeRevisionConformance(define: (title: string, body: (t: Check
     t.deepEqual(await revisions(0, 3), [1], 'the limit falls inside revision 2: it stops before it');
     t.deepEqual(await revisions(0, 6), [1, 2, 2, 2, 2, 2], 'the limit at the end of revision 2');
     t.deepEqual(await revisions(1, 2), [2, 2, 2, 2, 2], 'a first revision larger than the limit comes whole');
+    t.deepEqual(
+      (await store.changesSince(workspace, 1, 2))?.map((change) => change.after?.path),
+      ['/m1', '/m2', '/m3', '/m4', '/m5'],
+      'whole, each change once, in the order written',
+    );
     t.deepEqual(await revisions(1, 6), [2, 2, 2, 2, 2, 3]);
     t.deepEqual(
       (await store.changesSince(workspace, 1, 100))?.map((change) => change.after?.path),

@@ -377,20 +377,22 @@ export class KyselyRouteStore implements RouteStore {
         .execute();
       // Revisions are gap-free: a missing first one was trimmed away.
       if (rows.length === 0 || Number(rows[0]!.revision) !== revision + 1) return undefined;
-      const whole = wholeRevisions(rows, limit) ?? (await this.#changesAt(workspace, revision + 1));
+      // The first revision alone holds more than `limit` (an apply): every row read is of it, the rest follows them.
+      const whole = wholeRevisions(rows, limit) ?? [...rows, ...(await this.#changesAt(workspace, revision + 1, Number(rows.at(-1)!.seq)))];
       return whole.map(toChange);
     } catch (error) {
       throw databaseError(error);
     }
   }
 
-  /** Every change of one revision, in order. */
-  #changesAt(workspace: string, revision: number): Promise<Selectable<RouteChangesTable>[]> {
+  /** The changes of one revision after its `afterSeq`th, in order. */
+  #changesAt(workspace: string, revision: number, afterSeq: number): Promise<Selectable<RouteChangesTable>[]> {
     return this.#db
       .selectFrom('route_changes')
       .selectAll()
       .where('workspace', '=', workspace)
       .where('revision', '=', revision)
+      .where('seq', '>', afterSeq)
       .orderBy('seq')
       .execute();
   }
