@@ -12,6 +12,9 @@ const SSE_HEADERS = Object.freeze({
 /** What a watch may hold unsent for a client that reads slowly before it waits for the client (per stream). */
 export const SSE_BUFFER_BYTES = 1024 * 1024;
 
+/** Unsent text of a burst written as soon as it reaches this size. */
+const SSE_FLUSH_BYTES = 64 * 1024;
+
 /** How long a client waits before reconnecting after the stream ends (the SSE `retry` field). */
 const RETRY_MS = 1_000;
 
@@ -34,16 +37,16 @@ export async function relayEvents<Event>(
   signal: AbortSignal,
 ): Promise<void> {
   let started = false;
-  // The events that come in one turn of the event loop (a revision of 5,000 routes read at once) go out as one
-  // string in one write, not one write each: joined here and written once the turn's work is done (route-apply-5000).
+  // Events are joined and written together: those of one turn of the event loop at its end (nextTick), and a long
+  // burst (a revision of 5,000 routes read at once) every SSE_FLUSH_BYTES, not one write each (route-apply-5000).
   let unsent = '';
   let flushQueued = false;
-  const flush = (): boolean => {
+  const flush = (): void => {
     flushQueued = false;
-    if (unsent === '') return true;
+    if (unsent === '') return;
     const text = unsent;
     unsent = '';
-    return res.write(text);
+    res.write(text);
   };
   try {
     for await (const event of events) {
@@ -53,13 +56,23 @@ export async function relayEvents<Event>(
         started = true;
       }
       unsent += encode(event);
+      // A long burst runs as one chain of promise reactions, which never yields to nextTick (where Node uncorks
+      // the response's socket): every SSE_FLUSH_BYTES, write and let the event loop turn, so the client reads
+      // the start of a burst while the rest is still being made.
+      if (unsent.length >= SSE_FLUSH_BYTES) {
+        flush();
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       if (!flushQueued) {
         flushQueued = true;
         process.nextTick(flush);
       }
       // Past the socket's high-water mark a write is still taken; the watch waits only past SSE_BUFFER_BYTES, so a
       // burst (a 5,000-route revision, about 1.5 MB) is not sent in 16 KiB steps each waiting for a drain (route-apply-5000).
-      if (res.writableLength + unsent.length > SSE_BUFFER_BYTES && !flush()) await once(res, 'drain', { signal });
+      if (res.writableLength + unsent.length > SSE_BUFFER_BYTES) {
+        flush();
+        if (res.writableLength > SSE_BUFFER_BYTES) await once(res, 'drain', { signal });
+      }
     }
   } catch (error) {
     if (signal.aborted) return void res.end();

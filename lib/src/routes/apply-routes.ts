@@ -10,7 +10,7 @@ import { requireScope, type Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { isSwitchyardError } from '../errors.js';
 import type { IdSource } from '../ids.js';
-import type { RouteChange, RouteRecord, RouteRevisionWrite, RouteStore } from '../ports/route-store.js';
+import type { RouteChange, RouteRecord, RouteRevisionWrite, RouteScope, RouteStore } from '../ports/route-store.js';
 import { revisionRefusals } from '../ports/revision-refusals.js';
 import { validateApplyRoutes, type DesiredRoute } from './apply-input.js';
 import { planApply, type RoutePlan } from './apply-plan.js';
@@ -31,12 +31,22 @@ export interface ApplyDeps {
 export async function applyRoutes(deps: ApplyDeps, principal: Principal, input: ApplyRoutesInput): Promise<ApplyRoutesResult> {
   requireScope(principal, 'routes:write');
   const request = validateApplyRoutes(input);
-  // The plan needs only the owner's routes and those at the desired shapes (for the collision check): a store
-  // that can read just those spares reading every other owner's (route-apply-5000).
+  const plan = (records: readonly RouteRecord[]) => planApply(records, request.routes, request);
   const { store } = deps;
-  const scope = { owner: request.owner, keys: request.routes.map((route) => ({ method: route.method, shape: route.pattern.shape })) };
-  const read = store.scopedSnapshot ? (workspace: string) => store.scopedSnapshot!(workspace, scope) : undefined;
-  return writePlanned(deps, principal, { ...request, read }, (records) => planApply(records, request.routes, request));
+  if (store.scopedSnapshot === undefined) return writePlanned(deps, principal, request, plan);
+  // The plan needs the owner's routes, and those at the desired shapes only to refuse taking over another owner's.
+  // A store that can read just the owner's is asked for those (route-apply-5000: not every other owner's routes, nor
+  // a lookup per desired shape); the write's unique key of method and shape then catches a desired route that is
+  // another owner's, and the apply plans again with those routes read, so its refusal names them as the plan's does.
+  const scoped = (keys: RouteScope['keys']) => (workspace: string) => store.scopedSnapshot!(workspace, { owner: request.owner, keys });
+  const withShapes = () => scoped(request.routes.map((route) => ({ method: route.method, shape: route.pattern.shape })));
+  if (request.dryRun) return writePlanned(deps, principal, { ...request, read: withShapes() }, plan);
+  try {
+    return await writePlanned(deps, principal, { ...request, read: scoped([]) }, plan);
+  } catch (error) {
+    if (!isSwitchyardError(error) || error.code !== 'already_exists') throw error;
+    return writePlanned(deps, principal, { ...request, read: withShapes() }, plan);
+  }
 }
 
 /** How a planned write runs: against the caller's revision, or planned again (a few times) when the table moves. */
@@ -63,12 +73,15 @@ export async function writePlanned(
     const table = await (options.read ? options.read(workspace) : deps.store.snapshot(workspace));
     if (options.expectedRevision !== undefined && options.expectedRevision !== table.revision)
       throw revisionRefusals.stale(options.expectedRevision, table.revision);
+
     const planned = plan(table.records);
+
     const now = new Date(Math.trunc(deps.clock.now().getTime()));
     if (options.dryRun) return dryRunResult(workspace, planned, table.revision, now);
     const write = revisionWrite(deps.ids, workspace, planned, now, { actor: principal.subject, time: now });
     try {
       const written = await deps.store.applyRevision({ ...write, expectedRevision: table.revision });
+
       if (written.changes.length > 0) deps.changed(workspace, written.revision);
       return writtenResult(written.revision, written.changes, planned.unchanged.length);
     } catch (error) {
