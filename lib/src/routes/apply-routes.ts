@@ -73,15 +73,12 @@ export async function writePlanned(
     const table = await (options.read ? options.read(workspace) : deps.store.snapshot(workspace));
     if (options.expectedRevision !== undefined && options.expectedRevision !== table.revision)
       throw revisionRefusals.stale(options.expectedRevision, table.revision);
-
     const planned = plan(table.records);
-
     const now = new Date(Math.trunc(deps.clock.now().getTime()));
     if (options.dryRun) return dryRunResult(workspace, planned, table.revision, now);
     const write = revisionWrite(deps.ids, workspace, planned, now, { actor: principal.subject, time: now });
     try {
       const written = await deps.store.applyRevision({ ...write, expectedRevision: table.revision });
-
       if (written.changes.length > 0) deps.changed(workspace, written.revision);
       return writtenResult(written.revision, written.changes, planned.unchanged.length);
     } catch (error) {
