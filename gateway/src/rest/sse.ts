@@ -43,7 +43,8 @@ export async function relayEvents<Event>(
   let flushQueued = false;
   const flush = (): void => {
     flushQueued = false;
-    if (unsent === '') return;
+    // Nothing after the end: a flush queued before a client went away finds the response ended.
+    if (unsent === '' || res.writableEnded) return;
     const text = unsent;
     unsent = '';
     res.write(text);
