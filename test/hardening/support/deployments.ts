@@ -65,6 +65,11 @@ export async function mysqlS3Deployment(): Promise<Deployment | undefined> {
     S3_ENDPOINT: s3.endpoint,
     AWS_ACCESS_KEY_ID: 'S3RVER',
     AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    // The 5 s default bounds a dead connection. On a shared CI disk near saturation, a commit can take most of a
+    // second, and a burst of writers to one workspace queues on its revision row's lock for longer than 5 s (a CI
+    // run lost asset-paging's seeding of 24 parallel uploads to a 503 so): these tests are about consistency, and
+    // the fail-fast bound has its own test (dependency-faults.test.ts sets 1 s).
+    STORAGE_TIMEOUT_MS: '30000',
   };
   const storage: StorageConfig = { database: loadServiceConfig(env).storage.database, blobs: s3.config };
   return {
