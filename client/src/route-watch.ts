@@ -122,7 +122,7 @@ function routeOf(route: Omit<RestRoute, 'owner'> & { owner?: string }): Route {
     id: route.id,
     method: route.method,
     path: route.path,
-    middleware: Object.freeze([...route.middleware]),
+    middleware: Object.freeze(route.middleware.slice()),
     handler: route.handler,
     // A gateway from before routes as code names no owner.
     owner: route.owner ?? '',

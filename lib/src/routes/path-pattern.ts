@@ -59,26 +59,33 @@ export function parsePathPattern(value: unknown, field = 'path'): PathPattern {
 
   const raw = value.slice(1).split('/');
   if (raw.length > MAX_PATTERN_SEGMENTS) throw refuse(`must have at most ${MAX_PATTERN_SEGMENTS} segments`);
+  // A plain loop, the shape built as it goes, and a segment's name for an error made only for the error: an
+  // apply validates 5,000 patterns at once (route-apply-5000).
   const segments: PatternSegment[] = [];
   const paramNames: string[] = [];
-  raw.forEach((text, index) => {
-    const where = `segment ${index + 1}`;
-    if (text === '') throw refuse(`${where} is empty ("//")`);
+  let shape = '';
+  for (let index = 0; index < raw.length; index++) {
+    const text = raw[index]!;
+    if (text === '') throw refuse(`segment ${index + 1} is empty ("//")`);
     if (text === '*') {
       if (index !== raw.length - 1) throw refuse('the wildcard "*" is only allowed as the last segment');
       segments.push({ kind: 'wildcard' });
-    } else if (text.startsWith(':')) {
+      shape += '/*';
+    } else if (text.charCodeAt(0) === COLON) {
       const name = text.slice(1);
-      if (!PARAM_NAME_PATTERN.test(name)) throw refuse(`${where}: parameter name "${name}" must match [A-Za-z_][A-Za-z0-9_]{0,63}`);
-      if (name === '__proto__') throw refuse(`${where}: parameter name "__proto__" is reserved`);
-      if (paramNames.includes(name)) throw refuse(`${where}: parameter name "${name}" is repeated`);
+      if (!PARAM_NAME_PATTERN.test(name))
+        throw segmentError(field, index, `parameter name "${name}" must match [A-Za-z_][A-Za-z0-9_]{0,63}`);
+      if (name === '__proto__') throw segmentError(field, index, 'parameter name "__proto__" is reserved');
+      if (paramNames.includes(name)) throw segmentError(field, index, `parameter name "${name}" is repeated`);
       paramNames.push(name);
       segments.push({ kind: 'param', name });
+      shape += '/:';
     } else {
-      segments.push({ kind: 'static', value: decodeStaticSegment(text, (reason) => refuse(`${where}: ${reason}`)) });
+      const decoded = decodeStaticSegment(text, field, index);
+      segments.push({ kind: 'static', value: decoded });
+      shape += '/' + canonicalEncoding(decoded);
     }
-  });
-  const shape = '/' + segments.map(shapeOf).join('/');
+  }
   return Object.freeze({
     source: value,
     segments: Object.freeze(segments),
@@ -88,30 +95,31 @@ export function parsePathPattern(value: unknown, field = 'path'): PathPattern {
   });
 }
 
-function decodeStaticSegment(text: string, refuse: (reason: string) => Error): string {
+const COLON = 0x3a;
+
+function segmentError(field: string, index: number, reason: string): Error {
+  return invalidArgument(field, `segment ${index + 1}: ${reason}`);
+}
+
+function decodeStaticSegment(text: string, field: string, index: number): string {
   if (!STATIC_SEGMENT.test(text)) {
-    if (/%(?![0-9A-Fa-f]{2})/.test(text)) throw refuse('malformed percent-encoding ("%" must be followed by two hex digits)');
+    if (/%(?![0-9A-Fa-f]{2})/.test(text))
+      throw segmentError(field, index, 'malformed percent-encoding ("%" must be followed by two hex digits)');
     const bad = [...text].find((c) => !/[A-Za-z0-9._~%-]/.test(c)) ?? '';
-    throw refuse(`character ${JSON.stringify(bad)} is not allowed (use A-Z a-z 0-9 . _ ~ - or %XX)`);
+    throw segmentError(field, index, `character ${JSON.stringify(bad)} is not allowed (use A-Z a-z 0-9 . _ ~ - or %XX)`);
   }
-  if (text === '.' || text === '..') throw refuse('"." and ".." are not allowed');
+  if (text === '.' || text === '..') throw segmentError(field, index, '"." and ".." are not allowed');
   if (!text.includes('%')) return text;
   let decoded: string;
   try {
     decoded = decodeURIComponent(text);
   } catch {
-    throw refuse('percent-encoding is not valid UTF-8');
+    throw segmentError(field, index, 'percent-encoding is not valid UTF-8');
   }
-  if (decoded.includes('/')) throw refuse('an encoded "/" (%2F) is not allowed');
-  if (CONTROL_CHARACTER.test(decoded)) throw refuse('an encoded control character is not allowed');
-  if (decoded === '.' || decoded === '..') throw refuse('"." and ".." are not allowed');
+  if (decoded.includes('/')) throw segmentError(field, index, 'an encoded "/" (%2F) is not allowed');
+  if (CONTROL_CHARACTER.test(decoded)) throw segmentError(field, index, 'an encoded control character is not allowed');
+  if (decoded === '.' || decoded === '..') throw segmentError(field, index, '"." and ".." are not allowed');
   return decoded;
-}
-
-function shapeOf(segment: PatternSegment): string {
-  if (segment.kind === 'param') return ':';
-  if (segment.kind === 'wildcard') return '*';
-  return canonicalEncoding(segment.value);
 }
 
 /** Text that is its own canonical encoding: encodeURIComponent leaves these characters alone. */

@@ -10,7 +10,7 @@ export function toRoute(record: Route | RouteRecord): Route {
     id: record.id,
     method: record.method,
     path: record.path,
-    middleware: Object.freeze([...record.middleware]),
+    middleware: Object.freeze(record.middleware.slice()),
     handler: record.handler,
     owner: record.owner,
     createdAt: new Date(record.createdAt.getTime()),

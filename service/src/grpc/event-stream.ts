@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 
 /**
@@ -13,9 +12,27 @@ export async function writeEvents<Req, Event, Message>(
   toMessage: (event: Event) => Message,
 ): Promise<void> {
   const stop = AbortSignal.any([closing, cancelled(call)]);
-  for await (const event of watch(stop)) {
-    if (stop.aborted) break;
-    if (!call.write(toMessage(event))) await once(call, 'drain', { signal: stop }).catch(() => undefined);
+  // One listener on `stop` for the whole stream, not one added and removed per wait: a stream waits for a drain
+  // every few events (the in-process channel holds 4), and events.once with a signal on an AbortSignal.any cost
+  // about 16 ms of a 5,000-event revision in a profile of route-apply-5000.
+  let wake: (() => void) | undefined;
+  const onStop = (): void => wake?.();
+  stop.addEventListener('abort', onStop, { once: true });
+  try {
+    for await (const event of watch(stop)) {
+      if (stop.aborted) break;
+      if (call.write(toMessage(event))) continue;
+      await new Promise<void>((resolve) => {
+        if (stop.aborted) return resolve();
+        wake = resolve;
+        call.once('drain', resolve);
+      });
+      // Woken by `stop`, not by a drain: the drain listener goes too.
+      if (wake !== undefined) call.off('drain', wake);
+      wake = undefined;
+    }
+  } finally {
+    stop.removeEventListener('abort', onStop);
   }
 }
 
