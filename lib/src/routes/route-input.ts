@@ -26,11 +26,11 @@ export interface ValidMatchRoute {
 export function validateCreateRoute(input: unknown): ValidCreateRoute {
   const fields = asRecord(input);
   const problems: ErrorDetail[] = [];
-  const method = collect(problems, () => parseMethod(fields['method']));
-  const pattern = collect(problems, () => parsePathPattern(fields['path']));
-  const middleware = collect(problems, () => parseMiddleware(fields['middleware']));
-  const handler = collect(problems, () => parseHandler(fields['handler']));
-  const owner = collect(problems, () => parseOwner(fields['owner']));
+  const method = collect(problems, parseMethod, fields['method']);
+  const pattern = collect(problems, parsePathPattern, fields['path']);
+  const middleware = collect(problems, parseMiddleware, fields['middleware']);
+  const handler = collect(problems, parseHandler, fields['handler']);
+  const owner = collect(problems, parseOwner, fields['owner']);
   if (method === undefined || pattern === undefined || middleware === undefined || handler === undefined || owner === undefined)
     throw refuse('invalid route', problems);
   return { method, pattern, middleware, handler, owner };
@@ -39,8 +39,8 @@ export function validateCreateRoute(input: unknown): ValidCreateRoute {
 export function validateMatchRoute(input: unknown): ValidMatchRoute {
   const fields = asRecord(input);
   const problems: ErrorDetail[] = [];
-  const method = collect(problems, () => parseMethod(fields['method']));
-  const path = collect(problems, () => parseRequestPath(fields['path']));
+  const method = collect(problems, parseMethod, fields['method']);
+  const path = collect(problems, parseRequestPath, fields['path']);
   if (method === undefined || path === undefined) throw refuse('invalid match request', problems);
   return { method, path };
 }
@@ -52,10 +52,14 @@ function asRecord(input: unknown): Record<string, unknown> {
   return input as Record<string, unknown>;
 }
 
-/** Runs one field's parser; an `invalid_argument` becomes details, anything else propagates. */
-function collect<T>(problems: ErrorDetail[], parse: () => T): T | undefined {
+/**
+ * Runs one field's parser on its value (its default field name); an `invalid_argument` becomes details, anything
+ * else propagates. The parser and value are passed, not a closure made per field: an apply validates 5,000 routes
+ * at once (route-apply-5000).
+ */
+function collect<T>(problems: ErrorDetail[], parse: (value: unknown) => T, value: unknown): T | undefined {
   try {
-    return parse();
+    return parse(value);
   } catch (error) {
     if (!isSwitchyardError(error) || error.code !== 'invalid_argument') throw error;
     problems.push(...error.details);
