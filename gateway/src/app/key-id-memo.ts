@@ -1,13 +1,9 @@
+import { ExpiringMap } from '@switchyard/core';
+
 /** How long the gateway keeps naming a secret's key without hearing it from the service again. */
 export const KEY_ID_MEMO_TTL_MS = 60_000;
 /** Secrets remembered at most; when full, the oldest entry makes room. */
 export const KEY_ID_MEMO_MAX_ENTRIES = 10_000;
-
-interface Entry {
-  readonly keyId: string;
-  /** performance.now() after which the entry is not used. */
-  readonly until: number;
-}
 
 /**
  * Which API key each recently presented `Authorization: Bearer sy_…` belongs
@@ -22,35 +18,23 @@ interface Entry {
  * Justified by rest-get-asset-key (bench/hand-written-parts.md#key-id-memo).
  */
 export class KeyIdMemo {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries: ExpiringMap<string, string>;
   readonly #ttlMs: number;
-  readonly #maxEntries: number;
   readonly #now: () => number;
 
   constructor(options: { ttlMs?: number; maxEntries?: number; now?: () => number } = {}) {
     this.#ttlMs = options.ttlMs ?? KEY_ID_MEMO_TTL_MS;
-    this.#maxEntries = options.maxEntries ?? KEY_ID_MEMO_MAX_ENTRIES;
+    this.#entries = new ExpiringMap({ maxEntries: options.maxEntries ?? KEY_ID_MEMO_MAX_ENTRIES });
     this.#now = options.now ?? (() => performance.now());
   }
 
   /** The key `authorization` presents, when the service named it within the TTL. */
   get(authorization: string): string | undefined {
-    const entry = this.#entries.get(authorization);
-    if (entry === undefined) return undefined;
-    if (this.#now() < entry.until) return entry.keyId;
-    this.#entries.delete(authorization);
-    return undefined;
+    return this.#entries.get(authorization, this.#now());
   }
 
   /** The service named `keyId` as the key that authenticated a call made with `authorization`. */
   remember(authorization: string, keyId: string): void {
-    if (this.#maxEntries <= 0) return;
-    this.#entries.delete(authorization);
-    while (this.#entries.size >= this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.#entries.delete(oldest);
-    }
-    this.#entries.set(authorization, { keyId, until: this.#now() + this.#ttlMs });
+    this.#entries.set(authorization, keyId, this.#now() + this.#ttlMs);
   }
 }

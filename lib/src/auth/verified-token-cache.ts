@@ -1,3 +1,4 @@
+import { ExpiringMap } from '../expiring-map.js';
 import type { Principal } from './principal.js';
 
 export interface VerifiedTokenCacheOptions {
@@ -13,12 +14,6 @@ export interface VerifiedTokenCacheOptions {
   readonly maxAgeMs?: number;
 }
 
-interface Entry {
-  readonly principal: Principal;
-  /** Epoch ms after which the entry no longer answers. */
-  readonly until: number;
-}
-
 /**
  * Verified tokens by their exact text, so a caller's repeated calls skip the
  * signature check (the largest cost of an authenticated read). Only verified
@@ -28,15 +23,15 @@ interface Entry {
  * When full, the oldest entries make room.
  */
 export class VerifiedTokenCache {
-  readonly #entries = new Map<string, Entry>();
-  readonly #maxEntries: number;
-  readonly #maxChars: number;
+  readonly #entries: ExpiringMap<string, Principal>;
   readonly #maxAgeMs: number;
-  #chars = 0;
 
   constructor(options: VerifiedTokenCacheOptions = {}) {
-    this.#maxEntries = options.maxEntries ?? 10_000;
-    this.#maxChars = options.maxChars ?? 4 * 1024 * 1024;
+    this.#entries = new ExpiringMap({
+      maxEntries: options.maxEntries ?? 10_000,
+      weigh: (token) => token.length,
+      maxWeight: options.maxChars ?? 4 * 1024 * 1024,
+    });
     this.#maxAgeMs = options.maxAgeMs ?? 60_000;
   }
 
@@ -46,27 +41,11 @@ export class VerifiedTokenCache {
 
   /** The principal of a token verified before and still within its validity at `nowMs`. */
   get(token: string, nowMs: number): Principal | undefined {
-    const entry = this.#entries.get(token);
-    if (entry === undefined) return undefined;
-    if (nowMs < entry.until) return entry.principal;
-    this.#delete(token);
-    return undefined;
+    return this.#entries.get(token, nowMs);
   }
 
   /** Keeps a verified token; `expiresAtMs` is its `exp` (plus any clock tolerance) in epoch ms. */
   set(token: string, principal: Principal, nowMs: number, expiresAtMs: number): void {
-    if (this.#maxEntries <= 0 || token.length > this.#maxChars) return;
-    this.#delete(token);
-    while (this.#entries.size >= this.#maxEntries || this.#chars + token.length > this.#maxChars) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.#delete(oldest);
-    }
-    this.#entries.set(token, { principal, until: Math.min(expiresAtMs, nowMs + this.#maxAgeMs) });
-    this.#chars += token.length;
-  }
-
-  #delete(token: string): void {
-    if (this.#entries.delete(token)) this.#chars -= token.length;
+    this.#entries.set(token, principal, Math.min(expiresAtMs, nowMs + this.#maxAgeMs));
   }
 }
