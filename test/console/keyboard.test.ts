@@ -54,6 +54,11 @@ test('keyboard only: sign in, upload, sign a link, delete; focus visible and ret
   const workspace = freshWorkspace('keys');
   const tab = await openConsole(browser, stack, workspace, { signIn: false });
   const { page } = tab;
+  // Listening for a file chooser turns on Chromium's interception of it, a message of its own; begun
+  // beside the key press (as Promise.all does) it can lose the race and the chooser is never reported
+  // (puppeteer/puppeteer#6040), so it begins here, long before the key.
+  const chooser = page.waitForEvent('filechooser', { timeout: 0 });
+  chooser.catch(() => undefined); // rejected only when the page closes after a failure met earlier
   try {
     await tabTo(t, page, 'Token');
     await page.keyboard.type(tab.token);
@@ -61,8 +66,10 @@ test('keyboard only: sign in, upload, sign a link, delete; focus visible and ret
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
 
     await tabTo(t, page, 'Upload files');
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.keyboard.press('Space')]);
-    await chooser.setFiles(FIXTURES_DIR + 'photo.jpg');
+    await page.keyboard.press('Space');
+    const opened = await Promise.race([chooser, page.waitForTimeout(30_000).then(() => undefined)]);
+    if (!opened) throw new Error('Space on "Upload files" opened no file chooser in 30 s');
+    await opened.setFiles(FIXTURES_DIR + 'photo.jpg');
     await page.getByRole('list', { name: 'Uploads' }).getByText('Uploaded').waitFor();
     const listed = (await (await fetch(`${stack.url}/v1/assets`, { headers: await stack.auth(workspace) })).json()) as {
       assets: { id: string; name?: string }[];
