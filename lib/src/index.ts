@@ -12,6 +12,7 @@ export { systemClock, systemTime, sleep } from './clock.js';
 export type { Clock, TimeSource, Timers, TimerHandle } from './clock.js';
 export { ExpiringMap } from './expiring-map.js';
 export type { ExpiringMapOptions } from './expiring-map.js';
+export { sha256Hex } from './sha256-hex.js';
 export { createUlidSource, isId, assertId, ID_PREFIXES } from './ids.js';
 export type { IdKind, IdSource } from './ids.js';
 

@@ -1,6 +1,6 @@
-import * as crypto from 'node:crypto';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { sha256Hex } from '../sha256-hex.js';
 
 /**
  * API key secrets, in GitHub's token format: a prefix that says what the
@@ -39,15 +39,12 @@ export function isWellFormedKeySecret(secret: string): boolean {
   return match !== null && checksumOf(match[1]!) === match[2];
 }
 
-/** Node's one-shot hash (20.12 and later), about twice as fast as a Hash object for a string this short. */
-const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
-
 /**
  * What is stored of a secret: its SHA-256, hex. The secret itself is never kept.
  * Every call a key authenticates computes it once (rest-get-asset-key).
  */
 export function keySecretDigest(secret: string): string {
-  return oneShotHash ? oneShotHash('sha256', secret, 'hex') : createHash('sha256').update(secret).digest('hex');
+  return sha256Hex(secret);
 }
 
 /** Compares two digests in constant time (for equal lengths, as digests are). */

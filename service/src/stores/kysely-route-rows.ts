@@ -1,6 +1,12 @@
-import * as crypto from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { SwitchyardError, type RouteChange, type RouteRecord, type RouteRecordUpdate, type RouteWriteOrigin } from '@switchyard/core';
+import {
+  SwitchyardError,
+  sha256Hex,
+  type RouteChange,
+  type RouteRecord,
+  type RouteRecordUpdate,
+  type RouteWriteOrigin,
+} from '@switchyard/core';
 import type { RouteChangesTable, RoutesTable } from './schema.js';
 
 // Routes and their changes as rows of `routes` and `route_changes`, and back.
@@ -53,12 +59,9 @@ export function toRow(record: RouteRecord): RoutesTable {
   };
 }
 
-/** Node's one-shot hash (20.12 and later), about twice as fast as a Hash object for a string this short. */
-const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
-
 /** The column the unique key of method and shape uses: the shape's SHA-256, hex (a shape may be longer than an index allows). */
 export function shapeHash(shape: string): string {
-  return oneShotHash ? oneShotHash('sha256', shape, 'hex') : crypto.createHash('sha256').update(shape).digest('hex');
+  return sha256Hex(shape);
 }
 
 /** The facts a change records of a write of `record`: its revision, owner, and who wrote it when. */
