@@ -57,7 +57,7 @@ test('a database without the schema is refused before anything is deleted', asyn
   t.is(run.code, 1);
   t.is(
     run.stderr,
-    'the database schema is not current (pending: 0001-initial, 0002-assets-by-workspace, 0003-asset-visibility-and-policies, 0004-route-revisions, 0005-resumable-uploads, 0006-asset-names, 0007-media-facts, 0008-asset-changes, 0009-route-owners, 0010-api-keys, 0011-versions-and-trash, 0012-webhooks): run switchyard migrate first\n',
+    'the database schema is not current (pending: 0001-initial, 0002-assets-by-workspace, 0003-asset-visibility-and-policies, 0004-route-revisions, 0005-resumable-uploads, 0006-asset-names, 0007-media-facts, 0008-asset-changes, 0009-route-owners, 0010-api-keys, 0011-versions-and-trash, 0012-webhooks, 0013-routes-by-owner): run switchyard migrate first\n',
   );
 });
 

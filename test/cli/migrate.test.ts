@@ -27,7 +27,7 @@ test('SQLite in DATA_DIR: applies the migrations, then reports the schema up to 
   const where = `SQLite ${join(dir, 'switchyard.sqlite')}`;
   t.is(
     first.stdout,
-    `${where}: applied 0001-initial\n${where}: applied 0002-assets-by-workspace\n${where}: applied 0003-asset-visibility-and-policies\n${where}: applied 0004-route-revisions\n${where}: applied 0005-resumable-uploads\n${where}: applied 0006-asset-names\n${where}: applied 0007-media-facts\n${where}: applied 0008-asset-changes\n${where}: applied 0009-route-owners\n${where}: applied 0010-api-keys\n${where}: applied 0011-versions-and-trash\n${where}: applied 0012-webhooks\n`,
+    `${where}: applied 0001-initial\n${where}: applied 0002-assets-by-workspace\n${where}: applied 0003-asset-visibility-and-policies\n${where}: applied 0004-route-revisions\n${where}: applied 0005-resumable-uploads\n${where}: applied 0006-asset-names\n${where}: applied 0007-media-facts\n${where}: applied 0008-asset-changes\n${where}: applied 0009-route-owners\n${where}: applied 0010-api-keys\n${where}: applied 0011-versions-and-trash\n${where}: applied 0012-webhooks\n${where}: applied 0013-routes-by-owner\n`,
   );
   const second = await migrate({ DATA_DIR: dir });
   t.is(second.code, 0, second.stderr);
@@ -42,7 +42,7 @@ mysqlTest('MySQL from DATABASE_URL', async (t) => {
   t.regex(
     run.stdout,
     new RegExp(
-      `^${where}: applied 0001-initial\\n${where}: applied 0002-assets-by-workspace\\n${where}: applied 0003-asset-visibility-and-policies\\n${where}: applied 0004-route-revisions\\n${where}: applied 0005-resumable-uploads\\n${where}: applied 0006-asset-names\\n${where}: applied 0007-media-facts\\n${where}: applied 0008-asset-changes\\n${where}: applied 0009-route-owners\\n${where}: applied 0010-api-keys\\n${where}: applied 0011-versions-and-trash\\n${where}: applied 0012-webhooks\\n$`,
+      `^${where}: applied 0001-initial\\n${where}: applied 0002-assets-by-workspace\\n${where}: applied 0003-asset-visibility-and-policies\\n${where}: applied 0004-route-revisions\\n${where}: applied 0005-resumable-uploads\\n${where}: applied 0006-asset-names\\n${where}: applied 0007-media-facts\\n${where}: applied 0008-asset-changes\\n${where}: applied 0009-route-owners\\n${where}: applied 0010-api-keys\\n${where}: applied 0011-versions-and-trash\\n${where}: applied 0012-webhooks\\n${where}: applied 0013-routes-by-owner\\n$`,
     ),
   );
 });

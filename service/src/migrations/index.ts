@@ -15,6 +15,7 @@ import * as routeOwners from './0009-route-owners.js';
 import * as apiKeys from './0010-api-keys.js';
 import * as versionsAndTrash from './0011-versions-and-trash.js';
 import * as webhooks from './0012-webhooks.js';
+import * as routesByOwner from './0013-routes-by-owner.js';
 
 /**
  * Every migration, by name, in order. A static list rather than a folder scan,
@@ -34,6 +35,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = Object.freeze({
   '0010-api-keys': apiKeys,
   '0011-versions-and-trash': versionsAndTrash,
   '0012-webhooks': webhooks,
+  '0013-routes-by-owner': routesByOwner,
 });
 
 export const migrationProvider: MigrationProvider = Object.freeze({

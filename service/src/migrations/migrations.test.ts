@@ -65,6 +65,7 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       '0010-api-keys',
       '0011-versions-and-trash',
       '0012-webhooks',
+      '0013-routes-by-owner',
     ]);
     t.deepEqual(await migrateToLatest(db), []);
     const tables = (await db.introspection.getTables()).map((table) => table.name).sort();
@@ -183,6 +184,7 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       '0010-api-keys',
       '0011-versions-and-trash',
       '0012-webhooks',
+      '0013-routes-by-owner',
     ]);
     const store = new KyselyRouteStore(db);
     t.is((await store.get('old', b))?.owner, '', 'routes from before have no owner');
@@ -237,6 +239,7 @@ for (const target of mysqlAvailable ? [sqlite, mysql] : [sqlite]) {
       '0010-api-keys',
       '0011-versions-and-trash',
       '0012-webhooks',
+      '0013-routes-by-owner',
     ]);
     const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM routes`.execute(db);
     t.is(Number(rows[0]?.n), 0);
@@ -269,7 +272,7 @@ const KYSELY_MIGRATION_LOCK = 'ea586330-2c93-47c8-908d-981d9d270f9d';
         );
         await quietPeriod(timeoutMs * 3);
         await sql`SELECT RELEASE_LOCK(${KYSELY_MIGRATION_LOCK})`.execute(connection);
-        t.is((await migrated).length, 12, 'every migration applied once the lock was free');
+        t.is((await migrated).length, 13, 'every migration applied once the lock was free');
       });
       const error = await t.throwsAsync(sql`SELECT SLEEP(2)`.execute(db));
       t.is((error as { code?: unknown } | undefined)?.code, 'PROTOCOL_SEQUENCE_TIMEOUT', 'an ordinary query still times out');

@@ -77,6 +77,11 @@ const CHANGE_COLUMNS = [
   'owner',
 ] as const satisfies readonly (keyof RouteChangesTable)[];
 
+/** An owner's routes in a workspace, read by routes_by_owner (routes-by-owner.test.ts checks the plan). */
+export function ownedRoutesQuery(db: Kysely<Database> | Transaction<Database>, workspace: string, owner: string) {
+  return db.selectFrom('routes').select(COLUMNS).where('workspace', '=', workspace).where('owner', '=', owner);
+}
+
 /** Thrown inside a write transaction to roll it back when its target does not exist; never escapes. */
 class NothingToWrite extends Error {}
 
@@ -330,12 +335,7 @@ export class KyselyRouteStore implements RouteStore {
       return await this.#db.transaction().execute(async (trx) => {
         const revision = await this.#revisionIn(trx, workspace);
         const found = new Map<string, RouteRecord>();
-        const owned = await trx
-          .selectFrom('routes')
-          .select(COLUMNS)
-          .where('workspace', '=', workspace)
-          .where('owner', '=', scope.owner)
-          .execute();
+        const owned = await ownedRoutesQuery(trx, workspace, scope.owner).execute();
         for (const row of owned) found.set(row.id, toRecord(row));
         const wanted = new Set(scope.keys.map(({ method, shape }) => `${method} ${shape}`));
         const methods = [...new Set(scope.keys.map(({ method }) => method))];
