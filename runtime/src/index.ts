@@ -27,3 +27,4 @@ export { NatsChangeFeed } from './feed/nats-change-feed.js';
 export { RedisChangeFeed } from './feed/redis-change-feed.js';
 export { CALLER_LIFETIME, callerSignal, EndableLifetime } from './caller-lifetime.js';
 export type { CallerLifetime } from './caller-lifetime.js';
+export { handOver, hasFreshChunks, isHandedOver, withFreshChunks } from './handed-over.js';

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { isHandedOver } from '@switchyard/runtime';
 import { coalesce } from './coalesce.js';
 
 async function collect(pieces: Uint8Array[], target: number): Promise<Uint8Array[]> {
@@ -21,11 +22,14 @@ test('small pieces are joined into chunks of at least the target, the rest flush
     [9, 9, 9, 3],
   );
   t.deepEqual(Buffer.concat(chunks), Buffer.concat(pieces));
+  t.deepEqual(chunks.map(isHandedOver), [true, true, true, false], 'a joined chunk is its own: handed over; the last piece, alone, is not');
 });
 
 test('a piece at or over the target passes alone; empty pieces and empty input yield nothing', async (t) => {
   const big = Buffer.alloc(20, 7);
-  t.deepEqual(await collect([Buffer.alloc(0), big, Buffer.alloc(0)], 8), [big]);
+  const [alone] = await collect([Buffer.alloc(0), big, Buffer.alloc(0)], 8);
+  t.is(alone, big);
+  t.false(isHandedOver(big), "a piece passed on alone is still its source's, not handed over");
   t.deepEqual(await collect([], 8), []);
 });
 

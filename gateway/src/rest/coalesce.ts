@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { handOver } from '@switchyard/runtime';
 
 export interface CoalesceOptions {
   /**
@@ -15,7 +16,9 @@ export interface CoalesceOptions {
 /**
  * Joins small pieces into chunks of about `targetBytes`. Multipart parsing
  * yields pieces of a few KiB to 64 KiB; sending each as its own gRPC message
- * costs more in framing and per-message work than the copy does here.
+ * costs more in framing and per-message work than the copy does here. A
+ * joined chunk is this function's own, so it is handed over (runtime's
+ * handOver): the in-process channel passes it on without a second copy.
  */
 export async function* coalesce(
   pieces: AsyncIterable<Uint8Array>,
@@ -31,12 +34,12 @@ export async function* coalesce(
     held.push(piece);
     heldBytes += piece.byteLength;
     if (heldBytes >= targetBytes || now() - sentAt >= maxHoldMs) {
-      yield held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+      yield held.length === 1 ? held[0]! : handOver(Buffer.concat(held, heldBytes));
       held = [];
       heldBytes = 0;
       // From when the consumer asks for more: time it spent sending is not the client's.
       sentAt = now();
     }
   }
-  if (heldBytes > 0) yield held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+  if (heldBytes > 0) yield held.length === 1 ? held[0]! : handOver(Buffer.concat(held, heldBytes));
 }

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { ServerWritableStream } from '@grpc/grpc-js';
 import type { AssetService, TransformQuery } from '@switchyard/core';
+import { handOver, hasFreshChunks } from '@switchyard/runtime';
 import type { FileServiceServer, ReadFileRequest, ReadFileResponse } from '../gen/switchyard/v1/files.js';
 import { fileInfoToMessage, rangeFromRequest } from './convert.js';
 import type { Rpc } from './rpc.js';
@@ -53,11 +54,14 @@ export async function streamChunks<Req, Res extends { chunk?: Buffer | undefined
   const stop = new AbortController();
   const onCancel = (): void => stop.abort();
   call.once('cancelled', onCancel);
+  // Fresh reads (the disk store's) are handed over: the in-process channel then passes them on uncopied.
+  const fresh = hasFreshChunks(body);
   try {
     for await (const block of body) {
       for (let offset = 0; offset < block.length; offset += FILE_CHUNK_BYTES) {
         if (call.cancelled) return;
-        const ok = call.write({ chunk: block.subarray(offset, offset + FILE_CHUNK_BYTES) } as Res);
+        const chunk = block.subarray(offset, offset + FILE_CHUNK_BYTES);
+        const ok = call.write({ chunk: fresh ? handOver(chunk) : chunk } as Res);
         if (!ok) await once(call, 'drain', { signal: stop.signal });
       }
     }

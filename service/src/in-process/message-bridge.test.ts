@@ -10,6 +10,7 @@ import { UploadServiceService } from '../gen/switchyard/v1/uploads.js';
 import { KeyServiceService } from '../gen/switchyard/v1/keys.js';
 import { WebhookServiceService } from '../gen/switchyard/v1/webhooks.js';
 import { withFastChunks } from '../grpc/chunk-encoding.js';
+import { handOver } from '@switchyard/runtime';
 import { bridgeRequest, bridgeResponse } from './message-bridge.js';
 import { messageOf, type Side } from './message-arbitraries.test-support.js';
 
@@ -182,4 +183,25 @@ test('bytes are copied: a handler may reuse its buffer once it has written it', 
   const bridged = bridgeResponse(FileService.method.readFile.output, { chunk });
   chunk.fill(0);
   t.deepEqual(bridged?.payload.value, Buffer.from('abc'));
+});
+
+test('bytes their writer handed over are passed on as they are, in both directions; a Uint8Array as a Buffer of the same memory', (t) => {
+  const chunk = handOver(Buffer.from('abc'));
+  t.is(bridgeResponse(FileService.method.readFile.output, { chunk })?.payload.value, chunk, 'a response chunk');
+  const request = bridgeRequest(
+    AssetService.method.uploadAsset.input,
+    create(AssetService.method.uploadAsset.input, { payload: { case: 'chunk', value: chunk } }),
+    1024,
+  ) as { chunk?: Buffer };
+  t.is(request.chunk, chunk, 'a request chunk');
+  const memory = new Uint8Array([1, 2, 3, 4]);
+  const view = handOver(memory.subarray(1, 3));
+  const passed = (bridgeResponse(FileService.method.readFile.output, { chunk: view })?.payload.value ?? new Uint8Array()) as Uint8Array;
+  t.true(Buffer.isBuffer(passed));
+  t.deepEqual([passed.buffer, passed.byteOffset, passed.length], [memory.buffer, 1, 2]);
+  // Bytes not handed over are still copied (the test above), whatever else was handed over.
+  const kept = Buffer.from('xyz');
+  const copied = bridgeResponse(FileService.method.readFile.output, { chunk: kept })?.payload.value;
+  t.not(copied, kept);
+  t.deepEqual(copied, Buffer.from('xyz'));
 });

@@ -15,6 +15,7 @@
 // Justified by rest-get-asset and file-serve-16kib (bench/hand-written-parts.md#message-bridge).
 import { create, ScalarType, type DescField, type DescMessage, type DescOneof, type MessageShape } from '@bufbuild/protobuf';
 import { FeatureSet_FieldPresence } from '@bufbuild/protobuf/wkt';
+import { isHandedOver } from '@switchyard/runtime';
 
 /** Converts one value; `FAIL` when it cannot be converted exactly. */
 type Convert = (value: unknown) => unknown;
@@ -294,11 +295,13 @@ function sharedScalar(type: ScalarType): Convert | null {
       return (value) =>
         Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 0xffffffff ? (value as number) + 0 : FAIL;
     case ScalarType.BYTES:
-      // A copy in a Buffer, as the wire gives one: the sender may reuse its buffer once it has written it.
+      // A copy in a Buffer, as the wire gives one: the sender may reuse its buffer once it has written it,
+      // unless it handed the bytes over (runtime's handOver); those are passed on as a Buffer of the same memory.
       return (value) => {
         if (!(value instanceof Uint8Array)) return FAIL;
         encodedBound += value.length;
-        return Buffer.from(value);
+        if (!isHandedOver(value)) return Buffer.from(value);
+        return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
       };
     default:
       // DOUBLE and FLOAT (none in our protos; -0 and rounding depend on presence): the wire converts them.

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { isSwitchyardError } from '@switchyard/core';
 import { blobStoreConformance, bytesOf, failingStream, generatedStream } from '@switchyard/core/testing';
+import { hasFreshChunks } from '@switchyard/runtime';
 import { DiskBlobStore } from './disk-blob-store.js';
 
 const roots: string[] = [];
@@ -147,4 +148,18 @@ test('disk: check creates a missing root and passes; a root that is a file is un
   await writeFile(file, 'x');
   const error = await t.throwsAsync(new DiskBlobStore(file).check());
   t.true(isSwitchyardError(error) && error.code === 'unavailable');
+});
+
+test('disk: a read streams fresh buffers (marked so, for the in-process channel to pass on uncopied), each its own memory', async (t) => {
+  const store = new DiskBlobStore(await freshRoot());
+  await store.put('ws/three.bin', generatedStream(3 * 64 * 1024 + 5));
+  const body = (await store.get('ws/three.bin'))!;
+  t.true(hasFreshChunks(body));
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  t.true(chunks.length >= 4);
+  t.is(new Set(chunks.map((chunk) => chunk.buffer)).size, chunks.length, 'no two chunks share memory');
+  const range = (await store.get('ws/three.bin', { start: 10, end: 9 + 64 * 1024 }))!;
+  t.true(hasFreshChunks(range), 'ranges too');
+  range.destroy();
 });

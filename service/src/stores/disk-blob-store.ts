@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { withFreshChunks } from '@switchyard/runtime';
 import {
   SwitchyardError,
   assertBlobKey,
@@ -155,7 +156,8 @@ export class DiskBlobStore implements BlobStore {
         return emptyStream();
       }
       // The stream owns the descriptor from here and closes it when done or destroyed.
-      return createReadStream('', { fd, start, end, highWaterMark: readChunkBytes(options) });
+      // Every chunk fs reads is a buffer of its own (runtime's handed-over bytes).
+      return withFreshChunks(createReadStream('', { fd, start, end, highWaterMark: readChunkBytes(options) }));
     } catch (error) {
       await closeFd(fd).catch(() => undefined);
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- fileSystemError throws; the throw shows the flow
