@@ -1,6 +1,6 @@
 // A `q` listing is a range on the (workspace, name_lower, id) index in both dialects, as the query the store runs.
 import test from 'ava';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { nameKey } from '@switchyard/core';
 import { sampleAsset } from '@switchyard/core/testing';
 import { createTestMysqlDatabase } from '../../../test/support/mysql.js';
@@ -8,6 +8,7 @@ import { migrateToLatest } from '../migrations/index.js';
 import { dialectOf, openDatabase } from './database.js';
 import { assetRow, KyselyAssetStore, listQuery } from './kysely-asset-store.js';
 import { prefixRange } from './name-prefix.js';
+import { queryPlan } from './query-plan.test-support.js';
 import type { Database } from './schema.js';
 
 const mysql = await createTestMysqlDatabase();
@@ -34,9 +35,7 @@ for (const [name, open] of targets) {
           .execute();
       const { from, to, bytes } = prefixRange(nameKey('AB'));
       const query = listQuery(db, { before: false, type: undefined, label: false, name: true }, [workspace, from, to, bytes, 51]).compile();
-      const explain = dialectOf(db) === 'mysql' ? sql.raw(`EXPLAIN ${query.sql}`) : sql.raw(`EXPLAIN QUERY PLAN ${query.sql}`);
-      const { rows } = await db.executeQuery({ ...explain.compile(db), parameters: query.parameters });
-      const plan = JSON.stringify(rows);
+      const plan = await queryPlan(db, query);
       t.regex(
         plan,
         dialectOf(db) === 'mysql'

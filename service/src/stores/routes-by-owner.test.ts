@@ -7,6 +7,7 @@ import { migrateToLatest } from '../migrations/index.js';
 import { dialectOf, openDatabase } from './database.js';
 import { ownedRoutesQuery } from './kysely-route-store.js';
 import { toRow } from './kysely-route-rows.js';
+import { queryPlan } from './query-plan.test-support.js';
 import type { Database } from './schema.js';
 
 const mysql = await createTestMysqlDatabase();
@@ -35,13 +36,11 @@ for (const [name, open] of targets) {
           .values(rows.slice(i, i + 500))
           .execute();
       if (dialectOf(db) === 'mysql') await sql`ANALYZE TABLE routes`.execute(db);
-      const query = ownedRoutesQuery(db, workspace, 'team-7').compile();
-      const explain = dialectOf(db) === 'mysql' ? sql.raw(`EXPLAIN ${query.sql}`) : sql.raw(`EXPLAIN QUERY PLAN ${query.sql}`);
-      const { rows: plan } = await db.executeQuery({ ...explain.compile(db), parameters: query.parameters });
+      const plan = await queryPlan(db, ownedRoutesQuery(db, workspace, 'team-7').compile());
       t.regex(
-        JSON.stringify(plan),
+        plan,
         dialectOf(db) === 'mysql' ? /"key":"routes_by_owner"/ : /USING INDEX routes_by_owner \(workspace=\? AND owner=\?\)/,
-        JSON.stringify(plan),
+        plan,
       );
       const found = await ownedRoutesQuery(db, workspace, 'team-7').execute();
       t.is(found.length, 50);
