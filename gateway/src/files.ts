@@ -309,7 +309,7 @@ function fileHeaders(meta: FileMeta, download: boolean): Record<string, string> 
 }
 
 /** A 304 of a download repeats the disposition: a cache updates the headers it keeps from it (RFC 9111 §4.3.4), so a new name reaches it. */
-function sendNotModified(res: ServerResponse, meta: FileMeta, download: boolean): void {
+export function sendNotModified(res: ServerResponse, meta: FileMeta, download: boolean): void {
   const headers: Record<string, string> = {
     etag: meta.etag,
     'last-modified': meta.lastModified.toUTCString(),

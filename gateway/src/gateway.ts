@@ -15,7 +15,7 @@ import {
 import { KeyIdMemo } from './app/key-id-memo.js';
 import { keepRequestState, keyIdOf } from './app/request-state.js';
 import { httpRequestMetrics, UNMATCHED_ROUTE } from './app/http-metrics.js';
-import { corsOptions } from './app/cors.js';
+import { corsHeadersWithoutOrigin, corsOptions } from './app/cors.js';
 import { errorHandler, replyWithError } from './app/error-reply.js';
 import { takeOverResponse } from './app/raw-reply.js';
 import { responseSerializer } from './app/response-serializer.js';
@@ -25,7 +25,8 @@ import { createConnectProxy } from './connect-proxy.js';
 import { consoleRoot } from '@switchyard/console';
 import { consoleRoutes } from './console/console-routes.js';
 import { docsRoutes } from './console/docs-routes.js';
-import { fileRoutes, isFilesUrl, noSuchFile } from './files.js';
+import { fileRoutes, isFilesUrl, noSuchFile, sendNotModified } from './files.js';
+import { answerKnownRevalidation, type RevalidationLane } from './files/revalidation-lane.js';
 import { AllowedMethods } from './http/allowed-methods.js';
 import { ApiError, invalidRequest, methodNotAllowed } from './http/api-error.js';
 import { lingerAfterEarlyResponse } from './http/early-close.js';
@@ -190,52 +191,52 @@ export async function createGateway({
     allowed.record(route);
     for (const method of [route.method].flat()) routes.push({ method, url: route.url, hidden: route.schema?.hide === true });
   });
-  app.addHook('onRequest', (request, reply, done) => {
+  /**
+   * What the gateway keeps of one request, begun as it arrives: its id on the
+   * answer, its span, and once the response closes its metric, the span's end
+   * and its one access line (never headers, never the query: a token pasted
+   * into a URL stays out of the logs). `metricRoute` labels the metric, `route`
+   * names the span.
+   */
+  const track = (req: IncomingMessage, res: ServerResponse, requestId: string, route: string, metricRoute: string): void => {
     const started = performance.now();
-    reply.raw.setHeader(REQUEST_ID_HEADER, request.id);
-    const path = pathOf(request.url);
-    // Fastify's 404 handler also has a route; only requests that matched one of ours are named by it.
-    const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE);
-    // find-my-way matches an empty segment as a parameter (`/v1/routing/`); such a path names no resource.
-    const emptyParam = hasEmptyParam(request.params);
-    // The span keeps the matched template; the metric counts the request as the 404 handler's, which answers it.
-    const metricRoute = emptyParam ? UNMATCHED_ROUTE : route;
-    const incoming = request.headers[TRACEPARENT_HEADER];
-    const span = tracing.startServerSpan(`${request.method} ${route}`, typeof incoming === 'string' ? incoming : undefined, {
-      'http.request.method': request.method,
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    const method = req.method ?? '';
+    const path = pathOf(req.url ?? '');
+    const incoming = req.headers[TRACEPARENT_HEADER];
+    const span = tracing.startServerSpan(`${method} ${route}`, typeof incoming === 'string' ? incoming : undefined, {
+      'http.request.method': method,
       'http.route': route,
       'url.path': path,
     });
-    const lifetime = keepRequestState(request.raw, span, keyIdMemo);
-    reply.headers(API_HEADERS);
-    // One access line per request; never headers, never the query (a token pasted into a URL stays out of the logs).
-    reply.raw.once('close', () => {
+    const lifetime = keepRequestState(req, span, keyIdMemo);
+    res.once('close', () => {
       const elapsedMs = performance.now() - started;
       // The client went away unanswered: the service calls made for it end.
-      if (!reply.raw.writableFinished) lifetime.end();
-      const status = reply.raw.statusCode;
-      observe?.(request.method, metricRoute, status, elapsedMs / 1000);
-      const keyId = keyIdOf(request.raw, status);
+      if (!res.writableFinished) lifetime.end();
+      const status = res.statusCode;
+      observe?.(method, metricRoute, status, elapsedMs / 1000);
+      const keyId = keyIdOf(req, status);
       // A request made with an API key names the key (its id, never its secret) in its span as in its access line.
       span.end({
-        error: status >= 500 || !reply.raw.writableFinished,
+        error: status >= 500 || !res.writableFinished,
         attributes:
           keyId === undefined
             ? { 'http.response.status_code': status }
             : { 'http.response.status_code': status, 'switchyard.key_id': keyId },
       });
       const durationMs = Math.round(elapsedMs * 1000) / 1000;
-      accessLine({
-        requestId: request.id,
-        traceId: span.traceId,
-        method: request.method,
-        path,
-        status,
-        completed: reply.raw.writableFinished,
-        durationMs,
-        keyId,
-      });
+      accessLine({ requestId, traceId: span.traceId, method, path, status, completed: res.writableFinished, durationMs, keyId });
     });
+  };
+  app.addHook('onRequest', (request, reply, done) => {
+    // Fastify's 404 handler also has a route; only requests that matched one of ours are named by it.
+    const route = request.is404 ? UNMATCHED_ROUTE : (request.routeOptions.url ?? UNMATCHED_ROUTE);
+    // find-my-way matches an empty segment as a parameter (`/v1/routing/`); such a path names no resource.
+    const emptyParam = hasEmptyParam(request.params);
+    // The span keeps the matched template; the metric counts the request as the 404 handler's, which answers it.
+    track(request.raw, reply.raw, request.id, route, emptyParam ? UNMATCHED_ROUTE : route);
+    reply.headers(API_HEADERS);
     if (emptyParam) {
       reply.callNotFound();
       return;
@@ -306,10 +307,18 @@ export async function createGateway({
     }
   });
   await app.ready();
+  // Revalidations of public files already known are answered before Fastify routes them, exactly as the files route would.
+  const lane: RevalidationLane = {
+    filesPath,
+    validators,
+    hookHeaders: { ...corsHeadersWithoutOrigin(config.corsOrigins), 'x-content-type-options': API_HEADERS['x-content-type-options'] },
+    track: (req, res, route) => track(req, res, requestIdOf(req), route, route),
+    sendNotModified: (res, meta) => sendNotModified(res, meta, false),
+  };
   return {
     app,
     routes,
-    handle: app.routing,
+    handle: (req, res) => void (answerKnownRevalidation(lane, req, res) || app.routing(req, res)),
     countRefusal: (bound) => void (refused[bound] && (refused[bound].value += 1)),
     endStreams: () => streams.abort(),
     close: async () => {

@@ -305,3 +305,91 @@ allInOne(
     t.false(untouched.called, 'changes to other assets keep this one in memory');
   },
 );
+
+/** An answer's headers but those that differ between any two answers (its date, its request id). */
+function comparableHeaders(response: Response): Record<string, string> {
+  const headers = Object.fromEntries(response.headers);
+  delete headers['date'];
+  delete headers['x-request-id'];
+  return headers;
+}
+
+/** The `http_server_request_duration_seconds` count of 304s to GETs of the files route. */
+async function fileNotModifiedCount(on: Stack): Promise<number> {
+  const text = await on.metrics.metrics();
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('http_server_request_duration_seconds_count{') &&
+        l.includes('method="GET"') &&
+        l.includes(':assetId/:fileName"') &&
+        l.includes('status_code="304"'),
+    );
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+// The lane in front of Fastify (gateway/src/files/revalidation-lane.ts) must answer as the files route does.
+for (const [cors, env] of [
+  ['CORS_ORIGINS *', {}],
+  ['a list of CORS_ORIGINS', { CORS_ORIGINS: 'https://app.example' }],
+] as const) {
+  test(`with ${cors}, a revalidation answered from the cache has the route's headers, its request id, access line and metric`, async (t) => {
+    const on = await startStack({ RATE_LIMIT_PER_SECOND: '0', ...env }, { fileValidators: { maxAssets: 100, ttlMs: LONG_TTL_MS } });
+    t.teardown(() => on.stop());
+    const asset = await upload(await on.auth(freshWorkspace()), on);
+    const conditional = { 'if-none-match': `"${asset.sha256}"` };
+    // The first goes through the route (the service is asked, the cache filled); the second is the lane's.
+    const routed = await fetch(asset.url, { headers: { ...conditional, 'x-request-id': `routed-${process.pid}` } });
+    const countBefore = await fileNotModifiedCount(on);
+    const laneId = `lane-${process.pid}`;
+    const known = await fetch(asset.url, { headers: { ...conditional, 'x-request-id': laneId } });
+    t.is(routed.status, 304);
+    t.is(known.status, 304);
+    t.false(
+      on.serviceLogLines.some((line) => line.includes(laneId)),
+      'the second made no service call',
+    );
+    t.deepEqual(comparableHeaders(known), comparableHeaders(routed), 'GET');
+    t.is(known.headers.get('x-request-id'), laneId);
+    // HEAD alike; with If-Match (passing) too, the route answers it.
+    const head = await fetch(asset.url, { method: 'HEAD', headers: conditional });
+    const routedHead = await fetch(asset.url, { method: 'HEAD', headers: { ...conditional, 'if-match': conditional['if-none-match'] } });
+    t.is(head.status, 304);
+    t.is(routedHead.status, 304);
+    t.deepEqual(comparableHeaders(head), comparableHeaders(routedHead), 'HEAD');
+    const line = await eventually(() => on.logLines.find((l) => l.includes(`"requestId":"${laneId}"`)), {
+      timeout: 10_000,
+      message: "the access line of the lane's answer",
+    });
+    t.like(JSON.parse(line) as Record<string, unknown>, {
+      method: 'GET',
+      path: new URL(asset.url).pathname,
+      status: 304,
+      completed: true,
+    });
+    t.regex((JSON.parse(line) as { traceId: string }).traceId, /^[0-9a-f]{32}$/);
+    t.is(await fileNotModifiedCount(on), countBefore + 1);
+  });
+}
+
+test('a request the lane does not answer goes on to the route: If-Match first, a query, an Origin', async (t) => {
+  const headers = await stack.auth(freshWorkspace());
+  const asset = await upload(headers);
+  const etag = `"${asset.sha256}"`;
+  await cached(t, asset);
+  // If-Match is evaluated before If-None-Match: a wrong one is 412, whatever the cache holds.
+  const refused = await fetch(asset.url, { headers: { 'if-none-match': etag, 'if-match': '"other"' } });
+  await refused.arrayBuffer();
+  t.is(refused.status, 412);
+  // With an Origin the CORS plugin answers for it.
+  const cross = await fetch(asset.url, { headers: { 'if-none-match': etag, origin: 'https://elsewhere.example' } });
+  await cross.arrayBuffer();
+  t.is(cross.status, 304);
+  t.is(cross.headers.get('access-control-allow-origin'), '*');
+  // A download names the file: the route answers it, with the disposition.
+  const download = await fetch(`${asset.url}?download`, { headers: { 'if-none-match': etag } });
+  await download.arrayBuffer();
+  t.is(download.status, 304);
+  t.regex(download.headers.get('content-disposition') ?? '', /^attachment/);
+});

@@ -86,3 +86,17 @@ export function corsOptions(origins: CorsOrigins): FastifyCorsOptions {
     optionsSuccessStatus: 204,
   };
 }
+
+/**
+ * What @fastify/cors, configured by `corsOptions(origins)`, puts on the answer
+ * to a request without Origin (a CDN's or an `<img>`'s): `Vary: Origin` for a
+ * list, `*` allowed for `*`, the exposed headers always. For answers made
+ * outside Fastify (files/revalidation-lane.ts); a test compares the two.
+ */
+export function corsHeadersWithoutOrigin(origins: CorsOrigins): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  if (origins !== '*') headers['vary'] = 'Origin';
+  if (origins === '*' || origins.includes('*')) headers['access-control-allow-origin'] = '*';
+  headers['access-control-expose-headers'] = EXPOSED_HEADERS.join(', ');
+  return Object.freeze(headers);
+}
