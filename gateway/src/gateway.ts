@@ -196,9 +196,16 @@ export async function createGateway({
    * answer, its span, and once the response closes its metric, the span's end
    * and its one access line (never headers, never the query: a token pasted
    * into a URL stays out of the logs). `metricRoute` labels the metric, `route`
-   * names the span.
+   * names the span; `callsService` false for an answer made without the service.
    */
-  const track = (req: IncomingMessage, res: ServerResponse, requestId: string, route: string, metricRoute: string): void => {
+  const track = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    route: string,
+    metricRoute: string,
+    callsService = true,
+  ): void => {
     const started = performance.now();
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const method = req.method ?? '';
@@ -209,11 +216,12 @@ export async function createGateway({
       'http.route': route,
       'url.path': path,
     });
-    const lifetime = keepRequestState(req, span, keyIdMemo);
+    // What service calls made for the request need (their lifetime, the API key they name); an answer without one needs none.
+    const lifetime = callsService ? keepRequestState(req, span, keyIdMemo) : undefined;
     res.once('close', () => {
       const elapsedMs = performance.now() - started;
       // The client went away unanswered: the service calls made for it end.
-      if (!res.writableFinished) lifetime.end();
+      if (!res.writableFinished) lifetime?.end();
       const status = res.statusCode;
       observe?.(method, metricRoute, status, elapsedMs / 1000);
       const keyId = keyIdOf(req, status);
@@ -311,8 +319,9 @@ export async function createGateway({
   const lane: RevalidationLane = {
     filesPath,
     validators,
-    hookHeaders: { ...corsHeadersWithoutOrigin(config.corsOrigins), 'x-content-type-options': API_HEADERS['x-content-type-options'] },
-    track: (req, res, route) => track(req, res, requestIdOf(req), route, route),
+    // API_HEADERS' cache-control gives way to the file's and their nosniff is the 304's own: CORS's are what remains.
+    hookHeaders: corsHeadersWithoutOrigin(config.corsOrigins),
+    track: (req, res, route) => track(req, res, requestIdOf(req), route, route, false),
     sendNotModified: (res, meta) => sendNotModified(res, meta, false),
   };
   return {

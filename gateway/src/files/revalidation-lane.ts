@@ -1,9 +1,9 @@
 // Hand-written for speed: a revalidation of a public file this gateway already
 // knows is answered 304 before Fastify routes it. Justified by
-// peer-file-serve-304 (bench/README.md, "Latest results"): a bare node:http 304
-// costs 13.4 µs of CPU on the bench machine, ours cost 73 µs through Fastify's
-// pipeline and hooks, serve-static's 57; with this lane, 28–30 µs, and the
-// figure went from 1.762 to 4.16 of @fastify/static, 0.674 to 1.69 of serve-static.
+// peer-file-serve-304 (bench/hand-written-parts.md#revalidation-lane): a bare
+// node:http 304 costs 13.4 µs of CPU on the bench machine, ours cost 73 µs
+// through Fastify's pipeline and hooks, serve-static's 57; with this lane 36–38,
+// and the figure went from 1.762 to 3.334 of @fastify/static, 0.674 to 1.308 of serve-static.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isNotModified } from './conditional.js';
 import type { FileMeta, ValidatorCache } from './validator-cache.js';
@@ -14,10 +14,7 @@ const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 export interface RevalidationLane {
   readonly filesPath: string;
   readonly validators: ValidatorCache;
-  /**
-   * What the gateway's hooks put on every answer to a request without Origin
-   * (the request id aside): CORS's headers for such a request, and nosniff.
-   */
+  /** What the gateway's hooks put on a file's 304 to a request without Origin, the request id aside: CORS's headers for such a request. */
   readonly hookHeaders: Readonly<Record<string, string>>;
   /** Starts what the gateway's hooks keep of a request (its id header, span, metric, access line) for `route`. */
   readonly track: (req: IncomingMessage, res: ServerResponse, route: string) => void;
@@ -31,13 +28,15 @@ export interface RevalidationLane {
  * HEAD of `<filesPath>/<asset id>/<file name>` with no query (no signature,
  * transformation or download), If-None-Match matching the kept ETag, no
  * If-Match or If-Unmodified-Since (they come first and may answer 412), no
- * body, and no Origin (CORS headers then depend on it, and the plugin adds
- * them). Anything else returns false untouched, for Fastify.
+ * body, no Authorization, and no Origin (CORS headers then depend on it, and
+ * the plugin adds them). Anything else returns false untouched, for Fastify.
  */
 export function answerKnownRevalidation(lane: RevalidationLane, req: IncomingMessage, res: ServerResponse): boolean {
   const { headers } = req;
   if (headers['if-none-match'] === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
   if (headers.origin !== undefined || headers['if-match'] !== undefined || headers['if-unmodified-since'] !== undefined) return false;
+  // An API key presented anyway is named on the access line, as the gateway remembers it: the route's hooks do that.
+  if (headers.authorization !== undefined) return false;
   if (headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0'))
     return false;
   const url = req.url ?? '';
