@@ -18,8 +18,18 @@ import { DOWNLOAD_PARAM, TRANSFORM_PARAMS } from '@switchyard/core';
 import type { ServiceClients } from './service/clients.js';
 import type { FileMeta, ValidatorCache } from './files/validator-cache.js';
 
-/** One segment of a file path (`<asset id>/<blob id>.<ext>`); anything else cannot name a file. */
-const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+/** One segment of a file path (`<asset id>/<blob id>.<ext>`); anything else cannot name a file. No `%`: nothing to decode. */
+export const FILE_PATH_SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
+
+/** The files route's template under `filesPath`: its url in Fastify, its label on metrics and spans. */
+export function fileRouteOf(filesPath: string): string {
+  return `${filesPath}/:assetId/:fileName`;
+}
+
+/** Where the validator cache keeps a file's answer: its name, its query, and the format `format=auto` chose. */
+export function fileCacheKey(fileName: string, query: string, format: string | undefined): string {
+  return `${fileName}?${query}#${format ?? ''}`;
+}
 
 /** What a file url does, in brief (the headers and parameters have their own descriptions). */
 const FILE_DESCRIPTION = [
@@ -46,7 +56,7 @@ export const fileRoutes: FastifyPluginAsync<{
   const serve = async (request: FastifyRequest<{ Params: { assetId: string; fileName: string } }>, reply: FastifyReply): Promise<void> => {
     const { assetId, fileName } = request.params;
     // A file URL is a public link, not an API call: whatever names no file is 404.
-    if (!SEGMENT.test(assetId) || !SEGMENT.test(fileName)) throw noSuchFile();
+    if (!FILE_PATH_SEGMENT.test(assetId) || !FILE_PATH_SEGMENT.test(fileName)) throw noSuchFile();
     const ctx = contextOf(request, reply, log, { assetId, fileName });
     // From here the handler writes the file itself; its refusals still go through Fastify's error handler.
     copyHookHeaders(reply);
@@ -55,18 +65,14 @@ export const fileRoutes: FastifyPluginAsync<{
   };
   const schema = { tags: ['files'], security: [], hide: false };
   app.get(
-    `${filesPath}/:assetId/:fileName`,
+    fileRouteOf(filesPath),
     {
       schema: { ...schema, operationId: 'getFile', summary: 'Download a stored file', description: FILE_DESCRIPTION },
       exposeHeadRoute: false,
     },
     serve,
   );
-  app.head(
-    `${filesPath}/:assetId/:fileName`,
-    { schema: { ...schema, operationId: 'headFile', summary: 'Headers of a stored file' } },
-    serve,
-  );
+  app.head(fileRouteOf(filesPath), { schema: { ...schema, operationId: 'headFile', summary: 'Headers of a stored file' } }, serve);
 };
 
 /** The files path a malformed percent-encoding was found in answers 404 too: it names no file. */
@@ -89,7 +95,7 @@ async function serveFile(clients: ServiceClients, validators: ValidatorCache, ct
   // Range means nothing to HEAD (RFC 9110 §14.2).
   const rangeHeader = head ? undefined : ctx.req.headers.range;
 
-  const cacheKey = `${fileName}?${query}#${transform?.format ?? ''}`;
+  const cacheKey = fileCacheKey(fileName, query, transform?.format);
   // A download's answers carry the asset's name, which is read afresh.
   const keep: Keep | undefined = download ? undefined : { validators, assetId, key: cacheKey, token: validators.begin() };
   // A GET with a body is answered once that body is read, as the service call lets it be: its malformed rest is a 400, never after a 200.
@@ -113,7 +119,7 @@ async function serveFile(clients: ServiceClients, validators: ValidatorCache, ct
 }
 
 /** Whether a body follows the request's headers (chunked, or a length above 0). */
-function hasBody(req: IncomingMessage): boolean {
+export function hasBody(req: IncomingMessage): boolean {
   const { headers } = req;
   return headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 }

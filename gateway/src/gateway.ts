@@ -25,8 +25,8 @@ import { createConnectProxy } from './connect-proxy.js';
 import { consoleRoot } from '@switchyard/console';
 import { consoleRoutes } from './console/console-routes.js';
 import { docsRoutes } from './console/docs-routes.js';
-import { fileRoutes, isFilesUrl, noSuchFile, sendNotModified } from './files.js';
-import { answerKnownRevalidation, type RevalidationLane } from './files/revalidation-lane.js';
+import { fileRoutes, isFilesUrl, noSuchFile } from './files.js';
+import { revalidationLane } from './files/revalidation-lane.js';
 import { AllowedMethods } from './http/allowed-methods.js';
 import { ApiError, invalidRequest, methodNotAllowed } from './http/api-error.js';
 import { lingerAfterEarlyResponse } from './http/early-close.js';
@@ -316,18 +316,17 @@ export async function createGateway({
   });
   await app.ready();
   // Revalidations of public files already known are answered before Fastify routes them, exactly as the files route would.
-  const lane: RevalidationLane = {
+  const answerKnownRevalidation = revalidationLane({
     filesPath,
     validators,
     // API_HEADERS' cache-control gives way to the file's and their nosniff is the 304's own: CORS's are what remains.
     hookHeaders: corsHeadersWithoutOrigin(config.corsOrigins),
     track: (req, res, route) => track(req, res, requestIdOf(req), route, route, false),
-    sendNotModified: (res, meta) => sendNotModified(res, meta, false),
-  };
+  });
   return {
     app,
     routes,
-    handle: (req, res) => void (answerKnownRevalidation(lane, req, res) || app.routing(req, res)),
+    handle: (req, res) => void (answerKnownRevalidation(req, res) || app.routing(req, res)),
     countRefusal: (bound) => void (refused[bound] && (refused[bound].value += 1)),
     endStreams: () => streams.abort(),
     close: async () => {

@@ -13,6 +13,7 @@ import { tusUpload } from './support/tus.js';
 import { createSwitchyardClient } from '@switchyard/client';
 import { testWhen } from '../support/conditional-test.js';
 import { eventually } from '../support/eventually.js';
+import { parseMetrics, valueOf } from '../metrics/support/prometheus-text.js';
 import { freshWorkspace, startStack, testChannel, type Stack } from './support/stack.js';
 
 /** Long enough that no change below is seen through the TTL instead of its invalidation, however slow the machine. */
@@ -316,17 +317,11 @@ function comparableHeaders(response: Response): Record<string, string> {
 
 /** The `http_server_request_duration_seconds` count of 304s to GETs of the files route. */
 async function fileNotModifiedCount(on: Stack): Promise<number> {
-  const text = await on.metrics.metrics();
-  const line = text
-    .split('\n')
-    .find(
-      (l) =>
-        l.startsWith('http_server_request_duration_seconds_count{') &&
-        l.includes('method="GET"') &&
-        l.includes(':assetId/:fileName"') &&
-        l.includes('status_code="304"'),
-    );
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1));
+  return valueOf(parseMetrics(await on.metrics.metrics()), 'http_server_request_duration_seconds_count', {
+    method: 'GET',
+    route: `${new URL(on.cdnUrl).pathname}/:assetId/:fileName`,
+    status_code: '304',
+  });
 }
 
 // The lane in front of Fastify (gateway/src/files/revalidation-lane.ts) must answer as the files route does.
