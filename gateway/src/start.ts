@@ -82,7 +82,10 @@ export async function startGateway(config: GatewayConfig, options: StartGatewayO
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     gateway.endStreams();
-    await listener.close(options.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS);
+    const timeoutMs = options.shutdownTimeoutMs ?? SHUTDOWN_TIMEOUT_MS;
+    await listener.close(timeoutMs, (cut) =>
+      options.log.warn({ connections: cut, timeoutMs }, 'shutdown deadline reached: cutting the connections still open'),
+    );
     await gateway.close();
     clients.close();
     options.log.info('gateway stopped');

@@ -58,6 +58,14 @@ function withLogs(container: Container): (error: unknown) => Promise<never> {
   };
 }
 
+/** An error with its causes (undici's `terminated` says why only in its cause). */
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  const own = `${error.message}${typeof code === 'string' ? ` (${code})` : ''}`;
+  return error.cause === undefined ? own : `${own}, caused by ${describeError(error.cause)}`;
+}
+
 async function healthy(url: string): Promise<boolean> {
   return (await fetch(`${url}/healthz`).catch(() => undefined))?.status === 200;
 }
@@ -171,11 +179,16 @@ containerTest(
       interval: 10,
       message: 'the server stopping on SIGTERM',
     });
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-    }
+    const readRest = async (): Promise<void> => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        chunks.push(value);
+      }
+    };
+    await readRest().catch((error: unknown) =>
+      withLogs(first)(new Error(`the download broke after ${Buffer.concat(chunks).length} bytes: ${describeError(error)}`)),
+    );
     const received = Buffer.concat(chunks);
     t.is(received.length, big.length);
     t.is(sha256(received), sha256(big));

@@ -29,11 +29,12 @@ export interface HttpListener {
   /** Tells `listener` of every connection refused at MAX_CONNECTIONS (metrics). */
   onConnectionRefused(listener: () => void): void;
   /**
-   * Stops accepting connections, lets requests in flight finish (connections
-   * close after their response), and after `timeoutMs` cuts what is left.
+   * Stops accepting connections, lets requests in flight finish (a connection
+   * closes once the client has read its response), and after `timeoutMs` cuts
+   * what is left, telling `onDeadline` how many connections it cut.
    * Resolves when no connection remains. Idempotent.
    */
-  close(timeoutMs: number): Promise<void>;
+  close(timeoutMs: number, onDeadline?: (cut: number) => void): Promise<void>;
 }
 
 /** Binds the listener; its timers (body idleness, refusal grace, the close deadline, raw answers) run on `time`. */
@@ -44,6 +45,13 @@ export async function listen(host: string, port: number, time: TimeSource = syst
   let onRefused: () => void = () => {};
   const inFlight = new Set<ServerResponse>();
   const responseOf = new WeakMap<Socket, ServerResponse>();
+  // A keep-alive connection whose response ends while the server closes is half-closed (its FIN
+  // follows the bytes) and kept until the client closes its end, which it does once it has read
+  // them all. (A response sent with `connection: close` is ended by Node itself.) Destroying it at once would leave those bytes to the kernel, and a process that exits just
+  // after (a container, whose network goes with it) can lose them. The close deadline still holds.
+  const lingerThenClose = (socket: Socket): void => {
+    if (!socket.destroyed && !socket.writableEnded) socket.end();
+  };
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     if (connections.refused(req.socket)) {
       onRefused();
@@ -70,9 +78,9 @@ export async function listen(host: string, port: number, time: TimeSource = syst
     );
     res.once('close', () => {
       inFlight.delete(res);
-      if (responseOf.get(req.socket) === res) responseOf.delete(req.socket);
-      // Once its last response is out, a connection has nothing left to do while the server closes.
-      if (closing) setImmediate(() => server.closeIdleConnections());
+      if (responseOf.get(req.socket) !== res) return;
+      responseOf.delete(req.socket);
+      if (closing) lingerThenClose(req.socket);
     });
     try {
       handler(req, res);
@@ -113,16 +121,18 @@ export async function listen(host: string, port: number, time: TimeSource = syst
     onConnectionRefused(listener) {
       onRefused = listener;
     },
-    close(timeoutMs) {
+    close(timeoutMs, onDeadline) {
       closing ??= new Promise<void>((resolve) => {
-        const deadline = time.setTimeout(() => server.closeAllConnections(), timeoutMs);
+        const deadline = time.setTimeout(() => {
+          onDeadline?.(connections.open());
+          server.closeAllConnections();
+        }, timeoutMs);
         deadline.unref?.();
         server.close(() => {
           time.clearTimeout(deadline);
           resolve();
         });
-        // Keep-alive connections would otherwise hold close() open: idle ones go now, busy ones after their response.
-        server.closeIdleConnections();
+        // server.close() has dropped the idle keep-alive connections; busy ones close after their response.
         for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
       });
       return closing;
