@@ -13,7 +13,7 @@ import {
   type Tracing,
 } from '@switchyard/runtime';
 import { KeyIdMemo } from './app/key-id-memo.js';
-import { keepRequestState, keyIdOf } from './app/request-state.js';
+import { forgetRequestState, keepRequestState, keyIdOf } from './app/request-state.js';
 import { httpRequestMetrics, UNMATCHED_ROUTE } from './app/http-metrics.js';
 import { corsHeadersWithoutOrigin, corsOptions } from './app/cors.js';
 import { errorHandler, replyWithError } from './app/error-reply.js';
@@ -235,6 +235,7 @@ export async function createGateway({
       });
       const durationMs = Math.round(elapsedMs * 1000) / 1000;
       accessLine({ requestId, traceId: span.traceId, method, path, status, completed: res.writableFinished, durationMs, keyId });
+      if (callsService) forgetRequestState(req);
     });
   };
   app.addHook('onRequest', (request, reply, done) => {
@@ -308,7 +309,9 @@ export async function createGateway({
         url: route.path,
         schema: { hide: true },
         handler: (request, reply) => {
+          // Deleted when done rather than left to the WeakMap (see request-state.ts for why).
           requestIds.set(request.raw, request.id);
+          reply.raw.once('close', () => requestIds.delete(request.raw));
           connect.handle(request.raw, takeOverResponse(reply));
         },
       });

@@ -45,4 +45,21 @@ export default defineConfig(
       'no-control-regex': 'off',
     },
   },
+  {
+    // V8 gives every object literal with a getter or setter a hidden class of its own, in the old generation, and on a
+    // request's path those kept each request's objects alive through young-generation GCs (bench/hand-written-parts.md
+    // #no-literal-getters). A class puts its accessors on the prototype.
+    // The client's watches are made once each and keep their closures (a literal is clearer there).
+    files: ['{lib,runtime,service,gateway,dispatch,cli}/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.test-support.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ObjectExpression > Property[kind='get'], ObjectExpression > Property[kind='set']",
+          message: 'An object literal with an accessor gets a hidden class of its own each time it is made: use a class.',
+        },
+      ],
+    },
+  },
 );

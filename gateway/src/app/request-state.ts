@@ -17,7 +17,13 @@ interface RequestState {
 /** `Bearer sy_…`: the request presents an API key, whose id only the service can tell. */
 const PRESENTS_KEY = /^bearer\s+sy_/i;
 
-/** By the Node request, which Fastify's handlers and the Connect adapter's share. */
+/**
+ * By the Node request, which Fastify's handlers and the Connect adapter's share.
+ * An entry is deleted when its response closes (forgetRequestState), not left
+ * to the key's collection: V8's young-generation GC keeps a WeakMap entry's
+ * value alive until a full GC, so each request's state, and what it reaches,
+ * was promoted to the old generation (bench/hand-written-parts.md#no-literal-getters).
+ */
 const states = new WeakMap<IncomingMessage, RequestState>();
 
 /**
@@ -29,6 +35,11 @@ export function keepRequestState(req: IncomingMessage, span: ServerSpan, memo?: 
   const lifetime = new EndableLifetime();
   states.set(req, { span, lifetime, keyId: undefined, rememberedKeyId: undefined, memo });
   return lifetime;
+}
+
+/** Drops `req`'s state once its response has closed and the access line has read it. */
+export function forgetRequestState(req: IncomingMessage): void {
+  states.delete(req);
 }
 
 export function spanOf(req: IncomingMessage): ServerSpan | undefined {

@@ -30,53 +30,74 @@ export interface RequestContext {
   callOptions(options?: { streaming?: boolean }): CallOptions;
 }
 
-export function createContext(
-  req: IncomingMessage,
-  res: ServerResponse,
-  fields: Pick<RequestContext, 'requestId' | 'params' | 'lifetime'> & {
-    /** The request target; its query is parsed into `query` when first used. */
-    readonly url: string;
-    /** The gateway's logger; the request's own (bound to its id) is made when first used. */
-    readonly gatewayLog: Logger;
-    /** This request's span: its trace id goes in log lines, its `traceparent` to the service. */
-    readonly span?: ServerSpan | undefined;
-    /** Reads the response headers and trailers of the service calls (the API key's id, when a key authenticated them). */
-    readonly onHeader?: ((header: Headers) => void) | undefined;
-  },
-): RequestContext {
-  let log: Logger | undefined;
-  let query: URLSearchParams | undefined;
-  const { lifetime } = fields;
-  return {
-    req,
-    res,
-    requestId: fields.requestId,
-    params: fields.params,
-    get query() {
-      return (query ??= queryOf(fields.url));
-    },
-    get log() {
-      return (log ??= fields.gatewayLog.child({ requestId: fields.requestId, ...(fields.span ? { traceId: fields.span.traceId } : {}) }));
-    },
-    lifetime,
-    get signal() {
-      return lifetime.signal;
-    },
-    callOptions: ({ streaming = false } = {}) => {
-      const headers: Record<string, string> = { [REQUEST_ID_HEADER]: fields.requestId };
-      if (fields.span) headers[TRACEPARENT_HEADER] = fields.span.traceparent;
-      const authorization = authorizationOf(req);
-      if (authorization !== undefined) headers['authorization'] = authorization;
-      return {
-        headers,
-        contextValues: createContextValues().set(CALLER_LIFETIME, lifetime),
-        timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS,
-        onHeader: fields.onHeader,
-        // A client stream (an upload) names the key in its trailer: its headers went out before the caller was verified.
-        onTrailer: fields.onHeader,
-      };
-    },
-  };
+/** What createContext is given besides the request and response. */
+type ContextFields = Pick<RequestContext, 'requestId' | 'params' | 'lifetime'> & {
+  /** The request target; its query is parsed into `query` when first used. */
+  readonly url: string;
+  /** The gateway's logger; the request's own (bound to its id) is made when first used. */
+  readonly gatewayLog: Logger;
+  /** This request's span: its trace id goes in log lines, its `traceparent` to the service. */
+  readonly span?: ServerSpan | undefined;
+  /** Reads the response headers and trailers of the service calls (the API key's id, when a key authenticated them). */
+  readonly onHeader?: ((header: Headers) => void) | undefined;
+};
+
+export function createContext(req: IncomingMessage, res: ServerResponse, fields: ContextFields): RequestContext {
+  return new HttpRequestContext(req, res, fields);
+}
+
+/**
+ * A class, not an object literal with getters: V8 gives every such literal a
+ * hidden class of its own in the old generation, and those kept each request's
+ * objects alive through young-generation GCs (bench/hand-written-parts.md#no-literal-getters).
+ */
+class HttpRequestContext implements RequestContext {
+  readonly requestId: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly lifetime: CallerLifetime;
+  readonly #fields: ContextFields;
+  #log: Logger | undefined;
+  #query: URLSearchParams | undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    fields: ContextFields,
+  ) {
+    this.requestId = fields.requestId;
+    this.params = fields.params;
+    this.lifetime = fields.lifetime;
+    this.#fields = fields;
+  }
+
+  get query(): URLSearchParams {
+    return (this.#query ??= queryOf(this.#fields.url));
+  }
+
+  get log(): Logger {
+    const { gatewayLog, requestId, span } = this.#fields;
+    return (this.#log ??= gatewayLog.child({ requestId, ...(span ? { traceId: span.traceId } : {}) }));
+  }
+
+  get signal(): AbortSignal {
+    return this.lifetime.signal;
+  }
+
+  callOptions({ streaming = false }: { streaming?: boolean } = {}): CallOptions {
+    const { requestId, span, onHeader } = this.#fields;
+    const headers: Record<string, string> = { [REQUEST_ID_HEADER]: requestId };
+    if (span) headers[TRACEPARENT_HEADER] = span.traceparent;
+    const authorization = authorizationOf(this.req);
+    if (authorization !== undefined) headers['authorization'] = authorization;
+    return {
+      headers,
+      contextValues: createContextValues().set(CALLER_LIFETIME, this.lifetime),
+      timeoutMs: streaming ? 0 : UNARY_TIMEOUT_MS,
+      onHeader,
+      // A client stream (an upload) names the key in its trailer: its headers went out before the caller was verified.
+      onTrailer: onHeader,
+    };
+  }
 }
 
 function queryOf(url: string): URLSearchParams {

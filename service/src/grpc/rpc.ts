@@ -120,6 +120,29 @@ interface Shared {
 }
 
 /**
+ * A watch's context: its caller's, and the signal of the server closing. A
+ * class, not an object literal with a getter (bench/hand-written-parts.md#no-literal-getters).
+ */
+class WatchContext implements AuthedContext {
+  readonly requestId: string;
+  readonly principal: Principal;
+  readonly #context: AuthedContext;
+
+  constructor(
+    context: AuthedContext,
+    readonly closing: AbortSignal,
+  ) {
+    this.requestId = context.requestId;
+    this.principal = context.principal;
+    this.#context = context;
+  }
+
+  get log(): Logger {
+    return this.#context.log;
+  }
+}
+
+/**
  * One call's bookkeeping, and the context its handler gets: the request id,
  * the span, the caller once verified, and the call's logger, made only when
  * something logs through it (most calls log just their one line). A class,
@@ -358,14 +381,7 @@ export function createRpc(log: Logger, authenticate: Authenticate, tracing: Trac
       const called = calledMethod(method);
       return (call) => {
         const record = new CallRecord(shared, called, call);
-        const watching = (context: AuthedContext) => ({
-          requestId: context.requestId,
-          principal: context.principal,
-          get log() {
-            return context.log;
-          },
-          closing: closing.signal,
-        });
+        const watching = (context: AuthedContext) => new WatchContext(context, closing.signal);
         endStream(
           call,
           record,

@@ -305,26 +305,36 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
  * A call's answer for the client, its headers made only when read (the
  * gateway reads them for few calls), not two Headers objects per call.
  * Justified by bench/tools/in-process-calls.ts (bench/hand-written-parts.md#lazy-answer-headers).
+ * A class, not an object literal with getters: V8 gives every such literal a
+ * hidden class of its own in the old generation, which kept each call's
+ * objects alive through young-generation GCs (bench/hand-written-parts.md#no-literal-getters).
  */
-function answer<S extends boolean, M extends DescMethod, T>(
-  stream: S,
-  method: M,
-  life: CallLife,
-  message: T,
-): { stream: S; service: M['parent']; method: M; readonly header: Headers; readonly trailer: Headers; message: T } {
-  let trailer: Headers | undefined;
-  return {
-    stream,
-    service: method.parent,
-    method,
-    get header() {
-      return life.responseHeader;
-    },
-    get trailer() {
-      return (trailer ??= life.responseTrailer());
-    },
-    message,
-  };
+class Answer<S extends boolean, M extends DescMethod, T> {
+  readonly service: M['parent'];
+  readonly #life: CallLife;
+  #trailer: Headers | undefined;
+
+  constructor(
+    readonly stream: S,
+    readonly method: M,
+    life: CallLife,
+    readonly message: T,
+  ) {
+    this.service = method.parent;
+    this.#life = life;
+  }
+
+  get header(): Headers {
+    return this.#life.responseHeader;
+  }
+
+  get trailer(): Headers {
+    return (this.#trailer ??= this.#life.responseTrailer());
+  }
+}
+
+function answer<S extends boolean, M extends DescMethod, T>(stream: S, method: M, life: CallLife, message: T): Answer<S, M, T> {
+  return new Answer(stream, method, life, message);
 }
 
 /** As Connect's own transports read it: 0 or less means no deadline. */
