@@ -13,7 +13,7 @@ import {
   type Tracing,
 } from '@switchyard/runtime';
 import { KeyIdMemo } from './app/key-id-memo.js';
-import { forgetRequestState, keepRequestState, keyIdOf } from './app/request-state.js';
+import { forgetRequestState, keepRequestState, keyIdOf, requestIdKept } from './app/request-state.js';
 import { httpRequestMetrics, UNMATCHED_ROUTE } from './app/http-metrics.js';
 import { corsHeadersWithoutOrigin, corsOptions } from './app/cors.js';
 import { errorHandler, replyWithError } from './app/error-reply.js';
@@ -217,7 +217,7 @@ export async function createGateway({
       'url.path': path,
     });
     // What service calls made for the request need (their lifetime, the API key they name); an answer without one needs none.
-    const lifetime = callsService ? keepRequestState(req, span, keyIdMemo) : undefined;
+    const lifetime = callsService ? keepRequestState(req, requestId, span, keyIdMemo) : undefined;
     res.once('close', () => {
       const elapsedMs = performance.now() - started;
       // The client went away unanswered: the service calls made for it end.
@@ -295,11 +295,10 @@ export async function createGateway({
   await app.register(docsRoutes);
   await app.register(async (rpc) => {
     acceptUnreadBodies(rpc);
-    const requestIds = new WeakMap<IncomingMessage, string>();
     const connect = createConnectProxy(
       clients,
       uploadSlots,
-      (req) => requestIds.get(req) ?? requestIdOf(req),
+      (req) => requestIdKept(req) ?? requestIdOf(req),
       (req, res) => sendError(res, new ApiError('not_found', `no such RPC: ${req.url ?? ''}`)),
       (err) => log.error({ err }, 'Connect handler failed'),
     );
@@ -308,12 +307,7 @@ export async function createGateway({
         method: [...route.methods],
         url: route.path,
         schema: { hide: true },
-        handler: (request, reply) => {
-          // Deleted when done rather than left to the WeakMap (see request-state.ts for why).
-          requestIds.set(request.raw, request.id);
-          reply.raw.once('close', () => requestIds.delete(request.raw));
-          connect.handle(request.raw, takeOverResponse(reply));
-        },
+        handler: (request, reply) => connect.handle(request.raw, takeOverResponse(reply)),
       });
     }
   });

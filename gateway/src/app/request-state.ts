@@ -4,6 +4,8 @@ import type { KeyIdMemo } from './key-id-memo.js';
 
 /** What the gateway keeps of a request in flight: its span, and its lifetime (ended when the client goes away unanswered). */
 interface RequestState {
+  /** The id the gateway gave the request (Fastify's `request.id`), for handlers that see only the Node request. */
+  readonly requestId: string;
   readonly span: ServerSpan;
   readonly lifetime: EndableLifetime;
   /** The API key the service said authenticated a call made for the request (for the access line and span). */
@@ -31,15 +33,20 @@ const states = new WeakMap<IncomingMessage, RequestState>();
  * response closes unfinished (the gateway's onRequest hook does, in the close
  * listener it has for the access log anyway).
  */
-export function keepRequestState(req: IncomingMessage, span: ServerSpan, memo?: KeyIdMemo): EndableLifetime {
+export function keepRequestState(req: IncomingMessage, requestId: string, span: ServerSpan, memo?: KeyIdMemo): EndableLifetime {
   const lifetime = new EndableLifetime();
-  states.set(req, { span, lifetime, keyId: undefined, rememberedKeyId: undefined, memo });
+  states.set(req, { requestId, span, lifetime, keyId: undefined, rememberedKeyId: undefined, memo });
   return lifetime;
 }
 
 /** Drops `req`'s state once its response has closed and the access line has read it. */
 export function forgetRequestState(req: IncomingMessage): void {
   states.delete(req);
+}
+
+/** The id the gateway gave `req`, while its state is kept. */
+export function requestIdKept(req: IncomingMessage): string | undefined {
+  return states.get(req)?.requestId;
 }
 
 export function spanOf(req: IncomingMessage): ServerSpan | undefined {

@@ -47,8 +47,9 @@ export async function listen(host: string, port: number, time: TimeSource = syst
   const responseOf = new WeakMap<Socket, ServerResponse>();
   // A keep-alive connection whose response ends while the server closes is half-closed (its FIN
   // follows the bytes) and kept until the client closes its end, which it does once it has read
-  // them all. (A response sent with `connection: close` is ended by Node itself.) Destroying it at once would leave those bytes to the kernel, and a process that exits just
-  // after (a container, whose network goes with it) can lose them. The close deadline still holds.
+  // them all. Destroying it at once would leave those bytes to the kernel, and a process that
+  // exits just after (a container, whose network goes with it) can lose them. The close deadline
+  // still holds. (A response sent with `connection: close` is ended by Node itself.)
   const lingerThenClose = (socket: Socket): void => {
     if (!socket.destroyed && !socket.writableEnded) socket.end();
   };

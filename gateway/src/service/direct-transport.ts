@@ -73,7 +73,7 @@ export function withDirectCalls(
     const reply = await call(method, callerSignal(signal, contextValues?.get(CALLER_LIFETIME)), timeoutMs, header, (stream) =>
       stream.end(body),
     );
-    return Object.assign(replyHeaders(reply), {
+    return Object.assign(new ReplyHeaders(reply), {
       stream: false as const,
       service: method.parent,
       method,
@@ -97,7 +97,7 @@ export function withDirectCalls(
       sendAll(stream, input, frames).catch((error: unknown) => fail(ConnectError.from(error)));
     });
     const message = parse(method.output, reply.message);
-    return Object.assign(replyHeaders(reply), {
+    return Object.assign(new ReplyHeaders(reply), {
       stream: true as const,
       service: method.parent,
       method,
@@ -140,10 +140,6 @@ class ReplyHeaders {
   get trailer(): Headers {
     return webHeaders(this.#reply.trailer);
   }
-}
-
-function replyHeaders(reply: Reply): ReplyHeaders {
-  return new ReplyHeaders(reply);
 }
 
 /** Writes every message with backpressure, then ends the request; stops once the call is over. */

@@ -125,7 +125,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
         unwatch();
         end();
         if (status) return reject(statusError(status, life.responseHeader));
-        resolve(answer(false, method, life, clientSide(registered, method.output, response)));
+        resolve(new Answer(false, method, life, clientSide(registered, method.output, response)));
       };
       try {
         (registered.handler as (call: unknown, callback: Callback) => void)(
@@ -203,7 +203,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
           reject(reason ?? statusError(status, life.responseHeader));
         });
       });
-      return answer(true, method, life, once(response.then((value) => clientSide(registered, method.output, value))));
+      return new Answer(true, method, life, once(response.then((value) => clientSide(registered, method.output, value))));
     }
     if (!registered.requestStream && registered.responseStream) {
       const first = await firstOf(input);
@@ -219,7 +219,7 @@ export function createInProcessChannel(table: HandlerTable, options: InProcessTr
       // A watch sends its headers once the caller is verified (they name the API key): answered then, as over the wire.
       const headerSent = life.headerSent();
       if (headerSent !== undefined) await headerSent;
-      return answer(
+      return new Answer(
         true,
         method,
         life,
@@ -331,10 +331,6 @@ class Answer<S extends boolean, M extends DescMethod, T> {
   get trailer(): Headers {
     return (this.#trailer ??= this.#life.responseTrailer());
   }
-}
-
-function answer<S extends boolean, M extends DescMethod, T>(stream: S, method: M, life: CallLife, message: T): Answer<S, M, T> {
-  return new Answer(stream, method, life, message);
 }
 
 /** As Connect's own transports read it: 0 or less means no deadline. */
